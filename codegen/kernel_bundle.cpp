@@ -1,0 +1,82 @@
+#include "codegen/kernel_bundle.h"
+
+#include "dsl/error.h"
+
+namespace cusched {
+
+int64_t BufferSpec::elements() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+int64_t BufferSpec::bytes() const { return elements() * dtype_bytes(dtype); }
+
+const BufferSpec* KernelBundle::find_buffer(const std::string& name) const {
+  for (const auto& b : buffers)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+static const char* role_name(BufferRole r) {
+  switch (r) {
+    case BufferRole::Input: return "input";
+    case BufferRole::Output: return "output";
+    case BufferRole::Scratch: return "scratch";
+  }
+  return "?";
+}
+
+nlohmann::json KernelBundle::to_json() const {
+  nlohmann::json j;
+  j["problem"] = problem;
+  j["schedule_hash"] = schedule_hash;
+  j["precision"] = precision;
+  j["source"] = source;
+  j["headers"] = headers;
+  for (const auto& b : buffers)
+    j["buffers"].push_back({{"name", b.name}, {"dtype", dtype_name(b.dtype)}, {"shape", b.shape},
+                            {"role", role_name(b.role)}, {"zero_before_launch", b.zero_before_launch}});
+  for (const auto& l : launches)
+    j["launches"].push_back({{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block},
+                             {"dynamic_smem_bytes", l.dynamic_smem_bytes}, {"args", l.args}});
+  return j;
+}
+
+KernelBundle KernelBundle::from_json(const nlohmann::json& j) {
+  try {
+    KernelBundle k;
+    k.problem = j.value("problem", "");
+    k.schedule_hash = j.value("schedule_hash", "");
+    k.precision = j.value("precision", "f32");
+    k.source = j.at("source").get<std::string>();
+    if (j.contains("headers")) k.headers = j.at("headers").get<std::map<std::string, std::string>>();
+    for (const auto& b : j.at("buffers")) {
+      BufferSpec s;
+      s.name = b.at("name");
+      auto t = dtype_from_name(b.at("dtype"));
+      if (!t) fail("bad-bundle", "Buffer '" + s.name + "' has an unknown dtype.", "Use one of f32, f16, bf16, i32, i64, bool, f64.");
+      s.dtype = *t;
+      s.shape = b.at("shape").get<std::vector<int64_t>>();
+      std::string role = b.at("role");
+      s.role = role == "input" ? BufferRole::Input : role == "output" ? BufferRole::Output : BufferRole::Scratch;
+      s.zero_before_launch = b.value("zero_before_launch", false);
+      k.buffers.push_back(s);
+    }
+    for (const auto& l : j.at("launches")) {
+      LaunchSpec s;
+      s.kernel = l.at("kernel");
+      s.grid = l.at("grid").get<std::array<int64_t, 3>>();
+      s.block = l.at("block").get<std::array<int64_t, 3>>();
+      s.dynamic_smem_bytes = l.value("dynamic_smem_bytes", 0);
+      s.args = l.at("args").get<std::vector<std::string>>();
+      k.launches.push_back(s);
+    }
+    return k;
+  } catch (const nlohmann::json::exception& e) {
+    fail("bad-bundle", std::string("The kernel bundle JSON is malformed: ") + e.what() + ".",
+         "Produce bundles with KernelBundle::to_json.");
+  }
+}
+
+}  // namespace cusched

@@ -1,0 +1,49 @@
+#pragma once
+// The plain value that code generation hands to the runtime: CUDA source, the
+// embedded device headers it includes, its buffers and its launch plan.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "dsl/dtype.h"
+
+namespace cusched {
+
+enum class BufferRole { Input, Output, Scratch };
+
+struct BufferSpec {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;   // row-major, innermost last
+  BufferRole role = BufferRole::Input;
+  bool zero_before_launch = false;  // scratch (or output) that the kernels accumulate into atomically
+  int64_t elements() const;
+  int64_t bytes() const;
+};
+
+struct LaunchSpec {
+  std::string kernel;                      // extern "C" __global__ name in the source
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  int64_t dynamic_smem_bytes = 0;
+  std::vector<std::string> args;           // buffer names, in parameter order (each a device pointer)
+};
+
+struct KernelBundle {
+  std::string problem;
+  std::string schedule_hash;
+  std::string precision = "f32";           // "f32", "tf32", "bf16", "f16", "f64" (reference)
+  std::string source;                      // CUDA C++
+  std::map<std::string, std::string> headers;  // include name -> contents, given to NVRTC
+  std::vector<BufferSpec> buffers;
+  std::vector<LaunchSpec> launches;        // run in order on one stream
+
+  const BufferSpec* find_buffer(const std::string& name) const;
+  nlohmann::json to_json() const;
+  static KernelBundle from_json(const nlohmann::json& j);
+};
+
+}  // namespace cusched

@@ -1,0 +1,8 @@
+#pragma once
+// The algorithm language in one include.
+#include "dsl/dtype.h"
+#include "dsl/error.h"
+#include "dsl/expr.h"
+#include "dsl/func.h"
+#include "dsl/pipeline.h"
+#include "dsl/var.h"

@@ -1,0 +1,32 @@
+#include "dsl/error.h"
+
+namespace cusched {
+
+nlohmann::json Error::to_json() const {
+  nlohmann::json j;
+  if (step >= 0) j["step"] = step;
+  if (!op.empty()) j["op"] = op;
+  j["code"] = code;
+  j["message"] = message;
+  if (!hint.empty()) j["hint"] = hint;
+  return j;
+}
+
+std::string Error::to_string() const {
+  std::string s;
+  if (step >= 0) s += "step " + std::to_string(step) + (op.empty() ? "" : " (" + op + ")") + ": ";
+  else if (!op.empty()) s += op + ": ";
+  s += message;
+  if (!hint.empty()) s += " Hint: " + hint;
+  return s;
+}
+
+void fail(std::string code, std::string message, std::string hint) {
+  Error e;
+  e.code = std::move(code);
+  e.message = std::move(message);
+  e.hint = std::move(hint);
+  throw UserError(std::move(e));
+}
+
+}  // namespace cusched

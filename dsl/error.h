@@ -1,0 +1,34 @@
+#pragma once
+// Structured errors: every user-facing failure is one of these values, with a
+// full-sentence message and a hint that names the fix.
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace cusched {
+
+struct Error {
+  int step = -1;        // index of the schedule step, -1 when not about a step
+  std::string op;       // the primitive or command the error is about
+  std::string code;     // stable kebab-case identifier, e.g. "unknown-loop"
+  std::string message;  // full sentence saying what is wrong
+  std::string hint;     // full sentence saying how to fix it
+
+  nlohmann::json to_json() const;
+  std::string to_string() const;  // one line: "step 3 (bind): message Hint: hint"
+};
+
+// Thrown inside the library; caught at API boundaries and turned into Error values.
+class UserError : public std::runtime_error {
+ public:
+  explicit UserError(Error e) : std::runtime_error(e.message), error_(std::move(e)) {}
+  const Error& error() const { return error_; }
+  Error& error() { return error_; }
+
+ private:
+  Error error_;
+};
+
+[[noreturn]] void fail(std::string code, std::string message, std::string hint = "");
+
+}  // namespace cusched

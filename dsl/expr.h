@@ -1,0 +1,115 @@
+#pragma once
+// Expressions of the algorithm language: immutable trees shared by value.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/dtype.h"
+
+namespace cusched {
+
+enum class ExprOp {
+  IntImm, FloatImm, BoolImm,
+  Var,        // a loop or domain variable (pure or reduction), by name
+  SizeParam,  // a symbolic size, bound when the problem is instantiated
+  Add, Sub, Mul, Div, Mod, Min, Max, Pow,
+  EQ, NE, LT, LE, GT, GE, And, Or, Not, Neg,
+  Select, Cast,
+  Call,       // math function `name` applied to args
+  Load,       // element of tensor or stage `name` at args (one index per dimension)
+  Reduce,     // reduction of args[0] over `rvars` with `reduce_op`
+};
+
+enum class ReduceOp { Sum, Product, Min, Max, ArgMin, ArgMax };
+
+struct ExprNode;
+struct FuncDef;
+struct TensorDef;
+
+class Expr {
+ public:
+  Expr() = default;
+  Expr(int v);        // NOLINT: literals convert implicitly, as in the math they stand for
+  Expr(int64_t v);    // NOLINT
+  Expr(double v);     // NOLINT
+  Expr(float v);      // NOLINT
+  explicit Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
+
+  bool defined() const { return node_ != nullptr; }
+  const ExprNode& operator*() const { return *node_; }
+  const ExprNode* operator->() const { return node_.get(); }
+  const ExprNode* get() const { return node_.get(); }
+  DType type() const;
+
+ private:
+  std::shared_ptr<const ExprNode> node_;
+};
+
+struct ReductionVar {
+  std::string name;
+  int64_t extent = 0;  // concrete when known; 0 with extent_expr when symbolic
+  Expr extent_expr;
+};
+
+struct ExprNode {
+  ExprOp op = ExprOp::IntImm;
+  DType type = DType::i32;
+  int64_t ival = 0;
+  double fval = 0;
+  std::string name;          // Var, SizeParam, Call function, Load target
+  std::vector<Expr> args;
+  ReduceOp reduce_op = ReduceOp::Sum;
+  std::vector<ReductionVar> rvars;
+  bool is_reduction_var = false;  // Var: true for an RVar
+  bool weak = false;              // an untyped literal that adopts its partner's type
+  std::shared_ptr<const FuncDef> func;      // Load of a stage
+  std::shared_ptr<const TensorDef> tensor;  // Load of an input tensor
+};
+
+Expr make_int(int64_t v, DType t = DType::i32);
+Expr make_float(double v, DType t = DType::f32);
+Expr make_bool(bool v);
+Expr make_var(const std::string& name, bool reduction = false);
+Expr make_binary(ExprOp op, Expr a, Expr b);
+Expr make_unary(ExprOp op, Expr a);
+Expr make_call(const std::string& fn, std::vector<Expr> args, DType t);
+Expr make_load(const std::string& target, DType t, std::vector<Expr> indices);
+Expr make_node(ExprNode n);
+
+Expr operator+(Expr a, Expr b);
+Expr operator-(Expr a, Expr b);
+Expr operator*(Expr a, Expr b);
+Expr operator/(Expr a, Expr b);
+Expr operator%(Expr a, Expr b);
+Expr operator-(Expr a);
+Expr operator==(Expr a, Expr b);
+Expr operator!=(Expr a, Expr b);
+Expr operator<(Expr a, Expr b);
+Expr operator<=(Expr a, Expr b);
+Expr operator>(Expr a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator&&(Expr a, Expr b);
+Expr operator||(Expr a, Expr b);
+Expr operator!(Expr a);
+
+Expr min(Expr a, Expr b);
+Expr max(Expr a, Expr b);
+Expr pow(Expr a, Expr b);
+Expr select(Expr cond, Expr t, Expr f);
+Expr cast(DType t, Expr e);
+Expr exp(Expr e);
+Expr log(Expr e);
+Expr sqrt(Expr e);
+Expr rsqrt(Expr e);
+Expr tanh(Expr e);
+Expr erf(Expr e);
+Expr abs(Expr e);
+
+// Math functions known to the language: name -> arity. Used by printers and emitters.
+bool is_math_function(const std::string& name, int* arity = nullptr);
+
+std::string to_string(const Expr& e);
+bool is_const_int(const Expr& e, int64_t* v = nullptr);
+
+}  // namespace cusched

@@ -1,0 +1,55 @@
+#include "dsl/expr_substitute.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace cusched {
+
+Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f) {
+  if (!e.defined()) return e;
+  bool changed = false;
+  std::vector<Expr> args;
+  args.reserve(e->args.size());
+  for (const auto& a : e->args) {
+    Expr r = rewrite(a, f);
+    changed |= r.get() != a.get();
+    args.push_back(std::move(r));
+  }
+  Expr base = e;
+  if (changed) {
+    ExprNode n = *e;
+    n.args = std::move(args);
+    base = make_node(std::move(n));
+  }
+  return f(base);
+}
+
+Expr substitute(const Expr& e, const std::map<std::string, Expr>& values) {
+  return rewrite(e, [&](const Expr& x) {
+    if (x->op == ExprOp::Var) {
+      auto it = values.find(x->name);
+      if (it != values.end()) return it->second;
+    }
+    return x;
+  });
+}
+
+Expr reduction_identity(ReduceOp op, DType t) {
+  bool fl = dtype_is_float(t);
+  switch (op) {
+    case ReduceOp::Sum: return fl ? make_float(0.0, t) : make_int(0, t);
+    case ReduceOp::Product: return fl ? make_float(1.0, t) : make_int(1, t);
+    case ReduceOp::Max:
+    case ReduceOp::ArgMax:
+      return fl ? make_float(-std::numeric_limits<double>::infinity(), t)
+                : make_int(t == DType::i64 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min(), t);
+    case ReduceOp::Min:
+    case ReduceOp::ArgMin:
+      return fl ? make_float(std::numeric_limits<double>::infinity(), t)
+                : make_int(t == DType::i64 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max(), t);
+  }
+  return make_int(0, t);
+}
+
+}  // namespace cusched

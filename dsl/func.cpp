@@ -1,0 +1,65 @@
+#include "dsl/func.h"
+
+#include "dsl/error.h"
+
+namespace cusched {
+
+Tensor::Tensor(std::string name, DType dtype, std::vector<Expr> shape) : def_(std::make_shared<TensorDef>()) {
+  def_->name = std::move(name);
+  def_->dtype = dtype;
+  def_->shape = std::move(shape);
+}
+
+Expr Tensor::at(std::vector<Expr> indices) const {
+  if (indices.size() != def_->shape.size())
+    fail("wrong-index-count",
+         "Tensor '" + def_->name + "' has " + std::to_string(def_->shape.size()) + " dimensions but was indexed with " +
+             std::to_string(indices.size()) + ".",
+         "Index it with one expression per dimension.");
+  Expr e = make_load(def_->name, def_->dtype, std::move(indices));
+  ExprNode n = *e;
+  n.tensor = def_;
+  return make_node(std::move(n));
+}
+
+bool FuncDef::is_reduction() const { return body.defined() && body->op == ExprOp::Reduce; }
+
+Expr Func::at(std::vector<Expr> indices) const {
+  if (!def_) fail("undefined-func", "A Func is used before it is defined.", "Assign it with compute() first.");
+  if (indices.size() != def_->vars.size())
+    fail("wrong-index-count",
+         "Stage '" + def_->name + "' has " + std::to_string(def_->vars.size()) + " dimensions but was indexed with " +
+             std::to_string(indices.size()) + ".",
+         "Index it with one expression per dimension.");
+  Expr e = make_load(def_->name, def_->dtype, std::move(indices));
+  ExprNode n = *e;
+  n.func = def_;
+  return make_node(std::move(n));
+}
+
+static void check_no_nested_reduce(const Expr& e, bool top, const std::string& stage) {
+  if (!e.defined()) return;
+  if (e->op == ExprOp::Reduce && !top)
+    fail("nested-reduction",
+         "Stage '" + stage + "' has a reduction inside a larger expression; a reduction must be a stage's whole body.",
+         "Define the reduction as its own stage with compute() and use that stage in this one.");
+  for (const auto& a : e->args) check_no_nested_reduce(a, false, stage);
+}
+
+Func compute(const std::string& name, const std::vector<Var>& vars, Expr body) {
+  if (name.empty()) fail("bad-name", "A stage needs a non-empty name.", "Pass a name such as \"C\".");
+  if (!body.defined()) fail("undefined-expr", "Stage '" + name + "' has no body.", "Pass the Expr that defines it.");
+  check_no_nested_reduce(body, true, name);
+  auto d = std::make_shared<FuncDef>();
+  d->name = name;
+  for (const auto& v : vars) {
+    d->vars.push_back(v.name());
+    d->extents.push_back(v.extent());
+  }
+  d->body = std::move(body);
+  d->dtype = d->body.type();
+  if (d->body->weak) d->dtype = dtype_is_float(d->dtype) ? DType::f32 : DType::i32;
+  return Func(d);
+}
+
+}  // namespace cusched

@@ -1,0 +1,66 @@
+#pragma once
+// Tensors (inputs) and Funcs (stages) of an algorithm.
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/expr.h"
+#include "dsl/var.h"
+
+namespace cusched {
+
+struct TensorDef {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<Expr> shape;
+};
+
+// An input tensor, row-major with the last dimension innermost.
+class Tensor {
+ public:
+  Tensor(std::string name, DType dtype, std::vector<Expr> shape);
+  const TensorDef& def() const { return *def_; }
+  std::shared_ptr<const TensorDef> ptr() const { return def_; }
+  const std::string& name() const { return def_->name; }
+  template <typename... Args>
+  Expr operator()(Args... args) const {
+    return at({Expr(args)...});
+  }
+  Expr at(std::vector<Expr> indices) const;
+
+ private:
+  std::shared_ptr<TensorDef> def_;
+};
+
+struct FuncDef {
+  std::string name;
+  std::vector<std::string> vars;   // pure variables, outermost first
+  std::vector<Expr> extents;       // one per pure variable
+  Expr body;                       // may be a Reduce at the top level only
+  DType dtype = DType::f32;
+  bool is_reduction() const;
+};
+
+// A stage: a value defined at every point of a rectangular domain.
+class Func {
+ public:
+  Func() = default;
+  explicit Func(std::shared_ptr<FuncDef> d) : def_(std::move(d)) {}
+  const FuncDef& def() const { return *def_; }
+  std::shared_ptr<const FuncDef> ptr() const { return def_; }
+  const std::string& name() const { return def_->name; }
+  template <typename... Args>
+  Expr operator()(Args... args) const {
+    return at({Expr(args)...});
+  }
+  Expr at(std::vector<Expr> indices) const;
+
+ private:
+  std::shared_ptr<FuncDef> def_;
+};
+
+// Defines a stage named `name` over the domain of `vars`.
+Func compute(const std::string& name, const std::vector<Var>& vars, Expr body);
+
+}  // namespace cusched

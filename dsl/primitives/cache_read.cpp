@@ -1,0 +1,64 @@
+#include "dsl/error.h"
+#include "dsl/primitives/arg_helpers.h"
+
+namespace cusched {
+
+static bool reads(const Expr& e, const std::string& name) {
+  if (!e.defined()) return false;
+  if (e->op == ExprOp::Load && e->name == name) return true;
+  for (const auto& a : e->args)
+    if (reads(a, name)) return true;
+  return false;
+}
+
+PrimitiveDef cache_read_primitive() {
+  PrimitiveDef p;
+  p.name = "cache_read";
+  p.summary =
+      "Stages the part of a tensor that a stage reads inside one of its loops into shared memory (copied "
+      "cooperatively by the block's threads, 16 bytes at a time where possible, followed by a barrier) or into "
+      "registers. Padding the innermost dimension or an XOR swizzle avoids shared-memory bank conflicts. The "
+      "staged copy can be software-pipelined with the pipeline primitive.";
+  ArgSpec swz;
+  swz.name = "swizzle";
+  swz.type = ArgType::Bool;
+  swz.required = false;
+  swz.default_value = false;
+  swz.doc = "XOR-swizzle 16-byte chunks of each row instead of padding.";
+  p.args = {stage_arg(true), name_arg("source", "The tensor or stage to stage."),
+            enum_arg("scope", {"shared", "register"}, "Where the copy lives."),
+            name_arg("at", "The stage's loop inside which the copy is made (once per iteration)."),
+            int_arg("pad", "Elements added to each row of a shared copy.", false, 0), swz,
+            name_arg("name", "Name of the copy (default source + \"_\" + scope).", false)};
+  p.before = "for ko:\n  for ki: acc += A[i, ko*32+ki] * B[ko*32+ki, j]";
+  p.after = "for ko:\n  A_shared[0:BM, 0:32] = A[i0:i0+BM, ko*32 : ko*32+32]; barrier\n  for ki: acc += A_shared[ii, ki] * B[ko*32+ki, j]";
+  p.example = R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4})";
+  p.apply = [](ScheduleState& st, StepJson& step) {
+    std::string stage = step["stage"], source = step["source"], at = step["at"];
+    StageSchedule& s = st.stage(stage);
+    const FuncDef* f = st.stage_def(stage);
+    if (!reads(f->body, source))
+      fail("cache-read-not-read", "Stage '" + stage + "' does not read '" + source + "'.", "Name a tensor or stage that it reads.");
+    require_loop(s, at);
+    if (step["pad"].get<int64_t>() < 0) fail("bad-padding", "Padding must not be negative.", "Use 0 or a positive element count.");
+    if (step["pad"].get<int64_t>() > 0 && step["swizzle"].get<bool>())
+      fail("pad-and-swizzle", "cache_read cannot both pad and swizzle.", "Choose padding or a swizzle.");
+    if (step["name"].is_null()) step["name"] = source + "_" + step["scope"].get<std::string>();
+    for (const auto& c : s.cache_reads)
+      if (c.source == source)
+        fail("cache-read-twice", "Stage '" + stage + "' already stages '" + source + "'.", "Stage each source once per stage.");
+    if (st.stage_def(step["name"]) || st.ctx.pipeline.find_input(step["name"]))
+      fail("duplicate-name", "The name '" + step["name"].get<std::string>() + "' is already taken.", "Choose another name.");
+    CacheRead c;
+    c.source = source;
+    c.name = step["name"];
+    c.scope = step["scope"];
+    c.at_loop = at;
+    c.pad = static_cast<int>(step["pad"].get<int64_t>());
+    c.swizzle = step["swizzle"];
+    s.cache_reads.push_back(c);
+  };
+  return p;
+}
+
+}  // namespace cusched

@@ -1,0 +1,28 @@
+#include "dsl/primitives/precision_rules.h"
+
+#include <algorithm>
+
+#include "dsl/error.h"
+
+namespace cusched {
+
+double precision_unit_roundoff(const std::string& p) {
+  if (p == "tf32" || p == "f16") return 1.0 / 2048;  // 10 explicit mantissa bits
+  if (p == "bf16") return 1.0 / 256;                 // 7 explicit mantissa bits
+  return 1.0 / 16777216;                              // f32
+}
+
+void require_precision_within_tolerance(const std::string& p, double atol, double rtol, const std::string& stage) {
+  // Accumulated rounding of a long dot product is a few units of roundoff times
+  // sqrt(K) in practice; a tolerance under twice the operand roundoff cannot hold.
+  double need = 2 * precision_unit_roundoff(p);
+  if (std::min(atol, rtol) < need) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.0e", std::min(atol, rtol));
+    fail("precision-exceeds-tolerance",
+         "Operand precision " + p + " for stage '" + stage + "' is too coarse for this problem's tolerance (" + buf + ").",
+         "Keep f32 operands for this problem, or use the problem's 1e-2 tolerance variant.");
+  }
+}
+
+}  // namespace cusched

@@ -1,0 +1,122 @@
+#include "dsl/error.h"
+#include "dsl/expr_substitute.h"
+#include "dsl/primitives/arg_helpers.h"
+
+namespace cusched {
+
+// The new reduction stage `name`(loop, pure vars...) holds partial results over the
+// rest of the reduction domain; the original stage reduces those partials over `loop`.
+static void apply_rfactor(ScheduleState& st, const std::string& stage, const std::string& loop, const std::string& name) {
+  StageSchedule& s = st.stage(stage);
+  const FuncDef* f = st.stage_def(stage);
+  if (!f->is_reduction()) fail("rfactor-pointwise", "Stage '" + stage + "' is not a reduction.", "rfactor a reduction stage.");
+  ReduceOp op = f->body->reduce_op;
+  if (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin)
+    fail("rfactor-argreduce", "rfactor of an argmax/argmin stage is not supported.",
+         "Reduce it with cross_thread_reduce instead.");
+  const LoopInfo& l = require_loop(s, loop);
+  if (!l.reduction) fail("rfactor-pure-loop", "Loop '" + loop + "' is not a reduction loop.", "rfactor a reduction loop.");
+  const auto& rvars = f->body->rvars;
+  Expr body = f->body->args[0];
+  std::vector<ReductionVar> partial_rvars;
+  int64_t loop_extent = l.extent;
+  bool found = false;
+  for (const auto& rel : s.relations) {
+    if (rel.kind == LoopRelation::Split && rel.b == loop) {
+      const ReductionVar* rv = nullptr;
+      for (const auto& r : rvars)
+        if (r.name == rel.a) rv = &r;
+      if (!rv) break;
+      int64_t extent = eval_int(rv->extent_expr, st.ctx.sizes);
+      Expr k = make_var(loop) * make_int(rel.factor) + make_var(rel.c, true);
+      body = substitute(body, {{rel.a, k}});
+      if (extent % rel.factor != 0)
+        body = select(k < make_int(extent), body, reduction_identity(op, body.type()));
+      ReductionVar inner;
+      inner.name = rel.c;
+      inner.extent = rel.factor;
+      inner.extent_expr = make_int(rel.factor);
+      partial_rvars.push_back(inner);
+      for (const auto& r : rvars)
+        if (r.name != rel.a) partial_rvars.push_back(r);
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    bool original = false;
+    for (const auto& r : rvars) {
+      if (r.name == loop) original = true;
+      else partial_rvars.push_back(r);
+    }
+    if (!original || partial_rvars.empty())
+      fail("rfactor-bad-loop", "Loop '" + loop + "' must be the outer loop of a split of a reduction variable, or one of several reduction variables.",
+           "Split the reduction variable first (e.g. k into ko, ki) and rfactor ko.");
+    body = substitute(body, {{loop, make_var(loop)}});
+  }
+  if (st.stage_def(name) || st.ctx.pipeline.find_input(name))
+    fail("duplicate-name", "The name '" + name + "' is already taken.", "Pass another name.");
+
+  auto partial = std::make_shared<FuncDef>();
+  partial->name = name;
+  partial->vars.push_back(loop);
+  partial->extents.push_back(make_int(loop_extent));
+  for (size_t i = 0; i < f->vars.size(); ++i) {
+    partial->vars.push_back(f->vars[i]);
+    partial->extents.push_back(f->extents[i]);
+  }
+  ExprNode red = *f->body;
+  red.rvars = partial_rvars;
+  red.args = {body};
+  partial->body = make_node(red);
+  partial->dtype = f->dtype;
+
+  auto merged = std::make_shared<FuncDef>(*f);
+  std::vector<Expr> idx = {make_var(loop, true)};
+  for (const auto& v : f->vars) idx.push_back(make_var(v));
+  ReductionVar outer;
+  outer.name = loop;
+  outer.extent = loop_extent;
+  outer.extent_expr = make_int(loop_extent);
+  ExprNode top = *f->body;
+  top.rvars = {outer};
+  Expr load = make_load(name, f->dtype, idx);
+  top.args = {load};
+  top.reduce_op = op == ReduceOp::Product ? ReduceOp::Product : op;
+  merged->body = make_node(top);
+
+  for (auto& sd : st.stages)
+    if (sd->name == stage) sd = merged;
+  auto pos = st.stages.begin();
+  while ((*pos)->name != stage) ++pos;
+  st.stages.insert(pos, partial);
+  StageSchedule fresh = ScheduleState::initial_schedule(*merged, st.ctx.sizes);
+  fresh.location = s.location;
+  fresh.at_stage = s.at_stage;
+  fresh.at_loop = s.at_loop;
+  st.schedules[stage] = fresh;
+  st.schedules[name] = ScheduleState::initial_schedule(*partial, st.ctx.sizes);
+}
+
+PrimitiveDef rfactor_primitive() {
+  PrimitiveDef p;
+  p.name = "rfactor";
+  p.summary =
+      "Factors a reduction into two stages: a new stage of partial results, indexed by the given reduction loop "
+      "(which becomes a pure, parallel loop there), and the original stage, which now reduces those partials. This is "
+      "how a long reduction spreads over many blocks: the partial stage runs in one launch, the final reduction in "
+      "the next. Both stages start with fresh loops; schedule them after this step.";
+  p.args = {stage_arg(true), name_arg("loop", "The outer loop of a split reduction variable (or one of several reduction variables)."),
+            name_arg("name", "Name of the new partial stage (default stage + \"_rf\").", false)};
+  p.before = "S[i] = sum_{k in 0..N} X[i,k]      // after split k -> ko, ki";
+  p.after = "S_rf[ko, i] = sum_{ki} X[i, ko*F+ki]\nS[i] = sum_{ko} S_rf[ko, i]";
+  p.example = R"({"op": "rfactor", "stage": "S", "loop": "ko", "name": "S_rf"})";
+  p.apply = [](ScheduleState& st, StepJson& step) {
+    std::string stage = step["stage"];
+    if (step["name"].is_null()) step["name"] = stage + "_rf";
+    apply_rfactor(st, stage, step["loop"], step["name"]);
+  };
+  return p;
+}
+
+}  // namespace cusched

@@ -1,0 +1,67 @@
+#include "dsl/error.h"
+#include "dsl/primitives/arg_helpers.h"
+#include "dsl/primitives/precision_rules.h"
+
+namespace cusched {
+
+// True when the body is a product of two loads (a matmul-like contraction).
+static bool is_product_of_loads(const Expr& body) {
+  Expr e = body;
+  while (e->op == ExprOp::Cast) e = e->args[0];
+  if (e->op != ExprOp::Mul) return false;
+  auto strip = [](Expr x) {
+    while (x->op == ExprOp::Cast) x = x->args[0];
+    return x;
+  };
+  return strip(e->args[0])->op == ExprOp::Load && strip(e->args[1])->op == ExprOp::Load;
+}
+
+PrimitiveDef tensor_core_primitive() {
+  PrimitiveDef p;
+  p.name = "tensor_core";
+  p.summary =
+      "Computes a sum-of-products stage with warp-level tensor-core instructions: mma.sync m16n8k8 with TF32 "
+      "operands, or m16n8k16 with BF16/F16 operands, accumulating in f32. The stage's two innermost pure loops and "
+      "its innermost reduction loop must tile by the instruction shape (M by 16, N by 8, K by 8 or 16). Sets the "
+      "operand precision, which the problem's tolerance must admit.";
+  p.args = {stage_arg(true), enum_arg("shape", {"m16n8k8", "m16n8k16"}, "The mma.sync instruction shape."),
+            enum_arg("precision", {"tf32", "bf16", "f16"}, "Operand precision.")};
+  p.before = "for ii in 0..64: for ji in 0..64: for ki in 0..32: acc[ii,ji] += A[..]*B[..]";
+  p.after = "per warp: for m16 tiles, n8 tiles, k8 steps: mma.sync.m16n8k8.tf32 {acc} {a} {b} {acc}";
+  p.example = R"({"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"})";
+  p.apply = [](ScheduleState& st, StepJson& step) {
+    std::string stage = step["stage"], shape = step["shape"], prec = step["precision"];
+    StageSchedule& s = st.stage(stage);
+    const FuncDef* f = st.stage_def(stage);
+    if (!f->is_reduction() || f->body->reduce_op != ReduceOp::Sum || !is_product_of_loads(f->body->args[0]))
+      fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
+           "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
+    if ((shape == "m16n8k8") != (prec == "tf32"))
+      fail("tensor-core-shape-precision", "Shape " + shape + " does not take " + prec + " operands.",
+           "Use m16n8k8 with tf32, or m16n8k16 with bf16 or f16.");
+    int64_t k_tile = shape == "m16n8k8" ? 8 : 16;
+    std::vector<const LoopInfo*> pure, red;
+    for (const auto& n : s.order) {
+      const LoopInfo* l = s.find_loop(n);
+      (l->reduction ? red : pure).push_back(l);
+    }
+    if (pure.size() < 2 || red.empty())
+      fail("tensor-core-shape-does-not-tile", "Stage '" + stage + "' needs two pure loops and a reduction loop for " + shape + ".",
+           "Give the stage a 2-D output and a reduction.");
+    const LoopInfo* m = pure[pure.size() - 2];
+    const LoopInfo* n = pure[pure.size() - 1];
+    const LoopInfo* k = red.back();
+    if (m->extent % 16 || n->extent % 8 || k->extent % k_tile)
+      fail("tensor-core-shape-does-not-tile",
+           "The innermost loops (" + m->name + ": " + std::to_string(m->extent) + ", " + n->name + ": " + std::to_string(n->extent) +
+               ", " + k->name + ": " + std::to_string(k->extent) + ") do not tile by " + shape + ".",
+           "Split so that the innermost pure loops are multiples of 16 and 8 and the innermost reduction loop a multiple of " +
+               std::to_string(k_tile) + ".");
+    require_precision_within_tolerance(prec, st.ctx.atol, st.ctx.rtol, stage);
+    s.tensor_core_shape = shape;
+    s.precision = prec;
+  };
+  return p;
+}
+
+}  // namespace cusched

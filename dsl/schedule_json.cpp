@@ -1,0 +1,87 @@
+// Checking a JSON step against its primitive's declared arguments.
+#include "dsl/error.h"
+#include "dsl/schedule.h"
+
+namespace cusched {
+
+static std::string op_list() {
+  std::string s;
+  for (const auto& p : primitives()) s += (s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+static const char* type_word(ArgType t) {
+  switch (t) {
+    case ArgType::Int: return "an integer";
+    case ArgType::Name: return "a non-empty string";
+    case ArgType::NameList: return "an array of strings";
+    case ArgType::Enum: return "one of the listed strings";
+    case ArgType::Bool: return "true or false";
+  }
+  return "?";
+}
+
+static bool has_type(const nlohmann::json& v, const ArgSpec& a) {
+  switch (a.type) {
+    case ArgType::Int: return v.is_number_integer();
+    case ArgType::Name: return v.is_string() && !v.get<std::string>().empty();
+    case ArgType::NameList:
+      if (!v.is_array()) return false;
+      for (const auto& x : v)
+        if (!x.is_string() || x.get<std::string>().empty()) return false;
+      return true;
+    case ArgType::Enum: return v.is_string();
+    case ArgType::Bool: return v.is_boolean();
+  }
+  return false;
+}
+
+StepJson normalize_step(const StepJson& step) {
+  if (!step.is_object())
+    fail("step-not-object", "A schedule step must be a JSON object such as {\"op\": \"split\", ...}.",
+         "Write each step as an object with an \"op\" field.");
+  if (!step.contains("op") || !step["op"].is_string())
+    fail("missing-op", "The step has no \"op\" string.", "Add \"op\" with one of: " + op_list() + ".");
+  std::string op = step["op"];
+  const PrimitiveDef* p = find_primitive(op);
+  if (!p) fail("unknown-op", "There is no primitive named '" + op + "'.", "Use one of: " + op_list() + ".");
+  StepJson out = {{"op", op}};
+  for (const auto& [key, value] : step.items()) {
+    if (key == "op") continue;
+    bool known = false;
+    for (const auto& a : p->args) known |= a.name == key;
+    if (!known) {
+      std::string names;
+      for (const auto& a : p->args) names += (names.empty() ? "" : ", ") + a.name;
+      fail("unknown-argument", "Primitive '" + op + "' has no argument '" + key + "'.", "Its arguments are: " + names + ".");
+    }
+  }
+  for (const auto& a : p->args) {
+    if (!step.contains(a.name) || step[a.name].is_null()) {
+      if (a.required)
+        fail("missing-argument", "Primitive '" + op + "' needs the argument '" + a.name + "' (" + a.doc + ")",
+             "Add \"" + a.name + "\": " + type_word(a.type) + ".");
+      out[a.name] = a.default_value;
+      continue;
+    }
+    const auto& v = step[a.name];
+    if (!has_type(v, a))
+      fail("mistyped-argument", "Argument '" + a.name + "' of '" + op + "' must be " + type_word(a.type) + ", not " + v.dump() + ".",
+           "Pass " + std::string(type_word(a.type)) + " for '" + a.name + "'.");
+    if (a.type == ArgType::Enum) {
+      bool ok = false;
+      std::string choices;
+      for (const auto& c : a.choices) {
+        ok |= c == v.get<std::string>();
+        choices += (choices.empty() ? "" : ", ") + c;
+      }
+      if (!ok)
+        fail("bad-choice", "Argument '" + a.name + "' of '" + op + "' is " + v.dump() + ", which is not allowed.",
+             "Use one of: " + choices + ".");
+    }
+    out[a.name] = v;
+  }
+  return out;
+}
+
+}  // namespace cusched

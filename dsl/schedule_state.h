@@ -1,0 +1,96 @@
+#pragma once
+// The state a schedule builds up: for every stage, its loops (after splits, fuses
+// and reorders), their GPU bindings and kinds, where the stage is computed, and
+// its memory, reduction, pipelining and precision choices. Lowering reads it.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dsl/pipeline.h"
+
+namespace cusched {
+
+enum class GpuAxis { None, BlockX, BlockY, BlockZ, ThreadX, ThreadY, ThreadZ };
+enum class LoopKind { Serial, Unrolled, Vectorized };
+
+std::string gpu_axis_name(GpuAxis a);  // "blockIdx.x", ...
+std::optional<GpuAxis> gpu_axis_from_name(const std::string& s);
+bool is_block_axis(GpuAxis a);
+bool is_thread_axis(GpuAxis a);
+
+struct LoopInfo {
+  std::string name;
+  int64_t extent = 1;
+  bool reduction = false;
+  GpuAxis axis = GpuAxis::None;
+  LoopKind kind = LoopKind::Serial;
+};
+
+// How loops were derived from the stage's variables, in application order.
+struct LoopRelation {
+  enum Kind { Split, Fuse } kind = Split;
+  std::string a, b, c;  // split: a -> (b outer, c inner); fuse: (a outer, b inner) -> c
+  int64_t factor = 1;   // split only
+};
+
+enum class ComputeLocation { Root, Inline, At };
+
+struct CacheRead {
+  std::string source;   // tensor or stage read by this stage
+  std::string name;     // name of the staged copy
+  std::string scope;    // "shared" or "register"
+  std::string at_loop;  // loop of this stage at which the copy is made
+  int pad = 0;          // elements added to the innermost dimension
+  bool swizzle = false; // XOR swizzle of 16-byte chunks instead of padding
+};
+
+struct StageSchedule {
+  std::string stage;
+  std::vector<std::string> order;          // current loops, outermost first
+  std::map<std::string, LoopInfo> loops;
+  std::vector<LoopRelation> relations;
+  std::set<std::string> used_names;        // every loop name this stage has had
+  ComputeLocation location = ComputeLocation::Root;
+  std::string at_stage, at_loop;
+  std::vector<CacheRead> cache_reads;
+  std::string cache_write_scope;           // "" (default register accumulation), "register", "shared"
+  std::string cross_thread_loop;           // reduction loop combined across threads
+  std::string cross_thread_kind;           // "warp" or "block"
+  std::string pipeline_loop;
+  int pipeline_depth = 0;
+  bool pipeline_bulk = false;              // Hopper bulk copy engine instead of cp.async
+  std::string tensor_core_shape;           // "", "m16n8k8", "m16n8k16"
+  std::string precision = "f32";           // operand precision: f32, tf32, bf16, f16
+  int launch_max_threads = 0, launch_min_blocks = 0;
+
+  const LoopInfo* find_loop(const std::string& name) const;
+  int position(const std::string& loop) const;  // index in order, -1 if absent
+};
+
+struct ScheduleContext {
+  Pipeline pipeline;
+  SizeBindings sizes;
+  double atol = 1e-2, rtol = 1e-2;  // the problem's tolerance; bounds the legal precision
+};
+
+struct ScheduleState {
+  ScheduleContext ctx;
+  std::vector<std::shared_ptr<const FuncDef>> stages;  // the pipeline's, plus stages made by rfactor
+  std::map<std::string, StageSchedule> schedules;
+
+  explicit ScheduleState(ScheduleContext c);
+  const FuncDef* stage_def(const std::string& name) const;
+  StageSchedule& stage(const std::string& name);          // fails with unknown-stage
+  const StageSchedule& stage(const std::string& name) const;
+  // Resolves a loop name to its stage: `stage_hint` when given, else the only
+  // stage that has such a loop (fails with unknown-loop or ambiguous-loop).
+  std::string stage_of_loop(const std::string& loop, const std::string& stage_hint) const;
+  bool is_output(const std::string& stage) const { return ctx.pipeline.is_output(stage); }
+  std::vector<std::string> consumers_of(const std::string& name) const;
+  // Initial loops of a stage: its pure variables then its reduction variables.
+  static StageSchedule initial_schedule(const FuncDef& f, const SizeBindings& sizes);
+};
+
+}  // namespace cusched

@@ -1,0 +1,65 @@
+#include "dsl/var.h"
+
+#include "dsl/error.h"
+
+namespace cusched {
+
+Size::Size(std::string name) : name_(std::move(name)) {
+  ExprNode n;
+  n.op = ExprOp::SizeParam;
+  n.type = DType::i64;
+  n.name = name_;
+  expr_ = make_node(std::move(n));
+}
+
+Var::Var(std::string name, Expr extent) : name_(std::move(name)), extent_(std::move(extent)) {}
+RVar::RVar(std::string name, Expr extent) : name_(std::move(name)), extent_(std::move(extent)) {}
+
+static Expr reduce(ReduceOp op, const std::vector<RVar>& rs, Expr body) {
+  if (rs.empty())
+    fail("empty-reduction", "A reduction needs at least one reduction variable.",
+         "Pass an RVar, or a list of RVars, as the first argument.");
+  if (!body.defined())
+    fail("undefined-expr", "The body of a reduction is undefined.", "Define the body Expr first.");
+  ExprNode n;
+  n.op = ExprOp::Reduce;
+  n.reduce_op = op;
+  n.type = (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin) ? DType::i64 : body.type();
+  if (body->weak && n.type != DType::i64) n.type = dtype_is_float(body.type()) ? DType::f32 : DType::i32;
+  for (const auto& r : rs) {
+    ReductionVar v;
+    v.name = r.name();
+    v.extent_expr = r.extent();
+    is_const_int(r.extent(), &v.extent);
+    n.rvars.push_back(v);
+  }
+  n.args = {std::move(body)};
+  return make_node(std::move(n));
+}
+
+Expr sum(const RVar& r, Expr b) { return reduce(ReduceOp::Sum, {r}, std::move(b)); }
+Expr sum(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::Sum, r, std::move(b)); }
+Expr product(const RVar& r, Expr b) { return reduce(ReduceOp::Product, {r}, std::move(b)); }
+Expr product(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::Product, r, std::move(b)); }
+Expr maximum(const RVar& r, Expr b) { return reduce(ReduceOp::Max, {r}, std::move(b)); }
+Expr maximum(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::Max, r, std::move(b)); }
+Expr minimum(const RVar& r, Expr b) { return reduce(ReduceOp::Min, {r}, std::move(b)); }
+Expr minimum(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::Min, r, std::move(b)); }
+Expr argmax(const RVar& r, Expr b) { return reduce(ReduceOp::ArgMax, {r}, std::move(b)); }
+Expr argmax(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMax, r, std::move(b)); }
+Expr argmin(const RVar& r, Expr b) { return reduce(ReduceOp::ArgMin, {r}, std::move(b)); }
+Expr argmin(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMin, r, std::move(b)); }
+
+std::string reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Product: return "product";
+    case ReduceOp::Min: return "minimum";
+    case ReduceOp::Max: return "maximum";
+    case ReduceOp::ArgMin: return "argmin";
+    case ReduceOp::ArgMax: return "argmax";
+  }
+  return "?";
+}
+
+}  // namespace cusched

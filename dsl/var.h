@@ -1,0 +1,66 @@
+#pragma once
+// Names of the algorithm's domains: sizes, pure variables and reduction variables.
+#include <string>
+#include <vector>
+
+#include "dsl/expr.h"
+
+namespace cusched {
+
+// A symbolic size such as N; bound to a number when a problem is instantiated.
+class Size {
+ public:
+  explicit Size(std::string name);
+  operator Expr() const { return expr_; }  // NOLINT
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  Expr expr_;
+};
+
+// A pure variable of a stage's domain, with its extent (0 .. extent-1).
+class Var {
+ public:
+  Var(std::string name, Expr extent);
+  operator Expr() const { return make_var(name_); }  // NOLINT
+  const std::string& name() const { return name_; }
+  const Expr& extent() const { return extent_; }
+
+ private:
+  std::string name_;
+  Expr extent_;
+};
+
+// A reduction variable (one dimension of a reduction domain).
+class RVar {
+ public:
+  RVar(std::string name, Expr extent);
+  operator Expr() const { return make_var(name_, true); }  // NOLINT
+  const std::string& name() const { return name_; }
+  const Expr& extent() const { return extent_; }
+
+ private:
+  std::string name_;
+  Expr extent_;
+};
+
+// Reductions over one or several reduction variables.
+Expr sum(const RVar& r, Expr body);
+Expr sum(const std::vector<RVar>& r, Expr body);
+Expr product(const RVar& r, Expr body);
+Expr product(const std::vector<RVar>& r, Expr body);
+Expr maximum(const RVar& r, Expr body);
+Expr maximum(const std::vector<RVar>& r, Expr body);
+Expr minimum(const RVar& r, Expr body);
+Expr minimum(const std::vector<RVar>& r, Expr body);
+// The index (i64, flattened over the reduction variables, first one outermost) of the
+// largest / smallest body value; ties resolve to the smallest index, as torch.argmax.
+Expr argmax(const RVar& r, Expr body);
+Expr argmax(const std::vector<RVar>& r, Expr body);
+Expr argmin(const RVar& r, Expr body);
+Expr argmin(const std::vector<RVar>& r, Expr body);
+
+std::string reduce_op_name(ReduceOp op);
+
+}  // namespace cusched

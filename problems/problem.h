@@ -1,0 +1,51 @@
+#pragma once
+// A benchmark problem: the algorithm, its shapes, the PyTorch semantics it
+// reproduces, tolerance, input distributions, floor, kernel contract and its
+// built-in schedules.
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dsl/pipeline.h"
+#include "dsl/schedule_state.h"
+
+namespace cusched {
+
+struct InputDistribution {
+  std::string kind = "normal";  // "normal" (a = mean, b = std), "uniform" (a = lo, b = hi), "randint" (a = lo, b = hi)
+  double a = 0, b = 1;
+};
+
+struct ProblemInput {
+  std::string name;
+  InputDistribution standard;
+  std::optional<InputDistribution> adversarial;  // e.g. large mean and small spread for normalisations
+};
+
+struct Problem {
+  std::string name;           // e.g. "softmax"
+  std::string level;          // "1" or "2"
+  std::string title;          // one line
+  std::string torch_semantics;  // the exact PyTorch expression reproduced, e.g. "torch.softmax(x, dim=1)"
+  std::string notes;          // defaults that matter (eps, reduction, padding)
+  Pipeline pipeline;
+  std::map<std::string, SizeBindings> sizes;  // "small" (CPU tests) and "bench" (KernelBench's shapes)
+  double atol = 1e-2, rtol = 1e-2;             // KernelBench tolerance; the strict variant uses 1e-4
+  std::vector<ProblemInput> inputs;
+  std::function<double(const SizeBindings&)> flops;  // useful floating-point operations
+  nlohmann::json baseline_schedule;  // simple and correct
+  nlohmann::json best_schedule;      // the fastest known
+
+  // Bytes that must move: every input read once and every output written once.
+  double min_bytes(const SizeBindings& sizes) const;
+  const SizeBindings& size(const std::string& which) const;  // fails with unknown-size
+  ScheduleContext context(const std::string& size_name, bool strict = false) const;
+};
+
+const std::vector<Problem>& all_problems();
+const Problem& find_problem(const std::string& name);  // fails with unknown-problem
+
+}  // namespace cusched

@@ -1,0 +1,19 @@
+// `cusched schema`: the JSON Schema of a schedule, from the primitive registry.
+#include <iostream>
+
+#include "dsl/schedule.h"
+#include "tools/command.h"
+
+namespace cusched::tools {
+namespace {
+
+CommandRegistration reg{{"schema", "Print the JSON Schema of a schedule (usable for LLM structured outputs)",
+                         [](CLI::App&) -> std::function<int()> {
+                           return [] {
+                             std::cout << schedule_json_schema().dump(2) << "\n";
+                             return kExitOk;
+                           };
+                         }}};
+
+}  // namespace
+}  // namespace cusched::tools

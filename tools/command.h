@@ -1,0 +1,33 @@
+#pragma once
+// Subcommands of the `cusched` tool. Each cmd_*.cpp file defines one
+// subcommand and registers it with a static CommandRegistration.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cusched::tools {
+
+// Exit codes shared by every subcommand.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,       // the command ran and its answer is "no" (bad schedule, failed verification)
+  kExitUsage = 2,         // bad flags or unreadable input
+  kExitNoGpu = 3,         // a GPU command on a machine without a CUDA driver
+  kExitInternal = 4,
+};
+
+struct Command {
+  std::string name;
+  std::string help;
+  // Adds the subcommand's flags to `sub` and returns the function that runs it.
+  std::function<std::function<int()>(CLI::App& sub)> setup;
+};
+
+std::vector<Command>& commands();
+
+struct CommandRegistration {
+  explicit CommandRegistration(Command c) { commands().push_back(std::move(c)); }
+};
+
+}  // namespace cusched::tools
