@@ -53,6 +53,11 @@ DType promote(const Expr& a, const Expr& b, bool* weak) {
   return t == DType::boolean ? DType::i32 : t;
 }
 
+void require_defined(const Expr& e, const char* builder) {
+  if (!e.defined())
+    fail("undefined-expr", std::string("An operand of ") + builder + " is undefined.", "Define every Expr before using it.");
+}
+
 bool is_comparison(ExprOp op) {
   return op == ExprOp::EQ || op == ExprOp::NE || op == ExprOp::LT || op == ExprOp::LE ||
          op == ExprOp::GT || op == ExprOp::GE;
@@ -123,6 +128,7 @@ Expr make_binary(ExprOp op, Expr a, Expr b) {
 }
 
 Expr make_unary(ExprOp op, Expr a) {
+  require_defined(a, "a unary operator");
   ExprNode n;
   n.op = op;
   n.type = op == ExprOp::Not ? DType::boolean : a.type();
@@ -178,6 +184,9 @@ Expr pow(Expr a, Expr b) {
 }
 
 Expr select(Expr cond, Expr t, Expr f) {
+  require_defined(cond, "select");
+  require_defined(t, "select");
+  require_defined(f, "select");
   ExprNode n;
   n.op = ExprOp::Select;
   bool weak = false;
@@ -188,6 +197,7 @@ Expr select(Expr cond, Expr t, Expr f) {
 }
 
 Expr cast(DType t, Expr e) {
+  require_defined(e, "cast");
   ExprNode n;
   n.op = ExprOp::Cast;
   n.type = t;
@@ -196,6 +206,7 @@ Expr cast(DType t, Expr e) {
 }
 
 static Expr math1(const char* fn, Expr e) {
+  require_defined(e, fn);
   DType t = dtype_is_float(e.type()) ? e.type() : DType::f32;
   if (e->weak) t = DType::f32;
   return make_call(fn, {std::move(e)}, t);
@@ -207,7 +218,10 @@ Expr sqrt(Expr e) { return math1("sqrt", std::move(e)); }
 Expr rsqrt(Expr e) { return math1("rsqrt", std::move(e)); }
 Expr tanh(Expr e) { return math1("tanh", std::move(e)); }
 Expr erf(Expr e) { return math1("erf", std::move(e)); }
-Expr abs(Expr e) { return make_call("abs", {e}, e.type()); }
+Expr abs(Expr e) {
+  require_defined(e, "abs");
+  return make_call("abs", {e}, e.type());
+}
 
 bool is_math_function(const std::string& name, int* arity) {
   static const std::map<std::string, int> fns = {{"exp", 1}, {"log", 1}, {"sqrt", 1}, {"rsqrt", 1},

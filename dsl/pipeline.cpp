@@ -1,6 +1,7 @@
 #include "dsl/pipeline.h"
 
 #include <functional>
+#include <map>
 #include <set>
 
 #include "dsl/error.h"
@@ -10,11 +11,19 @@ namespace cusched {
 Pipeline::Pipeline(std::vector<Func> outputs) {
   std::set<std::string> seen_stages, seen_inputs;
   std::set<std::string> visiting;
+  std::map<std::string, const void*> defs;  // name -> the one definition it may have
+  auto claim = [&](const std::string& name, const void* def) {
+    auto [it, fresh] = defs.emplace(name, def);
+    if (!fresh && it->second != def)
+      fail("duplicate-name", "Two different tensors or stages are named '" + name + "'.",
+           "Give every tensor and stage a distinct name.");
+  };
   std::function<void(const std::shared_ptr<const FuncDef>&)> visit_stage;
   std::function<void(const Expr&)> visit_expr = [&](const Expr& e) {
     if (!e.defined()) return;
     if (e->op == ExprOp::Load) {
       if (e->func) visit_stage(e->func);
+      if (e->tensor) claim(e->tensor->name, e->tensor.get());
       if (e->tensor && !seen_inputs.count(e->tensor->name)) {
         seen_inputs.insert(e->tensor->name);
         inputs_.push_back(e->tensor);
@@ -23,6 +32,7 @@ Pipeline::Pipeline(std::vector<Func> outputs) {
     for (const auto& a : e->args) visit_expr(a);
   };
   visit_stage = [&](const std::shared_ptr<const FuncDef>& f) {
+    claim(f->name, f.get());
     if (seen_stages.count(f->name)) return;
     if (visiting.count(f->name))
       fail("cyclic-pipeline", "Stage '" + f->name + "' depends on itself.", "Break the cycle with a new stage.");

@@ -42,6 +42,13 @@ const PrimitiveDef* find_primitive(const std::string& name);
 // Helpers shared by the primitives.
 std::string step_stage(const ScheduleState& st, const StepJson& step, const std::string& loop_key);
 void require_fresh_loop_name(const StageSchedule& s, const std::string& name);
+// Fails with loop-in-use when another part of the schedule refers to `loop` of
+// `stage` (a producer computed at it, a staged copy made at it, the pipelined loop),
+// so that a step that removes the loop (split, tile, fuse) cannot leave it dangling.
+void require_loop_not_referenced(const ScheduleState& st, const std::string& stage, const std::string& loop,
+                                 const std::string& op);
+// Fails with bad-name unless `name` is a C identifier ([A-Za-z_][A-Za-z0-9_]*).
+void require_identifier(const std::string& name, const std::string& what);
 LoopInfo& require_loop(StageSchedule& s, const std::string& name);
 void require_unbound(const LoopInfo& l, const std::string& op);
 bool is_power_of_two(int64_t v);

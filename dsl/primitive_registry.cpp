@@ -1,3 +1,5 @@
+#include <cctype>
+
 #include "dsl/error.h"
 #include "dsl/primitive.h"
 
@@ -27,8 +29,31 @@ std::string step_stage(const ScheduleState& st, const StepJson& step, const std:
   return st.stage_of_loop(step.at(loop_key).get<std::string>(), hint);
 }
 
+void require_identifier(const std::string& name, const std::string& what) {
+  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok)
+    fail("bad-name", "The " + what + " name '" + name + "' is not an identifier.",
+         "Use letters, digits and underscores, starting with a letter or underscore.");
+}
+
+void require_loop_not_referenced(const ScheduleState& st, const std::string& stage, const std::string& loop,
+                                 const std::string& op) {
+  std::string user;
+  for (const auto& [name, other] : st.schedules)
+    if (other.location == ComputeLocation::At && other.at_stage == stage && other.at_loop == loop)
+      user = "stage '" + name + "' is computed at it";
+  const StageSchedule& s = st.stage(stage);
+  for (const auto& c : s.cache_reads)
+    if (c.at_loop == loop) user = "the copy '" + c.name + "' is made at it";
+  if (s.pipeline_loop == loop) user = "it is pipelined";
+  if (!user.empty())
+    fail("loop-in-use", "Loop '" + loop + "' of stage '" + stage + "' cannot be removed by " + op + ": " + user + ".",
+         "Apply " + op + " before the step that refers to the loop.");
+}
+
 void require_fresh_loop_name(const StageSchedule& s, const std::string& name) {
-  if (name.empty()) fail("bad-name", "A loop name is empty.", "Give every new loop a non-empty name.");
+  require_identifier(name, "loop");
   if (s.used_names.count(name))
     fail("loop-used-twice", "Stage '" + s.stage + "' already has (or had) a loop named '" + name + "'.",
          "Choose a new name for the loop this step creates.");

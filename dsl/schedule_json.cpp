@@ -59,7 +59,7 @@ StepJson normalize_step(const StepJson& step) {
   for (const auto& a : p->args) {
     if (!step.contains(a.name) || step[a.name].is_null()) {
       if (a.required)
-        fail("missing-argument", "Primitive '" + op + "' needs the argument '" + a.name + "' (" + a.doc + ")",
+        fail("missing-argument", "Primitive '" + op + "' needs the argument '" + a.name + "': " + a.doc,
              "Add \"" + a.name + "\": " + type_word(a.type) + ".");
       out[a.name] = a.default_value;
       continue;

@@ -55,7 +55,7 @@ static const char* type_name(const ArgSpec& a) {
 std::string primitive_reference_markdown() {
   std::ostringstream os;
   os << "# Schedule primitives\n\n"
-     << "<!-- Generated from the primitive registry by `cusched primitives --markdown`; do not edit. -->\n\n"
+     << "<!-- Generated from the primitive registry by `cusched primitives`; do not edit. -->\n\n"
      << "A schedule is a JSON array of steps, each `{\"op\": <primitive>, ...arguments}`, applied in order. "
      << "`cusched schema` prints the JSON Schema; `cusched validate` checks a schedule. The text form writes one "
      << "step per line as `op key=value ...` (lists comma-separated).\n\n";

@@ -32,7 +32,7 @@ struct LoopInfo {
 struct LoopRelation {
   enum Kind { Split, Fuse } kind = Split;
   std::string a, b, c;  // split: a -> (b outer, c inner); fuse: (a outer, b inner) -> c
-  int64_t factor = 1;   // split only
+  int64_t factor = 1;   // split: the inner extent; fuse: the extent of the inner loop b
 };
 
 enum class ComputeLocation { Root, Inline, At };

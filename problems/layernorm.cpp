@@ -29,8 +29,12 @@ Problem make_layernorm() {
               {"bias", {"normal", 0, 0.1}, std::nullopt}};
   p.flops = [](const SizeBindings& s) { return 8.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
   p.baseline_schedule = nlohmann::json::parse(R"([
-    {"op": "bind", "stage": "Mean", "loop": "b", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Var", "loop": "b", "axis": "blockIdx.x"},
+    {"op": "split", "stage": "Mean", "loop": "b", "factor": 16},
+    {"op": "bind", "stage": "Mean", "loop": "bo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Mean", "loop": "bi", "axis": "threadIdx.x"},
+    {"op": "split", "stage": "Var", "loop": "b", "factor": 16},
+    {"op": "bind", "stage": "Var", "loop": "bo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Var", "loop": "bi", "axis": "threadIdx.x"},
     {"op": "fuse", "stage": "Y", "outer": "h", "inner": "w", "fused": "hw"},
     {"op": "split", "stage": "Y", "loop": "hw", "factor": 256},
     {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.z"},
@@ -38,7 +42,28 @@ Problem make_layernorm() {
     {"op": "bind", "stage": "Y", "loop": "hwo", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Y", "loop": "hwi", "axis": "threadIdx.x"}
   ])");
-  p.best_schedule = p.baseline_schedule;
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "rfactor", "stage": "Mean", "loop": "rc", "name": "Mean_rf"},
+    {"op": "fuse", "stage": "Mean_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
+    {"op": "bind", "stage": "Mean_rf", "loop": "rcb", "axis": "blockIdx.x"},
+    {"op": "cross_thread_reduce", "stage": "Mean_rf", "loop": "rw", "kind": "block"},
+    {"op": "bind", "stage": "Mean", "loop": "b", "axis": "blockIdx.x"},
+    {"op": "cross_thread_reduce", "stage": "Mean", "loop": "rc", "kind": "block"},
+    {"op": "rfactor", "stage": "Var", "loop": "rc", "name": "Var_rf"},
+    {"op": "fuse", "stage": "Var_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
+    {"op": "bind", "stage": "Var_rf", "loop": "rcb", "axis": "blockIdx.x"},
+    {"op": "cross_thread_reduce", "stage": "Var_rf", "loop": "rw", "kind": "block"},
+    {"op": "bind", "stage": "Var", "loop": "b", "axis": "blockIdx.x"},
+    {"op": "cross_thread_reduce", "stage": "Var", "loop": "rc", "kind": "block"},
+    {"op": "split", "stage": "Y", "loop": "w", "factor": 4, "outer": "wo", "inner": "wv"},
+    {"op": "split", "stage": "Y", "loop": "h", "factor": 4, "outer": "ho", "inner": "hi"},
+    {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.z"},
+    {"op": "bind", "stage": "Y", "loop": "c", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "ho", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "hi", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "wo", "axis": "threadIdx.x"},
+    {"op": "vectorize", "stage": "Y", "loop": "wv"}
+  ])");
   return p;
 }
 

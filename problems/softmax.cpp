@@ -1,10 +1,13 @@
-// softmax over dim 1 of a 2-D tensor (KernelBench level 1).
+// softmax over dim 1 of a 2-D tensor (KernelBench level 1), at (4096, 65536)
+// ("softmax") and at KernelBench's (4096, 393216) ("softmax_large").
 #include "dsl/dsl.h"
 #include "problems/problem_set.h"
 
 namespace cusched {
 
-Problem make_softmax() {
+namespace {
+
+Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t bench_cols) {
   Size R("R"), D("D");
   Tensor X("X", DType::f32, {R, D});
   Var i("i", R), j("j", D);
@@ -13,13 +16,13 @@ Problem make_softmax() {
   Func S = compute("S", {i}, sum(k, exp(X(i, k) - Mx(i))));
   Func Y = compute("Y", {i, j}, exp(X(i, j) - Mx(i)) / S(i));
   Problem p;
-  p.name = "softmax";
+  p.name = name;
   p.level = "1";
   p.title = "Softmax over the last dimension";
   p.torch_semantics = "torch.softmax(X, dim=1)";
   p.notes = "Numerically stable form: the row maximum is subtracted before exp.";
   p.pipeline = Pipeline({Y});
-  p.sizes = {{"small", {{"R", 8}, {"D", 300}}}, {"bench", {{"R", 4096}, {"D", 65536}}}};
+  p.sizes = {{"small", {{"R", 8}, {"D", 300}}}, {"bench", {{"R", bench_rows}, {"D", bench_cols}}}};
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 40, 4}}};
   p.flops = [](const SizeBindings& s) { return 5.0 * s.at("R") * s.at("D"); };
   p.baseline_schedule = nlohmann::json::parse(R"([
@@ -34,7 +37,29 @@ Problem make_softmax() {
     {"op": "bind", "stage": "Y", "loop": "jo", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Y", "loop": "ji", "axis": "threadIdx.x"}
   ])");
-  p.best_schedule = p.baseline_schedule;
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "bind", "stage": "Y", "loop": "i", "axis": "blockIdx.x"},
+    {"op": "split", "stage": "Y", "loop": "j", "factor": 4096, "outer": "jo", "inner": "jr"},
+    {"op": "split", "stage": "Y", "loop": "jr", "factor": 4, "outer": "jt", "inner": "jv"},
+    {"op": "bind", "stage": "Y", "loop": "jt", "axis": "threadIdx.x"},
+    {"op": "vectorize", "stage": "Y", "loop": "jv"},
+    {"op": "compute_at", "stage": "M", "consumer": "Y", "loop": "i"},
+    {"op": "compute_at", "stage": "S", "consumer": "Y", "loop": "i"},
+    {"op": "split", "stage": "M", "loop": "k", "factor": 1024, "outer": "ko", "inner": "kt"},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "kt", "kind": "block"},
+    {"op": "split", "stage": "S", "loop": "k", "factor": 1024, "outer": "ko", "inner": "kt"},
+    {"op": "cross_thread_reduce", "stage": "S", "loop": "kt", "kind": "block"}
+  ])");
+  return p;
+}
+
+}  // namespace
+
+Problem make_softmax() { return softmax_problem("softmax", 4096, 65536); }
+
+Problem make_softmax_large() {
+  Problem p = softmax_problem("softmax_large", 4096, 393216);
+  p.title = "Softmax over the last dimension of KernelBench's (4096, 393216) tensor";
   return p;
 }
 

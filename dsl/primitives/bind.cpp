@@ -44,6 +44,15 @@ PrimitiveDef bind_primitive() {
     if (is_thread_axis(axis) && l.extent > 1024)
       fail("too-many-threads", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + ", more threads than a block can have (1024).",
            "Split it first and bind the inner loop.");
+    if (is_thread_axis(axis)) {
+      int64_t threads = l.extent;
+      for (const auto& [name, other] : s.loops)
+        if (is_thread_axis(other.axis)) threads *= other.extent;
+      if (threads > 1024)
+        fail("too-many-threads", "Binding loop '" + l.name + "' makes a block of " + std::to_string(threads) +
+                 " threads; a block can have at most 1024.",
+             "Split the thread-bound loops so that their extents multiply to at most 1024.");
+    }
     l.axis = axis;
     step["stage"] = stage;
   };

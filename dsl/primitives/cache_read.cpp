@@ -47,8 +47,11 @@ PrimitiveDef cache_read_primitive() {
     for (const auto& c : s.cache_reads)
       if (c.source == source)
         fail("cache-read-twice", "Stage '" + stage + "' already stages '" + source + "'.", "Stage each source once per stage.");
-    if (st.stage_def(step["name"]) || st.ctx.pipeline.find_input(step["name"]))
-      fail("duplicate-name", "The name '" + step["name"].get<std::string>() + "' is already taken.", "Choose another name.");
+    std::string name = step["name"];
+    require_identifier(name, "staged copy");
+    bool taken = st.stage_def(name) || st.ctx.pipeline.find_input(name);
+    for (const auto& c : s.cache_reads) taken = taken || c.name == name;
+    if (taken) fail("duplicate-name", "The name '" + name + "' is already taken.", "Choose another name.");
     CacheRead c;
     c.source = source;
     c.name = step["name"];

@@ -29,9 +29,6 @@ PrimitiveDef compute_at_primitive() {
     if (std::find(cons.begin(), cons.end(), consumer) == cons.end())
       fail("illegal-compute-at", "Stage '" + consumer + "' does not read stage '" + stage + "', so it cannot host it.",
            cons.empty() ? "Nothing reads this stage." : "Compute it at a loop of a stage that reads it, such as '" + cons[0] + "'.");
-    if (cons.size() > 1)
-      fail("illegal-compute-at", "Stage '" + stage + "' has several consumers; computing it inside one would hide it from the others.",
-           "Compute it at root, or inline it if it is pointwise.");
     if (c.location == ComputeLocation::Inline)
       fail("illegal-compute-at", "Stage '" + consumer + "' is inlined and has no loops to host '" + stage + "'.",
            "Compute the consumer at root first.");

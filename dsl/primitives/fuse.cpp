@@ -25,6 +25,8 @@ PrimitiveDef fuse_primitive() {
     LoopInfo& i = require_loop(s, inner);
     require_unbound(o, "fuse");
     require_unbound(i, "fuse");
+    require_loop_not_referenced(st, stage, outer, "fuse");
+    require_loop_not_referenced(st, stage, inner, "fuse");
     if (outer == inner) fail("loop-used-twice", "fuse names loop '" + outer + "' twice.", "Fuse two different loops.");
     if (s.position(inner) != s.position(outer) + 1)
       fail("fuse-not-adjacent", "Loop '" + inner + "' is not directly inside loop '" + outer + "'.",
@@ -41,11 +43,12 @@ PrimitiveDef fuse_primitive() {
     int pos = s.position(outer);
     s.order.erase(s.order.begin() + pos, s.order.begin() + pos + 2);
     s.order.insert(s.order.begin() + pos, fused);
+    int64_t inner_extent = i.extent;
     s.loops.erase(outer);
     s.loops.erase(inner);
     s.loops[fused] = f;
     s.used_names.insert(fused);
-    s.relations.push_back({LoopRelation::Fuse, outer, inner, fused, 1});
+    s.relations.push_back({LoopRelation::Fuse, outer, inner, fused, inner_extent});
   };
   return p;
 }

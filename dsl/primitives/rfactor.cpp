@@ -16,6 +16,11 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
          "Reduce it with cross_thread_reduce instead.");
   const LoopInfo& l = require_loop(s, loop);
   if (!l.reduction) fail("rfactor-pure-loop", "Loop '" + loop + "' is not a reduction loop.", "rfactor a reduction loop.");
+  // The stage's loops are rebuilt, and its reads move to the partial stage.
+  for (const auto& [name, other] : st.schedules)
+    if (other.location == ComputeLocation::At && other.at_stage == stage)
+      fail("rfactor-hosts-producer", "Stage '" + name + "' is computed at a loop of '" + stage + "', which rfactor rebuilds.",
+           "Apply rfactor before compute_at, then compute '" + name + "' at a loop of the new stages.");
   const auto& rvars = f->body->rvars;
   Expr body = f->body->args[0];
   std::vector<ReductionVar> partial_rvars;
@@ -31,7 +36,9 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
       Expr k = make_var(loop) * make_int(rel.factor) + make_var(rel.c, true);
       body = substitute(body, {{rel.a, k}});
       if (extent % rel.factor != 0)
-        body = select(k < make_int(extent), body, reduction_identity(op, body.type()));
+        fail("rfactor-not-dividing", "The split of '" + rel.a + "' by " + std::to_string(rel.factor) + " does not divide its extent " +
+                 std::to_string(extent) + ", so the partial stage would read past its end.",
+             "Split the reduction variable by a factor that divides " + std::to_string(extent) + " before rfactor.");
       ReductionVar inner;
       inner.name = rel.c;
       inner.extent = rel.factor;
@@ -54,6 +61,7 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
            "Split the reduction variable first (e.g. k into ko, ki) and rfactor ko.");
     body = substitute(body, {{loop, make_var(loop)}});
   }
+  require_identifier(name, "stage");
   if (st.stage_def(name) || st.ctx.pipeline.find_input(name))
     fail("duplicate-name", "The name '" + name + "' is already taken.", "Pass another name.");
 

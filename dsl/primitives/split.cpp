@@ -18,7 +18,7 @@ void split_loop(StageSchedule& s, const std::string& loop, int64_t factor, const
   require_fresh_loop_name(s, inner);
   LoopInfo o = l, i = l;
   o.name = outer;
-  o.extent = (l.extent + factor - 1) / factor;
+  o.extent = l.extent / factor + (l.extent % factor != 0 ? 1 : 0);
   i.name = inner;
   i.extent = factor;
   int pos = s.position(loop);
@@ -48,6 +48,7 @@ PrimitiveDef split_primitive() {
   p.apply = [](ScheduleState& st, StepJson& step) {
     std::string stage = step_stage(st, step, "loop");
     std::string loop = step["loop"];
+    require_loop_not_referenced(st, stage, loop, "split");
     if (step["outer"].is_null()) step["outer"] = loop + "o";
     if (step["inner"].is_null()) step["inner"] = loop + "i";
     split_loop(st.stage(stage), loop, step["factor"].get<int64_t>(), step["outer"], step["inner"]);

@@ -28,6 +28,8 @@ PrimitiveDef tile_primitive() {
     StageSchedule& s = st.stage(stage);
     std::string x = step["x"], y = step["y"];
     require_loop(s, y);
+    require_loop_not_referenced(st, stage, x, "tile");
+    require_loop_not_referenced(st, stage, y, "tile");
     if (x == y) fail("loop-used-twice", "tile names loop '" + x + "' as both x and y.", "Pass two different loops.");
     for (const char* k : {"xo", "yo", "xi", "yi"})
       if (step[k].is_null()) step[k] = std::string(k[0] == 'x' ? x : y) + k[1];

@@ -1,0 +1,35 @@
+#!/bin/bash
+# The one command for the GPU machine: GPU tests, every problem's best schedule at the
+# benchmark size, PyTorch eager and torch.compile on the same shapes with the same
+# protocol, the output comparison through .npy files, and the table.
+# Needs .carry/gpu from bench/prepare_gpu_carry.sh. Writes logs under $OUT.
+set -u
+cd "$(dirname "$0")/.."
+C=$PWD/.carry/gpu
+OUT=${OUT:-/tmp/cusched-out}
+mkdir -p "$OUT" /tmp/io
+export PATH=$C/bin:$PATH CUSCHED_WORKER=$C/bin/cusched-worker CUSCHED_CACHE_DIR=/tmp/cusched-cache PYTHONUNBUFFERED=1
+NVRTC_DIR=$(dirname "$(find /usr/local/cuda*/ -name 'libnvrtc.so.13' 2>/dev/null | head -1)")
+export LD_LIBRARY_PATH=$C/lib:$NVRTC_DIR:${LD_LIBRARY_PATH:-}
+PROBLEMS=${PROBLEMS:-"relu gelu sum_dim1_small softmax layernorm matmul"}
+COMPILE_PROBLEMS=${COMPILE_PROBLEMS:-$PROBLEMS}
+{
+  cusched device
+  echo "== gpu_runtime_tests"; timeout 300 gpu_runtime_tests --gtest_brief=1 2>&1 | tail -5
+  echo "== gpu_property_tests"; CUSCHED_GPU_PROPERTY_COUNT=${GPU_PROPERTY_COUNT:-12} timeout 300 gpu_property_tests --gtest_brief=1 2>&1 | tail -15
+} > "$OUT/gpu_tests.log" 2>&1
+cusched problems --json > /tmp/problems.json
+: > "$OUT/runs.jsonl"
+for p in $PROBLEMS; do
+  cusched run -p "$p" -s best --size bench --json --no-audit | python3 -c "import json,sys; d=json.load(sys.stdin); d['problem']='$p'; print(json.dumps(d))" >> "$OUT/runs.jsonl" 2>>"$OUT/gpu_tests.log"
+  rm -rf /tmp/io/$p; cusched run -p "$p" -s best --size small --no-audit --save-io /tmp/io/$p > /dev/null 2>&1
+done
+: > "$OUT/torch.jsonl"
+for p in $PROBLEMS; do
+  extra=""; case " $COMPILE_PROBLEMS " in *" $p "*) ;; *) extra="--no-compile";; esac
+  timeout 240 python3 bench/torch_baselines.py --problems-json /tmp/problems.json $extra "$p" >> "$OUT/torch.jsonl" 2>>"$OUT/torch.log"
+  timeout 60 python3 bench/torch_baselines.py --problems-json /tmp/problems.json --size small --no-timing \
+      --inputs /tmp/io/$p --outputs /tmp/io/$p --trial 0 "$p" >> "$OUT/torch.jsonl" 2>>"$OUT/torch.log"
+done
+python3 bench/make_table.py "$OUT/runs.jsonl" "$OUT/torch.jsonl" | tee "$OUT/table.md"
+cat "$OUT/gpu_tests.log"

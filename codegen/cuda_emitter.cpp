@@ -1,0 +1,453 @@
+#include "codegen/cuda_emitter.h"
+
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "codegen/cuda_expr_emitter.h"
+#include "codegen/cuda_vector_access.h"
+#include "dsl/error.h"
+
+namespace cusched {
+
+namespace {
+
+constexpr int kRelationalPrecedence = 6;
+
+int block_axis_index(GpuAxis a) {
+  switch (a) {
+    case GpuAxis::BlockX: return 0;
+    case GpuAxis::BlockY: return 1;
+    case GpuAxis::BlockZ: return 2;
+    default: return -1;
+  }
+}
+
+int thread_axis_index(GpuAxis a) {
+  switch (a) {
+    case GpuAxis::ThreadX: return 0;
+    case GpuAxis::ThreadY: return 1;
+    case GpuAxis::ThreadZ: return 2;
+    default: return -1;
+  }
+}
+
+const char* axis_letter(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
+
+int64_t round_up_16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+// A comment line that cannot continue onto the next line or close early.
+std::string comment_text(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (!s.empty() && s.back() == '\\') s += " .";
+  return s;
+}
+
+std::string reduce_op_struct(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "cusched::SumOp";
+    case ReduceOp::Product: return "cusched::ProductOp";
+    case ReduceOp::Min: return "cusched::MinOp";
+    case ReduceOp::Max: return "cusched::MaxOp";
+    case ReduceOp::ArgMin: return "cusched::ArgMinOp";
+    case ReduceOp::ArgMax: return "cusched::ArgMaxOp";
+  }
+  return "?";
+}
+
+void collect_stored(const Stmt& s, std::set<std::string>& out) {
+  if (!s) return;
+  if (s->kind == StmtKind::Store) out.insert(s->buffer);
+  for (const auto& c : s->body) collect_stored(c, out);
+}
+
+// True when any expression inside `s` mentions the variable `var`.
+bool stmt_mentions_var(const Stmt& s, const std::string& var) {
+  if (!s) return false;
+  for (const Expr* e : {&s->min, &s->extent, &s->index, &s->value, &s->cond})
+    if (mentions_var(*e, var)) return true;
+  for (const auto& c : s->body)
+    if (stmt_mentions_var(c, var)) return true;
+  return false;
+}
+
+// Writes one kernel. With `dynamic_smem`, shared arrays are carved from one
+// `extern __shared__` array instead of being declared statically.
+class KernelWriter {
+ public:
+  KernelWriter(const LoweredProgram& program, const Kernel& kernel, const EmitOptions& options, bool dynamic_smem)
+      : program_(program),
+        kernel_(kernel),
+        options_(options),
+        dynamic_smem_(dynamic_smem),
+        expr_([this](const std::string& name) { return lookup(name); }, options.reference_f64) {}
+
+  std::string write();
+  int64_t shared_bytes() const { return shared_bytes_; }
+
+ private:
+  const EmittedBuffer* lookup(const std::string& name) const;
+  void line(const std::string& text) { out_ << std::string(2 * indent_, ' ') << text << "\n"; }
+  void open(const std::string& head) {
+    line(head.empty() ? "{" : head + " {");
+    ++indent_;
+    c_names_.emplace_back();
+  }
+  void close() {
+    --indent_;
+    c_names_.pop_back();
+    line("}");
+  }
+  bool declared_here(const std::string& name) const { return c_names_.back().count(name) > 0; }
+  void declare(const std::string& name) { c_names_.back().insert(name); }
+  std::string shared_array(const std::string& name, DType t, int64_t elements);
+
+  void stmt(const Stmt& s);
+  void for_loop(const StmtNode& s);
+  void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
+  void allocate(const StmtNode& s);
+  void all_reduce(const StmtNode& s);
+  std::string bound_text(const Expr& e) {
+    return operand_text(expr_.emit_as(e, DType::i32), kRelationalPrecedence, true);
+  }
+
+  const LoweredProgram& program_;
+  const Kernel& kernel_;
+  const EmitOptions& options_;
+  bool dynamic_smem_;
+  CudaExprEmitter expr_;
+  std::ostringstream out_;
+  int indent_ = 0;
+  std::map<std::string, EmittedBuffer> globals_;
+  std::vector<std::map<std::string, EmittedBuffer>> allocated_;  // IR scopes of Allocate
+  std::vector<std::set<std::string>> c_names_;                  // names declared per C scope
+  int64_t shared_bytes_ = 0;
+  int reductions_ = 0, vectors_ = 0;
+};
+
+const EmittedBuffer* KernelWriter::lookup(const std::string& name) const {
+  for (auto it = allocated_.rbegin(); it != allocated_.rend(); ++it)
+    if (auto f = it->find(name); f != it->end()) return &f->second;
+  if (auto f = globals_.find(name); f != globals_.end()) return &f->second;
+  return nullptr;
+}
+
+// Declares a shared array (statically, or carved from the dynamic array) and
+// returns the name to index it by.
+std::string KernelWriter::shared_array(const std::string& name, DType t, int64_t elements) {
+  const std::string c = cuda_type_name(t);
+  int64_t offset = shared_bytes_;
+  shared_bytes_ += round_up_16(elements * dtype_bytes(t));
+  if (dynamic_smem_)
+    line(c + "* " + name + " = reinterpret_cast<" + c + "*>(cusched_smem + " + std::to_string(offset) + ");");
+  else
+    line("__shared__ __align__(16) " + c + " " + name + "[" + std::to_string(elements) + "];");
+  declare(name);
+  return name;
+}
+
+std::string KernelWriter::write() {
+  if (kernel_.name.empty())
+    fail("malformed-ir", "A kernel of the lowered program has no name.", "Name every kernel; this is a lowering bug.");
+  if (!kernel_.body)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' has no body.", "Give every kernel a body; this is a lowering bug.");
+  for (int a = 0; a < 3; ++a)
+    if (kernel_.grid[a] < 1 || kernel_.block[a] < 1)
+      fail("malformed-ir", "Kernel '" + kernel_.name + "' has a grid or block dimension below 1.",
+           "Give every launch dimension a positive size; this is a lowering bug.");
+
+  std::set<std::string> stored;
+  collect_stored(kernel_.body, stored);
+  std::vector<std::string> params;
+  for (const auto& name : kernel_.params) {
+    const BufferSpec* b = program_.find_buffer(name);
+    if (!b)
+      fail("unknown-buffer", "Kernel '" + kernel_.name + "' takes buffer '" + name + "', which the program does not declare.",
+           "Declare every kernel parameter in the program's buffers; this is a lowering bug.");
+    EmittedBuffer e{emitted_dtype(*b, options_), MemScope::Global, b->elements() > std::numeric_limits<int32_t>::max()};
+    globals_[name] = e;
+    std::string c = cuda_type_name(e.dtype);
+    params.push_back((stored.count(name) ? c : "const " + c) + "* __restrict__ " + name);
+  }
+
+  c_names_.emplace_back();
+  std::ostringstream head;
+  head << "extern \"C\" __global__ void ";
+  if (kernel_.launch_max_threads > 0) {
+    head << "__launch_bounds__(" << kernel_.launch_max_threads;
+    if (kernel_.launch_min_blocks > 0) head << ", " << kernel_.launch_min_blocks;
+    head << ") ";
+  }
+  head << kernel_.name << "(";
+  for (size_t i = 0; i < params.size(); ++i) head << (i ? ", " : "") << params[i];
+  head << ")";
+  open(head.str());
+  for (const auto& p : kernel_.params) declare(p);
+  if (dynamic_smem_) line("extern __shared__ __align__(16) unsigned char cusched_smem[];");
+  stmt(kernel_.body);
+  close();
+  return out_.str();
+}
+
+void KernelWriter::stmt(const Stmt& s) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const auto& c : s->body) stmt(c);
+      break;
+    case StmtKind::For:
+      for_loop(*s);
+      break;
+    case StmtKind::Store: {
+      std::string target = expr_.element(s->buffer, s->index);
+      line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
+      break;
+    }
+    case StmtKind::Allocate:
+      allocate(*s);
+      break;
+    case StmtKind::If:
+      open("if (" + expr_.text_as(s->cond, DType::boolean) + ")");
+      stmt(s->body[0]);
+      if (s->body.size() > 1) {
+        --indent_;
+        line("} else {");
+        ++indent_;
+        c_names_.back().clear();
+        stmt(s->body[1]);
+      }
+      close();
+      break;
+    case StmtKind::Barrier:
+      line("__syncthreads();");
+      break;
+    case StmtKind::AllReduce:
+      all_reduce(*s);
+      break;
+  }
+}
+
+void KernelWriter::for_loop(const StmtNode& s) {
+  if (s.body.empty()) return;
+  int64_t extent = 0;
+  bool const_extent = is_const_int(s.extent, &extent);
+  if (int a = block_axis_index(s.axis); a >= 0) {
+    bool guard = !(const_extent && extent == kernel_.grid[a]);
+    bool used = guard || stmt_mentions_var(s.body[0], s.var);
+    bool brace = used && declared_here(s.var);
+    if (brace) open("");
+    if (used) {
+      line("const int " + s.var + " = blockIdx." + axis_letter(a) + ";");
+      declare(s.var);
+    }
+    if (guard) open("if (" + s.var + " < " + bound_text(s.extent) + ")");
+    stmt(s.body[0]);
+    if (guard) close();
+    if (brace) close();
+    return;
+  }
+  if (int a = thread_axis_index(s.axis); a >= 0) {
+    bool guard = !(const_extent && extent == kernel_.block[a]);
+    open("");
+    if (guard || stmt_mentions_var(s.body[0], s.var)) {
+      line("const int " + s.var + " = threadIdx." + axis_letter(a) + ";");
+      declare(s.var);
+    }
+    if (guard) open("if (" + s.var + " < " + bound_text(s.extent) + ")");
+    stmt(s.body[0]);
+    if (guard) close();
+    close();
+    return;
+  }
+  if (s.loop_kind == LoopKind::Vectorized && !options_.reference_f64) {
+    if (auto plan = plan_vector_access(s, [this](const std::string& n) { return lookup(n); })) {
+      vectorized(s, *plan);
+      return;
+    }
+  }
+  int64_t first = 0;
+  bool const_min = is_const_int(s.min, &first);
+  std::string end;
+  if (const_min && const_extent) end = std::to_string(first + extent);
+  else if (const_min && first == 0) end = bound_text(s.extent);
+  else end = bound_text(s.min + s.extent);
+  if (s.loop_kind != LoopKind::Serial) line("#pragma unroll");
+  open("for (int " + s.var + " = " + expr_.text_as(s.min, DType::i32) + "; " + s.var + " < " + end + "; ++" + s.var + ")");
+  declare(s.var);
+  stmt(s.body[0]);
+  close();
+}
+
+void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
+  static const char* components[] = {"x", "y", "z", "w"};
+  const std::string vt = plan.lanes == 4 ? "float4" : "float2";
+  open("");
+  line("// " + s.var + " = " + std::to_string(plan.first) + " .. " + std::to_string(plan.first + plan.lanes - 1) +
+       " as one " + vt + " access");
+  auto saved_vars = expr_.var_values;
+  expr_.var_values[s.var] = plan.first;
+  std::vector<std::string> names;
+  for (const ExprNode* l : plan.vector_loads) {
+    std::string name = l->name + "_vec" + std::to_string(vectors_++);
+    line("const " + vt + " " + name + " = *reinterpret_cast<const " + vt + "*>(&" + expr_.element(l->name, l->args[0]) + ");");
+    declare(name);
+    names.push_back(name);
+  }
+  std::string target = expr_.element(plan.store->buffer, plan.store->index);
+  std::vector<std::string> lanes;
+  for (int k = 0; k < plan.lanes; ++k) {
+    expr_.var_values[s.var] = plan.first + k;
+    for (size_t i = 0; i < plan.vector_loads.size(); ++i)
+      expr_.load_texts[plan.vector_loads[i]] = names[i] + "." + components[k];
+    lanes.push_back(expr_.text_as(plan.store->value, DType::f32));
+  }
+  expr_.load_texts.clear();
+  expr_.var_values = saved_vars;
+  std::string args;
+  for (size_t k = 0; k < lanes.size(); ++k) args += (k ? ", " : "") + lanes[k];
+  line("*reinterpret_cast<" + vt + "*>(&" + target + ") = make_" + vt + "(" + args + ");");
+  close();
+}
+
+void KernelWriter::allocate(const StmtNode& s) {
+  if (s.size < 1)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' allocates '" + s.buffer + "' with " + std::to_string(s.size) + " elements.",
+         "Allocate at least one element; this is a lowering bug.");
+  if (s.scope == MemScope::Global)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' allocates '" + s.buffer + "' in global memory inside a kernel.",
+         "Make global buffers program buffers and kernel parameters; this is a lowering bug.");
+  DType t = expr_.storage_type(s.dtype);
+  bool brace = declared_here(s.buffer);
+  if (brace) open("");
+  if (s.scope == MemScope::Register) {
+    line(cuda_type_name(t) + " " + s.buffer + "[" + std::to_string(s.size) + "];");
+    declare(s.buffer);
+  } else {
+    shared_array(s.buffer, t, s.size);
+  }
+  allocated_.push_back({{s.buffer, EmittedBuffer{t, s.scope, false}}});
+  if (!s.body.empty()) stmt(s.body[0]);
+  allocated_.pop_back();
+  if (brace) close();
+}
+
+void KernelWriter::all_reduce(const StmtNode& s) {
+  const int a = thread_axis_index(s.reduce_axis);
+  if (a < 0)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
+         "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");
+  const int64_t dim = kernel_.block[a], width = s.width;
+  if (width < 1 || dim % width != 0)
+    fail("allreduce-width-mismatch",
+         "Kernel '" + kernel_.name + "' reduces over groups of " + std::to_string(width) + " threads along " +
+             gpu_axis_name(s.reduce_axis) + ", which does not divide the block's " + std::to_string(dim) + " threads there.",
+         "Use a width that divides the block size on the reduce axis.");
+  const bool arg = s.reduce_op == ReduceOp::ArgMin || s.reduce_op == ReduceOp::ArgMax;
+  const EmittedBuffer* vb = lookup(s.buffer);
+  const EmittedBuffer* ib = arg ? lookup(s.index_buffer) : nullptr;
+  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.index_buffer, ib}}) {
+    if (name == s.index_buffer && !arg) continue;
+    if (!b)
+      fail("unknown-buffer", "Kernel '" + kernel_.name + "' reduces '" + name + "', which is not allocated in scope.",
+           "Allocate the reduced value (and, for argmin/argmax, its index) in registers around the AllReduce.");
+    if (b->scope != MemScope::Register)
+      fail("allreduce-needs-register",
+           "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " + mem_scope_name(b->scope) + " buffer.",
+           "AllReduce combines per-thread values: allocate the buffer in registers.");
+  }
+  const std::string value = expr_.element(s.buffer, s.index);
+  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
+  const std::string op = reduce_op_struct(s.reduce_op);
+  const std::string w = std::to_string(width);
+  const bool pow2 = (width & (width - 1)) == 0;
+  const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
+
+  // The cheapest exact implementation for the group shape: shuffles when the group
+  // is a power-of-two run of lanes inside one warp, shuffles plus one value per warp
+  // when it is whole warps along x, otherwise one value per thread in shared memory.
+  if (a == 0 && pow2 && width <= 32) {
+    if (arg) line("cusched::warp_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ");");
+    else line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
+    return;
+  }
+  const bool whole_warps = a == 0 && width % 32 == 0;
+  const int64_t slots = whole_warps ? threads / 32 : threads;
+  const std::string scratch = "cusched_reduce" + std::to_string(reductions_++);
+  open("");
+  shared_array(scratch, vb->dtype, slots);
+  if (arg) shared_array(scratch + "_index", ib->dtype, slots);
+  if (whole_warps) {
+    if (arg)
+      line("cusched::block_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
+           "_index);");
+    else
+      line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
+  } else {
+    const int64_t stride = a == 0 ? 1 : a == 1 ? kernel_.block[0] : kernel_.block[0] * kernel_.block[1];
+    const std::string group = "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " +
+                              std::to_string(stride);
+    if (arg)
+      line("cusched::block_allreduce_arg_strided<" + op + ">(" + value + ", " + index + ", " + group + ", " + scratch +
+           ", " + scratch + "_index);");
+    else
+      line(value + " = cusched::block_allreduce_strided<" + op + ">(" + value + ", " + group + ", " + scratch + ");");
+  }
+  close();
+}
+
+std::string launch_comment(const Kernel& k, int64_t dynamic_smem) {
+  std::ostringstream os;
+  os << "// kernel " << k.name << ": grid (" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << "), block ("
+     << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << ")";
+  if (dynamic_smem > 0) os << ", " << dynamic_smem << " bytes of dynamic shared memory";
+  return os.str();
+}
+
+}  // namespace
+
+DType emitted_dtype(const BufferSpec& buffer, const EmitOptions& options) {
+  if (options.reference_f64 && buffer.role != BufferRole::Input && dtype_is_float(buffer.dtype)) return DType::f64;
+  return buffer.dtype;
+}
+
+EmittedCuda emit_cuda_program(const LoweredProgram& program, const EmitOptions& options) {
+  EmittedCuda out;
+  std::ostringstream os;
+  os << "// Generated by cusched.\n";
+  os << "// problem: " << comment_text(program.problem) << "\n";
+  os << "// schedule: " << comment_text(program.schedule_hash) << "\n";
+  if (options.reference_f64)
+    os << "// precision: f64 reference (every floating-point value computed and stored in double; inputs widened)\n";
+  else
+    os << "// precision: " << comment_text(program.precision) << "\n";
+  os << "// schedule steps:";
+  if (program.schedule_text.empty()) os << " (none)";
+  os << "\n";
+  for (const auto& step : program.schedule_text) os << "//   " << comment_text(step) << "\n";
+  os << "\n#include \"cusched_device.cuh\"\n";
+  for (const auto& k : program.kernels) {
+    std::string text;
+    int64_t dynamic = 0;
+    {
+      KernelWriter w(program, k, options, false);
+      text = w.write();
+      if (w.shared_bytes() > kStaticSharedLimitBytes) {
+        KernelWriter d(program, k, options, true);
+        text = d.write();
+        dynamic = d.shared_bytes();
+      }
+    }
+    os << "\n" << launch_comment(k, dynamic) << "\n" << text;
+    out.dynamic_smem_bytes.push_back(dynamic);
+  }
+  out.source = os.str();
+  return out;
+}
+
+std::string emit_cuda(const LoweredProgram& program, const EmitOptions& options) {
+  return emit_cuda_program(program, options).source;
+}
+
+}  // namespace cusched

@@ -1,0 +1,110 @@
+#include "codegen/cuda_vector_access.h"
+
+#include <algorithm>
+#include <map>
+
+namespace cusched {
+
+namespace {
+
+// sum(coeff * atom) + constant, where an atom is a variable or any integer
+// subexpression that is not a sum or a product by a constant (keyed by its text).
+struct AtomForm {
+  std::map<std::string, int64_t> coeff;
+  int64_t constant = 0;
+};
+
+bool collect_atoms(const Expr& e, int64_t scale, AtomForm& form, const std::string& var) {
+  if (dtype_is_float(e.type())) return false;
+  const ExprNode& n = *e;
+  int64_t c = 0;
+  switch (n.op) {
+    case ExprOp::IntImm:
+      form.constant += scale * n.ival;
+      return true;
+    case ExprOp::Add:
+      return collect_atoms(n.args[0], scale, form, var) && collect_atoms(n.args[1], scale, form, var);
+    case ExprOp::Sub:
+      return collect_atoms(n.args[0], scale, form, var) && collect_atoms(n.args[1], -scale, form, var);
+    case ExprOp::Neg:
+      return collect_atoms(n.args[0], -scale, form, var);
+    case ExprOp::Mul:
+      if (is_const_int(n.args[0], &c)) return collect_atoms(n.args[1], scale * c, form, var);
+      if (is_const_int(n.args[1], &c)) return collect_atoms(n.args[0], scale * c, form, var);
+      break;
+    case ExprOp::Var:
+      form.coeff[n.name] += scale;
+      return true;
+    default:
+      break;
+  }
+  // An opaque atom may not depend on var: then the index is not var plus a constant stride.
+  if (mentions_var(e, var)) return false;
+  form.coeff["(" + to_string(e) + ")"] += scale;
+  return true;
+}
+
+void collect_loads(const Expr& e, std::vector<const ExprNode*>& out) {
+  if (!e.defined()) return;
+  if (e->op == ExprOp::Load) out.push_back(e.get());
+  for (const auto& a : e->args) collect_loads(a, out);
+}
+
+bool vectorizable_buffer(const EmittedBuffer* b) {
+  return b && b->dtype == DType::f32 && (b->scope == MemScope::Global || b->scope == MemScope::Shared);
+}
+
+}  // namespace
+
+bool mentions_var(const Expr& e, const std::string& var) {
+  if (!e.defined()) return false;
+  if (e->op == ExprOp::Var && e->name == var) return true;
+  for (const auto& a : e->args)
+    if (mentions_var(a, var)) return true;
+  return false;
+}
+
+bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes) {
+  AtomForm form;
+  if (!index.defined() || !collect_atoms(index, 1, form, var)) return false;
+  for (const auto& [atom, c] : form.coeff)
+    if (atom != var && c % lanes != 0) return false;
+  if (!form.coeff.count(var) || form.coeff.at(var) != 1) return false;
+  return (form.constant + first) % lanes == 0;
+}
+
+std::optional<VectorAccessPlan> plan_vector_access(
+    const StmtNode& loop, const std::function<const EmittedBuffer*(const std::string&)>& lookup) {
+  int64_t extent = 0, first = 0;
+  if (!is_const_int(loop.extent, &extent) || !is_const_int(loop.min, &first)) return std::nullopt;
+  if (extent != 2 && extent != 4) return std::nullopt;
+  const StmtNode* store = loop.body.empty() ? nullptr : loop.body[0].get();
+  while (store && store->kind == StmtKind::Block && store->body.size() == 1) store = store->body[0].get();
+  if (!store || store->kind != StmtKind::Store) return std::nullopt;
+  if (!vectorizable_buffer(lookup(store->buffer))) return std::nullopt;
+  if (!is_aligned_lane_index(store->index, loop.var, first, extent)) return std::nullopt;
+
+  VectorAccessPlan plan;
+  plan.lanes = static_cast<int>(extent);
+  plan.first = first;
+  plan.store = store;
+  std::vector<const ExprNode*> loads;
+  collect_loads(store->value, loads);
+  for (const ExprNode* l : loads) {
+    if (l->args.size() != 1 || !mentions_var(l->args[0], loop.var)) continue;
+    const EmittedBuffer* b = lookup(l->name);
+    if (b && b->scope == MemScope::Register) continue;  // read lane by lane
+    if (l->name == store->buffer || !vectorizable_buffer(b)) return std::nullopt;
+    if (!is_aligned_lane_index(l->args[0], loop.var, first, extent)) return std::nullopt;
+    // A load whose index holds another load of var cannot be read as one vector.
+    std::vector<const ExprNode*> inner;
+    collect_loads(l->args[0], inner);
+    for (const ExprNode* i : inner)
+      if (mentions_var(i->args.empty() ? Expr() : i->args[0], loop.var)) return std::nullopt;
+    if (std::find(plan.vector_loads.begin(), plan.vector_loads.end(), l) == plan.vector_loads.end())
+      plan.vector_loads.push_back(l);
+  }
+  return plan;
+}
+
+}  // namespace cusched

@@ -1,0 +1,35 @@
+#pragma once
+// When a Vectorized loop can become float2 / float4 accesses: the loop body is one
+// Store of an f32 buffer at `base + v`, every load that depends on v reads another
+// f32 global or shared buffer at `base' + v` (or is a register array, read lane by
+// lane), and each base (plus the loop's min) is provably a multiple of the lane
+// count: in its affine form every coefficient and the constant are multiples of it.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda_expr_emitter.h"
+
+namespace cusched {
+
+struct VectorAccessPlan {
+  int lanes = 4;                             // 2 (float2) or 4 (float4)
+  int64_t first = 0;                         // the loop's min: lane k has v = first + k
+  const StmtNode* store = nullptr;           // the Store of the body
+  std::vector<const ExprNode*> vector_loads; // loads read as one vector each
+};
+
+// The plan for `loop` (a Vectorized For), or nullopt when the access pattern is not
+// provably aligned and contiguous; the emitter then writes unrolled scalar code.
+std::optional<VectorAccessPlan> plan_vector_access(
+    const StmtNode& loop, const std::function<const EmittedBuffer*(const std::string&)>& lookup);
+
+// True when `index` equals `var` plus an integer expression that, with `first` added,
+// is a multiple of `lanes` whatever its variables are.
+bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes);
+
+// True when `e` mentions the variable `var`.
+bool mentions_var(const Expr& e, const std::string& var);
+
+}  // namespace cusched

@@ -1,0 +1,11 @@
+#pragma once
+// The device library that every kernel cusched generates includes. Header only,
+// NVRTC-compatible (no host standard library), everything in namespace cusched.
+//   cusched_numeric.cuh     special values, conversions, operand-precision rounding
+//   cusched_reduce.cuh      warp and block all-reductions (sum, product, min, max, argmin, argmax)
+//   cusched_mma.cuh         tensor-core mma.sync and ldmatrix wrappers
+//   cusched_async_copy.cuh  cp.async 16-byte copies with commit / wait_group
+#include "cusched_numeric.cuh"
+#include "cusched_reduce.cuh"
+#include "cusched_mma.cuh"
+#include "cusched_async_copy.cuh"

@@ -1,0 +1,76 @@
+#pragma once
+// Tensor-core wrappers (sm_80 and later, row-major A, column-major B, f32
+// accumulators). Fragments are per-thread registers in the PTX ISA's layouts:
+//   m16n8k8 tf32:        a[4], b[2] (one tf32 per register), c/d[4] f32
+//   m16n8k16 bf16 / f16: a[4], b[2] (two 16-bit values per register), c/d[4] f32
+// `d` may alias `c` (accumulate in place).
+#include "cusched_numeric.cuh"
+
+namespace cusched {
+
+__device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%10, %11, %12, %13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+        "f"(c[3]));
+}
+
+// The same with operands held as f32 values already rounded to tf32 (round_tf32).
+__device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const float* b, const float* c) {
+  const unsigned int ua[4] = {__float_as_uint(a[0]), __float_as_uint(a[1]), __float_as_uint(a[2]),
+                              __float_as_uint(a[3])};
+  const unsigned int ub[2] = {__float_as_uint(b[0]), __float_as_uint(b[1])};
+  mma_m16n8k8_tf32(d, ua, ub, c);
+}
+
+__device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%10, %11, %12, %13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+        "f"(c[3]));
+}
+
+__device__ __forceinline__ void mma_m16n8k16_f16(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%10, %11, %12, %13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+        "f"(c[3]));
+}
+
+// Packs two f32 values into one register of two 16-bit operands (lo in the low half).
+__device__ __forceinline__ unsigned int pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const unsigned int*>(&v);
+}
+__device__ __forceinline__ unsigned int pack_f16x2(float lo, float hi) {
+  const __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<const unsigned int*>(&v);
+}
+
+// The shared-memory address space offset of a generic pointer to shared memory.
+__device__ __forceinline__ unsigned int shared_address(const void* p) {
+  return static_cast<unsigned int>(__cvta_generic_to_shared(p));
+}
+
+// Four 8x8 matrices of 16-bit elements from shared memory; thread t supplies the row
+// address of row t % 8 of matrix t / 8 (16 bytes each, 16-byte aligned).
+__device__ __forceinline__ void ldmatrix_x4(unsigned int* r, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(smem_row)));
+}
+
+// The same, each matrix transposed.
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned int* r, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(smem_row)));
+}
+
+}  // namespace cusched

@@ -1,0 +1,154 @@
+#pragma once
+// All-reductions across the threads of a block. A group is the `width` threads
+// that differ only in their index on one thread axis (consecutive along that axis,
+// aligned to multiples of `width`); every thread of the group receives the combined
+// value. Combination orders are fixed, so all threads of a group get the same bits.
+#include "cusched_numeric.cuh"
+
+namespace cusched {
+
+struct SumOp {
+  template <typename T>
+  __device__ __forceinline__ static T combine(T a, T b) { return a + b; }
+};
+struct ProductOp {
+  template <typename T>
+  __device__ __forceinline__ static T combine(T a, T b) { return a * b; }
+};
+struct MinOp {
+  template <typename T>
+  __device__ __forceinline__ static T combine(T a, T b) { return min_of(a, b); }
+};
+struct MaxOp {
+  template <typename T>
+  __device__ __forceinline__ static T combine(T a, T b) { return max_of(a, b); }
+};
+
+// Argmin / argmax: `prefer(bv, bi, av, ai)` is true when the candidate (bv, bi)
+// replaces (av, ai). NaN ranks above every number for argmax and below every number
+// for argmin (as torch does: a NaN wins); among equal values the smaller index wins.
+// This is a total order, so every combination order gives the same result.
+struct ArgMinOp {
+  template <typename T, typename I>
+  __device__ __forceinline__ static bool prefer(T bv, I bi, T av, I ai) {
+    const bool bnan = bv != bv, anan = av != av;
+    if (bnan || anan) return bnan && (!anan || bi < ai);
+    return bv < av || (bv == av && bi < ai);
+  }
+};
+struct ArgMaxOp {
+  template <typename T, typename I>
+  __device__ __forceinline__ static bool prefer(T bv, I bi, T av, I ai) {
+    const bool bnan = bv != bv, anan = av != av;
+    if (bnan || anan) return bnan && (!anan || bi < ai);
+    return bv > av || (bv == av && bi < ai);
+  }
+};
+
+// The lanes of this thread's group of `width` (a power of two <= 32) lanes.
+__device__ __forceinline__ unsigned int group_lane_mask(int width) {
+  if (width >= 32) return 0xffffffffu;
+  const int lane = linear_thread_index() & 31;
+  return ((1u << width) - 1u) << (lane & ~(width - 1));
+}
+
+// Butterfly over the `width` lanes of a group (threadIdx.x groups, width a power of
+// two <= 32 that divides blockDim.x).
+template <typename Op, typename T>
+__device__ __forceinline__ T warp_allreduce(T v, int width) {
+  const unsigned int mask = group_lane_mask(width);
+  for (int offset = width / 2; offset > 0; offset /= 2) v = Op::combine(v, __shfl_xor_sync(mask, v, offset, width));
+  return v;
+}
+
+template <typename Op, typename T, typename I>
+__device__ __forceinline__ void warp_allreduce_arg(T& v, I& i, int width) {
+  const unsigned int mask = group_lane_mask(width);
+  for (int offset = width / 2; offset > 0; offset /= 2) {
+    const T ov = __shfl_xor_sync(mask, v, offset, width);
+    const I oi = __shfl_xor_sync(mask, i, offset, width);
+    if (Op::prefer(ov, oi, v, i)) {
+      v = ov;
+      i = oi;
+    }
+  }
+}
+
+// Groups along threadIdx.x of `width` threads, a multiple of 32 that divides
+// blockDim.x: each warp reduces by shuffles, lane 0 stores the warp's value in
+// `scratch` (one element per warp of the block), and every thread combines its
+// group's warps in order. Every thread of the block must call it.
+template <typename Op, typename T>
+__device__ __forceinline__ T block_allreduce(T v, int width, T* scratch) {
+  const int tid = linear_thread_index();
+  v = warp_allreduce<Op>(v, 32);
+  if ((tid & 31) == 0) scratch[tid >> 5] = v;
+  __syncthreads();
+  const int first = (tid - static_cast<int>(threadIdx.x) % width) >> 5;
+  T r = scratch[first];
+  for (int w = 1; w < width / 32; ++w) r = Op::combine(r, scratch[first + w]);
+  __syncthreads();
+  return r;
+}
+
+template <typename Op, typename T, typename I>
+__device__ __forceinline__ void block_allreduce_arg(T& v, I& i, int width, T* value_scratch, I* index_scratch) {
+  const int tid = linear_thread_index();
+  warp_allreduce_arg<Op>(v, i, 32);
+  if ((tid & 31) == 0) {
+    value_scratch[tid >> 5] = v;
+    index_scratch[tid >> 5] = i;
+  }
+  __syncthreads();
+  const int first = (tid - static_cast<int>(threadIdx.x) % width) >> 5;
+  T rv = value_scratch[first];
+  I ri = index_scratch[first];
+  for (int w = 1; w < width / 32; ++w)
+    if (Op::prefer(value_scratch[first + w], index_scratch[first + w], rv, ri)) {
+      rv = value_scratch[first + w];
+      ri = index_scratch[first + w];
+    }
+  __syncthreads();
+  v = rv;
+  i = ri;
+}
+
+// Groups along any thread axis: `axis_index` is this thread's index on the axis,
+// `stride` the distance in linear thread index between neighbours on it (1 for x,
+// blockDim.x for y, blockDim.x * blockDim.y for z). `scratch` holds one element per
+// thread of the block. Every thread of the block must call it.
+template <typename Op, typename T>
+__device__ __forceinline__ T block_allreduce_strided(T v, int axis_index, int width, int stride, T* scratch) {
+  const int tid = linear_thread_index();
+  scratch[tid] = v;
+  __syncthreads();
+  const int first = tid - (axis_index % width) * stride;
+  T r = scratch[first];
+  for (int k = 1; k < width; ++k) r = Op::combine(r, scratch[first + k * stride]);
+  __syncthreads();
+  return r;
+}
+
+template <typename Op, typename T, typename I>
+__device__ __forceinline__ void block_allreduce_arg_strided(T& v, I& i, int axis_index, int width, int stride,
+                                                            T* value_scratch, I* index_scratch) {
+  const int tid = linear_thread_index();
+  value_scratch[tid] = v;
+  index_scratch[tid] = i;
+  __syncthreads();
+  const int first = tid - (axis_index % width) * stride;
+  T rv = value_scratch[first];
+  I ri = index_scratch[first];
+  for (int k = 1; k < width; ++k) {
+    const int t = first + k * stride;
+    if (Op::prefer(value_scratch[t], index_scratch[t], rv, ri)) {
+      rv = value_scratch[t];
+      ri = index_scratch[t];
+    }
+  }
+  __syncthreads();
+  v = rv;
+  i = ri;
+}
+
+}  // namespace cusched

@@ -1,0 +1,395 @@
+#include "codegen/interp_kernel.h"
+
+#include <map>
+
+#include "codegen/interp_rounding.h"
+#include "dsl/error.h"
+
+namespace cusched {
+
+namespace {
+
+Rounding rounding_of(DType t) {
+  switch (t) {
+    case DType::f32: return Rounding::F32;
+    case DType::f16: return Rounding::F16;
+    case DType::bf16: return Rounding::BF16;
+    default: return Rounding::None;
+  }
+}
+
+int thread_axis_index(GpuAxis a) {
+  switch (a) {
+    case GpuAxis::ThreadX: case GpuAxis::BlockX: return 0;
+    case GpuAxis::ThreadY: case GpuAxis::BlockY: return 1;
+    case GpuAxis::ThreadZ: case GpuAxis::BlockZ: return 2;
+    default: return -1;
+  }
+}
+
+bool is_integer(DType t) { return t == DType::i32 || t == DType::i64; }
+
+// Adds scale * e to `out` (an Affine node under construction).
+void add_linear(const CExpr& e, double scale, CExpr& out) {
+  switch (e.op) {
+    case IOp::Const: out.imm += scale * e.imm; return;
+    case IOp::Var: out.slot_terms.emplace_back(e.slot, scale); return;
+    case IOp::Affine:
+      out.imm += scale * e.imm;
+      for (const auto& [slot, coef] : e.slot_terms) out.slot_terms.emplace_back(slot, scale * coef);
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        out.args.push_back(e.args[i]);
+        out.arg_coefs.push_back(scale * e.arg_coefs[i]);
+      }
+      return;
+    case IOp::Add:
+      if (is_integer(e.type)) {
+        add_linear(e.args[0], scale, out);
+        add_linear(e.args[1], scale, out);
+        return;
+      }
+      break;
+    case IOp::Sub:
+      if (is_integer(e.type)) {
+        add_linear(e.args[0], scale, out);
+        add_linear(e.args[1], -scale, out);
+        return;
+      }
+      break;
+    case IOp::Neg:
+      if (is_integer(e.type)) {
+        add_linear(e.args[0], -scale, out);
+        return;
+      }
+      break;
+    case IOp::Mul:
+      if (is_integer(e.type) && e.args[0].op == IOp::Const) {
+        add_linear(e.args[1], scale * e.args[0].imm, out);
+        return;
+      }
+      if (is_integer(e.type) && e.args[1].op == IOp::Const) {
+        add_linear(e.args[0], scale * e.args[1].imm, out);
+        return;
+      }
+      break;
+    default: break;
+  }
+  out.args.push_back(e);
+  out.arg_coefs.push_back(scale);
+}
+
+// Index arithmetic (integer +, -, * by a constant) flattened into one Affine node,
+// with equal slots merged; a constant result becomes a Const.
+CExpr flatten_index_arithmetic(CExpr c) {
+  bool linear_op = c.op == IOp::Add || c.op == IOp::Sub || c.op == IOp::Neg ||
+                   (c.op == IOp::Mul && (c.args[0].op == IOp::Const || c.args[1].op == IOp::Const));
+  if (!is_integer(c.type) || !linear_op) return c;
+  CExpr a;
+  a.op = IOp::Affine;
+  a.type = c.type;
+  a.rounding = Rounding::None;
+  a.source = c.source;
+  add_linear(c, 1.0, a);
+  std::map<int, double> merged;
+  for (const auto& [slot, coef] : a.slot_terms) merged[slot] += coef;
+  a.slot_terms.clear();
+  for (const auto& [slot, coef] : merged)
+    if (coef != 0) a.slot_terms.emplace_back(slot, coef);
+  if (a.slot_terms.empty() && a.args.empty()) {
+    CExpr k;
+    k.op = IOp::Const;
+    k.type = c.type;
+    k.imm = a.imm;
+    k.source = c.source;
+    return k;
+  }
+  return a;
+}
+
+class KernelCompiler {
+ public:
+  KernelCompiler(const Kernel& k, const LoweredProgram& p) : kernel_(k), program_(p) {
+    out_.name = k.name;
+    out_.grid = k.grid;
+    out_.block = k.block;
+    for (const char* b : {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z", "tid"})
+      slot_of(b);
+    for (int64_t d : k.grid) check_dim(d, "grid");
+    for (int64_t d : k.block) check_dim(d, "block");
+  }
+
+  CompiledKernel run() {
+    if (!kernel_.body) malformed("has no body", "Give every kernel a body statement.");
+    out_.body = stmt(kernel_.body);
+    out_.slot_names = slot_names_;
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void malformed(const std::string& what, const std::string& hint) {
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' " + what + ".", hint);
+  }
+
+  void check_dim(int64_t d, const char* what) {
+    if (d < 1)
+      malformed(std::string("has a ") + what + " dimension of " + std::to_string(d),
+                "Make every grid and block dimension at least 1.");
+  }
+
+  int slot_of(const std::string& name) {
+    auto it = slots_.find(name);
+    if (it != slots_.end()) return it->second;
+    int s = static_cast<int>(slot_names_.size());
+    slots_[name] = s;
+    slot_names_.push_back(name);
+    in_scope_[name] = s < kBuiltinSlots ? 1 : 0;
+    return s;
+  }
+
+  int resolve_buffer(const std::string& name, const std::string& use) {
+    for (auto it = allocations_.rbegin(); it != allocations_.rend(); ++it)
+      if (it->first == name) return it->second;
+    auto g = globals_.find(name);
+    if (g != globals_.end()) return g->second;
+    const BufferSpec* spec = program_.find_buffer(name);
+    if (!spec)
+      fail("unknown-buffer",
+           "Kernel '" + kernel_.name + "' " + use + " buffer '" + name +
+               "', which is neither allocated in the kernel nor a buffer of the program.",
+           "Allocate it with an Allocate statement around its uses, or add it to LoweredProgram::buffers.");
+    bool is_param = false;
+    for (const auto& p : kernel_.params) is_param |= p == name;
+    if (!is_param)
+      fail("buffer-not-a-parameter",
+           "Kernel '" + kernel_.name + "' " + use + " global buffer '" + name + "', which is not one of its parameters.",
+           "Add '" + name + "' to the kernel's params.");
+    InterpBuffer b;
+    b.name = name;
+    b.scope = MemScope::Global;
+    b.dtype = spec->dtype;
+    b.size = spec->elements();
+    b.role = spec->role;
+    int id = static_cast<int>(out_.buffers.size());
+    out_.buffers.push_back(b);
+    globals_[name] = id;
+    return id;
+  }
+
+  CExpr expr(const Expr& e) {
+    if (!e.defined()) malformed("uses an undefined expression", "Give every expression of the IR a value.");
+    const ExprNode& n = *e;
+    CExpr c;
+    c.type = n.type;
+    c.rounding = rounding_of(n.type);
+    c.source = e;
+    for (const auto& a : n.args) c.args.push_back(expr(a));
+    auto arity = [&](size_t k) {
+      if (c.args.size() != k)
+        malformed("has an operator '" + to_string(e) + "' with " + std::to_string(c.args.size()) + " operands",
+                  "Build expressions with the dsl constructors.");
+    };
+    switch (n.op) {
+      case ExprOp::IntImm: case ExprOp::BoolImm:
+        c.op = IOp::Const;
+        c.imm = convert_to_dtype(static_cast<double>(n.ival), n.type);
+        break;
+      case ExprOp::FloatImm:
+        c.op = IOp::Const;
+        c.imm = convert_to_dtype(n.fval, n.type);
+        break;
+      case ExprOp::Var: {
+        c.op = IOp::Var;
+        c.slot = slot_of(n.name);
+        if (!in_scope_[n.name])
+          fail("unbound-variable",
+               "Kernel '" + kernel_.name + "' uses the variable '" + n.name + "' outside any loop that binds it.",
+               "Use only loop variables of enclosing For statements and the built-ins threadIdx.*, blockIdx.*, tid.");
+        c.rounding = Rounding::None;
+        break;
+      }
+      case ExprOp::SizeParam:
+        fail("unbound-size", "Kernel '" + kernel_.name + "' still refers to the symbolic size '" + n.name + "'.",
+             "Lower with concrete sizes so that every extent and index is a number.");
+      case ExprOp::Add: arity(2); c.op = IOp::Add; break;
+      case ExprOp::Sub: arity(2); c.op = IOp::Sub; break;
+      case ExprOp::Mul: arity(2); c.op = IOp::Mul; break;
+      case ExprOp::Div: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatDiv : IOp::IntDiv; break;
+      case ExprOp::Mod: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMod : IOp::IntMod; break;
+      case ExprOp::Min: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMin : IOp::IntMin; break;
+      case ExprOp::Max: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMax : IOp::IntMax; break;
+      case ExprOp::Pow: arity(2); c.op = IOp::Pow; break;
+      case ExprOp::EQ: arity(2); c.op = IOp::EQ; break;
+      case ExprOp::NE: arity(2); c.op = IOp::NE; break;
+      case ExprOp::LT: arity(2); c.op = IOp::LT; break;
+      case ExprOp::LE: arity(2); c.op = IOp::LE; break;
+      case ExprOp::GT: arity(2); c.op = IOp::GT; break;
+      case ExprOp::GE: arity(2); c.op = IOp::GE; break;
+      case ExprOp::And: arity(2); c.op = IOp::And; break;
+      case ExprOp::Or: arity(2); c.op = IOp::Or; break;
+      case ExprOp::Not: arity(1); c.op = IOp::Not; break;
+      case ExprOp::Neg: arity(1); c.op = IOp::Neg; break;
+      case ExprOp::Select: arity(3); c.op = IOp::Select; break;
+      case ExprOp::Cast: arity(1); c.op = IOp::Cast; c.rounding = Rounding::None; break;
+      case ExprOp::Call: {
+        static const std::map<std::string, IOp> fns = {
+            {"exp", IOp::Exp}, {"log", IOp::Log}, {"sqrt", IOp::Sqrt}, {"rsqrt", IOp::Rsqrt},
+            {"tanh", IOp::Tanh}, {"erf", IOp::Erf}, {"abs", IOp::Abs}, {"round_tf32", IOp::RoundTf32},
+            {"round_bf16", IOp::RoundBf16}, {"round_f16", IOp::RoundF16}};
+        auto it = fns.find(n.name);
+        if (it == fns.end())
+          fail("unknown-function", "Kernel '" + kernel_.name + "' calls '" + n.name + "', which the interpreter does not know.",
+               "Use one of exp, log, sqrt, rsqrt, tanh, erf, abs, round_tf32, round_bf16, round_f16.");
+        arity(1);
+        c.op = it->second;
+        if (c.op == IOp::Abs && !dtype_is_float(n.type)) c.rounding = Rounding::None;
+        break;
+      }
+      case ExprOp::Load:
+        if (c.args.size() != 1)
+          malformed("loads '" + n.name + "' with " + std::to_string(c.args.size()) +
+                        " indices; a Load of the loop IR takes one flat element index",
+                    "Flatten multi-dimensional indices during lowering.");
+        c.op = IOp::Load;
+        c.buffer = resolve_buffer(n.name, "reads");
+        break;
+      case ExprOp::Reduce:
+        malformed("still holds a reduction expression '" + to_string(e) + "'",
+                  "Lower reductions to loops before interpreting.");
+    }
+    return flatten_index_arithmetic(std::move(c));
+  }
+
+  CStmt stmt(const Stmt& s) {
+    if (!s) malformed("holds a null statement", "Build statements with the make_* constructors.");
+    CStmt c;
+    c.kind = s->kind;
+    c.source = s.get();
+    auto child = [&](size_t i) -> const Stmt& {
+      if (s->body.size() <= i || !s->body[i])
+        malformed("holds a statement without its body", "Build statements with the make_* constructors.");
+      return s->body[i];
+    };
+    switch (s->kind) {
+      case StmtKind::Block:
+        for (const auto& b : s->body) {
+          c.body.push_back(stmt(b));
+          c.collective |= c.body.back().collective;
+        }
+        break;
+      case StmtKind::For: {
+        c.min = expr(s->min);
+        c.extent = expr(s->extent);
+        c.axis = s->axis;
+        int64_t ext = 0;
+        int ax = thread_axis_index(s->axis);
+        if (is_block_axis(s->axis) && is_const_int(s->extent, &ext) && ext > kernel_.grid[ax])
+          fail("grid-too-small",
+               "Kernel '" + kernel_.name + "' binds loop '" + s->var + "' of extent " + std::to_string(ext) + " to " +
+                   gpu_axis_name(s->axis) + " but its grid has only " + std::to_string(kernel_.grid[ax]) + " blocks there.",
+               "Make the grid at least as large as every block-bound loop.");
+        if (is_thread_axis(s->axis) && is_const_int(s->extent, &ext) && ext > kernel_.block[ax])
+          fail("block-too-small",
+               "Kernel '" + kernel_.name + "' binds loop '" + s->var + "' of extent " + std::to_string(ext) + " to " +
+                   gpu_axis_name(s->axis) + " but its block has only " + std::to_string(kernel_.block[ax]) +
+                   " threads there.",
+               "Make the block at least as large as every thread-bound loop.");
+        c.slot = slot_of(s->var);
+        in_scope_[s->var]++;
+        c.body.push_back(stmt(child(0)));
+        in_scope_[s->var]--;
+        c.collective = c.body[0].collective;
+        break;
+      }
+      case StmtKind::Store:
+        c.index = expr(s->index);
+        c.value = expr(s->value);
+        c.buffer = resolve_buffer(s->buffer, "writes");
+        if (out_.buffers[c.buffer].scope == MemScope::Global && out_.buffers[c.buffer].role == BufferRole::Input)
+          fail("input-written", "Kernel '" + kernel_.name + "' writes the input buffer '" + s->buffer + "'.",
+               "Write results into an output or scratch buffer; inputs are read-only.");
+        break;
+      case StmtKind::Allocate: {
+        if (s->size < 1)
+          malformed("allocates '" + s->buffer + "' with " + std::to_string(s->size) + " elements",
+                    "Allocate at least one element.");
+        if (s->scope == MemScope::Global)
+          malformed("allocates '" + s->buffer + "' in global memory inside a kernel",
+                    "Declare global buffers in LoweredProgram::buffers and pass them as parameters.");
+        InterpBuffer b;
+        b.name = s->buffer;
+        b.scope = s->scope;
+        b.dtype = s->dtype;
+        b.size = s->size;
+        c.buffer = static_cast<int>(out_.buffers.size());
+        out_.buffers.push_back(b);
+        allocations_.emplace_back(s->buffer, c.buffer);
+        c.body.push_back(stmt(child(0)));
+        allocations_.pop_back();
+        c.collective = c.body[0].collective;
+        break;
+      }
+      case StmtKind::If:
+        c.cond = expr(s->cond);
+        c.body.push_back(stmt(child(0)));
+        if (s->body.size() > 1) c.body.push_back(stmt(child(1)));
+        for (const auto& b : c.body) c.collective |= b.collective;
+        break;
+      case StmtKind::Barrier:
+        c.collective = true;
+        break;
+      case StmtKind::AllReduce: {
+        c.collective = true;
+        c.index = expr(s->index);
+        c.buffer = resolve_buffer(s->buffer, "reduces");
+        bool arg = s->reduce_op == ReduceOp::ArgMax || s->reduce_op == ReduceOp::ArgMin;
+        if (arg) {
+          if (s->index_buffer.empty())
+            malformed("has an " + reduce_op_name(s->reduce_op) + " AllReduce of '" + s->buffer + "' without an index buffer",
+                      "Name the register buffer that holds the candidate indices.");
+          c.index_buffer = resolve_buffer(s->index_buffer, "reduces");
+        }
+        for (int b : {c.buffer, c.index_buffer})
+          if (b >= 0 && out_.buffers[b].scope != MemScope::Register)
+            fail("allreduce-needs-register",
+                 "Kernel '" + kernel_.name + "' reduces '" + out_.buffers[b].name + "' across threads, but it is a " +
+                     mem_scope_name(out_.buffers[b].scope) + " buffer.",
+                 "AllReduce combines per-thread values: allocate the buffer in registers.");
+        c.reduce_op = s->reduce_op;
+        c.reduce_axis = thread_axis_index(s->reduce_axis);
+        if (!is_thread_axis(s->reduce_axis))
+          malformed("reduces over " + gpu_axis_name(s->reduce_axis) + ", which is not a thread axis",
+                    "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");
+        c.width = s->width;
+        int64_t dim = kernel_.block[c.reduce_axis];
+        if (c.width < 1 || dim % c.width != 0)
+          fail("allreduce-width-mismatch",
+               "Kernel '" + kernel_.name + "' reduces over groups of " + std::to_string(c.width) + " threads along " +
+                   gpu_axis_name(s->reduce_axis) + ", which does not divide the block's " + std::to_string(dim) +
+                   " threads there.",
+               "Use a width that divides the block size on the reduce axis.");
+        if (s->reduce_kind != "warp" && s->reduce_kind != "block")
+          malformed("has an AllReduce of kind '" + s->reduce_kind + "'", "Use the kind \"warp\" or \"block\".");
+        c.block_kind = s->reduce_kind == "block";
+        break;
+      }
+    }
+    return c;
+  }
+
+  const Kernel& kernel_;
+  const LoweredProgram& program_;
+  CompiledKernel out_;
+  std::map<std::string, int> slots_;
+  std::vector<std::string> slot_names_;
+  std::map<std::string, int> in_scope_;
+  std::vector<std::pair<std::string, int>> allocations_;
+  std::map<std::string, int> globals_;
+};
+
+}  // namespace
+
+CompiledKernel compile_kernel(const Kernel& kernel, const LoweredProgram& program) {
+  return KernelCompiler(kernel, program).run();
+}
+
+}  // namespace cusched

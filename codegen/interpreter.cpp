@@ -1,0 +1,615 @@
+#include "codegen/interpreter.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "codegen/interp_kernel.h"
+#include "codegen/interp_rounding.h"
+#include "dsl/error.h"
+
+namespace cusched {
+
+namespace {
+
+// Who last wrote and read an element, and in which barrier interval (epoch).
+struct AccessRecord {
+  int64_t writer = -1, writer_epoch = -1;
+  int64_t reader = -1, reader_epoch = -1;   // reader -2: several threads read in reader_epoch
+};
+
+struct BufferState {
+  double* data = nullptr;
+  uint8_t* init = nullptr;           // shared and register buffers: element written
+  std::vector<double> own;           // shared: size elements; register: threads * size
+  std::vector<uint8_t> own_init;
+  std::vector<AccessRecord> access;  // race tracking, one record per element
+};
+
+int axis_index(GpuAxis a) {
+  switch (a) {
+    case GpuAxis::ThreadX: case GpuAxis::BlockX: return 0;
+    case GpuAxis::ThreadY: case GpuAxis::BlockY: return 1;
+    case GpuAxis::ThreadZ: case GpuAxis::BlockZ: return 2;
+    default: return -1;
+  }
+}
+
+std::string triple(int64_t x, int64_t y, int64_t z) {
+  return "(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")";
+}
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+// Runs one compiled kernel over its whole grid.
+class KernelRunner {
+ public:
+  KernelRunner(const CompiledKernel& k, HostBuffers& host, const InterpOptions& opt, InterpStats& stats)
+      : k_(k), opt_(opt), stats_(stats) {
+    threads_ = k.block[0] * k.block[1] * k.block[2];
+    nslots_ = static_cast<int>(k.slot_names.size());
+    env_.assign(threads_ * nslots_, 0.0);
+    bufs_.resize(k.buffers.size());
+    for (size_t b = 0; b < k.buffers.size(); ++b) {
+      const InterpBuffer& info = k.buffers[b];
+      BufferState& s = bufs_[b];
+      switch (info.scope) {
+        case MemScope::Global:
+          s.data = host.at(info.name).data();
+          // Inputs are never written (the compiler rejects it), so their reads cannot race.
+          if (opt.detect_races && info.role != BufferRole::Input) s.access.assign(info.size, AccessRecord{});
+          break;
+        case MemScope::Shared:
+          s.own.assign(info.size, 0.0);
+          s.own_init.assign(info.size, 0);
+          if (opt.detect_races) s.access.assign(info.size, AccessRecord{});
+          break;
+        case MemScope::Register:
+          s.own.assign(info.size * threads_, 0.0);
+          s.own_init.assign(info.size * threads_, 0);
+          break;
+      }
+      if (info.scope != MemScope::Global) {
+        s.data = s.own.data();
+        s.init = s.own_init.data();
+      }
+    }
+  }
+
+  void run() {
+    for (int64_t bz = 0; bz < k_.grid[2]; ++bz)
+      for (int64_t by = 0; by < k_.grid[1]; ++by)
+        for (int64_t bx = 0; bx < k_.grid[0]; ++bx) run_block(bx, by, bz);
+  }
+
+ private:
+  void run_block(int64_t bx, int64_t by, int64_t bz) {
+    bidx_ = {bx, by, bz};
+    block_linear_ = bx + k_.grid[0] * (by + k_.grid[1] * bz);
+    ++epoch_;
+    for (int64_t t = 0; t < threads_; ++t) {
+      double* e = &env_[t * nslots_];
+      e[kThreadX] = static_cast<double>(t % k_.block[0]);
+      e[kThreadY] = static_cast<double>((t / k_.block[0]) % k_.block[1]);
+      e[kThreadZ] = static_cast<double>(t / (k_.block[0] * k_.block[1]));
+      e[kBlockX] = static_cast<double>(bx);
+      e[kBlockY] = static_cast<double>(by);
+      e[kBlockZ] = static_cast<double>(bz);
+      e[kTid] = static_cast<double>(t);
+    }
+    for (size_t b = 0; b < k_.buffers.size(); ++b)
+      if (k_.buffers[b].scope == MemScope::Shared) std::fill(bufs_[b].own_init.begin(), bufs_[b].own_init.end(), 0);
+    ++stats_.blocks;
+    stats_.threads += threads_;
+    if (k_.body.collective) {
+      exec_collective(k_.body);
+    } else {
+      for (int64_t t = 0; t < threads_; ++t) {
+        set_thread(t);
+        exec_thread(k_.body);
+      }
+    }
+  }
+
+  void set_thread(int64_t t) {
+    t_ = t;
+    tenv_ = &env_[t * nslots_];
+  }
+
+  // ---- where things happen, for messages ----
+  std::string block_text() const { return triple(bidx_[0], bidx_[1], bidx_[2]); }
+  std::string thread_text(int64_t t) const {
+    return triple(t % k_.block[0], (t / k_.block[0]) % k_.block[1], t / (k_.block[0] * k_.block[1]));
+  }
+  std::string where() const {
+    return "kernel '" + k_.name + "', block " + block_text() + ", thread " + thread_text(t_);
+  }
+
+  void step(int64_t n = 1) {
+    stats_.steps += n;
+    if (stats_.steps > opt_.max_steps)
+      fail("interp-step-limit",
+           "The interpreter stopped after " + std::to_string(opt_.max_steps) +
+               " steps (loop iterations and stores) in kernel '" + k_.name + "'.",
+           "Interpret a smaller problem size, or raise InterpOptions::max_steps.");
+  }
+
+  // ---- memory ----
+  int64_t checked_index(int b, double index, const char* access) {
+    if (!(index >= 0 && index < static_cast<double>(k_.buffers[b].size))) [[unlikely]]
+      out_of_bounds(b, index, access);
+    return static_cast<int64_t>(index);
+  }
+
+  [[noreturn, gnu::noinline]] void out_of_bounds(int b, double index, const char* access) {
+    const InterpBuffer& info = k_.buffers[b];
+    fail("out-of-bounds",
+         "In " + where() + ", a " + access + " of " + mem_scope_name(info.scope) + " buffer '" + info.name +
+             "' at element " + number(index) + " is outside its " + std::to_string(info.size) + " elements.",
+         "Guard the access with the loop's bounds (a tail If) or fix its index expression.");
+  }
+
+  [[noreturn, gnu::noinline]] void uninitialized(int b, int64_t i) {
+    const InterpBuffer& info = k_.buffers[b];
+    fail("uninitialized-read",
+         "In " + where() + ", a read of " + mem_scope_name(info.scope) + " buffer '" + info.name + "' at element " +
+             std::to_string(i) + " finds a value no thread has written" +
+             (info.scope == MemScope::Shared ? " in this block." : " in this thread."),
+         info.scope == MemScope::Shared
+             ? "Write the element before it is read, and put a barrier between a write and other threads' reads."
+             : "Initialize the register array (for example the reduction's identity) before accumulating into it.");
+  }
+
+  [[noreturn, gnu::noinline]] void race(int b, int64_t i, const std::string& other, const char* other_access, const char* access,
+                         bool global) {
+    const InterpBuffer& info = k_.buffers[b];
+    fail(global ? "global-memory-race" : "shared-memory-race",
+         "In " + where() + ", a " + access + " of " + mem_scope_name(info.scope) + " buffer '" + info.name +
+             "' at element " + std::to_string(i) + " races with a " + other_access + " by " + other +
+             (global ? " in the same launch." : " with no barrier between them."),
+         global ? "Let each element be written by one thread per launch, or split producer and consumer into "
+                  "separate kernels."
+                : "Put a barrier between the write and the other threads' accesses, or give each thread its own "
+                  "element.");
+  }
+
+  std::string shared_thread_text(int64_t t) const {
+    return t == -2 ? "several threads" : "thread " + thread_text(t);
+  }
+  std::string global_thread_text(int64_t g) const {
+    int64_t b = g / threads_, t = g % threads_;
+    int64_t bx = b % k_.grid[0], by = (b / k_.grid[0]) % k_.grid[1], bz = b / (k_.grid[0] * k_.grid[1]);
+    return "thread " + thread_text(t) + " of block " + triple(bx, by, bz);
+  }
+
+  // Two accesses to global memory conflict when they come from different threads and
+  // no barrier orders them: different blocks, or the same barrier interval.
+  bool global_conflict(int64_t other, int64_t other_epoch, int64_t me) const {
+    return other >= 0 && other != me && (other_epoch == epoch_ || other / threads_ != block_linear_);
+  }
+
+  double load(int b, double index) {
+    BufferState& s = bufs_[b];
+    const InterpBuffer& info = k_.buffers[b];
+    int64_t i = checked_index(b, index, "read");
+    switch (info.scope) {
+      case MemScope::Global:
+        if (!s.access.empty()) {
+          AccessRecord& r = s.access[i];
+          int64_t me = block_linear_ * threads_ + t_;
+          if (global_conflict(r.writer, r.writer_epoch, me)) race(b, i, global_thread_text(r.writer), "write", "read", true);
+          r.reader = me;
+          r.reader_epoch = epoch_;
+        }
+        return s.data[i];
+      case MemScope::Shared:
+        if (!s.init[i]) uninitialized(b, i);
+        if (!s.access.empty()) {
+          AccessRecord& r = s.access[i];
+          if (r.writer_epoch == epoch_ && r.writer != t_) race(b, i, shared_thread_text(r.writer), "write", "read", false);
+          if (r.reader_epoch != epoch_) {
+            r.reader = t_;
+            r.reader_epoch = epoch_;
+          } else if (r.reader != t_) {
+            r.reader = -2;
+          }
+        }
+        return s.data[i];
+      case MemScope::Register: {
+        int64_t j = t_ * info.size + i;
+        if (!s.init[j]) uninitialized(b, i);
+        return s.data[j];
+      }
+    }
+    return 0;
+  }
+
+  void store(int b, double index, double value) {
+    BufferState& s = bufs_[b];
+    const InterpBuffer& info = k_.buffers[b];
+    int64_t i = checked_index(b, index, "write");
+    double v = convert_to_dtype(value, info.dtype);
+    switch (info.scope) {
+      case MemScope::Global:
+        if (!s.access.empty()) {
+          AccessRecord& r = s.access[i];
+          int64_t me = block_linear_ * threads_ + t_;
+          bool changes = !(s.data[i] == v);  // rewriting the value an element already holds is benign
+          if (changes && global_conflict(r.writer, r.writer_epoch, me))
+            race(b, i, global_thread_text(r.writer), "write", "write", true);
+          if (changes && global_conflict(r.reader, r.reader_epoch, me))
+            race(b, i, global_thread_text(r.reader), "read", "write", true);
+          r.writer = me;
+          r.writer_epoch = epoch_;
+        }
+        s.data[i] = v;
+        return;
+      case MemScope::Shared:
+        if (!s.access.empty()) {
+          AccessRecord& r = s.access[i];
+          if (r.writer_epoch == epoch_ && r.writer != t_) race(b, i, shared_thread_text(r.writer), "write", "write", false);
+          if (r.reader_epoch == epoch_ && r.reader != t_) race(b, i, shared_thread_text(r.reader), "read", "write", false);
+          r.writer = t_;
+          r.writer_epoch = epoch_;
+        }
+        s.data[i] = v;
+        s.init[i] = 1;
+        return;
+      case MemScope::Register: {
+        int64_t j = t_ * info.size + i;
+        s.data[j] = v;
+        s.init[j] = 1;
+        return;
+      }
+    }
+  }
+
+  // ---- expressions ----
+  [[noreturn, gnu::noinline]] void division_by_zero(const CExpr& e) {
+    fail("division-by-zero", "In " + where() + ", the integer expression '" + to_string(e.source) + "' divides by zero.",
+         "Guard the division or fix the divisor.");
+  }
+
+  double eval(const CExpr& e) {
+    const CExpr* a = e.args.data();
+    double r = 0;
+    switch (e.op) {
+      case IOp::Const: return e.imm;
+      case IOp::Var: return tenv_[e.slot];
+      case IOp::Add: r = eval(a[0]) + eval(a[1]); break;
+      case IOp::Sub: r = eval(a[0]) - eval(a[1]); break;
+      case IOp::Mul: r = eval(a[0]) * eval(a[1]); break;
+      case IOp::FloatDiv: r = eval(a[0]) / eval(a[1]); break;
+      case IOp::IntDiv: {
+        int64_t x = static_cast<int64_t>(eval(a[0])), y = static_cast<int64_t>(eval(a[1]));
+        if (y == 0) division_by_zero(e);
+        r = static_cast<double>(x / y);
+        break;
+      }
+      case IOp::FloatMod: r = std::fmod(eval(a[0]), eval(a[1])); break;
+      case IOp::IntMod: {
+        int64_t x = static_cast<int64_t>(eval(a[0])), y = static_cast<int64_t>(eval(a[1]));
+        if (y == 0) division_by_zero(e);
+        r = static_cast<double>(x % y);
+        break;
+      }
+      case IOp::FloatMin: r = std::fmin(eval(a[0]), eval(a[1])); break;
+      case IOp::FloatMax: r = std::fmax(eval(a[0]), eval(a[1])); break;
+      case IOp::IntMin: { double x = eval(a[0]), y = eval(a[1]); r = y < x ? y : x; break; }
+      case IOp::IntMax: { double x = eval(a[0]), y = eval(a[1]); r = y > x ? y : x; break; }
+      case IOp::Pow: r = std::pow(eval(a[0]), eval(a[1])); break;
+      case IOp::EQ: return eval(a[0]) == eval(a[1]) ? 1.0 : 0.0;
+      case IOp::NE: return eval(a[0]) != eval(a[1]) ? 1.0 : 0.0;
+      case IOp::LT: return eval(a[0]) < eval(a[1]) ? 1.0 : 0.0;
+      case IOp::LE: return eval(a[0]) <= eval(a[1]) ? 1.0 : 0.0;
+      case IOp::GT: return eval(a[0]) > eval(a[1]) ? 1.0 : 0.0;
+      case IOp::GE: return eval(a[0]) >= eval(a[1]) ? 1.0 : 0.0;
+      case IOp::And: return (eval(a[0]) != 0 && eval(a[1]) != 0) ? 1.0 : 0.0;
+      case IOp::Or: return (eval(a[0]) != 0 || eval(a[1]) != 0) ? 1.0 : 0.0;
+      case IOp::Not: return eval(a[0]) == 0 ? 1.0 : 0.0;
+      case IOp::Neg: r = -eval(a[0]); break;
+      case IOp::Select: r = eval(a[0]) != 0 ? eval(a[1]) : eval(a[2]); break;
+      case IOp::Cast: return convert_to_dtype(eval(a[0]), e.type);
+      case IOp::Exp: r = std::exp(eval(a[0])); break;
+      case IOp::Log: r = std::log(eval(a[0])); break;
+      case IOp::Sqrt: r = std::sqrt(eval(a[0])); break;
+      case IOp::Rsqrt: r = 1.0 / std::sqrt(eval(a[0])); break;
+      case IOp::Tanh: r = std::tanh(eval(a[0])); break;
+      case IOp::Erf: r = std::erf(eval(a[0])); break;
+      case IOp::Abs: r = std::fabs(eval(a[0])); break;
+      case IOp::RoundTf32: r = round_to_tf32(eval(a[0])); break;
+      case IOp::RoundBf16: r = round_to_bf16(eval(a[0])); break;
+      case IOp::RoundF16: r = round_to_f16(eval(a[0])); break;
+      case IOp::Load: r = load(e.buffer, eval(a[0])); break;
+      case IOp::Affine: {
+        r = e.imm;
+        for (const auto& [slot, coef] : e.slot_terms) r += coef * tenv_[slot];
+        for (size_t i = 0; i < e.args.size(); ++i) r += e.arg_coefs[i] * eval(a[i]);
+        return r;
+      }
+    }
+    switch (e.rounding) {
+      case Rounding::None: return r;
+      case Rounding::F32: return static_cast<double>(static_cast<float>(r));
+      case Rounding::F16: return round_to_f16(r);
+      case Rounding::BF16: return round_to_bf16(r);
+    }
+    return r;
+  }
+
+  // ---- statements run by one thread ----
+  void exec_thread(const CStmt& s) {
+    switch (s.kind) {
+      case StmtKind::Block:
+        for (const auto& c : s.body) exec_thread(c);
+        return;
+      case StmtKind::For: {
+        if (s.axis != GpuAxis::None) {
+          int ax = axis_index(s.axis);
+          double coord = is_block_axis(s.axis) ? static_cast<double>(bidx_[ax]) : tenv_[kThreadX + ax];
+          if (coord < eval(s.extent)) {
+            tenv_[s.slot] = eval(s.min) + coord;
+            exec_thread(s.body[0]);
+          }
+          return;
+        }
+        double lo = eval(s.min), extent = eval(s.extent);
+        for (double v = 0; v < extent; ++v) {
+          step();
+          tenv_[s.slot] = lo + v;
+          exec_thread(s.body[0]);
+        }
+        return;
+      }
+      case StmtKind::Store: {
+        step();
+        double index = eval(s.index);
+        store(s.buffer, index, eval(s.value));
+        return;
+      }
+      case StmtKind::Allocate:
+        if (k_.buffers[s.buffer].scope == MemScope::Register) clear_registers(s.buffer, t_);
+        exec_thread(s.body[0]);
+        return;
+      case StmtKind::If:
+        if (eval(s.cond) != 0) exec_thread(s.body[0]);
+        else if (s.body.size() > 1) exec_thread(s.body[1]);
+        return;
+      case StmtKind::Barrier:
+      case StmtKind::AllReduce:
+        fail("internal-error", "The interpreter reached a collective statement in per-thread mode.",
+             "Report this as a bug in the interpreter.");
+    }
+  }
+
+  void clear_registers(int b, int64_t t) {
+    int64_t size = k_.buffers[b].size;
+    std::fill_n(bufs_[b].own_init.begin() + t * size, size, 0);
+  }
+
+  // ---- statements that hold a Barrier or AllReduce: run by all threads together ----
+  [[noreturn, gnu::noinline]] void divergent(const std::string& what) {
+    fail("divergent-barrier",
+         "In kernel '" + k_.name + "', block " + block_text() + ", " + what +
+             ", so a barrier or all-reduce inside it is not reached by every thread of the block.",
+         "Move the barrier out of thread-dependent control flow: make loop bounds and conditions around it the same "
+         "in all threads, and give thread loops around it the block's full extent.");
+  }
+
+  // The value of `e` in every thread, which must be the same.
+  double uniform(const CExpr& e, const std::string& what) {
+    double first = 0;
+    for (int64_t t = 0; t < threads_; ++t) {
+      set_thread(t);
+      double v = eval(e);
+      if (t == 0) first = v;
+      else if (!(v == first))
+        divergent(what + " is " + number(first) + " in thread " + thread_text(0) + " but " + number(v) + " in thread " +
+                  thread_text(t));
+    }
+    return first;
+  }
+
+  void exec_collective(const CStmt& s) {
+    switch (s.kind) {
+      case StmtKind::Block:
+        for (const auto& c : s.body) {
+          if (c.collective) {
+            exec_collective(c);
+          } else {
+            for (int64_t t = 0; t < threads_; ++t) {
+              set_thread(t);
+              exec_thread(c);
+            }
+          }
+        }
+        return;
+      case StmtKind::For: {
+        const std::string& var = k_.slot_names[s.slot];
+        int ax = axis_index(s.axis);
+        if (is_block_axis(s.axis)) {
+          double extent = uniform(s.extent, "the extent of block loop '" + var + "'");
+          if (static_cast<double>(bidx_[ax]) >= extent) return;
+          for (int64_t t = 0; t < threads_; ++t) {
+            set_thread(t);
+            tenv_[s.slot] = eval(s.min) + static_cast<double>(bidx_[ax]);
+          }
+          exec_collective(s.body[0]);
+          return;
+        }
+        if (is_thread_axis(s.axis)) {
+          double extent = uniform(s.extent, "the extent of thread loop '" + var + "'");
+          if (extent != static_cast<double>(k_.block[ax]))
+            divergent("thread loop '" + var + "' has extent " + number(extent) + " but the block has " +
+                      std::to_string(k_.block[ax]) + " threads on " + gpu_axis_name(s.axis));
+          for (int64_t t = 0; t < threads_; ++t) {
+            set_thread(t);
+            tenv_[s.slot] = eval(s.min) + tenv_[kThreadX + ax];
+          }
+          exec_collective(s.body[0]);
+          return;
+        }
+        double lo = uniform(s.min, "the lower bound of loop '" + var + "'");
+        double extent = uniform(s.extent, "the extent of loop '" + var + "'");
+        for (double v = 0; v < extent; ++v) {
+          step(threads_);
+          for (int64_t t = 0; t < threads_; ++t) env_[t * nslots_ + s.slot] = lo + v;
+          exec_collective(s.body[0]);
+        }
+        return;
+      }
+      case StmtKind::If: {
+        double c = uniform(s.cond, "the condition '" + to_string(s.source->cond) + "'");
+        if (c != 0) exec_collective(s.body[0]);
+        else if (s.body.size() > 1) exec_collective(s.body[1]);
+        return;
+      }
+      case StmtKind::Allocate:
+        if (k_.buffers[s.buffer].scope == MemScope::Register)
+          std::fill(bufs_[s.buffer].own_init.begin(), bufs_[s.buffer].own_init.end(), 0);
+        exec_collective(s.body[0]);
+        return;
+      case StmtKind::Barrier:
+        ++stats_.barriers;
+        ++epoch_;
+        return;
+      case StmtKind::AllReduce:
+        allreduce(s);
+        return;
+      case StmtKind::Store:
+        fail("internal-error", "The interpreter ran a store as a collective statement.",
+             "Report this as a bug in the interpreter.");
+    }
+  }
+
+  // ---- AllReduce ----
+  struct Pair {
+    double value, index;
+  };
+
+  Pair combine(const Pair& a, const Pair& b, ReduceOp op, DType dtype) const {
+    switch (op) {
+      case ReduceOp::Sum: return {convert_to_dtype(a.value + b.value, dtype), 0};
+      case ReduceOp::Product: return {convert_to_dtype(a.value * b.value, dtype), 0};
+      case ReduceOp::Min: return {std::fmin(a.value, b.value), 0};
+      case ReduceOp::Max: return {std::fmax(a.value, b.value), 0};
+      case ReduceOp::ArgMax:
+        return (b.value > a.value || (b.value == a.value && b.index < a.index)) ? b : a;
+      case ReduceOp::ArgMin:
+        return (b.value < a.value || (b.value == a.value && b.index < a.index)) ? b : a;
+    }
+    return a;
+  }
+
+  // Combines the group's values as shuffles do: a butterfly (xor partner) within
+  // each warp of 32 members, then a butterfly across the warps' partial results.
+  void butterfly(std::vector<Pair>& v, ReduceOp op, DType dtype) const {
+    size_t n = v.size();
+    bool power_of_two = (n & (n - 1)) == 0;
+    if (!power_of_two) {
+      Pair acc = v[0];
+      for (size_t j = 1; j < n; ++j) acc = combine(acc, v[j], op, dtype);
+      std::fill(v.begin(), v.end(), acc);
+      return;
+    }
+    std::vector<Pair> next(n);
+    auto exchange = [&](size_t offset) {
+      for (size_t j = 0; j < n; ++j) next[j] = combine(v[j], v[j ^ offset], op, dtype);
+      v.swap(next);
+    };
+    size_t chunk = n < 32 ? n : 32;
+    for (size_t off = chunk / 2; off >= 1; off /= 2) exchange(off);
+    for (size_t off = n / 2; off >= chunk; off /= 2) exchange(off);
+  }
+
+  void allreduce(const CStmt& s) {
+    ++stats_.allreduces;
+    step(threads_);
+    const bool arg = s.index_buffer >= 0;
+    const InterpBuffer& vinfo = k_.buffers[s.buffer];
+    std::vector<int64_t> element(threads_);
+    std::vector<Pair> contrib(threads_);
+    for (int64_t t = 0; t < threads_; ++t) {
+      set_thread(t);
+      double index = eval(s.index);
+      contrib[t].value = load(s.buffer, index);
+      contrib[t].index = arg ? load(s.index_buffer, index) : 0;
+      element[t] = static_cast<int64_t>(index);
+    }
+    const int ax = s.reduce_axis;
+    const int64_t stride = ax == 0 ? 1 : ax == 1 ? k_.block[0] : k_.block[0] * k_.block[1];
+    std::vector<Pair> group(s.width);
+    for (int64_t t = 0; t < threads_; ++t) {
+      int64_t coord = static_cast<int64_t>(env_[t * nslots_ + kThreadX + ax]);
+      if (coord % s.width != 0) continue;  // t leads its group
+      for (int64_t j = 0; j < s.width; ++j) {
+        int64_t member = t + j * stride;
+        if (!s.block_kind && member / 32 != t / 32)
+          fail("warp-allreduce-spans-warps",
+               "In kernel '" + k_.name + "', a warp all-reduce over " + std::to_string(s.width) + " threads along " +
+                   gpu_axis_name(static_cast<GpuAxis>(static_cast<int>(GpuAxis::ThreadX) + ax)) +
+                   " groups threads " + thread_text(t) + " and " + thread_text(member) + " of different warps.",
+               "Use the block kind for groups that span warps, or reduce over threadIdx.x with a width that fits a warp.");
+        group[j] = contrib[member];
+      }
+      butterfly(group, s.reduce_op, vinfo.dtype);
+      for (int64_t j = 0; j < s.width; ++j) {
+        int64_t member = t + j * stride;
+        set_thread(member);
+        store(s.buffer, static_cast<double>(element[member]), group[j].value);
+        if (arg) store(s.index_buffer, static_cast<double>(element[member]), group[j].index);
+      }
+    }
+    if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory
+  }
+
+  const CompiledKernel& k_;
+  const InterpOptions& opt_;
+  InterpStats& stats_;
+  int64_t threads_ = 1;
+  int nslots_ = 0;
+  std::vector<double> env_;
+  std::vector<BufferState> bufs_;
+  std::array<int64_t, 3> bidx_{0, 0, 0};
+  int64_t block_linear_ = 0;
+  int64_t epoch_ = 0;
+  int64_t t_ = 0;
+  double* tenv_ = nullptr;
+};
+
+void prepare_buffers(const LoweredProgram& program, HostBuffers& buffers) {
+  for (const BufferSpec& spec : program.buffers) {
+    const size_t n = static_cast<size_t>(spec.elements());
+    auto it = buffers.find(spec.name);
+    if (it == buffers.end()) {
+      if (spec.role == BufferRole::Input)
+        fail("missing-buffer", "The input buffer '" + spec.name + "' was not given to the interpreter.",
+             "Fill buffers[\"" + spec.name + "\"] with its " + std::to_string(n) + " elements.");
+      it = buffers.emplace(spec.name, std::vector<double>(n, std::numeric_limits<double>::quiet_NaN())).first;
+    }
+    if (it->second.size() != n)
+      fail("buffer-size-mismatch",
+           "The buffer '" + spec.name + "' has " + std::to_string(it->second.size()) + " elements but the program expects " +
+               std::to_string(n) + ".",
+           "Size every buffer by its BufferSpec shape.");
+    if (spec.zero_before_launch) std::fill(it->second.begin(), it->second.end(), 0.0);
+  }
+}
+
+}  // namespace
+
+InterpStats interpret(const LoweredProgram& program, HostBuffers& buffers, const InterpOptions& options) {
+  prepare_buffers(program, buffers);
+  std::vector<CompiledKernel> kernels;
+  for (const Kernel& k : program.kernels) kernels.push_back(compile_kernel(k, program));
+  InterpStats stats;
+  for (const CompiledKernel& k : kernels) KernelRunner(k, buffers, options, stats).run();
+  return stats;
+}
+
+}  // namespace cusched

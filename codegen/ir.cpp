@@ -1,0 +1,167 @@
+#include "codegen/ir.h"
+
+#include <sstream>
+
+namespace cusched {
+
+std::string mem_scope_name(MemScope s) {
+  switch (s) {
+    case MemScope::Global: return "global";
+    case MemScope::Shared: return "shared";
+    case MemScope::Register: return "register";
+  }
+  return "?";
+}
+
+Stmt make_block(std::vector<Stmt> body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::Block;
+  n->body = std::move(body);
+  return n;
+}
+
+Stmt make_for(const std::string& var, Expr min, Expr extent, LoopKind kind, GpuAxis axis, Stmt body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::For;
+  n->var = var;
+  n->min = std::move(min);
+  n->extent = std::move(extent);
+  n->loop_kind = kind;
+  n->axis = axis;
+  n->body = {std::move(body)};
+  return n;
+}
+
+Stmt make_store(const std::string& buffer, Expr index, Expr value) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::Store;
+  n->buffer = buffer;
+  n->index = std::move(index);
+  n->value = std::move(value);
+  return n;
+}
+
+Stmt make_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, Stmt body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::Allocate;
+  n->buffer = buffer;
+  n->scope = scope;
+  n->dtype = dtype;
+  n->size = size;
+  n->body = {std::move(body)};
+  return n;
+}
+
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::If;
+  n->cond = std::move(cond);
+  n->body = {std::move(then_case)};
+  if (else_case) n->body.push_back(std::move(else_case));
+  return n;
+}
+
+Stmt make_barrier() {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::Barrier;
+  return n;
+}
+
+Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op, GpuAxis axis,
+                    int64_t width, const std::string& kind) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::AllReduce;
+  n->buffer = buffer;
+  n->index_buffer = index_buffer;
+  n->index = std::move(index);
+  n->reduce_op = op;
+  n->reduce_axis = axis;
+  n->width = width;
+  n->reduce_kind = kind;
+  return n;
+}
+
+const BufferSpec* LoweredProgram::find_buffer(const std::string& name) const {
+  for (const auto& b : buffers)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+bool contains_collective(const Stmt& s) {
+  if (!s) return false;
+  if (s->kind == StmtKind::Barrier || s->kind == StmtKind::AllReduce) return true;
+  for (const auto& c : s->body)
+    if (contains_collective(c)) return true;
+  return false;
+}
+
+static const char* kind_name(LoopKind k) {
+  switch (k) {
+    case LoopKind::Serial: return "serial";
+    case LoopKind::Unrolled: return "unrolled";
+    case LoopKind::Vectorized: return "vectorized";
+  }
+  return "?";
+}
+
+std::string print_stmt(const Stmt& s, int indent) {
+  std::ostringstream os;
+  std::string pad(indent * 2, ' ');
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const auto& c : s->body) os << print_stmt(c, indent);
+      break;
+    case StmtKind::For:
+      os << pad << "for " << s->var << " in [" << to_string(s->min) << ", ";
+      {
+        int64_t m = 0, e = 0;
+        if (is_const_int(s->min, &m) && is_const_int(s->extent, &e)) os << (m + e);
+        else os << to_string(s->min) << " + " << to_string(s->extent);
+      }
+      os << ")";
+      if (s->axis != GpuAxis::None) os << "  [" << gpu_axis_name(s->axis) << "]";
+      else if (s->loop_kind != LoopKind::Serial) os << "  [" << kind_name(s->loop_kind) << "]";
+      os << ":\n" << print_stmt(s->body[0], indent + 1);
+      break;
+    case StmtKind::Store:
+      os << pad << s->buffer << "[" << to_string(s->index) << "] = " << to_string(s->value) << "\n";
+      break;
+    case StmtKind::Allocate:
+      os << pad << "allocate " << s->buffer << ": " << dtype_name(s->dtype) << "[" << s->size << "] in "
+         << mem_scope_name(s->scope) << "\n"
+         << print_stmt(s->body[0], indent);
+      break;
+    case StmtKind::If:
+      os << pad << "if " << to_string(s->cond) << ":\n" << print_stmt(s->body[0], indent + 1);
+      if (s->body.size() > 1) os << pad << "else:\n" << print_stmt(s->body[1], indent + 1);
+      break;
+    case StmtKind::Barrier:
+      os << pad << "barrier\n";
+      break;
+    case StmtKind::AllReduce:
+      os << pad << "allreduce_" << reduce_op_name(s->reduce_op) << "(" << s->buffer << "[" << to_string(s->index) << "]"
+         << (s->index_buffer.empty() ? "" : ", " + s->index_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
+         << " width " << s->width << " (" << s->reduce_kind << ")\n";
+      break;
+  }
+  return os.str();
+}
+
+std::string print_ir(const LoweredProgram& p) {
+  std::ostringstream os;
+  os << "# problem " << p.problem << ", schedule " << p.schedule_hash << ", precision " << p.precision << "\n";
+  for (const auto& b : p.buffers) {
+    os << "buffer " << b.name << ": " << dtype_name(b.dtype) << "[";
+    for (size_t i = 0; i < b.shape.size(); ++i) os << (i ? ", " : "") << b.shape[i];
+    os << "] " << (b.role == BufferRole::Input ? "input" : b.role == BufferRole::Output ? "output" : "scratch") << "\n";
+  }
+  for (const auto& k : p.kernels) {
+    os << "\nkernel " << k.name << " grid(" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << ") block("
+       << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << ") params(";
+    for (size_t i = 0; i < k.params.size(); ++i) os << (i ? ", " : "") << k.params[i];
+    os << "):\n" << print_stmt(k.body, 1);
+  }
+  return os.str();
+}
+
+}  // namespace cusched

@@ -1,0 +1,107 @@
+#pragma once
+// The loop IR that lowering produces and that both the CPU interpreter and the CUDA
+// emitter consume. Expressions are dsl Exprs in which:
+//   - Var names are loop variables, or the built-ins "threadIdx.x|y|z",
+//     "blockIdx.x|y|z" and "tid" (the linear thread index within the block);
+//   - Load has exactly one argument, a flat element index into the named buffer;
+//   - Call may also name the rounding functions "round_tf32", "round_bf16",
+//     "round_f16" (round an f32 value to that operand precision, nearest-even;
+//     tf32 is "round to nearest, ties away" as cvt.rna does).
+// Execution model (what the interpreter emulates and the emitter implements):
+//   - A Kernel runs its body once per block of its grid and per thread of its block.
+//   - For loops bound to blockIdx.* iterate over the grid (they are the outermost
+//     statements of a kernel body); the loop variable equals the block index.
+//   - For loops bound to threadIdx.* are per-thread guards: the thread whose index on
+//     that axis is t runs the body once with the variable equal to t, if t < extent.
+//     A thread loop whose body holds a Barrier or AllReduce has extent equal to the
+//     block's size on that axis, so that every thread of the block reaches it.
+//   - Serial/Unrolled/Vectorized For loops run their body for var = min .. min+extent-1
+//     in every thread that reaches them; around a Barrier or AllReduce, their bounds
+//     are the same in all threads.
+//   - Allocate(Register) gives each thread its own array; Allocate(Shared) gives the
+//     block one array; Global buffers are kernel parameters.
+//   - Barrier is __syncthreads(): every thread of the block reaches it.
+//   - AllReduce combines the register value buffer[index] (and, for argmin/argmax,
+//     index_buffer[index]) over the `width` threads that differ only in their index
+//     on `axis`, and leaves the combined value in all of them.
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_bundle.h"
+#include "dsl/expr.h"
+#include "dsl/schedule_state.h"
+
+namespace cusched {
+
+enum class MemScope { Global, Shared, Register };
+std::string mem_scope_name(MemScope s);
+
+enum class StmtKind { Block, For, Store, Allocate, If, Barrier, AllReduce };
+
+struct StmtNode;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+struct StmtNode {
+  StmtKind kind = StmtKind::Block;
+  std::vector<Stmt> body;       // Block: children; For/Allocate/If: one child (the body); If: optional second = else
+  // For
+  std::string var;
+  Expr min, extent;             // extent is a constant IntImm except for guarded tails
+  LoopKind loop_kind = LoopKind::Serial;
+  GpuAxis axis = GpuAxis::None;
+  // Store / Allocate / AllReduce
+  std::string buffer;
+  Expr index;                   // Store, AllReduce: flat element index
+  Expr value;                   // Store
+  MemScope scope = MemScope::Global;   // Allocate
+  DType dtype = DType::f32;     // Allocate
+  int64_t size = 0;             // Allocate: elements
+  // If
+  Expr cond;
+  // AllReduce
+  ReduceOp reduce_op = ReduceOp::Sum;
+  std::string index_buffer;     // argmin/argmax: the register buffer of the index
+  GpuAxis reduce_axis = GpuAxis::ThreadX;
+  int64_t width = 32;
+  std::string reduce_kind = "warp";    // "warp" or "block"
+};
+
+Stmt make_block(std::vector<Stmt> body);
+Stmt make_for(const std::string& var, Expr min, Expr extent, LoopKind kind, GpuAxis axis, Stmt body);
+Stmt make_store(const std::string& buffer, Expr index, Expr value);
+Stmt make_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, Stmt body);
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
+Stmt make_barrier();
+Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op,
+                    GpuAxis axis, int64_t width, const std::string& kind);
+
+struct Kernel {
+  std::string name;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  std::vector<std::string> params;   // global buffers, in parameter order
+  Stmt body;
+  int launch_max_threads = 0, launch_min_blocks = 0;
+};
+
+// The lowered program: the global buffers and the kernels, launched in order.
+struct LoweredProgram {
+  std::string problem;
+  std::string schedule_hash;
+  std::string precision = "f32";
+  std::vector<BufferSpec> buffers;   // inputs, outputs and scratch (intermediate stages computed at root)
+  std::vector<Kernel> kernels;
+  std::vector<std::string> schedule_text;  // the steps, one line each, for comments
+
+  const BufferSpec* find_buffer(const std::string& name) const;
+};
+
+// Readable text of the IR (`cusched lower --emit ir`).
+std::string print_ir(const LoweredProgram& p);
+std::string print_stmt(const Stmt& s, int indent = 0);
+// True when the statement contains a Barrier or AllReduce anywhere inside.
+bool contains_collective(const Stmt& s);
+
+}  // namespace cusched

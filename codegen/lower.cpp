@@ -1,0 +1,43 @@
+// Lowering, as the ordered list of its passes.
+#include "codegen/lower.h"
+
+#include <sstream>
+
+#include "codegen/passes/passes.h"
+
+namespace cusched {
+
+LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) {
+  const ScheduleState& state = schedule.state();
+  LoweredProgram p;
+  p.problem = problem_name;
+  p.schedule_hash = schedule.hash();
+  std::istringstream text(schedule.to_text());
+  for (std::string line; std::getline(text, line);) p.schedule_text.push_back(line);
+  for (const auto& [name, s] : state.schedules)
+    if (s.precision != "f32") p.precision = s.precision;
+
+  check_lowering_supported(state);                 // 1. features the lowering implements
+  p.buffers = plan_global_buffers(state);          // 2. inputs, outputs, scratch
+  p.kernels = build_kernels(state, p.buffers);     // 3. loop nests, compute_at, cache_read, reductions
+  for (auto& k : p.kernels) {
+    assign_launch_dims(k);                         // 4. grid, block, barrier placement rule
+    remove_redundant_barriers(k);                  // 5. back-to-back barriers
+    simplify_kernel(k);                            // 6. constant folding
+  }
+  return p;
+}
+
+Schedule reference_schedule(const ScheduleContext& ctx) {
+  Schedule s(ctx);
+  for (const auto& f : ctx.pipeline.stages()) {
+    std::string loop = f->vars.empty() ? "" : f->vars[0];
+    for (size_t d = 1; d < f->vars.size(); ++d) loop = s.fuse(f->name, loop, f->vars[d], "fused" + std::to_string(d));
+    if (loop.empty()) continue;
+    auto [o, i] = s.split(f->name, loop, 256, "ref_block", "ref_thread");
+    s.bind(f->name, o, GpuAxis::BlockX).bind(f->name, i, GpuAxis::ThreadX);
+  }
+  return s;
+}
+
+}  // namespace cusched

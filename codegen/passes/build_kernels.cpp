@@ -1,0 +1,603 @@
+// Builds one kernel per root stage: the stage's loop nest from its schedule, with the
+// stages computed inside it (compute_at), its staged copies (cache_read), register
+// accumulation and cross-thread combination of reductions, and bounds guards.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "codegen/passes/affine.h"
+#include "codegen/passes/passes.h"
+#include "dsl/error.h"
+#include "dsl/expr_substitute.h"
+
+namespace cusched {
+namespace {
+
+const char* kNumThreads = "__nthreads";
+
+struct Realization {
+  std::string buffer;
+  MemScope scope = MemScope::Global;
+  std::vector<Expr> min;
+  std::vector<int64_t> extent;
+  std::vector<int64_t> stride;
+  int64_t size = 0;
+};
+
+Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad = 0) {
+  Realization r;
+  r.buffer = buffer;
+  r.scope = scope;
+  r.min = std::move(min);
+  r.extent = std::move(extent);
+  r.stride.assign(r.extent.size(), 1);
+  int64_t s = 1;
+  for (int d = static_cast<int>(r.extent.size()) - 1; d >= 0; --d) {
+    r.stride[d] = s;
+    s *= r.extent[d] + (d == static_cast<int>(r.extent.size()) - 1 ? pad : 0);
+  }
+  r.size = s;
+  return r;
+}
+
+Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
+  Expr idx;
+  for (size_t d = 0; d < args.size(); ++d) {
+    Expr local = args[d];
+    int64_t m;
+    if (!(is_const_int(r.min[d], &m) && m == 0)) local = local - r.min[d];
+    Expr term = r.stride[d] == 1 ? local : local * make_int(r.stride[d]);
+    idx = idx.defined() ? idx + term : term;
+  }
+  return idx.defined() ? idx : make_int(0);
+}
+
+struct DerivedLoop {
+  LoopInfo info;
+  std::string var;  // IR variable name
+};
+
+struct DerivedNest {
+  std::vector<DerivedLoop> loops;
+  std::map<std::string, Expr> value;  // original variable -> expression over IR variables
+  std::vector<Expr> guards;           // conditions for non-dividing splits
+};
+
+// Replays a stage's splits and fuses on the given extents of its variables.
+DerivedNest derive_nest(const StageSchedule& s, std::map<std::string, int64_t> extent) {
+  for (const auto& rel : s.relations) {
+    if (rel.kind == LoopRelation::Split) {
+      extent[rel.b] = (extent[rel.a] + rel.factor - 1) / rel.factor;
+      extent[rel.c] = rel.factor;
+    } else {
+      extent[rel.c] = extent[rel.a] * extent[rel.b];
+    }
+  }
+  DerivedNest n;
+  std::map<std::string, Expr> val;
+  for (const auto& name : s.order) {
+    DerivedLoop l;
+    l.info = s.loops.at(name);
+    l.info.extent = extent[name];
+    l.var = s.stage + "_" + name;
+    val[name] = make_var(l.var);
+    n.loops.push_back(l);
+  }
+  for (auto it = s.relations.rbegin(); it != s.relations.rend(); ++it) {
+    if (it->kind == LoopRelation::Split) {
+      val[it->a] = val[it->b] * make_int(it->factor) + val[it->c];
+      if (extent[it->b] * it->factor != extent[it->a]) n.guards.push_back(val[it->a] < make_int(extent[it->a]));
+    } else {
+      val[it->a] = val[it->c] / make_int(extent[it->b]);
+      val[it->b] = val[it->c] % make_int(extent[it->b]);
+    }
+  }
+  n.value = val;
+  return n;
+}
+
+Expr conjunction(const std::vector<Expr>& conds) {
+  Expr c;
+  for (const auto& x : conds) c = c.defined() ? (c && x) : x;
+  return c;
+}
+
+Stmt guarded(const std::vector<Expr>& conds, Stmt s) {
+  Expr c = conjunction(conds);
+  return c.defined() ? make_if(c, s) : s;
+}
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const ScheduleState& st, const std::vector<BufferSpec>& globals) : st_(st) {
+    for (const auto& b : globals) globals_[b.name] = b;
+  }
+
+  Kernel build(const FuncDef& root, int index) {
+    used_.clear();
+    const StageSchedule& s = st_.schedules.at(root.name);
+    bool seen_other = false;
+    for (const auto& n : s.order) {
+      bool block = is_block_axis(s.loops.at(n).axis);
+      if (block && seen_other)
+        fail("block-loop-not-outermost", "Loop '" + n + "' of stage '" + root.name + "' is bound to a block axis but is inside a loop that is not.",
+             "Reorder the stage so that its blockIdx loops come first.");
+      seen_other |= !block;
+    }
+    const BufferSpec& g = globals_.at(root.name);
+    std::vector<Expr> zeros(g.shape.size(), make_int(0));
+    Realization self = dense(root.name, MemScope::Global, zeros, g.shape);
+    used_.insert(root.name);
+    Env env;
+    for (const auto& [name, b] : globals_)
+      if (b.role != BufferRole::Input && name != root.name) {
+        std::vector<Expr> z(b.shape.size(), make_int(0));
+        env[name] = dense(name, MemScope::Global, z, b.shape);
+      }
+    Kernel k;
+    k.name = "k" + std::to_string(index) + "_" + root.name;
+    k.body = build_stage(root, self, env, false, false);
+    k.launch_max_threads = s.launch_max_threads;
+    k.launch_min_blocks = s.launch_min_blocks;
+    for (const auto& [name, b] : globals_)
+      (void)b;
+    for (const auto& b : order_of_globals())
+      if (used_.count(b)) k.params.push_back(b);
+    return k;
+  }
+
+ private:
+  using Env = std::map<std::string, Realization>;
+  const ScheduleState& st_;
+  std::map<std::string, BufferSpec> globals_;
+  std::set<std::string> used_;
+  int uid_ = 0;
+
+  std::vector<std::string> order_of_globals() const {
+    std::vector<std::string> out;
+    for (const auto& in : st_.ctx.pipeline.inputs()) out.push_back(in->name);
+    for (const auto& f : st_.stages)
+      if (globals_.count(f->name)) out.push_back(f->name);
+    return out;
+  }
+
+  const FuncDef& def(const std::string& name) const { return *st_.stage_def(name); }
+
+  bool is_inline(const std::string& name) const {
+    auto it = st_.schedules.find(name);
+    return it != st_.schedules.end() && it->second.location == ComputeLocation::Inline;
+  }
+
+  // Expands loads of inlined stages in `e`.
+  Expr inline_stages(const Expr& e) const {
+    return rewrite(e, [&](const Expr& x) -> Expr {
+      if (x->op == ExprOp::Load && !x->tensor && is_inline(x->name)) {
+        const FuncDef& p = def(x->name);
+        std::map<std::string, Expr> m;
+        for (size_t d = 0; d < p.vars.size(); ++d) m[p.vars[d]] = x->args[d];
+        return inline_stages(substitute(p.body, m));
+      }
+      return x;
+    });
+  }
+
+  // Lowers the loads of a value expression to flat loads of buffers.
+  Expr lower_value(const Expr& e, const Env& env, const Env& caches, const std::string& precision) {
+    return rewrite(e, [&](const Expr& x) -> Expr {
+      if (x->op != ExprOp::Load || x->args.size() == 0) return x;
+      if (x->args.size() == 1 && !x->tensor && !x->func && st_.stage_def(x->name) == nullptr &&
+          !st_.ctx.pipeline.find_input(x->name))
+        return x;  // already flat
+      Expr out = load(x->name, x->args, x.type(), env, caches);
+      if (precision != "f32" && dtype_is_float(x.type())) out = make_call("round_" + precision, {out}, x.type());
+      return out;
+    });
+  }
+
+  Expr load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches) {
+    auto c = caches.find(name);
+    if (c != caches.end()) return make_load(c->second.buffer, t, {flat_index(c->second, args)});
+    auto r = env.find(name);
+    if (r != env.end()) {
+      if (r->second.scope == MemScope::Global) used_.insert(r->second.buffer);
+      return make_load(r->second.buffer, t, {flat_index(r->second, args)});
+    }
+    auto g = globals_.find(name);
+    if (g != globals_.end() && g->second.role == BufferRole::Input) {
+      used_.insert(name);
+      std::vector<Expr> z(g->second.shape.size(), make_int(0));
+      return make_load(name, t, {flat_index(dense(name, MemScope::Global, z, g->second.shape), args)});
+    }
+    fail("producer-not-visible", "Stage '" + name + "' is read where it has not been computed: it is computed inside another stage's loop that does not enclose this read.",
+         "Compute it at root, or at a loop that encloses every stage that reads it.");
+  }
+
+  // All index tuples with which `body` loads `name` (after inlining).
+  static void collect_loads(const Expr& e, const std::string& name, std::vector<std::vector<Expr>>& out) {
+    if (!e.defined()) return;
+    if (e->op == ExprOp::Load && e->name == name) out.push_back(e->args);
+    for (const auto& a : e->args) collect_loads(a, name, out);
+  }
+
+  // The region of `name` that `body` reads while the loops in `sweep` run.
+  bool region_of(const Expr& body, const std::string& name, const std::map<std::string, Expr>& orig,
+                 const std::map<std::string, int64_t>& sweep, const std::vector<int64_t>& full,
+                 std::vector<Expr>& min, std::vector<int64_t>& extent) {
+    std::vector<std::vector<Expr>> loads;
+    collect_loads(body, name, loads);
+    min.assign(full.size(), make_int(0));
+    extent = full;
+    if (loads.empty()) return false;
+    for (size_t d = 0; d < full.size(); ++d) {
+      std::optional<Affine> lo;
+      int64_t hi_off = 0;
+      bool ok = true;
+      for (const auto& args : loads) {
+        auto r = index_range(substitute(args[d], orig), sweep);
+        if (!r) {
+          ok = false;
+          break;
+        }
+        if (!lo) {
+          lo = r->min_form;
+          hi_off = r->extent - 1;
+          continue;
+        }
+        // Union: the mins must differ by a constant.
+        Affine diff = r->min_form;
+        for (const auto& [v, c] : lo->coeff) diff.coeff[v] -= c;
+        diff.constant -= lo->constant;
+        bool constant = true;
+        for (const auto& [v, c] : diff.coeff) constant &= c == 0;
+        if (!constant) {
+          ok = false;
+          break;
+        }
+        int64_t shift = diff.constant;
+        int64_t new_hi = std::max(hi_off, shift + r->extent - 1);
+        if (shift < 0) {
+          lo->constant += shift;
+          new_hi -= shift;
+          hi_off -= shift;
+        }
+        hi_off = std::max(hi_off, new_hi);
+      }
+      if (ok && hi_off + 1 < full[d]) {
+        min[d] = lo->to_expr();
+        extent[d] = hi_off + 1;
+      }
+    }
+    return true;
+  }
+
+  Stmt build_stage(const FuncDef& f, const Realization& self, Env env, bool in_thread, bool in_serial) {
+    const StageSchedule& s = st_.schedules.at(f.name);
+    std::map<std::string, int64_t> base;
+    for (size_t d = 0; d < f.vars.size(); ++d) base[f.vars[d]] = self.extent[d];
+    if (f.is_reduction())
+      for (const auto& r : f.body->rvars) base[r.name] = eval_int(r.extent_expr, st_.ctx.sizes);
+    DerivedNest nest = derive_nest(s, base);
+    std::map<std::string, Expr> orig;
+    std::vector<Expr> pure_guards;
+    for (size_t d = 0; d < f.vars.size(); ++d) {
+      orig[f.vars[d]] = self.min[d] + nest.value[f.vars[d]];
+      // A region placed by compute_at may reach past the stage's domain at the tails
+      // of its consumer's loops; those points are not computed.
+      int64_t full = eval_int(f.extents[d], st_.ctx.sizes), m = -1;
+      if (!(is_const_int(self.min[d], &m) && m + self.extent[d] <= full))
+        nest.guards.push_back(orig[f.vars[d]] < make_int(full));
+    }
+    if (f.is_reduction())
+      for (const auto& r : f.body->rvars) orig[r.name] = nest.value[r.name];
+    Expr body = inline_stages(f.is_reduction() ? f.body->args[0] : f.body);
+    body = substitute(body, orig);
+    body = rewrite(body, [&](const Expr& x) -> Expr {
+      if (x->op == ExprOp::SizeParam) return make_int(eval_int(x, st_.ctx.sizes), x.type());
+      return x;
+    });
+    Ctx c{f, s, nest, self, body, orig};
+    return emit(c, 0, env, {}, in_thread, in_serial);
+  }
+
+  struct Ctx {
+    const FuncDef& f;
+    const StageSchedule& s;
+    DerivedNest& nest;
+    const Realization& self;
+    Expr body;  // over IR variables, loads still multi-dimensional
+    std::map<std::string, Expr> orig;
+  };
+
+  int first_reduction(const Ctx& c) const {
+    for (size_t p = 0; p < c.nest.loops.size(); ++p)
+      if (c.nest.loops[p].info.reduction) return static_cast<int>(p);
+    return -1;
+  }
+
+  Stmt make_loop(const DerivedLoop& l, Stmt body, bool keep_kind = true) {
+    LoopKind k = keep_kind ? l.info.kind : (l.info.kind == LoopKind::Vectorized ? LoopKind::Unrolled : l.info.kind);
+    return make_for(l.var, make_int(0), make_int(l.info.extent), k, l.info.axis, body);
+  }
+
+  // Statements placed at the top of loop p's body: producers computed there and copies
+  // staged there. `inner` builds the rest once the new realizations are known.
+  Stmt with_placements(Ctx& c, int p, Env env, Env caches, bool in_thread, bool in_serial,
+                       const std::function<Stmt(const Env&, const Env&)>& inner) {
+    const std::string loop = c.nest.loops[p].info.name;
+    std::map<std::string, int64_t> sweep;
+    for (size_t q = p + 1; q < c.nest.loops.size(); ++q) sweep[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
+    std::vector<Stmt> pre;
+    std::vector<std::pair<std::string, Realization>> allocs;
+    // Producers computed at this loop.
+    for (const auto& pd : st_.stages) {
+      const StageSchedule& ps = st_.schedules.at(pd->name);
+      if (ps.location != ComputeLocation::At || ps.at_stage != c.f.name || ps.at_loop != loop) continue;
+      for (const auto& n : ps.order)
+        if (is_block_axis(ps.loops.at(n).axis))
+          fail("producer-binds-block", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds loop '" + n + "' to a block axis.",
+               "Bind the producer's loops to thread axes only, or compute it at root.");
+      for (const auto& n : ps.order)
+        if (in_thread && is_thread_axis(ps.loops.at(n).axis))
+          fail("thread-loop-in-register-producer", "Stage '" + pd->name + "' is computed per thread (inside a thread loop of '" + c.f.name +
+                   "') but binds loop '" + n + "' to a thread axis.",
+               "Leave its loops serial, or compute it at a block-level loop so that the block's threads share it.");
+      std::vector<int64_t> full = eval_shape(pd->extents, st_.ctx.sizes);
+      std::vector<Expr> mn;
+      std::vector<int64_t> ex;
+      region_of(c.body, pd->name, {}, sweep, full, mn, ex);
+      MemScope scope = in_thread ? MemScope::Register : MemScope::Shared;
+      Realization r = dense(pd->name, scope, mn, ex);
+      Env penv = env;
+      Stmt compute = build_stage(*pd, r, penv, in_thread, in_serial);
+      if (scope == MemScope::Shared) {
+        bool threaded = false;
+        for (const auto& n : ps.order) threaded |= is_thread_axis(ps.loops.at(n).axis);
+        // A producer with no thread loops is computed by one thread of the block.
+        if (!threaded && !contains_collective(compute)) compute = make_if(make_var("tid") == make_int(0), compute);
+        if (in_serial) pre.push_back(make_barrier());
+        pre.push_back(compute);
+        pre.push_back(make_barrier());
+      } else {
+        pre.push_back(compute);
+      }
+      env[pd->name] = r;
+      allocs.push_back({pd->name, r});
+    }
+    // Copies staged at this loop.
+    for (const auto& cr : c.s.cache_reads) {
+      if (cr.at_loop != loop) continue;
+      std::vector<int64_t> full;
+      DType t;
+      if (auto* in = st_.ctx.pipeline.find_input(cr.source)) {
+        full = eval_shape(in->shape, st_.ctx.sizes);
+        t = in->dtype;
+      } else {
+        const FuncDef& sd = def(cr.source);
+        full = eval_shape(sd.extents, st_.ctx.sizes);
+        t = sd.dtype;
+      }
+      std::vector<Expr> mn;
+      std::vector<int64_t> ex;
+      region_of(c.body, cr.source, {}, sweep, full, mn, ex);
+      if (cr.scope == "shared" && in_thread)
+        fail("shared-copy-in-thread-loop", "cache_read of '" + cr.source + "' into shared memory is made at loop '" + loop +
+                 "', which is inside a thread loop, so each thread would overwrite the block's copy.",
+             "Make the copy at a loop outside the stage's threadIdx loops, or use scope register.");
+      MemScope scope = cr.scope == "shared" ? MemScope::Shared : MemScope::Register;
+      Realization r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
+      int64_t total = 1;
+      for (auto e : ex) total *= e;
+      auto src_index = [&](const Expr& e) {
+        std::vector<Expr> args;
+        int64_t inner = total;
+        for (size_t d = 0; d < ex.size(); ++d) {
+          inner /= ex[d];
+          Expr coord = inner == 1 ? e : e / make_int(inner);
+          if (d > 0) coord = coord % make_int(ex[d]);
+          args.push_back(mn[d] + coord);
+        }
+        return args;
+      };
+      // Elements of the region outside the source (tails of non-dividing splits) are not copied.
+      auto in_source = [&](const std::vector<Expr>& a) {
+        std::vector<Expr> conds;
+        for (size_t d = 0; d < a.size(); ++d) {
+          if (ex[d] == full[d]) continue;
+          conds.push_back(a[d] < make_int(full[d]));
+        }
+        return conds;
+      };
+      if (scope == MemScope::Shared) {
+        std::string cv = cr.name + "_c" + std::to_string(uid_++);
+        Expr nt = make_var(kNumThreads);
+        Expr e = make_var(cv) * nt + make_var("tid");
+        std::vector<Expr> a = src_index(e);
+        std::vector<Expr> local;
+        for (size_t d = 0; d < a.size(); ++d) local.push_back(a[d]);
+        Stmt st = make_store(cr.name, flat_index(r, local), load(cr.source, a, t, env, {}));
+        std::vector<Expr> conds = in_source(a);
+        conds.insert(conds.begin(), e < make_int(total));
+        Stmt loopst = make_for(cv, make_int(0), (make_int(total) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None,
+                               guarded(conds, st));
+        if (in_serial) pre.push_back(make_barrier());
+        pre.push_back(loopst);
+        pre.push_back(make_barrier());
+      } else {
+        std::string cv = cr.name + "_r" + std::to_string(uid_++);
+        Expr e = make_var(cv);
+        std::vector<Expr> a = src_index(e);
+        Stmt st = guarded(in_source(a), make_store(cr.name, flat_index(r, a), load(cr.source, a, t, env, {})));
+        pre.push_back(make_for(cv, make_int(0), make_int(total), total <= 64 ? LoopKind::Unrolled : LoopKind::Serial,
+                               GpuAxis::None, st));
+      }
+      caches[cr.source] = r;
+      allocs.push_back({cr.name, r});
+      (void)t;
+    }
+    Stmt rest = inner(env, caches);
+    if (pre.empty()) return rest;
+    pre.push_back(rest);
+    Stmt s = make_block(pre);
+    for (auto it = allocs.rbegin(); it != allocs.rend(); ++it) {
+      DType t = DType::f32;
+      if (const FuncDef* sd = st_.stage_def(it->first)) t = sd->dtype;
+      for (const auto& cr : c.s.cache_reads)
+        if (cr.name == it->first) {
+          if (auto* in = st_.ctx.pipeline.find_input(cr.source)) t = in->dtype;
+          else t = def(cr.source).dtype;
+        }
+      s = make_allocate(it->second.buffer, it->second.scope, t, it->second.size, s);
+    }
+    return s;
+  }
+
+  Stmt emit(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    int r0 = first_reduction(c);
+    if (r0 >= 0 && p == r0) return emit_reduction(c, env, caches, in_thread, in_serial);
+    if (p == static_cast<int>(c.nest.loops.size())) {
+      std::vector<Expr> idx;
+      for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
+      Expr value = lower_value(c.body, env, caches, c.s.precision);
+      return guarded(c.nest.guards, make_store(c.self.buffer, flat_index(c.self, idx), value));
+    }
+    const DerivedLoop& l = c.nest.loops[p];
+    bool t = in_thread || is_thread_axis(l.info.axis);
+    bool s = in_serial || (l.info.axis == GpuAxis::None);
+    Stmt body = with_placements(c, p, env, caches, t, s, [&](const Env& e2, const Env& c2) {
+      return emit(c, p + 1, e2, c2, t, s);
+    });
+    return make_loop(l, body);
+  }
+
+  // A reduction from its first reduction loop inward: accumulators in registers over
+  // the pure loops inside, initialised, updated by the reduction loops, combined
+  // across threads when asked, and written out.
+  Stmt emit_reduction(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    int r0 = first_reduction(c);
+    const auto& loops = c.nest.loops;
+    ReduceOp op = c.f.body->reduce_op;
+    bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+    DType vt = c.f.body->args[0].type();
+    if (c.f.body->args[0]->weak) vt = dtype_is_float(vt) ? DType::f32 : DType::i32;
+    DType acc_t = arg ? vt : c.f.dtype;
+    std::string acc = c.f.name + "_acc", acc_idx = c.f.name + "_acc_index";
+    // Accumulator layout: the pure loops inside r0 that are not thread-bound.
+    std::vector<const DerivedLoop*> inner_pure;
+    for (size_t q = r0; q < loops.size(); ++q)
+      if (!loops[q].info.reduction) inner_pure.push_back(&loops[q]);
+    Expr acc_index = make_int(0);
+    int64_t acc_size = 1;
+    for (auto it = inner_pure.rbegin(); it != inner_pure.rend(); ++it) {
+      if (is_thread_axis((*it)->info.axis)) continue;
+      acc_index = acc_index + make_var((*it)->var) * make_int(acc_size);
+      acc_size *= (*it)->info.extent;
+    }
+    auto over_inner_pure = [&](Stmt leaf) {
+      for (auto it = inner_pure.rbegin(); it != inner_pure.rend(); ++it) leaf = make_loop(**it, leaf, false);
+      return leaf;
+    };
+    Expr ident = reduction_identity(op == ReduceOp::ArgMax ? ReduceOp::Max : op == ReduceOp::ArgMin ? ReduceOp::Min : op, acc_t);
+    std::vector<Stmt> init = {make_store(acc, acc_index, ident)};
+    if (arg) init.push_back(make_store(acc_idx, acc_index, make_int(0, DType::i64)));
+    Stmt init_nest = over_inner_pure(make_block(init));
+
+    // The update, inside all loops from r0 inward.
+    Expr flat_r;
+    {
+      int64_t stride = 1;
+      const auto& rv = c.f.body->rvars;
+      for (int i = static_cast<int>(rv.size()) - 1; i >= 0; --i) {
+        Expr term = cast(DType::i64, c.orig.at(rv[i].name)) * make_int(stride, DType::i64);
+        flat_r = flat_r.defined() ? flat_r + term : term;
+        stride *= eval_int(rv[i].extent_expr, st_.ctx.sizes);
+      }
+    }
+    std::function<Stmt(int, const Env&, const Env&, bool, bool)> main = [&](int p, const Env& e2, const Env& c2, bool t,
+                                                                           bool s) -> Stmt {
+      if (p == static_cast<int>(loops.size())) {
+        Expr v = lower_value(c.body, e2, c2, c.s.precision);
+        Expr cur = make_load(acc, acc_t, {acc_index});
+        Stmt upd;
+        if (!arg) {
+          Expr nv;
+          switch (op) {
+            case ReduceOp::Sum: nv = cur + v; break;
+            case ReduceOp::Product: nv = cur * v; break;
+            case ReduceOp::Max: nv = max(cur, v); break;
+            default: nv = min(cur, v); break;
+          }
+          upd = make_store(acc, acc_index, nv);
+        } else {
+          Expr ci = make_load(acc_idx, DType::i64, {acc_index});
+          Expr better = op == ReduceOp::ArgMax ? (v > cur) : (v < cur);
+          Expr cond = better || (v == cur && flat_r < ci);
+          upd = make_if(cond, make_block({make_store(acc, acc_index, v), make_store(acc_idx, acc_index, flat_r)}));
+        }
+        return guarded(c.nest.guards, upd);
+      }
+      const DerivedLoop& l = loops[p];
+      bool t2 = t || is_thread_axis(l.info.axis);
+      bool s2 = s || l.info.axis == GpuAxis::None;
+      Stmt body = with_placements(c, p, e2, c2, t2, s2, [&](const Env& e3, const Env& c3) { return main(p + 1, e3, c3, t2, s2); });
+      return make_loop(l, body);
+    };
+    Stmt main_nest = main(r0, env, caches, in_thread, in_serial);
+
+    std::vector<Stmt> seq = {init_nest, main_nest};
+    std::string ct = c.s.cross_thread_loop;
+    if (!ct.empty()) {
+      const DerivedLoop* cl = nullptr;
+      for (const auto& l : loops)
+        if (l.info.name == ct) cl = &l;
+      std::string av = c.f.name + "_a";
+      seq.push_back(make_for(av, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
+                             make_allreduce(acc, arg ? acc_idx : "", make_var(av), op, cl->info.axis, cl->info.extent,
+                                            c.s.cross_thread_kind)));
+    }
+    // Write-out.
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
+    Expr out = make_load(arg ? acc_idx : acc, arg ? DType::i64 : acc_t, {acc_index});
+    std::vector<Expr> wguards;
+    for (const auto& g : c.nest.guards) {
+      bool uses_reduction = false;
+      std::function<void(const Expr&)> scan = [&](const Expr& e) {
+        if (e->op == ExprOp::Var)
+          for (const auto& l : loops)
+            if (l.var == e->name && l.info.reduction) uses_reduction = true;
+        for (const auto& a : e->args) scan(a);
+      };
+      scan(g);
+      if (!uses_reduction) wguards.push_back(g);
+    }
+    if (!ct.empty()) {
+      const DerivedLoop* cl = nullptr;
+      for (const auto& l : loops)
+        if (l.info.name == ct) cl = &l;
+      wguards.push_back(make_var(gpu_axis_name(cl->info.axis)) == make_int(0));
+    }
+    seq.push_back(over_inner_pure(guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), out))));
+    Stmt body = make_block(seq);
+    if (arg) body = make_allocate(acc_idx, MemScope::Register, DType::i64, acc_size, body);
+    return make_allocate(acc, MemScope::Register, acc_t, acc_size, body);
+  }
+};
+
+}  // namespace
+
+std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<BufferSpec>& globals) {
+  KernelBuilder b(state, globals);
+  std::vector<Kernel> out;
+  for (const auto& f : state.stages) {
+    const StageSchedule& s = state.schedules.at(f->name);
+    bool output = state.is_output(f->name);
+    if (s.location == ComputeLocation::Root || output) {
+      if (output && s.location != ComputeLocation::Root)
+        fail("output-not-root", "Output stage '" + f->name + "' must be computed at root.", "Remove compute_at/compute_inline for it.");
+      out.push_back(b.build(*f, static_cast<int>(out.size())));
+    }
+  }
+  return out;
+}
+
+}  // namespace cusched

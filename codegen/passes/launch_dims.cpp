@@ -1,0 +1,74 @@
+#include <functional>
+
+#include "codegen/passes/passes.h"
+#include "dsl/error.h"
+#include "dsl/expr_substitute.h"
+#include "codegen/passes/simplify.h"
+
+namespace cusched {
+
+static int axis_index(GpuAxis a) {
+  switch (a) {
+    case GpuAxis::BlockX: case GpuAxis::ThreadX: return 0;
+    case GpuAxis::BlockY: case GpuAxis::ThreadY: return 1;
+    default: return 2;
+  }
+}
+
+static Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) {
+  auto n = std::make_shared<StmtNode>(*s);
+  if (n->min.defined()) n->min = f(n->min);
+  if (n->extent.defined()) n->extent = f(n->extent);
+  if (n->index.defined()) n->index = f(n->index);
+  if (n->value.defined()) n->value = f(n->value);
+  if (n->cond.defined()) n->cond = f(n->cond);
+  for (auto& c : n->body) c = map_exprs(c, f);
+  return n;
+}
+
+void assign_launch_dims(Kernel& k) {
+  std::function<void(const Stmt&)> scan = [&](const Stmt& s) {
+    if (s->kind == StmtKind::For && s->axis != GpuAxis::None) {
+      int64_t e;
+      if (!is_const_int(simplify(s->extent), &e))
+        fail("lowering-internal", "The extent of GPU loop '" + s->var + "' is not a constant.", "Report this schedule.");
+      auto& dims = is_block_axis(s->axis) ? k.grid : k.block;
+      dims[axis_index(s->axis)] = std::max(dims[axis_index(s->axis)], e);
+    }
+    for (const auto& c : s->body) scan(c);
+  };
+  scan(k.body);
+  int64_t threads = k.block[0] * k.block[1] * k.block[2];
+  if (threads > 1024)
+    fail("too-many-threads", "Kernel " + k.name + " needs " + std::to_string(threads) + " threads per block (" +
+             std::to_string(k.block[0]) + " x " + std::to_string(k.block[1]) + " x " + std::to_string(k.block[2]) + "), over 1024.",
+         "Bind smaller loops to threadIdx axes.");
+  if (k.grid[1] > 65535 || k.grid[2] > 65535)
+    fail("grid-too-large", "Kernel " + k.name + " has a grid of (" + std::to_string(k.grid[0]) + ", " + std::to_string(k.grid[1]) +
+             ", " + std::to_string(k.grid[2]) + "); blockIdx.y and blockIdx.z allow at most 65535.",
+         "Bind the largest loop to blockIdx.x, or fuse loops before binding.");
+  if (k.launch_max_threads && threads > k.launch_max_threads)
+    fail("launch-bounds-too-small", "Kernel " + k.name + " has " + std::to_string(threads) + " threads per block, more than launch_bounds allows (" +
+             std::to_string(k.launch_max_threads) + ").",
+         "Raise max_threads to at least the block size.");
+  // A thread loop around a barrier or cross-thread combine must span the block.
+  std::function<void(const Stmt&)> check = [&](const Stmt& s) {
+    if (s->kind == StmtKind::For && is_thread_axis(s->axis) && contains_collective(s->body[0])) {
+      int64_t e = 0;
+      is_const_int(simplify(s->extent), &e);
+      if (e != k.block[axis_index(s->axis)])
+        fail("barrier-in-partial-thread-loop", "Thread loop '" + s->var + "' (extent " + std::to_string(e) +
+                 ") contains a barrier or cross-thread combine but the block has " + std::to_string(k.block[axis_index(s->axis)]) +
+                 " threads on " + gpu_axis_name(s->axis) + "; the other threads would never reach it.",
+             "Give every loop bound to " + gpu_axis_name(s->axis) + " in this kernel the same extent.");
+    }
+    for (const auto& c : s->body) check(c);
+  };
+  check(k.body);
+  Expr nt = make_int(threads);
+  k.body = map_exprs(k.body, [&](const Expr& e) { return substitute(e, {{"__nthreads", nt}}); });
+}
+
+void simplify_kernel(Kernel& k) { k.body = map_exprs(k.body, [](const Expr& e) { return simplify(e); }); }
+
+}  // namespace cusched

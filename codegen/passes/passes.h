@@ -1,0 +1,22 @@
+#pragma once
+// The lowering passes, in the order codegen/lower.cpp runs them.
+#include "codegen/ir.h"
+#include "dsl/schedule_state.h"
+
+namespace cusched {
+
+// Rejects schedule features that lowering does not implement, with a structured error.
+void check_lowering_supported(const ScheduleState& state);
+// Global buffers: inputs, outputs, and a scratch buffer per intermediate root stage.
+std::vector<BufferSpec> plan_global_buffers(const ScheduleState& state);
+// One kernel per root stage, holding the stages computed inside it.
+std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<BufferSpec>& globals);
+// Grid and block sizes, thread-count placeholders, and the rule that a thread loop
+// around a barrier spans the whole block.
+void assign_launch_dims(Kernel& k);
+// Drops back-to-back barriers.
+void remove_redundant_barriers(Kernel& k);
+// Constant folding of every expression.
+void simplify_kernel(Kernel& k);
+
+}  // namespace cusched

@@ -1,0 +1,230 @@
+#include "dsl/random_schedule.h"
+
+#include <algorithm>
+
+#include "dsl/error.h"
+#include "dsl/schedule.h"
+
+namespace cusched {
+namespace {
+
+class Generator {
+ public:
+  Generator(const ScheduleContext& ctx, std::mt19937_64& rng) : s_(ctx), rng_(rng) {}
+
+  nlohmann::json run() {
+    std::vector<std::string> order;
+    for (const auto& f : s_.state().stages) order.push_back(f->name);
+    std::reverse(order.begin(), order.end());  // consumers before producers
+    for (const auto& name : order) schedule_stage(name);
+    return s_.to_json();
+  }
+
+ private:
+  Schedule s_;
+  std::mt19937_64& rng_;
+
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  template <typename T>
+  T pick(const std::vector<T>& v) {
+    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng_)];
+  }
+  bool try_step(const nlohmann::json& step) {
+    try {
+      s_.apply(step);
+      return true;
+    } catch (const UserError&) {
+      return false;
+    }
+  }
+  const StageSchedule& st(const std::string& n) { return s_.state().stage(n); }
+  std::vector<std::string> loops(const std::string& n, bool reduction) {
+    std::vector<std::string> out;
+    for (const auto& l : st(n).order)
+      if (st(n).loops.at(l).reduction == reduction) out.push_back(l);
+    return out;
+  }
+  int64_t extent(const std::string& n, const std::string& l) { return st(n).loops.at(l).extent; }
+  int64_t factor_up_to(int64_t max) {
+    std::vector<int64_t> f;
+    for (int64_t v : {1, 2, 3, 4, 8, 16, 32, 64, 128, 256})
+      if (v <= std::max<int64_t>(1, max)) f.push_back(v);
+    return pick(f);
+  }
+  std::string fresh(const std::string& base) { return base + std::to_string(counter_++); }
+  int counter_ = 0;
+
+  // The extent of the host's threadIdx.x loop when `stage` is computed at a block-level loop.
+  int64_t host_threads(const std::string& host) {
+    for (const auto& [name, l] : st(host).loops)
+      if (l.axis == GpuAxis::ThreadX) return l.extent;
+    return 0;
+  }
+
+  void schedule_stage(const std::string& name) {
+    const FuncDef* f = s_.state().stage_def(name);
+    if (!f) return;
+    bool output = s_.state().is_output(name);
+    bool reduction = f->is_reduction();
+    if (!output) {
+      auto consumers = s_.state().consumers_of(name);
+      double r = std::uniform_real_distribution<double>(0, 1)(rng_);
+      if (!reduction && r < 0.3 && try_step({{"op", "compute_inline"}, {"stage", name}})) return;
+      if (r < 0.65 && !consumers.empty()) {
+        std::string host = pick(consumers);
+        const auto& hs = st(host);
+        if (hs.location != ComputeLocation::Inline && !hs.order.empty()) {
+          // A block-level loop of the host (its block loops, or the first loop if it has
+          // none) that encloses every other consumer computed inside the host.
+          std::vector<std::string> sites;
+          int limit = static_cast<int>(hs.order.size());
+          bool visible = true;
+          for (const auto& c : consumers) {
+            if (c == host) continue;
+            const auto& cs = st(c);
+            if (cs.location == ComputeLocation::At && cs.at_stage == host) limit = std::min(limit, hs.position(cs.at_loop));
+            else visible = false;
+          }
+          for (int q = 0; visible && q <= limit && q < static_cast<int>(hs.order.size()); ++q) {
+            sites.push_back(hs.order[q]);
+            if (!is_block_axis(hs.loops.at(hs.order[q]).axis)) break;
+          }
+          if (sites.empty()) sites.push_back("");
+          std::string loop = pick(sites);
+          if (try_step({{"op", "compute_at"}, {"stage", name}, {"consumer", host}, {"loop", loop}})) {
+            schedule_inner(name, host, loop);
+            return;
+          }
+        }
+      }
+    }
+    schedule_root(name);
+  }
+
+  // A stage computed at a block-level loop of `host`: spread over the host's threads.
+  void schedule_inner(const std::string& name, const std::string& host, const std::string& loop) {
+    int64_t t = host_threads(host);
+    bool block_level = is_block_axis(st(host).loops.at(loop).axis) || st(host).position(loop) == 0;
+    if (t <= 0 || !block_level) return;  // serial in each thread
+    const FuncDef* f = s_.state().stage_def(name);
+    if (f->is_reduction()) {
+      auto red = loops(name, true);
+      std::string k = red.back();
+      std::string o = fresh(k + "o"), i = fresh(k + "t");
+      if (try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", t}, {"outer", o}, {"inner", i}}))
+        try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", i}, {"kind", t <= 32 && (t & (t - 1)) == 0 ? "warp" : "block"}});
+      // A reduction whose only thread loop is its combine writes from thread 0 only.
+    } else {
+      auto pure = loops(name, false);
+      std::string p = pure.back();
+      std::string o = fresh(p + "o"), i = fresh(p + "t");
+      if (try_step({{"op", "split"}, {"stage", name}, {"loop", p}, {"factor", t}, {"outer", o}, {"inner", i}}))
+        try_step({{"op", "bind"}, {"stage", name}, {"loop", i}, {"axis", "threadIdx.x"}});
+    }
+  }
+
+  void schedule_root(const std::string& name) {
+    const FuncDef* f = s_.state().stage_def(name);
+    bool reduction = f->is_reduction();
+    auto pure = loops(name, false);
+    if (pure.size() >= 2 && chance(0.3)) {
+      std::string fused = fresh("f");
+      if (try_step({{"op", "fuse"}, {"stage", name}, {"outer", pure[0]}, {"inner", pure[1]}, {"fused", fused}}))
+        pure = loops(name, false);
+    }
+    if (reduction && chance(0.15) && loops(name, true).size() == 1) {
+      std::string k = loops(name, true)[0];
+      std::string ko = fresh(k + "o"), ki = fresh(k + "i");
+      int64_t fk = factor_up_to(extent(name, k) / 2);
+      std::string rf = fresh(name + "_rf");
+      if (fk > 1 && try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", fk}, {"outer", ko}, {"inner", ki}}) &&
+          try_step({{"op", "rfactor"}, {"stage", name}, {"loop", ko}, {"name", rf}})) {
+        schedule_root(rf);
+        pure = loops(name, false);
+      }
+    }
+    bool cross = reduction && chance(0.4);
+    std::string first = pure[0];
+    if (cross) {
+      // One block per outer point, the reduction across its threads.
+      std::string o = fresh(first + "o"), i = fresh(first + "i");
+      if (try_step({{"op", "split"}, {"stage", name}, {"loop", first}, {"factor", factor_up_to(4)}, {"outer", o}, {"inner", i}}))
+        try_step({{"op", "bind"}, {"stage", name}, {"loop", o}, {"axis", "blockIdx.x"}});
+      auto red = loops(name, true);
+      std::string k = red.back();
+      int64_t t = pick(std::vector<int64_t>{8, 16, 32, 64, 128});
+      std::string ko = fresh(k + "o"), kt = fresh(k + "t");
+      if (try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", t}, {"outer", ko}, {"inner", kt}}))
+        try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", kt}, {"kind", t <= 32 ? "warp" : "block"}});
+    } else {
+      int64_t tf = factor_up_to(std::min<int64_t>(256, extent(name, first)));
+      std::string o = fresh(first + "o"), i = fresh(first + "i");
+      if (try_step({{"op", "split"}, {"stage", name}, {"loop", first}, {"factor", tf}, {"outer", o}, {"inner", i}})) {
+        try_step({{"op", "bind"}, {"stage", name}, {"loop", o}, {"axis", "blockIdx.x"}});
+        try_step({{"op", "bind"}, {"stage", name}, {"loop", i}, {"axis", "threadIdx.x"}});
+      }
+      // A register tile: the reduction loop moved outside a small inner pure loop.
+      pure = loops(name, false);
+      if (reduction && pure.size() >= 3 && chance(0.4)) {
+        std::string last = pure.back();
+        auto red = loops(name, true);
+        std::vector<std::string> order = red;
+        order.push_back(last);
+        if (try_step({{"op", "reorder"}, {"stage", name}, {"loops", order}}) && extent(name, last) <= 16 && chance(0.5))
+          try_step({{"op", "unroll"}, {"stage", name}, {"loop", last}});
+      }
+    }
+    // Vectorize a short innermost pure loop.
+    const auto& order = st(name).order;
+    std::string inner = order.back();
+    const LoopInfo& li = st(name).loops.at(inner);
+    if (!li.reduction && li.axis == GpuAxis::None && chance(0.3)) {
+      std::string o = fresh(inner + "o"), v = fresh(inner + "v");
+      int64_t w = pick(std::vector<int64_t>{2, 4});
+      if (try_step({{"op", "split"}, {"stage", name}, {"loop", inner}, {"factor", w}, {"outer", o}, {"inner", v}}))
+        try_step({{"op", "vectorize"}, {"stage", name}, {"loop", v}});
+    }
+    // Stage an input through shared memory at the last block loop.
+    if (chance(0.25)) {
+      std::vector<std::string> block_loops;
+      for (const auto& l : st(name).order)
+        if (is_block_axis(st(name).loops.at(l).axis)) block_loops.push_back(l);
+      std::vector<std::string> sources;
+      for (const auto& in : s_.state().ctx.pipeline.inputs()) sources.push_back(in->name);
+      if (!block_loops.empty() && !sources.empty())
+        try_step({{"op", "cache_read"}, {"stage", name}, {"source", pick(sources)}, {"scope", "shared"}, {"at", block_loops.back()},
+                  {"pad", pick(std::vector<int>{0, 1, 4})}, {"name", fresh(name + "_staged")}});
+    }
+    if (reduction && chance(0.1)) try_step({{"op", "precision"}, {"stage", name}, {"operands", "tf32"}});
+    if (chance(0.1)) try_step({{"op", "launch_bounds"}, {"stage", name}, {"max_threads", 1024}});
+  }
+};
+
+}  // namespace
+
+nlohmann::json random_schedule(const ScheduleContext& ctx, std::mt19937_64& rng) { return Generator(ctx, rng).run(); }
+
+nlohmann::json random_mutation(const nlohmann::json& schedule, std::mt19937_64& rng) {
+  nlohmann::json s = schedule;
+  auto uni = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  if (s.empty() || uni(8) == 0) {
+    s.push_back({{"op", uni(2) ? "frobnicate" : "split"}, {"loop", "nope"}});
+    return s;
+  }
+  size_t i = uni(s.size());
+  auto& step = s[i];
+  switch (uni(9)) {
+    case 0: if (step.contains("factor")) step["factor"] = uni(2) ? 0 : -4; else step.erase("op"); break;
+    case 1: if (step.contains("loop")) step["loop"] = "no_such_loop"; else step["stage"] = "no_such_stage"; break;
+    case 2: if (step.contains("axis")) step["axis"] = "blockIdx.x"; else step["extra"] = 1; break;
+    case 3: { auto it = step.begin(); if (it.key() == "op") ++it; if (it != step.end()) step.erase(it); break; }
+    case 4: if (step.contains("factor")) step["factor"] = "eight"; else step["op"] = 7; break;
+    case 5: std::swap(s[i], s[uni(s.size())]); break;
+    case 6: s.push_back(s[i]); break;
+    case 7: if (step.contains("loops") && !step["loops"].empty()) step["loops"].push_back(step["loops"][0]); else s.erase(s.begin() + i); break;
+    default: if (step.contains("stage")) step["stage"] = "Q"; else step["kind"] = "galaxy"; break;
+  }
+  return s;
+}
+
+}  // namespace cusched

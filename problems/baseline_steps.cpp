@@ -1,0 +1,41 @@
+#include "problems/baseline_steps.h"
+
+namespace cusched {
+
+using nlohmann::json;
+
+json flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int threads) {
+  json steps = json::array();
+  std::string flat = loops.at(0);
+  for (size_t n = 1; n < loops.size(); ++n) {
+    std::string fused = stage + "_f" + std::to_string(n);
+    steps.push_back({{"op", "fuse"}, {"stage", stage}, {"outer", flat}, {"inner", loops[n]}, {"fused", fused}});
+    flat = fused;
+  }
+  std::string outer = stage + "_blk", inner = stage + "_thr";
+  steps.push_back(
+      {{"op", "split"}, {"stage", stage}, {"loop", flat}, {"factor", threads}, {"outer", outer}, {"inner", inner}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", outer}, {"axis", "blockIdx.x"}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", inner}, {"axis", "threadIdx.x"}});
+  return steps;
+}
+
+json tiled_grid_steps(const std::string& stage, const std::string& i, const std::string& j, const std::string& batch) {
+  json steps = json::array();
+  steps.push_back({{"op", "tile"}, {"stage", stage}, {"x", i}, {"y", j}, {"x_factor", 16}, {"y_factor", 16}});
+  if (!batch.empty()) steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", i + "o"}, {"axis", "blockIdx.y"}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", j + "o"}, {"axis", "blockIdx.x"}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", i + "i"}, {"axis", "threadIdx.y"}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", j + "i"}, {"axis", "threadIdx.x"}});
+  return steps;
+}
+
+json concat_steps(std::initializer_list<json> parts) {
+  json out = json::array();
+  for (const auto& p : parts)
+    for (const auto& s : p) out.push_back(s);
+  return out;
+}
+
+}  // namespace cusched

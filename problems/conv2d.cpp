@@ -1,0 +1,37 @@
+// conv2d: 2-D convolution, kernel 3, stride 1, no padding, no bias (KernelBench level 1).
+#include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
+#include "problems/problem_set.h"
+
+namespace cusched {
+
+Problem make_conv2d() {
+  constexpr int kKernel = 3;
+  Size N("N"), CI("CI"), CO("CO"), H("H"), W("W");
+  Tensor X("X", DType::f32, {N, CI, H, W}), Wt("weight", DType::f32, {CO, CI, kKernel, kKernel});
+  Var n("n", N), o("o", CO), oh("oh", Expr(H) - (kKernel - 1)), ow("ow", Expr(W) - (kKernel - 1));
+  RVar rc("rc", CI), kh("kh", kKernel), kw("kw", kKernel);
+  Func Y = compute("Y", {n, o, oh, ow},
+                   sum({rc, kh, kw}, X(n, rc, Expr(oh) + kh, Expr(ow) + kw) * Wt(o, rc, kh, kw)));
+  Problem p;
+  p.name = "conv2d";
+  p.level = "1";
+  p.title = "Conv2d 3x3, stride 1, no padding, no bias";
+  p.torch_semantics = "F.conv2d(X, weight)";
+  p.notes = "Cross-correlation as in PyTorch; weight (CO, CI, 3, 3); output side H - 2; dilation 1, groups 1.";
+  p.pipeline = Pipeline({Y});
+  p.sizes = {{"small", {{"N", 2}, {"CI", 3}, {"CO", 4}, {"H", 9}, {"W", 11}}},
+             {"bench", {{"N", 16}, {"CI", 16}, {"CO", 128}, {"H", 1024}, {"W", 1024}}}};
+  p.inputs = {{"X", {"normal", 0, 1}, std::nullopt}, {"weight", {"normal", 0, 0.1}, std::nullopt}};
+  p.flops = [](const SizeBindings& s) {
+    return 2.0 * s.at("N") * s.at("CO") * (s.at("H") - 2) * (s.at("W") - 2) * s.at("CI") * kKernel * kKernel;
+  };
+  p.baseline_schedule = concat_steps({nlohmann::json::parse(R"([
+    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.z"},
+    {"op": "bind", "stage": "Y", "loop": "o", "axis": "blockIdx.y"}
+  ])"), flat_grid_steps("Y", {"oh", "ow"})});
+  p.best_schedule = p.baseline_schedule;
+  return p;
+}
+
+}  // namespace cusched

@@ -1,0 +1,44 @@
+// conv2d_relu_bias: relu(conv2d(X, W, conv_bias)) + bias (KernelBench level 2).
+#include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
+#include "problems/problem_set.h"
+
+namespace cusched {
+
+Problem make_conv2d_relu_bias() {
+  constexpr int kKernel = 3;
+  Size N("N"), CI("CI"), CO("CO"), H("H"), W("W");
+  Tensor X("X", DType::f32, {N, CI, H, W}), Wt("weight", DType::f32, {CO, CI, kKernel, kKernel});
+  Tensor ConvBias("conv_bias", DType::f32, {CO}), Bias("bias", DType::f32, {CO, 1, 1});
+  Var n("n", N), o("o", CO), oh("oh", Expr(H) - (kKernel - 1)), ow("ow", Expr(W) - (kKernel - 1));
+  RVar rc("rc", CI), kh("kh", kKernel), kw("kw", kKernel);
+  Func Cv = compute("Conv", {n, o, oh, ow},
+                    sum({rc, kh, kw}, X(n, rc, Expr(oh) + kh, Expr(ow) + kw) * Wt(o, rc, kh, kw)));
+  Func Y = compute("Y", {n, o, oh, ow}, max(Cv(n, o, oh, ow) + ConvBias(o), 0.0f) + Bias(o, 0, 0));
+  Problem p;
+  p.name = "conv2d_relu_bias";
+  p.level = "2";
+  p.title = "Conv2d 3x3 (with its bias) + ReLU + bias add";
+  p.torch_semantics = "torch.relu(F.conv2d(X, weight, conv_bias)) + bias";
+  p.notes = "nn.Conv2d(CI, CO, 3) with its own bias, stride 1, no padding; then ReLU; then a separate "
+            "bias of shape (CO, 1, 1) broadcast over N, H and W.";
+  p.pipeline = Pipeline({Y});
+  p.sizes = {{"small", {{"N", 2}, {"CI", 3}, {"CO", 4}, {"H", 9}, {"W", 11}}},
+             {"bench", {{"N", 128}, {"CI", 64}, {"CO", 128}, {"H", 128}, {"W", 128}}}};
+  p.inputs = {{"X", {"normal", 0, 1}, std::nullopt},
+              {"weight", {"normal", 0, 0.05}, std::nullopt},
+              {"conv_bias", {"normal", 0, 1}, std::nullopt},
+              {"bias", {"normal", 0, 1}, std::nullopt}};
+  p.flops = [](const SizeBindings& s) {
+    double out = 1.0 * s.at("N") * s.at("CO") * (s.at("H") - 2) * (s.at("W") - 2);
+    return 2.0 * out * s.at("CI") * kKernel * kKernel + 3.0 * out;
+  };
+  p.baseline_schedule = concat_steps({nlohmann::json::parse(R"([
+    {"op": "bind", "stage": "Conv", "loop": "n", "axis": "blockIdx.z"},
+    {"op": "bind", "stage": "Conv", "loop": "o", "axis": "blockIdx.y"}
+  ])"), flat_grid_steps("Conv", {"oh", "ow"}), flat_grid_steps("Y", {"n", "o", "oh", "ow"})});
+  p.best_schedule = p.baseline_schedule;
+  return p;
+}
+
+}  // namespace cusched

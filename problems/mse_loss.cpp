@@ -1,0 +1,35 @@
+// mse_loss: mean squared error over all elements, a scalar (KernelBench level 1).
+#include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
+#include "problems/problem_set.h"
+
+namespace cusched {
+
+Problem make_mse_loss() {
+  Size R("R"), D("D");
+  Tensor P("predictions", DType::f32, {R, D}), T("targets", DType::f32, {R, D});
+  Var i("i", R), o("o", 1);
+  RVar j("j", D), r("r", R);
+  Expr diff = P(i, j) - T(i, j);
+  Func RowSum = compute("RowSum", {i}, sum(j, diff * diff));
+  Func Total = compute("Total", {o}, sum(r, RowSum(r)));
+  Func Loss = compute("Loss", {o}, Total(o) / (cast(DType::f32, Expr(R)) * cast(DType::f32, Expr(D))));
+  Problem p;
+  p.name = "mse_loss";
+  p.level = "1";
+  p.title = "Mean squared error loss";
+  p.torch_semantics = "torch.mean((predictions - targets) ** 2)";
+  p.notes = "reduction='mean' over every element (F.mse_loss's default); the scalar result is an output of shape (1).";
+  p.pipeline = Pipeline({Loss});
+  p.sizes = {{"small", {{"R", 13}, {"D", 77}}}, {"bench", {{"R", 32768}, {"D", 32768}}}};
+  p.inputs = {{"predictions", {"normal", 0, 1}, std::nullopt}, {"targets", {"normal", 0, 1}, std::nullopt}};
+  p.flops = [](const SizeBindings& s) { return 3.0 * s.at("R") * s.at("D"); };
+  p.baseline_schedule = concat_steps({flat_grid_steps("RowSum", {"i"}), nlohmann::json::parse(R"([
+    {"op": "bind", "stage": "Total", "loop": "o", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Loss", "loop": "o", "axis": "blockIdx.x"}
+  ])")});
+  p.best_schedule = p.baseline_schedule;
+  return p;
+}
+
+}  // namespace cusched

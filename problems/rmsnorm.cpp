@@ -1,0 +1,34 @@
+// rmsnorm: RMS normalisation over dim 1 (the channels) of (B, C, H, W), no affine
+// weight (KernelBench level 1).
+#include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
+#include "problems/problem_set.h"
+
+namespace cusched {
+
+Problem make_rmsnorm() {
+  Size B("B"), C("C"), H("H"), W("W");
+  Tensor X("X", DType::f32, {B, C, H, W});
+  Var b("b", B), c("c", C), h("h", H), w("w", W);
+  RVar rc("rc", C);
+  Func SumSq = compute("SumSq", {b, h, w}, sum(rc, X(b, rc, h, w) * X(b, rc, h, w)));
+  Expr mean_sq = SumSq(b, h, w) / cast(DType::f32, Expr(C));
+  Func Y = compute("Y", {b, c, h, w}, X(b, c, h, w) / sqrt(mean_sq + 1e-5f));
+  Problem p;
+  p.name = "rmsnorm";
+  p.level = "1";
+  p.title = "RMSNorm over the channel dimension";
+  p.torch_semantics = "X / torch.sqrt(torch.mean(X ** 2, dim=1, keepdim=True) + 1e-5)";
+  p.notes = "y = x / sqrt(mean(x^2 over dim 1) + eps), eps = 1e-5 inside the square root; no weight.";
+  p.pipeline = Pipeline({Y});
+  p.sizes = {{"small", {{"B", 2}, {"C", 5}, {"H", 3}, {"W", 7}}},
+             {"bench", {{"B", 112}, {"C", 64}, {"H", 512}, {"W", 512}}}};
+  // Adversarial: values so small that eps dominates the mean square.
+  p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 0, 1e-3}}};
+  p.flops = [](const SizeBindings& s) { return 4.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
+  p.baseline_schedule = concat_steps({flat_grid_steps("SumSq", {"b", "h", "w"}), flat_grid_steps("Y", {"b", "c", "h", "w"})});
+  p.best_schedule = p.baseline_schedule;
+  return p;
+}
+
+}  // namespace cusched

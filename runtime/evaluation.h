@@ -1,0 +1,116 @@
+#pragma once
+// One evaluation of a candidate kernel bundle against its float64 reference:
+// verification on fresh inputs, then timing against the problem's floor.
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_bundle.h"
+
+namespace cusched::runtime {
+
+// normal(mean a, std b) | uniform(lo a, hi b) | randint(lo a, hi b inclusive)
+struct Distribution {
+  std::string kind = "normal";
+  double a = 0, b = 1;
+};
+
+struct InputSpec {
+  std::string buffer;
+  Distribution standard;
+  std::optional<Distribution> adversarial;  // one extra trial when given
+};
+
+struct Tolerance {
+  double atol = 1e-2, rtol = 1e-2, rel_l2 = 1e-2;
+};
+
+struct TimingConfig {
+  int warmup = 5;
+  int repeats = 30;
+  bool flush_l2 = true;
+};
+
+// The least time the problem can take: its bytes over the copy bandwidth or its
+// FLOPs over the unit's rate at `precision`, whichever is larger.
+struct Floor {
+  double bytes = 0, flops = 0;
+  std::string precision = "f32";
+};
+
+struct EvalRequest {
+  KernelBundle candidate, reference;
+  std::vector<InputSpec> inputs;   // inputs not listed: normal(0, 1) floats, randint(0, 9) integers
+  Tolerance tol;
+  TimingConfig timing;
+  Floor floor;
+  int seeds = 3;                   // trials from the standard distributions (at least 3 are run)
+  uint64_t base_seed = 0;
+  bool time_it = true;
+  std::string inputs_dir;          // <buffer>.npy files for one extra first trial
+  std::string save_io_dir;         // writes trial<k>_<buffer>[.reference].npy
+  double watchdog_s = 20;          // longest wait for one launch sequence
+  int device = 0;                  // CUDA device index
+
+  nlohmann::json to_json() const;
+  static EvalRequest from_json(const nlohmann::json& j);
+};
+
+enum class Verdict {
+  ok,
+  wrong_output,
+  unwritten_output,
+  nan_or_inf,
+  input_modified,
+  compile_error,
+  launch_error,
+  illegal_address,
+  timeout,
+  crashed,
+  under_floor,
+  reference_degenerate,
+  no_gpu,
+  // Not in the candidate's control: the runtime, the request or the reference failed.
+  internal_error,
+};
+
+std::string verdict_name(Verdict v);                        // "wrong_output"
+std::optional<Verdict> verdict_from_name(const std::string& s);
+
+struct EvalResult {
+  Verdict verdict = Verdict::internal_error;
+  std::string message;        // why, one sentence
+  std::string failed_buffer;  // the output (or input) a verification failure is about
+  int failed_trial = -1;      // the trial that failed, -1 when none did
+  double max_abs_err = 0, max_rel_err = 0, rel_l2_err = 0;  // worst over trials and outputs
+  int trials = 0;             // verification trials that ran
+  std::vector<double> times_ms;
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double floor_ms = 0, pct_of_floor = 0;
+  double copy_bandwidth_gbs = 0;  // measured once per process, bytes read + written
+  nlohmann::json compile_report;  // {"candidate": ..., "reference": ...}
+  std::string precision;
+  std::string device_name;
+
+  bool passed() const { return verdict == Verdict::ok; }
+  nlohmann::json to_json() const;
+  static EvalResult from_json(const nlohmann::json& j);
+};
+
+// Called with a short phase name ("compiled", "trial 2", "timed") as the
+// evaluation advances; the worker turns these into heartbeats.
+using ProgressFn = std::function<void(const std::string& phase)>;
+
+// Runs the whole evaluation in this process (needs a GPU; without a driver the
+// verdict is no_gpu). A fault that breaks the CUDA context (illegal address,
+// timeout) leaves this process unable to use the GPU again: run untrusted
+// candidates through Worker instead.
+EvalResult evaluate(const EvalRequest& request, const ProgressFn& progress = {});
+
+// True after a verdict that leaves the CUDA context of the evaluating process unusable.
+bool verdict_breaks_context(Verdict v);
+
+}  // namespace cusched::runtime

@@ -1,0 +1,180 @@
+// JSON forms of EvalRequest and EvalResult (the worker protocol and the stored record).
+#include <limits>
+
+#include "dsl/error.h"
+#include "runtime/evaluation.h"
+
+namespace cusched::runtime {
+
+namespace {
+
+const std::pair<Verdict, const char*> kVerdictNames[] = {
+    {Verdict::ok, "ok"},
+    {Verdict::wrong_output, "wrong_output"},
+    {Verdict::unwritten_output, "unwritten_output"},
+    {Verdict::nan_or_inf, "nan_or_inf"},
+    {Verdict::input_modified, "input_modified"},
+    {Verdict::compile_error, "compile_error"},
+    {Verdict::launch_error, "launch_error"},
+    {Verdict::illegal_address, "illegal_address"},
+    {Verdict::timeout, "timeout"},
+    {Verdict::crashed, "crashed"},
+    {Verdict::under_floor, "under_floor"},
+    {Verdict::reference_degenerate, "reference_degenerate"},
+    {Verdict::no_gpu, "no_gpu"},
+    {Verdict::internal_error, "internal_error"},
+};
+
+nlohmann::json distribution_json(const Distribution& d) { return {{"kind", d.kind}, {"a", d.a}, {"b", d.b}}; }
+
+Distribution distribution_from(const nlohmann::json& j) {
+  Distribution d;
+  d.kind = j.value("kind", "normal");
+  d.a = j.value("a", 0.0);
+  d.b = j.value("b", 1.0);
+  if (d.kind != "normal" && d.kind != "uniform" && d.kind != "randint")
+    fail("bad-request", "The input distribution '" + d.kind + "' is not known.", "Use normal, uniform or randint.");
+  return d;
+}
+
+// JSON has no NaN or infinity (they are written as null); null reads back as NaN, absence as 0.
+double number_or_nan(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key)) return 0;
+  if (j.at(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return j.at(key).get<double>();
+}
+
+}  // namespace
+
+std::string verdict_name(Verdict v) {
+  for (const auto& [verdict, name] : kVerdictNames)
+    if (verdict == v) return name;
+  return "internal_error";
+}
+
+std::optional<Verdict> verdict_from_name(const std::string& s) {
+  for (const auto& [verdict, name] : kVerdictNames)
+    if (s == name) return verdict;
+  return std::nullopt;
+}
+
+nlohmann::json EvalRequest::to_json() const {
+  nlohmann::json j;
+  j["candidate"] = candidate.to_json();
+  j["reference"] = reference.to_json();
+  j["inputs"] = nlohmann::json::array();
+  for (const auto& in : inputs) {
+    nlohmann::json e{{"buffer", in.buffer}, {"standard", distribution_json(in.standard)}};
+    if (in.adversarial) e["adversarial"] = distribution_json(*in.adversarial);
+    j["inputs"].push_back(e);
+  }
+  j["tol"] = {{"atol", tol.atol}, {"rtol", tol.rtol}, {"rel_l2", tol.rel_l2}};
+  j["timing"] = {{"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}};
+  j["floor"] = {{"bytes", floor.bytes}, {"flops", floor.flops}, {"precision", floor.precision}};
+  j["seeds"] = seeds;
+  j["base_seed"] = base_seed;
+  j["time_it"] = time_it;
+  j["inputs_dir"] = inputs_dir;
+  j["save_io_dir"] = save_io_dir;
+  j["watchdog_s"] = watchdog_s;
+  j["device"] = device;
+  return j;
+}
+
+EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
+  try {
+    EvalRequest r;
+    r.candidate = KernelBundle::from_json(j.at("candidate"));
+    r.reference = KernelBundle::from_json(j.at("reference"));
+    for (const auto& e : j.value("inputs", nlohmann::json::array())) {
+      InputSpec in;
+      in.buffer = e.at("buffer");
+      if (e.contains("standard")) in.standard = distribution_from(e.at("standard"));
+      if (e.contains("adversarial")) in.adversarial = distribution_from(e.at("adversarial"));
+      r.inputs.push_back(in);
+    }
+    if (j.contains("tol")) {
+      const auto& t = j.at("tol");
+      r.tol.atol = t.value("atol", r.tol.atol);
+      r.tol.rtol = t.value("rtol", r.tol.rtol);
+      r.tol.rel_l2 = t.value("rel_l2", r.tol.rel_l2);
+    }
+    if (j.contains("timing")) {
+      const auto& t = j.at("timing");
+      r.timing.warmup = t.value("warmup", r.timing.warmup);
+      r.timing.repeats = t.value("repeats", r.timing.repeats);
+      r.timing.flush_l2 = t.value("flush_l2", r.timing.flush_l2);
+    }
+    if (j.contains("floor")) {
+      const auto& f = j.at("floor");
+      r.floor.bytes = f.value("bytes", 0.0);
+      r.floor.flops = f.value("flops", 0.0);
+      r.floor.precision = f.value("precision", "f32");
+    }
+    r.seeds = j.value("seeds", r.seeds);
+    r.base_seed = j.value("base_seed", r.base_seed);
+    r.time_it = j.value("time_it", r.time_it);
+    r.inputs_dir = j.value("inputs_dir", "");
+    r.save_io_dir = j.value("save_io_dir", "");
+    r.watchdog_s = j.value("watchdog_s", r.watchdog_s);
+    r.device = j.value("device", 0);
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    fail("bad-request", std::string("The evaluation request JSON is malformed: ") + e.what() + ".",
+         "Produce requests with EvalRequest::to_json.");
+  }
+}
+
+nlohmann::json EvalResult::to_json() const {
+  return {{"verdict", verdict_name(verdict)},
+          {"message", message},
+          {"failed_buffer", failed_buffer},
+          {"failed_trial", failed_trial},
+          {"max_abs_err", max_abs_err},
+          {"max_rel_err", max_rel_err},
+          {"rel_l2_err", rel_l2_err},
+          {"trials", trials},
+          {"times_ms", times_ms},
+          {"median_ms", median_ms},
+          {"min_ms", min_ms},
+          {"max_ms", max_ms},
+          {"floor_ms", floor_ms},
+          {"pct_of_floor", pct_of_floor},
+          {"copy_bandwidth_gbs", copy_bandwidth_gbs},
+          {"compile_report", compile_report},
+          {"precision", precision},
+          {"device_name", device_name}};
+}
+
+EvalResult EvalResult::from_json(const nlohmann::json& j) {
+  try {
+    EvalResult r;
+    auto v = verdict_from_name(j.at("verdict").get<std::string>());
+    if (!v) fail("bad-result", "The evaluation result names an unknown verdict.", "Produce results with EvalResult::to_json.");
+    r.verdict = *v;
+    r.message = j.value("message", "");
+    r.failed_buffer = j.value("failed_buffer", "");
+    r.failed_trial = j.value("failed_trial", -1);
+    r.max_abs_err = number_or_nan(j, "max_abs_err");
+    r.max_rel_err = number_or_nan(j, "max_rel_err");
+    r.rel_l2_err = number_or_nan(j, "rel_l2_err");
+    r.trials = j.value("trials", 0);
+    for (const auto& t : j.value("times_ms", nlohmann::json::array()))
+      r.times_ms.push_back(t.is_null() ? std::numeric_limits<double>::quiet_NaN() : t.get<double>());
+    r.median_ms = number_or_nan(j, "median_ms");
+    r.min_ms = number_or_nan(j, "min_ms");
+    r.max_ms = number_or_nan(j, "max_ms");
+    r.floor_ms = number_or_nan(j, "floor_ms");
+    r.pct_of_floor = number_or_nan(j, "pct_of_floor");
+    r.copy_bandwidth_gbs = number_or_nan(j, "copy_bandwidth_gbs");
+    r.compile_report = j.value("compile_report", nlohmann::json::object());
+    r.precision = j.value("precision", "");
+    r.device_name = j.value("device_name", "");
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    fail("bad-result", std::string("The evaluation result JSON is malformed: ") + e.what() + ".",
+         "Produce results with EvalResult::to_json.");
+  }
+}
+
+}  // namespace cusched::runtime

@@ -1,0 +1,65 @@
+#include "runtime/launch_sequence.h"
+
+#include "runtime/gpu_context.h"
+
+namespace cusched::runtime {
+
+LoadedModule::LoadedModule(const std::string& cubin) {
+  check_cuda(driver().ModuleLoadData(&module_, cubin.data()), "cuModuleLoadData");
+}
+
+LoadedModule::~LoadedModule() {
+  if (module_ && !context_broken()) driver().ModuleUnload(module_);
+}
+
+CUfunction LoadedModule::function(const std::string& name) const {
+  CUfunction f = nullptr;
+  CUresult r = driver().ModuleGetFunction(&f, module_, name.c_str());
+  if (r == CUDA_ERROR_NOT_FOUND)
+    fail("unknown-kernel", "The compiled module has no kernel named '" + name + "'.",
+         "Declare the kernel extern \"C\" __global__ so that its name is not mangled.");
+  check_cuda(r, "cuModuleGetFunction(" + name + ")");
+  return f;
+}
+
+LaunchSequence::LaunchSequence(const KernelBundle& bundle, const LoadedModule& module,
+                               const std::map<std::string, CUdeviceptr>& buffers) {
+  for (const auto& b : bundle.buffers)
+    if (b.role == BufferRole::Scratch || b.zero_before_launch) zeroed_.emplace_back(buffers.at(b.name), b.bytes());
+  for (const auto& spec : bundle.launches) {
+    Bound bound{module.function(spec.kernel), &spec, {}};
+    for (const auto& arg : spec.args) {
+      auto it = buffers.find(arg);
+      if (it == buffers.end())
+        fail("bad-bundle", "Launch of '" + spec.kernel + "' names the buffer '" + arg + "', which the bundle does not declare.",
+             "List every kernel argument in the bundle's buffers.");
+      bound.args.push_back(it->second);
+    }
+    if (spec.dynamic_smem_bytes > 48 * 1024)
+      check_cuda(driver().FuncSetAttribute(bound.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           static_cast<int>(spec.dynamic_smem_bytes)),
+                 "Granting " + std::to_string(spec.dynamic_smem_bytes) + " bytes of dynamic shared memory to '" +
+                     spec.kernel + "'");
+    launches_.push_back(std::move(bound));
+  }
+}
+
+void LaunchSequence::enqueue(CUstream stream) const {
+  const CudaDriver& d = driver();
+  for (const auto& [ptr, bytes] : zeroed_)
+    if (bytes) check_cuda(d.MemsetD8Async(ptr, 0, bytes, stream), "cuMemsetD8Async");
+  for (const auto& l : launches_) {
+    std::vector<void*> params;
+    auto args = l.args;  // cuLaunchKernel reads each parameter through a pointer
+    for (auto& a : args) params.push_back(&a);
+    const auto& g = l.spec->grid;
+    const auto& b = l.spec->block;
+    check_cuda(d.LaunchKernel(l.function, static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
+                              static_cast<unsigned>(g[2]), static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
+                              static_cast<unsigned>(b[2]), static_cast<unsigned>(l.spec->dynamic_smem_bytes), stream,
+                              params.data(), nullptr),
+               "Launching '" + l.spec->kernel + "'");
+  }
+}
+
+}  // namespace cusched::runtime

@@ -1,0 +1,47 @@
+#pragma once
+// A kernel bundle's CUBIN loaded into the current context with its launches
+// bound to device buffers, ready to enqueue as one launch sequence.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_bundle.h"
+#include "runtime/cuda_driver.h"
+
+namespace cusched::runtime {
+
+class LoadedModule {
+ public:
+  explicit LoadedModule(const std::string& cubin);  // throws CudaFailure
+  ~LoadedModule();
+  LoadedModule(const LoadedModule&) = delete;
+  LoadedModule& operator=(const LoadedModule&) = delete;
+  CUfunction function(const std::string& name) const;  // throws UserError ("unknown-kernel")
+
+ private:
+  CUmodule module_ = nullptr;
+};
+
+class LaunchSequence {
+ public:
+  // Resolves every launch's kernel and arguments; `buffers` maps buffer names to
+  // device addresses. Throws UserError ("bad-bundle") for an unknown buffer and
+  // CudaFailure when the dynamic shared memory cannot be granted.
+  LaunchSequence(const KernelBundle& bundle, const LoadedModule& module,
+                 const std::map<std::string, CUdeviceptr>& buffers);
+
+  // Zeroes the scratch and zero_before_launch buffers, then launches each
+  // kernel in order, all on `stream`.
+  void enqueue(CUstream stream) const;
+
+ private:
+  struct Bound {
+    CUfunction function;
+    const LaunchSpec* spec;
+    std::vector<CUdeviceptr> args;
+  };
+  std::vector<Bound> launches_;
+  std::vector<std::pair<CUdeviceptr, size_t>> zeroed_;
+};
+
+}  // namespace cusched::runtime

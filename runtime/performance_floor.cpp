@@ -1,0 +1,35 @@
+#include "runtime/performance_floor.h"
+
+#include <algorithm>
+
+#include "dsl/error.h"
+
+namespace cusched::runtime {
+
+double flop_rate(const std::string& precision) {
+  if (precision == "f32") return 51e12;
+  if (precision == "tf32") return 364e12;
+  if (precision == "bf16" || precision == "f16") return 730e12;
+  if (precision == "f64") return 67e12;
+  fail("unknown-precision", "The floor precision '" + precision + "' is not known.",
+       "Use one of f32, tf32, bf16, f16, f64.");
+}
+
+double floor_ms(const Floor& floor, double copy_bytes_per_s) {
+  double memory_s = copy_bytes_per_s > 0 ? floor.bytes / copy_bytes_per_s : 0;
+  double compute_s = floor.flops > 0 ? floor.flops / flop_rate(floor.precision) : 0;
+  return std::max(memory_s, compute_s) * 1e3;
+}
+
+TimeSummary summarize_times(std::vector<double> times_ms) {
+  TimeSummary s;
+  if (times_ms.empty()) return s;
+  std::sort(times_ms.begin(), times_ms.end());
+  size_t n = times_ms.size();
+  s.median_ms = n % 2 ? times_ms[n / 2] : 0.5 * (times_ms[n / 2 - 1] + times_ms[n / 2]);
+  s.min_ms = times_ms.front();
+  s.max_ms = times_ms.back();
+  return s;
+}
+
+}  // namespace cusched::runtime

@@ -1,0 +1,25 @@
+#pragma once
+// Device-event timing of launch sequences on one stream, with the L2 cache
+// flushed before each timed run, and the measured copy bandwidth.
+#include <functional>
+#include <vector>
+
+#include "runtime/evaluation.h"
+#include "runtime/gpu_context.h"
+
+namespace cusched::runtime {
+
+// Bytes read plus bytes written per second by a large device-to-device copy of
+// 512 MiB: the best of 10 runs each of cuMemcpyDtoDAsync and of a 16-byte
+// grid-stride copy kernel. Measured once per process and device, then reused.
+double copy_bandwidth_bytes_per_s(const GpuContext& ctx);
+
+// Runs `enqueue` config.warmup times, then config.repeats times between two
+// events, each preceded (outside the events) by a write of 2x the L2 size when
+// config.flush_l2. Returns the milliseconds of each timed run. `progress`, if
+// set, is called after each run.
+std::vector<double> time_launch_sequence(const GpuContext& ctx, const std::function<void()>& enqueue,
+                                         const TimingConfig& config, double watchdog_s,
+                                         const std::function<void()>& progress = {});
+
+}  // namespace cusched::runtime

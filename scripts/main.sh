@@ -1,0 +1,12 @@
+#!/bin/bash
+# The main job: build cusched and run a search on the default problem (softmax) with
+# the built-in proposer. On a machine without a GPU the search verifies candidates in
+# the CPU interpreter and ranks them with the cost model, and says so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUSCHED_BUILD_TESTS=OFF
+cmake --build build -j"$(nproc)" --target cusched cusched-worker
+./build/tools/cusched search --problem "${1:-softmax}" --db "${CUSCHED_DB:-cusched-search.db}"
+./build/tools/cusched report "${CUSCHED_DB:-cusched-search.db}" -o cusched-report.html
+echo "report: cusched-report.html"

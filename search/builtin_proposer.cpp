@@ -1,0 +1,475 @@
+#include "search/builtin_proposer.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "codegen/lower.h"
+#include "dsl/random_schedule.h"
+#include "dsl/schedule.h"
+#include "codegen/bundle.h"
+#include "search/cost_model.h"
+#include "search/loop.h"
+#include "search/schedule_moves.h"
+#include "search/store.h"
+
+namespace cusched::search {
+namespace {
+
+using nlohmann::json;
+
+bool is_plain_var(const Expr& e) { return e.defined() && e->op == ExprOp::Var; }
+
+// Loads in `e`: (name, whether every index is a plain variable, is a stage).
+void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool>>& out) {
+  if (!e.defined()) return;
+  if (e->op == ExprOp::Load) {
+    bool plain = std::all_of(e->args.begin(), e->args.end(), is_plain_var);
+    out.emplace_back(e->name, plain, e->func != nullptr);
+  }
+  for (const auto& a : e->args) collect_loads(a, out);
+}
+
+bool sum_of_products(const FuncDef& f) {
+  if (!f.is_reduction() || f.body->reduce_op != ReduceOp::Sum) return false;
+  Expr b = f.body->args[0];
+  while (b->op == ExprOp::Cast) b = b->args[0];
+  if (b->op != ExprOp::Mul) return false;
+  std::vector<std::tuple<std::string, bool, bool>> a, c;
+  collect_loads(b->args[0], a);
+  collect_loads(b->args[1], c);
+  return !a.empty() && !c.empty();
+}
+
+int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
+  int64_t n = 1;
+  for (const auto& r : f.body->rvars) n *= r.extent ? r.extent : eval_int(r.extent_expr, sizes);
+  return n;
+}
+
+// Steps fusing `loops` of `stage` (outermost first) into one loop; returns its name.
+std::string fuse_all(json& steps, const std::string& stage, const std::vector<std::string>& loops, const std::string& name) {
+  std::string cur = loops[0];
+  for (size_t i = 1; i < loops.size(); ++i) {
+    std::string fused = i + 1 == loops.size() ? name : name + std::to_string(i);
+    steps.push_back({{"op", "fuse"}, {"stage", stage}, {"outer", cur}, {"inner", loops[i]}, {"fused", fused}});
+    cur = fused;
+  }
+  return cur;
+}
+
+std::vector<std::string> reduction_var_names(const FuncDef& f) {
+  std::vector<std::string> out;
+  if (f.is_reduction())
+    for (const auto& r : f.body->rvars) out.push_back(r.name);
+  return out;
+}
+
+// One thread per point of the stage's pure loops (fused), `threads` per block,
+// optionally `vec` contiguous points per thread as one vector access.
+void flat_grid(json& steps, const FuncDef& f, int64_t threads, int64_t vec) {
+  std::string loop = fuse_all(steps, f.name, f.vars, "pf");
+  if (vec > 1) {
+    steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", loop}, {"factor", vec}, {"outer", "pfx"}, {"inner", "pfv"}});
+    loop = "pfx";
+  }
+  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", loop}, {"factor", threads}, {"outer", "pfo"}, {"inner", "pft"}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "pfo"}, {"axis", "blockIdx.x"}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "pft"}, {"axis", "threadIdx.x"}});
+  if (vec > 1) steps.push_back({{"op", "vectorize"}, {"stage", f.name}, {"loop", "pfv"}});
+}
+
+// The stage's reduction loops fused, split by `threads` and combined across them.
+void cross_thread(json& steps, const FuncDef& f, int64_t threads) {
+  std::string k = fuse_all(steps, f.name, reduction_var_names(f), "rf");
+  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", k}, {"factor", threads}, {"outer", "rfo"}, {"inner", "rft"}});
+  steps.push_back({{"op", "cross_thread_reduce"}, {"stage", f.name}, {"loop", "rft"}, {"kind", threads <= 32 ? "warp" : "block"}});
+}
+
+// One block per output point, the reduction combined across `threads` threads.
+void block_per_point(json& steps, const FuncDef& f, int64_t threads) {
+  if (!f.vars.empty()) {
+    std::string p = fuse_all(steps, f.name, f.vars, "pf");
+    steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", p}, {"axis", "blockIdx.x"}});
+  }
+  cross_thread(steps, f, threads);
+}
+
+// A 2-D thread tile over the last two pure loops, batch loops fused onto blockIdx.z,
+// and optionally the reduction split by `kt` with both operands staged in shared memory.
+void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, int64_t tj, int64_t kt) {
+  if (f.vars.size() < 2) return;
+  std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
+  std::vector<std::string> batch(f.vars.begin(), f.vars.end() - 2);
+  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", i}, {"factor", ti}, {"outer", "ito"}, {"inner", "iti"}});
+  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", j}, {"factor", tj}, {"outer", "jto"}, {"inner", "jti"}});
+  auto red = reduction_var_names(f);
+  std::vector<std::string> order = {"ito", "jto"};
+  if (kt > 0 && red.size() == 1) {
+    steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}});
+    order.push_back("kso");
+  }
+  order.push_back("iti");
+  order.push_back("jti");
+  steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", order}});
+  if (!batch.empty()) {
+    std::string b = fuse_all(steps, f.name, batch, "bf");
+    steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", b}, {"axis", "blockIdx.z"}});
+  }
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "ito"}, {"axis", "blockIdx.y"}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "jto"}, {"axis", "blockIdx.x"}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "iti"}, {"axis", "threadIdx.y"}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "jti"}, {"axis", "threadIdx.x"}});
+  if (kt > 0 && red.size() == 1) {
+    std::vector<std::tuple<std::string, bool, bool>> loads;
+    collect_loads(f.body->args[0], loads);
+    std::set<std::string> staged;
+    for (const auto& [name, plain, is_stage] : loads)
+      if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
+        steps.push_back({{"op", "cache_read"}, {"stage", f.name}, {"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}});
+  }
+}
+
+// Steps for the stages other than `skip`: pointwise producers inlined, the rest
+// scheduled as a flat grid (pointwise) or one block per point (reductions).
+void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads) {
+  const auto& stages = p.pipeline.stages();
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const FuncDef& f = **it;
+    if (skip.count(f.name)) continue;
+    if (!f.is_reduction() && !p.pipeline.is_output(f.name)) steps.push_back({{"op", "compute_inline"}, {"stage", f.name}});
+    else if (!f.is_reduction()) flat_grid(steps, f, threads, 1);
+    else if (sum_of_products(f) && f.vars.size() >= 2) matmul_tile(steps, p, f, 16, 16, 0);
+    else block_per_point(steps, f, 256);
+  }
+}
+
+std::vector<Sketch> pointwise_sketches(const Problem& p) {
+  std::vector<Sketch> out;
+  const FuncDef* f = p.pipeline.find_stage(p.pipeline.outputs()[0]);
+  for (int64_t t : {128, 256, 512})
+    for (int64_t v : {1, 4}) {
+      json s = json::array();
+      flat_grid(s, *f, t, v);
+      schedule_rest(s, p, {f->name}, t);
+      out.push_back({"one thread per " + std::string(v > 1 ? "4 contiguous elements (float4)" : "element") + ", " +
+                         std::to_string(t) + " threads per block, producers inlined",
+                     s});
+    }
+  return out;
+}
+
+std::vector<Sketch> reduction_sketches(const Problem& p) {
+  std::vector<Sketch> out;
+  const SizeBindings& bench = p.size("bench");
+  for (const auto& name : p.pipeline.outputs()) {
+    const FuncDef* f = p.pipeline.find_stage(name);
+    if (!f->is_reduction()) continue;
+    int64_t n = reduction_extent(*f, bench);
+    for (int64_t t : {32, 128, 256, 512}) {
+      json s = json::array();
+      block_per_point(s, *f, t);
+      schedule_rest(s, p, {f->name}, 256);
+      out.push_back({"one block per output of " + name + ", its reduction combined across " + std::to_string(t) + " threads", s});
+    }
+    if (n <= 4096)
+      for (int64_t t : {128, 256}) {
+        json s = json::array();
+        flat_grid(s, *f, t, 1);
+        schedule_rest(s, p, {f->name}, t);
+        out.push_back({"one thread per output of " + name + " with a serial reduction, " + std::to_string(t) + " threads per block", s});
+      }
+  }
+  return out;
+}
+
+std::vector<Sketch> normalisation_sketches(const Problem& p) {
+  std::vector<Sketch> out;
+  const FuncDef* y = p.pipeline.find_stage(p.pipeline.outputs()[0]);
+  std::vector<const FuncDef*> producers;
+  size_t rows = 0;
+  for (const auto& f : p.pipeline.stages())
+    if (f->name != y->name && f->is_reduction()) {
+      producers.push_back(f.get());
+      rows = std::max(rows, f->vars.size());
+    }
+  if (rows == 0 || rows >= y->vars.size()) return out;
+  std::vector<std::string> row_vars(y->vars.begin(), y->vars.begin() + static_cast<std::ptrdiff_t>(rows));
+  std::vector<std::string> col_vars(y->vars.begin() + static_cast<std::ptrdiff_t>(rows), y->vars.end());
+  std::string names;
+  for (const auto* f : producers) names += (names.empty() ? "" : " and ") + f->name;
+  for (int64_t t : {256, 512, 1024})
+    for (int64_t v : {1, 4}) {
+      json s = json::array();
+      std::string r = fuse_all(s, y->name, row_vars, "rw");
+      std::string c = fuse_all(s, y->name, col_vars, "cl");
+      if (v > 1) {
+        s.push_back({{"op", "split"}, {"stage", y->name}, {"loop", c}, {"factor", v}, {"outer", "clx"}, {"inner", "clv"}});
+        c = "clx";
+      }
+      s.push_back({{"op", "split"}, {"stage", y->name}, {"loop", c}, {"factor", t}, {"outer", "clo"}, {"inner", "clt"}});
+      s.push_back({{"op", "bind"}, {"stage", y->name}, {"loop", r}, {"axis", "blockIdx.x"}});
+      s.push_back({{"op", "bind"}, {"stage", y->name}, {"loop", "clt"}, {"axis", "threadIdx.x"}});
+      if (v > 1) s.push_back({{"op", "vectorize"}, {"stage", y->name}, {"loop", "clv"}});
+      std::set<std::string> done = {y->name};
+      for (auto it = producers.rbegin(); it != producers.rend(); ++it) {
+        s.push_back({{"op", "compute_at"}, {"stage", (*it)->name}, {"consumer", y->name}, {"loop", r}});
+        cross_thread(s, **it, t);
+        done.insert((*it)->name);
+      }
+      schedule_rest(s, p, done, t);
+      out.push_back({"one block per row: " + names + " fused into " + y->name + " and combined across " + std::to_string(t) +
+                         " threads" + (v > 1 ? ", float4 accesses" : ""),
+                     s});
+    }
+  return out;
+}
+
+std::vector<Sketch> matmul_sketches(const Problem& p) {
+  std::vector<Sketch> out;
+  for (const auto& f : p.pipeline.stages()) {
+    if (!sum_of_products(*f) || f->vars.size() < 2) continue;
+    for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
+      json s = json::array();
+      matmul_tile(s, p, *f, ti, tj, kt);
+      schedule_rest(s, p, {f->name}, 256);
+      std::string idea = std::to_string(ti) + "x" + std::to_string(tj) + " thread tiles of " + f->name;
+      if (kt) idea += ", k in steps of " + std::to_string(kt) + " with the operands staged in shared memory";
+      out.push_back({idea, s});
+    }
+    break;
+  }
+  return out;
+}
+
+std::vector<Sketch> convolution_sketches(const Problem& p) {
+  std::vector<Sketch> out;
+  for (int64_t t : {128, 256, 512}) {
+    // A convolution's sum of products gets a flat grid, not a matmul tile.
+    json flat = json::array();
+    for (const auto& f : p.pipeline.stages())
+      if (sum_of_products(*f)) {
+        flat_grid(flat, *f, t, 1);
+        schedule_rest(flat, p, {f->name}, t);
+        break;
+      }
+    out.push_back({"one thread per output with the reduction serial, " + std::to_string(t) + " threads per block", flat});
+  }
+  return out;
+}
+
+// Moves that suit each class, some listed twice to be drawn more often.
+std::vector<std::string> class_moves(ProblemClass c) {
+  switch (c) {
+    case ProblemClass::pointwise: return {"retile", "retile", "vectorize", "vectorize", "unroll", "random"};
+    case ProblemClass::reduction: return {"retile", "retile", "fuse_producers", "vectorize", "unroll", "register_tile", "random"};
+    case ProblemClass::normalisation: return {"retile", "retile", "fuse_producers", "vectorize", "vectorize", "unroll", "stage_shared", "random"};
+    case ProblemClass::matmul: return {"retile", "retile", "register_tile", "register_tile", "stage_shared", "precision", "vectorize", "unroll"};
+    case ProblemClass::convolution: return {"retile", "retile", "register_tile", "stage_shared", "unroll", "vectorize", "precision"};
+  }
+  return move_names();
+}
+
+}  // namespace
+
+std::string problem_class_name(ProblemClass c) {
+  switch (c) {
+    case ProblemClass::pointwise: return "pointwise";
+    case ProblemClass::reduction: return "reduction";
+    case ProblemClass::normalisation: return "normalisation";
+    case ProblemClass::matmul: return "matmul";
+    case ProblemClass::convolution: return "convolution";
+  }
+  return "?";
+}
+
+ProblemClass classify_pipeline(const Pipeline& pipeline) {
+  bool any_reduction = false;
+  for (const auto& f : pipeline.stages()) {
+    if (!f->is_reduction()) continue;
+    any_reduction = true;
+    if (sum_of_products(*f) && f->vars.size() >= 2) {
+      std::vector<std::tuple<std::string, bool, bool>> loads;
+      collect_loads(f->body->args[0], loads);
+      bool plain = std::all_of(loads.begin(), loads.end(), [](const auto& l) { return std::get<1>(l); });
+      return plain ? ProblemClass::matmul : ProblemClass::convolution;
+    }
+  }
+  if (!any_reduction) return ProblemClass::pointwise;
+  for (const auto& name : pipeline.outputs()) {
+    const FuncDef* f = pipeline.find_stage(name);
+    if (!f || f->is_reduction()) continue;
+    std::vector<std::tuple<std::string, bool, bool>> loads;
+    collect_loads(f->body, loads);
+    bool reads_reduction = false, reads_input = false;
+    for (const auto& [n, plain, is_stage] : loads) {
+      const FuncDef* s = pipeline.find_stage(n);
+      if (s && s->is_reduction()) reads_reduction = true;
+      if (!is_stage) reads_input = true;
+    }
+    if (reads_reduction && reads_input) return ProblemClass::normalisation;
+  }
+  return ProblemClass::reduction;
+}
+
+std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c) {
+  switch (c) {
+    case ProblemClass::pointwise: return pointwise_sketches(problem);
+    case ProblemClass::reduction: return reduction_sketches(problem);
+    case ProblemClass::normalisation: return normalisation_sketches(problem);
+    case ProblemClass::matmul: return matmul_sketches(problem);
+    case ProblemClass::convolution: return convolution_sketches(problem);
+  }
+  return {};
+}
+
+BuiltinProposer::BuiltinProposer(const Problem& problem, BuiltinProposerConfig config)
+    : problem_(problem), config_(std::move(config)), class_(classify_pipeline(problem.pipeline)) {}
+
+nlohmann::json BuiltinProposer::legal(const nlohmann::json& steps) const {
+  json normalised;
+  for (const auto& size : config_.sizes) {
+    ValidationResult v = validate_schedule(problem_.context(size, config_.strict), steps);
+    if (!v.ok) return nullptr;
+    if (normalised.is_null()) normalised = v.steps;
+  }
+  return normalised;
+}
+
+double BuiltinProposer::estimate(const nlohmann::json& steps) const {
+  try {
+    Schedule s = Schedule::from_json(problem_.context(config_.cost_size, config_.strict), steps);
+    LoweredProgram prog = lower(s, problem_.name);
+    // A schedule whose blocks cannot get their shared memory ranks last.
+    for (const auto& l : make_bundle(prog).launches)
+      if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock) return std::numeric_limits<double>::infinity();
+    return estimate_cost_ms(problem_, prog, config_.cost_size);
+  } catch (const std::exception&) {
+    return std::numeric_limits<double>::infinity();
+  }
+}
+
+namespace {
+
+struct Scored {
+  MoveResult move;
+  std::optional<int64_t> parent;
+  double cost;
+};
+
+}  // namespace
+
+RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt19937_64& rng) {
+  RoundProposals out;
+  auto add_group = [&](const std::string& idea, std::vector<Scored> group) {
+    if (group.empty() || static_cast<int>(out.ideas.size()) >= ideas) return;
+    std::stable_sort(group.begin(), group.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+    out.ideas.push_back(idea);
+    for (int i = 0; i < per_idea && i < static_cast<int>(group.size()); ++i)
+      out.proposals.push_back({idea, group[i].move.schedule, std::nullopt});
+  };
+  auto admit = [&](const json& steps, std::vector<Scored>& group, const std::string& move, const std::string& text) {
+    json n = legal(steps);
+    if (n.is_null() || !proposed_.insert(schedule_hash(n)).second) return;
+    group.push_back({{move, text, n}, std::nullopt, estimate(n)});
+  };
+  // The baseline and single moves applied to it.
+  std::vector<Scored> base;
+  json baseline = legal(problem_.baseline_schedule);
+  if (!baseline.is_null()) {
+    admit(baseline, base, "baseline", "the problem's baseline schedule");
+    ScheduleState st = Schedule::from_json(problem_.context(config_.cost_size, config_.strict), baseline).state();
+    auto moves = class_moves(class_);
+    for (int tries = 0; tries < per_idea * config_.attempts_per_slot; ++tries)
+      if (auto m = apply_move(moves[tries % moves.size()], baseline, st, rng)) admit(m->schedule, base, m->move, m->idea);
+    // The baseline itself stays first; its mutants follow by estimated cost.
+    if (!base.empty()) {
+      Scored first = base[0];
+      std::vector<Scored> rest(base.begin() + 1, base.end());
+      std::stable_sort(rest.begin(), rest.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+      out.ideas.push_back("start from the baseline schedule and single moves on it");
+      out.proposals.push_back({out.ideas.back(), first.move.schedule, std::nullopt});
+      for (int i = 0; i + 1 < per_idea && i < static_cast<int>(rest.size()); ++i)
+        out.proposals.push_back({out.ideas.back(), rest[i].move.schedule, std::nullopt});
+    }
+  }
+  // Class sketches: the legal ones, grouped per_idea at a time, cheapest first.
+  std::vector<Scored> sketches;
+  for (const auto& s : class_sketches(problem_, class_)) admit(s.schedule, sketches, "sketch", s.idea);
+  std::stable_sort(sketches.begin(), sketches.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+  // Sketches take every idea but one for random schedules (all of them when there are two or fewer).
+  const int sketch_ideas = ideas <= 2 ? ideas : ideas - 1;
+  for (size_t i = 0; i < sketches.size() && static_cast<int>(out.ideas.size()) < sketch_ideas; i += per_idea) {
+    std::vector<Scored> group(sketches.begin() + static_cast<std::ptrdiff_t>(i),
+                              sketches.begin() + static_cast<std::ptrdiff_t>(std::min(sketches.size(), i + per_idea)));
+    add_group(problem_class_name(class_) + " sketch: " + group[0].move.idea, group);
+  }
+  // Random legal schedules fill the remaining idea.
+  std::vector<Scored> random;
+  ScheduleContext ctx = problem_.context(config_.cost_size, config_.strict);
+  for (int i = 0; i < std::max(per_idea, config_.random_samples) * config_.attempts_per_slot; ++i)
+    admit(random_schedule(ctx, rng), random, "random", "a random legal schedule");
+  add_group("random legal schedules, cheapest by the cost model", random);
+  return out;
+}
+
+RoundProposals BuiltinProposer::propose(const ProposalContext& ctx, int ideas, int per_idea) {
+  std::mt19937_64 rng(config_.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ctx.round));
+  for (const auto& t : ctx.best) proposed_.insert(schedule_hash(t.schedule));
+  for (const auto& t : ctx.failures) proposed_.insert(schedule_hash(t.schedule));
+  if (ctx.best.empty()) return first_round(ideas, per_idea, rng);
+
+  RoundProposals out;
+  // Parents: the verified candidates legal at every size, best first.
+  struct Parent {
+    json steps;
+    ScheduleState state;
+    std::optional<int64_t> id;
+  };
+  std::vector<Parent> elite;
+  for (const auto& t : ctx.best) {
+    json n = legal(t.schedule);
+    if (n.is_null()) continue;
+    elite.push_back({n, Schedule::from_json(problem_.context(config_.cost_size, config_.strict), n).state(), t.candidate_id});
+  }
+  if (elite.empty()) return first_round(ideas, per_idea, rng);
+  auto tournament = [&]() -> const Parent& {
+    std::uniform_int_distribution<size_t> u(0, elite.size() - 1);
+    return elite[std::min(u(rng), u(rng))];
+  };
+  std::vector<std::string> moves = class_moves(class_);
+  std::shuffle(moves.begin(), moves.end(), rng);
+  std::set<std::string> used_moves;
+  size_t next_move = 0;
+  for (int k = 0; k < ideas; ++k) {
+    std::vector<Scored> group;
+    // Try moves in shuffled order (each at most once per round) until one yields mutants.
+    for (size_t tried = 0; group.empty() && tried < moves.size(); ++tried) {
+      std::string move = moves[next_move++ % moves.size()];
+      if (used_moves.count(move)) continue;
+      used_moves.insert(move);
+      const Parent* parent = &elite[0];
+      if (k > 0) parent = &tournament();
+      for (int a = 0; a < per_idea * config_.attempts_per_slot; ++a) {
+        const Parent& p = a % 2 == 0 ? *parent : tournament();
+        auto m = apply_move(move, p.steps, p.state, rng);
+        if (!m) continue;
+        json n = legal(m->schedule);
+        if (n.is_null() || !proposed_.insert(schedule_hash(n)).second) continue;
+        m->schedule = n;
+        group.push_back({*m, p.id, estimate(n)});
+      }
+    }
+    if (used_moves.size() >= moves.size()) used_moves.clear();
+    if (group.empty()) continue;
+    std::stable_sort(group.begin(), group.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+    std::string idea = group[0].move.idea;
+    out.ideas.push_back(idea);
+    for (int i = 0; i < per_idea && i < static_cast<int>(group.size()); ++i)
+      out.proposals.push_back({idea, group[i].move.schedule, group[i].parent});
+  }
+  if (out.proposals.empty()) out.events.push_back({"exhausted", "No move produced a new legal schedule from the best candidates."});
+  return out;
+}
+
+}  // namespace cusched::search

@@ -1,0 +1,139 @@
+#include "search/candidate_evaluation.h"
+
+#include <chrono>
+
+#include "codegen/bundle.h"
+#include "codegen/lower.h"
+#include "search/cost_model.h"
+#ifdef CUSCHED_HAVE_AUDIT
+#include "audit/audit.h"
+#include "codegen/device_library.h"
+#include "problems/contract.h"
+#endif
+
+namespace cusched::search {
+
+nlohmann::json CandidateOutcome::to_json() const {
+  nlohmann::json j = {{"verdict", verdict}, {"reason", reason}, {"schedule_hash", schedule_hash},
+                      {"precision", precision}, {"cost_estimate_ms", cost_estimate_ms},
+                      {"audit_findings", audit_findings}, {"audit_ms", audit_ms}};
+  if (!error.code.empty()) j["error"] = error.to_json();
+  if (gpu) j["gpu"] = gpu->to_json();
+  if (interp) j["interp"] = interp->to_json();
+  return j;
+}
+
+runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundle& candidate, const EvalConfig& cfg) {
+  runtime::EvalRequest r;
+  r.candidate = candidate;
+  ScheduleContext ctx = problem.context(cfg.size, cfg.strict);
+  r.reference = make_bundle(lower(reference_schedule(ctx), problem.name), EmitOptions{true});
+  for (const auto& in : problem.inputs) {
+    runtime::InputSpec s;
+    s.buffer = in.name;
+    s.standard = {in.standard.kind, in.standard.a, in.standard.b};
+    if (in.adversarial) s.adversarial = runtime::Distribution{in.adversarial->kind, in.adversarial->a, in.adversarial->b};
+    r.inputs.push_back(s);
+  }
+  r.tol.atol = ctx.atol;
+  r.tol.rtol = ctx.rtol;
+  r.tol.rel_l2 = ctx.rtol;
+  const SizeBindings& sizes = problem.size(cfg.size);
+  r.floor.bytes = problem.min_bytes(sizes);
+  r.floor.flops = problem.flops(sizes);
+  r.floor.precision = candidate.precision;
+  r.base_seed = cfg.seed;
+  r.time_it = cfg.time_it;
+  r.inputs_dir = cfg.inputs_dir;
+  r.save_io_dir = cfg.save_io_dir;
+  r.watchdog_s = cfg.watchdog_s;
+  return r;
+}
+
+nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, bool* has_error, double* ms) {
+  *has_error = false;
+  *ms = 0;
+#ifdef CUSCHED_HAVE_AUDIT
+  auto t0 = std::chrono::steady_clock::now();
+  audit::AuditOptions o;
+  o.headers = bundle.headers;
+  int64_t smem = 0;
+  for (const auto& l : bundle.launches) smem = std::max(smem, l.dynamic_smem_bytes);
+  o.planned_dynamic_smem = smem;
+  auto findings = audit::audit_source(bundle.source, problem.name + ".cu", o);
+  *has_error = audit::has_error(findings);
+  *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& f : findings) j.push_back(f.to_json());
+  return j;
+#else
+  (void)problem;
+  (void)bundle;
+  return nlohmann::json::array();
+#endif
+}
+
+CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                                    runtime::Worker* worker) {
+  CandidateOutcome out;
+  ScheduleContext ctx = problem.context(cfg.size, cfg.strict);
+  std::optional<Schedule> schedule;
+  try {
+    schedule.emplace(Schedule::from_json(ctx, steps));
+  } catch (const UserError& e) {
+    out.verdict = "invalid_schedule";
+    out.error = e.error();
+    out.reason = e.error().to_string();
+    out.steps = steps;
+    return out;
+  }
+  out.steps = schedule->to_json();
+  out.schedule_hash = schedule->hash();
+  LoweredProgram prog;
+  try {
+    prog = lower(*schedule, problem.name);
+    out.ir_text = print_ir(prog);
+    out.bundle = make_bundle(prog);
+  } catch (const UserError& e) {
+    out.verdict = "lowering_error";
+    out.error = e.error();
+    out.reason = e.error().to_string();
+    return out;
+  }
+  out.precision = out.bundle.precision;
+  // The cost model always speaks of the benchmark size.
+  out.cost_estimate_ms = estimate_cost_ms(problem, prog, cfg.size);
+  if (cfg.size != "bench") {
+    try {
+      out.cost_estimate_ms = estimate_cost_ms(problem, lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name), "bench");
+    } catch (const UserError&) {
+    }
+  }
+  if (cfg.audit) {
+    bool bad = false;
+    out.audit_findings = audit_bundle(problem, out.bundle, &bad, &out.audit_ms);
+    if (bad) {
+      out.verdict = "audit_rejected";
+      out.reason = "The audit found an error-level problem in the generated source.";
+      return out;
+    }
+  }
+  if (cfg.backend == "interp") {
+    out.interp = runtime::verify_with_interpreter(problem, *schedule, cfg.size, cfg.seed, 3, cfg.strict);
+    out.verdict = out.interp->verdict;
+    out.reason = out.interp->message;
+    if (out.verdict == "rejected") out.error = out.interp->error;
+    return out;
+  }
+  std::unique_ptr<runtime::Worker> own;
+  if (!worker) {
+    own = std::make_unique<runtime::Worker>(0);
+    worker = own.get();
+  }
+  out.gpu = worker->evaluate(make_eval_request(problem, out.bundle, cfg));
+  out.verdict = runtime::verdict_name(out.gpu->verdict);
+  out.reason = out.gpu->message;
+  return out;
+}
+
+}  // namespace cusched::search

@@ -1,0 +1,55 @@
+#pragma once
+// One candidate, end to end: validate the schedule, lower it, emit CUDA, audit it,
+// then verify it (and time it on a GPU) or verify it in the CPU interpreter.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "codegen/kernel_bundle.h"
+#include "problems/problem.h"
+#include "runtime/evaluation.h"
+#include "runtime/interp_verification.h"
+#include "runtime/worker.h"
+
+namespace cusched::search {
+
+struct EvalConfig {
+  std::string backend = "gpu";   // "gpu" or "interp"
+  std::string size = "bench";    // interp runs at "small"
+  uint64_t seed = 1;
+  bool strict = false;           // the problem's 1e-4 tolerance
+  bool time_it = true;
+  std::string inputs_dir, save_io_dir;
+  double watchdog_s = 20;
+  bool audit = true;
+};
+
+struct CandidateOutcome {
+  std::string verdict;           // "ok", a runtime verdict, "invalid_schedule", "lowering_error", "audit_rejected", "rejected"
+  std::string reason;            // one sentence
+  Error error;                   // for invalid_schedule / lowering_error
+  nlohmann::json steps;          // normalised schedule
+  std::string schedule_hash;
+  std::string ir_text;
+  KernelBundle bundle;
+  nlohmann::json audit_findings = nlohmann::json::array();
+  double audit_ms = 0;
+  std::optional<runtime::EvalResult> gpu;
+  std::optional<runtime::InterpVerification> interp;
+  double cost_estimate_ms = 0;   // the analytical cost model's estimate
+  std::string precision = "f32";
+  bool verified() const { return verdict == "ok"; }
+  nlohmann::json to_json() const;
+};
+
+// The EvalRequest for a bundle of `problem`: its reference, inputs, tolerance and floor.
+runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundle& candidate, const EvalConfig& cfg);
+
+// `worker` is used for the gpu backend (created on demand when null).
+CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                                    runtime::Worker* worker);
+
+// The audit of a bundle's source, as JSON findings; sets *has_error.
+nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, bool* has_error, double* ms);
+
+}  // namespace cusched::search

@@ -1,0 +1,23 @@
+#pragma once
+// The analytical cost model: an estimate of a lowered program's time on an H200 from
+// its global-memory traffic (with coalescing), arithmetic, parallelism and launches.
+// It ranks candidates where no GPU is present and guides the built-in proposer.
+#include <string>
+
+#include "codegen/ir.h"
+#include "problems/problem.h"
+
+namespace cusched::search {
+
+struct CostBreakdown {
+  double ms = 0;
+  double global_bytes = 0;   // estimated DRAM/L2 traffic
+  double flops = 0;
+  double occupancy = 0;      // resident-thread fraction of the machine, capped at 1
+  int kernels = 0;
+};
+
+CostBreakdown estimate_cost(const LoweredProgram& program);
+double estimate_cost_ms(const Problem& problem, const LoweredProgram& program, const std::string& size);
+
+}  // namespace cusched::search

@@ -1,0 +1,445 @@
+#include "search/loop.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "codegen/bundle.h"
+#include "codegen/lower.h"
+#include "dsl/schedule.h"
+#include "runtime/interp_verification.h"
+#include "runtime/worker.h"
+#include "search/candidate_evaluation.h"
+#include "search/cost_model.h"
+
+namespace cusched::search {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool is_rejection(const std::string& verdict) {
+  return verdict == "invalid_schedule" || verdict == "lowering_error" || verdict == "audit_rejected";
+}
+
+// The CPU part of one candidate: validate (at the evaluation size and, for a smaller
+// size, at the bench size the cost model speaks of), lower, emit, estimate, audit.
+// Leaves verdict empty when the candidate is ready for verification.
+CandidateOutcome prepare(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                         std::optional<Schedule>& schedule) {
+  CandidateOutcome out;
+  out.steps = steps;
+  auto reject = [&](const std::string& verdict, const Error& e, const std::string& prefix) {
+    out.verdict = verdict;
+    out.error = e;
+    out.reason = prefix + (e.code.empty() ? "" : e.code + ": ") + e.to_string();
+  };
+  try {
+    schedule.emplace(Schedule::from_json(problem.context(cfg.size, cfg.strict), steps));
+  } catch (const UserError& e) {
+    reject("invalid_schedule", e.error(), "");
+    return out;
+  }
+  out.steps = schedule->to_json();
+  out.schedule_hash = schedule->hash();
+  LoweredProgram prog;
+  try {
+    prog = lower(*schedule, problem.name);
+    out.ir_text = print_ir(prog);
+    out.bundle = make_bundle(prog);
+  } catch (const UserError& e) {
+    reject("lowering_error", e.error(), "");
+    return out;
+  }
+  out.precision = out.bundle.precision;
+  try {
+    LoweredProgram bench = cfg.size == "bench" ? prog
+                                               : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
+    out.cost_estimate_ms = estimate_cost_ms(problem, bench, "bench");
+    // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
+    KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
+    for (const auto& l : bench_bundle.launches)
+      if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock) {
+        reject("lowering_error",
+               Error{-1, "", "shared-memory-too-large",
+                     "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) +
+                         " bytes of shared memory per block at the bench size; an H200 block can have at most " +
+                         std::to_string(kMaxSharedBytesPerBlock) + ".",
+                     "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop."},
+               "");
+        return out;
+      }
+  } catch (const UserError& e) {
+    reject("invalid_schedule", e.error(), "Not legal at the bench size, which the cost model ranks at: ");
+    return out;
+  }
+  if (cfg.audit) {
+    bool bad = false;
+    out.audit_findings = audit_bundle(problem, out.bundle, &bad, &out.audit_ms);
+    if (bad) {
+      out.verdict = "audit_rejected";
+      out.reason = "The audit found an error-level problem in the generated source.";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string default_db_path(const std::string& problem) { return "cusched-" + problem + ".db"; }
+
+SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options, std::ostream& log)
+    : problem_(problem), store_(store), proposer_(proposer), options_(std::move(options)), log_(log), started_(now_s()) {}
+
+SearchSummary SearchLoop::run() {
+  RunInfo info;
+  info.problem = problem_.name;
+  info.size = options_.resolved_size();
+  info.backend = options_.backend;
+  info.seed = options_.seed;
+  info.config = {{"proposer", proposer_.name()}, {"rounds", options_.rounds}, {"ideas", options_.ideas},
+                 {"per_idea", options_.per_idea}, {"budget_candidates", options_.budget_candidates},
+                 {"budget_minutes", options_.budget_minutes}, {"budget_tokens", options_.budget_tokens},
+                 {"audit", options_.audit}, {"strict", options_.strict}, {"torch_op", problem_.torch_semantics}};
+  int64_t run = store_.create_run(info);
+  return search(run, true);
+}
+
+SearchSummary SearchLoop::resume(int64_t run_id) { return search(run_id, false); }
+
+SearchSummary SearchLoop::search(int64_t run, bool fresh) {
+  const bool interp = options_.backend == "interp";
+  log_ << (fresh ? "search" : "resume") << " run " << run << ": " << problem_.name << ", proposer " << proposer_.name()
+       << ", " << options_.rounds << " rounds x " << options_.ideas << " ideas x " << options_.per_idea << " per idea, "
+       << (interp ? "interpreter at the " + options_.resolved_size() + " size, ranked by the cost model (no GPU time is measured)"
+                  : "timed on " + std::to_string(options_.devices.size()) + " GPU(s) at the " + options_.resolved_size() + " size")
+       << ", store " << store_.path() << std::endl;
+  store_.set_run_status(run, "running");
+  bool ok = true;
+  if (!fresh) {
+    auto pending = store_.pending(run);
+    if (!pending.empty()) {
+      log_ << "resume: " << pending.size() << " candidate(s) proposed but not evaluated; evaluating them first" << std::endl;
+      ok = evaluate(run, pending);
+    }
+    for (const auto& r : store_.round_summaries(run)) {
+      if (!ok) break;
+      if (!r.round.finished.empty()) continue;
+      if (r.candidates == 0) {
+        ok = do_round(run, r.round.index);
+      } else {
+        store_.finish_round(r.round.id, r.round.prompt_tokens, r.round.completion_tokens);
+        progress(run, r.round.id, r.round.index);
+      }
+    }
+  }
+  for (int index = store_.next_round_index(run); ok && index < options_.rounds; ++index) {
+    if (!budget_left(run)) {
+      ok = false;
+      break;
+    }
+    ok = do_round(run, index);
+  }
+  std::string status = ok ? "finished" : "budget-exhausted";
+  store_.set_run_status(run, status);
+  SearchSummary s = summarise(run, status);
+  std::ostringstream line;
+  line << "done: run " << run << " " << status << ", " << s.evaluated << " evaluated, " << s.verified << " verified";
+  if (s.best && s.best_candidate) {
+    line << ", best candidate " << *s.best_candidate << " at " << *s.best << " ms";
+    line << (interp ? " (interp, cost model estimate)" : " (GPU median)");
+  }
+  log_ << line.str() << std::endl;
+  return s;
+}
+
+bool SearchLoop::do_round(int64_t run, int index) {
+  int64_t round = store_.begin_round(run, index);
+  ProposalContext ctx;
+  ctx.problem_name = problem_.name;
+  std::ostringstream desc;
+  desc << problem_.title << ". PyTorch: " << problem_.torch_semantics << ". " << problem_.notes << " Shapes (bench):";
+  for (const auto& [k, v] : problem_.size("bench")) desc << " " << k << "=" << v;
+  desc << ". Tolerance: atol " << problem_.atol << ", rtol " << problem_.rtol << ".";
+  ctx.problem_description = desc.str();
+  ctx.primitive_reference = primitive_reference_markdown();
+  ctx.schedule_schema = schedule_json_schema();
+  ctx.best = store_.best_tried(run, options_.context_best);
+  ctx.failures = store_.failed_tried(run, options_.context_failures);
+  ctx.round = index;
+  ctx.seed = options_.seed;
+  RoundProposals props = proposer_.propose(ctx, options_.ideas, options_.per_idea);
+  for (const auto& call : props.calls) store_.add_llm_call(round, call);
+  for (const auto& e : props.events) log_ << "round " << index << ": " << e.kind << ": " << e.detail << std::endl;
+
+  std::vector<Proposal> proposals;
+  std::string source = proposer_.name();
+  const bool with_baseline = index == 0 && store_.candidates(run).empty();
+  if (with_baseline) proposals.push_back({"the problem's baseline schedule", problem_.baseline_schedule, std::nullopt});
+  proposals.insert(proposals.end(), props.proposals.begin(), props.proposals.end());
+  std::map<std::string, int64_t> idea_ids;
+  std::vector<CandidateRecord> fresh_candidates;
+  ScheduleContext sctx = problem_.context(options_.resolved_size(), options_.strict);
+  int duplicates = 0;
+  std::string baseline_hash;
+  for (size_t i = 0; i < proposals.size(); ++i) {
+    const Proposal& p = proposals[i];
+    // Store the normalised steps when legal, so one schedule has one hash.
+    ValidationResult v = validate_schedule(sctx, p.schedule);
+    nlohmann::json steps = v.ok ? v.steps : p.schedule;
+    std::optional<int64_t> parent = p.parent;
+    if (parent && !store_.candidate(*parent)) parent.reset();
+    std::string hash = schedule_hash(steps);
+    if (i == 0 && with_baseline) baseline_hash = hash;
+    else if (hash == baseline_hash) continue;  // the proposer's own copy of the baseline
+    std::string text = p.idea.empty() ? "(no idea given)" : p.idea;
+    auto it = idea_ids.find(text);
+    if (it == idea_ids.end()) it = idea_ids.emplace(text, store_.add_idea(round, text, i == 0 && with_baseline ? "builtin" : source)).first;
+    AddedCandidate added = store_.add_candidate({run, round, it->second, parent, steps, hash});
+    if (!added.is_new) {
+      ++duplicates;
+      continue;
+    }
+    if (auto rec = store_.candidate(added.id)) fresh_candidates.push_back(*rec);
+  }
+  log_ << "round " << index + 1 << "/" << options_.rounds << ": " << props.ideas.size() << " idea(s), "
+       << fresh_candidates.size() << " new candidate(s) from " << source
+       << (duplicates ? ", " + std::to_string(duplicates) + " already tried" : "") << std::endl;
+  bool ok = evaluate(run, fresh_candidates);
+  if (ok) store_.finish_round(round, props.prompt_tokens, props.completion_tokens);
+  progress(run, round, index);
+  if (options_.budget_tokens > 0 && tokens_used(run) + (ok ? 0 : props.prompt_tokens + props.completion_tokens) >= options_.budget_tokens) {
+    log_ << "token budget of " << options_.budget_tokens << " spent" << std::endl;
+    return false;
+  }
+  return ok;
+}
+
+bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candidates) {
+  if (candidates.empty()) return true;
+  EvalConfig cfg;
+  cfg.backend = options_.backend;
+  cfg.size = options_.resolved_size();
+  cfg.seed = options_.seed;
+  cfg.strict = options_.strict;
+  cfg.audit = options_.audit;
+  cfg.watchdog_s = options_.watchdog_s;
+  const bool interp = options_.backend == "interp";
+
+  std::mutex store_mu;
+  std::atomic<int64_t> started{static_cast<int64_t>(store_.evaluations(run).size())};
+  std::atomic<bool> stopped{false};
+  auto may_start = [&]() {
+    if (options_.budget_candidates > 0 && started.fetch_add(1) >= options_.budget_candidates) return false;
+    if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) return false;
+    return true;
+  };
+
+  auto record = [&](const CandidateRecord& c, const CandidateOutcome& o) {
+    std::lock_guard<std::mutex> lock(store_mu);
+    if (!o.ir_text.empty())
+      store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+    if (is_rejection(o.verdict)) {
+      store_.reject(c.id, o.verdict, o.reason);
+      return;
+    }
+    EvaluationRecord e;
+    e.candidate = c.id;
+    e.verdict = o.verdict;
+    e.verified = o.verified();
+    e.reason = o.reason;
+    e.cost_estimate = o.cost_estimate_ms;
+    e.precision = o.precision;
+    e.backend = options_.backend;
+    e.result = o.to_json();
+    if (o.gpu) {
+      if (o.gpu->median_ms > 0) {
+        e.median_ms = o.gpu->median_ms;
+        e.min_ms = o.gpu->min_ms;
+        e.max_ms = o.gpu->max_ms;
+        e.pct_of_floor = o.gpu->pct_of_floor;
+      }
+      e.max_abs_error = o.gpu->max_abs_err;
+      e.max_rel_error = o.gpu->max_rel_err;
+    }
+    if (o.interp) {
+      e.max_abs_error = o.interp->max_abs_err;
+      e.max_rel_error = o.interp->max_rel_err;
+    }
+    store_.save_evaluation(e);
+  };
+
+  // GPU candidates wait here for a worker once their CPU part is done.
+  struct Ready {
+    const CandidateRecord* candidate;
+    CandidateOutcome outcome;
+  };
+  std::mutex queue_mu;
+  std::condition_variable queue_cv;
+  std::deque<Ready> queue;
+  int preparing = 0;
+
+  size_t threads = options_.cpu_threads > 0 ? static_cast<size_t>(options_.cpu_threads)
+                                            : std::max(1u, std::min(std::thread::hardware_concurrency(), 4u));
+  threads = std::min(threads, candidates.size());
+  std::atomic<size_t> next{0};
+  {
+    std::lock_guard<std::mutex> lock(queue_mu);
+    preparing = static_cast<int>(threads);
+  }
+  auto cpu_worker = [&]() {
+    for (size_t i; !stopped && (i = next.fetch_add(1)) < candidates.size();) {
+      if (!may_start()) {
+        stopped = true;
+        break;
+      }
+      const CandidateRecord& c = candidates[i];
+      std::optional<Schedule> schedule;
+      CandidateOutcome o = prepare(problem_, c.schedule, cfg, schedule);
+      if (!o.verdict.empty()) {
+        record(c, o);
+        continue;
+      }
+      if (interp) {
+        o.interp = runtime::verify_with_interpreter(problem_, *schedule, cfg.size, cfg.seed, 3, cfg.strict);
+        o.verdict = o.interp->verdict;
+        o.reason = o.interp->message;
+        if (o.verdict == "rejected") o.error = o.interp->error;
+        record(c, o);
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(store_mu);
+        store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+        store_.set_candidate_status(c.id, "lowered");
+      }
+      std::lock_guard<std::mutex> lock(queue_mu);
+      queue.push_back({&c, std::move(o)});
+      queue_cv.notify_one();
+    }
+    std::lock_guard<std::mutex> lock(queue_mu);
+    --preparing;
+    queue_cv.notify_all();
+  };
+  while (workers_.size() < options_.devices.size() && !interp)
+    workers_.push_back(std::make_unique<runtime::Worker>(options_.devices[workers_.size()]));
+  auto gpu_worker = [&](size_t w) {
+    runtime::Worker& worker = *workers_[w];
+    for (;;) {
+      std::unique_lock<std::mutex> lock(queue_mu);
+      queue_cv.wait(lock, [&] { return !queue.empty() || preparing == 0; });
+      if (queue.empty()) return;
+      Ready r = std::move(queue.front());
+      queue.pop_front();
+      lock.unlock();
+      r.outcome.gpu = worker.evaluate(make_eval_request(problem_, r.outcome.bundle, cfg));
+      r.outcome.verdict = runtime::verdict_name(r.outcome.gpu->verdict);
+      r.outcome.reason = r.outcome.gpu->message;
+      r.outcome.ir_text.clear();  // the artifacts are already stored
+      record(*r.candidate, r.outcome);
+    }
+  };
+  std::vector<std::future<void>> tasks;
+  for (size_t t = 0; t < threads; ++t) tasks.push_back(std::async(std::launch::async, cpu_worker));
+  if (!interp)
+    for (size_t w = 0; w < workers_.size(); ++w) tasks.push_back(std::async(std::launch::async, gpu_worker, w));
+  for (auto& t : tasks) t.get();
+  return !stopped;
+}
+
+bool SearchLoop::budget_left(int64_t run) const {
+  if (options_.budget_candidates > 0 && static_cast<int64_t>(store_.evaluations(run).size()) >= options_.budget_candidates)
+    return false;
+  if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) return false;
+  if (options_.budget_tokens > 0 && tokens_used(run) >= options_.budget_tokens) return false;
+  return true;
+}
+
+int64_t SearchLoop::tokens_used(int64_t run) const {
+  int64_t t = 0;
+  for (const auto& r : store_.round_summaries(run)) t += r.round.prompt_tokens + r.round.completion_tokens;
+  return t;
+}
+
+std::optional<double> SearchLoop::score(const EvaluationRecord& e) const {
+  if (!e.verified) return std::nullopt;
+  return options_.backend == "interp" ? e.cost_estimate : e.median_ms;
+}
+
+void SearchLoop::progress(int64_t run, int64_t round_id, int index) {
+  const bool interp = options_.backend == "interp";
+  std::map<int64_t, int> round_of;
+  std::optional<int64_t> first;
+  for (const auto& c : store_.candidates(run)) {
+    round_of[c.id] = c.round_index;
+    if (!first) first = c.id;
+  }
+  int candidates = 0;
+  for (const auto& [id, r] : round_of) candidates += r == index;
+  int evaluated = 0, verified = 0;
+  std::map<std::string, int> failed;
+  std::optional<double> best, baseline;
+  for (const auto& e : store_.evaluations(run)) {
+    auto s = score(e);
+    if (s && (!best || *s < *best)) best = s;
+    if (first && e.candidate == *first) baseline = s;
+    if (round_of[e.candidate] != index) continue;
+    ++evaluated;
+    if (e.verified) ++verified;
+    else ++failed[e.verdict];
+  }
+  int64_t tokens = 0;
+  for (const auto& r : store_.round_summaries(run))
+    if (r.round.id == round_id) tokens = r.round.prompt_tokens + r.round.completion_tokens;
+  const char* unit = interp ? " ms (interp, cost model estimate)" : " ms (GPU median)";
+  std::ostringstream line;
+  line.setf(std::ios::fixed);
+  line.precision(4);
+  line << "round " << index + 1 << "/" << options_.rounds << " | evaluated " << evaluated << "/" << candidates << " | verified "
+       << verified << " | rejected " << evaluated - verified;
+  if (!failed.empty()) {
+    line << " (";
+    bool sep = false;
+    for (const auto& [v, n] : failed) line << (sep ? ", " : "") << v << " " << n, sep = true;
+    line << ")";
+  }
+  line << " | best ";
+  if (best) line << *best << unit;
+  else line << "none yet" << (interp ? " (interp, cost model estimate)" : "");
+  line << " | speedup over baseline ";
+  line.precision(2);
+  if (best && baseline && *best > 0) line << *baseline / *best << "x" << (interp ? " (interp, cost model estimate)" : "");
+  else line << "n/a";
+  line << " | tokens " << tokens;
+  log_ << line.str() << std::endl;
+}
+
+SearchSummary SearchLoop::summarise(int64_t run, const std::string& status) const {
+  SearchSummary s;
+  s.run = run;
+  s.status = status;
+  for (const auto& r : store_.round_summaries(run)) s.rounds_finished += !r.round.finished.empty();
+  auto cands = store_.candidates(run);
+  for (const auto& e : store_.evaluations(run)) {
+    ++s.evaluated;
+    s.verified += e.verified;
+    if (!cands.empty() && e.candidate == cands.front().id) s.baseline = score(e);
+  }
+  auto top = store_.leaderboard(run, 1);
+  if (!top.empty()) {
+    s.best_candidate = top[0].candidate.id;
+    s.best = score(top[0].evaluation);
+  }
+  return s;
+}
+
+}  // namespace cusched::search

@@ -1,0 +1,86 @@
+#pragma once
+// The search loop: each round a proposer suggests schedules; they are validated,
+// lowered, emitted and audited in parallel on the CPU, then verified (and timed)
+// one at a time per GPU, or verified in the CPU interpreter at the small size and
+// ranked by the cost model; everything goes into the store, and the best
+// candidates seed the next round. A killed run resumes from its store.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "problems/problem.h"
+#include "runtime/worker.h"
+#include "search/proposer.h"
+#include "search/store.h"
+
+namespace cusched::search {
+
+// The most dynamic shared memory one block may use on an H200 (the opt-in limit,
+// 227 KB). Candidates needing more at the bench size are rejected before evaluation.
+constexpr int64_t kMaxSharedBytesPerBlock = 232448;
+
+struct SearchOptions {
+  std::string backend = "gpu";  // "gpu" (time on GPUs) or "interp" (interpreter + cost model)
+  std::string size;             // empty: "bench" on gpu, "small" on interp
+  int rounds = 4, ideas = 4, per_idea = 4;
+  int64_t budget_candidates = 0;  // evaluations in the run; 0: no limit
+  double budget_minutes = 0;      // wall time of this invocation; 0: no limit
+  int64_t budget_tokens = 0;      // prompt + completion tokens in the run; 0: no limit
+  uint64_t seed = 1;
+  bool audit = true;
+  bool strict = false;
+  int cpu_threads = 0;            // 0: min(hardware threads, 4)
+  std::vector<int> devices = {0}; // gpu backend: one worker per device
+  double watchdog_s = 20;
+  int context_best = 8, context_failures = 8;  // candidates shown to the proposer
+  std::string resolved_size() const { return size.empty() ? (backend == "gpu" ? "bench" : "small") : size; }
+};
+
+struct SearchSummary {
+  int64_t run = 0;
+  int rounds_finished = 0;
+  int evaluated = 0, verified = 0;
+  std::optional<double> best, baseline;  // ms: median on gpu runs, cost estimate on interp runs
+  std::optional<int64_t> best_candidate;
+  std::string status;                    // "finished" or "budget-exhausted"
+};
+
+// The default store path of a problem's search: cusched-<problem>.db.
+std::string default_db_path(const std::string& problem);
+
+class SearchLoop {
+ public:
+  // Progress lines go to `log`, one per round, flushed.
+  SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options, std::ostream& log);
+
+  // Starts a new run in the store and searches.
+  SearchSummary run();
+  // Continues `run_id`: evaluates its pending candidates first, finishes the
+  // round they belong to, then runs the rounds still missing.
+  SearchSummary resume(int64_t run_id);
+
+ private:
+  SearchSummary search(int64_t run, bool fresh);
+  // Proposes, stores and evaluates round `index`; false when a budget ran out.
+  bool do_round(int64_t run, int index);
+  // Evaluates stored candidates; false when a budget stopped it before the end.
+  bool evaluate(int64_t run, const std::vector<CandidateRecord>& candidates);
+  bool budget_left(int64_t run) const;
+  int64_t tokens_used(int64_t run) const;
+  void progress(int64_t run, int64_t round_id, int index);
+  SearchSummary summarise(int64_t run, const std::string& status) const;
+  std::optional<double> score(const EvaluationRecord& e) const;
+
+  const Problem& problem_;
+  Store& store_;
+  Proposer& proposer_;
+  SearchOptions options_;
+  std::ostream& log_;
+  double started_ = 0;  // steady-clock seconds at construction
+  std::vector<std::unique_ptr<runtime::Worker>> workers_;  // gpu backend: one per device, kept across rounds
+};
+
+}  // namespace cusched::search

@@ -1,0 +1,243 @@
+// `cusched validate`, `schema`, `primitives` and `problems`, run as a user runs them.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cusched_cli_test_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+
+  // Runs `cusched args` with `input` on stdin.
+  CommandResult run(const std::string& args, const std::string& input = "") {
+    fs::path in = write("stdin.txt", input), out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    std::string cmd = std::string("'") + CUSCHED_BINARY + "' " + args + " < '" + in.string() + "' > '" + out.string() +
+                      "' 2> '" + err.string() + "'";
+    int status = std::system(cmd.c_str());
+    CommandResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  // Runs validate on `schedule` (JSON text) and expects a structured error.
+  json expect_error(const std::string& problem, const std::string& schedule, const std::string& extra = "") {
+    fs::path f = write("schedule.json", schedule);
+    CommandResult r = run("validate --problem " + problem + " --schedule '" + f.string() + "' " + extra);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    json j = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << "stdout is not JSON: " << r.out;
+    if (j.is_discarded()) return {};
+    EXPECT_EQ(j["ok"], false);
+    const json& e = j["error"];
+    EXPECT_TRUE(e.contains("code") && e.contains("message") && e.contains("hint")) << e.dump();
+    return e;
+  }
+
+  fs::path dir_;
+};
+
+const char* kMatmulSteps = R"([
+  {"op": "split", "stage": "C", "loop": "i", "factor": 16},
+  {"op": "split", "stage": "C", "loop": "j", "factor": 16, "outer": "bj", "inner": "tj"},
+  {"op": "reorder", "loops": ["io", "bj", "ii", "tj"]},
+  {"op": "bind", "loop": "io", "axis": "blockIdx.y"},
+  {"op": "bind", "loop": "bj", "axis": "blockIdx.x"},
+  {"op": "bind", "loop": "ii", "axis": "threadIdx.y"},
+  {"op": "bind", "loop": "tj", "axis": "threadIdx.x"}])";
+
+TEST_F(Cli, ValidatePrintsTheNormalisedSteps) {
+  fs::path f = write("good.json", kMatmulSteps);
+  CommandResult r = run("validate --problem matmul --schedule '" + f.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["hash"].get<std::string>().size(), 16u);
+  const json& steps = j["steps"];
+  ASSERT_EQ(steps.size(), 7u);
+  EXPECT_EQ(steps[0]["outer"], "io");  // derived names are filled in
+  EXPECT_EQ(steps[0]["inner"], "ii");
+  EXPECT_EQ(steps[2]["stage"], "C");   // the resolved stage is recorded
+  EXPECT_EQ(steps[6]["axis"], "threadIdx.x");
+}
+
+TEST_F(Cli, ValidateReadsStdin) {
+  CommandResult file = run("validate --problem matmul --schedule '" + write("good.json", kMatmulSteps).string() + "'");
+  CommandResult in = run("validate --problem matmul --schedule -", kMatmulSteps);
+  ASSERT_EQ(in.exit_code, 0) << in.out << in.err;
+  EXPECT_EQ(json::parse(in.out), json::parse(file.out));
+}
+
+TEST_F(Cli, ValidateTextFormat) {
+  CommandResult r = run("validate --problem matmul --schedule - --format text", kMatmulSteps);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "split stage=C loop=i factor=16 outer=io inner=ii");
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 7);
+}
+
+TEST_F(Cli, BuiltInSchedulesOfEveryProblem) {
+  CommandResult list = run("problems --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  json problems = json::parse(list.out);
+  ASSERT_GE(problems.size(), 3u);
+  for (const auto& p : problems) {
+    std::string name = p["name"];
+    for (const char* which : {"baseline", "best"}) {
+      for (const char* size : {"small", "bench"}) {
+        CommandResult r = run("validate --problem " + name + " --schedule " + which + " --size " + size);
+        EXPECT_EQ(r.exit_code, 0) << name << " " << which << " " << size << ": " << r.out << r.err;
+        EXPECT_EQ(json::parse(r.out)["ok"], true);
+      }
+    }
+  }
+}
+
+TEST_F(Cli, EachBadScheduleIsAStructuredError) {
+  struct Case {
+    const char* problem;
+    const char* steps;
+    int step;
+    const char* op;
+    const char* code;
+  };
+  const Case cases[] = {
+      {"matmul", R"([{"op": "parallelize", "loop": "i"}])", 0, "parallelize", "unknown-op"},
+      {"matmul", R"([{"op": "split", "stage": "C", "loop": "i"}])", 0, "split", "missing-argument"},
+      {"matmul", R"([{"op": "split", "stage": "C", "loop": "i", "factor": "16"}])", 0, "split", "mistyped-argument"},
+      {"matmul", R"([{"op": "split", "stage": "D", "loop": "i", "factor": 16}])", 0, "split", "unknown-stage"},
+      {"matmul", R"([{"op": "split", "stage": "C", "loop": "q", "factor": 16}])", 0, "split", "unknown-loop"},
+      {"matmul", R"([{"op": "split", "stage": "C", "loop": "i", "factor": 0}])", 0, "split", "bad-factor"},
+      {"matmul", R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4}, {"op": "split", "stage": "C", "loop": "j", "factor": 4, "outer": "io"}])",
+       1, "split", "loop-used-twice"},
+      {"matmul", R"([{"op": "bind", "stage": "C", "loop": "k", "axis": "blockIdx.x"}])", 0, "bind", "reduction-loop-on-block-axis"},
+      {"softmax", R"([{"op": "compute_at", "stage": "S", "consumer": "M", "loop": "i"}])", 0, "compute_at", "illegal-compute-at"},
+      {"matmul", R"([{"op": "split", "stage": "C", "loop": "j", "factor": 4}, {"op": "vectorize", "stage": "C", "loop": "jo"}])", 1,
+       "vectorize", "vectorize-not-innermost"},
+      {"matmul", R"([{"op": "reorder", "stage": "C", "loops": ["i", "k", "j"]}, {"op": "split", "stage": "C", "loop": "j", "factor": 3},
+                    {"op": "vectorize", "stage": "C", "loop": "ji"}])",
+       2, "vectorize", "vectorize-bad-extent"},
+      {"matmul", R"([{"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 16, "y_factor": 4},
+                    {"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}])",
+       1, "tensor_core", "tensor-core-shape-does-not-tile"},
+      {"matmul", R"("split")", -1, "", "not-a-schedule"},
+      {"matmul", R"([7])", 0, "", "step-not-object"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.steps);
+    json e = expect_error(c.problem, c.steps);
+    EXPECT_EQ(e["code"], c.code);
+    if (c.step >= 0) {
+      EXPECT_EQ(e["step"], c.step);
+    } else {
+      EXPECT_FALSE(e.contains("step"));
+    }
+    if (*c.op) {
+      EXPECT_EQ(e["op"], c.op);
+    }
+  }
+}
+
+TEST_F(Cli, StrictToleranceForbidsLowerPrecision) {
+  const char* steps = R"([{"op": "precision", "stage": "C", "operands": "tf32"}])";
+  CommandResult ok = run("validate --problem matmul --schedule -", steps);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  json e = expect_error("matmul", steps, "--strict");
+  EXPECT_EQ(e["code"], "precision-exceeds-tolerance");
+  EXPECT_EQ(e["step"], 0);
+  EXPECT_EQ(e["op"], "precision");
+}
+
+TEST_F(Cli, SizeChangesTheExtentsChecked) {
+  // K = 40 at the small size is not a multiple of 16; K = 4096 at the bench size is.
+  const char* steps = R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}])";
+  EXPECT_EQ(run("validate --problem matmul --schedule - --size bench", steps).exit_code, 0);
+  json e = expect_error("matmul", steps, "--size small");
+  EXPECT_EQ(e["code"], "tensor-core-shape-does-not-tile");
+}
+
+TEST_F(Cli, UnknownProblemUnreadableFileAndBadJson) {
+  CommandResult r = run("validate --problem conv9d --schedule baseline");
+  EXPECT_EQ(r.exit_code, 1);
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["error"]["code"], "unknown-problem");
+  EXPECT_FALSE(j["error"]["hint"].get<std::string>().empty());
+
+  CommandResult missing = run("validate --problem matmul --schedule '" + (dir_ / "no_such.json").string() + "'");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(json::parse(missing.out)["error"]["code"], "bad-schedule-source");
+
+  CommandResult bad = run("validate --problem matmul --schedule -", "[{\"op\": \"split\",");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(json::parse(bad.out)["error"]["code"], "bad-json");
+
+  CommandResult empty = run("validate --problem matmul --schedule -", "");
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_EQ(json::parse(empty.out)["error"]["code"], "bad-json");
+}
+
+TEST_F(Cli, BadFlagsAreUsageErrors) {
+  EXPECT_EQ(run("validate --schedule baseline").exit_code, 2);
+  EXPECT_EQ(run("validate --problem matmul --schedule baseline --size huge").exit_code, 2);
+  EXPECT_EQ(run("no-such-command").exit_code, 2);
+}
+
+TEST_F(Cli, SchemaListsEveryPrimitive) {
+  CommandResult r = run("schema");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json schema = json::parse(r.out);
+  EXPECT_EQ(schema["type"], "array");
+  std::set<std::string> ops;
+  for (const auto& alt : schema["items"]["anyOf"]) ops.insert(alt["properties"]["op"]["const"].get<std::string>());
+  for (const char* op : {"split", "tile", "reorder", "fuse", "bind", "unroll", "vectorize", "compute_at", "compute_inline",
+                         "compute_root", "cache_read", "cache_write", "rfactor", "cross_thread_reduce", "pipeline",
+                         "tensor_core", "precision", "launch_bounds"})
+    EXPECT_TRUE(ops.count(op)) << op;
+  EXPECT_EQ(ops.size(), 18u);
+}
+
+TEST_F(Cli, PrimitivesPrintsTheCheckedInReference) {
+  CommandResult r = run("primitives");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out == read_file(std::string(CUSCHED_SOURCE_DIR) + "/docs/primitives.md"))
+      << "docs/primitives.md is stale; run `cusched primitives > docs/primitives.md`";
+}
+
+}  // namespace

@@ -1,0 +1,87 @@
+// The embedded device header library: what it contains and that every function in
+// it compiles under NVRTC for sm_90a.
+#include <gtest/gtest.h>
+
+#include "codegen/device_library.h"
+#include "nvrtc_check.h"
+
+namespace cusched {
+namespace {
+
+TEST(DeviceLibrary, EmbedsTheUmbrellaHeaderAndItsParts) {
+  const auto& h = device_headers();
+  ASSERT_TRUE(h.count("cusched_device.cuh"));
+  for (const char* part : {"cusched_numeric.cuh", "cusched_reduce.cuh", "cusched_mma.cuh", "cusched_async_copy.cuh"}) {
+    ASSERT_TRUE(h.count(part)) << part;
+    EXPECT_NE(h.at("cusched_device.cuh").find(std::string("#include \"") + part + "\""), std::string::npos) << part;
+  }
+}
+
+TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCpAsyncCvtOrShfl) {
+  for (const auto& [name, text] : device_headers()) {
+    for (size_t at = text.find("asm"); at != std::string::npos; at = text.find("asm", at + 3)) {
+      size_t quote = text.find('"', at);
+      ASSERT_NE(quote, std::string::npos);
+      std::string instr = text.substr(quote + 1, text.find_first_of(" .", quote + 1) - quote - 1);
+      EXPECT_TRUE(instr == "mma" || instr == "ldmatrix" || instr == "cp" || instr == "cvt" || instr == "shfl")
+          << name << " uses inline asm '" << instr << "'";
+    }
+  }
+}
+
+// Instantiates every template and calls every function of the library.
+const char* kEveryFunction = R"(
+#include "cusched_device.cuh"
+extern "C" __global__ void every_function(const float* __restrict__ a, float* __restrict__ o, long long* oi) {
+  float v = a[threadIdx.x];
+  long long i = threadIdx.x;
+  int n = threadIdx.x;
+  __shared__ float s[256];
+  __shared__ long long si[256];
+  __shared__ double sd[256];
+  __shared__ int sn[256];
+  v = cusched::warp_allreduce<cusched::SumOp>(v, 16);
+  n = cusched::warp_allreduce<cusched::MaxOp>(n, 8);
+  v = cusched::block_allreduce<cusched::MaxOp>(v, 64, s);
+  v = cusched::block_allreduce_strided<cusched::MinOp>(v, threadIdx.y, 2, 64, s);
+  double d = cusched::block_allreduce_strided<cusched::ProductOp>(static_cast<double>(v), threadIdx.y, 2, 64, sd);
+  n = cusched::block_allreduce<cusched::MinOp>(n, 32, sn);
+  cusched::warp_allreduce_arg<cusched::ArgMaxOp>(v, i, 32);
+  cusched::block_allreduce_arg<cusched::ArgMinOp>(v, i, 64, s, si);
+  cusched::block_allreduce_arg_strided<cusched::ArgMaxOp>(d, n, threadIdx.y, 2, 64, sd, sn);
+  __half h = cusched::convert<__half>(d);
+  __nv_bfloat16 b = cusched::convert<__nv_bfloat16>(h);
+  h = cusched::warp_allreduce<cusched::SumOp>(h, 32);
+  b = cusched::max_of(b, cusched::convert<__nv_bfloat16>(v));
+  h = cusched::min_of(h, cusched::convert<__half>(b));
+  v += cusched::convert<float>(h) + cusched::convert<float>(b) + cusched::round_tf32(v) + cusched::round_bf16(v) +
+       cusched::round_f16(v) + cusched::inf_f32() + cusched::nan_f32() + static_cast<float>(cusched::nan_f64() + cusched::inf_f64());
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  unsigned int fa[4], fb[2];
+  __shared__ __align__(16) float tile[512];
+  cusched::cp_async_16(&tile[(threadIdx.x * 4) % 512], &a[threadIdx.x * 4]);
+  cusched::cp_async_16_zfill(&tile[(threadIdx.x * 4 + 4) % 512], &a[threadIdx.x * 4], 0);
+  cusched::cp_async_commit();
+  cusched::cp_async_wait<1>();
+  cusched::cp_async_wait_all();
+  __syncthreads();
+  cusched::ldmatrix_x4(fa, &tile[(threadIdx.x % 32) * 4]);
+  cusched::ldmatrix_x4_trans(fb, &tile[(threadIdx.x % 32) * 4]);
+  cusched::mma_m16n8k8_tf32(acc, fa, fb, acc);
+  cusched::mma_m16n8k8_tf32(acc, tile, tile + 4, acc);
+  cusched::mma_m16n8k16_bf16(acc, fa, fb, acc);
+  cusched::mma_m16n8k16_f16(acc, fa, fb, acc);
+  fa[0] = cusched::pack_bf16x2(v, v) ^ cusched::pack_f16x2(v, v);
+  o[threadIdx.x] = v + static_cast<float>(d) + acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(fa[0]);
+  oi[threadIdx.x] = i + n + cusched::linear_thread_index() + cusched::max_of(1LL, i) + cusched::min_of(2, 3);
+}
+)";
+
+TEST(DeviceLibrary, EveryFunctionCompilesForSm90a) {
+  test::NvrtcOutcome r = test::compile_with_nvrtc(kEveryFunction, device_headers());
+  EXPECT_TRUE(r.compiled) << r.log;
+  EXPECT_GT(r.cubin_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace cusched

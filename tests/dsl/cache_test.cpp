@@ -1,0 +1,95 @@
+// cache_read and cache_write: the staged copies and accumulator scopes, and each error.
+#include "tests/dsl/schedule_test_support.h"
+
+namespace cusched::testing {
+namespace {
+
+const char* kSplitK = R"({"op": "split", "stage": "C", "loop": "k", "factor": 8})";
+
+json with_split_k(const std::string& rest) { return json::parse(std::string("[") + kSplitK + "," + rest + "]"); }
+
+TEST(CacheRead, RecordsEachStagedCopy) {
+  Schedule s = build(problem_context("matmul"), with_split_k(R"(
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4},
+    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "swizzle": true, "name": "Bs"})"));
+  const auto& reads = s.state().stage("C").cache_reads;
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_EQ(reads[0].source, "A");
+  EXPECT_EQ(reads[0].name, "A_shared");  // the default name
+  EXPECT_EQ(reads[0].scope, "shared");
+  EXPECT_EQ(reads[0].at_loop, "ko");
+  EXPECT_EQ(reads[0].pad, 4);
+  EXPECT_FALSE(reads[0].swizzle);
+  EXPECT_EQ(reads[1].name, "Bs");
+  EXPECT_TRUE(reads[1].swizzle);
+  EXPECT_EQ(reads[1].pad, 0);
+  EXPECT_EQ(s.steps()[1]["name"], "A_shared");
+  EXPECT_EQ(s.steps()[2]["pad"], 0);
+}
+
+TEST(CacheRead, StagesAStageIntoRegisters) {
+  Schedule s = build(problem_context("softmax"), json::parse(R"([
+    {"op": "cache_read", "stage": "Y", "source": "S", "scope": "register", "at": "i"}])"));
+  ASSERT_EQ(s.state().stage("Y").cache_reads.size(), 1u);
+  EXPECT_EQ(s.state().stage("Y").cache_reads[0].name, "S_register");
+}
+
+TEST(CacheReadErrors, EachError) {
+  auto ctx = problem_context("matmul");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "X", "scope": "shared", "at": "ko"})"), 1,
+                    "cache_read", "cache-read-not-read");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "k"})"), 1,
+                    "cache_read", "unknown-loop");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": -1})"),
+                    1, "cache_read", "bad-padding");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko",
+                                          "pad": 4, "swizzle": true})"),
+                    1, "cache_read", "pad-and-swizzle");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+                                         {"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "ki"})"),
+                    2, "cache_read", "cache-read-twice");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "B"})"),
+                    1, "cache_read", "duplicate-name");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "C"})"),
+                    1, "cache_read", "duplicate-name");
+  // Two copies in one stage cannot share a name.
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "T"},
+                                         {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "name": "T"})"),
+                    2, "cache_read", "duplicate-name");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "A s"})"),
+                    1, "cache_read", "bad-name");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "global", "at": "ko"})"), 1,
+                    "cache_read", "bad-choice");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "swizzle": 1})"),
+                    1, "cache_read", "mistyped-argument");
+}
+
+TEST(CacheReadErrors, CopyLoopCannotBeRemovedAfterwards) {
+  auto ctx = problem_context("matmul");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+                                         {"op": "split", "stage": "C", "loop": "ko", "factor": 2})"),
+                    2, "split", "loop-in-use");
+  expect_step_error(ctx, json::parse(R"([
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "j"},
+    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 16, "y_factor": 8}])"),
+                    1, "tile", "loop-in-use");
+}
+
+TEST(CacheWrite, SetsTheAccumulatorScope) {
+  Schedule s = build(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "shared"}])"));
+  EXPECT_EQ(s.state().stage("C").cache_write_scope, "shared");
+  Schedule r = build(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "register"}])"));
+  EXPECT_EQ(r.state().stage("C").cache_write_scope, "register");
+}
+
+TEST(CacheWriteErrors, EachError) {
+  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "cache_write", "stage": "Y", "scope": "shared"}])"), 0,
+                    "cache_write", "cache-write-pointwise");
+  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "global"}])"), 0,
+                    "cache_write", "bad-choice");
+  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C"}])"), 0, "cache_write",
+                    "missing-argument");
+}
+
+}  // namespace
+}  // namespace cusched::testing

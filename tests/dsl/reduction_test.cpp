@@ -1,0 +1,168 @@
+// rfactor and cross_thread_reduce: the stages and bindings they make, and each error.
+#include "tests/dsl/schedule_test_support.h"
+
+namespace cusched::testing {
+namespace {
+
+std::vector<std::string> stage_names(const Schedule& s) {
+  std::vector<std::string> out;
+  for (const auto& f : s.state().stages) out.push_back(f->name);
+  return out;
+}
+
+TEST(Rfactor, SplitReductionBecomesAPartialStage) {
+  Schedule s = build(problem_context("softmax"), json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 30},
+    {"op": "rfactor", "stage": "S", "loop": "ko"}])"));
+  EXPECT_EQ(s.steps()[1]["name"], "S_rf");
+  // The partial stage is scheduled before the stage it feeds.
+  EXPECT_EQ(stage_names(s), (std::vector<std::string>{"M", "S_rf", "S", "Y"}));
+  const FuncDef* rf = s.state().stage_def("S_rf");
+  ASSERT_NE(rf, nullptr);
+  EXPECT_EQ(rf->vars, (std::vector<std::string>{"ko", "i"}));
+  ASSERT_TRUE(rf->is_reduction());
+  ASSERT_EQ(rf->body->rvars.size(), 1u);
+  EXPECT_EQ(rf->body->rvars[0].name, "ki");
+  EXPECT_EQ(rf->body->rvars[0].extent, 30);
+  EXPECT_EQ(to_string(rf->body), "sum(ki; exp((X[i, ((ko * 30) + ki)] - M[i])))");
+  // Fresh loops: the partial stage's ko is pure and parallel, the final stage reduces over ko.
+  EXPECT_EQ(loop_order(s, "S_rf"), (std::vector<std::string>{"ko", "i", "ki"}));
+  EXPECT_FALSE(loop(s, "S_rf", "ko").reduction);
+  EXPECT_EQ(loop(s, "S_rf", "ko").extent, 10);  // 300 / 30
+  EXPECT_TRUE(loop(s, "S_rf", "ki").reduction);
+  EXPECT_EQ(loop_order(s, "S"), (std::vector<std::string>{"i", "ko"}));
+  EXPECT_TRUE(loop(s, "S", "ko").reduction);
+  const FuncDef* merged = s.state().stage_def("S");
+  EXPECT_EQ(to_string(merged->body), "sum(ko; S_rf[ko, i])");
+  // Y still reads S; S now reads S_rf.
+  EXPECT_EQ(s.state().consumers_of("S_rf"), (std::vector<std::string>{"S"}));
+}
+
+TEST(Rfactor, StagesCanBeScheduledAfterwards) {
+  Schedule s = build(problem_context("matmul"), json::parse(R"([
+    {"op": "split", "stage": "C", "loop": "k", "factor": 8},
+    {"op": "rfactor", "stage": "C", "loop": "ko", "name": "Cpart"},
+    {"op": "bind", "stage": "Cpart", "loop": "ko", "axis": "blockIdx.z"},
+    {"op": "bind", "stage": "C", "loop": "i", "axis": "blockIdx.x"}])"));
+  const FuncDef* rf = s.state().stage_def("Cpart");
+  ASSERT_NE(rf, nullptr);
+  EXPECT_EQ(loop(s, "Cpart", "ko").axis, GpuAxis::BlockZ);
+  EXPECT_EQ(loop(s, "Cpart", "ko").extent, 5);
+  EXPECT_EQ(loop_order(s, "C"), (std::vector<std::string>{"i", "j", "ko"}));
+}
+
+TEST(Rfactor, OneOfSeveralReductionVariables) {
+  Schedule s = build(two_rvar_context(8, 6, 10), json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "r"}])"));
+  const FuncDef* rf = s.state().stage_def("S_rf");
+  ASSERT_NE(rf, nullptr);
+  EXPECT_EQ(rf->vars, (std::vector<std::string>{"r", "i"}));
+  ASSERT_EQ(rf->body->rvars.size(), 1u);
+  EXPECT_EQ(rf->body->rvars[0].name, "s");
+  EXPECT_EQ(loop_order(s, "S_rf"), (std::vector<std::string>{"r", "i", "s"}));
+  EXPECT_EQ(loop(s, "S_rf", "r").extent, 6);
+  EXPECT_EQ(loop_order(s, "S"), (std::vector<std::string>{"i", "r"}));
+}
+
+TEST(RfactorErrors, EachError) {
+  auto softmax = problem_context("softmax");
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "Y", "loop": "j"}])"), 0, "rfactor", "rfactor-pointwise");
+  expect_step_error(argmax_context(), json::parse(R"([
+    {"op": "split", "stage": "I", "loop": "k", "factor": 10},
+    {"op": "rfactor", "stage": "I", "loop": "ko"}])"),
+                    1, "rfactor", "rfactor-argreduce");
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "i"}])"), 0, "rfactor", "rfactor-pure-loop");
+  // The only reduction variable, unsplit.
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "k"}])"), 0, "rfactor", "rfactor-bad-loop");
+  // 300 is not a multiple of 32: the partial stage would read past the end.
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 32},
+    {"op": "rfactor", "stage": "S", "loop": "ko"}])"),
+                    1, "rfactor", "rfactor-not-dividing");
+  // The inner loop of a split.
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 32},
+    {"op": "rfactor", "stage": "S", "loop": "ki"}])"),
+                    1, "rfactor", "rfactor-bad-loop");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 30},
+    {"op": "rfactor", "stage": "S", "loop": "ko", "name": "M"}])"),
+                    1, "rfactor", "duplicate-name");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 30},
+    {"op": "rfactor", "stage": "S", "loop": "ko", "name": "X"}])"),
+                    1, "rfactor", "duplicate-name");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 30},
+    {"op": "rfactor", "stage": "S", "loop": "ko", "name": "S-rf"}])"),
+                    1, "rfactor", "bad-name");
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "q"}])"), 0, "rfactor", "unknown-loop");
+  // A producer computed inside the stage would be left at a loop of a stage that no longer reads it.
+  expect_step_error(producer_reduction_context(), json::parse(R"([
+    {"op": "split", "stage": "R", "loop": "r", "factor": 8},
+    {"op": "compute_at", "stage": "P", "consumer": "R", "loop": "ro"},
+    {"op": "rfactor", "stage": "R", "loop": "ro"}])"),
+                    2, "rfactor", "rfactor-hosts-producer");
+}
+
+TEST(CrossThreadReduce, WarpReductionBindsTheLoop) {
+  Schedule s = build(problem_context("softmax"), json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 32},
+    {"op": "cross_thread_reduce", "loop": "ki", "kind": "warp"}])"));
+  const auto& m = s.state().stage("M");
+  EXPECT_EQ(m.cross_thread_loop, "ki");
+  EXPECT_EQ(m.cross_thread_kind, "warp");
+  EXPECT_EQ(loop(s, "M", "ki").axis, GpuAxis::ThreadX);  // the default axis
+  EXPECT_EQ(s.steps()[1]["stage"], "M");
+  EXPECT_EQ(s.steps()[1]["axis"], "threadIdx.x");
+}
+
+TEST(CrossThreadReduce, BlockReductionOnAnotherAxis) {
+  Schedule s = build(problem_context("softmax"), json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 256},
+    {"op": "bind", "stage": "S", "loop": "i", "axis": "blockIdx.x"},
+    {"op": "cross_thread_reduce", "stage": "S", "loop": "ki", "axis": "threadIdx.y", "kind": "block"}])"));
+  EXPECT_EQ(s.state().stage("S").cross_thread_kind, "block");
+  EXPECT_EQ(loop(s, "S", "ki").axis, GpuAxis::ThreadY);
+  EXPECT_EQ(loop(s, "S", "ko").axis, GpuAxis::None);
+}
+
+TEST(CrossThreadReduceErrors, EachError) {
+  auto softmax = problem_context("softmax");
+  expect_step_error(softmax, json::parse(R"([{"op": "cross_thread_reduce", "stage": "M", "loop": "i", "kind": "warp"}])"), 0,
+                    "cross_thread_reduce", "cross-thread-pure-loop");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 32},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "kind": "warp"},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "axis": "threadIdx.y", "kind": "warp"}])"),
+                    2, "cross_thread_reduce", "loop-already-bound");
+  expect_step_error(two_rvar_context(8, 4, 8), json::parse(R"([
+    {"op": "cross_thread_reduce", "stage": "S", "loop": "r", "kind": "warp"},
+    {"op": "cross_thread_reduce", "stage": "S", "loop": "s", "axis": "threadIdx.y", "kind": "warp"}])"),
+                    1, "cross_thread_reduce", "cross-thread-twice");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 64},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "kind": "warp"}])"),
+                    1, "cross_thread_reduce", "warp-reduce-extent");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 12},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "kind": "warp"}])"),
+                    1, "cross_thread_reduce", "warp-reduce-extent");
+  expect_step_error(softmax, json::parse(R"([{"op": "cross_thread_reduce", "stage": "M", "loop": "k", "kind": "block"}])"), 0,
+                    "cross_thread_reduce", "block-reduce-extent");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 2048},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "kind": "block"}])"),
+                    1, "cross_thread_reduce", "block-reduce-extent");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 32},
+    {"op": "bind", "stage": "M", "loop": "i", "axis": "threadIdx.x"},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "kind": "warp"}])"),
+                    2, "cross_thread_reduce", "axis-bound-twice");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 32},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "axis": "blockIdx.x", "kind": "warp"}])"),
+                    1, "cross_thread_reduce", "bad-choice");
+}
+
+}  // namespace
+}  // namespace cusched::testing

@@ -1,0 +1,57 @@
+// On the GPU: the random schedules that the interpreter property test accepts also
+// verify on the device at the small size (same generator, same seeds).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+#include "dsl/random_schedule.h"
+#include "runtime/cuda_driver.h"
+#include "search/candidate_evaluation.h"
+
+namespace cusched {
+namespace {
+
+uint64_t env_or(const char* name, uint64_t def) {
+  const char* v = std::getenv(name);
+  return v ? std::strtoull(v, nullptr, 10) : def;
+}
+
+class GpuScheduleProperty : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuScheduleProperty, InterpreterAcceptedSchedulesVerifyOnTheGpu) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  const Problem& p = find_problem(GetParam());
+  uint64_t seed = env_or("CUSCHED_PROPERTY_SEED", 1);
+  int count = static_cast<int>(env_or("CUSCHED_GPU_PROPERTY_COUNT", 25));
+  std::mt19937_64 rng(seed * 1000003 + std::hash<std::string>{}(p.name));
+  ScheduleContext ctx = p.context("small");
+  runtime::Worker worker(0);
+  int checked = 0;
+  for (int n = 0; n < count; ++n) {
+    nlohmann::json steps = random_schedule(ctx, rng);
+    Schedule s = Schedule::from_json(ctx, steps);
+    auto interp = runtime::verify_with_interpreter(p, s, "small", seed + n, 1);
+    if (interp.verdict != "ok") continue;
+    search::EvalConfig cfg;
+    cfg.backend = "gpu";
+    cfg.size = "small";
+    cfg.seed = seed + n;
+    cfg.time_it = false;
+    cfg.audit = false;
+    auto out = search::evaluate_candidate(p, steps, cfg, &worker);
+    EXPECT_EQ(out.verdict, "ok") << out.reason << "\nschedule: " << steps.dump();
+    ++checked;
+  }
+  std::cout << p.name << ": " << checked << " interpreter-accepted schedules checked on the GPU\n";
+  EXPECT_GT(checked, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, GpuScheduleProperty,
+                         ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "conv2d",
+                                           "gemm_add_relu", "cross_entropy"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace cusched

@@ -1,0 +1,66 @@
+#pragma once
+// Small builders for hand-written loop IR in the interpreter tests.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codegen/interpreter.h"
+#include "codegen/ir.h"
+#include "dsl/error.h"
+
+namespace cusched::test {
+
+inline Expr var(const std::string& name) { return make_var(name); }
+inline Expr f32(double v) { return make_float(v, DType::f32); }
+inline Expr f64(double v) { return make_float(v, DType::f64); }
+inline Expr load(const std::string& buffer, Expr index, DType t = DType::f32) {
+  return make_load(buffer, t, {std::move(index)});
+}
+
+inline Stmt serial(const std::string& v, int64_t lo, int64_t extent, Stmt body) {
+  return make_for(v, make_int(lo), make_int(extent), LoopKind::Serial, GpuAxis::None, std::move(body));
+}
+inline Stmt bound(const std::string& v, int64_t extent, GpuAxis axis, Stmt body) {
+  return make_for(v, make_int(0), make_int(extent), LoopKind::Serial, axis, std::move(body));
+}
+
+inline BufferSpec buffer(const std::string& name, DType t, int64_t elements, BufferRole role) {
+  BufferSpec b;
+  b.name = name;
+  b.dtype = t;
+  b.shape = {elements};
+  b.role = role;
+  return b;
+}
+
+inline Kernel kernel(const std::string& name, std::array<int64_t, 3> grid, std::array<int64_t, 3> block,
+                     std::vector<std::string> params, Stmt body) {
+  Kernel k;
+  k.name = name;
+  k.grid = grid;
+  k.block = block;
+  k.params = std::move(params);
+  k.body = std::move(body);
+  return k;
+}
+
+inline LoweredProgram program(std::vector<BufferSpec> buffers, std::vector<Kernel> kernels) {
+  LoweredProgram p;
+  p.problem = "test";
+  p.buffers = std::move(buffers);
+  p.kernels = std::move(kernels);
+  return p;
+}
+
+// The code of the cusched::UserError that `f` throws, or "" when it throws none.
+inline std::string error_code(const std::function<void()>& f, std::string* message = nullptr) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    if (message) *message = e.error().message;
+    return e.error().code;
+  }
+  return "";
+}
+
+}  // namespace cusched::test

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dsl/error.h"
+#include "runtime/evaluation.h"
+
+namespace cusched::runtime {
+namespace {
+
+TEST(EvaluationJson, RequestRoundTrips) {
+  EvalRequest r;
+  r.candidate.source = "extern \"C\" __global__ void k(float* c) {}";
+  r.candidate.buffers.push_back({"C", DType::f32, {4, 8}, BufferRole::Output, false});
+  r.candidate.launches.push_back({"k", {2, 1, 1}, {128, 1, 1}, 0, {"C"}});
+  r.reference = r.candidate;
+  r.reference.buffers[0].dtype = DType::f64;
+  InputSpec a;
+  a.buffer = "A";
+  a.standard = {"uniform", -1, 1};
+  a.adversarial = Distribution{"normal", 1000, 0.01};
+  r.inputs.push_back(a);
+  r.tol = {1e-3, 2e-3, 3e-3};
+  r.timing = {2, 40, false};
+  r.floor = {1e9, 2e9, "tf32"};
+  r.seeds = 5;
+  r.base_seed = 1234567890123ULL;
+  r.inputs_dir = "in";
+  r.save_io_dir = "out";
+  r.watchdog_s = 7.5;
+  r.device = 3;
+  EvalRequest b = EvalRequest::from_json(nlohmann::json::parse(r.to_json().dump()));
+  EXPECT_EQ(b.to_json(), r.to_json());
+  ASSERT_TRUE(b.inputs[0].adversarial.has_value());
+  EXPECT_EQ(b.inputs[0].adversarial->a, 1000);
+  EXPECT_EQ(b.reference.buffers[0].dtype, DType::f64);
+  EXPECT_EQ(b.base_seed, 1234567890123ULL);
+}
+
+TEST(EvaluationJson, ResultRoundTripsWithNanErrors) {
+  EvalResult r;
+  r.verdict = Verdict::nan_or_inf;
+  r.message = "The candidate wrote NaN.";
+  r.max_abs_err = NAN;
+  r.times_ms = {1.0, 2.0};
+  r.trials = 2;
+  EvalResult b = EvalResult::from_json(nlohmann::json::parse(r.to_json().dump()));
+  EXPECT_EQ(b.verdict, Verdict::nan_or_inf);
+  EXPECT_EQ(b.message, r.message);
+  EXPECT_TRUE(std::isnan(b.max_abs_err));
+  EXPECT_EQ(b.times_ms, r.times_ms);
+  EXPECT_EQ(b.trials, 2);
+}
+
+TEST(EvaluationJson, VerdictNamesRoundTrip) {
+  for (Verdict v : {Verdict::ok, Verdict::wrong_output, Verdict::unwritten_output, Verdict::nan_or_inf,
+                    Verdict::input_modified, Verdict::compile_error, Verdict::launch_error, Verdict::illegal_address,
+                    Verdict::timeout, Verdict::crashed, Verdict::under_floor, Verdict::reference_degenerate,
+                    Verdict::no_gpu, Verdict::internal_error})
+    EXPECT_EQ(verdict_from_name(verdict_name(v)), v) << verdict_name(v);
+  EXPECT_FALSE(verdict_from_name("fine").has_value());
+}
+
+TEST(EvaluationJson, MalformedRequestIsAnError) {
+  try {
+    EvalRequest::from_json({{"candidate", 3}});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_TRUE(e.error().code == "bad-request" || e.error().code == "bad-bundle") << e.error().code;
+  }
+  EXPECT_THROW(EvalRequest::from_json(nlohmann::json::parse(
+                   R"({"candidate": {"source": "", "buffers": [], "launches": []},
+                       "reference": {"source": "", "buffers": [], "launches": []},
+                       "inputs": [{"buffer": "A", "standard": {"kind": "zipf"}}]})")),
+               UserError);
+}
+
+}  // namespace
+}  // namespace cusched::runtime

@@ -1,0 +1,45 @@
+#include "runtime/performance_floor.h"
+
+#include <gtest/gtest.h>
+
+#include "dsl/error.h"
+
+namespace cusched::runtime {
+namespace {
+
+TEST(PerformanceFloor, MemoryBoundFloorIsBytesOverBandwidth) {
+  Floor f{4e9, 1e9, "f32"};  // 4 GB at 4 TB/s = 1 ms; 1 GFLOP at 51 TFLOP/s = 0.0196 ms
+  EXPECT_NEAR(floor_ms(f, 4e12), 1.0, 1e-12);
+}
+
+TEST(PerformanceFloor, ComputeBoundFloorUsesThePrecisionRate) {
+  Floor f{1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"};
+  EXPECT_NEAR(floor_ms(f, 4.27e12), 2 * 4096.0 * 4096.0 * 4096.0 / 364e12 * 1e3, 1e-9);
+  f.precision = "f32";
+  EXPECT_NEAR(floor_ms(f, 4.27e12), 2 * 4096.0 * 4096.0 * 4096.0 / 51e12 * 1e3, 1e-9);
+  EXPECT_EQ(flop_rate("bf16"), 730e12);
+  EXPECT_EQ(flop_rate("f16"), 730e12);
+}
+
+TEST(PerformanceFloor, UnknownPrecisionIsAnError) {
+  try {
+    flop_rate("fp8");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.error().code, "unknown-precision");
+  }
+}
+
+TEST(PerformanceFloor, NoFloorGivesZero) { EXPECT_EQ(floor_ms(Floor{}, 4e12), 0.0); }
+
+TEST(TimeSummary, MedianMinMax) {
+  TimeSummary odd = summarize_times({3, 1, 2});
+  EXPECT_EQ(odd.median_ms, 2);
+  EXPECT_EQ(odd.min_ms, 1);
+  EXPECT_EQ(odd.max_ms, 3);
+  EXPECT_EQ(summarize_times({4, 1, 2, 3}).median_ms, 2.5);
+  EXPECT_EQ(summarize_times({}).median_ms, 0);
+}
+
+}  // namespace
+}  // namespace cusched::runtime

@@ -1,0 +1,151 @@
+// The built-in proposer: problem classes, schedule moves and the proposals it makes.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "dsl/schedule.h"
+#include "problems/problem.h"
+#include "search/builtin_proposer.h"
+#include "search/schedule_moves.h"
+#include "search/store.h"
+
+namespace cusched::search {
+namespace {
+
+using nlohmann::json;
+
+bool legal_at(const Problem& p, const json& steps, const std::string& size) {
+  return validate_schedule(p.context(size), steps).ok;
+}
+
+TEST(ProblemClass, ReadFromThePipeline) {
+  EXPECT_EQ(classify_pipeline(find_problem("softmax").pipeline), ProblemClass::normalisation);
+  EXPECT_EQ(classify_pipeline(find_problem("layernorm").pipeline), ProblemClass::normalisation);
+  EXPECT_EQ(classify_pipeline(find_problem("relu").pipeline), ProblemClass::pointwise);
+  EXPECT_EQ(classify_pipeline(find_problem("sum_dim1").pipeline), ProblemClass::reduction);
+  EXPECT_EQ(classify_pipeline(find_problem("matmul").pipeline), ProblemClass::matmul);
+  EXPECT_EQ(classify_pipeline(find_problem("conv2d").pipeline), ProblemClass::convolution);
+}
+
+TEST(ScheduleMoves, SplitBeforeUseRenamesLaterUses) {
+  json steps = json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "j", "factor": 256, "outer": "jo", "inner": "ji"},
+    {"op": "bind", "stage": "Y", "loop": "ji", "axis": "threadIdx.x"},
+    {"op": "compute_at", "stage": "M", "consumer": "Y", "loop": "j"}
+  ])");
+  std::set<std::string> used = {"i", "j"};
+  std::string inner = split_before_use(steps, "Y", "j", 4, used);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0]["op"], "split");
+  EXPECT_EQ(steps[0]["loop"], "j");
+  EXPECT_EQ(steps[0]["inner"], inner);
+  std::string outer = steps[0]["outer"];
+  EXPECT_NE(outer, "j");
+  EXPECT_EQ(steps[1]["loop"], outer);  // the old split now splits the outer part
+  EXPECT_EQ(steps[3]["loop"], outer);  // and the compute_at site follows
+  EXPECT_TRUE(used.count(inner) && used.count(outer));
+}
+
+TEST(ScheduleMoves, VectorizeOnSoftmaxBaselineIsLegal) {
+  const Problem& p = find_problem("softmax");
+  json base = validate_schedule(p.context("bench"), p.baseline_schedule).steps;
+  ScheduleState st = Schedule::from_json(p.context("bench"), base).state();
+  int legal = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    auto m = apply_move("vectorize", base, st, rng);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->move, "vectorize");
+    if (m->idea.find("Y") != std::string::npos && legal_at(p, m->schedule, "bench")) {
+      ++legal;
+      auto vst = Schedule::from_json(p.context("bench"), m->schedule).state();
+      bool vectorized = false;
+      for (const auto& [n, l] : vst.stage("Y").loops) vectorized |= l.kind == LoopKind::Vectorized;
+      EXPECT_TRUE(vectorized);
+    }
+  }
+  EXPECT_GT(legal, 0);
+}
+
+TEST(ScheduleMoves, FuseProducersComputesThemInsideTheConsumer) {
+  const Problem& p = find_problem("softmax");
+  json base = validate_schedule(p.context("bench"), p.baseline_schedule).steps;
+  ScheduleState st = Schedule::from_json(p.context("bench"), base).state();
+  std::mt19937_64 rng(3);
+  auto m = apply_move("fuse_producers", base, st, rng);
+  ASSERT_TRUE(m);
+  auto v = validate_schedule(p.context("bench"), m->schedule);
+  ASSERT_TRUE(v.ok) << v.error.to_string();
+  auto fused = Schedule::from_json(p.context("bench"), v.steps).state();
+  EXPECT_EQ(fused.stage("M").location, ComputeLocation::At);
+  EXPECT_EQ(fused.stage("S").location, ComputeLocation::At);
+  EXPECT_EQ(fused.stage("M").at_stage, "Y");
+  EXPECT_FALSE(fused.stage("S").cross_thread_loop.empty());
+}
+
+TEST(ScheduleMoves, RetileChangesOneFactor) {
+  const Problem& p = find_problem("softmax");
+  json base = validate_schedule(p.context("bench"), p.baseline_schedule).steps;
+  ScheduleState st = Schedule::from_json(p.context("bench"), base).state();
+  std::mt19937_64 rng(5);
+  auto m = apply_move("retile", base, st, rng);
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->schedule.size(), base.size());
+  int changed = 0;
+  for (size_t i = 0; i < base.size(); ++i) changed += m->schedule[i] != base[i];
+  EXPECT_EQ(changed, 1);
+  EXPECT_NE(m->idea.find("instead of"), std::string::npos);
+}
+
+TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
+  const Problem& p = find_problem("softmax");
+  int legal = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::normalisation))
+    if (legal_at(p, s.schedule, "small") && legal_at(p, s.schedule, "bench")) ++legal;
+  EXPECT_GT(legal, 0);
+}
+
+TEST(BuiltinProposer, FirstRoundStartsFromTheBaselineAndIsLegal) {
+  const Problem& p = find_problem("softmax");
+  BuiltinProposer proposer(p, {});
+  ProposalContext ctx;
+  auto r = proposer.propose(ctx, 3, 4);
+  ASSERT_FALSE(r.proposals.empty());
+  EXPECT_LE(r.proposals.size(), 12u);
+  EXPECT_LE(r.ideas.size(), 3u);
+  json base = validate_schedule(p.context("small"), p.baseline_schedule).steps;
+  EXPECT_EQ(schedule_hash(r.proposals[0].schedule), schedule_hash(base));
+  std::set<std::string> hashes;
+  for (const auto& prop : r.proposals) {
+    EXPECT_TRUE(legal_at(p, prop.schedule, "small"));
+    EXPECT_TRUE(legal_at(p, prop.schedule, "bench"));
+    EXPECT_TRUE(hashes.insert(schedule_hash(prop.schedule)).second) << "proposed twice";
+    EXPECT_NE(std::find(r.ideas.begin(), r.ideas.end(), prop.idea), r.ideas.end());
+  }
+}
+
+TEST(BuiltinProposer, LaterRoundsMutateTheBestAndNameTheirParents) {
+  const Problem& p = find_problem("softmax");
+  BuiltinProposer proposer(p, {});
+  ProposalContext ctx;
+  ctx.round = 1;
+  TriedCandidate best;
+  best.schedule = validate_schedule(p.context("small"), p.baseline_schedule).steps;
+  best.candidate_id = 42;
+  best.cost = 1.0;
+  ctx.best = {best};
+  auto r = proposer.propose(ctx, 4, 3);
+  ASSERT_FALSE(r.proposals.empty());
+  for (const auto& prop : r.proposals) {
+    ASSERT_TRUE(prop.parent);
+    EXPECT_EQ(*prop.parent, 42);
+    EXPECT_NE(schedule_hash(prop.schedule), schedule_hash(best.schedule));
+    EXPECT_TRUE(legal_at(p, prop.schedule, "bench"));
+  }
+  // Ideas name their moves in words.
+  for (const auto& idea : r.ideas) EXPECT_GT(idea.size(), 10u);
+}
+
+}  // namespace
+}  // namespace cusched::search

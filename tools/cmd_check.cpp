@@ -1,0 +1,140 @@
+// `cusched check --problem P kernel.cu`: audits, verifies and times a hand-written (or
+// agent-written) .cu file that implements the problem's kernel contract, with the
+// same rules and verdicts as a generated kernel.
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "codegen/device_library.h"
+#include "problems/contract.h"
+#include "runtime/cuda_driver.h"
+#include "search/candidate_evaluation.h"
+#include "tools/command.h"
+#include "tools/schedule_source.h"
+
+namespace cusched::tools {
+namespace {
+
+struct Options {
+  std::string problem, file, size = "bench", precision = "f32", grid, block;
+  int64_t dynamic_smem = -1;
+  bool strict = false, no_audit = false;
+  uint64_t seed = 1;
+};
+
+std::array<int64_t, 3> parse_dim(const std::string& text, const std::string& what) {
+  std::array<int64_t, 3> d{1, 1, 1};
+  std::stringstream ss(text);
+  std::string part;
+  int i = 0;
+  while (std::getline(ss, part, ',')) {
+    if (i >= 3) break;
+    try {
+      d[i++] = std::stoll(part);
+    } catch (const std::exception&) {
+      fail("bad-launch", "The " + what + " '" + text + "' is not a list of up to three integers.", "Write it as X,Y,Z, e.g. 4096,1,1.");
+    }
+  }
+  if (i == 0) fail("bad-launch", "The " + what + " is empty.", "Write it as X,Y,Z, e.g. 4096,1,1.");
+  return d;
+}
+
+// Launch parameters from a line `// cusched-launch size=bench grid=X,Y,Z block=X,Y,Z smem=N` in the file.
+void read_launch_comment(const std::string& src, const std::string& size, Options& o) {
+  std::regex line(R"(//\s*cusched-launch\s+size=(\w+)\s+grid=([0-9,]+)\s+block=([0-9,]+)(\s+smem=([0-9]+))?)");
+  for (std::sregex_iterator it(src.begin(), src.end(), line), end; it != end; ++it) {
+    if ((*it)[1] != size) continue;
+    if (o.grid.empty()) o.grid = (*it)[2];
+    if (o.block.empty()) o.block = (*it)[3];
+    if (o.dynamic_smem < 0 && (*it)[5].matched) o.dynamic_smem = std::stoll((*it)[5]);
+  }
+}
+
+CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu kernel against a problem's kernel contract",
+                         [](CLI::App& sub) -> std::function<int()> {
+                           auto o = std::make_shared<Options>();
+                           sub.add_option("--problem,-p", o->problem, "Problem name")->required();
+                           sub.add_option("file", o->file, "The .cu file")->required();
+                           sub.add_option("--size", o->size, "small or bench")->check(CLI::IsMember({"small", "bench"}));
+                           sub.add_option("--grid", o->grid, "Grid X,Y,Z (else from a // cusched-launch comment)");
+                           sub.add_option("--block", o->block, "Block X,Y,Z (else from a // cusched-launch comment)");
+                           sub.add_option("--dynamic-smem", o->dynamic_smem, "Dynamic shared memory in bytes");
+                           sub.add_option("--precision", o->precision, "Operand precision the kernel uses (f32, tf32, bf16, f16)");
+                           sub.add_option("--seed", o->seed, "Base seed of the random inputs");
+                           sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
+                           sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
+                           return [o] {
+                             try {
+                               const Problem& p = find_problem(o->problem);
+                               std::ifstream in(o->file);
+                               if (!in) fail("unreadable-file", "Cannot read '" + o->file + "'.", "Check the path.");
+                               std::stringstream ss;
+                               ss << in.rdbuf();
+                               KernelBundle b;
+                               b.problem = p.name;
+                               b.source = ss.str();
+                               b.headers = device_headers();
+                               b.precision = o->precision;
+                               read_launch_comment(b.source, o->size, *o);
+                               if (o->grid.empty() || o->block.empty())
+                                 fail("missing-launch", "No grid and block were given for size " + o->size + ".",
+                                      "Pass --grid and --block, or add a line `// cusched-launch size=" + o->size +
+                                          " grid=X,Y,Z block=X,Y,Z` to the file.");
+                               nlohmann::json contract = kernel_contract(p);
+                               const SizeBindings& sizes = p.size(o->size);
+                               LaunchSpec l;
+                               l.kernel = contract["kernel_name"];
+                               l.grid = parse_dim(o->grid, "grid");
+                               l.block = parse_dim(o->block, "block");
+                               l.dynamic_smem_bytes = std::max<int64_t>(0, o->dynamic_smem);
+                               for (const auto& prm : contract["params"]) l.args.push_back(prm["name"]);
+                               for (const auto& in_t : p.pipeline.inputs())
+                                 b.buffers.push_back({in_t->name, in_t->dtype, eval_shape(in_t->shape, sizes), BufferRole::Input, false});
+                               for (const auto& out : p.pipeline.outputs()) {
+                                 const FuncDef* f = p.pipeline.find_stage(out);
+                                 b.buffers.push_back({out, f->dtype, eval_shape(f->extents, sizes), BufferRole::Output, false});
+                               }
+                               b.launches.push_back(l);
+                               search::CandidateOutcome out;
+                               out.bundle = b;
+                               out.precision = b.precision;
+                               out.schedule_hash = "hand-written";
+                               if (b.precision != "f32") {
+                                 ScheduleContext ctx = p.context(o->size, o->strict);
+                                 Schedule probe(ctx);  // the registry's precision rule decides
+                                 probe.precision(p.pipeline.outputs()[0], b.precision);
+                               }
+                               if (!o->no_audit) {
+                                 bool bad = false;
+                                 out.audit_findings = search::audit_bundle(p, b, &bad, &out.audit_ms);
+                                 if (bad) {
+                                   out.verdict = "audit_rejected";
+                                   out.reason = "The audit found an error-level problem in the kernel.";
+                                 }
+                               }
+                               if (out.verdict.empty()) {
+                                 if (auto err = runtime::driver_available()) {
+                                   std::cerr << err->message << "\n";
+                                   return kExitNoGpu;
+                                 }
+                                 search::EvalConfig cfg;
+                                 cfg.size = o->size;
+                                 cfg.seed = o->seed;
+                                 cfg.strict = o->strict;
+                                 runtime::Worker w(0);
+                                 out.gpu = w.evaluate(search::make_eval_request(p, b, cfg));
+                                 out.verdict = runtime::verdict_name(out.gpu->verdict);
+                                 out.reason = out.gpu->message;
+                               }
+                               std::cout << out.to_json().dump(2) << "\n";
+                               return out.verified() ? kExitOk : kExitFailure;
+                             } catch (const UserError& e) {
+                               print_error_json(e.error());
+                               return kExitFailure;
+                             }
+                           };
+                         }}};
+
+}  // namespace
+}  // namespace cusched::tools

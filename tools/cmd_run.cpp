@@ -1,0 +1,89 @@
+// `cusched run --problem P --schedule S [--size small|bench] [--backend gpu|interp]`:
+// lowers, audits, verifies and (on a GPU) times one schedule.
+#include <cstdio>
+#include <iostream>
+
+#include "runtime/cuda_driver.h"
+#include "search/candidate_evaluation.h"
+#include "tools/command.h"
+#include "tools/schedule_source.h"
+
+namespace cusched::tools {
+namespace {
+
+struct Options {
+  std::string problem, schedule = "best", size, backend = "gpu", inputs, save_io;
+  bool json = false, strict = false, no_audit = false;
+  uint64_t seed = 1;
+};
+
+void print_outcome(const search::CandidateOutcome& o) {
+  std::printf("verdict      %s\n", o.verdict.c_str());
+  std::printf("why          %s\n", o.reason.c_str());
+  std::printf("schedule     %s (precision %s)\n", o.schedule_hash.c_str(), o.precision.c_str());
+  if (o.audit_findings.is_array() && !o.audit_findings.empty())
+    std::printf("audit        %zu finding(s), %.0f ms\n", o.audit_findings.size(), o.audit_ms);
+  if (o.interp) {
+    std::printf("backend      interpreter (CPU), %d input sets, no GPU time measured\n", o.interp->trials);
+    std::printf("errors       max abs %.3g, max rel %.3g, rel L2 %.3g\n", o.interp->max_abs_err, o.interp->max_rel_err,
+                o.interp->rel_l2_err);
+    std::printf("cost model   %.4f ms (estimate at the bench size, not a measurement)\n", o.cost_estimate_ms);
+  }
+  if (o.gpu) {
+    const auto& g = *o.gpu;
+    std::printf("backend      %s\n", g.device_name.c_str());
+    std::printf("errors       max abs %.3g, max rel %.3g, rel L2 %.3g over %d trials\n", g.max_abs_err, g.max_rel_err,
+                g.rel_l2_err, g.trials);
+    if (g.median_ms > 0) {
+      std::printf("time         median %.4f ms (min %.4f, max %.4f) over %zu runs, L2 flushed\n", g.median_ms, g.min_ms, g.max_ms,
+                  g.times_ms.size());
+      std::printf("floor        %.4f ms: %.1f%% of the floor reached\n", g.floor_ms, g.pct_of_floor);
+    }
+  }
+}
+
+CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a problem",
+                         [](CLI::App& sub) -> std::function<int()> {
+                           auto o = std::make_shared<Options>();
+                           sub.add_option("--problem,-p", o->problem, "Problem name")->required();
+                           sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best (default best)");
+                           sub.add_option("--size", o->size, "small or bench (default: bench on gpu, small on interp)")
+                               ->check(CLI::IsMember({"small", "bench"}));
+                           sub.add_option("--backend", o->backend, "gpu or interp")->check(CLI::IsMember({"gpu", "interp"}));
+                           sub.add_option("--inputs", o->inputs, "Directory of <input>.npy files used as the first trial");
+                           sub.add_option("--save-io", o->save_io, "Directory to write inputs and outputs as .npy");
+                           sub.add_option("--seed", o->seed, "Base seed of the random inputs");
+                           sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
+                           sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
+                           sub.add_flag("--json", o->json, "Print the outcome as JSON");
+                           return [o] {
+                             try {
+                               const Problem& p = find_problem(o->problem);
+                               search::EvalConfig cfg;
+                               cfg.backend = o->backend;
+                               cfg.size = o->size.empty() ? (o->backend == "gpu" ? "bench" : "small") : o->size;
+                               cfg.seed = o->seed;
+                               cfg.strict = o->strict;
+                               cfg.inputs_dir = o->inputs;
+                               cfg.save_io_dir = o->save_io;
+                               cfg.audit = !o->no_audit;
+                               if (cfg.backend == "gpu") {
+                                 if (auto err = runtime::driver_available()) {
+                                   std::cerr << err->message << "\n";
+                                   return kExitNoGpu;
+                                 }
+                               }
+                               auto steps = load_schedule_json(p, o->schedule);
+                               auto out = search::evaluate_candidate(p, steps, cfg, nullptr);
+                               if (o->json) std::cout << out.to_json().dump(2) << "\n";
+                               else print_outcome(out);
+                               return out.verified() ? kExitOk : kExitFailure;
+                             } catch (const UserError& e) {
+                               print_error_json(e.error());
+                               return kExitFailure;
+                             }
+                           };
+                         }}};
+
+}  // namespace
+}  // namespace cusched::tools

@@ -1,0 +1,155 @@
+// `cusched search --problem P [...]`: the search loop with the built-in, LLM or
+// file proposer, stored in a SQLite file; --resume continues a killed run.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "runtime/cuda_driver.h"
+#include "runtime/device_info.h"
+#include "search/builtin_proposer.h"
+#include "search/file_proposer.h"
+#include "search/llm_client.h"
+#include "search/llm_proposer.h"
+#include "search/loop.h"
+#include "tools/command.h"
+#include "tools/schedule_source.h"
+
+namespace cusched::tools {
+namespace {
+
+struct Options {
+  std::string problem, proposer = "builtin", db, backend, proposals;
+  int rounds = 4, ideas = 4, per_idea = 4;
+  int64_t budget_candidates = 0, budget_tokens = 0;
+  double budget_minutes = 0;
+  bool resume = false, no_audit = false, strict = false;
+  uint64_t seed = 1;
+  int threads = 0;
+  search::LlmConfig llm;
+};
+
+// The latest run of `problem` in the store, if any.
+std::optional<search::RunInfo> latest_run_of(const search::Store& store, const std::string& problem) {
+  auto runs = store.list_runs();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (it->problem == problem) return *it;
+  return std::nullopt;
+}
+
+int run_search(const Options& o, CLI::App& sub) {
+  const Problem& problem = find_problem(o.problem);
+  search::SearchOptions so;
+  so.rounds = o.rounds;
+  so.ideas = o.ideas;
+  so.per_idea = o.per_idea;
+  so.budget_candidates = o.budget_candidates;
+  so.budget_minutes = o.budget_minutes;
+  so.budget_tokens = o.budget_tokens;
+  so.seed = o.seed;
+  so.audit = !o.no_audit;
+  so.strict = o.strict;
+  so.cpu_threads = o.threads;
+  so.backend = o.backend.empty() ? "gpu" : o.backend;
+
+  std::string db = o.db.empty() ? search::default_db_path(problem.name) : o.db;
+  search::Store store(db, o.resume ? search::Store::Mode::existing_only : search::Store::Mode::create_if_missing);
+  std::optional<search::RunInfo> resumed;
+  if (o.resume) {
+    resumed = latest_run_of(store, problem.name);
+    if (!resumed)
+      fail("no-run-to-resume", "The store '" + db + "' has no run of problem '" + problem.name + "'.",
+           "Start a search without --resume, or name the right store with --db.");
+    // A resumed run keeps its own settings unless a flag overrides them.
+    const auto& c = resumed->config;
+    if (!sub.count("--rounds") && c.contains("rounds")) so.rounds = c["rounds"];
+    if (!sub.count("--ideas") && c.contains("ideas")) so.ideas = c["ideas"];
+    if (!sub.count("--per-idea") && c.contains("per_idea")) so.per_idea = c["per_idea"];
+    if (!sub.count("--budget-candidates") && c.contains("budget_candidates")) so.budget_candidates = c["budget_candidates"];
+    if (!sub.count("--budget-tokens") && c.contains("budget_tokens")) so.budget_tokens = c["budget_tokens"];
+    if (!sub.count("--seed")) so.seed = resumed->seed;
+    so.backend = resumed->backend;
+    so.size = resumed->size;
+  }
+  if (so.backend == "gpu") {
+    if (auto err = runtime::driver_available()) {
+      std::cout << "no GPU here (" << err->message << "): verifying in the CPU interpreter at the small size and ranking by the "
+                << "cost model; every time shown is a cost model estimate, not a measurement" << std::endl;
+      so.backend = "interp";
+      so.size.clear();
+    } else {
+      so.devices.clear();
+      for (int d = 0; d < runtime::device_count(); ++d) so.devices.push_back(d);
+    }
+  }
+
+  std::unique_ptr<search::Proposer> proposer;
+  std::unique_ptr<search::LlmClient> client;
+  if (o.proposer == "builtin") {
+    search::BuiltinProposerConfig bc;
+    bc.sizes = {so.resolved_size()};
+    if (so.resolved_size() != "bench") bc.sizes.push_back("bench");
+    bc.strict = so.strict;
+    bc.seed = so.seed;
+    proposer = std::make_unique<search::BuiltinProposer>(problem, bc);
+  } else if (o.proposer == "llm") {
+    search::LlmConfig lc = o.llm;
+    lc.fill_from_env();
+    lc.require_complete();
+    client = std::make_unique<search::LlmClient>(lc);
+    search::LlmProposerConfig pc;
+    pc.run_token_budget = so.budget_tokens;
+    auto llm = std::make_unique<search::LlmProposer>(*client, pc);
+    if (resumed) {
+      int64_t used = 0;
+      for (const auto& r : store.round_summaries(resumed->id)) used += r.round.prompt_tokens + r.round.completion_tokens;
+      llm->set_tokens_used(used);
+    }
+    proposer = std::move(llm);
+  } else {
+    if (o.proposals.empty())
+      fail("missing-proposals", "The file proposer needs --proposals.",
+           "Pass --proposals FILE (a .json, a .jsonl, a folder) or --proposals - for JSON lines on stdin.");
+    proposer = std::make_unique<search::FileProposer>(std::vector<std::string>{o.proposals});
+  }
+
+  search::SearchLoop loop(problem, store, *proposer, so, std::cout);
+  search::SearchSummary s = resumed ? loop.resume(resumed->id) : loop.run();
+  return s.best ? static_cast<int>(kExitOk) : static_cast<int>(kExitFailure);
+}
+
+CommandRegistration reg{{"search", "Search schedules of a problem in rounds (built-in, LLM or file proposer)",
+                         [](CLI::App& sub) -> std::function<int()> {
+                           auto o = std::make_shared<Options>();
+                           sub.add_option("--problem,-p", o->problem, "Problem name (cusched problems lists them)")->required();
+                           sub.add_option("--proposer", o->proposer, "builtin (default), llm or file")
+                               ->check(CLI::IsMember({"builtin", "llm", "file"}));
+                           sub.add_option("--rounds", o->rounds, "Rounds (default 4)")->check(CLI::PositiveNumber);
+                           sub.add_option("--ideas", o->ideas, "Ideas per round (default 4)")->check(CLI::PositiveNumber);
+                           sub.add_option("--per-idea", o->per_idea, "Schedules per idea (default 4)")->check(CLI::PositiveNumber);
+                           sub.add_option("--budget-candidates", o->budget_candidates, "Stop after this many evaluations in the run");
+                           sub.add_option("--budget-minutes", o->budget_minutes, "Stop after this many minutes");
+                           sub.add_option("--budget-tokens", o->budget_tokens, "Stop after this many LLM tokens in the run");
+                           sub.add_option("--db", o->db, "Store file (default cusched-<problem>.db)");
+                           sub.add_flag("--resume", o->resume, "Continue the latest run of the problem in the store");
+                           sub.add_option("--seed", o->seed, "Seed of the proposer and of the random inputs (default 1)");
+                           sub.add_option("--backend", o->backend, "gpu (default; interp when no GPU is present) or interp")
+                               ->check(CLI::IsMember({"gpu", "interp"}));
+                           sub.add_option("--threads", o->threads, "CPU threads lowering and auditing (default min(cores, 4))");
+                           sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
+                           sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
+                           sub.add_option("--llm-base-url", o->llm.base_url, "OpenAI-compatible base URL (or CUSCHED_LLM_BASE_URL)");
+                           sub.add_option("--llm-model", o->llm.model, "Model name (or CUSCHED_LLM_MODEL)");
+                           sub.add_option("--llm-api-key", o->llm.api_key, "API key (prefer OPENAI_API_KEY)");
+                           sub.add_option("--proposals", o->proposals, "File proposer: .json, .jsonl, folder, or - for stdin");
+                           return [o, &sub] {
+                             try {
+                               return run_search(*o, sub);
+                             } catch (const UserError& e) {
+                               print_error_json(e.error());
+                               return static_cast<int>(kExitUsage);
+                             }
+                           };
+                         }}};
+
+}  // namespace
+}  // namespace cusched::tools
