@@ -44,7 +44,7 @@ def main():
         if sp:
             speedups.append(sp)
         check = checks.get(name, {})
-        match = check.get("ok", check.get("match", ""))
+        match = check.get("check", "")
         fmt = lambda x: "%.4f" % x if isinstance(x, (int, float)) and x == x else "-"
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, fmt(ms), fmt(eager), fmt(comp), ("%.2fx" % sp) if sp else "-",

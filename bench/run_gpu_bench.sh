@@ -13,16 +13,27 @@ NVRTC_DIR=$(dirname "$(find /usr/local/cuda*/ -name 'libnvrtc.so.13' 2>/dev/null
 export LD_LIBRARY_PATH=$C/lib:$NVRTC_DIR:${LD_LIBRARY_PATH:-}
 PROBLEMS=${PROBLEMS:-"relu gelu sum_dim1_small softmax layernorm matmul"}
 COMPILE_PROBLEMS=${COMPILE_PROBLEMS:-$PROBLEMS}
+MODE=${MODE:-all}   # all | cusched (GPU tests + cusched runs) | torch (PyTorch side + table)
+if [ "$MODE" != torch ]; then
 {
   cusched device
   echo "== gpu_runtime_tests"; timeout 300 gpu_runtime_tests --gtest_brief=1 2>&1 | tail -5
   echo "== gpu_property_tests"; CUSCHED_GPU_PROPERTY_COUNT=${GPU_PROPERTY_COUNT:-12} timeout 300 gpu_property_tests --gtest_brief=1 2>&1 | tail -15
 } > "$OUT/gpu_tests.log" 2>&1
+fi
 cusched problems --json > /tmp/problems.json
+if [ "$MODE" != torch ]; then
 : > "$OUT/runs.jsonl"
 for p in $PROBLEMS; do
-  cusched run -p "$p" -s best --size bench --json --no-audit | python3 -c "import json,sys; d=json.load(sys.stdin); d['problem']='$p'; print(json.dumps(d))" >> "$OUT/runs.jsonl" 2>>"$OUT/gpu_tests.log"
+  echo "$(date +%T) cusched run $p" >> "$OUT/gpu_tests.log"
+  timeout 150 cusched run -p "$p" -s best --size bench --json --no-audit | python3 -c "import json,sys; d=json.load(sys.stdin); d['problem']='$p'; print(json.dumps(d))" >> "$OUT/runs.jsonl" 2>>"$OUT/gpu_tests.log"
   rm -rf /tmp/io/$p; cusched run -p "$p" -s best --size small --no-audit --save-io /tmp/io/$p > /dev/null 2>&1
+done
+fi
+[ "$MODE" = cusched ] && { cat "$OUT/gpu_tests.log"; exit 0; }
+RUNS=$OUT/runs.jsonl; [ "$MODE" = torch ] && RUNS=$C/runs.jsonl
+for p in $PROBLEMS; do
+  [ -d /tmp/io/$p ] || cusched run -p "$p" -s best --size small --no-audit --save-io /tmp/io/$p > /dev/null 2>&1
 done
 : > "$OUT/torch.jsonl"
 for p in $PROBLEMS; do
@@ -31,5 +42,4 @@ for p in $PROBLEMS; do
   timeout 60 python3 bench/torch_baselines.py --problems-json /tmp/problems.json --size small --no-timing \
       --inputs /tmp/io/$p --outputs /tmp/io/$p --trial 0 "$p" >> "$OUT/torch.jsonl" 2>>"$OUT/torch.log"
 done
-python3 bench/make_table.py "$OUT/runs.jsonl" "$OUT/torch.jsonl" | tee "$OUT/table.md"
-cat "$OUT/gpu_tests.log"
+python3 bench/make_table.py "$RUNS" "$OUT/torch.jsonl" | tee "$OUT/table.md"

@@ -276,6 +276,13 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
       e.max_rel_error = o.interp->max_rel_err;
     }
     store_.save_evaluation(e);
+    // GPU evaluations take seconds each: one line per candidate shows the run is alive.
+    if (o.gpu) {
+      std::ostringstream line;
+      line << "  candidate " << c.id << ": " << o.verdict;
+      if (e.median_ms) line << ", " << *e.median_ms << " ms (GPU median), " << e.pct_of_floor.value_or(0) << "% of the floor";
+      log_ << line.str() << std::endl;
+    }
   };
 
   // GPU candidates wait here for a worker once their CPU part is done.

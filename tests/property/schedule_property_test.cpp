@@ -2,7 +2,7 @@
 // and run in the CPU interpreter at the small size, match the unscheduled float64
 // evaluation; random illegal ones are rejected with a structured error, never a crash.
 //
-// CUSCHED_PROPERTY_SEED (default 1) and CUSCHED_PROPERTY_COUNT (default 100 per
+// CUSCHED_PROPERTY_SEED (default 1) and CUSCHED_PROPERTY_COUNT (default 200 per
 // algorithm) run it longer with another seed. A failure prints the schedule JSON.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ class ScheduleProperty : public ::testing::TestWithParam<std::string> {};
 TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   const Problem& p = find_problem(GetParam());
   uint64_t seed = env_or("CUSCHED_PROPERTY_SEED", 1);
-  int count = static_cast<int>(env_or("CUSCHED_PROPERTY_COUNT", 100));
+  int count = static_cast<int>(env_or("CUSCHED_PROPERTY_COUNT", 200));
   std::mt19937_64 rng(seed * 1000003 + std::hash<std::string>{}(p.name));
   ScheduleContext ctx = p.context("small");
   int verified = 0, rejected = 0;
@@ -56,7 +56,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
 TEST_P(ScheduleProperty, RandomIllegalSchedulesAreRejectedWithStructuredErrors) {
   const Problem& p = find_problem(GetParam());
   uint64_t seed = env_or("CUSCHED_PROPERTY_SEED", 1);
-  int count = static_cast<int>(env_or("CUSCHED_PROPERTY_COUNT", 100));
+  int count = static_cast<int>(env_or("CUSCHED_PROPERTY_COUNT", 200));
   std::mt19937_64 rng(seed * 7919 + std::hash<std::string>{}(p.name));
   ScheduleContext ctx = p.context("small");
   int errors = 0;

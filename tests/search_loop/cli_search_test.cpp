@@ -88,6 +88,12 @@ TEST(CliSearch, KilledMidRoundResumesWithoutRedoingEvaluations) {
     EXPECT_EQ(store.find_run(run)->status, "running");
     for (const auto& e : store.evaluations(run)) before[e.candidate] = e.verdict;
     EXPECT_FALSE(before.empty());
+    // The kill came inside round 2: it is begun and not finished.
+    auto rounds = store.round_summaries(run);
+    ASSERT_EQ(rounds.size(), 2u);
+    EXPECT_FALSE(rounds[0].round.finished.empty());
+    EXPECT_TRUE(rounds[1].round.finished.empty());
+    EXPECT_GT(rounds[1].candidates, 0);
   }
   std::string out = temp_path("resume_out");
   int rc = run_shell(std::string(CUSCHED_BIN) + " search --problem softmax --db " + db + " --resume --no-audit > " + out + " 2>&1");
