@@ -8,6 +8,7 @@
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
 #include "codegen/bundle.h"
+#include "search/candidate_evaluation.h"
 #include "search/cost_model.h"
 #include "search/loop.h"
 #include "search/schedule_moves.h"

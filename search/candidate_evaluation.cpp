@@ -73,18 +73,24 @@ nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, 
 #endif
 }
 
-CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
-                                    runtime::Worker* worker) {
+// The CPU part of one candidate: validate (at the evaluation size and, for a smaller
+// size, at the bench size the cost model speaks of), lower, emit, estimate, audit.
+// Leaves verdict empty when the candidate is ready for verification.
+CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                                   std::optional<Schedule>* schedule_out) {
+  std::optional<Schedule> local;
+  std::optional<Schedule>& schedule = schedule_out ? *schedule_out : local;
   CandidateOutcome out;
-  ScheduleContext ctx = problem.context(cfg.size, cfg.strict);
-  std::optional<Schedule> schedule;
+  out.steps = steps;
+  auto reject = [&](const std::string& verdict, const Error& e, const std::string& prefix) {
+    out.verdict = verdict;
+    out.error = e;
+    out.reason = prefix + (e.code.empty() ? "" : e.code + ": ") + e.to_string();
+  };
   try {
-    schedule.emplace(Schedule::from_json(ctx, steps));
+    schedule.emplace(Schedule::from_json(problem.context(cfg.size, cfg.strict), steps));
   } catch (const UserError& e) {
-    out.verdict = "invalid_schedule";
-    out.error = e.error();
-    out.reason = e.error().to_string();
-    out.steps = steps;
+    reject("invalid_schedule", e.error(), "");
     return out;
   }
   out.steps = schedule->to_json();
@@ -95,19 +101,30 @@ CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json
     out.ir_text = print_ir(prog);
     out.bundle = make_bundle(prog);
   } catch (const UserError& e) {
-    out.verdict = "lowering_error";
-    out.error = e.error();
-    out.reason = e.error().to_string();
+    reject("lowering_error", e.error(), "");
     return out;
   }
   out.precision = out.bundle.precision;
-  // The cost model always speaks of the benchmark size.
-  out.cost_estimate_ms = estimate_cost_ms(problem, prog, cfg.size);
-  if (cfg.size != "bench") {
-    try {
-      out.cost_estimate_ms = estimate_cost_ms(problem, lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name), "bench");
-    } catch (const UserError&) {
-    }
+  try {
+    LoweredProgram bench = cfg.size == "bench" ? prog
+                                               : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
+    out.cost_estimate_ms = estimate_cost_ms(problem, bench, "bench");
+    // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
+    KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
+    for (const auto& l : bench_bundle.launches)
+      if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock) {
+        reject("lowering_error",
+               Error{-1, "", "shared-memory-too-large",
+                     "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) +
+                         " bytes of shared memory per block at the bench size; an H200 block can have at most " +
+                         std::to_string(kMaxSharedBytesPerBlock) + ".",
+                     "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop."},
+               "");
+        return out;
+      }
+  } catch (const UserError& e) {
+    reject("invalid_schedule", e.error(), "Not legal at the bench size, which the cost model ranks at: ");
+    return out;
   }
   if (cfg.audit) {
     bool bad = false;
@@ -115,15 +132,19 @@ CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json
     if (bad) {
       out.verdict = "audit_rejected";
       out.reason = "The audit found an error-level problem in the generated source.";
-      return out;
     }
   }
+  return out;
+}
+
+void verify_candidate(const Problem& problem, const Schedule& schedule, const EvalConfig& cfg, runtime::Worker* worker,
+                      CandidateOutcome& out) {
   if (cfg.backend == "interp") {
-    out.interp = runtime::verify_with_interpreter(problem, *schedule, cfg.size, cfg.seed, 3, cfg.strict);
+    out.interp = runtime::verify_with_interpreter(problem, schedule, cfg.size, cfg.seed, 3, cfg.strict);
     out.verdict = out.interp->verdict;
     out.reason = out.interp->message;
     if (out.verdict == "rejected") out.error = out.interp->error;
-    return out;
+    return;
   }
   std::unique_ptr<runtime::Worker> own;
   if (!worker) {
@@ -133,6 +154,13 @@ CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json
   out.gpu = worker->evaluate(make_eval_request(problem, out.bundle, cfg));
   out.verdict = runtime::verdict_name(out.gpu->verdict);
   out.reason = out.gpu->message;
+}
+
+CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                                    runtime::Worker* worker) {
+  std::optional<Schedule> schedule;
+  CandidateOutcome out = prepare_candidate(problem, steps, cfg, &schedule);
+  if (out.verdict.empty()) verify_candidate(problem, *schedule, cfg, worker, out);
   return out;
 }
 

@@ -45,7 +45,22 @@ struct CandidateOutcome {
 // The EvalRequest for a bundle of `problem`: its reference, inputs, tolerance and floor.
 runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundle& candidate, const EvalConfig& cfg);
 
-// `worker` is used for the gpu backend (created on demand when null).
+// The largest shared memory one H200 block can use (227 KiB).
+constexpr int64_t kMaxSharedBytesPerBlock = 232448;
+
+// The CPU part of one candidate: validate (at the evaluation size and, for a smaller
+// size, at the bench size the cost model speaks of), lower, emit, estimate, audit.
+// Leaves the verdict empty when the candidate is ready for verification; the
+// validated schedule is stored in *schedule when given.
+CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                                   std::optional<Schedule>* schedule = nullptr);
+
+// Verifies a prepared candidate in the interpreter, or verifies and times it on the
+// GPU through `worker` (created on demand when null).
+void verify_candidate(const Problem& problem, const Schedule& schedule, const EvalConfig& cfg, runtime::Worker* worker,
+                      CandidateOutcome& out);
+
+// prepare_candidate, then verify_candidate when it is ready.
 CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
                                     runtime::Worker* worker);
 

@@ -31,68 +31,6 @@ bool is_rejection(const std::string& verdict) {
   return verdict == "invalid_schedule" || verdict == "lowering_error" || verdict == "audit_rejected";
 }
 
-// The CPU part of one candidate: validate (at the evaluation size and, for a smaller
-// size, at the bench size the cost model speaks of), lower, emit, estimate, audit.
-// Leaves verdict empty when the candidate is ready for verification.
-CandidateOutcome prepare(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
-                         std::optional<Schedule>& schedule) {
-  CandidateOutcome out;
-  out.steps = steps;
-  auto reject = [&](const std::string& verdict, const Error& e, const std::string& prefix) {
-    out.verdict = verdict;
-    out.error = e;
-    out.reason = prefix + (e.code.empty() ? "" : e.code + ": ") + e.to_string();
-  };
-  try {
-    schedule.emplace(Schedule::from_json(problem.context(cfg.size, cfg.strict), steps));
-  } catch (const UserError& e) {
-    reject("invalid_schedule", e.error(), "");
-    return out;
-  }
-  out.steps = schedule->to_json();
-  out.schedule_hash = schedule->hash();
-  LoweredProgram prog;
-  try {
-    prog = lower(*schedule, problem.name);
-    out.ir_text = print_ir(prog);
-    out.bundle = make_bundle(prog);
-  } catch (const UserError& e) {
-    reject("lowering_error", e.error(), "");
-    return out;
-  }
-  out.precision = out.bundle.precision;
-  try {
-    LoweredProgram bench = cfg.size == "bench" ? prog
-                                               : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
-    out.cost_estimate_ms = estimate_cost_ms(problem, bench, "bench");
-    // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
-    KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
-    for (const auto& l : bench_bundle.launches)
-      if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock) {
-        reject("lowering_error",
-               Error{-1, "", "shared-memory-too-large",
-                     "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) +
-                         " bytes of shared memory per block at the bench size; an H200 block can have at most " +
-                         std::to_string(kMaxSharedBytesPerBlock) + ".",
-                     "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop."},
-               "");
-        return out;
-      }
-  } catch (const UserError& e) {
-    reject("invalid_schedule", e.error(), "Not legal at the bench size, which the cost model ranks at: ");
-    return out;
-  }
-  if (cfg.audit) {
-    bool bad = false;
-    out.audit_findings = audit_bundle(problem, out.bundle, &bad, &out.audit_ms);
-    if (bad) {
-      out.verdict = "audit_rejected";
-      out.reason = "The audit found an error-level problem in the generated source.";
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string default_db_path(const std::string& problem) { return "cusched-" + problem + ".db"; }
@@ -311,16 +249,13 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
       }
       const CandidateRecord& c = candidates[i];
       std::optional<Schedule> schedule;
-      CandidateOutcome o = prepare(problem_, c.schedule, cfg, schedule);
+      CandidateOutcome o = prepare_candidate(problem_, c.schedule, cfg, &schedule);
       if (!o.verdict.empty()) {
         record(c, o);
         continue;
       }
       if (interp) {
-        o.interp = runtime::verify_with_interpreter(problem_, *schedule, cfg.size, cfg.seed, 3, cfg.strict);
-        o.verdict = o.interp->verdict;
-        o.reason = o.interp->message;
-        if (o.verdict == "rejected") o.error = o.interp->error;
+        verify_candidate(problem_, *schedule, cfg, nullptr, o);
         record(c, o);
         continue;
       }

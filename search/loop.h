@@ -18,10 +18,6 @@
 
 namespace cusched::search {
 
-// The most dynamic shared memory one block may use on an H200 (the opt-in limit,
-// 227 KB). Candidates needing more at the bench size are rejected before evaluation.
-constexpr int64_t kMaxSharedBytesPerBlock = 232448;
-
 struct SearchOptions {
   std::string backend = "gpu";  // "gpu" (time on GPUs) or "interp" (interpreter + cost model)
   std::string size;             // empty: "bench" on gpu, "small" on interp

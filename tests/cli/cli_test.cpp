@@ -240,4 +240,87 @@ TEST_F(Cli, PrimitivesPrintsTheCheckedInReference) {
       << "docs/primitives.md is stale; run `cusched primitives > docs/primitives.md`";
 }
 
+
+// `cusched check` audits a hand-written kernel against the problem's contract before
+// anything runs: a kernel that keeps state in a mutable device global is rejected.
+TEST_F(Cli, CheckRejectsAKernelTheAuditFlags) {
+  fs::path k = write("relu_bad.cu", R"(
+__device__ int calls;
+extern "C" __global__ void relu_kernel(const float* __restrict__ X, float* __restrict__ Y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  calls += 1;
+  if (i < 2 * 3 * 5 * 7) Y[i] = X[i] > 0.f ? X[i] : 0.f;
+}
+// cusched-launch size=small grid=1,1,1 block=256,1,1
+)");
+  CommandResult r = run("check --problem relu --size small '" + k.string() + "'");
+  json j = json::parse(r.out, nullptr, false);
+  if (j.is_discarded() || (j.contains("audit_findings") && j["audit_findings"].empty()))
+    GTEST_SKIP() << "the audit stage is not built in this configuration";
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(j["verdict"], "audit_rejected") << r.out;
+  bool global_rule = false;
+  for (const auto& f : j["audit_findings"]) global_rule |= f["rule"] == "mutable-device-global";
+  EXPECT_TRUE(global_rule) << r.out;
+}
+
+// A clean kernel passes the audit; without a GPU the command says so in one line and
+// exits 3; with one it verifies and times the kernel.
+TEST_F(Cli, CheckAcceptsACleanKernelAndNeedsAGpuToRunIt) {
+  fs::path k = write("relu_ok.cu", R"(
+extern "C" __global__ void relu_kernel(const float* __restrict__ X, float* __restrict__ Y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 2 * 3 * 5 * 7) Y[i] = X[i] > 0.f ? X[i] : 0.f;
+}
+// cusched-launch size=small grid=1,1,1 block=256,1,1
+)");
+  CommandResult r = run("check --problem relu --size small '" + k.string() + "'");
+  if (r.exit_code == 3) {
+    EXPECT_NE(r.err.find("No CUDA driver"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  } else {
+    json j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+    EXPECT_EQ(j["verdict"], "ok") << r.out;
+    EXPECT_EQ(r.exit_code, 0);
+  }
+}
+
+// A launch configuration is required, and its absence is a structured error.
+TEST_F(Cli, CheckWithoutALaunchConfigurationIsAStructuredError) {
+  fs::path k = write("k.cu", "extern \"C\" __global__ void relu_kernel(const float* X, float* Y) {}\n");
+  CommandResult r = run("check --problem relu --size small --no-audit '" + k.string() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["error"]["code"], "missing-launch");
+}
+
+// `run --backend interp` verifies a schedule without a GPU and prints no GPU time.
+TEST_F(Cli, RunOnTheInterpreterVerifiesAndMeasuresNoGpuTime) {
+  CommandResult r = run("run --problem softmax --schedule best --backend interp --no-audit --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "ok");
+  EXPECT_EQ(j["interp"]["backend"], "interp");
+  EXPECT_FALSE(j.contains("gpu"));
+  EXPECT_GE(j["interp"]["trials"].get<int>(), 3);
+}
+
+// `lower` prints the IR (schedule loop names, scopes, GPU axes, barriers) and the CUDA
+// source with its launch plan.
+TEST_F(Cli, LowerPrintsIrWithScheduleLoopNamesAndGpuAxes) {
+  CommandResult r = run("lower --problem softmax --schedule best --size small --emit ir");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Y_jt"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[threadIdx.x]"), std::string::npos);
+  EXPECT_NE(r.out.find("barrier"), std::string::npos);
+  EXPECT_NE(r.out.find("in shared"), std::string::npos);
+  CommandResult c = run("lower --problem softmax --schedule best --emit cuda");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("extern \"C\" __global__"), std::string::npos);
+  EXPECT_NE(c.out.find("float4"), std::string::npos);
+  EXPECT_NE(c.out.find("// launch plan"), std::string::npos);
+}
+
 }  // namespace
