@@ -24,9 +24,12 @@ double unit(uint64_t seed, uint64_t counter) {
   return (static_cast<double>(bits >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-double draw(const Distribution& d, uint64_t seed, uint64_t i) {
-  if (d.kind == "uniform") return d.a + (d.b - d.a) * unit(seed, 2 * i);
-  if (d.kind == "randint") {
+enum class Kind { Normal, Uniform, Randint };
+
+// One element of the distribution; `kind` is decoded once per buffer, not per element.
+double draw(Kind kind, const Distribution& d, uint64_t seed, uint64_t i) {
+  if (kind == Kind::Uniform) return d.a + (d.b - d.a) * unit(seed, 2 * i);
+  if (kind == Kind::Randint) {
     double lo = std::ceil(d.a), hi = std::floor(d.b);
     return std::min(hi, lo + std::floor(unit(seed, 2 * i) * (hi - lo + 1)));
   }
@@ -62,9 +65,10 @@ std::vector<uint8_t> generate_input(const BufferSpec& buffer, const Distribution
   const int64_t n = buffer.elements();
   const int width = dtype_bytes(buffer.dtype);
   std::vector<uint8_t> out(static_cast<size_t>(n * width));
+  const Kind kind = d.kind == "uniform" ? Kind::Uniform : d.kind == "randint" ? Kind::Randint : Kind::Normal;
   auto fill = [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
-      store_element(buffer.dtype, draw(d, seed, static_cast<uint64_t>(i)), out.data() + i * width);
+      store_element(buffer.dtype, draw(kind, d, seed, static_cast<uint64_t>(i)), out.data() + i * width);
   };
   const int64_t per_thread = 1 << 20;
   unsigned threads = std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 32);
