@@ -1,48 +1,13 @@
 #include "codegen/cuda_vector_access.h"
 
+#include "codegen/linear_form.h"
+
 #include <algorithm>
 #include <map>
 
 namespace cusched {
 
 namespace {
-
-// sum(coeff * atom) + constant, where an atom is a variable or any integer
-// subexpression that is not a sum or a product by a constant (keyed by its text).
-struct AtomForm {
-  std::map<std::string, int64_t> coeff;
-  int64_t constant = 0;
-};
-
-bool collect_atoms(const Expr& e, int64_t scale, AtomForm& form, const std::string& var) {
-  if (dtype_is_float(e.type())) return false;
-  const ExprNode& n = *e;
-  int64_t c = 0;
-  switch (n.op) {
-    case ExprOp::IntImm:
-      form.constant += scale * n.ival;
-      return true;
-    case ExprOp::Add:
-      return collect_atoms(n.args[0], scale, form, var) && collect_atoms(n.args[1], scale, form, var);
-    case ExprOp::Sub:
-      return collect_atoms(n.args[0], scale, form, var) && collect_atoms(n.args[1], -scale, form, var);
-    case ExprOp::Neg:
-      return collect_atoms(n.args[0], -scale, form, var);
-    case ExprOp::Mul:
-      if (is_const_int(n.args[0], &c)) return collect_atoms(n.args[1], scale * c, form, var);
-      if (is_const_int(n.args[1], &c)) return collect_atoms(n.args[0], scale * c, form, var);
-      break;
-    case ExprOp::Var:
-      form.coeff[n.name] += scale;
-      return true;
-    default:
-      break;
-  }
-  // An opaque atom may not depend on var: then the index is not var plus a constant stride.
-  if (mentions_var(e, var)) return false;
-  form.coeff["(" + to_string(e) + ")"] += scale;
-  return true;
-}
 
 void collect_loads(const Expr& e, std::vector<const ExprNode*>& out) {
   if (!e.defined()) return;
@@ -65,12 +30,15 @@ bool mentions_var(const Expr& e, const std::string& var) {
 }
 
 bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes) {
-  AtomForm form;
-  if (!index.defined() || !collect_atoms(index, 1, form, var)) return false;
-  for (const auto& [atom, c] : form.coeff)
+  auto form = linear_form(index, true);
+  if (!form) return false;
+  // An opaque term may not depend on var: then the index is not var plus a constant stride.
+  for (const auto& [key, term] : form->atoms)
+    if (mentions_var(term, var)) return false;
+  for (const auto& [atom, c] : form->coeff)
     if (atom != var && c % lanes != 0) return false;
-  if (!form.coeff.count(var) || form.coeff.at(var) != 1) return false;
-  return (form.constant + first) % lanes == 0;
+  if (!form->coeff.count(var) || form->coeff.at(var) != 1) return false;
+  return (form->constant + first) % lanes == 0;
 }
 
 std::optional<VectorAccessPlan> plan_vector_access(

@@ -5,7 +5,7 @@
 #include <functional>
 #include <set>
 
-#include "codegen/passes/affine.h"
+#include "codegen/linear_form.h"
 
 namespace cusched::search {
 namespace {
@@ -27,7 +27,7 @@ struct Walker {
   }
 
   void access(const Expr& index, double mult, const std::string& tx_var, const std::string& vec_var, int elem) {
-    auto a = affine_form(index);
+    auto a = linear_form(index);
     double cost = 32;  // one sector per access when uncoalesced or unknown
     if (a) {
       auto coeff = [&](const std::string& v) {

@@ -229,7 +229,7 @@ class KernelBuilder {
     extent = full;
     if (loads.empty()) return false;
     for (size_t d = 0; d < full.size(); ++d) {
-      std::optional<Affine> lo;
+      std::optional<LinearForm> lo;
       int64_t hi_off = 0;
       bool ok = true;
       for (const auto& args : loads) {
@@ -244,7 +244,7 @@ class KernelBuilder {
           continue;
         }
         // Union: the mins must differ by a constant.
-        Affine diff = r->min_form;
+        LinearForm diff = r->min_form;
         for (const auto& [v, c] : lo->coeff) diff.coeff[v] -= c;
         diff.constant -= lo->constant;
         bool constant = true;
