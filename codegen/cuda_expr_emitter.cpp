@@ -63,25 +63,6 @@ CudaValue float_literal(double x, DType t) {
   return {"cusched::convert<" + cuda_type_name(t) + ">(" + d.text + ")", t, kPrimary};
 }
 
-const char* binary_symbol(ExprOp op) {
-  switch (op) {
-    case ExprOp::Add: return "+";
-    case ExprOp::Sub: return "-";
-    case ExprOp::Mul: return "*";
-    case ExprOp::Div: return "/";
-    case ExprOp::Mod: return "%";
-    case ExprOp::EQ: return "==";
-    case ExprOp::NE: return "!=";
-    case ExprOp::LT: return "<";
-    case ExprOp::LE: return "<=";
-    case ExprOp::GT: return ">";
-    case ExprOp::GE: return ">=";
-    case ExprOp::And: return "&&";
-    case ExprOp::Or: return "||";
-    default: return nullptr;
-  }
-}
-
 int binary_precedence(ExprOp op) {
   switch (op) {
     case ExprOp::Mul: case ExprOp::Div: case ExprOp::Mod: return kMultiplicative;
@@ -225,14 +206,14 @@ CudaValue CudaExprEmitter::binary(const ExprNode& n) {
   switch (n.op) {
     case ExprOp::And: case ExprOp::Or: {
       int p = binary_precedence(n.op);
-      return {operand_text(emit_as(a, DType::boolean), p) + " " + binary_symbol(n.op) + " " +
+      return {operand_text(emit_as(a, DType::boolean), p) + " " + binary_operator_symbol(n.op) + " " +
                   operand_text(emit_as(b, DType::boolean), p, true),
               DType::boolean, p};
     }
     case ExprOp::EQ: case ExprOp::NE: case ExprOp::LT: case ExprOp::LE: case ExprOp::GT: case ExprOp::GE: {
       DType t = common_type(a, b);
       int p = binary_precedence(n.op);
-      return {operand_text(emit_as(a, t), p) + " " + binary_symbol(n.op) + " " + operand_text(emit_as(b, t), p, true),
+      return {operand_text(emit_as(a, t), p) + " " + binary_operator_symbol(n.op) + " " + operand_text(emit_as(b, t), p, true),
               DType::boolean, p};
     }
     default: break;
@@ -265,7 +246,7 @@ CudaValue CudaExprEmitter::binary(const ExprNode& n) {
       [[fallthrough]];
     case ExprOp::Add: case ExprOp::Sub: case ExprOp::Mul: case ExprOp::Div: {
       int p = binary_precedence(n.op);
-      r = {operand_text(va, p) + " " + binary_symbol(n.op) + " " + operand_text(vb, p, true), t, p};
+      r = {operand_text(va, p) + " " + binary_operator_symbol(n.op) + " " + operand_text(vb, p, true), t, p};
       break;
     }
     default:

@@ -238,7 +238,7 @@ bool is_const_int(const Expr& e, int64_t* v) {
   return true;
 }
 
-static const char* binary_symbol(ExprOp op) {
+const char* binary_operator_symbol(ExprOp op) {
   switch (op) {
     case ExprOp::Add: return "+";
     case ExprOp::Sub: return "-";
@@ -298,7 +298,7 @@ std::string to_string(const Expr& e) {
       break;
     }
     default: {
-      const char* sym = binary_symbol(n.op);
+      const char* sym = binary_operator_symbol(n.op);
       os << "(" << to_string(n.args[0]) << " " << (sym ? sym : "?") << " " << to_string(n.args[1]) << ")";
     }
   }

@@ -109,6 +109,10 @@ Expr abs(Expr e);
 // Math functions known to the language: name -> arity. Used by printers and emitters.
 bool is_math_function(const std::string& name, int* arity = nullptr);
 
+// The C/C++ infix symbol of a binary operator ("+", "<=", "&&", ...); nullptr for
+// operators written as calls (min, max, pow).
+const char* binary_operator_symbol(ExprOp op);
+
 std::string to_string(const Expr& e);
 bool is_const_int(const Expr& e, int64_t* v = nullptr);
 

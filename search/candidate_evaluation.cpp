@@ -146,6 +146,10 @@ void verify_candidate(const Problem& problem, const Schedule& schedule, const Ev
     if (out.verdict == "rejected") out.error = out.interp->error;
     return;
   }
+  verify_bundle_on_gpu(problem, cfg, worker, out);
+}
+
+void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker, CandidateOutcome& out) {
   std::unique_ptr<runtime::Worker> own;
   if (!worker) {
     own = std::make_unique<runtime::Worker>(0);

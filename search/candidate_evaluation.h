@@ -60,6 +60,10 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
 void verify_candidate(const Problem& problem, const Schedule& schedule, const EvalConfig& cfg, runtime::Worker* worker,
                       CandidateOutcome& out);
 
+// Verifies and times out.bundle (generated or hand-written) on the GPU through
+// `worker` (created on demand when null).
+void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker, CandidateOutcome& out);
+
 // prepare_candidate, then verify_candidate when it is ready.
 CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
                                     runtime::Worker* worker);

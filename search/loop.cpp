@@ -283,9 +283,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
       Ready r = std::move(queue.front());
       queue.pop_front();
       lock.unlock();
-      r.outcome.gpu = worker.evaluate(make_eval_request(problem_, r.outcome.bundle, cfg));
-      r.outcome.verdict = runtime::verdict_name(r.outcome.gpu->verdict);
-      r.outcome.reason = r.outcome.gpu->message;
+      verify_bundle_on_gpu(problem_, cfg, &worker, r.outcome);
       r.outcome.ir_text.clear();  // the artifacts are already stored
       record(*r.candidate, r.outcome);
     }

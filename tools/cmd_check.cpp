@@ -122,10 +122,7 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                                  cfg.size = o->size;
                                  cfg.seed = o->seed;
                                  cfg.strict = o->strict;
-                                 runtime::Worker w(0);
-                                 out.gpu = w.evaluate(search::make_eval_request(p, b, cfg));
-                                 out.verdict = runtime::verdict_name(out.gpu->verdict);
-                                 out.reason = out.gpu->message;
+                                 search::verify_bundle_on_gpu(p, cfg, nullptr, out);
                                }
                                std::cout << out.to_json().dump(2) << "\n";
                                return out.verified() ? kExitOk : kExitFailure;
