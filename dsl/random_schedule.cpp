@@ -89,9 +89,8 @@ class Generator {
             sites.push_back(hs.order[q]);
             if (!is_block_axis(hs.loops.at(hs.order[q]).axis)) break;
           }
-          if (sites.empty()) sites.push_back("");
-          std::string loop = pick(sites);
-          if (try_step({{"op", "compute_at"}, {"stage", name}, {"consumer", host}, {"loop", loop}})) {
+          std::string loop = sites.empty() ? "" : pick(sites);
+          if (!sites.empty() && try_step({{"op", "compute_at"}, {"stage", name}, {"consumer", host}, {"loop", loop}})) {
             schedule_inner(name, host, loop);
             return;
           }
@@ -113,7 +112,6 @@ class Generator {
       std::string o = fresh(k + "o"), i = fresh(k + "t");
       if (try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", t}, {"outer", o}, {"inner", i}}))
         try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", i}, {"kind", t <= 32 && (t & (t - 1)) == 0 ? "warp" : "block"}});
-      // A reduction whose only thread loop is its combine writes from thread 0 only.
     } else {
       auto pure = loops(name, false);
       std::string p = pure.back();

@@ -344,7 +344,7 @@ double BuiltinProposer::estimate(const nlohmann::json& steps) const {
     // A schedule whose blocks cannot get their shared memory ranks last.
     for (const auto& l : make_bundle(prog).launches)
       if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock) return std::numeric_limits<double>::infinity();
-    return estimate_cost_ms(problem_, prog, config_.cost_size);
+    return estimate_cost(prog).ms;
   } catch (const std::exception&) {
     return std::numeric_limits<double>::infinity();
   }

@@ -108,7 +108,7 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
   try {
     LoweredProgram bench = cfg.size == "bench" ? prog
                                                : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
-    out.cost_estimate_ms = estimate_cost_ms(problem, bench, "bench");
+    out.cost_estimate_ms = estimate_cost(bench).ms;
     // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
     KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
     for (const auto& l : bench_bundle.launches)

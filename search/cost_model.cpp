@@ -93,10 +93,4 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
   return c;
 }
 
-double estimate_cost_ms(const Problem& problem, const LoweredProgram& program, const std::string& size) {
-  (void)problem;
-  (void)size;
-  return estimate_cost(program).ms;
-}
-
 }  // namespace cusched::search

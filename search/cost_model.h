@@ -5,7 +5,6 @@
 #include <string>
 
 #include "codegen/ir.h"
-#include "problems/problem.h"
 
 namespace cusched::search {
 
@@ -18,6 +17,5 @@ struct CostBreakdown {
 };
 
 CostBreakdown estimate_cost(const LoweredProgram& program);
-double estimate_cost_ms(const Problem& problem, const LoweredProgram& program, const std::string& size);
 
 }  // namespace cusched::search

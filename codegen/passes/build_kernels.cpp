@@ -139,8 +139,6 @@ class KernelBuilder {
     k.body = build_stage(root, self, env, false, false);
     k.launch_max_threads = s.launch_max_threads;
     k.launch_min_blocks = s.launch_min_blocks;
-    for (const auto& [name, b] : globals_)
-      (void)b;
     for (const auto& b : order_of_globals())
       if (used_.count(b)) k.params.push_back(b);
     return k;
@@ -327,7 +325,7 @@ class KernelBuilder {
     std::map<std::string, int64_t> sweep;
     for (size_t q = p + 1; q < c.nest.loops.size(); ++q) sweep[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
     std::vector<Stmt> pre;
-    std::vector<std::pair<std::string, Realization>> allocs;
+    std::vector<std::pair<DType, Realization>> allocs;  // element type and storage of each placement
     // Producers computed at this loop.
     for (const auto& pd : st_.stages) {
       const StageSchedule& ps = st_.schedules.at(pd->name);
@@ -361,7 +359,7 @@ class KernelBuilder {
         pre.push_back(compute);
       }
       env[pd->name] = r;
-      allocs.push_back({pd->name, r});
+      allocs.push_back({pd->dtype, r});
     }
     // Copies staged at this loop.
     for (const auto& cr : c.s.cache_reads) {
@@ -431,23 +429,14 @@ class KernelBuilder {
                                GpuAxis::None, st));
       }
       caches[cr.source] = r;
-      allocs.push_back({cr.name, r});
-      (void)t;
+      allocs.push_back({t, r});
     }
     Stmt rest = inner(env, caches);
     if (pre.empty()) return rest;
     pre.push_back(rest);
     Stmt s = make_block(pre);
-    for (auto it = allocs.rbegin(); it != allocs.rend(); ++it) {
-      DType t = DType::f32;
-      if (const FuncDef* sd = st_.stage_def(it->first)) t = sd->dtype;
-      for (const auto& cr : c.s.cache_reads)
-        if (cr.name == it->first) {
-          if (auto* in = st_.ctx.pipeline.find_input(cr.source)) t = in->dtype;
-          else t = def(cr.source).dtype;
-        }
-      s = make_allocate(it->second.buffer, it->second.scope, t, it->second.size, s);
-    }
+    for (auto it = allocs.rbegin(); it != allocs.rend(); ++it)
+      s = make_allocate(it->second.buffer, it->second.scope, it->first, it->second.size, s);
     return s;
   }
 

@@ -15,10 +15,7 @@ static bool is_int(const Expr& e, int64_t v) {
 Expr simplify(const Expr& e) {
   return rewrite(e, [](const Expr& x) -> Expr {
     const ExprNode& n = *x;
-    if (dtype_is_float(n.type) || n.type == DType::boolean) {
-      if (n.op == ExprOp::LT || n.op == ExprOp::LE || n.op == ExprOp::GT || n.op == ExprOp::GE) return x;
-      return x;
-    }
+    if (dtype_is_float(n.type) || n.type == DType::boolean) return x;
     int64_t a, b;
     bool ca = n.args.size() > 0 && is_const_int(n.args[0], &a);
     bool cb = n.args.size() > 1 && is_const_int(n.args[1], &b);

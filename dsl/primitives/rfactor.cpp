@@ -90,7 +90,6 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
   top.rvars = {outer};
   Expr load = make_load(name, f->dtype, idx);
   top.args = {load};
-  top.reduce_op = op == ReduceOp::Product ? ReduceOp::Product : op;
   merged->body = make_node(top);
 
   for (auto& sd : st.stages)
