@@ -38,4 +38,16 @@ json concat_steps(std::initializer_list<json> parts) {
   return out;
 }
 
+nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b, const std::string& c,
+                                  const std::string& h, const std::string& w) {
+  return {{{"op", "split"}, {"stage", stage}, {"loop", w}, {"factor", 4}, {"outer", "wo"}, {"inner", "wv"}},
+          {{"op", "split"}, {"stage", stage}, {"loop", h}, {"factor", 4}, {"outer", "ho"}, {"inner", "hi"}},
+          {{"op", "bind"}, {"stage", stage}, {"loop", b}, {"axis", "blockIdx.z"}},
+          {{"op", "bind"}, {"stage", stage}, {"loop", c}, {"axis", "blockIdx.y"}},
+          {{"op", "bind"}, {"stage", stage}, {"loop", "ho"}, {"axis", "blockIdx.x"}},
+          {{"op", "bind"}, {"stage", stage}, {"loop", "hi"}, {"axis", "threadIdx.y"}},
+          {{"op", "bind"}, {"stage", stage}, {"loop", "wo"}, {"axis", "threadIdx.x"}},
+          {{"op", "vectorize"}, {"stage", stage}, {"loop", "wv"}}};
+}
+
 }  // namespace cusched

@@ -17,6 +17,12 @@ nlohmann::json flat_grid_steps(const std::string& stage, const std::vector<std::
 nlohmann::json tiled_grid_steps(const std::string& stage, const std::string& i, const std::string& j,
                                 const std::string& batch = "");
 
+// Steps for a 4-D pointwise stage over (b, c, h, w): w split by 4 into a float4
+// vector, h split by 4 onto threadIdx.y, w's outer part onto threadIdx.x, and b, c and
+// h's outer part onto blockIdx.z, .y and .x: one 16-byte access per thread.
+nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b, const std::string& c,
+                                  const std::string& h, const std::string& w);
+
 // Concatenation of step lists.
 nlohmann::json concat_steps(std::initializer_list<nlohmann::json> parts);
 

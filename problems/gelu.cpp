@@ -30,16 +30,7 @@ Problem make_gelu() {
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 0, 8}}};
   p.flops = [](const SizeBindings& s) { return 5.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
   p.baseline_schedule = flat_grid_steps("Y", {"b", "c", "h", "w"});
-  p.best_schedule = nlohmann::json::parse(R"([
-    {"op": "split", "stage": "Y", "loop": "w", "factor": 4, "outer": "wo", "inner": "wv"},
-    {"op": "split", "stage": "Y", "loop": "h", "factor": 4, "outer": "ho", "inner": "hi"},
-    {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.z"},
-    {"op": "bind", "stage": "Y", "loop": "c", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "Y", "loop": "ho", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Y", "loop": "hi", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "Y", "loop": "wo", "axis": "threadIdx.x"},
-    {"op": "vectorize", "stage": "Y", "loop": "wv"}
-  ])");
+  p.best_schedule = vector4_grid_steps("Y", "b", "c", "h", "w");
   return p;
 }
 

@@ -1,5 +1,6 @@
 // LayerNorm over the last three dims of (B, C, H, W), affine weight and bias as inputs.
 #include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
 #include "problems/problem_set.h"
 
 namespace cusched {
@@ -42,7 +43,7 @@ Problem make_layernorm() {
     {"op": "bind", "stage": "Y", "loop": "hwo", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Y", "loop": "hwi", "axis": "threadIdx.x"}
   ])");
-  p.best_schedule = nlohmann::json::parse(R"([
+  p.best_schedule = concat_steps({nlohmann::json::parse(R"([
     {"op": "rfactor", "stage": "Mean", "loop": "rc", "name": "Mean_rf"},
     {"op": "fuse", "stage": "Mean_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
     {"op": "bind", "stage": "Mean_rf", "loop": "rcb", "axis": "blockIdx.x"},
@@ -54,16 +55,9 @@ Problem make_layernorm() {
     {"op": "bind", "stage": "Var_rf", "loop": "rcb", "axis": "blockIdx.x"},
     {"op": "cross_thread_reduce", "stage": "Var_rf", "loop": "rw", "kind": "block"},
     {"op": "bind", "stage": "Var", "loop": "b", "axis": "blockIdx.x"},
-    {"op": "cross_thread_reduce", "stage": "Var", "loop": "rc", "kind": "block"},
-    {"op": "split", "stage": "Y", "loop": "w", "factor": 4, "outer": "wo", "inner": "wv"},
-    {"op": "split", "stage": "Y", "loop": "h", "factor": 4, "outer": "ho", "inner": "hi"},
-    {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.z"},
-    {"op": "bind", "stage": "Y", "loop": "c", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "Y", "loop": "ho", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Y", "loop": "hi", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "Y", "loop": "wo", "axis": "threadIdx.x"},
-    {"op": "vectorize", "stage": "Y", "loop": "wv"}
-  ])");
+    {"op": "cross_thread_reduce", "stage": "Var", "loop": "rc", "kind": "block"}
+  ])"),
+                                   vector4_grid_steps("Y", "b", "c", "h", "w")});
   return p;
 }
 
