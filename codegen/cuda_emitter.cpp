@@ -7,6 +7,7 @@
 
 #include "codegen/cuda_expr_emitter.h"
 #include "codegen/cuda_vector_access.h"
+#include "codegen/mma_layout.h"
 #include "dsl/error.h"
 
 namespace cusched {
@@ -68,6 +69,8 @@ bool stmt_mentions_var(const Stmt& s, const std::string& var) {
   if (!s) return false;
   for (const Expr* e : {&s->min, &s->extent, &s->index, &s->value, &s->cond})
     if (mentions_var(*e, var)) return true;
+  for (const auto& o : s->operands)
+    if (mentions_var(o, var)) return true;
   for (const auto& c : s->body)
     if (stmt_mentions_var(c, var)) return true;
   return false;
@@ -109,6 +112,7 @@ class KernelWriter {
   void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
+  void mma(const StmtNode& s);
   std::string bound_text(const Expr& e) {
     return operand_text(expr_.emit_as(e, DType::i32), kRelationalPrecedence, true);
   }
@@ -226,6 +230,9 @@ void KernelWriter::stmt(const Stmt& s) {
     case StmtKind::AllReduce:
       all_reduce(*s);
       break;
+    case StmtKind::Mma:
+      mma(*s);
+      break;
   }
 }
 
@@ -331,6 +338,49 @@ void KernelWriter::allocate(const StmtNode& s) {
   if (!s.body.empty()) stmt(s.body[0]);
   allocated_.pop_back();
   if (brace) close();
+}
+
+// One tensor-core instruction for the warp: this lane's fragments, then mma.sync
+// accumulating in place into four consecutive accumulators.
+void KernelWriter::mma(const StmtNode& s) {
+  const MmaLayout& l = mma_layout(s.mma_shape);
+  const EmittedBuffer* acc = lookup(s.buffer);
+  if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' accumulates tensor-core tiles into '" + s.buffer + "', which is not an f32 register array in scope.",
+         "Allocate the accumulators as f32 registers around the Mma.");
+  if (static_cast<int>(s.operands.size()) != l.a_count + l.b_count)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' has an Mma with " + std::to_string(s.operands.size()) + " operands; " + s.mma_shape +
+             " takes " + std::to_string(l.a_count + l.b_count) + ".",
+         "Give each lane its A fragment elements and then its B fragment elements.");
+  auto values = [&](int first, int count) {
+    std::vector<std::string> v;
+    for (int i = first; i < first + count; ++i) v.push_back(expr_.text_as(s.operands[i], DType::f32));
+    return v;
+  };
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+    return out;
+  };
+  const std::vector<std::string> a = values(0, l.a_count), b = values(l.a_count, l.b_count);
+  const std::string d = "&" + expr_.element(s.buffer, s.index);
+  open("");
+  if (s.mma_shape == "m16n8k8") {
+    line("const float mma_a[4] = {" + joined(a) + "};");
+    line("const float mma_b[2] = {" + joined(b) + "};");
+    line("cusched::mma_m16n8k8_tf32(" + d + ", mma_a, mma_b, " + d + ");");
+  } else {
+    const std::string pack = s.mma_precision == "bf16" ? "cusched::pack_bf16x2" : "cusched::pack_f16x2";
+    auto pairs = [&](const std::vector<std::string>& v) {
+      std::vector<std::string> out;
+      for (size_t i = 0; i + 1 < v.size(); i += 2) out.push_back(pack + "(" + v[i] + ", " + v[i + 1] + ")");
+      return out;
+    };
+    line("const unsigned int mma_a[4] = {" + joined(pairs(a)) + "};");
+    line("const unsigned int mma_b[2] = {" + joined(pairs(b)) + "};");
+    line("cusched::mma_m16n8k16_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
+  }
+  close();
 }
 
 void KernelWriter::all_reduce(const StmtNode& s) {

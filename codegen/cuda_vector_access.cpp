@@ -21,14 +21,6 @@ bool vectorizable_buffer(const EmittedBuffer* b) {
 
 }  // namespace
 
-bool mentions_var(const Expr& e, const std::string& var) {
-  if (!e.defined()) return false;
-  if (e->op == ExprOp::Var && e->name == var) return true;
-  for (const auto& a : e->args)
-    if (mentions_var(a, var)) return true;
-  return false;
-}
-
 bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes) {
   auto form = linear_form(index, true);
   if (!form) return false;

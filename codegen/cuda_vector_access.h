@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/cuda_expr_emitter.h"
+#include "dsl/expr_substitute.h"
 
 namespace cusched {
 
@@ -28,8 +29,5 @@ std::optional<VectorAccessPlan> plan_vector_access(
 // True when `index` equals `var` plus an integer expression that, with `first` added,
 // is a multiple of `lanes` whatever its variables are.
 bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes);
-
-// True when `e` mentions the variable `var`.
-bool mentions_var(const Expr& e, const std::string& var);
 
 }  // namespace cusched

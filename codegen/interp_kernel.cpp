@@ -372,6 +372,26 @@ class KernelCompiler {
         c.block_kind = s->reduce_kind == "block";
         break;
       }
+      case StmtKind::Mma: {
+        c.collective = true;
+        c.layout = &mma_layout(s->mma_shape);
+        c.index = expr(s->index);
+        c.buffer = resolve_buffer(s->buffer, "accumulates into");
+        const InterpBuffer& acc = out_.buffers[c.buffer];
+        if (acc.scope != MemScope::Register || acc.dtype != DType::f32)
+          malformed("accumulates tensor-core tiles into '" + s->buffer + "', which is not an f32 register buffer",
+                    "Allocate the accumulators as f32 registers.");
+        if (static_cast<int>(s->operands.size()) != c.layout->a_count + c.layout->b_count)
+          malformed("has an Mma with " + std::to_string(s->operands.size()) + " operands",
+                    "Give each lane its A fragment elements and then its B fragment elements.");
+        for (const auto& o : s->operands) c.operands.push_back(expr(o));
+        if ((kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) % 32 != 0)
+          fail("mma-partial-warp",
+               "Kernel '" + kernel_.name + "' runs tensor-core instructions in a block of " +
+                   std::to_string(kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) + " threads, which is not whole warps.",
+               "Make the block a multiple of 32 threads.");
+        break;
+      }
     }
     return c;
   }

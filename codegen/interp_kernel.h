@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/ir.h"
+#include "codegen/mma_layout.h"
 
 namespace cusched {
 
@@ -47,7 +48,7 @@ struct InterpBuffer {
 
 struct CStmt {
   StmtKind kind = StmtKind::Block;
-  bool collective = false;             // holds a Barrier or AllReduce
+  bool collective = false;             // holds a Barrier, AllReduce or Mma
   std::vector<CStmt> body;
   // For
   int slot = -1;
@@ -64,6 +65,9 @@ struct CStmt {
   int reduce_axis = 0;                 // 0, 1, 2 for threadIdx.x, y, z
   int64_t width = 1;
   bool block_kind = false;
+  // Mma (buffer/index: the accumulators)
+  std::vector<CExpr> operands;         // A fragment elements, then B fragment elements
+  const MmaLayout* layout = nullptr;
   const StmtNode* source = nullptr;
 };
 

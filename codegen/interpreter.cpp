@@ -382,6 +382,7 @@ class KernelRunner {
         return;
       case StmtKind::Barrier:
       case StmtKind::AllReduce:
+      case StmtKind::Mma:
         fail("internal-error", "The interpreter reached a collective statement in per-thread mode.",
              "Report this as a bug in the interpreter.");
     }
@@ -481,6 +482,9 @@ class KernelRunner {
       case StmtKind::AllReduce:
         allreduce(s);
         return;
+      case StmtKind::Mma:
+        mma(s);
+        return;
       case StmtKind::Store:
         fail("internal-error", "The interpreter ran a store as a collective statement.",
              "Report this as a bug in the interpreter.");
@@ -566,6 +570,46 @@ class KernelRunner {
       }
     }
     if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory
+  }
+
+  // ---- Mma ----
+  // Each warp's lanes supply their fragments; the warp's tile D = C + A x B is formed
+  // from them through the instruction's layout and handed back lane by lane. Products
+  // of the (already rounded) operands are exact in double; the sum is rounded to f32
+  // once, as the tensor core's wide accumulation does up to its final rounding.
+  void mma(const CStmt& s) {
+    const MmaLayout& l = *s.layout;
+    step(threads_);
+    std::vector<double> a(threads_ * l.a_count), b(threads_ * l.b_count), c(threads_ * 4);
+    std::vector<int64_t> base(threads_);
+    for (int64_t t = 0; t < threads_; ++t) {
+      set_thread(t);
+      base[t] = static_cast<int64_t>(eval(s.index));
+      for (int i = 0; i < l.a_count; ++i) a[t * l.a_count + i] = eval(s.operands[i]);
+      for (int i = 0; i < l.b_count; ++i) b[t * l.b_count + i] = eval(s.operands[l.a_count + i]);
+      for (int j = 0; j < 4; ++j) c[t * 4 + j] = load(s.buffer, static_cast<double>(base[t] + j));
+    }
+    std::vector<double> A(l.m * l.k), B(l.k * l.n), C(l.m * l.n);
+    for (int64_t w = 0; w < threads_; w += 32) {
+      for (int lane = 0; lane < 32; ++lane) {
+        const int64_t t = w + lane;
+        const int g = lane / 4, q = lane % 4;
+        for (int i = 0; i < l.a_count; ++i) A[(g + l.a_row[i]) * l.k + q * l.k_step + l.a_k[i]] = a[t * l.a_count + i];
+        for (int i = 0; i < l.b_count; ++i) B[(q * l.k_step + l.b_k[i]) * l.n + g] = b[t * l.b_count + i];
+        for (int j = 0; j < 4; ++j) C[(g + l.c_row[j]) * l.n + 2 * q + l.c_col[j]] = c[t * 4 + j];
+      }
+      for (int lane = 0; lane < 32; ++lane) {
+        const int64_t t = w + lane;
+        const int g = lane / 4, q = lane % 4;
+        set_thread(t);
+        for (int j = 0; j < 4; ++j) {
+          const int row = g + l.c_row[j], col = 2 * q + l.c_col[j];
+          double sum = C[row * l.n + col];
+          for (int kk = 0; kk < l.k; ++kk) sum += A[row * l.k + kk] * B[kk * l.n + col];
+          store(s.buffer, static_cast<double>(base[t] + j), sum);
+        }
+      }
+    }
   }
 
   const CompiledKernel& k_;

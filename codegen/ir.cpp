@@ -1,4 +1,5 @@
 #include "codegen/ir.h"
+#include "codegen/mma_layout.h"
 
 #include <sstream>
 
@@ -81,6 +82,18 @@ Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, 
   return n;
 }
 
+Stmt make_mma(const std::string& shape, const std::string& precision, const std::string& acc, Expr acc_index,
+              std::vector<Expr> operands) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::Mma;
+  n->mma_shape = shape;
+  n->mma_precision = precision;
+  n->buffer = acc;
+  n->index = std::move(acc_index);
+  n->operands = std::move(operands);
+  return n;
+}
+
 const BufferSpec* LoweredProgram::find_buffer(const std::string& name) const {
   for (const auto& b : buffers)
     if (b.name == name) return &b;
@@ -89,7 +102,7 @@ const BufferSpec* LoweredProgram::find_buffer(const std::string& name) const {
 
 bool contains_collective(const Stmt& s) {
   if (!s) return false;
-  if (s->kind == StmtKind::Barrier || s->kind == StmtKind::AllReduce) return true;
+  if (s->kind == StmtKind::Barrier || s->kind == StmtKind::AllReduce || s->kind == StmtKind::Mma) return true;
   for (const auto& c : s->body)
     if (contains_collective(c)) return true;
   return false;
@@ -143,6 +156,15 @@ std::string print_stmt(const Stmt& s, int indent) {
          << (s->index_buffer.empty() ? "" : ", " + s->index_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
          << " width " << s->width << " (" << s->reduce_kind << ")\n";
       break;
+    case StmtKind::Mma: {
+      const MmaLayout& l = mma_layout(s->mma_shape);
+      os << pad << "mma_" << s->mma_shape << "_" << s->mma_precision << "(" << s->buffer << "[" << to_string(s->index)
+         << " .. +3]) [warp]\n";
+      for (size_t i = 0; i < s->operands.size(); ++i)
+        os << pad << "  " << (static_cast<int>(i) < l.a_count ? "a" + std::to_string(i) : "b" + std::to_string(i - l.a_count))
+           << " = " << to_string(s->operands[i]) << "\n";
+      break;
+    }
   }
   return os.str();
 }

@@ -24,6 +24,12 @@
 //   - AllReduce combines the register value buffer[index] (and, for argmin/argmax,
 //     index_buffer[index]) over the `width` threads that differ only in their index
 //     on `axis`, and leaves the combined value in all of them.
+//   - Mma is one warp-wide tensor-core instruction (codegen/mma_layout.h): every thread
+//     of a warp reaches it together; each lane supplies its fragment of A and B
+//     (`operands`: the A elements, then the B elements, each an expression evaluated in
+//     that lane) and holds four f32 accumulators at buffer[index .. index+3]; the warp's
+//     16x8 tile D = C + A x B replaces them. The block's threads form warps in order of
+//     their linear index `tid`.
 #include <array>
 #include <memory>
 #include <string>
@@ -38,7 +44,7 @@ namespace cusched {
 enum class MemScope { Global, Shared, Register };
 std::string mem_scope_name(MemScope s);
 
-enum class StmtKind { Block, For, Store, Allocate, If, Barrier, AllReduce };
+enum class StmtKind { Block, For, Store, Allocate, If, Barrier, AllReduce, Mma };
 
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
@@ -66,6 +72,10 @@ struct StmtNode {
   GpuAxis reduce_axis = GpuAxis::ThreadX;
   int64_t width = 32;
   std::string reduce_kind = "warp";    // "warp" or "block"
+  // Mma (buffer/index: the accumulators)
+  std::string mma_shape;               // "m16n8k8" or "m16n8k16"
+  std::string mma_precision;           // "tf32", "bf16" or "f16"
+  std::vector<Expr> operands;          // this lane's A fragment elements, then its B fragment elements
 };
 
 Stmt make_block(std::vector<Stmt> body);
@@ -76,6 +86,8 @@ Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_barrier();
 Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op,
                     GpuAxis axis, int64_t width, const std::string& kind);
+Stmt make_mma(const std::string& shape, const std::string& precision, const std::string& acc, Expr acc_index,
+              std::vector<Expr> operands);
 
 struct Kernel {
   std::string name;
@@ -101,7 +113,7 @@ struct LoweredProgram {
 // Readable text of the IR (`cusched lower --emit ir`).
 std::string print_ir(const LoweredProgram& p);
 std::string print_stmt(const Stmt& s, int indent = 0);
-// True when the statement contains a Barrier or AllReduce anywhere inside.
+// True when the statement contains a Barrier, AllReduce or Mma anywhere inside.
 bool contains_collective(const Stmt& s);
 
 }  // namespace cusched

@@ -52,4 +52,12 @@ Expr reduction_identity(ReduceOp op, DType t) {
   return make_int(0, t);
 }
 
+bool mentions_var(const Expr& e, const std::string& var) {
+  if (!e.defined()) return false;
+  if (e->op == ExprOp::Var && e->name == var) return true;
+  for (const auto& a : e->args)
+    if (mentions_var(a, var)) return true;
+  return false;
+}
+
 }  // namespace cusched

@@ -12,6 +12,8 @@ namespace cusched {
 Expr substitute(const Expr& e, const std::map<std::string, Expr>& values);
 // Rebuilds `e` with `f` applied bottom-up to every node.
 Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f);
+// True when `e` mentions the variable `var`.
+bool mentions_var(const Expr& e, const std::string& var);
 // The identity of a reduction (0 for sum, -inf for maximum, ...) in type t.
 Expr reduction_identity(ReduceOp op, DType t);
 

@@ -50,4 +50,27 @@ nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b
           {{"op", "vectorize"}, {"stage", stage}, {"loop", "wv"}}};
 }
 
+nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::string& i, const std::string& j,
+                                      const std::string& k, const std::string& a, int a_pad, const std::string& b,
+                                      int b_pad, const std::string& batch, TensorCoreTile tile) {
+  nlohmann::json order = nlohmann::json::array();
+  if (!batch.empty()) order.push_back(batch);
+  for (const char* l : {"io", "jo", "ko", "iw", "jw", "im", "jn", "ki"}) order.push_back(l);
+  nlohmann::json s = nlohmann::json::array({
+      {{"op", "tile"}, {"stage", stage}, {"x", i}, {"y", j}, {"x_factor", tile.bm}, {"y_factor", tile.bn}, {"xo", "io"}, {"yo", "jo"}, {"xi", "ii"}, {"yi", "ji"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", "ii"}, {"factor", tile.wm}, {"outer", "iw"}, {"inner", "im"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", "ji"}, {"factor", tile.wn}, {"outer", "jw"}, {"inner", "jn"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", k}, {"factor", tile.bk}, {"outer", "ko"}, {"inner", "ki"}},
+      {{"op", "reorder"}, {"stage", stage}, {"loops", order}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "io"}, {"axis", "blockIdx.y"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "jo"}, {"axis", "blockIdx.x"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "iw"}, {"axis", "threadIdx.z"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "jw"}, {"axis", "threadIdx.y"}},
+      {{"op", "cache_read"}, {"stage", stage}, {"source", a}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}},
+      {{"op", "cache_read"}, {"stage", stage}, {"source", b}, {"scope", "shared"}, {"at", "ko"}, {"pad", b_pad}},
+      {{"op", "tensor_core"}, {"stage", stage}, {"shape", "m16n8k8"}, {"precision", "tf32"}}});
+  if (!batch.empty()) s.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
+  return s;
+}
+
 }  // namespace cusched

@@ -23,6 +23,22 @@ nlohmann::json tiled_grid_steps(const std::string& stage, const std::string& i, 
 nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b, const std::string& c,
                                   const std::string& h, const std::string& w);
 
+// The shape of a tensor-core tile: block tile bm x bn, warp tile wm x wn (the block
+// has (bm / wm) x (bn / wn) warps), K staged bk at a time.
+struct TensorCoreTile {
+  int bm = 128, bn = 128, wm = 64, wn = 32, bk = 32;
+};
+
+// Steps for a sum-of-products stage `stage`(i, j) = sum(k, ..) on TF32 tensor cores:
+// i's block tiles onto blockIdx.y, j's onto blockIdx.x (`batch`, if not empty, onto
+// blockIdx.z), the warps onto threadIdx.z / threadIdx.y, both sources staged in shared
+// memory at each K step. The sources are padded by `a_pad` and `b_pad` elements per
+// row so that the warps' fragment reads fall in different banks: 4 when a source's
+// rows run along k, 8 when they run along i or j.
+nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::string& i, const std::string& j,
+                                      const std::string& k, const std::string& a, int a_pad, const std::string& b,
+                                      int b_pad, const std::string& batch = "", TensorCoreTile tile = {});
+
 // Concatenation of step lists.
 nlohmann::json concat_steps(std::initializer_list<nlohmann::json> parts);
 

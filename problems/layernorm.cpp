@@ -1,6 +1,6 @@
 // LayerNorm over the last three dims of (B, C, H, W), affine weight and bias as inputs.
+// The statistics are shifted moments, so that x is read once for both of them.
 #include "dsl/dsl.h"
-#include "problems/baseline_steps.h"
 #include "problems/problem_set.h"
 
 namespace cusched {
@@ -9,19 +9,31 @@ Problem make_layernorm() {
   Size B("B"), C("C"), H("H"), W("W");
   Tensor X("X", DType::f32, {B, C, H, W});
   Tensor G("weight", DType::f32, {C, H, W}), Bt("bias", DType::f32, {C, H, W});
-  Var b("b", B), c("c", C), h("h", H), w("w", W);
+  Var b("b", B), c("c", C), h("h", H), w("w", W), m("m", make_int(3));
   RVar rc("rc", C), rh("rh", H), rw("rw", W);
   Expr n = cast(DType::f32, Expr(C) * Expr(H) * Expr(W));
-  Func Mean = compute("Mean", {b}, sum({rc, rh, rw}, X(b, rc, rh, rw)));
-  Func Var2 = compute("Var", {b}, sum({rc, rh, rw}, (X(b, rc, rh, rw) - Mean(b) / n) * (X(b, rc, rh, rw) - Mean(b) / n)));
-  Func Y = compute("Y", {b, c, h, w},
-                   (X(b, c, h, w) - Mean(b) / n) * rsqrt(Var2(b) / n + 1e-5f) * G(c, h, w) + Bt(c, h, w));
+  // Each row is shifted by one of its own samples, x(b, 0, 0, 0): d = x - shift.
+  Expr x = X(b, rc, rh, rw);
+  Expr d = x - X(b, 0, 0, 0);
+  // Three sums from one read of x: Moments(b, 0) = sum x, (b, 1) = sum d, (b, 2) = sum d*d.
+  Func Moments = compute("Moments", {b, m}, sum({rc, rh, rw}, select(Expr(m) == 0, x, select(Expr(m) == 1, d, d * d))));
+  Expr mean = Moments(b, 0) / n;
+  Expr mean_d = Moments(b, 1) / n;
+  Expr var = Moments(b, 2) / n - mean_d * mean_d;
+  Func Y = compute("Y", {b, c, h, w}, (X(b, c, h, w) - mean) * rsqrt(var + 1e-5f) * G(c, h, w) + Bt(c, h, w));
   Problem p;
   p.name = "layernorm";
   p.level = "1";
   p.title = "LayerNorm over the last three dimensions";
   p.torch_semantics = "torch.nn.functional.layer_norm(X, X.shape[1:], weight, bias, eps=1e-5)";
-  p.notes = "Biased variance, eps = 1e-5, elementwise affine weight and bias given as inputs.";
+  p.notes =
+      "Biased variance, eps = 1e-5, elementwise affine weight and bias given as inputs. The statistics come from one "
+      "read of x as three sums per row of N elements, Moments(b, m): S0 = sum x, and with the row's shift s = x(b, 0, 0, 0) "
+      "and d = x - s, S1 = sum d and S2 = sum d^2. Then mean = S0/N and var = S2/N - (S1/N)^2, an identity for any "
+      "shift, so the formulation is exact. It is also robust: s is a sample of the row, so d is centred within a few "
+      "standard deviations of zero and S2/N - (S1/N)^2 does not cancel, unlike E[x^2] - E[x]^2 on the adversarial "
+      "large-mean, small-spread inputs. The mean and the variance depend on s only through sums made in the same "
+      "stage, so rounding that stage's reads (precision tf32) cannot shift the mean that the normalisation subtracts.";
   p.pipeline = Pipeline({Y});
   p.sizes = {{"small", {{"B", 2}, {"C", 4}, {"H", 6}, {"W", 8}}},
              {"bench", {{"B", 16}, {"C", 64}, {"H", 256}, {"W", 256}}}};
@@ -30,12 +42,10 @@ Problem make_layernorm() {
               {"bias", {"normal", 0, 0.1}, std::nullopt}};
   p.flops = [](const SizeBindings& s) { return 8.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
   p.baseline_schedule = nlohmann::json::parse(R"([
-    {"op": "split", "stage": "Mean", "loop": "b", "factor": 16},
-    {"op": "bind", "stage": "Mean", "loop": "bo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Mean", "loop": "bi", "axis": "threadIdx.x"},
-    {"op": "split", "stage": "Var", "loop": "b", "factor": 16},
-    {"op": "bind", "stage": "Var", "loop": "bo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Var", "loop": "bi", "axis": "threadIdx.x"},
+    {"op": "fuse", "stage": "Moments", "outer": "b", "inner": "m", "fused": "bm"},
+    {"op": "split", "stage": "Moments", "loop": "bm", "factor": 16},
+    {"op": "bind", "stage": "Moments", "loop": "bmo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Moments", "loop": "bmi", "axis": "threadIdx.x"},
     {"op": "fuse", "stage": "Y", "outer": "h", "inner": "w", "fused": "hw"},
     {"op": "split", "stage": "Y", "loop": "hw", "factor": 256},
     {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.z"},
@@ -43,21 +53,35 @@ Problem make_layernorm() {
     {"op": "bind", "stage": "Y", "loop": "hwo", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Y", "loop": "hwi", "axis": "threadIdx.x"}
   ])");
-  p.best_schedule = concat_steps({nlohmann::json::parse(R"([
-    {"op": "rfactor", "stage": "Mean", "loop": "rc", "name": "Mean_rf"},
-    {"op": "fuse", "stage": "Mean_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
-    {"op": "bind", "stage": "Mean_rf", "loop": "rcb", "axis": "blockIdx.x"},
-    {"op": "cross_thread_reduce", "stage": "Mean_rf", "loop": "rw", "kind": "block"},
-    {"op": "bind", "stage": "Mean", "loop": "b", "axis": "blockIdx.x"},
-    {"op": "cross_thread_reduce", "stage": "Mean", "loop": "rc", "kind": "block"},
-    {"op": "rfactor", "stage": "Var", "loop": "rc", "name": "Var_rf"},
-    {"op": "fuse", "stage": "Var_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
-    {"op": "bind", "stage": "Var_rf", "loop": "rcb", "axis": "blockIdx.x"},
-    {"op": "cross_thread_reduce", "stage": "Var_rf", "loop": "rw", "kind": "block"},
-    {"op": "bind", "stage": "Var", "loop": "b", "axis": "blockIdx.x"},
-    {"op": "cross_thread_reduce", "stage": "Var", "loop": "rc", "kind": "block"}
-  ])"),
-                                   vector4_grid_steps("Y", "b", "c", "h", "w")});
+  // Kernel 1: one block per (channel, row) = 1024 blocks of 256 threads; each thread
+  // walks h (unrolled by 8) at w = threadIdx.x and keeps the three sums in acc[3]
+  // from one load of x per element; a block reduction combines them. Kernel 2: one
+  // block per row sums the 64 partials.
+  // Kernel 3: the normalisation, one float4 per thread, with the row b on blockIdx.x
+  // so that the 16 blocks reading one chunk of weight and bias run together and share
+  // it through L2 (otherwise each row re-reads the 32 MiB of weight and bias from DRAM).
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "rfactor", "stage": "Moments", "loop": "rc", "name": "Moments_rf"},
+    {"op": "reorder", "stage": "Moments_rf", "loops": ["rh", "rw", "m"]},
+    {"op": "fuse", "stage": "Moments_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
+    {"op": "bind", "stage": "Moments_rf", "loop": "rcb", "axis": "blockIdx.x"},
+    {"op": "split", "stage": "Moments_rf", "loop": "rh", "factor": 8, "outer": "rho", "inner": "rhi"},
+    {"op": "unroll", "stage": "Moments_rf", "loop": "rhi"},
+    {"op": "unroll", "stage": "Moments_rf", "loop": "m"},
+    {"op": "cross_thread_reduce", "stage": "Moments_rf", "loop": "rw", "kind": "block"},
+    {"op": "reorder", "stage": "Moments", "loops": ["rc", "m"]},
+    {"op": "bind", "stage": "Moments", "loop": "b", "axis": "blockIdx.x"},
+    {"op": "unroll", "stage": "Moments", "loop": "m"},
+    {"op": "cross_thread_reduce", "stage": "Moments", "loop": "rc", "kind": "block"},
+    {"op": "split", "stage": "Y", "loop": "w", "factor": 4, "outer": "wo", "inner": "wv"},
+    {"op": "split", "stage": "Y", "loop": "h", "factor": 4, "outer": "ho", "inner": "hi"},
+    {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "ho", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "c", "axis": "blockIdx.z"},
+    {"op": "bind", "stage": "Y", "loop": "hi", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "wo", "axis": "threadIdx.x"},
+    {"op": "vectorize", "stage": "Y", "loop": "wv"}
+  ])");
   return p;
 }
 

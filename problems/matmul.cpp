@@ -1,5 +1,6 @@
 // matmul: C = A @ B (KernelBench level 1, square 4096).
 #include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
 #include "problems/problem_set.h"
 
 namespace cusched {
@@ -28,22 +29,7 @@ Problem make_matmul() {
     {"op": "bind", "stage": "C", "loop": "ii", "axis": "threadIdx.y"},
     {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"}
   ])");
-  p.best_schedule = nlohmann::json::parse(R"([
-    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 128, "y_factor": 128},
-    {"op": "split", "stage": "C", "loop": "ii", "factor": 8, "outer": "it", "inner": "ir"},
-    {"op": "split", "stage": "C", "loop": "ji", "factor": 16, "outer": "jr", "inner": "jt"},
-    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
-    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "it", "jt", "ki", "ir", "jr"]},
-    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "C", "loop": "it", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "jt", "axis": "threadIdx.x"},
-    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
-    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"},
-    {"op": "unroll", "stage": "C", "loop": "ki"},
-    {"op": "unroll", "stage": "C", "loop": "ir"},
-    {"op": "unroll", "stage": "C", "loop": "jr"}
-  ])");
+  p.best_schedule = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8);
   return p;
 }
 

@@ -13,13 +13,16 @@ Problem make_rmsnorm() {
   RVar rc("rc", C);
   Func SumSq = compute("SumSq", {b, h, w}, sum(rc, X(b, rc, h, w) * X(b, rc, h, w)));
   Expr mean_sq = SumSq(b, h, w) / cast(DType::f32, Expr(C));
-  Func Y = compute("Y", {b, c, h, w}, X(b, c, h, w) / sqrt(mean_sq + 1e-5f));
+  Func Y = compute("Y", {b, c, h, w}, X(b, c, h, w) * rsqrt(mean_sq + 1e-5f));
   Problem p;
   p.name = "rmsnorm";
   p.level = "1";
   p.title = "RMSNorm over the channel dimension";
   p.torch_semantics = "X / torch.sqrt(torch.mean(X ** 2, dim=1, keepdim=True) + 1e-5)";
-  p.notes = "y = x / sqrt(mean(x^2 over dim 1) + eps), eps = 1e-5 inside the square root; no weight.";
+  p.notes =
+      "y = x / sqrt(mean(x^2 over dim 1) + eps), eps = 1e-5 inside the square root; no weight. The algorithm "
+      "multiplies by rsqrt(mean + eps), the same value, so that a kernel computes one reciprocal square root per "
+      "(b, h, w) instead of a division per element.";
   p.pipeline = Pipeline({Y});
   p.sizes = {{"small", {{"B", 2}, {"C", 5}, {"H", 3}, {"W", 7}}},
              {"bench", {{"B", 112}, {"C", 64}, {"H", 512}, {"W", 512}}}};
@@ -27,7 +30,22 @@ Problem make_rmsnorm() {
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 0, 1e-3}}};
   p.flops = [](const SizeBindings& s) { return 4.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
   p.baseline_schedule = concat_steps({flat_grid_steps("SumSq", {"b", "h", "w"}), flat_grid_steps("Y", {"b", "c", "h", "w"})});
-  p.best_schedule = p.baseline_schedule;
+  // One kernel: a thread per (b, h, w), 256 consecutive w per block (coalesced along w),
+  // computes the sum of squares over the 64 channels in a register, then writes the 64
+  // normalised values. Both channel loops are unrolled, so each pass's loads are issued
+  // together. The second pass loads x again, a few microseconds after the first, so it
+  // is expected to hit L1 or L2 rather than DRAM (not yet measured).
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "w", "factor": 256, "outer": "wo", "inner": "wi"},
+    {"op": "reorder", "stage": "Y", "loops": ["h", "wo", "wi", "c"]},
+    {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.z"},
+    {"op": "bind", "stage": "Y", "loop": "h", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "wo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "wi", "axis": "threadIdx.x"},
+    {"op": "unroll", "stage": "Y", "loop": "c"},
+    {"op": "compute_at", "stage": "SumSq", "consumer": "Y", "loop": "wi"},
+    {"op": "unroll", "stage": "SumSq", "loop": "rc"}
+  ])");
   return p;
 }
 

@@ -52,6 +52,7 @@ std::optional<std::string> resolve(void* handle, CudaDriver& d) {
   CUSCHED_LOAD(LaunchKernel, cuLaunchKernel);
   CUSCHED_LOAD(MemAlloc, cuMemAlloc);
   CUSCHED_LOAD(MemFree, cuMemFree);
+  CUSCHED_LOAD(MemGetInfo, cuMemGetInfo);
   CUSCHED_LOAD(MemcpyHtoD, cuMemcpyHtoD);
   CUSCHED_LOAD(MemcpyDtoH, cuMemcpyDtoH);
   CUSCHED_LOAD(MemcpyDtoDAsync, cuMemcpyDtoDAsync);

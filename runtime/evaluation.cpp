@@ -1,7 +1,9 @@
 #include "runtime/evaluation.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -10,8 +12,10 @@
 #include "dsl/error.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_buffer.h"
+#include "runtime/device_check.h"
 #include "runtime/element_codec.h"
 #include "runtime/gpu_context.h"
+#include "runtime/host_parallel.h"
 #include "runtime/input_generator.h"
 #include "runtime/launch_sequence.h"
 #include "runtime/npy.h"
@@ -19,8 +23,14 @@
 #include "runtime/output_check.h"
 #include "runtime/performance_floor.h"
 #include "runtime/timing.h"
+#include "runtime/trial_cache.h"
 
 namespace cusched::runtime {
+
+bool uses_host_check(const EvalRequest& request) {
+  const char* env = std::getenv("CUSCHED_HOST_CHECK");
+  return request.host_check || !request.save_io_dir.empty() || (env && std::string(env) == "1");
+}
 
 bool verdict_breaks_context(Verdict v) {
   return v == Verdict::illegal_address || v == Verdict::launch_error || v == Verdict::timeout ||
@@ -30,12 +40,6 @@ bool verdict_breaks_context(Verdict v) {
 namespace {
 
 using HostTensors = std::map<std::string, std::vector<uint8_t>>;
-
-// One set of inputs to verify with.
-struct Trial {
-  std::string label;  // "seed 2", "adversarial", "inputs dir"
-  HostTensors inputs;
-};
 
 // Who was running when a CUDA call failed: faults of the candidate are its
 // verdict, faults anywhere else are the runtime's.
@@ -91,54 +95,75 @@ const InputSpec* spec_for(const EvalRequest& req, const std::string& buffer) {
   return nullptr;
 }
 
-std::vector<Trial> make_trials(const EvalRequest& req) {
-  std::vector<Trial> trials;
-  auto inputs = with_role(req.candidate, BufferRole::Input);
-  auto generated = [&](int index, bool adversarial) {
-    Trial t;
-    t.label = adversarial ? "adversarial" : "seed " + std::to_string(index);
-    for (const auto* b : inputs) {
-      const InputSpec* spec = spec_for(req, b->name);
-      Distribution d = spec ? spec->standard : default_distribution(b->dtype);
-      if (adversarial && spec && spec->adversarial) d = *spec->adversarial;
-      t.inputs[b->name] = generate_input(*b, d, trial_seed(req.base_seed, adversarial ? -1 : index, b->name));
-    }
-    return t;
-  };
-  if (!req.inputs_dir.empty()) {
-    Trial t = generated(-2, false);
-    t.label = "inputs from " + req.inputs_dir;
-    for (const auto* b : inputs) {
-      std::string path = req.inputs_dir + "/" + b->name + ".npy";
-      if (!std::filesystem::exists(path)) continue;
-      NpyArray a = read_npy(path);
-      if (a.dtype != b->dtype || a.shape != b->shape)
-        fail("bad-npy", "The file " + path + " holds " + dtype_name(a.dtype) + " " + shape_text(a.shape) +
-                            " but input '" + b->name + "' is " + dtype_name(b->dtype) + " " + shape_text(b->shape) + ".",
-             "Save the input with the dtype and shape the problem declares.");
-      t.inputs[b->name] = std::move(a.data);
-    }
-    trials.push_back(std::move(t));
-  }
-  for (int s = 0; s < std::max(3, req.seeds); ++s) trials.push_back(generated(s, false));
+// Which inputs one trial uses; its data are made by trial_inputs.
+struct TrialPlan {
+  std::string label;  // "seed 2", "adversarial", "inputs from DIR"
+  int seed = 0;       // the trial_seed index: the seed, -1 adversarial, -2 inputs_dir
+  bool adversarial = false;
+  bool from_dir = false;
+};
+
+std::vector<TrialPlan> plan_trials(const EvalRequest& req) {
+  std::vector<TrialPlan> plans;
+  if (!req.inputs_dir.empty()) plans.push_back({"inputs from " + req.inputs_dir, -2, false, true});
+  for (int s = 0; s < std::max(3, req.seeds); ++s) plans.push_back({"seed " + std::to_string(s), s, false, false});
   bool any_adversarial = std::any_of(req.inputs.begin(), req.inputs.end(), [](const InputSpec& i) { return i.adversarial.has_value(); });
-  if (any_adversarial) trials.push_back(generated(0, true));
-  return trials;
+  if (any_adversarial) plans.push_back({"adversarial", 0, true, false});
+  return plans;
 }
 
-// A bundle's buffers, freshly allocated: inputs uploaded, outputs poisoned.
+// The trial whose inputs the timed runs use: the first seeded one.
+size_t timing_trial(const std::vector<TrialPlan>& plans) {
+  for (size_t t = 0; t < plans.size(); ++t)
+    if (!plans[t].adversarial && !plans[t].from_dir) return t;
+  return 0;
+}
+
+HostTensors trial_inputs(const EvalRequest& req, const TrialPlan& plan) {
+  HostTensors out;
+  for (const auto* b : with_role(req.candidate, BufferRole::Input)) {
+    const InputSpec* spec = spec_for(req, b->name);
+    Distribution d = spec ? spec->standard : default_distribution(b->dtype);
+    if (plan.adversarial && spec && spec->adversarial) d = *spec->adversarial;
+    if (plan.from_dir) {
+      std::string path = req.inputs_dir + "/" + b->name + ".npy";
+      if (std::filesystem::exists(path)) {
+        NpyArray a = read_npy(path);
+        if (a.dtype != b->dtype || a.shape != b->shape)
+          fail("bad-npy", "The file " + path + " holds " + dtype_name(a.dtype) + " " + shape_text(a.shape) +
+                              " but input '" + b->name + "' is " + dtype_name(b->dtype) + " " + shape_text(b->shape) + ".",
+               "Save the input with the dtype and shape the problem declares.");
+        out[b->name] = std::move(a.data);
+        continue;
+      }
+    }
+    out[b->name] = generate_input(*b, d, trial_seed(req.base_seed, plan.adversarial ? -1 : plan.seed, b->name));
+  }
+  return out;
+}
+
+using DeviceTensors = std::map<std::string, DeviceBuffer>;
+
+// A bundle's buffers, freshly allocated: inputs filled (from host data, or by a
+// device-to-device copy of pristine device data), outputs poisoned.
 struct Allocation {
   std::map<std::string, DeviceBuffer> buffers;
   std::map<std::string, CUdeviceptr> addresses;
 };
 
-std::unique_ptr<Allocation> allocate(const KernelBundle& bundle, const HostTensors& inputs, const GpuContext& ctx) {
+std::unique_ptr<Allocation> allocate(const KernelBundle& bundle, const GpuContext& ctx, const HostTensors* host_inputs,
+                                     const DeviceTensors* device_inputs) {
   auto a = std::make_unique<Allocation>();
   const CudaDriver& d = driver();
   for (const auto& b : bundle.buffers) {
     DeviceBuffer buf(static_cast<size_t>(b.bytes()));
     if (b.role == BufferRole::Input) {
-      buf.upload(inputs.at(b.name));
+      if (host_inputs) {
+        buf.upload(host_inputs->at(b.name));
+      } else if (buf.bytes()) {
+        check_cuda(d.MemcpyDtoDAsync(buf.ptr(), device_inputs->at(b.name).ptr(), buf.bytes(), ctx.stream()),
+                   "Copying the pristine input '" + b.name + "'");
+      }
     } else if (b.role == BufferRole::Output && b.elements() > 0) {
       uint32_t word = poison_word(b.dtype);
       size_t n = static_cast<size_t>(b.bytes());
@@ -154,10 +179,43 @@ std::unique_ptr<Allocation> allocate(const KernelBundle& bundle, const HostTenso
   return a;
 }
 
+size_t bundle_bytes(const KernelBundle& bundle) {
+  size_t n = 0;
+  for (const auto& b : bundle.buffers) n += static_cast<size_t>(b.bytes());
+  return n;
+}
+
+size_t input_bytes(const KernelBundle& bundle) {
+  size_t n = 0;
+  for (const auto* b : with_role(bundle, BufferRole::Input)) n += static_cast<size_t>(b->bytes());
+  return n;
+}
+
+// The one wording of an input_modified verdict, for both check paths.
+std::string input_modified_message(const BufferSpec& b, const std::string& where, int64_t first_byte) {
+  return "The candidate wrote its input '" + b.name + "'" + where + " (its checksum changed; first at element " +
+         std::to_string(first_byte / dtype_bytes(b.dtype)) + ").";
+}
+
+// Adds the wall-clock time of its scope to a phase total.
+class PhaseClock {
+ public:
+  explicit PhaseClock(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~PhaseClock() { total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count(); }
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 std::vector<double> as_doubles(DType t, const std::vector<uint8_t>& raw) {
-  int w = dtype_bytes(t);
-  std::vector<double> out(raw.size() / static_cast<size_t>(w));
-  for (size_t i = 0; i < out.size(); ++i) out[i] = load_element(t, raw.data() + i * static_cast<size_t>(w));
+  const size_t w = static_cast<size_t>(dtype_bytes(t));
+  std::vector<double> out(raw.size() / w);
+  for_each_host_chunk(static_cast<int64_t>(out.size()), [&](int64_t, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[static_cast<size_t>(i)] = load_element(t, raw.data() + static_cast<size_t>(i) * w);
+  });
   return out;
 }
 
@@ -196,7 +254,9 @@ class Evaluation {
     res_.precision = req_.candidate.precision;
     if (auto e = driver_available()) return finish(Verdict::no_gpu, e->message);
     try {
-      return run_checked();
+      EvalResult r = run_checked();
+      r.phase_ms = res_.phase_ms;  // the phase clocks of run_checked's scopes stop after its result is made
+      return r;
     } catch (const CompileFailure& e) {
       return finish(Verdict::internal_error, "The reference bundle did not compile: " + e.error().message);
     } catch (const CudaFailure& e) {
@@ -238,6 +298,7 @@ class Evaluation {
     options.arch = arch_for_compute_capability(ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
                                                ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     tick("compiling");
+    std::unique_ptr<PhaseClock> compile_clock = std::make_unique<PhaseClock>(res_.phase_ms.compile);
     CompiledModule cand_cubin;
     try {
       cand_cubin = compile_bundle(req_.candidate, options);
@@ -255,52 +316,96 @@ class Evaluation {
     stage_ = Stage::reference;
     LoadedModule ref_module(ref_cubin.cubin);
     stage_ = Stage::setup;
+    compile_clock.reset();
 
-    std::vector<Trial> trials = make_trials(req_);
-    const HostTensors* timing_inputs = nullptr;
-    for (size_t t = 0; t < trials.size(); ++t) {
-      if (auto failed = verify(ctx, cand_module, ref_module, trials[t], static_cast<int>(t))) return *failed;
-      res_.trials = static_cast<int>(t + 1);
-      if (!timing_inputs && trials[t].label.rfind("seed ", 0) == 0) timing_inputs = &trials[t].inputs;
-      tick("trial " + std::to_string(t));
+    const std::vector<TrialPlan> plans = plan_trials(req_);
+    bool host = uses_host_check(req_);
+    std::unique_ptr<DeviceChecker> checker;
+    if (!host) {
+      PhaseClock clock(res_.phase_ms.compile);
+      try {
+        checker = std::make_unique<DeviceChecker>(ctx, req_.watchdog_s);
+      } catch (const CompileFailure& e) {
+        throw std::runtime_error("the device-side check kernels did not compile: " + e.error().message);
+      }
+      // One trial's peak: its pristine inputs, the candidate's and the reference's buffers.
+      if (!device_has_room(0, input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference))) {
+        process_trial_cache().clear();
+        if (!device_has_room(0, input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference)))
+          host = true;  // too little device memory for the pristine copies: the host check needs none
+      }
     }
-    if (req_.time_it) {
-      if (auto failed = measure(ctx, cand_module, *timing_inputs)) return *failed;
+    res_.check_path = host ? "host" : "device";
+    if (host) {
+      checker.reset();
+      return run_host_trials(ctx, cand_module, ref_module, plans);
     }
+    return run_device_trials(ctx, *checker, cand_module, ref_module, plans);
+  }
+
+  EvalResult passed_message() {
     return finish(Verdict::ok, "The candidate matched the reference on " + std::to_string(res_.trials) + " trials" +
                                    (req_.time_it ? " and ran at " + std::to_string(res_.pct_of_floor) + "% of its floor." : "."));
   }
 
+  // ---- The host check: every trial's data generated, uploaded and downloaded.
+
+  EvalResult run_host_trials(const GpuContext& ctx, const LoadedModule& cand_module, const LoadedModule& ref_module,
+                             const std::vector<TrialPlan>& plans) {
+    std::vector<HostTensors> inputs;
+    {
+      PhaseClock clock(res_.phase_ms.generate);
+      for (const auto& plan : plans) inputs.push_back(trial_inputs(req_, plan));
+    }
+    for (size_t t = 0; t < plans.size(); ++t) {
+      if (auto failed = verify_on_host(ctx, cand_module, ref_module, plans[t], inputs[t], static_cast<int>(t))) return *failed;
+      res_.trials = static_cast<int>(t + 1);
+      tick("trial " + std::to_string(t));
+    }
+    if (req_.time_it) {
+      if (auto failed = measure(ctx, cand_module, &inputs[timing_trial(plans)], nullptr)) return *failed;
+    }
+    return passed_message();
+  }
+
   // Runs one trial; returns the failing result, or nullopt when the trial passed.
-  std::optional<EvalResult> verify(const GpuContext& ctx, const LoadedModule& cand_module, const LoadedModule& ref_module,
-                                   const Trial& trial, int index) {
+  std::optional<EvalResult> verify_on_host(const GpuContext& ctx, const LoadedModule& cand_module,
+                                           const LoadedModule& ref_module, const TrialPlan& plan,
+                                           const HostTensors& inputs, int index) {
     const auto& cand = req_.candidate;
     const std::string prefix = "trial" + std::to_string(index) + "_";
-    const std::string where = " in trial " + std::to_string(index) + " (" + trial.label + ")";
-    auto fail_trial = [&](Verdict v, const std::string& buffer, const std::string& message) {
-      res_.failed_trial = index;
-      res_.failed_buffer = buffer;
-      return finish(v, message);
-    };
+    const std::string where = " in trial " + std::to_string(index) + " (" + plan.label + ")";
 
     // The candidate first, in buffers of its own.
     HostTensors cand_out;
     stage_ = Stage::candidate;
     {
-      auto alloc = allocate(cand, trial.inputs, ctx);
-      LaunchSequence seq(cand, cand_module, alloc->addresses);
-      seq.enqueue(ctx.stream());
-      ctx.wait(req_.watchdog_s, "The candidate" + where);
-      for (const auto* b : with_role(cand, BufferRole::Output)) cand_out[b->name] = alloc->buffers.at(b->name).download();
+      std::unique_ptr<Allocation> alloc;
+      {
+        PhaseClock clock(res_.phase_ms.upload);
+        alloc = allocate(cand, ctx, &inputs, nullptr);
+      }
+      {
+        PhaseClock clock(res_.phase_ms.candidate);
+        LaunchSequence seq(cand, cand_module, alloc->addresses);
+        seq.enqueue(ctx.stream());
+        ctx.wait(req_.watchdog_s, "The candidate" + where);
+      }
+      std::map<std::string, std::vector<uint8_t>> inputs_after;
+      {
+        PhaseClock clock(res_.phase_ms.download);
+        for (const auto* b : with_role(cand, BufferRole::Output)) cand_out[b->name] = alloc->buffers.at(b->name).download();
+        for (const auto* b : with_role(cand, BufferRole::Input)) inputs_after[b->name] = alloc->buffers.at(b->name).download();
+      }
+      PhaseClock clock(res_.phase_ms.check);
       for (const auto* b : with_role(cand, BufferRole::Input)) {
-        auto after = alloc->buffers.at(b->name).download();
-        const auto& before = trial.inputs.at(b->name);
+        const auto& after = inputs_after.at(b->name);
+        const auto& before = inputs.at(b->name);
         if (after != before) {
           size_t first = 0;
           while (first < after.size() && after[first] == before[first]) ++first;
-          return fail_trial(Verdict::input_modified, b->name,
-                            "The candidate wrote its input '" + b->name + "'" + where + " (its checksum changed; first at element " +
-                                std::to_string(first / static_cast<size_t>(dtype_bytes(b->dtype))) + ").");
+          return fail_trial(index, Verdict::input_modified, b->name,
+                            input_modified_message(*b, where, static_cast<int64_t>(first)));
         }
       }
     }
@@ -309,16 +414,24 @@ class Evaluation {
     HostTensors ref_out;
     stage_ = Stage::reference;
     {
-      auto alloc = allocate(req_.reference, trial.inputs, ctx);
-      LaunchSequence seq(req_.reference, ref_module, alloc->addresses);
-      seq.enqueue(ctx.stream());
-      ctx.wait(req_.watchdog_s, "The reference" + where);
+      std::unique_ptr<Allocation> alloc;
+      {
+        PhaseClock clock(res_.phase_ms.upload);
+        alloc = allocate(req_.reference, ctx, &inputs, nullptr);
+      }
+      {
+        PhaseClock clock(res_.phase_ms.reference);
+        LaunchSequence seq(req_.reference, ref_module, alloc->addresses);
+        seq.enqueue(ctx.stream());
+        ctx.wait(req_.watchdog_s, "The reference" + where);
+      }
+      PhaseClock clock(res_.phase_ms.download);
       for (const auto* b : with_role(req_.reference, BufferRole::Output)) ref_out[b->name] = alloc->buffers.at(b->name).download();
     }
     stage_ = Stage::setup;
 
     if (!req_.save_io_dir.empty()) {
-      for (const auto* b : with_role(cand, BufferRole::Input)) save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, trial.inputs.at(b->name), b->dtype);
+      for (const auto* b : with_role(cand, BufferRole::Input)) save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, inputs.at(b->name), b->dtype);
       for (const auto* b : with_role(cand, BufferRole::Output)) {
         save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, cand_out.at(b->name), b->dtype);
         const BufferSpec* r = req_.reference.find_buffer(b->name);
@@ -326,27 +439,190 @@ class Evaluation {
       }
     }
 
+    PhaseClock clock(res_.phase_ms.check);
     for (const auto* b : with_role(cand, BufferRole::Output)) {
       const BufferSpec* r = req_.reference.find_buffer(b->name);
       std::vector<double> ref = as_doubles(r->dtype, ref_out.at(b->name));
       OutputCheck rc = check_reference(b->name, ref.data(), b->elements());
-      if (rc.verdict != Verdict::ok) return fail_trial(rc.verdict, b->name, rc.message + " (" + trial.label + ")");
-      OutputCheck oc = check_output(b->name, b->dtype, cand_out.at(b->name).data(), ref.data(), b->elements(), req_.tol,
-                                    !b->zero_before_launch);
-      res_.max_abs_err = std::max(res_.max_abs_err, oc.max_abs_err);
-      res_.max_rel_err = std::max(res_.max_rel_err, oc.max_rel_err);
-      res_.rel_l2_err = std::max(res_.rel_l2_err, oc.rel_l2_err);
-      if (oc.verdict != Verdict::ok) return fail_trial(oc.verdict, b->name, oc.message.substr(0, oc.message.size() - 1) + where + ".");
+      OutputCheck oc;
+      if (rc.verdict == Verdict::ok)
+        oc = check_output(b->name, b->dtype, cand_out.at(b->name).data(), ref.data(), b->elements(), req_.tol,
+                          !b->zero_before_launch);
+      if (auto failed = judge(index, plan, *b, rc, oc)) return failed;
     }
     return std::nullopt;
   }
 
-  std::optional<EvalResult> measure(const GpuContext& ctx, const LoadedModule& cand_module, const HostTensors& inputs) {
+  // ---- The device check: trials from the trial cache, outputs compared on the device.
+
+  EvalResult run_device_trials(const GpuContext& ctx, const DeviceChecker& checker, const LoadedModule& cand_module,
+                               const LoadedModule& ref_module, const std::vector<TrialPlan>& plans) {
+    TrialCache& cache = process_trial_cache();
+    const std::string key = trial_cache_key(req_);
+    std::shared_ptr<TrialSet> set = cache.acquire(key, req_.device);
+    if (set->size() > 0) {
+      PhaseClock clock(res_.phase_ms.check);
+      if (!set->intact(checker)) {  // something wrote over the cached data: start again
+        cache.clear();
+        set = cache.acquire(key, req_.device);
+      }
+    }
+    // What the device must still hold beyond the cached trials while a trial runs.
+    const size_t working = input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference) +
+                           (size_t{1} << 30);  // the copy-bandwidth measurement's two 512 MiB buffers
+
+    const size_t timed = timing_trial(plans);
+    std::shared_ptr<const DeviceTrial> timing_data;
+    bool all_cached = true;
+    for (size_t t = 0; t < plans.size(); ++t) {
+      std::shared_ptr<const DeviceTrial> cached = set->trial(t);
+      all_cached = all_cached && cached;
+      res_.trial_cache_hit = all_cached;
+      std::shared_ptr<const DeviceTrial> used;
+      auto failed = verify_on_device(ctx, checker, cand_module, ref_module, plans[t], static_cast<int>(t), cached, used);
+      // A fresh trial whose reference ran is kept, whatever the candidate did, while the device has room.
+      bool stored = false;
+      if (!cached && used && !used->reference_outputs.empty() &&
+          used->reference_checks.size() == used->reference_outputs.size() && set->size() == t &&
+          device_has_room(0, working)) {
+        PhaseClock clock(res_.phase_ms.check);
+        std::const_pointer_cast<DeviceTrial>(used)->seal(checker);
+        set->append(t, used);
+        stored = true;
+      }
+      if (failed) return *failed;
+      if (t == timed) {
+        if (cached || stored) {
+          timing_data = used;
+        } else {  // keep only the inputs of a trial the cache has no room for
+          auto inputs_only = std::make_shared<DeviceTrial>();
+          inputs_only->inputs = std::move(std::const_pointer_cast<DeviceTrial>(used)->inputs);
+          timing_data = inputs_only;
+        }
+      }
+      res_.trials = static_cast<int>(t + 1);
+      tick("trial " + std::to_string(t));
+    }
+    if (req_.time_it) {
+      if (auto failed = measure(ctx, cand_module, nullptr, &timing_data->inputs)) return *failed;
+    }
+    return passed_message();
+  }
+
+  // Runs one trial from `cached` (or, when null, from fresh inputs and a fresh
+  // reference run, returned in `used`); returns the failing result, or nullopt.
+  std::optional<EvalResult> verify_on_device(const GpuContext& ctx, const DeviceChecker& checker,
+                                             const LoadedModule& cand_module, const LoadedModule& ref_module,
+                                             const TrialPlan& plan, int index, std::shared_ptr<const DeviceTrial> cached,
+                                             std::shared_ptr<const DeviceTrial>& used) {
+    const auto& cand = req_.candidate;
+    const std::string where = " in trial " + std::to_string(index) + " (" + plan.label + ")";
+
+    std::shared_ptr<DeviceTrial> fresh;
+    if (!cached) {
+      fresh = std::make_shared<DeviceTrial>();
+      fresh->label = plan.label;
+      HostTensors inputs;
+      {
+        PhaseClock clock(res_.phase_ms.generate);
+        inputs = trial_inputs(req_, plan);
+      }
+      PhaseClock clock(res_.phase_ms.upload);
+      for (const auto* b : with_role(cand, BufferRole::Input)) {
+        DeviceBuffer buf(static_cast<size_t>(b->bytes()));
+        buf.upload(inputs.at(b->name));
+        fresh->inputs.emplace(b->name, std::move(buf));
+      }
+    }
+    const DeviceTrial& trial = cached ? *cached : *fresh;
+    used = cached ? cached : fresh;
+
+    // The candidate first, in freshly allocated buffers.
+    stage_ = Stage::candidate;
+    std::unique_ptr<Allocation> cand_alloc;
+    {
+      PhaseClock clock(res_.phase_ms.candidate);
+      cand_alloc = allocate(cand, ctx, nullptr, &trial.inputs);
+      LaunchSequence seq(cand, cand_module, cand_alloc->addresses);
+      seq.enqueue(ctx.stream());
+      ctx.wait(req_.watchdog_s, "The candidate" + where);
+    }
+    stage_ = Stage::setup;
+    {
+      PhaseClock clock(res_.phase_ms.check);
+      for (const auto* b : with_role(cand, BufferRole::Input)) {
+        int64_t first = checker.first_difference(cand_alloc->buffers.at(b->name).ptr(), trial.inputs.at(b->name).ptr(),
+                                                 static_cast<size_t>(b->bytes()));
+        if (first >= 0) return fail_trial(index, Verdict::input_modified, b->name, input_modified_message(*b, where, first));
+      }
+    }
+
+    // Then the reference, in fresh buffers, unless its outputs are cached.
+    if (fresh) {
+      stage_ = Stage::reference;
+      {
+        PhaseClock clock(res_.phase_ms.reference);
+        auto ref_alloc = allocate(req_.reference, ctx, nullptr, &fresh->inputs);
+        LaunchSequence seq(req_.reference, ref_module, ref_alloc->addresses);
+        seq.enqueue(ctx.stream());
+        ctx.wait(req_.watchdog_s, "The reference" + where);
+        for (const auto* b : with_role(req_.reference, BufferRole::Output))
+          fresh->reference_outputs.emplace(b->name, std::move(ref_alloc->buffers.at(b->name)));
+      }
+      stage_ = Stage::setup;
+      PhaseClock clock(res_.phase_ms.check);
+      for (const auto& [name, buf] : fresh->reference_outputs) {
+        const BufferSpec* r = req_.reference.find_buffer(name);
+        fresh->reference_checks[name] = judge_reference(name, checker.reference_stats(buf.ptr(), r->dtype, r->elements()));
+      }
+    }
+
+    PhaseClock clock(res_.phase_ms.check);
+    for (const auto* b : with_role(cand, BufferRole::Output)) {
+      const BufferSpec* r = req_.reference.find_buffer(b->name);
+      const OutputCheck& rc = trial.reference_checks.at(b->name);
+      OutputCheck oc;
+      if (rc.verdict == Verdict::ok)
+        oc = judge_output(b->name,
+                          checker.output_stats(cand_alloc->buffers.at(b->name).ptr(), b->dtype,
+                                               trial.reference_outputs.at(b->name).ptr(), r->dtype, b->elements(), req_.tol,
+                                               !b->zero_before_launch),
+                          req_.tol);
+      if (auto failed = judge(index, plan, *b, rc, oc)) return failed;
+    }
+    return std::nullopt;
+  }
+
+  // ---- Shared by both paths.
+
+  EvalResult fail_trial(int index, Verdict v, const std::string& buffer, const std::string& message) {
+    res_.failed_trial = index;
+    res_.failed_buffer = buffer;
+    return finish(v, message);
+  }
+
+  // The verdict of one output in one trial from its reference check `rc` and
+  // its output check `oc` (not run when the reference failed).
+  std::optional<EvalResult> judge(int index, const TrialPlan& plan, const BufferSpec& b, const OutputCheck& rc,
+                                  const OutputCheck& oc) {
+    if (rc.verdict != Verdict::ok) return fail_trial(index, rc.verdict, b.name, rc.message + " (" + plan.label + ")");
+    res_.max_abs_err = std::max(res_.max_abs_err, oc.max_abs_err);
+    res_.max_rel_err = std::max(res_.max_rel_err, oc.max_rel_err);
+    res_.rel_l2_err = std::max(res_.rel_l2_err, oc.rel_l2_err);
+    const std::string where = " in trial " + std::to_string(index) + " (" + plan.label + ")";
+    if (oc.verdict != Verdict::ok)
+      return fail_trial(index, oc.verdict, b.name, oc.message.substr(0, oc.message.size() - 1) + where + ".");
+    return std::nullopt;
+  }
+
+  std::optional<EvalResult> measure(const GpuContext& ctx, const LoadedModule& cand_module, const HostTensors* host_inputs,
+                                    const DeviceTensors* device_inputs) {
+    PhaseClock clock(res_.phase_ms.timing);
     stage_ = Stage::setup;
     double bw = copy_bandwidth_bytes_per_s(ctx);
     res_.copy_bandwidth_gbs = bw / 1e9;
     stage_ = Stage::timing;
-    auto alloc = allocate(req_.candidate, inputs, ctx);
+    auto alloc = allocate(req_.candidate, ctx, host_inputs, device_inputs);
     LaunchSequence seq(req_.candidate, cand_module, alloc->addresses);
     int run = 0;
     res_.times_ms = time_launch_sequence(ctx, [&] { seq.enqueue(ctx.stream()); }, req_.timing, req_.watchdog_s,

@@ -54,6 +54,10 @@ struct EvalRequest {
   std::string save_io_dir;         // writes trial<k>_<buffer>[.reference].npy
   double watchdog_s = 20;          // longest wait for one launch sequence
   int device = 0;                  // CUDA device index
+  // Check on the host (download every output, input and reference) instead of
+  // on the device with the trial cache. Also chosen by save_io_dir and by the
+  // environment variable CUSCHED_HOST_CHECK=1.
+  bool host_check = false;
 
   nlohmann::json to_json() const;
   static EvalRequest from_json(const nlohmann::json& j);
@@ -80,6 +84,20 @@ enum class Verdict {
 std::string verdict_name(Verdict v);                        // "wrong_output"
 std::optional<Verdict> verdict_from_name(const std::string& s);
 
+// Wall-clock milliseconds an evaluation spent in each phase, summed over trials.
+struct PhaseTimes {
+  double compile = 0;    // NVRTC (or its cache) for candidate and reference, and loading the modules
+  double generate = 0;   // input generation on the host (and reading inputs_dir)
+  double upload = 0;     // host-to-device copies of the inputs
+  double candidate = 0;  // the candidate's buffers, launches and wait, per trial
+  double reference = 0;  // the reference's buffers, launches and wait
+  double download = 0;   // device-to-host copies of outputs, inputs and reference (host check only)
+  double check = 0;      // comparisons: inputs unchanged, reference sanity, outputs, cache integrity
+  double timing = 0;     // copy bandwidth (first time in a process) and the timed runs
+  nlohmann::json to_json() const;
+  static PhaseTimes from_json(const nlohmann::json& j);
+};
+
 struct EvalResult {
   Verdict verdict = Verdict::internal_error;
   std::string message;        // why, one sentence
@@ -94,6 +112,9 @@ struct EvalResult {
   nlohmann::json compile_report;  // {"candidate": ..., "reference": ...}
   std::string precision;
   std::string device_name;
+  PhaseTimes phase_ms;
+  std::string check_path;         // "device" (trial cache and device-side checks) or "host"
+  bool trial_cache_hit = false;   // every trial's inputs and reference outputs came from the trial cache
 
   bool passed() const { return verdict == Verdict::ok; }
   nlohmann::json to_json() const;
@@ -104,8 +125,12 @@ struct EvalResult {
 // evaluation advances; the worker turns these into heartbeats.
 using ProgressFn = std::function<void(const std::string& phase)>;
 
+// Whether `request` is checked on the host (see EvalRequest::host_check).
+bool uses_host_check(const EvalRequest& request);
+
 // Runs the whole evaluation in this process (needs a GPU; without a driver the
-// verdict is no_gpu). A fault that breaks the CUDA context (illegal address,
+// verdict is no_gpu). Trials are kept in this process's trial cache
+// (runtime/trial_cache.h) unless the host check is used. A fault that breaks the CUDA context (illegal address,
 // timeout) leaves this process unable to use the GPU again: run untrusted
 // candidates through Worker instead.
 EvalResult evaluate(const EvalRequest& request, const ProgressFn& progress = {});

@@ -78,6 +78,7 @@ nlohmann::json EvalRequest::to_json() const {
   j["save_io_dir"] = save_io_dir;
   j["watchdog_s"] = watchdog_s;
   j["device"] = device;
+  j["host_check"] = host_check;
   return j;
 }
 
@@ -118,11 +119,31 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
     r.save_io_dir = j.value("save_io_dir", "");
     r.watchdog_s = j.value("watchdog_s", r.watchdog_s);
     r.device = j.value("device", 0);
+    r.host_check = j.value("host_check", false);
     return r;
   } catch (const nlohmann::json::exception& e) {
     fail("bad-request", std::string("The evaluation request JSON is malformed: ") + e.what() + ".",
          "Produce requests with EvalRequest::to_json.");
   }
+}
+
+nlohmann::json PhaseTimes::to_json() const {
+  return {{"compile", compile}, {"generate", generate}, {"upload", upload},     {"candidate", candidate},
+          {"reference", reference}, {"download", download}, {"check", check}, {"timing", timing}};
+}
+
+PhaseTimes PhaseTimes::from_json(const nlohmann::json& j) {
+  PhaseTimes p;
+  if (!j.is_object()) return p;
+  p.compile = number_or_nan(j, "compile");
+  p.generate = number_or_nan(j, "generate");
+  p.upload = number_or_nan(j, "upload");
+  p.candidate = number_or_nan(j, "candidate");
+  p.reference = number_or_nan(j, "reference");
+  p.download = number_or_nan(j, "download");
+  p.check = number_or_nan(j, "check");
+  p.timing = number_or_nan(j, "timing");
+  return p;
 }
 
 nlohmann::json EvalResult::to_json() const {
@@ -143,7 +164,10 @@ nlohmann::json EvalResult::to_json() const {
           {"copy_bandwidth_gbs", copy_bandwidth_gbs},
           {"compile_report", compile_report},
           {"precision", precision},
-          {"device_name", device_name}};
+          {"device_name", device_name},
+          {"phase_ms", phase_ms.to_json()},
+          {"check_path", check_path},
+          {"trial_cache_hit", trial_cache_hit}};
 }
 
 EvalResult EvalResult::from_json(const nlohmann::json& j) {
@@ -170,6 +194,9 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.compile_report = j.value("compile_report", nlohmann::json::object());
     r.precision = j.value("precision", "");
     r.device_name = j.value("device_name", "");
+    r.phase_ms = PhaseTimes::from_json(j.value("phase_ms", nlohmann::json::object()));
+    r.check_path = j.value("check_path", "");
+    r.trial_cache_hit = j.value("trial_cache_hit", false);
     return r;
   } catch (const nlohmann::json::exception& e) {
     fail("bad-result", std::string("The evaluation result JSON is malformed: ") + e.what() + ".",

@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "codegen/mma_layout.h"
 #include "codegen/passes/affine.h"
 #include "codegen/passes/passes.h"
 #include "dsl/error.h"
@@ -462,6 +463,7 @@ class KernelBuilder {
   // the pure loops inside, initialised, updated by the reduction loops, combined
   // across threads when asked, and written out.
   Stmt emit_reduction(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    if (!c.s.tensor_core_shape.empty()) return emit_tensor_core(c, env, caches, in_thread, in_serial);
     int r0 = first_reduction(c);
     const auto& loops = c.nest.loops;
     ReduceOp op = c.f.body->reduce_op;
@@ -569,6 +571,145 @@ class KernelBuilder {
     Stmt body = make_block(seq);
     if (arg) body = make_allocate(acc_idx, MemScope::Register, DType::i64, acc_size, body);
     return make_allocate(acc, MemScope::Register, acc_t, acc_size, body);
+  }
+
+  // A sum of products on tensor cores. The stage's three innermost loops (its last two
+  // pure loops m and n and its last reduction loop k) become, per warp, a grid of
+  // 16 x 8 accumulator tiles updated by Mma statements; the 32 lanes of each warp run
+  // on threadIdx.x. Loops between the first reduction loop and the tile are reduction
+  // loops or thread loops (the warps of the block).
+  Stmt emit_tensor_core(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    const auto& loops = c.nest.loops;
+    const std::string& stage = c.f.name;
+    const MmaLayout& L = mma_layout(c.s.tensor_core_shape);
+    const int nl = static_cast<int>(loops.size()), r0 = first_reduction(c);
+    std::vector<int> pure, red;
+    for (int q = 0; q < nl; ++q) (loops[q].info.reduction ? red : pure).push_back(q);
+    const int qm = pure[pure.size() - 2], qn = pure.back(), qk = red.back();
+    const std::set<int> tile = {qm, qn, qk};
+    if (*tile.begin() != nl - 3 || tile.size() != 3)
+      fail("tensor-core-loops-not-innermost",
+           "The tensor-core loops of stage '" + stage + "' (" + loops[qm].info.name + ", " + loops[qn].info.name + ", " +
+               loops[qk].info.name + ") are not its three innermost loops.",
+           "Reorder the stage so that its last two pure loops and its last reduction loop come last.");
+    for (const auto& l : loops) {
+      if (l.info.axis == GpuAxis::ThreadX)
+        fail("tensor-core-uses-thread-x", "Stage '" + stage + "' binds loop '" + l.info.name + "' to threadIdx.x, which tensor_core needs for the 32 lanes of each warp.",
+             "Bind the loops that pick a warp's tile to threadIdx.y and threadIdx.z.");
+    }
+    for (int q : tile)
+      if (loops[q].info.axis != GpuAxis::None)
+        fail("tensor-core-loop-bound", "Loop '" + loops[q].info.name + "' of stage '" + stage + "' is part of the tensor-core tile but is bound to " +
+                 gpu_axis_name(loops[q].info.axis) + ".",
+             "Leave the tile's loops serial or unrolled: each warp runs the whole tile.");
+    for (int q = r0; q < nl - 3; ++q)
+      if (!loops[q].info.reduction && !is_thread_axis(loops[q].info.axis))
+        fail("tensor-core-extra-pure-loop", "Pure loop '" + loops[q].info.name + "' of stage '" + stage +
+                 "' is inside its reduction loops but outside the tensor-core tile and not bound to a thread axis.",
+             "Move it outside the reduction loops, bind it to threadIdx.y or threadIdx.z, or fold it into the tile with fuse.");
+    if (!c.s.cross_thread_loop.empty())
+      fail("tensor-core-cross-thread", "Stage '" + stage + "' asks for both tensor cores and a cross-thread reduction.",
+           "Drop cross_thread_reduce; split K across blocks with rfactor instead.");
+    for (int q : tile) {
+      const std::string& n = loops[q].info.name;
+      bool placed = false;
+      for (const auto& cr : c.s.cache_reads) placed |= cr.at_loop == n;
+      for (const auto& [pname, ps] : st_.schedules) placed |= ps.location == ComputeLocation::At && ps.at_stage == stage && ps.at_loop == n;
+      if (placed)
+        fail("tensor-core-placement-inside-tile", "Something is computed or staged at loop '" + n + "', inside the tensor-core tile of stage '" + stage + "'.",
+             "Make copies and producers at a loop outside the tile (the reduction's outer loop).");
+    }
+    const int64_t M = loops[qm].info.extent, N = loops[qn].info.extent, K = loops[qk].info.extent;
+    if (M % L.m || N % L.n || K % L.k)
+      fail("tensor-core-shape-does-not-tile", "The tile loops of stage '" + stage + "' (" + std::to_string(M) + " x " + std::to_string(N) +
+               " x " + std::to_string(K) + ") do not tile by " + c.s.tensor_core_shape + ".",
+           "Split so that the tile's loops are multiples of " + std::to_string(L.m) + ", " + std::to_string(L.n) + " and " + std::to_string(L.k) + ".");
+    // The two factors of the product: A varies with m, B with n.
+    auto strip = [](Expr e) {
+      while (e->op == ExprOp::Cast) e = e->args[0];
+      return e;
+    };
+    Expr prod = strip(c.body);
+    const std::string mv = loops[qm].var, nv = loops[qn].var, kv = loops[qk].var;
+    Expr fa = prod->args[0], fb = prod->args[1];
+    if (mentions_var(fb, mv)) std::swap(fa, fb);
+    if (mentions_var(fb, mv) || mentions_var(fa, nv))
+      fail("tensor-core-not-matmul", "In stage '" + stage + "', a factor of the product depends on both tile loops '" + loops[qm].info.name +
+               "' and '" + loops[qn].info.name + "'.",
+           "Use tensor_core on C(i, j) = sum(k, A(i, k) * B(k, j)) with i and j the tile's loops.");
+
+    // Tails of non-dividing splits: a lane's operand outside the domain is zero, and
+    // its accumulators there are not written out.
+    for (const auto& g : c.nest.guards)
+      if (mentions_var(g, mv) && mentions_var(g, nv))
+        fail("tensor-core-not-matmul", "Stage '" + stage + "' has a bound that couples its tile loops '" + loops[qm].info.name + "' and '" +
+                 loops[qn].info.name + "'.",
+             "Do not fuse the tile's row and column loops.");
+    auto guarded_operand = [&](const Expr& value, const std::string& skip, const std::map<std::string, Expr>& at) {
+      std::vector<Expr> conds;
+      for (const auto& g : c.nest.guards)
+        if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
+      Expr cond = conjunction(conds);
+      return cond.defined() ? select(cond, value, make_float(0.0)) : value;
+    };
+    const std::string acc = stage + "_acc", lane = stage + "_lane", mt = stage + "_mt", nt = stage + "_nt", kt = stage + "_kt";
+    const int64_t MT = M / L.m, NT = N / L.n, KT = K / L.k, acc_size = MT * NT * 4;
+    const Expr lanev = make_var(lane), group = lanev / make_int(4), quad = lanev % make_int(4);
+    const Expr acc_base = (make_var(mt) * make_int(NT) + make_var(nt)) * make_int(4);
+    auto lane_loop = [&](Stmt body) { return make_for(lane, make_int(0), make_int(32), LoopKind::Serial, GpuAxis::ThreadX, body); };
+    auto tile_loop = [&](const std::string& v, int64_t extent, Stmt body) {
+      return make_for(v, make_int(0), make_int(extent), extent <= 8 ? LoopKind::Unrolled : LoopKind::Serial, GpuAxis::None, body);
+    };
+    std::vector<const DerivedLoop*> warp_loops;  // thread loops inside the reduction: each picks a warp's tile
+    for (int q = r0; q < nl - 3; ++q)
+      if (!loops[q].info.reduction) warp_loops.push_back(&loops[q]);
+    auto over_warps = [&](Stmt leaf) {
+      for (auto it = warp_loops.rbegin(); it != warp_loops.rend(); ++it) leaf = make_loop(**it, leaf, false);
+      return leaf;
+    };
+    const std::string ai = stage + "_ai";
+    Stmt init = over_warps(lane_loop(make_for(ai, make_int(0), make_int(acc_size), LoopKind::Unrolled, GpuAxis::None,
+                                              make_store(acc, make_var(ai), make_float(0.0)))));
+
+    std::function<Stmt(int, const Env&, const Env&, bool, bool)> main = [&](int p, const Env& e2, const Env& c2, bool t,
+                                                                           bool s) -> Stmt {
+      if (p == nl - 3) {
+        std::vector<Expr> ops;
+        for (int i = 0; i < L.a_count; ++i) {
+          Expr m = make_var(mt) * make_int(L.m) + group + make_int(L.a_row[i]);
+          Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.a_k[i]);
+          ops.push_back(guarded_operand(lower_value(substitute(fa, {{mv, m}, {kv, k}}), e2, c2, c.s.precision), nv, {{mv, m}, {kv, k}}));
+        }
+        for (int i = 0; i < L.b_count; ++i) {
+          Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.b_k[i]);
+          Expr n = make_var(nt) * make_int(L.n) + group;
+          ops.push_back(guarded_operand(lower_value(substitute(fb, {{kv, k}, {nv, n}}), e2, c2, c.s.precision), mv, {{kv, k}, {nv, n}}));
+        }
+        Stmt mma = make_mma(c.s.tensor_core_shape, c.s.precision, acc, acc_base, ops);
+        return lane_loop(tile_loop(kt, KT, tile_loop(mt, MT, tile_loop(nt, NT, mma))));
+      }
+      const DerivedLoop& l = loops[p];
+      bool t2 = t || is_thread_axis(l.info.axis);
+      bool s2 = s || l.info.axis == GpuAxis::None;
+      Stmt body = with_placements(c, p, e2, c2, t2, s2, [&](const Env& e3, const Env& c3) { return main(p + 1, e3, c3, t2, s2); });
+      return make_loop(l, body);
+    };
+    Stmt main_nest = main(r0, env, caches, in_thread, in_serial);
+
+    // Write-out: each lane stores its four accumulators of every tile.
+    const std::string j = stage + "_aj";
+    Expr jv = make_var(j);
+    Expr row = make_var(mt) * make_int(L.m) + group + select(jv < make_int(2), make_int(L.c_row[0]), make_int(L.c_row[2]));
+    Expr col = make_var(nt) * make_int(L.n) + quad * make_int(2) + jv % make_int(2);
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(substitute(c.orig.at(c.f.vars[d]), {{mv, row}, {nv, col}}));
+    std::vector<Expr> wguards;
+    for (const auto& g : c.nest.guards)
+      if (std::none_of(red.begin(), red.end(), [&](int q) { return mentions_var(g, loops[q].var); }))
+        wguards.push_back(substitute(g, {{mv, row}, {nv, col}}));
+    Stmt write = guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), make_load(acc, DType::f32, {acc_base + jv})));
+    Stmt write_nest = over_warps(lane_loop(tile_loop(mt, MT, tile_loop(nt, NT, make_for(j, make_int(0), make_int(4), LoopKind::Unrolled, GpuAxis::None, write)))));
+    return make_allocate(acc, MemScope::Register, DType::f32, acc_size, make_block({init, main_nest, write_nest}));
   }
 };
 

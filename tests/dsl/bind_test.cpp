@@ -39,7 +39,7 @@ TEST(Bind, ThreeDimensionalGrid) {
   EXPECT_EQ(loop(s, "Y", "h").axis, GpuAxis::BlockX);
   EXPECT_EQ(loop(s, "Y", "w").axis, GpuAxis::ThreadX);
   // Other stages are untouched.
-  EXPECT_EQ(loop(s, "Mean", "b").axis, GpuAxis::None);
+  EXPECT_EQ(loop(s, "Moments", "b").axis, GpuAxis::None);
 }
 
 TEST(BindErrors, ReductionLoopOnBlockAxis) {

@@ -53,11 +53,11 @@ TEST(Fuse, JoinsAdjacentLoopsIntoTheProductExtent) {
 
 TEST(Fuse, NamesTheFusedLoopByDefaultAndFusesReductionLoops) {
   Schedule s = build(problem_context("layernorm"), json::parse(R"([
-    {"op": "fuse", "stage": "Mean", "outer": "rh", "inner": "rw"},
-    {"op": "fuse", "stage": "Mean", "outer": "rc", "inner": "rhrw"}])"));
-  EXPECT_EQ(loop_order(s, "Mean"), (std::vector<std::string>{"b", "rcrhrw"}));
-  EXPECT_EQ(loop(s, "Mean", "rcrhrw").extent, 4 * 6 * 8);
-  EXPECT_TRUE(loop(s, "Mean", "rcrhrw").reduction);
+    {"op": "fuse", "stage": "Moments", "outer": "rh", "inner": "rw"},
+    {"op": "fuse", "stage": "Moments", "outer": "rc", "inner": "rhrw"}])"));
+  EXPECT_EQ(loop_order(s, "Moments"), (std::vector<std::string>{"b", "m", "rcrhrw"}));
+  EXPECT_EQ(loop(s, "Moments", "rcrhrw").extent, 4 * 6 * 8);
+  EXPECT_TRUE(loop(s, "Moments", "rcrhrw").reduction);
 }
 
 TEST(FuseErrors, EachError) {
@@ -68,7 +68,7 @@ TEST(FuseErrors, EachError) {
                     "fuse-not-adjacent");
   expect_step_error(ctx, json::parse(R"([{"op": "fuse", "stage": "Y", "outer": "w", "inner": "h"}])"), 0, "fuse",
                     "fuse-not-adjacent");
-  expect_step_error(ctx, json::parse(R"([{"op": "fuse", "stage": "Mean", "outer": "b", "inner": "rc"}])"), 0, "fuse",
+  expect_step_error(ctx, json::parse(R"([{"op": "fuse", "stage": "Moments", "outer": "m", "inner": "rc"}])"), 0, "fuse",
                     "fuse-mixed-loops");
   expect_step_error(ctx, json::parse(R"([
     {"op": "unroll", "stage": "Y", "loop": "w"},

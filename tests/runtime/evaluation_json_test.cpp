@@ -52,6 +52,46 @@ TEST(EvaluationJson, ResultRoundTripsWithNanErrors) {
   EXPECT_EQ(b.trials, 2);
 }
 
+TEST(EvaluationJson, PhaseTimesAndCacheFieldsRoundTrip) {
+  EvalResult r;
+  r.verdict = Verdict::ok;
+  r.phase_ms.compile = 1.5;
+  r.phase_ms.generate = 2;
+  r.phase_ms.upload = 3;
+  r.phase_ms.candidate = 4;
+  r.phase_ms.reference = 5;
+  r.phase_ms.download = 6;
+  r.phase_ms.check = 7;
+  r.phase_ms.timing = 8;
+  r.check_path = "device";
+  r.trial_cache_hit = true;
+  nlohmann::json j = nlohmann::json::parse(r.to_json().dump());
+  EXPECT_EQ(j["phase_ms"]["check"], 7.0);
+  EvalResult b = EvalResult::from_json(j);
+  EXPECT_EQ(b.phase_ms.to_json(), r.phase_ms.to_json());
+  EXPECT_EQ(b.check_path, "device");
+  EXPECT_TRUE(b.trial_cache_hit);
+  // A result written before these fields existed reads back with zeros.
+  j.erase("phase_ms");
+  j.erase("trial_cache_hit");
+  EvalResult old = EvalResult::from_json(j);
+  EXPECT_EQ(old.phase_ms.check, 0);
+  EXPECT_FALSE(old.trial_cache_hit);
+}
+
+TEST(EvaluationJson, HostCheckFlagRoundTrips) {
+  EvalRequest r;
+  r.candidate.source = "extern \"C\" __global__ void k(float* c) {}";
+  r.candidate.buffers.push_back({"C", DType::f32, {4}, BufferRole::Output, false});
+  r.candidate.launches.push_back({"k", {1, 1, 1}, {4, 1, 1}, 0, {"C"}});
+  r.reference = r.candidate;
+  r.host_check = true;
+  EXPECT_TRUE(EvalRequest::from_json(nlohmann::json::parse(r.to_json().dump())).host_check);
+  nlohmann::json j = r.to_json();
+  j.erase("host_check");
+  EXPECT_FALSE(EvalRequest::from_json(j).host_check);
+}
+
 TEST(EvaluationJson, VerdictNamesRoundTrip) {
   for (Verdict v : {Verdict::ok, Verdict::wrong_output, Verdict::unwritten_output, Verdict::nan_or_inf,
                     Verdict::input_modified, Verdict::compile_error, Verdict::launch_error, Verdict::illegal_address,

@@ -1,0 +1,93 @@
+// Tensor-core schedules lowered from the DSL and run in the interpreter at the small
+// size: warps of mma tiles, shared staging, tails of non-dividing tiles, and the
+// lowering's errors for tiles it cannot form.
+#include <gtest/gtest.h>
+
+#include "codegen/lower.h"
+#include "dsl/schedule.h"
+#include "problems/problem.h"
+#include "runtime/interp_verification.h"
+
+namespace cusched {
+namespace {
+
+// C's tile: blocks of bm x bn, warps of wm x wn, K steps of bk staged in shared memory.
+nlohmann::json tensor_core_steps(int bm, int bn, int wm, int wn, int bk, const std::string& shape, const std::string& precision) {
+  nlohmann::json s = nlohmann::json::parse(R"([
+    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 0, "y_factor": 0},
+    {"op": "split", "stage": "C", "loop": "ii", "factor": 0, "outer": "iw", "inner": "im"},
+    {"op": "split", "stage": "C", "loop": "ji", "factor": 0, "outer": "jw", "inner": "jn"},
+    {"op": "split", "stage": "C", "loop": "k", "factor": 0, "outer": "ko", "inner": "ki"},
+    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "iw", "jw", "im", "jn", "ki"]},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "C", "loop": "iw", "axis": "threadIdx.z"},
+    {"op": "bind", "stage": "C", "loop": "jw", "axis": "threadIdx.y"},
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4},
+    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "pad": 8}
+  ])");
+  s[0]["x_factor"] = bm;
+  s[0]["y_factor"] = bn;
+  s[1]["factor"] = wm;
+  s[2]["factor"] = wn;
+  s[3]["factor"] = bk;
+  s.push_back({{"op", "tensor_core"}, {"stage", "C"}, {"shape", shape}, {"precision", precision}});
+  return s;
+}
+
+runtime::InterpVerification verify(const std::string& problem, const nlohmann::json& steps) {
+  const Problem& p = find_problem(problem);
+  Schedule s = Schedule::from_json(p.context("small"), steps);
+  return runtime::verify_with_interpreter(p, s, "small", 7, 1);
+}
+
+std::string lowering_error(const std::string& problem, const nlohmann::json& steps) {
+  const Problem& p = find_problem(problem);
+  try {
+    lower(Schedule::from_json(p.context("small"), steps), problem);
+  } catch (const UserError& e) {
+    return e.error().code;
+  }
+  return "";
+}
+
+TEST(TensorCoreSchedules, DividingTilesMatchTheReference) {
+  // matmul small is 64 x 48 x 40: 32 x 16 block tiles of 16 x 8 warp tiles, K steps of 8.
+  auto r = verify("matmul", tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32"));
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_GT(r.max_abs_err, 0.0) << "tf32 operands must round";
+}
+
+TEST(TensorCoreSchedules, TailsOfNonDividingTilesMatchTheReference) {
+  // 128 x 128 tiles and K steps of 32 over 64 x 48 x 40: every tile loop has a tail.
+  auto r = verify("matmul", tensor_core_steps(128, 128, 64, 32, 32, "m16n8k8", "tf32"));
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+}
+
+TEST(TensorCoreSchedules, HalfPrecisionOperandsMatchTheReference) {
+  auto r = verify("matmul", tensor_core_steps(32, 48, 32, 16, 16, "m16n8k16", "f16"));
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+}
+
+TEST(TensorCoreSchedules, TheReductionLoopMayComeFirstInTheTile) {
+  auto steps = tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32");
+  steps[4]["loops"] = nlohmann::json::array({"io", "jo", "ko", "iw", "jw", "ki", "im", "jn"});
+  auto r = verify("matmul", steps);
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+}
+
+TEST(TensorCoreSchedules, TilesTheLoweringCannotFormAreErrors) {
+  auto bad_x = tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32");
+  bad_x[7]["axis"] = "threadIdx.x";
+  EXPECT_EQ(lowering_error("matmul", bad_x), "tensor-core-uses-thread-x");
+  auto not_inner = tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32");
+  not_inner[4]["loops"] = nlohmann::json::array({"io", "jo", "iw", "jw", "im", "jn", "ko", "ki"});
+  EXPECT_EQ(lowering_error("matmul", not_inner), "tensor-core-loops-not-innermost");
+  auto extra = tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32");
+  extra[8]["op"] = "unroll";
+  extra[8].erase("axis");
+  EXPECT_EQ(lowering_error("matmul", extra), "tensor-core-extra-pure-loop");
+}
+
+}  // namespace
+}  // namespace cusched
