@@ -19,6 +19,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_shared_memory_limit_rule());
     r.push_back(make_kernel_signature_rule());
     r.push_back(make_output_unwritten_rule());
+    r.push_back(make_output_unwritten_on_path_rule());
     r.push_back(make_ptxas_resources_rule());
     r.push_back(make_clang_parse_rule());
     return r;

@@ -22,12 +22,26 @@ struct ParamFacts {
   SourceLocation location;
 };
 
+// A way for a thread to finish the kernel without writing through a pointer
+// parameter, decided by a branch on a value loaded from memory (see
+// output_path_analysis.h). Paths skipped only by bounds guards are not gaps.
+struct OutputPathGap {
+  std::string param;               // the pointer parameter not written
+  bool exits_by_return = false;    // the path ends at a `return`, else at the end of the kernel
+  bool loop_iteration = false;     // the path is one iteration of a loop that skips its write
+  SourceLocation exit;             // the `return`, or the kernel's closing brace
+  std::string condition;           // source text of the deciding condition
+  SourceLocation condition_location;
+  std::string condition_outcome;   // "true", "false" or "" (a switch)
+};
+
 struct KernelFacts {
   std::string name;     // source name
   std::string ir_name;  // mangled name in the device IR (== name for extern "C")
   bool extern_c = false;
   SourceLocation location;
   std::vector<ParamFacts> params;
+  std::vector<OutputPathGap> output_gaps;  // for every pointer parameter
 };
 
 struct CallFacts {

@@ -13,6 +13,8 @@
 #include <clang/AST/StmtCXX.h>
 #include <clang/Basic/SourceManager.h>
 
+#include "audit/output_path_analysis.h"
+
 namespace cusched::audit {
 
 SourceLocation to_location(const clang::ASTContext& ctx, const DisplayName& display_name, unsigned raw_location) {
@@ -68,6 +70,7 @@ class FactsVisitor : public clang::RecursiveASTVisitor<FactsVisitor> {
       pf.location = where(p->getLocation());
       k.params.push_back(std::move(pf));
     }
+    k.output_gaps = output_path_gaps(*fd, ctx_, [this](clang::SourceLocation loc) { return where(loc); });
     facts_.kernels.push_back(std::move(k));
     return true;
   }

@@ -30,6 +30,14 @@ for p in $PROBLEMS; do
   rm -rf /tmp/io/$p; cusched run -p "$p" -s best --size small --no-audit --save-io /tmp/io/$p > /dev/null 2>&1
 done
 fi
+if [ "$MODE" != torch ]; then
+  # Hand-written kernels through `cusched check`: a correct one and one that leaves a tail unwritten.
+  for k in bench/check_kernels/*.cu; do
+    echo "== cusched check --problem relu $k" >> "$OUT/gpu_tests.log"
+    timeout 120 cusched check --problem relu "$k" --size bench --no-audit >> "$OUT/gpu_tests.log" 2>&1
+    echo "exit $?" >> "$OUT/gpu_tests.log"
+  done
+fi
 [ "$MODE" = cusched ] && { cat "$OUT/gpu_tests.log"; exit 0; }
 RUNS=$OUT/runs.jsonl; [ "$MODE" = torch ] && RUNS=$C/runs.jsonl
 for p in $PROBLEMS; do

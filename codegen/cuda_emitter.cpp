@@ -368,7 +368,7 @@ void KernelWriter::mma(const StmtNode& s) {
   if (s.mma_shape == "m16n8k8") {
     line("const float mma_a[4] = {" + joined(a) + "};");
     line("const float mma_b[2] = {" + joined(b) + "};");
-    line("cusched::mma_m16n8k8_tf32(" + d + ", mma_a, mma_b, " + d + ");");
+    line("cusched::mma_m16n8k8_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
   } else {
     const std::string pack = s.mma_precision == "bf16" ? "cusched::pack_bf16x2" : "cusched::pack_f16x2";
     auto pairs = [&](const std::vector<std::string>& v) {

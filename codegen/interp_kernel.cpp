@@ -375,6 +375,7 @@ class KernelCompiler {
       case StmtKind::Mma: {
         c.collective = true;
         c.layout = &mma_layout(s->mma_shape);
+        c.split_tf32 = s->mma_precision == "3xtf32";
         c.index = expr(s->index);
         c.buffer = resolve_buffer(s->buffer, "accumulates into");
         const InterpBuffer& acc = out_.buffers[c.buffer];

@@ -68,6 +68,7 @@ struct CStmt {
   // Mma (buffer/index: the accumulators)
   std::vector<CExpr> operands;         // A fragment elements, then B fragment elements
   const MmaLayout* layout = nullptr;
+  bool split_tf32 = false;             // 3xtf32 operands
   const StmtNode* source = nullptr;
 };
 

@@ -573,6 +573,15 @@ class KernelRunner {
   }
 
   // ---- Mma ----
+  // One product of the tile. 3xtf32 splits each f32 operand into TF32 high and low
+  // parts and keeps lo*hi + hi*lo + hi*hi, as the device library does.
+  static double product(double a, double b, bool split_tf32) {
+    if (!split_tf32) return a * b;
+    const double a_hi = round_to_tf32(a), a_lo = round_to_tf32(a - a_hi);
+    const double b_hi = round_to_tf32(b), b_lo = round_to_tf32(b - b_hi);
+    return a_lo * b_hi + a_hi * b_lo + a_hi * b_hi;
+  }
+
   // Each warp's lanes supply their fragments; the warp's tile D = C + A x B is formed
   // from them through the instruction's layout and handed back lane by lane. Products
   // of the (already rounded) operands are exact in double; the sum is rounded to f32
@@ -605,7 +614,7 @@ class KernelRunner {
         for (int j = 0; j < 4; ++j) {
           const int row = g + l.c_row[j], col = 2 * q + l.c_col[j];
           double sum = C[row * l.n + col];
-          for (int kk = 0; kk < l.k; ++kk) sum += A[row * l.k + kk] * B[kk * l.n + col];
+          for (int kk = 0; kk < l.k; ++kk) sum += product(A[row * l.k + kk], B[kk * l.n + col], s.split_tf32);
           store(s.buffer, static_cast<double>(base[t] + j), sum);
         }
       }

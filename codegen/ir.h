@@ -74,7 +74,7 @@ struct StmtNode {
   std::string reduce_kind = "warp";    // "warp" or "block"
   // Mma (buffer/index: the accumulators)
   std::string mma_shape;               // "m16n8k8" or "m16n8k16"
-  std::string mma_precision;           // "tf32", "bf16" or "f16"
+  std::string mma_precision;           // "tf32", "3xtf32", "bf16" or "f16"
   std::vector<Expr> operands;          // this lane's A fragment elements, then its B fragment elements
 };
 

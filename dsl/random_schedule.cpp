@@ -121,9 +121,55 @@ class Generator {
     }
   }
 
+  // True when the stage is sum(k, A(..) * B(..)) over one reduction variable.
+  static bool sum_of_two_loads(const FuncDef& f) {
+    if (!f.is_reduction() || f.body->reduce_op != ReduceOp::Sum || f.body->rvars.size() != 1) return false;
+    auto strip = [](Expr e) {
+      while (e->op == ExprOp::Cast) e = e->args[0];
+      return e;
+    };
+    Expr b = strip(f.body->args[0]);
+    return b->op == ExprOp::Mul && strip(b->args[0])->op == ExprOp::Load && strip(b->args[1])->op == ExprOp::Load;
+  }
+
+  // Tensor-core tiles: a block tile of its last two pure loops, warps on threadIdx.z / y,
+  // K in steps, optionally staged in shared memory, then tensor_core.
+  bool tensor_core_tile(const std::string& name) {
+    auto pure = loops(name, false), red = loops(name, true);
+    if (pure.size() < 2 || red.size() != 1) return false;
+    std::string i = pure[pure.size() - 2], j = pure.back(), k = red[0];
+    int64_t bm = pick(std::vector<int64_t>{16, 32, 64}), bn = pick(std::vector<int64_t>{8, 16, 32, 64});
+    int64_t wm = bm > 16 && chance(0.5) ? bm / 2 : bm, wn = bn > 8 && chance(0.5) ? bn / 2 : bn;
+    int64_t bk = pick(std::vector<int64_t>{8, 16, 32});
+    std::string io = fresh(i + "o"), ii = fresh(i + "i"), jo = fresh(j + "o"), ji = fresh(j + "i"), iw = fresh(i + "w"),
+                im = fresh(i + "m"), jw = fresh(j + "w"), jn = fresh(j + "n"), ko = fresh(k + "o"), ki = fresh(k + "i");
+    bool ok = try_step({{"op", "split"}, {"stage", name}, {"loop", i}, {"factor", bm}, {"outer", io}, {"inner", ii}}) &&
+              try_step({{"op", "split"}, {"stage", name}, {"loop", j}, {"factor", bn}, {"outer", jo}, {"inner", ji}}) &&
+              try_step({{"op", "split"}, {"stage", name}, {"loop", ii}, {"factor", wm}, {"outer", iw}, {"inner", im}}) &&
+              try_step({{"op", "split"}, {"stage", name}, {"loop", ji}, {"factor", wn}, {"outer", jw}, {"inner", jn}}) &&
+              try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", bk}, {"outer", ko}, {"inner", ki}}) &&
+              try_step({{"op", "reorder"}, {"stage", name}, {"loops", {io, jo, ko, iw, jw, im, jn, ki}}}) &&
+              try_step({{"op", "bind"}, {"stage", name}, {"loop", io}, {"axis", "blockIdx.y"}}) &&
+              try_step({{"op", "bind"}, {"stage", name}, {"loop", jo}, {"axis", "blockIdx.x"}}) &&
+              try_step({{"op", "bind"}, {"stage", name}, {"loop", iw}, {"axis", "threadIdx.z"}}) &&
+              try_step({{"op", "bind"}, {"stage", name}, {"loop", jw}, {"axis", "threadIdx.y"}});
+    if (!ok) return false;
+    if (pure.size() == 3) try_step({{"op", "bind"}, {"stage", name}, {"loop", pure[0]}, {"axis", "blockIdx.z"}});
+    std::vector<std::string> sources;  // copied: each applied step replaces the state
+    for (const auto& in : s_.state().ctx.pipeline.inputs()) sources.push_back(in->name);
+    for (const auto& src : sources)
+      if (chance(0.5))
+        try_step({{"op", "cache_read"}, {"stage", name}, {"source", src}, {"scope", "shared"}, {"at", ko},
+                  {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(src + "_tile")}});
+    return try_step({{"op", "tensor_core"}, {"stage", name}, {"shape", "m16n8k8"}, {"precision", pick(std::vector<std::string>{"tf32", "3xtf32"})}});
+  }
+
   void schedule_root(const std::string& name) {
     const FuncDef* f = s_.state().stage_def(name);
     bool reduction = f->is_reduction();
+    if (sum_of_two_loads(*f) && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
+        tensor_core_tile(name))
+      return;
     auto pure = loops(name, false);
     if (pure.size() >= 2 && chance(0.3)) {
       std::string fused = fresh("f");

@@ -24,12 +24,14 @@ nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b
                                   const std::string& h, const std::string& w);
 
 // The shape of a tensor-core tile: block tile bm x bn, warp tile wm x wn (the block
-// has (bm / wm) x (bn / wn) warps), K staged bk at a time.
+// has (bm / wm) x (bn / wn) warps), K staged bk at a time, and the operand precision
+// (tf32, or 3xtf32 for nearly f32 accuracy at three times the tensor-core work).
 struct TensorCoreTile {
   int bm = 128, bn = 128, wm = 64, wn = 32, bk = 32;
+  std::string precision = "tf32";
 };
 
-// Steps for a sum-of-products stage `stage`(i, j) = sum(k, ..) on TF32 tensor cores:
+// Steps for a sum-of-products stage `stage`(i, j) = sum(k, ..) on tensor cores (m16n8k8):
 // i's block tiles onto blockIdx.y, j's onto blockIdx.x (`batch`, if not empty, onto
 // blockIdx.z), the warps onto threadIdx.z / threadIdx.y, both sources staged in shared
 // memory at each K step. The sources are padded by `a_pad` and `b_pad` elements per

@@ -23,7 +23,7 @@ Problem make_bmm() {
   p.inputs = {{"A", {"normal", 0, 1}, std::nullopt}, {"B", {"normal", 0, 1}, std::nullopt}};
   p.flops = [](const SizeBindings& s) { return 2.0 * s.at("BATCH") * s.at("M") * s.at("N") * s.at("K"); };
   p.baseline_schedule = tiled_grid_steps("C", "i", "j", "b");
-  p.best_schedule = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "b");
+  p.best_schedule = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "b", {128, 128, 64, 32, 32, "3xtf32"});
   return p;
 }
 

@@ -29,7 +29,7 @@ Problem make_matmul() {
     {"op": "bind", "stage": "C", "loop": "ii", "axis": "threadIdx.y"},
     {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"}
   ])");
-  p.best_schedule = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8);
+  p.best_schedule = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {128, 128, 64, 32, 32, "3xtf32"});
   return p;
 }
 

@@ -1,12 +1,16 @@
 #include "search/builtin_proposer.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "codegen/lower.h"
+#include "dsl/expr_substitute.h"
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
+#include "problems/baseline_steps.h"
 #include "codegen/bundle.h"
 #include "search/candidate_evaluation.h"
 #include "search/cost_model.h"
@@ -184,6 +188,65 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
   return out;
 }
 
+// For few, long rows: each reduction producer (with two or more reduction variables)
+// is rfactored over its first one, so that many blocks each reduce one chunk of a row
+// (the chunk's last reduction loop across the block's threads, small pure loops such as
+// a moment index unrolled into register accumulators), a small stage combines the
+// chunks, and the output is a flat grid of float4 accesses.
+void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& y,
+                        const std::vector<const FuncDef*>& producers) {
+  for (const auto* f : producers)
+    if (f->body->rvars.size() < 2 || f->body->reduce_op == ReduceOp::ArgMax || f->body->reduce_op == ReduceOp::ArgMin) return;
+  for (int64_t unroll : {1, 8}) {
+    json s = json::array();
+    std::set<std::string> done = {y.name};
+    for (const auto* f : producers) {
+      const auto& rv = f->body->rvars;
+      std::vector<std::string> rows, small;
+      for (const auto& v : f->vars)
+        (std::find(y.vars.begin(), y.vars.end(), v) != y.vars.end() ? rows : small).push_back(v);
+      const std::string rf = f->name + "_rf", chunk = rv[0].name, last = rv.back().name;
+      s.push_back({{"op", "rfactor"}, {"stage", f->name}, {"loop", chunk}, {"name", rf}});
+      // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
+      json order = json::array({chunk});
+      for (const auto& r : rows) order.push_back(r);
+      for (size_t i = 1; i < rv.size(); ++i) order.push_back(rv[i].name);
+      for (const auto& m : small) order.push_back(m);
+      s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order}});
+      std::string block = chunk;
+      for (const auto& r : rows) {
+        s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", block}, {"inner", r}, {"fused", block + r}});
+        block += r;
+      }
+      s.push_back({{"op", "bind"}, {"stage", rf}, {"loop", block}, {"axis", "blockIdx.x"}});
+      if (unroll > 1 && rv.size() >= 3) {
+        const std::string mid = rv[rv.size() - 2].name;
+        s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}});
+        s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
+      }
+      for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
+      s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}});
+      s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", last + "t"}, {"kind", "block"}});
+      // The combining stage: one block per row, the chunks across its threads.
+      json forder = json::array({chunk});
+      for (const auto& m : small) forder.push_back(m);
+      if (!small.empty()) s.push_back({{"op", "reorder"}, {"stage", f->name}, {"loops", forder}});
+      std::string row = fuse_all(s, f->name, rows, "rw");
+      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", row}, {"axis", "blockIdx.x"}});
+      for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", m}});
+      s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}});
+      s.push_back({{"op", "cross_thread_reduce"}, {"stage", f->name}, {"loop", chunk + "t"}, {"kind", "block"}});
+      done.insert(f->name);
+      done.insert(rf);
+    }
+    flat_grid(s, y, 256, 4);
+    schedule_rest(s, p, done, 256);
+    out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined per row" +
+                       std::string(unroll > 1 ? ", the middle loop unrolled by 8" : "") + ", float4 output",
+                   s});
+  }
+}
+
 std::vector<Sketch> normalisation_sketches(const Problem& p) {
   std::vector<Sketch> out;
   const FuncDef* y = p.pipeline.find_stage(p.pipeline.outputs()[0]);
@@ -223,13 +286,54 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
                          " threads" + (v > 1 ? ", float4 accesses" : ""),
                      s});
     }
+  split_row_sketches(out, p, *y, producers);
   return out;
+}
+
+// The sources of a 2-D sum of products in the order (A varies with i, B with j), each
+// with the shared-memory padding that spreads the warps' fragment reads over the banks
+// (4 when the source's rows run along k, 8 otherwise).
+std::vector<std::pair<std::string, int>> matmul_sources(const FuncDef& f) {
+  std::vector<std::pair<std::string, int>> out;
+  const std::string i = f.vars[f.vars.size() - 2];
+  std::function<void(const Expr&)> scan = [&](const Expr& e) {
+    if (e->op == ExprOp::Load && !e->args.empty()) {
+      const std::string& k = f.body->rvars[0].name;
+      int pad = mentions_var(e->args.back(), k) ? 4 : 8;
+      bool is_a = std::any_of(e->args.begin(), e->args.end(), [&](const Expr& a) { return mentions_var(a, i); });
+      out.insert(is_a ? out.begin() : out.end(), {e->name, pad});
+      return;
+    }
+    for (const auto& a : e->args) scan(a);
+  };
+  scan(f.body->args[0]);
+  return out;
+}
+
+// Tensor-core tiles (TF32 mma.sync) of a sum of products, for a few block and warp shapes.
+void tensor_core_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& f) {
+  if (f.body->rvars.size() != 1 || f.vars.size() > 3) return;
+  auto src = matmul_sources(f);
+  if (src.size() != 2) return;
+  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
+  for (TensorCoreTile t : {TensorCoreTile{128, 128, 64, 32, 32, "tf32"}, TensorCoreTile{128, 128, 64, 32, 32, "3xtf32"},
+                           TensorCoreTile{128, 128, 64, 64, 16, "tf32"}, TensorCoreTile{64, 64, 32, 32, 32, "3xtf32"},
+                           TensorCoreTile{128, 64, 64, 32, 32, "3xtf32"}, TensorCoreTile{64, 128, 32, 64, 16, "tf32"}}) {
+    json s = tensor_core_tile_steps(f.name, i, j, f.body->rvars[0].name, src[0].first, src[0].second, src[1].first,
+                                    src[1].second, batch, t);
+    schedule_rest(s, p, {f.name}, 256);
+    out.push_back({std::to_string(t.bm) + "x" + std::to_string(t.bn) + " blocks of " + std::to_string(t.wm) + "x" +
+                       std::to_string(t.wn) + " warp tiles of " + f.name + " on " + t.precision + " tensor cores, k in steps of " +
+                       std::to_string(t.bk) + " staged in shared memory",
+                   s});
+  }
 }
 
 std::vector<Sketch> matmul_sketches(const Problem& p) {
   std::vector<Sketch> out;
   for (const auto& f : p.pipeline.stages()) {
     if (!sum_of_products(*f) || f->vars.size() < 2) continue;
+    tensor_core_sketches(out, p, *f);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
       json s = json::array();
       matmul_tile(s, p, *f, ti, tj, kt);

@@ -4,6 +4,9 @@
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device_info.h"
+#include "runtime/nvrtc_compiler.h"
 #include "search/cost_model.h"
 #ifdef CUSCHED_HAVE_AUDIT
 #include "audit/audit.h"
@@ -73,8 +76,39 @@ nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, 
 #endif
 }
 
+namespace {
+
+// The architecture NVRTC builds for on GPU 0, or "" without a driver.
+const std::string& gpu_arch() {
+  static const std::string arch = [] {
+    try {
+      if (runtime::driver_available()) return std::string();
+      return runtime::device_count() > 0 ? runtime::query_device(0).arch : std::string();
+    } catch (const std::exception&) {
+      return std::string();
+    }
+  }();
+  return arch;
+}
+
+}  // namespace
+
+// Compiles the bundle into the compile cache on this (CPU) thread, so that the GPU
+// worker's compile of the same source is a cache hit. A compile error is left for
+// the worker, which reports it with its log as the candidate's verdict.
+void precompile(const KernelBundle& bundle) {
+  if (gpu_arch().empty()) return;
+  runtime::CompileOptions options;
+  options.arch = gpu_arch();
+  try {
+    runtime::compile_bundle(bundle, options);
+  } catch (const std::exception&) {
+  }
+}
+
 // The CPU part of one candidate: validate (at the evaluation size and, for a smaller
-// size, at the bench size the cost model speaks of), lower, emit, estimate, audit.
+// size, at the bench size the cost model speaks of), lower, emit, estimate, audit,
+// and on GPU runs compile into the compile cache.
 // Leaves verdict empty when the candidate is ready for verification.
 CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
                                    std::optional<Schedule>* schedule_out) {
@@ -105,7 +139,7 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
     return out;
   }
   out.precision = out.bundle.precision;
-  try {
+  if (cfg.check_bench || cfg.size == "bench") try {
     LoweredProgram bench = cfg.size == "bench" ? prog
                                                : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
     out.cost_estimate_ms = estimate_cost(bench).ms;
@@ -134,6 +168,7 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
       out.reason = "The audit found an error-level problem in the generated source.";
     }
   }
+  if (out.verdict.empty() && cfg.backend == "gpu") precompile(out.bundle);
   return out;
 }
 

@@ -22,6 +22,7 @@ struct EvalConfig {
   std::string inputs_dir, save_io_dir;
   double watchdog_s = 20;
   bool audit = true;
+  bool check_bench = true;       // also lower at the bench size: cost estimate and shared-memory limit
 };
 
 struct CandidateOutcome {
@@ -57,6 +58,9 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
 
 // Verifies a prepared candidate in the interpreter, or verifies and times it on the
 // GPU through `worker` (created on demand when null).
+// Compiles `bundle` with NVRTC for GPU 0 into the compile cache (nothing without a GPU).
+void precompile(const KernelBundle& bundle);
+
 void verify_candidate(const Problem& problem, const Schedule& schedule, const EvalConfig& cfg, runtime::Worker* worker,
                       CandidateOutcome& out);
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <future>
 #include <map>
 #include <memory>
@@ -19,6 +17,8 @@
 #include "runtime/worker.h"
 #include "search/candidate_evaluation.h"
 #include "search/cost_model.h"
+#include "search/local_evaluator.h"
+#include "search/multi_gpu_evaluator.h"
 
 namespace cusched::search {
 namespace {
@@ -35,8 +35,22 @@ bool is_rejection(const std::string& verdict) {
 
 std::string default_db_path(const std::string& problem) { return "cusched-" + problem + ".db"; }
 
-SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options, std::ostream& log)
-    : problem_(problem), store_(store), proposer_(proposer), options_(std::move(options)), log_(log), started_(now_s()) {}
+SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options, std::ostream& log,
+                       std::shared_ptr<Evaluator> evaluator)
+    : problem_(problem),
+      store_(store),
+      proposer_(proposer),
+      options_(std::move(options)),
+      log_(log),
+      started_(now_s()),
+      evaluator_(std::move(evaluator)) {
+  if (!evaluator_) {
+    if (options_.backend == "interp") evaluator_ = std::make_shared<LocalEvaluator>(options_.cpu_threads);
+    else evaluator_ = std::make_shared<MultiGpuEvaluator>(options_.devices);
+  }
+  if (!options_.replay_timings.empty())
+    evaluator_->set_replay(std::make_shared<TimingReplay>(TimingReplay::load(options_.replay_timings)));
+}
 
 SearchSummary SearchLoop::run() {
   RunInfo info;
@@ -48,6 +62,7 @@ SearchSummary SearchLoop::run() {
                  {"per_idea", options_.per_idea}, {"budget_candidates", options_.budget_candidates},
                  {"budget_minutes", options_.budget_minutes}, {"budget_tokens", options_.budget_tokens},
                  {"audit", options_.audit}, {"strict", options_.strict}, {"torch_op", problem_.torch_semantics}};
+  if (!options_.replay_timings.empty()) info.config["replay_timings"] = options_.replay_timings;
   int64_t run = store_.create_run(info);
   return search(run, true);
 }
@@ -59,7 +74,7 @@ SearchSummary SearchLoop::search(int64_t run, bool fresh) {
   log_ << (fresh ? "search" : "resume") << " run " << run << ": " << problem_.name << ", proposer " << proposer_.name()
        << ", " << options_.rounds << " rounds x " << options_.ideas << " ideas x " << options_.per_idea << " per idea, "
        << (interp ? "interpreter at the " + options_.resolved_size() + " size, ranked by the cost model (no GPU time is measured)"
-                  : "timed on " + std::to_string(options_.devices.size()) + " GPU(s) at the " + options_.resolved_size() + " size")
+                  : "timed on " + std::to_string(evaluator_->total()) + " GPU(s) at the " + options_.resolved_size() + " size")
        << ", store " << store_.path() << std::endl;
   store_.set_run_status(run, "running");
   bool ok = true;
@@ -173,15 +188,18 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   cfg.watchdog_s = options_.watchdog_s;
   const bool interp = options_.backend == "interp";
 
-  std::mutex store_mu;
-  std::atomic<int64_t> started{static_cast<int64_t>(store_.evaluations(run).size())};
-  std::atomic<bool> stopped{false};
-  auto may_start = [&]() {
-    if (options_.budget_candidates > 0 && started.fetch_add(1) >= options_.budget_candidates) return false;
-    if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) return false;
-    return true;
-  };
+  // Every candidate started counts against the candidate budget.
+  size_t count = candidates.size();
+  bool stopped = false;
+  if (options_.budget_candidates > 0) {
+    int64_t left = std::max<int64_t>(0, options_.budget_candidates - static_cast<int64_t>(store_.evaluations(run).size()));
+    if (static_cast<int64_t>(count) > left) {
+      count = static_cast<size_t>(left);
+      stopped = true;
+    }
+  }
 
+  std::mutex store_mu;
   auto record = [&](const CandidateRecord& c, const CandidateOutcome& o) {
     std::lock_guard<std::mutex> lock(store_mu);
     if (!o.ir_text.empty())
@@ -223,76 +241,58 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     }
   };
 
-  // GPU candidates wait here for a worker once their CPU part is done.
-  struct Ready {
-    const CandidateRecord* candidate;
-    CandidateOutcome outcome;
-  };
-  std::mutex queue_mu;
-  std::condition_variable queue_cv;
-  std::deque<Ready> queue;
-  int preparing = 0;
-
+  // The CPU part (validate, lower, emit, audit) of every candidate, in parallel.
+  std::vector<CandidateOutcome> outcomes(count);
+  std::vector<char> prepared(count, 0);
   size_t threads = options_.cpu_threads > 0 ? static_cast<size_t>(options_.cpu_threads)
                                             : std::max(1u, std::min(std::thread::hardware_concurrency(), 4u));
-  threads = std::min(threads, candidates.size());
+  threads = std::min(threads, count);
   std::atomic<size_t> next{0};
-  {
-    std::lock_guard<std::mutex> lock(queue_mu);
-    preparing = static_cast<int>(threads);
-  }
+  std::atomic<bool> out_of_time{false};
   auto cpu_worker = [&]() {
-    for (size_t i; !stopped && (i = next.fetch_add(1)) < candidates.size();) {
-      if (!may_start()) {
-        stopped = true;
+    for (size_t i; !out_of_time && (i = next.fetch_add(1)) < count;) {
+      if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) {
+        out_of_time = true;
         break;
       }
       const CandidateRecord& c = candidates[i];
-      std::optional<Schedule> schedule;
-      CandidateOutcome o = prepare_candidate(problem_, c.schedule, cfg, &schedule);
-      if (!o.verdict.empty()) {
-        record(c, o);
-        continue;
-      }
-      if (interp) {
-        verify_candidate(problem_, *schedule, cfg, nullptr, o);
-        record(c, o);
-        continue;
-      }
-      {
-        std::lock_guard<std::mutex> lock(store_mu);
-        store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
-        store_.set_candidate_status(c.id, "lowered");
-      }
-      std::lock_guard<std::mutex> lock(queue_mu);
-      queue.push_back({&c, std::move(o)});
-      queue_cv.notify_one();
-    }
-    std::lock_guard<std::mutex> lock(queue_mu);
-    --preparing;
-    queue_cv.notify_all();
-  };
-  while (workers_.size() < options_.devices.size() && !interp)
-    workers_.push_back(std::make_unique<runtime::Worker>(options_.devices[workers_.size()]));
-  auto gpu_worker = [&](size_t w) {
-    runtime::Worker& worker = *workers_[w];
-    for (;;) {
-      std::unique_lock<std::mutex> lock(queue_mu);
-      queue_cv.wait(lock, [&] { return !queue.empty() || preparing == 0; });
-      if (queue.empty()) return;
-      Ready r = std::move(queue.front());
-      queue.pop_front();
-      lock.unlock();
-      verify_bundle_on_gpu(problem_, cfg, &worker, r.outcome);
-      r.outcome.ir_text.clear();  // the artifacts are already stored
-      record(*r.candidate, r.outcome);
+      CandidateOutcome& o = outcomes[i];
+      o = prepare_candidate(problem_, c.schedule, cfg);
+      prepared[i] = 1;
+      if (!o.verdict.empty() || interp) continue;
+      std::lock_guard<std::mutex> lock(store_mu);
+      store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+      store_.set_candidate_status(c.id, "lowered");
+      o.ir_text.clear();  // the artifacts are stored
     }
   };
   std::vector<std::future<void>> tasks;
   for (size_t t = 0; t < threads; ++t) tasks.push_back(std::async(std::launch::async, cpu_worker));
-  if (!interp)
-    for (size_t w = 0; w < workers_.size(); ++w) tasks.push_back(std::async(std::launch::async, gpu_worker, w));
   for (auto& t : tasks) t.get();
+  stopped = stopped || out_of_time;
+
+  // Verification by the evaluator; every result (rejections included) is stored in
+  // candidate order, whatever order the evaluators finish in.
+  std::vector<size_t> batch_of;  // batch index -> candidate index
+  std::vector<CandidateOutcome> batch;
+  std::vector<char> in_batch(count, 0);
+  for (size_t i = 0; i < count; ++i)
+    if (prepared[i] && outcomes[i].verdict.empty()) {
+      in_batch[i] = 1;
+      batch_of.push_back(i);
+      batch.push_back(std::move(outcomes[i]));
+    }
+  size_t committed = 0;  // candidates before this index are stored (or were not prepared)
+  auto commit_until = [&](size_t end) {
+    for (; committed < end; ++committed)
+      if (prepared[committed] && !in_batch[committed]) record(candidates[committed], outcomes[committed]);
+  };
+  evaluator_->evaluate(problem_, cfg, batch, [&](size_t k, CandidateOutcome& o) {
+    commit_until(batch_of[k]);
+    record(candidates[batch_of[k]], o);
+    committed = batch_of[k] + 1;
+  });
+  commit_until(count);
   return !stopped;
 }
 
@@ -360,6 +360,7 @@ void SearchLoop::progress(int64_t run, int64_t round_id, int index) {
   if (best && baseline && *best > 0) line << *baseline / *best << "x" << (interp ? " (interp, cost model estimate)" : "");
   else line << "n/a";
   line << " | tokens " << tokens;
+  if (std::string st = evaluator_->status(); !st.empty()) line << " | " << st;
   log_ << line.str() << std::endl;
 }
 

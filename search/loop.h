@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "problems/problem.h"
-#include "runtime/worker.h"
+#include "search/evaluator.h"
 #include "search/proposer.h"
 #include "search/store.h"
 
@@ -32,6 +32,7 @@ struct SearchOptions {
   std::vector<int> devices = {0}; // gpu backend: one worker per device
   double watchdog_s = 20;
   int context_best = 8, context_failures = 8;  // candidates shown to the proposer
+  std::string replay_timings;     // a TimingReplay file: times come from it, keyed by schedule hash
   std::string resolved_size() const { return size.empty() ? (backend == "gpu" ? "bench" : "small") : size; }
 };
 
@@ -49,8 +50,11 @@ std::string default_db_path(const std::string& problem);
 
 class SearchLoop {
  public:
-  // Progress lines go to `log`, one per round, flushed.
-  SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options, std::ostream& log);
+  // Progress lines go to `log`, one per round, flushed. Candidates are verified by
+  // `evaluator`; null: the interpreter in this process (interp backend) or one
+  // worker per device of options.devices (gpu backend).
+  SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options, std::ostream& log,
+             std::shared_ptr<Evaluator> evaluator = nullptr);
 
   // Starts a new run in the store and searches.
   SearchSummary run();
@@ -76,7 +80,7 @@ class SearchLoop {
   SearchOptions options_;
   std::ostream& log_;
   double started_ = 0;  // steady-clock seconds at construction
-  std::vector<std::unique_ptr<runtime::Worker>> workers_;  // gpu backend: one per device, kept across rounds
+  std::shared_ptr<Evaluator> evaluator_;
 };
 
 }  // namespace cusched::search

@@ -39,6 +39,11 @@ void print_outcome(const search::CandidateOutcome& o) {
                   g.times_ms.size());
       std::printf("floor        %.4f ms: %.1f%% of the floor reached\n", g.floor_ms, g.pct_of_floor);
     }
+    const auto& t = g.phase_ms;
+    std::printf("phases       %s check%s | compile %.0f, generate %.0f, upload %.0f, candidate %.0f, reference %.0f, "
+                "download %.0f, check %.0f, timing %.0f ms\n",
+                g.check_path.c_str(), g.trial_cache_hit ? ", trial cache hit" : "", t.compile, t.generate, t.upload,
+                t.candidate, t.reference, t.download, t.check, t.timing);
   }
 }
 

@@ -1,5 +1,7 @@
 // `cusched search --problem P [...]`: the search loop with the built-in, LLM or
-// file proposer, stored in a SQLite file; --resume continues a killed run.
+// file proposer, stored in a SQLite file; --resume continues a killed run. Without
+// --mpi one process evaluates on every GPU of its host; with --mpi (under mpirun)
+// rank 0 searches and the other ranks evaluate.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -10,7 +12,14 @@
 #include "search/file_proposer.h"
 #include "search/llm_client.h"
 #include "search/llm_proposer.h"
+#include "search/local_evaluator.h"
 #include "search/loop.h"
+#include "search/multi_gpu_evaluator.h"
+#ifdef CUSCHED_HAVE_MPI
+#include "search/mpi_evaluator.h"
+#include "search/mpi_rank_server.h"
+#include "search/mpi_session.h"
+#endif
 #include "tools/command.h"
 #include "tools/schedule_source.h"
 
@@ -22,7 +31,9 @@ struct Options {
   int rounds = 4, ideas = 4, per_idea = 4;
   int64_t budget_candidates = 0, budget_tokens = 0;
   double budget_minutes = 0;
-  bool resume = false, no_audit = false, strict = false;
+  bool resume = false, no_audit = false, strict = false, mpi = false;
+  double rank_timeout = 0;
+  std::string replay_timings;
   uint64_t seed = 1;
   int threads = 0;
   search::LlmConfig llm;
@@ -36,7 +47,55 @@ std::optional<search::RunInfo> latest_run_of(const search::Store& store, const s
   return std::nullopt;
 }
 
+#ifdef CUSCHED_HAVE_MPI
+// The longest wait for one result from an evaluator rank: --rank-timeout, else a
+// bound on one evaluation of the backend.
+double rank_timeout_s(const Options& o, const search::SearchOptions& so) {
+  if (o.rank_timeout > 0) return o.rank_timeout;
+  return so.backend == "interp" ? 120 : so.watchdog_s + 600;
+}
+
+// Rank 0's evaluator over the other ranks: on the gpu backend only ranks with a GPU
+// take work; rank 0 evaluates itself when no rank is left.
+std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, const Options& o,
+                                                 const search::SearchOptions& so) {
+  std::vector<search::RankInfo> ranks;
+  std::string listing;
+  for (const auto& r : mpi.ranks()) {
+    if (r.rank == 0) continue;
+    bool used = so.backend == "interp" || r.device >= 0;
+    listing += " " + std::to_string(r.rank) + "@" + r.host + (so.backend == "interp" ? "" : r.device >= 0 ? ":GPU" + std::to_string(r.device) : ":no-GPU(idle)");
+    if (used) ranks.push_back(r);
+  }
+  std::shared_ptr<search::Evaluator> fallback;
+  if (so.backend == "interp") fallback = std::make_shared<search::LocalEvaluator>(so.cpu_threads);
+  else if (!so.devices.empty()) fallback = std::make_shared<search::MultiGpuEvaluator>(so.devices);
+  std::cout << "MPI: " << mpi.size() << " rank(s); rank 0 on " << mpi.self().host << " searches; evaluators:"
+            << (listing.empty() ? " none (rank 0 evaluates)" : listing) << std::endl;
+  // mpirun binds ranks to one core by default for -n 2 or less: rank 0's CPU pool
+  // and a rank's worker process (CUDA start-up, NVRTC) then share that core.
+  for (const auto& r : mpi.ranks())
+    if (r.cpus == 1 && (r.rank == 0 || so.backend != "interp"))
+      std::cout << "warning: rank " << r.rank << " may run on one CPU core only; "
+                << (r.rank == 0 ? "lowering and auditing" : "its GPU worker") << " will be slow there: launch with "
+                << "mpirun --bind-to none" << std::endl;
+  return std::make_shared<search::MpiEvaluator>(std::move(ranks), fallback, rank_timeout_s(o, so), std::cout);
+}
+#endif
+
 int run_search(const Options& o, CLI::App& sub) {
+#ifdef CUSCHED_HAVE_MPI
+  // Every rank joins the session first; ranks other than 0 only evaluate.
+  std::unique_ptr<search::MpiSession> mpi;
+  if (o.mpi) {
+    mpi = std::make_unique<search::MpiSession>();
+    if (mpi->rank() != 0) return search::serve_rank(*mpi, std::cerr);
+  }
+#else
+  if (o.mpi)
+    fail("mpi-not-built", "This cusched was built without MPI, so --mpi is not available.",
+         "Install libopenmpi-dev and rebuild (CUSCHED_WITH_MPI=ON), or drop --mpi to use every GPU of this host.");
+#endif
   const Problem& problem = find_problem(o.problem);
   search::SearchOptions so;
   so.rounds = o.rounds;
@@ -70,8 +129,16 @@ int run_search(const Options& o, CLI::App& sub) {
     so.backend = resumed->backend;
     so.size = resumed->size;
   }
+  so.replay_timings = o.replay_timings;
+  bool gpu_elsewhere = false;  // an MPI evaluator rank has a GPU
+#ifdef CUSCHED_HAVE_MPI
+  if (mpi)
+    for (const auto& r : mpi->ranks()) gpu_elsewhere = gpu_elsewhere || (r.rank != 0 && r.device >= 0);
+#endif
   if (so.backend == "gpu") {
-    if (auto err = runtime::driver_available()) {
+    if (auto err = runtime::driver_available(); err && gpu_elsewhere) {
+      so.devices.clear();  // only the ranks time; rank 0 has no GPU to fall back on
+    } else if (err) {
       std::cout << "no GPU here (" << err->message << "): verifying in the CPU interpreter at the small size and ranking by the "
                 << "cost model; every time shown is a cost model estimate, not a measurement" << std::endl;
       so.backend = "interp";
@@ -112,7 +179,11 @@ int run_search(const Options& o, CLI::App& sub) {
     proposer = std::make_unique<search::FileProposer>(std::vector<std::string>{o.proposals});
   }
 
-  search::SearchLoop loop(problem, store, *proposer, so, std::cout);
+  std::shared_ptr<search::Evaluator> evaluator;
+#ifdef CUSCHED_HAVE_MPI
+  if (mpi) evaluator = mpi_evaluator(*mpi, o, so);
+#endif
+  search::SearchLoop loop(problem, store, *proposer, so, std::cout, evaluator);
   search::SearchSummary s = resumed ? loop.resume(resumed->id) : loop.run();
   return s.best ? static_cast<int>(kExitOk) : static_cast<int>(kExitFailure);
 }
@@ -141,6 +212,14 @@ CommandRegistration reg{{"search", "Search schedules of a problem in rounds (bui
                            sub.add_option("--llm-model", o->llm.model, "Model name (or CUSCHED_LLM_MODEL)");
                            sub.add_option("--llm-api-key", o->llm.api_key, "API key (prefer OPENAI_API_KEY)");
                            sub.add_option("--proposals", o->proposals, "File proposer: .json, .jsonl, folder, or - for stdin");
+                           sub.add_flag("--mpi", o->mpi,
+                                        "Under mpirun: rank 0 searches, ranks 1..N-1 evaluate (one GPU each, or the interpreter)");
+                           sub.add_option("--rank-timeout", o->rank_timeout,
+                                          "--mpi: seconds to wait for one result before a rank is dropped (default: 120 interp, "
+                                          "watchdog + 600 gpu)")
+                               ->check(CLI::PositiveNumber);
+                           sub.add_option("--replay-timings", o->replay_timings,
+                                          "JSON file of {schedule hash: ms}: evaluators take these times instead of measuring");
                            return [o, &sub] {
                              try {
                                return run_search(*o, sub);

@@ -15,9 +15,10 @@ class OutputUnwrittenRule : public Rule {
         "(helpers inlined, dead code removed) for any store, atomic, memset/memcpy, inline asm or call that may "
         "write through a pointer derived from it. If no path of the kernel writes it at all, the kernel cannot "
         "produce that result and would only pass by reading back stale memory. The check is conservative: a "
-        "pointer handed to asm or an opaque call counts as written. Outputs written only on some paths (for "
-        "example under a bounds check) are left to the verifier, which poisons outputs before every launch. "
-        "Without a contract the rule does not run."};
+        "pointer handed to asm or an opaque call counts as written. Outputs written only on some paths are "
+        "`output-unwritten-on-path`'s concern when a loaded value decides the path; paths skipped by bounds "
+        "checks are left to the verifier, which poisons outputs before every launch. Without a contract the "
+        "rule does not run."};
     return i;
   }
 

@@ -17,6 +17,7 @@ std::unique_ptr<Rule> make_divergent_barrier_rule();
 std::unique_ptr<Rule> make_shared_memory_limit_rule();
 std::unique_ptr<Rule> make_kernel_signature_rule();
 std::unique_ptr<Rule> make_output_unwritten_rule();
+std::unique_ptr<Rule> make_output_unwritten_on_path_rule();
 std::unique_ptr<Rule> make_ptxas_resources_rule();
 
 }  // namespace cusched::audit

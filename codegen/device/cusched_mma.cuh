@@ -25,6 +25,23 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const
   mma_m16n8k8_tf32(d, ua, ub, c);
 }
 
+// 3xTF32: f32 operands split into a TF32 high part and the TF32 rounding of the rest;
+// lo*hi + hi*lo + hi*hi restores nearly f32 accuracy (the lo*lo term is dropped).
+__device__ __forceinline__ void mma_m16n8k8_3xtf32(float* d, const float* a, const float* b, const float* c) {
+  float a_hi[4], a_lo[4], b_hi[2], b_lo[2];
+  for (int i = 0; i < 4; ++i) {
+    a_hi[i] = round_tf32(a[i]);
+    a_lo[i] = round_tf32(a[i] - a_hi[i]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    b_hi[i] = round_tf32(b[i]);
+    b_lo[i] = round_tf32(b[i] - b_hi[i]);
+  }
+  mma_m16n8k8_tf32(d, a_lo, b_hi, c);
+  mma_m16n8k8_tf32(d, a_hi, b_lo, d);
+  mma_m16n8k8_tf32(d, a_hi, b_hi, d);
+}
+
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "

@@ -188,7 +188,9 @@ class KernelBuilder {
           !st_.ctx.pipeline.find_input(x->name))
         return x;  // already flat
       Expr out = load(x->name, x->args, x.type(), env, caches);
-      if (precision != "f32" && dtype_is_float(x.type())) out = make_call("round_" + precision, {out}, x.type());
+      // 3xtf32 operands stay f32: the tensor-core instruction splits them itself.
+      if (precision != "f32" && precision != "3xtf32" && dtype_is_float(x.type()))
+        out = make_call("round_" + precision, {out}, x.type());
       return out;
     });
   }

@@ -9,6 +9,7 @@ namespace cusched {
 double precision_unit_roundoff(const std::string& p) {
   if (p == "tf32" || p == "f16") return 1.0 / 2048;  // 10 explicit mantissa bits
   if (p == "bf16") return 1.0 / 256;                 // 7 explicit mantissa bits
+  if (p == "3xtf32") return 1.0 / 2097152;           // a TF32 high part plus a TF32 low part: about 21 bits
   return 1.0 / 16777216;                              // f32
 }
 

@@ -21,11 +21,12 @@ PrimitiveDef tensor_core_primitive() {
   p.name = "tensor_core";
   p.summary =
       "Computes a sum-of-products stage with warp-level tensor-core instructions: mma.sync m16n8k8 with TF32 "
-      "operands, or m16n8k16 with BF16/F16 operands, accumulating in f32. The stage's two innermost pure loops and "
+      "operands (or 3xtf32: each f32 operand split into a TF32 high and low part and three products summed, "
+      "which keeps nearly f32 accuracy on long reductions), or m16n8k16 with BF16/F16 operands, accumulating in f32. The stage's two innermost pure loops and "
       "its innermost reduction loop must tile by the instruction shape (M by 16, N by 8, K by 8 or 16). Sets the "
       "operand precision, which the problem's tolerance must admit.";
   p.args = {stage_arg(true), enum_arg("shape", {"m16n8k8", "m16n8k16"}, "The mma.sync instruction shape."),
-            enum_arg("precision", {"tf32", "bf16", "f16"}, "Operand precision.")};
+            enum_arg("precision", {"tf32", "3xtf32", "bf16", "f16"}, "Operand precision.")};
   p.before = "for ii in 0..64: for ji in 0..64: for ki in 0..32: acc[ii,ji] += A[..]*B[..]";
   p.after = "per warp: for m16 tiles, n8 tiles, k8 steps: mma.sync.m16n8k8.tf32 {acc} {a} {b} {acc}";
   p.example = R"({"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"})";
@@ -36,9 +37,9 @@ PrimitiveDef tensor_core_primitive() {
     if (!f->is_reduction() || f->body->reduce_op != ReduceOp::Sum || !is_product_of_loads(f->body->args[0]))
       fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
            "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
-    if ((shape == "m16n8k8") != (prec == "tf32"))
+    if ((shape == "m16n8k8") != (prec == "tf32" || prec == "3xtf32"))
       fail("tensor-core-shape-precision", "Shape " + shape + " does not take " + prec + " operands.",
-           "Use m16n8k8 with tf32, or m16n8k16 with bf16 or f16.");
+           "Use m16n8k8 with tf32 or 3xtf32, or m16n8k16 with bf16 or f16.");
     int64_t k_tile = shape == "m16n8k8" ? 8 : 16;
     std::vector<const LoopInfo*> pure, red;
     for (const auto& n : s.order) {

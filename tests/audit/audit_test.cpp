@@ -141,5 +141,73 @@ TEST(ClangParse, IsAWarningNotAnError) {
   EXPECT_EQ(findings[0].line, 6);
 }
 
+// The path rule names the output and the condition, and points at the early
+// return, or at the branch for a skipped store.
+std::vector<Finding> path_findings(const std::string& body) {
+  AuditOptions o;
+  o.contract = KernelContract::from_json(nlohmann::json::parse(
+      R"({"kernel_name": "k", "params": [{"name": "X", "type": "const float*"}, {"name": "Y", "type": "float*", "is_output": true}, {"name": "n", "type": "int"}]})"));
+  std::string source = "extern \"C\" __global__ void k(const float* __restrict__ X, float* __restrict__ Y, int n) {\n" +
+                       body + "}\n";
+  std::vector<Finding> out;
+  for (auto& f : audit_source(source, "k.cu", o))
+    if (f.rule == "output-unwritten-on-path") out.push_back(f);
+  return out;
+}
+
+TEST(OutputUnwrittenOnPath, PointsAtTheDataDependentReturn) {
+  auto f = path_findings(
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i >= n) return;\n"
+      "  if (X[i] < 0.0f) return;\n"
+      "  Y[i] = X[i];\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].line, 4);
+  EXPECT_EQ(f[0].column, 20);
+  EXPECT_NE(f[0].message.find("'Y'"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("'X[i] < 0.0f' is true"), std::string::npos) << f[0].message;
+  EXPECT_FALSE(f[0].hint.empty());
+}
+
+TEST(OutputUnwrittenOnPath, PointsAtTheBranchOfAStoreWithoutElse) {
+  auto f = path_findings(
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  float v = i < n ? X[i] : 0.0f;\n"
+      "  if (i < n && v > 0.0f) Y[i] = v;\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 4);
+  EXPECT_EQ(f[0].column, 16);
+  EXPECT_NE(f[0].message.find("'v > 0.0f' is false"), std::string::npos) << f[0].message;
+}
+
+TEST(OutputUnwrittenOnPath, BoundsGuardsAndCompleteBranchesAreClean) {
+  EXPECT_TRUE(path_findings("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "  if (i >= n) return;\n"
+                            "  if (X[0] > 0.0f) Y[0] = 1.0f;\n"  // a data-dependent extra store before the guard
+                            "  if (i + 1 > n) return;\n"
+                            "  if (X[i] > 0.0f) Y[i] = X[i]; else Y[i] = 0.0f;\n")
+                  .empty());
+  EXPECT_TRUE(path_findings("  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+                            "    float v = X[i];\n"
+                            "    for (int r = 0; r < 3 && v > 1.0f; ++r) v *= 0.5f;\n"
+                            "    Y[i] = v;\n"
+                            "  }\n")
+                  .empty());
+}
+
+TEST(OutputUnwrittenOnPath, FindsAFindFirstLoopWithoutDefault) {
+  auto f = path_findings(
+      "  for (int j = 0; j < n; ++j) {\n"
+      "    if (X[j] == 0.0f) {\n"
+      "      Y[blockIdx.x] = static_cast<float>(j);\n"
+      "      break;\n"
+      "    }\n"
+      "  }\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 3);
+  EXPECT_NE(f[0].message.find("iteration"), std::string::npos) << f[0].message;
+}
+
 }  // namespace
 }  // namespace cusched::audit

@@ -40,6 +40,7 @@ TEST_P(GpuScheduleProperty, InterpreterAcceptedSchedulesVerifyOnTheGpu) {
     cfg.seed = seed + n;
     cfg.time_it = false;
     cfg.audit = false;
+    cfg.check_bench = false;  // the schedules are generated for the small size
     auto out = search::evaluate_candidate(p, steps, cfg, &worker);
     EXPECT_EQ(out.verdict, "ok") << out.reason << "\nschedule: " << steps.dump();
     ++checked;

@@ -4,7 +4,9 @@
 // C + A x B on the operands as given.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "tests/interp/ir_test_support.h"
 
@@ -87,6 +89,38 @@ TEST(TensorCore, HalfTileFollowsTheIsaFragmentLayout) {
   HostBuffers b = tile_inputs(16);
   interpret(one_tile("m16n8k16", "f16", 16, 8, 4, half_a, half_b), b);
   expect_tile(b, 16);
+}
+
+// The largest difference between the tile and C0 + A x B in exact arithmetic.
+double worst_error(const HostBuffers& b, int k) {
+  double worst = 0;
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 8; ++c) {
+      double want = b.at("C0")[r * 8 + c];
+      for (int kk = 0; kk < k; ++kk) want += b.at("A")[r * k + kk] * b.at("B")[kk * 8 + c];
+      worst = std::max(worst, std::fabs(b.at("C")[r * 8 + c] - want));
+    }
+  return worst;
+}
+
+TEST(TensorCore, SplitTf32IsNearlyExactWhereTf32RoundsOperands) {
+  // The operands are f32 values that TF32 cannot hold; the emulated instruction takes
+  // them as given, so the operand expressions round them as lowering does for tf32.
+  HostBuffers plain = tile_inputs(8), split = tile_inputs(8);
+  LoweredProgram rounded = one_tile("m16n8k8", "tf32", 8, 4, 2, tf32_a, tf32_b);
+  std::function<Stmt(const Stmt&)> visit = [&](const Stmt& s) -> Stmt {
+    auto n = std::make_shared<StmtNode>(*s);
+    for (auto& o : n->operands) o = make_call("round_tf32", {o}, DType::f32);
+    for (auto& c : n->body) c = visit(c);
+    return n;
+  };
+  rounded.kernels[0].body = visit(rounded.kernels[0].body);
+  interpret(rounded, plain);
+  interpret(one_tile("m16n8k8", "3xtf32", 8, 4, 2, tf32_a, tf32_b), split);
+  const double tf32_error = worst_error(plain, 8), split_error = worst_error(split, 8);
+  EXPECT_GT(tf32_error, 1e-4);
+  EXPECT_LT(split_error, 1e-5);
+  EXPECT_LT(split_error * 50, tf32_error);
 }
 
 TEST(TensorCore, SwappedFragmentsGiveAWrongTile) {

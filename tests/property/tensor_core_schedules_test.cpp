@@ -64,6 +64,21 @@ TEST(TensorCoreSchedules, TailsOfNonDividingTilesMatchTheReference) {
   EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
 }
 
+TEST(TensorCoreSchedules, SplitTf32MeetsTheStrictTolerance) {
+  const Problem& p = find_problem("matmul");
+  Schedule s = Schedule::from_json(p.context("small", true), tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "3xtf32"));
+  auto r = runtime::verify_with_interpreter(p, s, "small", 7, 1, true);
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_LT(r.max_abs_err, 1e-4);
+  // Plain TF32 is refused at the strict tolerance.
+  try {
+    Schedule::from_json(p.context("small", true), tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32"));
+    ADD_FAILURE() << "tf32 accepted at 1e-4";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.error().code, "precision-exceeds-tolerance");
+  }
+}
+
 TEST(TensorCoreSchedules, HalfPrecisionOperandsMatchTheReference) {
   auto r = verify("matmul", tensor_core_steps(32, 48, 32, 16, 16, "m16n8k16", "f16"));
   EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;

@@ -19,6 +19,9 @@ TEST(PerformanceFloor, ComputeBoundFloorUsesThePrecisionRate) {
   EXPECT_NEAR(floor_ms(f, 4.27e12), 2 * 4096.0 * 4096.0 * 4096.0 / 51e12 * 1e3, 1e-9);
   EXPECT_EQ(flop_rate("bf16"), 730e12);
   EXPECT_EQ(flop_rate("f16"), 730e12);
+  // 3xtf32 spends three TF32 products on each f32 product.
+  f.precision = "3xtf32";
+  EXPECT_NEAR(floor_ms(f, 4.27e12), 3 * floor_ms({1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"}, 4.27e12), 1e-9);
 }
 
 TEST(PerformanceFloor, UnknownPrecisionIsAnError) {

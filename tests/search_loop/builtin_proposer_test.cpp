@@ -4,8 +4,10 @@
 #include <random>
 #include <set>
 
+#include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/problem.h"
+#include "runtime/interp_verification.h"
 #include "search/builtin_proposer.h"
 #include "search/schedule_moves.h"
 #include "search/store.h"
@@ -104,6 +106,40 @@ TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
   for (const auto& s : class_sketches(p, ProblemClass::normalisation))
     if (legal_at(p, s.schedule, "small") && legal_at(p, s.schedule, "bench")) ++legal;
   EXPECT_GT(legal, 0);
+}
+
+TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
+  const Problem& p = find_problem("layernorm");
+  int split = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
+    if (s.idea.find("split rows") == std::string::npos) continue;
+    ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.schedule.dump();
+    LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), s.schedule), p.name);
+    EXPECT_GE(lowered.kernels[0].grid[0] * lowered.kernels[0].grid[1] * lowered.kernels[0].grid[2], 132)
+        << "the partial reduction must fill the GPU: " << s.idea;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message << "\n" << s.schedule.dump();
+    ++split;
+  }
+  EXPECT_EQ(split, 2);
+}
+
+TEST(Sketches, MatmulProblemsHaveLegalTensorCoreSketchesThatLower) {
+  for (const char* name : {"matmul", "bmm", "gemm_add_relu"}) {
+    SCOPED_TRACE(name);
+    const Problem& p = find_problem(name);
+    int tensor_core = 0;
+    for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+      if (s.idea.find("tensor cores") == std::string::npos) continue;
+      const bool split = s.idea.find("3xtf32") != std::string::npos;
+      ASSERT_TRUE(legal_at(p, s.schedule, "small")) << s.schedule.dump();
+      ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.schedule.dump();
+      LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), s.schedule), p.name);
+      EXPECT_NE(print_ir(lowered).find(split ? "mma_m16n8k8_3xtf32" : "mma_m16n8k8_tf32"), std::string::npos) << s.idea;
+      ++tensor_core;
+    }
+    EXPECT_GE(tensor_core, 3);
+  }
 }
 
 TEST(BuiltinProposer, FirstRoundStartsFromTheBaselineAndIsLegal) {

@@ -1,0 +1,97 @@
+#include "search/mpi_rank_server.h"
+
+#include <mpi.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "problems/problem.h"
+#include "runtime/worker.h"
+#include "search/evaluator.h"
+#include "search/mpi_protocol.h"
+#include "search/mpi_task_codec.h"
+
+namespace cusched::search {
+namespace {
+
+// The test hook's task count for this rank, if it names this rank.
+std::optional<int> tasks_before_dying(int rank) {
+  const char* v = std::getenv("CUSCHED_TEST_MPI_RANK_DIES");
+  if (!v) return std::nullopt;
+  std::string s = v;
+  auto colon = s.find(':');
+  if (colon == std::string::npos || std::atoi(s.substr(0, colon).c_str()) != rank) return std::nullopt;
+  return std::atoi(s.substr(colon + 1).c_str());
+}
+
+}  // namespace
+
+int serve_rank(MpiSession& session, std::ostream& log) {
+  using namespace mpi_protocol;
+  const auto dies_after = tasks_before_dying(session.rank());
+  const bool trace = std::getenv("CUSCHED_MPI_TRACE") != nullptr;
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  std::unique_ptr<runtime::Worker> worker;
+  int answered = 0;
+  for (;;) {
+    MPI_Status status;
+    int arrived = 0;
+    if (MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status) != MPI_SUCCESS) {
+      log << "rank " << session.rank() << ": lost contact with rank 0; exiting" << std::endl;
+      return 1;
+    }
+    if (!arrived) {
+      std::this_thread::sleep_for(std::chrono::microseconds(kPollMicroseconds));
+      continue;
+    }
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_CHAR, &bytes);
+    std::string text(static_cast<size_t>(bytes), '\0');
+    if (MPI_Recv(text.data(), bytes, MPI_CHAR, 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      log << "rank " << session.rank() << ": a message from rank 0 did not arrive; exiting" << std::endl;
+      return 1;
+    }
+    if (status.MPI_TAG == kTagStop) return 0;
+    if (status.MPI_TAG != kTagTask) continue;
+    if (dies_after && answered >= *dies_after) raise(SIGKILL);
+
+    int64_t id = 0;
+    CandidateOutcome outcome;
+    const double began = seconds();
+    try {
+      EvaluationTask task = decode_task(text);
+      id = task.id;
+      outcome = std::move(task.prepared);
+      if (task.config.backend != "interp" && !worker && session.self().device >= 0)
+        worker = std::make_unique<runtime::Worker>(session.self().device);
+      if (task.config.backend != "interp" && !worker)
+        fail("no-gpu-on-rank", "Rank " + std::to_string(session.rank()) + " was sent a GPU task but has no GPU.",
+             "Give every evaluator rank a GPU, or search with --backend interp.");
+      verify_prepared(find_problem(task.problem), task.config, worker.get(), outcome);
+    } catch (const UserError& e) {
+      outcome.verdict = "internal_error";
+      outcome.error = e.error();
+      outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.error().to_string();
+    } catch (const std::exception& e) {
+      outcome.verdict = "internal_error";
+      outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.what();
+    }
+    if (trace)
+      log << "rank " << session.rank() << " [" << began << " s]: task " << id << " " << outcome.verdict << " in "
+          << seconds() - began << " s" << std::endl;
+    std::string reply = encode_result(id, outcome);
+    if (MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD) != MPI_SUCCESS) {
+      log << "rank " << session.rank() << ": could not send a result to rank 0; exiting" << std::endl;
+      return 1;
+    }
+    ++answered;
+  }
+}
+
+}  // namespace cusched::search
