@@ -233,6 +233,20 @@ void KernelWriter::stmt(const Stmt& s) {
     case StmtKind::Mma:
       mma(*s);
       break;
+    case StmtKind::AsyncCopy: {
+      if (s->value->op != ExprOp::Load || s->value->args.size() != 1)
+        fail("malformed-ir", "Kernel '" + kernel_.name + "' has an asynchronous copy into '" + s->buffer + "' whose source is not a load.",
+             "Copy from one element of a global buffer.");
+      line("cusched::cp_async_4(&" + expr_.element(s->buffer, s->index) + ", &" +
+           expr_.element(s->value->name, s->value->args[0]) + ");");
+      break;
+    }
+    case StmtKind::AsyncCommit:
+      line("cusched::cp_async_commit();");
+      break;
+    case StmtKind::AsyncWait:
+      line("cusched::cp_async_wait<" + std::to_string(s->width) + ">();");
+      break;
   }
 }
 

@@ -372,6 +372,22 @@ class KernelCompiler {
         c.block_kind = s->reduce_kind == "block";
         break;
       }
+      case StmtKind::AsyncCopy:
+        c.index = expr(s->index);
+        c.value = expr(s->value);
+        c.buffer = resolve_buffer(s->buffer, "copies asynchronously into");
+        if (out_.buffers[c.buffer].scope != MemScope::Shared)
+          malformed("copies asynchronously into '" + s->buffer + "', which is not a shared buffer",
+                    "Copy asynchronously from global into shared memory only.");
+        if (s->value->op != ExprOp::Load)
+          malformed("copies asynchronously into '" + s->buffer + "' a value that is not a load",
+                    "Copy one element of a global buffer.");
+        break;
+      case StmtKind::AsyncCommit:
+        break;
+      case StmtKind::AsyncWait:
+        c.width = s->width;
+        break;
       case StmtKind::Mma: {
         c.collective = true;
         c.layout = &mma_layout(s->mma_shape);

@@ -1,6 +1,7 @@
 #include "codegen/interpreter.h"
 
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <sstream>
 
@@ -24,6 +25,14 @@ struct BufferState {
   std::vector<double> own;           // shared: size elements; register: threads * size
   std::vector<uint8_t> own_init;
   std::vector<AccessRecord> access;  // race tracking, one record per element
+  std::vector<int32_t> pending;      // shared: asynchronous copies in flight into each element
+};
+
+// An asynchronous copy in flight: its value was read at issue, its write lands at a wait.
+struct PendingCopy {
+  int buffer;
+  int64_t index;
+  double value;
 };
 
 int axis_index(GpuAxis a) {
@@ -67,6 +76,7 @@ class KernelRunner {
         case MemScope::Shared:
           s.own.assign(info.size, 0.0);
           s.own_init.assign(info.size, 0);
+          s.pending.assign(info.size, 0);
           if (opt.detect_races) s.access.assign(info.size, AccessRecord{});
           break;
         case MemScope::Register:
@@ -103,7 +113,12 @@ class KernelRunner {
       e[kTid] = static_cast<double>(t);
     }
     for (size_t b = 0; b < k_.buffers.size(); ++b)
-      if (k_.buffers[b].scope == MemScope::Shared) std::fill(bufs_[b].own_init.begin(), bufs_[b].own_init.end(), 0);
+      if (k_.buffers[b].scope == MemScope::Shared) {
+        std::fill(bufs_[b].own_init.begin(), bufs_[b].own_init.end(), 0);
+        std::fill(bufs_[b].pending.begin(), bufs_[b].pending.end(), 0);
+      }
+    open_copies_.assign(threads_, {});
+    copy_groups_.assign(threads_, {});
     ++stats_.blocks;
     stats_.threads += threads_;
     if (k_.body.collective) {
@@ -165,6 +180,13 @@ class KernelRunner {
              : "Initialize the register array (for example the reduction's identity) before accumulating into it.");
   }
 
+  [[noreturn, gnu::noinline]] void not_waited(int b, int64_t i) {
+    fail("async-copy-not-waited",
+         "In " + where() + ", a read of shared buffer '" + k_.buffers[b].name + "' at element " + std::to_string(i) +
+             " comes while an asynchronous copy into it is still in flight.",
+         "Wait for the copy's group (async_wait) and put a barrier between the wait and other threads' reads.");
+  }
+
   [[noreturn, gnu::noinline]] void race(int b, int64_t i, const std::string& other, const char* other_access, const char* access,
                          bool global) {
     const InterpBuffer& info = k_.buffers[b];
@@ -208,6 +230,7 @@ class KernelRunner {
         }
         return s.data[i];
       case MemScope::Shared:
+        if (s.pending[i]) [[unlikely]] not_waited(b, i);
         if (!s.init[i]) uninitialized(b, i);
         if (!s.access.empty()) {
           AccessRecord& r = s.access[i];
@@ -380,6 +403,33 @@ class KernelRunner {
         if (eval(s.cond) != 0) exec_thread(s.body[0]);
         else if (s.body.size() > 1) exec_thread(s.body[1]);
         return;
+      case StmtKind::AsyncCopy: {
+        step();
+        const int64_t i = checked_index(s.buffer, eval(s.index), "asynchronous write");
+        const double v = eval(s.value);
+        BufferState& b = bufs_[s.buffer];
+        if (!b.access.empty()) {  // the write may land at any moment until the wait
+          const AccessRecord& r = b.access[i];
+          if (r.writer_epoch == epoch_ && r.writer != t_) race(s.buffer, i, shared_thread_text(r.writer), "write", "asynchronous write", false);
+          if (r.reader_epoch == epoch_ && r.reader != t_) race(s.buffer, i, shared_thread_text(r.reader), "read", "asynchronous write", false);
+        }
+        ++b.pending[i];
+        open_copies_[t_].push_back({s.buffer, i, v});
+        return;
+      }
+      case StmtKind::AsyncCommit:
+        copy_groups_[t_].push_back(std::move(open_copies_[t_]));
+        open_copies_[t_].clear();
+        return;
+      case StmtKind::AsyncWait:
+        while (static_cast<int64_t>(copy_groups_[t_].size()) > s.width) {
+          for (const PendingCopy& c : copy_groups_[t_].front()) {
+            --bufs_[c.buffer].pending[c.index];
+            store(c.buffer, static_cast<double>(c.index), c.value);
+          }
+          copy_groups_[t_].pop_front();
+        }
+        return;
       case StmtKind::Barrier:
       case StmtKind::AllReduce:
       case StmtKind::Mma:
@@ -486,7 +536,10 @@ class KernelRunner {
         mma(s);
         return;
       case StmtKind::Store:
-        fail("internal-error", "The interpreter ran a store as a collective statement.",
+      case StmtKind::AsyncCopy:
+      case StmtKind::AsyncCommit:
+      case StmtKind::AsyncWait:
+        fail("internal-error", "The interpreter ran a per-thread statement as a collective statement.",
              "Report this as a bug in the interpreter.");
     }
   }
@@ -620,6 +673,9 @@ class KernelRunner {
       }
     }
   }
+
+  std::vector<std::vector<PendingCopy>> open_copies_;              // per thread: the open copy group
+  std::vector<std::deque<std::vector<PendingCopy>>> copy_groups_;  // per thread: committed groups in flight
 
   const CompiledKernel& k_;
   const InterpOptions& opt_;

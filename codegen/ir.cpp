@@ -82,6 +82,28 @@ Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, 
   return n;
 }
 
+Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::AsyncCopy;
+  n->buffer = shared_buffer;
+  n->index = std::move(index);
+  n->value = std::move(global_load);
+  return n;
+}
+
+Stmt make_async_commit() {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::AsyncCommit;
+  return n;
+}
+
+Stmt make_async_wait(int64_t groups_in_flight) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::AsyncWait;
+  n->width = groups_in_flight;
+  return n;
+}
+
 Stmt make_mma(const std::string& shape, const std::string& precision, const std::string& acc, Expr acc_index,
               std::vector<Expr> operands) {
   auto n = std::make_shared<StmtNode>();
@@ -155,6 +177,15 @@ std::string print_stmt(const Stmt& s, int indent) {
       os << pad << "allreduce_" << reduce_op_name(s->reduce_op) << "(" << s->buffer << "[" << to_string(s->index) << "]"
          << (s->index_buffer.empty() ? "" : ", " + s->index_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
          << " width " << s->width << " (" << s->reduce_kind << ")\n";
+      break;
+    case StmtKind::AsyncCopy:
+      os << pad << s->buffer << "[" << to_string(s->index) << "] <- async " << to_string(s->value) << "\n";
+      break;
+    case StmtKind::AsyncCommit:
+      os << pad << "async_commit\n";
+      break;
+    case StmtKind::AsyncWait:
+      os << pad << "async_wait(" << s->width << " in flight)\n";
       break;
     case StmtKind::Mma: {
       const MmaLayout& l = mma_layout(s->mma_shape);

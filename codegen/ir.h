@@ -24,6 +24,11 @@
 //   - AllReduce combines the register value buffer[index] (and, for argmin/argmax,
 //     index_buffer[index]) over the `width` threads that differ only in their index
 //     on `axis`, and leaves the combined value in all of them.
+//   - AsyncCopy reads `value` (a load of a global buffer) when the thread reaches it and
+//     writes it to buffer[index] (shared) later: the write belongs to the thread's open
+//     copy group, AsyncCommit closes that group, and AsyncWait with `width` N completes
+//     all but the thread's N most recent groups. Other threads see the data only after
+//     the writing thread's wait and a Barrier.
 //   - Mma is one warp-wide tensor-core instruction (codegen/mma_layout.h): every thread
 //     of a warp reaches it together; each lane supplies its fragment of A and B
 //     (`operands`: the A elements, then the B elements, each an expression evaluated in
@@ -44,7 +49,7 @@ namespace cusched {
 enum class MemScope { Global, Shared, Register };
 std::string mem_scope_name(MemScope s);
 
-enum class StmtKind { Block, For, Store, Allocate, If, Barrier, AllReduce, Mma };
+enum class StmtKind { Block, For, Store, Allocate, If, Barrier, AllReduce, Mma, AsyncCopy, AsyncCommit, AsyncWait };
 
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
@@ -57,7 +62,7 @@ struct StmtNode {
   Expr min, extent;             // extent is a constant IntImm except for guarded tails
   LoopKind loop_kind = LoopKind::Serial;
   GpuAxis axis = GpuAxis::None;
-  // Store / Allocate / AllReduce
+  // Store / Allocate / AllReduce / AsyncCopy (AsyncWait: `width` groups may stay in flight)
   std::string buffer;
   Expr index;                   // Store, AllReduce: flat element index
   Expr value;                   // Store
@@ -86,6 +91,9 @@ Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_barrier();
 Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op,
                     GpuAxis axis, int64_t width, const std::string& kind);
+Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load);
+Stmt make_async_commit();
+Stmt make_async_wait(int64_t groups_in_flight);
 Stmt make_mma(const std::string& shape, const std::string& precision, const std::string& acc, Expr acc_index,
               std::vector<Expr> operands);
 

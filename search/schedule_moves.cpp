@@ -331,6 +331,33 @@ std::optional<MoveResult> precision(const json& steps, const ScheduleState& st, 
   return MoveResult{"precision", "use " + operands + " operands in " + stage, out};
 }
 
+// pipeline: the shared-memory copies a stage makes at a serial loop issued
+// asynchronously (cp.async) with 2..4 buffers, or a pipeline's depth changed.
+std::optional<MoveResult> pipeline(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
+  std::vector<std::pair<std::string, std::string>> sites;  // (stage, loop)
+  for (const auto& name : scheduled_stages(st)) {
+    const StageSchedule& s = st.stage(name);
+    for (const auto& c : s.cache_reads) {
+      auto it = s.loops.find(c.at_loop);
+      if (c.scope == "shared" && it != s.loops.end() && it->second.axis == GpuAxis::None && it->second.kind == LoopKind::Serial &&
+          it->second.extent >= 2)
+        sites.push_back({name, c.at_loop});
+    }
+  }
+  if (sites.empty()) return std::nullopt;
+  auto [stage, loop] = pick(sites, rng);
+  int64_t extent = st.stage(stage).loops.at(loop).extent;
+  int64_t depth = std::min<int64_t>(extent, pick(std::vector<int64_t>{2, 3, 4}, rng));
+  json out;
+  for (const auto& step : steps)
+    if (!(step.value("op", "") == "pipeline" && step_stage_name(step) == stage)) out.push_back(step);
+  out.push_back({{"op", "pipeline"}, {"stage", stage}, {"loop", loop}, {"depth", depth}});
+  return MoveResult{"pipeline",
+                    "issue the shared-memory copies of " + stage + " at its loop " + loop + " asynchronously, " +
+                        std::to_string(depth) + " buffers in flight (cp.async)",
+                    out};
+}
+
 std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std::mt19937_64& rng) {
   return MoveResult{"random", "a fresh random legal schedule", random_schedule(st.ctx, rng)};
 }
@@ -339,7 +366,7 @@ std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std
 
 const std::vector<std::string>& move_names() {
   static const std::vector<std::string> names = {"retile", "vectorize", "fuse_producers", "stage_shared",
-                                                 "register_tile", "unroll", "precision", "random"};
+                                                 "register_tile", "unroll", "precision", "pipeline", "random"};
   return names;
 }
 
@@ -352,6 +379,7 @@ std::optional<MoveResult> apply_move(const std::string& name, const nlohmann::js
   if (name == "register_tile") return register_tile(steps, state, rng);
   if (name == "unroll") return unroll(steps, state, rng);
   if (name == "precision") return precision(steps, state, rng);
+  if (name == "pipeline") return pipeline(steps, state, rng);
   if (name == "random") return random_fresh(steps, state, rng);
   return std::nullopt;
 }

@@ -14,6 +14,12 @@ __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
                : "memory");
 }
 
+// Copies 4 bytes (both addresses 4-byte aligned) through L1.
+__device__ __forceinline__ void cp_async_4(void* smem, const void* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(smem)), "l"(__cvta_generic_to_global(gmem))
+               : "memory");
+}
+
 // Copies the first `src_bytes` (0 .. 16) bytes and fills the rest of the 16 with zeros:
 // a guarded tail load is a copy with src_bytes = 0.
 __device__ __forceinline__ void cp_async_16_zfill(void* smem, const void* gmem, int src_bytes) {

@@ -23,6 +23,7 @@ struct Realization {
   std::vector<int64_t> extent;
   std::vector<int64_t> stride;
   int64_t size = 0;
+  Expr offset;  // software pipelines: the element offset of the current buffer among several
 };
 
 Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad = 0) {
@@ -50,6 +51,7 @@ Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
     Expr term = r.stride[d] == 1 ? local : local * make_int(r.stride[d]);
     idx = idx.defined() ? idx + term : term;
   }
+  if (r.offset.defined()) idx = idx.defined() ? idx + r.offset : r.offset;
   return idx.defined() ? idx : make_int(0);
 }
 
@@ -151,6 +153,11 @@ class KernelBuilder {
   std::map<std::string, BufferSpec> globals_;
   std::set<std::string> used_;
   int uid_ = 0;
+  struct Prologue {
+    Stmt copies;                                       // issued before the loop
+    std::vector<std::pair<DType, Realization>> buffers;  // the pipeline's buffers, allocated around the loop
+  };
+  std::map<std::string, Prologue> prologue_;  // loop variable of a pipelined loop -> its prologue
 
   std::vector<std::string> order_of_globals() const {
     std::vector<std::string> out;
@@ -315,9 +322,18 @@ class KernelBuilder {
     return -1;
   }
 
+  // The loop, preceded by the first copies of its software pipeline if it has one.
   Stmt make_loop(const DerivedLoop& l, Stmt body, bool keep_kind = true) {
     LoopKind k = keep_kind ? l.info.kind : (l.info.kind == LoopKind::Vectorized ? LoopKind::Unrolled : l.info.kind);
-    return make_for(l.var, make_int(0), make_int(l.info.extent), k, l.info.axis, body);
+    Stmt loop = make_for(l.var, make_int(0), make_int(l.info.extent), k, l.info.axis, body);
+    auto it = prologue_.find(l.var);
+    if (it == prologue_.end()) return loop;
+    // The pipeline's buffers live across the loop's iterations: allocated around it.
+    Stmt s = make_block({it->second.copies, loop});
+    for (auto a = it->second.buffers.rbegin(); a != it->second.buffers.rend(); ++a)
+      s = make_allocate(a->second.buffer, a->second.scope, a->first, a->second.size, s);
+    prologue_.erase(it);
+    return s;
   }
 
   // Statements placed at the top of loop p's body: producers computed there and copies
@@ -364,7 +380,13 @@ class KernelBuilder {
       env[pd->name] = r;
       allocs.push_back({pd->dtype, r});
     }
-    // Copies staged at this loop.
+    // Copies staged at this loop. A software-pipelined loop (pipeline) keeps `depth`
+    // buffers per copy: the copies for iteration v + depth - 1 are issued asynchronously
+    // at the top of iteration v, and the first depth - 1 before the loop.
+    const DerivedLoop& here = c.nest.loops[p];
+    const int64_t depth = c.s.pipeline_loop == loop ? c.s.pipeline_depth : 0;
+    std::vector<std::vector<Stmt>> async_copies(depth > 0 ? depth : 0);  // [iteration offset]: issues
+    std::vector<std::pair<DType, Realization>> pipeline_buffers;
     for (const auto& cr : c.s.cache_reads) {
       if (cr.at_loop != loop) continue;
       std::vector<int64_t> full;
@@ -408,6 +430,37 @@ class KernelBuilder {
         }
         return conds;
       };
+      if (scope == MemScope::Shared && depth > 0) {
+        if (dtype_bytes(t) != 4)
+          fail("pipeline-element-size", "cache_read of '" + cr.source + "' is pipelined at loop '" + loop + "', but its " +
+                   std::to_string(dtype_bytes(t)) + "-byte elements cannot be copied with 4-byte cp.async.",
+               "Pipeline copies of 4-byte elements (f32, i32), or drop the pipeline step.");
+        const int64_t S = r.size;
+        // The copy of the region for iteration `it` into buffer it % depth, one element per thread at a time.
+        auto issue = [&](const Expr& it) {
+          std::string cv = cr.name + "_a" + std::to_string(uid_++);
+          Expr nt = make_var(kNumThreads);
+          Expr e = make_var(cv) * nt + make_var("tid");
+          std::vector<Expr> a = src_index(e);
+          for (auto& x : a) x = substitute(x, {{here.var, it}});
+          Realization at = r;
+          for (auto& m : at.min) m = substitute(m, {{here.var, it}});
+          at.offset = (it % make_int(depth)) * make_int(S);
+          std::vector<Expr> conds = in_source(a);
+          conds.insert(conds.begin(), e < make_int(total));
+          Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}));
+          return make_for(cv, make_int(0), (make_int(total) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None,
+                          guarded(conds, st));
+        };
+        for (int64_t s = 0; s < depth; ++s)
+          async_copies[s].push_back(issue(s + 1 < depth ? make_int(s) : make_var(here.var) + make_int(depth - 1)));
+        r.offset = (make_var(here.var) % make_int(depth)) * make_int(S);
+        Realization storage = r;
+        storage.size = S * depth;
+        caches[cr.source] = r;
+        pipeline_buffers.push_back({t, storage});
+        continue;
+      }
       if (scope == MemScope::Shared) {
         std::string cv = cr.name + "_c" + std::to_string(uid_++);
         Expr nt = make_var(kNumThreads);
@@ -434,9 +487,26 @@ class KernelBuilder {
       caches[cr.source] = r;
       allocs.push_back({t, r});
     }
+    bool end_barrier = false;
+    if (depth > 0 && !async_copies[0].empty()) {
+      // Before the loop: the copies of iterations 0 .. depth-2, one group each.
+      std::vector<Stmt> first;
+      for (int64_t s = 0; s + 1 < depth; ++s) {
+        first.push_back(make_if(make_int(s) < make_int(here.info.extent), make_block(async_copies[s])));
+        first.push_back(make_async_commit());
+      }
+      prologue_[here.var] = {make_block(first), pipeline_buffers};
+      // In the loop: issue iteration v + depth - 1, wait for iteration v's group, share it.
+      pre.push_back(make_if(make_var(here.var) + make_int(depth - 1) < make_int(here.info.extent), make_block(async_copies[depth - 1])));
+      pre.push_back(make_async_commit());
+      pre.push_back(make_async_wait(depth - 1));
+      pre.push_back(make_barrier());
+      end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
+    }
     Stmt rest = inner(env, caches);
     if (pre.empty()) return rest;
     pre.push_back(rest);
+    if (end_barrier) pre.push_back(make_barrier());
     Stmt s = make_block(pre);
     for (auto it = allocs.rbegin(); it != allocs.rend(); ++it)
       s = make_allocate(it->second.buffer, it->second.scope, it->first, it->second.size, s);

@@ -79,6 +79,37 @@ TEST(TensorCoreSchedules, SplitTf32MeetsTheStrictTolerance) {
   }
 }
 
+TEST(TensorCoreSchedules, SoftwarePipelinedTilesMatchTheReference) {
+  // Dividing tiles with a 5-step K loop and three buffers, and overhanging tiles with two.
+  auto dividing = tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32");
+  dividing.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 3}});
+  auto r = verify("matmul", dividing);
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  auto tails = tensor_core_steps(128, 128, 64, 32, 16, "m16n8k8", "3xtf32");
+  tails.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 2}});
+  r = verify("matmul", tails);
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+}
+
+TEST(TensorCoreSchedules, PipelinedCudaCoreTileMatchesTheReference) {
+  // The CUDA-core register tile of session 1 with its staged copies pipelined.
+  nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 32, "y_factor": 16},
+    {"op": "split", "stage": "C", "loop": "ii", "factor": 4, "outer": "it", "inner": "ir"},
+    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
+    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "it", "ji", "ki", "ir"]},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "C", "loop": "it", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"},
+    {"op": "pipeline", "stage": "C", "loop": "ko", "depth": 4}
+  ])");
+  auto r = verify("matmul", steps);
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+}
+
 TEST(TensorCoreSchedules, HalfPrecisionOperandsMatchTheReference) {
   auto r = verify("matmul", tensor_core_steps(32, 48, 32, 16, 16, "m16n8k16", "f16"));
   EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;

@@ -54,7 +54,10 @@ TEST_F(WorkerTest, WorkerThatExitsIsCrashedAndTheNextRequestGetsAFreshOne) {
   EXPECT_NE(r.message.find("exited with status 3"), std::string::npos) << r.message;
   EXPECT_EQ(r.precision, "f32");
   w.evaluate(request());
-  EXPECT_EQ(w.processes_started(), 2);
+  // The second request starts a fresh process; when that one exits before the request
+  // is written, the worker tries once more with another (so 2 or 3, never 1).
+  EXPECT_GE(w.processes_started(), 2);
+  EXPECT_LE(w.processes_started(), 3);
 }
 
 TEST_F(WorkerTest, WorkerKilledBySignalIsCrashed) {

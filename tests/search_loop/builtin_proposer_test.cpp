@@ -100,6 +100,25 @@ TEST(ScheduleMoves, RetileChangesOneFactor) {
   EXPECT_NE(m->idea.find("instead of"), std::string::npos);
 }
 
+TEST(ScheduleMoves, PipelineMakesStagedCopiesAsynchronous) {
+  const Problem& p = find_problem("matmul");
+  json base = validate_schedule(p.context("bench"), p.best_schedule).steps;
+  ScheduleState st = Schedule::from_json(p.context("bench"), base).state();
+  std::mt19937_64 rng(3);
+  auto m = apply_move("pipeline", base, st, rng);
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->schedule.size(), base.size() + 1);
+  EXPECT_EQ(m->schedule.back()["op"], "pipeline");
+  EXPECT_EQ(m->schedule.back()["loop"], "ko");
+  ASSERT_TRUE(legal_at(p, m->schedule, "bench")) << m->schedule.dump();
+  LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), m->schedule), p.name);
+  EXPECT_NE(print_ir(lowered).find("async_wait"), std::string::npos);
+  // A stage with no shared copies at a serial loop has nothing to pipeline.
+  const Problem& relu = find_problem("relu");
+  json flat = validate_schedule(relu.context("bench"), relu.best_schedule).steps;
+  EXPECT_FALSE(apply_move("pipeline", flat, Schedule::from_json(relu.context("bench"), flat).state(), rng));
+}
+
 TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
   const Problem& p = find_problem("softmax");
   int legal = 0;
