@@ -6,12 +6,15 @@
 #include <set>
 
 #include "codegen/linear_form.h"
+#include "codegen/mma_layout.h"
 
 namespace cusched::search {
 namespace {
 
 constexpr double kBandwidth = 4.2e12;  // bytes/s, measured copy bandwidth
 constexpr double kF32Rate = 51e12;     // FLOP/s on CUDA cores
+constexpr double kTf32Rate = 364e12;   // FLOP/s of dense TF32 mma
+constexpr double kHalfRate = 730e12;   // FLOP/s of dense BF16/F16 mma
 constexpr double kLaunchMs = 0.003;
 constexpr double kMachineThreads = 132.0 * 2048.0;
 
@@ -61,6 +64,19 @@ struct Walker {
       case StmtKind::If:
         expr(s->cond, mult, tx_var, vec_var);
         break;
+      case StmtKind::AsyncCopy:
+        expr(s->value, mult, tx_var, vec_var);
+        return;
+      case StmtKind::Mma: {
+        // Each lane's share of the warp's 2*m*n*k, in CUDA-core-equivalent FLOP (the
+        // tensor-core rate relative to the f32 rate; 3xtf32 does three products).
+        const MmaLayout& l = mma_layout(s->mma_shape);
+        for (const auto& o : s->operands) expr(o, mult, tx_var, vec_var);
+        double rate = s->mma_precision == "bf16" || s->mma_precision == "f16" ? kHalfRate : kTf32Rate;
+        double products = s->mma_precision == "3xtf32" ? 3 : 1;
+        flops += mult * products * 2.0 * l.m * l.n * l.k / 32.0 * kF32Rate / rate;
+        return;
+      }
       default:
         break;
     }
