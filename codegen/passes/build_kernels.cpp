@@ -531,6 +531,20 @@ class KernelBuilder {
     return make_loop(l, body);
   }
 
+  // Loops p .. stop-1 of the nest, each with what is placed at it; `leaf` builds the
+  // statements inside loop stop-1.
+  Stmt loops_down_to(Ctx& c, int p, int stop, const Env& env, const Env& caches, bool in_thread, bool in_serial,
+                     const std::function<Stmt(const Env&, const Env&)>& leaf) {
+    if (p == stop) return leaf(env, caches);
+    const DerivedLoop& l = c.nest.loops[p];
+    bool t = in_thread || is_thread_axis(l.info.axis);
+    bool s = in_serial || l.info.axis == GpuAxis::None;
+    Stmt body = with_placements(c, p, env, caches, t, s, [&](const Env& e2, const Env& c2) {
+      return loops_down_to(c, p + 1, stop, e2, c2, t, s, leaf);
+    });
+    return make_loop(l, body);
+  }
+
   // A reduction from its first reduction loop inward: accumulators in registers over
   // the pure loops inside, initialised, updated by the reduction loops, combined
   // across threads when asked, and written out.
@@ -575,9 +589,8 @@ class KernelBuilder {
         stride *= eval_int(rv[i].extent_expr, st_.ctx.sizes);
       }
     }
-    std::function<Stmt(int, const Env&, const Env&, bool, bool)> main = [&](int p, const Env& e2, const Env& c2, bool t,
-                                                                           bool s) -> Stmt {
-      if (p == static_cast<int>(loops.size())) {
+    Stmt main_nest = loops_down_to(c, r0, static_cast<int>(loops.size()), env, caches, in_thread, in_serial,
+                                   [&](const Env& e2, const Env& c2) -> Stmt {
         Expr v = lower_value(c.body, e2, c2, c.s.precision);
         Expr cur = make_load(acc, acc_t, {acc_index});
         Stmt upd;
@@ -597,14 +610,7 @@ class KernelBuilder {
           upd = make_if(cond, make_block({make_store(acc, acc_index, v), make_store(acc_idx, acc_index, flat_r)}));
         }
         return guarded(c.nest.guards, upd);
-      }
-      const DerivedLoop& l = loops[p];
-      bool t2 = t || is_thread_axis(l.info.axis);
-      bool s2 = s || l.info.axis == GpuAxis::None;
-      Stmt body = with_placements(c, p, e2, c2, t2, s2, [&](const Env& e3, const Env& c3) { return main(p + 1, e3, c3, t2, s2); });
-      return make_loop(l, body);
-    };
-    Stmt main_nest = main(r0, env, caches, in_thread, in_serial);
+    });
 
     std::vector<Stmt> seq = {init_nest, main_nest};
     std::string ct = c.s.cross_thread_loop;
@@ -743,9 +749,7 @@ class KernelBuilder {
     Stmt init = over_warps(lane_loop(make_for(ai, make_int(0), make_int(acc_size), LoopKind::Unrolled, GpuAxis::None,
                                               make_store(acc, make_var(ai), make_float(0.0)))));
 
-    std::function<Stmt(int, const Env&, const Env&, bool, bool)> main = [&](int p, const Env& e2, const Env& c2, bool t,
-                                                                           bool s) -> Stmt {
-      if (p == nl - 3) {
+    Stmt main_nest = loops_down_to(c, r0, nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
         std::vector<Expr> ops;
         for (int i = 0; i < L.a_count; ++i) {
           Expr m = make_var(mt) * make_int(L.m) + group + make_int(L.a_row[i]);
@@ -759,14 +763,7 @@ class KernelBuilder {
         }
         Stmt mma = make_mma(c.s.tensor_core_shape, c.s.precision, acc, acc_base, ops);
         return lane_loop(tile_loop(kt, KT, tile_loop(mt, MT, tile_loop(nt, NT, mma))));
-      }
-      const DerivedLoop& l = loops[p];
-      bool t2 = t || is_thread_axis(l.info.axis);
-      bool s2 = s || l.info.axis == GpuAxis::None;
-      Stmt body = with_placements(c, p, e2, c2, t2, s2, [&](const Env& e3, const Env& c3) { return main(p + 1, e3, c3, t2, s2); });
-      return make_loop(l, body);
-    };
-    Stmt main_nest = main(r0, env, caches, in_thread, in_serial);
+    });
 
     // Write-out: each lane stores its four accumulators of every tile.
     const std::string j = stage + "_aj";
