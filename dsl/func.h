@@ -40,6 +40,9 @@ struct FuncDef {
   Expr body;                       // may be a Reduce at the top level only
   DType dtype = DType::f32;
   bool is_reduction() const;
+  // A sum over its reduction variables of the product of two loads (casts allowed):
+  // the shape tensor_core lowers.
+  bool is_sum_of_two_loads() const;
 };
 
 // A stage: a value defined at every point of a rectangular domain.

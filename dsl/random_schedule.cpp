@@ -121,17 +121,6 @@ class Generator {
     }
   }
 
-  // True when the stage is sum(k, A(..) * B(..)) over one reduction variable.
-  static bool sum_of_two_loads(const FuncDef& f) {
-    if (!f.is_reduction() || f.body->reduce_op != ReduceOp::Sum || f.body->rvars.size() != 1) return false;
-    auto strip = [](Expr e) {
-      while (e->op == ExprOp::Cast) e = e->args[0];
-      return e;
-    };
-    Expr b = strip(f.body->args[0]);
-    return b->op == ExprOp::Mul && strip(b->args[0])->op == ExprOp::Load && strip(b->args[1])->op == ExprOp::Load;
-  }
-
   // Tensor-core tiles: a block tile of its last two pure loops, warps on threadIdx.z / y,
   // K in steps, optionally staged in shared memory, then tensor_core.
   bool tensor_core_tile(const std::string& name) {
@@ -167,7 +156,7 @@ class Generator {
   void schedule_root(const std::string& name) {
     const FuncDef* f = s_.state().stage_def(name);
     bool reduction = f->is_reduction();
-    if (sum_of_two_loads(*f) && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
+    if (f->is_sum_of_two_loads() && f->body->rvars.size() == 1 && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
         tensor_core_tile(name))
       return;
     auto pure = loops(name, false);

@@ -4,18 +4,6 @@
 
 namespace cusched {
 
-// True when the body is a product of two loads (a matmul-like contraction).
-static bool is_product_of_loads(const Expr& body) {
-  Expr e = body;
-  while (e->op == ExprOp::Cast) e = e->args[0];
-  if (e->op != ExprOp::Mul) return false;
-  auto strip = [](Expr x) {
-    while (x->op == ExprOp::Cast) x = x->args[0];
-    return x;
-  };
-  return strip(e->args[0])->op == ExprOp::Load && strip(e->args[1])->op == ExprOp::Load;
-}
-
 PrimitiveDef tensor_core_primitive() {
   PrimitiveDef p;
   p.name = "tensor_core";
@@ -34,7 +22,7 @@ PrimitiveDef tensor_core_primitive() {
     std::string stage = step["stage"], shape = step["shape"], prec = step["precision"];
     StageSchedule& s = st.stage(stage);
     const FuncDef* f = st.stage_def(stage);
-    if (!f->is_reduction() || f->body->reduce_op != ReduceOp::Sum || !is_product_of_loads(f->body->args[0]))
+    if (!f->is_sum_of_two_loads())
       fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
            "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
     if ((shape == "m16n8k8") != (prec == "tf32" || prec == "3xtf32"))
