@@ -43,6 +43,8 @@ struct AuditOptions {
   std::optional<KernelContract> contract;
   std::map<std::string, std::string> headers;   // in-memory include files (the project's device library), name -> contents
   std::optional<int64_t> planned_dynamic_smem;  // from the launch plan; nullopt = unknown
+  // Per kernel (by name) from a multi-launch plan; a kernel listed here ignores planned_dynamic_smem.
+  std::map<std::string, int64_t> planned_dynamic_smem_by_kernel;
   int64_t max_smem_per_block = 232448;
   std::string ptxas_log;                        // optional NVRTC/ptxas -v log for the info rule
   bool use_pch = true;                          // precompile the CUDA headers and `headers` once, cached on disk

@@ -5,16 +5,13 @@
 # Needs .carry/gpu from bench/prepare_gpu_carry.sh. Writes logs under $OUT.
 set -u
 cd "$(dirname "$0")/.."
-C=$PWD/.carry/gpu
-OUT=${OUT:-/tmp/cusched-out}
-mkdir -p "$OUT" /tmp/io
-export PATH=$C/bin:$PATH CUSCHED_WORKER=$C/bin/cusched-worker CUSCHED_CACHE_DIR=/tmp/cusched-cache PYTHONUNBUFFERED=1
-NVRTC_DIR=$(dirname "$(find /usr/local/cuda*/ -name 'libnvrtc.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$C/lib:$NVRTC_DIR:${LD_LIBRARY_PATH:-}
+source bench/gpu_env.sh
+mkdir -p /tmp/io
 PROBLEMS=${PROBLEMS:-"relu gelu sum_dim1_small softmax layernorm matmul"}
 COMPILE_PROBLEMS=${COMPILE_PROBLEMS:-$PROBLEMS}
 MODE=${MODE:-all}   # all | cusched (GPU tests + cusched runs) | torch (PyTorch side + table)
-if [ "$MODE" != torch ]; then
+SKIP_TESTS=${SKIP_TESTS:-0}   # 1: leave out the GPU test suites (the table only)
+if [ "$MODE" != torch ] && [ "$SKIP_TESTS" != 1 ]; then
 {
   cusched device
   echo "== gpu_runtime_tests"; timeout 300 gpu_runtime_tests --gtest_brief=1 2>&1 | tail -5

@@ -67,7 +67,7 @@ void collect_stored(const Stmt& s, std::set<std::string>& out) {
 // True when any expression inside `s` mentions the variable `var`.
 bool stmt_mentions_var(const Stmt& s, const std::string& var) {
   if (!s) return false;
-  for (const Expr* e : {&s->min, &s->extent, &s->index, &s->value, &s->cond})
+  for (const Expr* e : {&s->min, &s->extent, &s->index, &s->value, &s->cond, &s->barrier_index})
     if (mentions_var(*e, var)) return true;
   for (const auto& o : s->operands)
     if (mentions_var(o, var)) return true;
@@ -113,6 +113,7 @@ class KernelWriter {
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
   void mma(const StmtNode& s);
+  void ldmatrix(const StmtNode& s);
   std::string bound_text(const Expr& e) {
     return operand_text(expr_.emit_as(e, DType::i32), kRelationalPrecedence, true);
   }
@@ -233,14 +234,39 @@ void KernelWriter::stmt(const Stmt& s) {
     case StmtKind::Mma:
       mma(*s);
       break;
+    case StmtKind::LdMatrix:
+      ldmatrix(*s);
+      break;
     case StmtKind::AsyncCopy: {
       if (s->value->op != ExprOp::Load || s->value->args.size() != 1)
         fail("malformed-ir", "Kernel '" + kernel_.name + "' has an asynchronous copy into '" + s->buffer + "' whose source is not a load.",
              "Copy from one element of a global buffer.");
-      line("cusched::cp_async_4(&" + expr_.element(s->buffer, s->index) + ", &" +
+      if (s->copy_bytes != 4 && s->copy_bytes != 16)
+        fail("malformed-ir", "Kernel '" + kernel_.name + "' has an asynchronous copy of " + std::to_string(s->copy_bytes) + " bytes.",
+             "Copy 4 or 16 bytes per cp.async.");
+      line("cusched::cp_async_" + std::to_string(s->copy_bytes) + "(&" + expr_.element(s->buffer, s->index) + ", &" +
            expr_.element(s->value->name, s->value->args[0]) + ");");
       break;
     }
+    case StmtKind::BulkCopy:
+      if (s->value->op != ExprOp::Load || s->value->args.size() != 1)
+        fail("malformed-ir", "Kernel '" + kernel_.name + "' has a bulk copy into '" + s->buffer + "' whose source is not a load.",
+             "Copy from one element of a global buffer.");
+      line("cusched::bulk_copy_global_to_shared(&" + expr_.element(s->buffer, s->index) + ", &" +
+           expr_.element(s->value->name, s->value->args[0]) + ", " + expr_.text_as(s->extent, DType::i32) + ", &" +
+           expr_.element(s->barrier, s->barrier_index) + ");");
+      break;
+    case StmtKind::MbarrierInit:
+      line("cusched::mbarrier_init(&" + expr_.element(s->buffer, s->index) + ", " + std::to_string(s->width) + ");");
+      break;
+    case StmtKind::MbarrierExpect:
+      line("cusched::mbarrier_arrive_expect_tx(&" + expr_.element(s->buffer, s->index) + ", " +
+           expr_.text_as(s->value, DType::i32) + ");");
+      break;
+    case StmtKind::MbarrierWait:
+      line("cusched::mbarrier_wait_parity(&" + expr_.element(s->buffer, s->index) + ", " +
+           expr_.text_as(s->value, DType::i32) + ");");
+      break;
     case StmtKind::AsyncCommit:
       line("cusched::cp_async_commit();");
       break;
@@ -394,6 +420,39 @@ void KernelWriter::mma(const StmtNode& s) {
     line("const unsigned int mma_b[2] = {" + joined(pairs(b)) + "};");
     line("cusched::mma_m16n8k16_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
   }
+  close();
+}
+
+// One warp-wide ldmatrix: the lane's row address, then the received words unpacked
+// into the fragment's elements (cusched_mma.cuh).
+void KernelWriter::ldmatrix(const StmtNode& s) {
+  const EmittedBuffer* frag = lookup(s.buffer);
+  const EmittedBuffer* src = lookup(s.source);
+  if (!frag || frag->scope != MemScope::Register || !src || src->scope != MemScope::Shared || frag->dtype != src->dtype)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' loads ldmatrix fragment '" + s.buffer + "' from '" + s.source +
+             "', which are not a register array and a shared array of one element type in scope.",
+         "Allocate the fragment in registers with the shared source's element type.");
+  const int bytes = dtype_bytes(src->dtype);
+  if (options_.reference_f64 || (bytes != 2 && bytes != 4) || (s.transpose && bytes != 2) ||
+      (s.matrices != 1 && s.matrices != 2 && s.matrices != 4))
+    fail("ldmatrix-unsupported", "Kernel '" + kernel_.name + "' loads '" + s.buffer + "' with an ldmatrix of " +
+             std::to_string(s.matrices) + " matrices of " + dtype_name(src->dtype) + (s.transpose ? " elements, transposed," : " elements") +
+             (options_.reference_f64 ? " in the f64 reference, whose shared arrays hold doubles." : ", which the instruction does not have."),
+         "Load 1, 2 or 4 matrices of 16-bit or 32-bit elements (transposed only 16-bit), and emit tensor-core kernels in their own precision.");
+  const std::string n = std::to_string(s.matrices);
+  open("");
+  line("unsigned int ldm[" + n + "];");
+  line(std::string("cusched::ldmatrix_x") + n + (s.transpose ? "_trans" : "") + "(ldm, &" + expr_.element(s.source, s.value) + ");");
+  const int per_word = 4 / bytes;
+  for (int j = 0; j < s.matrices; ++j)
+    for (int e = 0; e < per_word; ++e) {
+      const std::string target = expr_.element(s.buffer, s.index + make_int(j * per_word + e));
+      const std::string word = "ldm[" + std::to_string(j) + "]";
+      if (bytes == 4) line(target + " = __uint_as_float(" + word + ");");
+      else
+        line(target + " = " + (src->dtype == DType::bf16 ? "__ushort_as_bfloat16" : "__ushort_as_half") +
+             "(static_cast<unsigned short>(" + word + (e ? " >> 16" : " & 0xffffu") + "));");
+    }
   close();
 }
 

@@ -175,6 +175,15 @@ class KernelCompiler {
     return id;
   }
 
+  // The buffer of an mbarrier: a shared i64 array in scope.
+  int mbarrier_buffer(const std::string& name) {
+    int b = resolve_buffer(name, "synchronises on");
+    if (out_.buffers[b].scope != MemScope::Shared || out_.buffers[b].dtype != DType::i64)
+      malformed("uses '" + name + "' as an mbarrier, but it is not a shared i64 buffer",
+                "Allocate mbarriers as shared i64 elements.");
+    return b;
+  }
+
   CExpr expr(const Expr& e) {
     if (!e.defined()) malformed("uses an undefined expression", "Give every expression of the IR a value.");
     const ExprNode& n = *e;
@@ -382,12 +391,76 @@ class KernelCompiler {
         if (s->value->op != ExprOp::Load)
           malformed("copies asynchronously into '" + s->buffer + "' a value that is not a load",
                     "Copy one element of a global buffer.");
+        if (s->copy_bytes != 4 && s->copy_bytes != 16)
+          malformed("has an asynchronous copy of " + std::to_string(s->copy_bytes) + " bytes", "Copy 4 or 16 bytes.");
+        if (s->copy_bytes != 4 && dtype_bytes(out_.buffers[c.buffer].dtype) != 4)
+          malformed("copies 16 bytes asynchronously into '" + s->buffer + "', whose elements are not 4 bytes",
+                    "Copy 16 bytes only between buffers of 4-byte elements.");
+        c.copy_bytes = s->copy_bytes;
+        break;
+      case StmtKind::BulkCopy:
+        c.index = expr(s->index);
+        c.value = expr(s->value);
+        c.extent = expr(s->extent);
+        c.buffer = resolve_buffer(s->buffer, "bulk-copies into");
+        if (out_.buffers[c.buffer].scope != MemScope::Shared)
+          malformed("bulk-copies into '" + s->buffer + "', which is not a shared buffer",
+                    "Bulk-copy from global into shared memory only.");
+        if (s->value->op != ExprOp::Load || out_.buffers[c.value.buffer].scope != MemScope::Global)
+          malformed("bulk-copies into '" + s->buffer + "' a value that is not a load of a global buffer",
+                    "Bulk-copy from a global buffer.");
+        if (out_.buffers[c.value.buffer].dtype != out_.buffers[c.buffer].dtype)
+          malformed("bulk-copies between '" + s->value->name + "' and '" + s->buffer + "', whose element types differ",
+                    "Copy between buffers of one element type.");
+        c.barrier = mbarrier_buffer(s->barrier);
+        c.barrier_index = expr(s->barrier_index);
+        break;
+      case StmtKind::MbarrierInit:
+      case StmtKind::MbarrierExpect:
+      case StmtKind::MbarrierWait:
+        c.buffer = mbarrier_buffer(s->buffer);
+        c.index = expr(s->index);
+        if (s->kind != StmtKind::MbarrierInit) c.value = expr(s->value);
+        c.width = s->width;
+        if (s->kind == StmtKind::MbarrierInit && s->width < 1)
+          malformed("initialises the mbarrier '" + s->buffer + "' for " + std::to_string(s->width) + " arrivals",
+                    "Initialise an mbarrier for at least one arrival per phase.");
         break;
       case StmtKind::AsyncCommit:
         break;
       case StmtKind::AsyncWait:
         c.width = s->width;
         break;
+      case StmtKind::LdMatrix: {
+        c.collective = true;
+        c.index = expr(s->index);
+        c.value = expr(s->value);
+        c.buffer = resolve_buffer(s->buffer, "loads a matrix fragment into");
+        c.source_buffer = resolve_buffer(s->source, "loads matrix rows from");
+        c.matrices = s->matrices;
+        c.transpose = s->transpose;
+        const InterpBuffer& frag = out_.buffers[c.buffer];
+        const InterpBuffer& src = out_.buffers[c.source_buffer];
+        if (src.scope != MemScope::Shared)
+          malformed("loads matrix rows with ldmatrix from '" + s->source + "', which is not a shared buffer",
+                    "Load fragments with ldmatrix from shared memory only.");
+        if (frag.scope != MemScope::Register || frag.dtype != src.dtype)
+          malformed("loads an ldmatrix fragment into '" + s->buffer + "', which is not a register buffer of the source's element type",
+                    "Allocate the fragment as registers of the shared buffer's element type.");
+        if (dtype_bytes(src.dtype) != 2 && dtype_bytes(src.dtype) != 4)
+          malformed("loads " + std::to_string(dtype_bytes(src.dtype)) + "-byte elements with ldmatrix",
+                    "Use ldmatrix on 16-bit or 32-bit elements.");
+        if (s->transpose && dtype_bytes(src.dtype) != 2)
+          malformed("transposes 32-bit elements with ldmatrix", "Transpose only 16-bit elements (.trans works on b16).");
+        if (s->matrices != 1 && s->matrices != 2 && s->matrices != 4)
+          malformed("loads " + std::to_string(s->matrices) + " matrices with one ldmatrix", "Load 1, 2 or 4 matrices.");
+        if ((kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) % 32 != 0)
+          fail("mma-partial-warp",
+               "Kernel '" + kernel_.name + "' runs warp-wide ldmatrix loads in a block of " +
+                   std::to_string(kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) + " threads, which is not whole warps.",
+               "Make the block a multiple of 32 threads.");
+        break;
+      }
       case StmtKind::Mma: {
         c.collective = true;
         c.layout = &mma_layout(s->mma_shape);

@@ -48,7 +48,7 @@ struct InterpBuffer {
 
 struct CStmt {
   StmtKind kind = StmtKind::Block;
-  bool collective = false;             // holds a Barrier, AllReduce or Mma
+  bool collective = false;             // holds a Barrier, AllReduce, Mma or LdMatrix
   std::vector<CStmt> body;
   // For
   int slot = -1;
@@ -69,6 +69,14 @@ struct CStmt {
   std::vector<CExpr> operands;         // A fragment elements, then B fragment elements
   const MmaLayout* layout = nullptr;
   bool split_tf32 = false;             // 3xtf32 operands
+  // LdMatrix (buffer/index: the fragment; value: this lane's row address)
+  int source_buffer = -1;
+  int matrices = 4;
+  bool transpose = false;
+  // AsyncCopy: bytes per copy; BulkCopy: the mbarrier buffer and element (extent: bytes)
+  int64_t copy_bytes = 4;
+  int barrier = -1;
+  CExpr barrier_index;
   const StmtNode* source = nullptr;
 };
 

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "codegen/interp_kernel.h"
 #include "codegen/interp_rounding.h"
+#include "codegen/ldmatrix.h"
 #include "dsl/error.h"
 
 namespace cusched {
@@ -26,13 +28,28 @@ struct BufferState {
   std::vector<uint8_t> own_init;
   std::vector<AccessRecord> access;  // race tracking, one record per element
   std::vector<int32_t> pending;      // shared: asynchronous copies in flight into each element
+  std::vector<int32_t> bulk_barrier; // shared: the mbarrier of the element's last bulk copy, or -1
+  std::vector<int64_t> bulk_phase;   // shared: the phase of that mbarrier the copy belongs to
 };
 
-// An asynchronous copy in flight: its value was read at issue, its write lands at a wait.
+// An asynchronous copy in flight: its value was read at issue, its write lands at a wait
+// (cp.async) or when its mbarrier phase completes (bulk copy).
 struct PendingCopy {
   int buffer;
   int64_t index;
   double value;
+};
+
+// An mbarrier of the block: arrivals per phase, what its current phase still waits for,
+// and the bulk copies that land when that phase completes.
+struct Mbarrier {
+  std::string name;                  // for messages: buffer[element]
+  int64_t arrivals = 1;
+  int64_t arrivals_left = 1;
+  int64_t tx = 0;                    // bytes announced minus bytes copied in the current phase
+  int64_t completed = 0;             // phases completed so far
+  int64_t init_thread = -1, init_epoch = -1;
+  std::vector<PendingCopy> copies;
 };
 
 int axis_index(GpuAxis a) {
@@ -77,6 +94,8 @@ class KernelRunner {
           s.own.assign(info.size, 0.0);
           s.own_init.assign(info.size, 0);
           s.pending.assign(info.size, 0);
+          s.bulk_barrier.assign(info.size, -1);
+          s.bulk_phase.assign(info.size, 0);
           if (opt.detect_races) s.access.assign(info.size, AccessRecord{});
           break;
         case MemScope::Register:
@@ -116,9 +135,13 @@ class KernelRunner {
       if (k_.buffers[b].scope == MemScope::Shared) {
         std::fill(bufs_[b].own_init.begin(), bufs_[b].own_init.end(), 0);
         std::fill(bufs_[b].pending.begin(), bufs_[b].pending.end(), 0);
+        std::fill(bufs_[b].bulk_barrier.begin(), bufs_[b].bulk_barrier.end(), -1);
       }
     open_copies_.assign(threads_, {});
     copy_groups_.assign(threads_, {});
+    mbarrier_ids_.clear();
+    mbarriers_.clear();
+    observed_phases_.assign(threads_, {});
     ++stats_.blocks;
     stats_.threads += threads_;
     if (k_.body.collective) {
@@ -187,6 +210,140 @@ class KernelRunner {
          "Wait for the copy's group (async_wait) and put a barrier between the wait and other threads' reads.");
   }
 
+  // A read of an element that a bulk copy writes: the reading thread must have waited
+  // on the mbarrier phase that copy belongs to.
+  void check_bulk_copy_waited(int b, int64_t i) {
+    const BufferState& s = bufs_[b];
+    const int id = s.bulk_barrier[i];
+    const auto& seen = observed_phases_[t_];
+    auto it = seen.find(id);
+    if (it != seen.end() && it->second > s.bulk_phase[i]) return;
+    fail("async-copy-not-waited",
+         "In " + where() + ", a read of shared buffer '" + k_.buffers[b].name + "' at element " + std::to_string(i) +
+             " comes before this thread waited for the bulk copy into it (phase " + std::to_string(s.bulk_phase[i]) +
+             " of mbarrier " + mbarriers_[id].name + ").",
+         "Wait on the copy's mbarrier phase (mbarrier_wait) in every thread that reads the data, and do not refill a "
+         "buffer before all threads are done reading it.");
+  }
+
+  // ---- mbarriers and bulk copies ----
+  int mbarrier_id(int b, double index, bool create) {
+    const int64_t i = checked_index(b, index, "mbarrier access");
+    auto key = std::make_pair(b, i);
+    auto it = mbarrier_ids_.find(key);
+    if (it != mbarrier_ids_.end()) {
+      const Mbarrier& m = mbarriers_[it->second];
+      if (!create && m.init_epoch == epoch_ && m.init_thread != t_)
+        fail("mbarrier-not-initialized",
+             "In " + where() + ", mbarrier " + m.name + " is used in the same barrier interval in which thread " +
+                 thread_text(m.init_thread) + " initialises it.",
+             "Put a barrier between the mbarrier's initialisation and its first use by other threads.");
+      return it->second;
+    }
+    if (!create)
+      fail("mbarrier-not-initialized",
+           "In " + where() + ", mbarrier " + k_.buffers[b].name + "[" + std::to_string(i) + "] is used before any thread of the block initialised it.",
+           "Initialise every mbarrier (mbarrier_init) once per block, then a barrier, before it is used.");
+    const int id = static_cast<int>(mbarriers_.size());
+    mbarrier_ids_[key] = id;
+    mbarriers_.push_back({});
+    mbarriers_.back().name = k_.buffers[b].name + "[" + std::to_string(i) + "]";
+    return id;
+  }
+
+  // Completes the mbarrier's current phase when every arrival happened and every
+  // announced byte was copied: its bulk copies land.
+  void complete_phase_if_done(int id) {
+    Mbarrier& m = mbarriers_[id];
+    if (m.arrivals_left > 0 || m.tx > 0) return;
+    if (m.tx < 0)
+      fail("mbarrier-tx-mismatch",
+           "In " + where() + ", the bulk copies of phase " + std::to_string(m.completed) + " of mbarrier " + m.name + " move " +
+               std::to_string(-m.tx) + " more bytes than were announced for it.",
+           "Announce (mbarrier_arrive_expect) exactly the bytes that the phase's copies move.");
+    for (const PendingCopy& c : m.copies) {
+      BufferState& s = bufs_[c.buffer];
+      s.data[c.index] = convert_to_dtype(c.value, k_.buffers[c.buffer].dtype);
+      s.init[c.index] = 1;
+      if (!s.access.empty()) s.access[c.index].writer_epoch = -1;  // ordered by the mbarrier wait, not by a barrier
+    }
+    m.copies.clear();
+    ++m.completed;
+    m.arrivals_left = m.arrivals;
+    m.tx = 0;
+  }
+
+  void bulk_copy(const CStmt& s) {
+    step();
+    const int id = mbarrier_id(s.barrier, eval(s.barrier_index), false);
+    const InterpBuffer& dst = k_.buffers[s.buffer];
+    const int64_t esize = dtype_bytes(dst.dtype);
+    const double bytes = eval(s.extent);
+    const double di = eval(s.index), si = eval(s.value.args[0]);
+    const int64_t d0 = checked_index(s.buffer, di, "bulk-copy write"), s0 = checked_index(s.value.buffer, si, "bulk-copy read");
+    if (!(bytes > 0) || static_cast<int64_t>(bytes) % 16 != 0 || (d0 * esize) % 16 != 0 || (s0 * esize) % 16 != 0)
+      fail("bulk-copy-alignment",
+           "In " + where() + ", a bulk copy of " + number(bytes) + " bytes from '" + k_.buffers[s.value.buffer].name + "' element " +
+               std::to_string(s0) + " into '" + dst.name + "' element " + std::to_string(d0) +
+               " is not a positive multiple of 16 bytes between 16-byte aligned addresses.",
+           "Copy whole 16-byte chunks: pad rows to a multiple of 16 bytes, or use the cp.async engine.");
+    const int64_t n = static_cast<int64_t>(bytes) / esize;
+    checked_index(s.buffer, static_cast<double>(d0 + n - 1), "bulk-copy write");
+    checked_index(s.value.buffer, static_cast<double>(s0 + n - 1), "bulk-copy read");
+    Mbarrier& m = mbarriers_[id];
+    BufferState& b = bufs_[s.buffer];
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = d0 + k;
+      if (!b.access.empty()) {  // the write may land at any moment until the phase completes
+        const AccessRecord& r = b.access[i];
+        if (r.writer_epoch == epoch_ && r.writer != t_) race(s.buffer, i, shared_thread_text(r.writer), "write", "bulk-copy write", false);
+        if (r.reader_epoch == epoch_ && r.reader != t_) race(s.buffer, i, shared_thread_text(r.reader), "read", "bulk-copy write", false);
+      }
+      m.copies.push_back({s.buffer, i, load(s.value.buffer, static_cast<double>(s0 + k))});
+      b.bulk_barrier[i] = id;
+      b.bulk_phase[i] = m.completed;
+    }
+    m.tx -= static_cast<int64_t>(bytes);
+    complete_phase_if_done(id);
+  }
+
+  void mbarrier_init(const CStmt& s) {
+    const int id = mbarrier_id(s.buffer, eval(s.index), true);
+    Mbarrier& m = mbarriers_[id];
+    m.arrivals = m.arrivals_left = s.width;
+    m.tx = 0;
+    m.completed = 0;
+    m.copies.clear();
+    m.init_thread = t_;
+    m.init_epoch = epoch_;
+    for (auto& seen : observed_phases_) seen.erase(id);
+  }
+
+  void mbarrier_expect(const CStmt& s) {
+    const int id = mbarrier_id(s.buffer, eval(s.index), false);
+    const double bytes = eval(s.value);
+    if (!(bytes >= 0))
+      fail("mbarrier-tx-mismatch", "In " + where() + ", mbarrier " + mbarriers_[id].name + " is announced " + number(bytes) + " bytes.",
+           "Announce a non-negative byte count.");
+    Mbarrier& m = mbarriers_[id];
+    --m.arrivals_left;
+    m.tx += static_cast<int64_t>(bytes);
+    complete_phase_if_done(id);
+  }
+
+  void mbarrier_wait(const CStmt& s) {
+    const int id = mbarrier_id(s.buffer, eval(s.index), false);
+    const int64_t parity = static_cast<int64_t>(eval(s.value)) & 1;
+    const Mbarrier& m = mbarriers_[id];
+    if ((m.completed & 1) == parity)
+      fail("mbarrier-wait-not-complete",
+           "In " + where() + ", a wait on mbarrier " + m.name + " for its phase of parity " + std::to_string(parity) +
+               " finds phase " + std::to_string(m.completed) + " incomplete (" + std::to_string(m.arrivals_left) +
+               " arrivals missing, " + std::to_string(m.tx) + " announced bytes not copied), so the thread would block.",
+           "Issue a phase's copies and announce exactly their bytes (mbarrier_arrive_expect) before any thread waits on it.");
+    observed_phases_[t_][id] = m.completed;
+  }
+
   [[noreturn, gnu::noinline]] void race(int b, int64_t i, const std::string& other, const char* other_access, const char* access,
                          bool global) {
     const InterpBuffer& info = k_.buffers[b];
@@ -231,6 +388,7 @@ class KernelRunner {
         return s.data[i];
       case MemScope::Shared:
         if (s.pending[i]) [[unlikely]] not_waited(b, i);
+        if (s.bulk_barrier[i] >= 0) [[unlikely]] check_bulk_copy_waited(b, i);
         if (!s.init[i]) uninitialized(b, i);
         if (!s.access.empty()) {
           AccessRecord& r = s.access[i];
@@ -282,6 +440,7 @@ class KernelRunner {
         }
         s.data[i] = v;
         s.init[i] = 1;
+        s.bulk_barrier[i] = -1;
         return;
       case MemScope::Register: {
         int64_t j = t_ * info.size + i;
@@ -405,18 +564,41 @@ class KernelRunner {
         return;
       case StmtKind::AsyncCopy: {
         step();
-        const int64_t i = checked_index(s.buffer, eval(s.index), "asynchronous write");
-        const double v = eval(s.value);
+        const int64_t lanes = s.copy_bytes / 4 > 1 ? s.copy_bytes / 4 : 1;
+        const double first = eval(s.index);
+        const double src = lanes > 1 ? eval(s.value.args[0]) : 0;
+        if (lanes > 1 && (std::fmod(first, static_cast<double>(lanes)) != 0 || std::fmod(src, static_cast<double>(lanes)) != 0))
+          fail("async-copy-misaligned",
+               "In " + where() + ", a " + std::to_string(s.copy_bytes) + "-byte asynchronous copy from '" +
+                   k_.buffers[s.value.buffer].name + "' element " + number(src) + " into '" + k_.buffers[s.buffer].name +
+                   "' element " + number(first) + " is not 16-byte aligned.",
+               "Copy 16 bytes only from and to element indices that are multiples of 4.");
         BufferState& b = bufs_[s.buffer];
-        if (!b.access.empty()) {  // the write may land at any moment until the wait
-          const AccessRecord& r = b.access[i];
-          if (r.writer_epoch == epoch_ && r.writer != t_) race(s.buffer, i, shared_thread_text(r.writer), "write", "asynchronous write", false);
-          if (r.reader_epoch == epoch_ && r.reader != t_) race(s.buffer, i, shared_thread_text(r.reader), "read", "asynchronous write", false);
+        for (int64_t k = 0; k < lanes; ++k) {
+          const int64_t i = checked_index(s.buffer, first + static_cast<double>(k), "asynchronous write");
+          const double v = lanes > 1 ? load(s.value.buffer, src + static_cast<double>(k)) : eval(s.value);
+          if (!b.access.empty()) {  // the write may land at any moment until the wait
+            const AccessRecord& r = b.access[i];
+            if (r.writer_epoch == epoch_ && r.writer != t_) race(s.buffer, i, shared_thread_text(r.writer), "write", "asynchronous write", false);
+            if (r.reader_epoch == epoch_ && r.reader != t_) race(s.buffer, i, shared_thread_text(r.reader), "read", "asynchronous write", false);
+          }
+          ++b.pending[i];
+          open_copies_[t_].push_back({s.buffer, i, v});
         }
-        ++b.pending[i];
-        open_copies_[t_].push_back({s.buffer, i, v});
         return;
       }
+      case StmtKind::BulkCopy:
+        bulk_copy(s);
+        return;
+      case StmtKind::MbarrierInit:
+        mbarrier_init(s);
+        return;
+      case StmtKind::MbarrierExpect:
+        mbarrier_expect(s);
+        return;
+      case StmtKind::MbarrierWait:
+        mbarrier_wait(s);
+        return;
       case StmtKind::AsyncCommit:
         copy_groups_[t_].push_back(std::move(open_copies_[t_]));
         open_copies_[t_].clear();
@@ -433,6 +615,7 @@ class KernelRunner {
       case StmtKind::Barrier:
       case StmtKind::AllReduce:
       case StmtKind::Mma:
+      case StmtKind::LdMatrix:
         fail("internal-error", "The interpreter reached a collective statement in per-thread mode.",
              "Report this as a bug in the interpreter.");
     }
@@ -535,10 +718,17 @@ class KernelRunner {
       case StmtKind::Mma:
         mma(s);
         return;
+      case StmtKind::LdMatrix:
+        ldmatrix(s);
+        return;
       case StmtKind::Store:
       case StmtKind::AsyncCopy:
       case StmtKind::AsyncCommit:
       case StmtKind::AsyncWait:
+      case StmtKind::BulkCopy:
+      case StmtKind::MbarrierInit:
+      case StmtKind::MbarrierExpect:
+      case StmtKind::MbarrierWait:
         fail("internal-error", "The interpreter ran a per-thread statement as a collective statement.",
              "Report this as a bug in the interpreter.");
     }
@@ -674,8 +864,44 @@ class KernelRunner {
     }
   }
 
+  // ---- LdMatrix ----
+  // Each warp's lanes give their row addresses; every lane then reads the elements the
+  // instruction hands it (codegen/ldmatrix.h) and writes them to its fragment.
+  void ldmatrix(const CStmt& s) {
+    step(threads_);
+    const InterpBuffer& src = k_.buffers[s.source_buffer];
+    const int bytes = dtype_bytes(src.dtype), per_word = 4 / bytes;
+    std::vector<int64_t> address(threads_), base(threads_);
+    for (int64_t t = 0; t < threads_; ++t) {
+      set_thread(t);
+      const double a = eval(s.value);
+      address[t] = static_cast<int64_t>(a);
+      base[t] = static_cast<int64_t>(eval(s.index));
+      const int lane = static_cast<int>(t % 32);
+      if ((lane / 8) < s.matrices && (a < 0 || (address[t] * bytes) % 16 != 0))
+        fail("ldmatrix-misaligned",
+             "In " + where() + ", the ldmatrix row address " + number(a) + " of shared buffer '" + src.name +
+                 "' is not 16-byte aligned.",
+             "Give every row address of an ldmatrix a 16-byte aligned element index, or load the fragment with scalar loads.");
+    }
+    std::vector<double> values(static_cast<size_t>(s.matrices * per_word));
+    for (int64_t w = 0; w < threads_; w += 32)
+      for (int lane = 0; lane < 32; ++lane) {
+        set_thread(w + lane);
+        for (int j = 0; j < s.matrices; ++j)
+          for (int e = 0; e < per_word; ++e) {
+            const LdMatrixSource from = ldmatrix_source(j, lane, e, per_word, s.transpose);
+            values[j * per_word + e] = load(s.source_buffer, static_cast<double>(address[w + from.address_lane] + from.column));
+          }
+        for (size_t i = 0; i < values.size(); ++i) store(s.buffer, static_cast<double>(base[w + lane] + static_cast<int64_t>(i)), values[i]);
+      }
+  }
+
   std::vector<std::vector<PendingCopy>> open_copies_;              // per thread: the open copy group
   std::vector<std::deque<std::vector<PendingCopy>>> copy_groups_;  // per thread: committed groups in flight
+  std::map<std::pair<int, int64_t>, int> mbarrier_ids_;            // (buffer, element) -> index into mbarriers_
+  std::vector<Mbarrier> mbarriers_;                                // the block's initialised mbarriers
+  std::vector<std::map<int, int64_t>> observed_phases_;            // per thread: mbarrier -> phases seen complete
 
   const CompiledKernel& k_;
   const InterpOptions& opt_;

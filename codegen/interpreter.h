@@ -31,7 +31,11 @@ struct InterpStats {
 // zero_before_launch are zeroed first, as the runtime does. Every store rounds to the
 // buffer's dtype. Throws cusched::UserError with codes out-of-bounds,
 // divergent-barrier, shared-memory-race, global-memory-race, uninitialized-read,
-// interp-step-limit, and malformed-ir / unknown-buffer / ... for IR it cannot run.
+// interp-step-limit, async-copy-not-waited, async-copy-misaligned, bulk-copy-alignment,
+// mbarrier-not-initialized, mbarrier-tx-mismatch, mbarrier-wait-not-complete (a thread
+// reaches a wait whose phase has not completed: the interpreter runs threads one after
+// another between barriers, so a phase must be complete when its first waiter arrives),
+// and malformed-ir / unknown-buffer / ... for IR it cannot run.
 InterpStats interpret(const LoweredProgram& program, HostBuffers& buffers, const InterpOptions& options = {});
 
 }  // namespace cusched

@@ -82,13 +82,50 @@ Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, 
   return n;
 }
 
-Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load) {
+Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load, int64_t bytes) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::AsyncCopy;
   n->buffer = shared_buffer;
   n->index = std::move(index);
   n->value = std::move(global_load);
+  n->copy_bytes = bytes;
   return n;
+}
+
+Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes, const std::string& barrier,
+                    Expr barrier_index) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::BulkCopy;
+  n->buffer = shared_buffer;
+  n->index = std::move(index);
+  n->value = std::move(global_load);
+  n->extent = std::move(bytes);
+  n->barrier = barrier;
+  n->barrier_index = std::move(barrier_index);
+  return n;
+}
+
+static Stmt mbarrier_stmt(StmtKind kind, const std::string& barrier, Expr index, Expr value) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = kind;
+  n->buffer = barrier;
+  n->index = std::move(index);
+  n->value = std::move(value);
+  return n;
+}
+
+Stmt make_mbarrier_init(const std::string& barrier, Expr index, int64_t arrivals) {
+  auto n = std::make_shared<StmtNode>(*mbarrier_stmt(StmtKind::MbarrierInit, barrier, std::move(index), Expr()));
+  n->width = arrivals;
+  return n;
+}
+
+Stmt make_mbarrier_expect(const std::string& barrier, Expr index, Expr bytes) {
+  return mbarrier_stmt(StmtKind::MbarrierExpect, barrier, std::move(index), std::move(bytes));
+}
+
+Stmt make_mbarrier_wait(const std::string& barrier, Expr index, Expr parity) {
+  return mbarrier_stmt(StmtKind::MbarrierWait, barrier, std::move(index), std::move(parity));
 }
 
 Stmt make_async_commit() {
@@ -116,6 +153,19 @@ Stmt make_mma(const std::string& shape, const std::string& precision, const std:
   return n;
 }
 
+Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::string& shared_source, Expr row_address,
+                   int matrices, bool transpose) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::LdMatrix;
+  n->buffer = fragment;
+  n->index = std::move(fragment_index);
+  n->source = shared_source;
+  n->value = std::move(row_address);
+  n->matrices = matrices;
+  n->transpose = transpose;
+  return n;
+}
+
 const BufferSpec* LoweredProgram::find_buffer(const std::string& name) const {
   for (const auto& b : buffers)
     if (b.name == name) return &b;
@@ -124,7 +174,9 @@ const BufferSpec* LoweredProgram::find_buffer(const std::string& name) const {
 
 bool contains_collective(const Stmt& s) {
   if (!s) return false;
-  if (s->kind == StmtKind::Barrier || s->kind == StmtKind::AllReduce || s->kind == StmtKind::Mma) return true;
+  if (s->kind == StmtKind::Barrier || s->kind == StmtKind::AllReduce || s->kind == StmtKind::Mma ||
+      s->kind == StmtKind::LdMatrix)
+    return true;
   for (const auto& c : s->body)
     if (contains_collective(c)) return true;
   return false;
@@ -179,7 +231,24 @@ std::string print_stmt(const Stmt& s, int indent) {
          << " width " << s->width << " (" << s->reduce_kind << ")\n";
       break;
     case StmtKind::AsyncCopy:
-      os << pad << s->buffer << "[" << to_string(s->index) << "] <- async " << to_string(s->value) << "\n";
+      os << pad << s->buffer << "[" << to_string(s->index) << "] <- async " << to_string(s->value);
+      if (s->copy_bytes != 4) os << " (" << s->copy_bytes << " bytes)";
+      os << "\n";
+      break;
+    case StmtKind::BulkCopy:
+      os << pad << s->buffer << "[" << to_string(s->index) << "] <- bulk " << to_string(s->value) << " ("
+         << to_string(s->extent) << " bytes) on " << s->barrier << "[" << to_string(s->barrier_index) << "]\n";
+      break;
+    case StmtKind::MbarrierInit:
+      os << pad << "mbarrier_init(" << s->buffer << "[" << to_string(s->index) << "], " << s->width << " arrivals)\n";
+      break;
+    case StmtKind::MbarrierExpect:
+      os << pad << "mbarrier_arrive_expect(" << s->buffer << "[" << to_string(s->index) << "], " << to_string(s->value)
+         << " bytes)\n";
+      break;
+    case StmtKind::MbarrierWait:
+      os << pad << "mbarrier_wait(" << s->buffer << "[" << to_string(s->index) << "], parity " << to_string(s->value)
+         << ")\n";
       break;
     case StmtKind::AsyncCommit:
       os << pad << "async_commit\n";
@@ -196,6 +265,10 @@ std::string print_stmt(const Stmt& s, int indent) {
            << " = " << to_string(s->operands[i]) << "\n";
       break;
     }
+    case StmtKind::LdMatrix:
+      os << pad << s->buffer << "[" << to_string(s->index) << " ..] <- ldmatrix_x" << s->matrices
+         << (s->transpose ? "_trans" : "") << "(" << s->source << "[" << to_string(s->value) << "]) [warp]\n";
+      break;
   }
   return os.str();
 }

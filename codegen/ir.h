@@ -24,17 +24,39 @@
 //   - AllReduce combines the register value buffer[index] (and, for argmin/argmax,
 //     index_buffer[index]) over the `width` threads that differ only in their index
 //     on `axis`, and leaves the combined value in all of them.
-//   - AsyncCopy reads `value` (a load of a global buffer) when the thread reaches it and
-//     writes it to buffer[index] (shared) later: the write belongs to the thread's open
-//     copy group, AsyncCommit closes that group, and AsyncWait with `width` N completes
-//     all but the thread's N most recent groups. Other threads see the data only after
-//     the writing thread's wait and a Barrier.
+//   - AsyncCopy reads `copy_bytes` (4 or 16) bytes starting at `value` (a load of a
+//     global buffer) when the thread reaches it and writes them to buffer[index ..]
+//     (shared) later: the write belongs to the thread's open copy group, AsyncCommit
+//     closes that group, and AsyncWait with `width` N completes all but the thread's N
+//     most recent groups. Other threads see the data only after the writing thread's
+//     wait and a Barrier. A 16-byte copy needs both element indices 16-byte aligned.
+//   - Mbarrier statements work on buffer[index], a shared i64 element holding a memory
+//     barrier (mbarrier) with phases 0, 1, 2, ...: MbarrierInit sets it up for `width`
+//     arrivals per phase (one thread; a Barrier before other threads use it);
+//     MbarrierExpect arrives once and announces `value` more bytes for the current
+//     phase; MbarrierWait blocks until the phase whose parity is `value` (0 or 1) has
+//     completed. A phase completes when all its arrivals happened and the bytes copied
+//     into it equal the bytes announced.
+//   - BulkCopy (the Hopper bulk copy engine) copies `extent` bytes (a multiple of 16)
+//     from `value` (a load of a global buffer: the first element) to buffer[index ..]
+//     (shared), both 16-byte aligned, and counts them towards the current phase of the
+//     mbarrier barrier[barrier_index]. A thread sees the data after its MbarrierWait on
+//     that phase; no Barrier is needed.
 //   - Mma is one warp-wide tensor-core instruction (codegen/mma_layout.h): every thread
 //     of a warp reaches it together; each lane supplies its fragment of A and B
 //     (`operands`: the A elements, then the B elements, each an expression evaluated in
 //     that lane) and holds four f32 accumulators at buffer[index .. index+3]; the warp's
 //     16x8 tile D = C + A x B replaces them. The block's threads form warps in order of
 //     their linear index `tid`.
+//   - LdMatrix is one warp-wide ldmatrix.sync.aligned.m8n8 load (codegen/ldmatrix.h):
+//     every thread of a warp reaches it together. It reads `matrices` (1, 2 or 4) 8x8
+//     matrices of 16-byte rows from the shared buffer `source`; lane l supplies in `value`
+//     the element index of row l % 8 of matrix (l / 8) % matrices (16-byte aligned). From
+//     matrix j each lane receives one 32-bit word, `16 / element bytes`-element rows
+//     seen as four words: lane l gets word l % 4 of row l / 4, or with `transpose`
+//     (16-bit elements only) the elements of column l / 4 in rows 2 (l % 4) and
+//     2 (l % 4) + 1. The word's elements go to buffer[index + j * w ..] (a register
+//     array of the source's element type; w = 4 / element bytes elements per word).
 #include <array>
 #include <memory>
 #include <string>
@@ -49,7 +71,10 @@ namespace cusched {
 enum class MemScope { Global, Shared, Register };
 std::string mem_scope_name(MemScope s);
 
-enum class StmtKind { Block, For, Store, Allocate, If, Barrier, AllReduce, Mma, AsyncCopy, AsyncCommit, AsyncWait };
+enum class StmtKind {
+  Block, For, Store, Allocate, If, Barrier, AllReduce, Mma, AsyncCopy, AsyncCommit, AsyncWait,
+  BulkCopy, MbarrierInit, MbarrierExpect, MbarrierWait, LdMatrix
+};
 
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
@@ -81,6 +106,15 @@ struct StmtNode {
   std::string mma_shape;               // "m16n8k8" or "m16n8k16"
   std::string mma_precision;           // "tf32", "3xtf32", "bf16" or "f16"
   std::vector<Expr> operands;          // this lane's A fragment elements, then its B fragment elements
+  // LdMatrix (buffer/index: the fragment; value: this lane's row address in `source`)
+  std::string source;
+  int matrices = 4;
+  bool transpose = false;
+  // AsyncCopy: bytes per copy (4 or 16)
+  int64_t copy_bytes = 4;
+  // BulkCopy (extent: the byte count): the mbarrier that tracks the copy
+  std::string barrier;
+  Expr barrier_index;
 };
 
 Stmt make_block(std::vector<Stmt> body);
@@ -91,11 +125,18 @@ Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_barrier();
 Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op,
                     GpuAxis axis, int64_t width, const std::string& kind);
-Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load);
+Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load, int64_t bytes = 4);
+Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes, const std::string& barrier,
+                    Expr barrier_index);
+Stmt make_mbarrier_init(const std::string& barrier, Expr index, int64_t arrivals);
+Stmt make_mbarrier_expect(const std::string& barrier, Expr index, Expr bytes);
+Stmt make_mbarrier_wait(const std::string& barrier, Expr index, Expr parity);
 Stmt make_async_commit();
 Stmt make_async_wait(int64_t groups_in_flight);
 Stmt make_mma(const std::string& shape, const std::string& precision, const std::string& acc, Expr acc_index,
               std::vector<Expr> operands);
+Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::string& shared_source, Expr row_address,
+                   int matrices, bool transpose);
 
 struct Kernel {
   std::string name;
@@ -121,7 +162,7 @@ struct LoweredProgram {
 // Readable text of the IR (`cusched lower --emit ir`).
 std::string print_ir(const LoweredProgram& p);
 std::string print_stmt(const Stmt& s, int indent = 0);
-// True when the statement contains a Barrier, AllReduce or Mma anywhere inside.
+// True when the statement contains a Barrier, AllReduce, Mma or LdMatrix anywhere inside.
 bool contains_collective(const Stmt& s);
 
 }  // namespace cusched

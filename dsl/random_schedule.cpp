@@ -122,7 +122,8 @@ class Generator {
   }
 
   // Tensor-core tiles: a block tile of its last two pure loops, warps on threadIdx.z / y,
-  // K in steps, optionally staged in shared memory, then tensor_core.
+  // K in steps, optionally staged in shared memory, then tensor_core, and sometimes
+  // cache_write scope shared.
   bool tensor_core_tile(const std::string& name) {
     auto pure = loops(name, false), red = loops(name, true);
     if (pure.size() < 2 || red.size() != 1) return false;
@@ -150,7 +151,11 @@ class Generator {
       if (chance(0.5))
         try_step({{"op", "cache_read"}, {"stage", name}, {"source", src}, {"scope", "shared"}, {"at", ko},
                   {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(src + "_tile")}});
-    return try_step({{"op", "tensor_core"}, {"stage", name}, {"shape", "m16n8k8"}, {"precision", pick(std::vector<std::string>{"tf32", "3xtf32"})}});
+    if (!try_step({{"op", "tensor_core"}, {"stage", name}, {"shape", "m16n8k8"}, {"precision", pick(std::vector<std::string>{"tf32", "3xtf32"})}}))
+      return false;
+    // Sometimes the accumulators go out through a shared tile of the block's output.
+    if (chance(0.3)) try_step({{"op", "cache_write"}, {"stage", name}, {"scope", "shared"}});
+    return true;
   }
 
   void schedule_root(const std::string& name) {

@@ -70,7 +70,21 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
       {{"op", "cache_read"}, {"stage", stage}, {"source", b}, {"scope", "shared"}, {"at", "ko"}, {"pad", b_pad}},
       {{"op", "tensor_core"}, {"stage", stage}, {"shape", "m16n8k8"}, {"precision", tile.precision}}});
   if (!batch.empty()) s.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
+  if (tile.pipeline_depth > 1)
+    s.push_back({{"op", "pipeline"}, {"stage", stage}, {"loop", "ko"}, {"depth", tile.pipeline_depth}});
   return s;
+}
+
+nlohmann::json whole_rows_reduction_steps(const std::string& stage, const std::string& b, const std::string& j,
+                                          const std::string& r, int threads, int r_unroll) {
+  return nlohmann::json::array({
+      {{"op", "split"}, {"stage", stage}, {"loop", j}, {"factor", threads}, {"outer", j + "u"}, {"inner", j + "t"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", r}, {"factor", r_unroll}, {"outer", r + "o"}, {"inner", r + "u"}},
+      {{"op", "reorder"}, {"stage", stage}, {"loops", {b, j + "t", r + "o", r + "u", j + "u"}}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", b}, {"axis", "blockIdx.x"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", j + "t"}, {"axis", "threadIdx.x"}},
+      {{"op", "unroll"}, {"stage", stage}, {"loop", r + "u"}},
+      {{"op", "unroll"}, {"stage", stage}, {"loop", j + "u"}}});
 }
 
 }  // namespace cusched

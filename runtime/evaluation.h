@@ -58,6 +58,9 @@ struct EvalRequest {
   // on the device with the trial cache. Also chosen by save_io_dir and by the
   // environment variable CUSCHED_HOST_CHECK=1.
   bool host_check = false;
+  // Also time each launch of a multi-launch candidate on its own (L2 flushed, same
+  // repeats), on the buffers a full run has filled: EvalResult::launch_ms.
+  bool time_each_launch = false;
 
   nlohmann::json to_json() const;
   static EvalRequest from_json(const nlohmann::json& j);
@@ -115,6 +118,8 @@ struct EvalResult {
   PhaseTimes phase_ms;
   std::string check_path;         // "device" (trial cache and device-side checks) or "host"
   bool trial_cache_hit = false;   // every trial's inputs and reference outputs came from the trial cache
+  // Median of each launch timed alone, in launch order (EvalRequest::time_each_launch).
+  std::vector<std::pair<std::string, double>> launch_ms;
 
   bool passed() const { return verdict == Verdict::ok; }
   nlohmann::json to_json() const;

@@ -79,6 +79,7 @@ nlohmann::json EvalRequest::to_json() const {
   j["watchdog_s"] = watchdog_s;
   j["device"] = device;
   j["host_check"] = host_check;
+  j["time_each_launch"] = time_each_launch;
   return j;
 }
 
@@ -120,6 +121,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
     r.watchdog_s = j.value("watchdog_s", r.watchdog_s);
     r.device = j.value("device", 0);
     r.host_check = j.value("host_check", false);
+    r.time_each_launch = j.value("time_each_launch", false);
     return r;
   } catch (const nlohmann::json::exception& e) {
     fail("bad-request", std::string("The evaluation request JSON is malformed: ") + e.what() + ".",
@@ -167,7 +169,12 @@ nlohmann::json EvalResult::to_json() const {
           {"device_name", device_name},
           {"phase_ms", phase_ms.to_json()},
           {"check_path", check_path},
-          {"trial_cache_hit", trial_cache_hit}};
+          {"trial_cache_hit", trial_cache_hit},
+          {"launch_ms", [&] {
+             auto a = nlohmann::json::array();
+             for (const auto& [kernel, ms] : launch_ms) a.push_back({{"kernel", kernel}, {"median_ms", ms}});
+             return a;
+           }()}};
 }
 
 EvalResult EvalResult::from_json(const nlohmann::json& j) {
@@ -197,6 +204,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.phase_ms = PhaseTimes::from_json(j.value("phase_ms", nlohmann::json::object()));
     r.check_path = j.value("check_path", "");
     r.trial_cache_hit = j.value("trial_cache_hit", false);
+    for (const auto& l : j.value("launch_ms", nlohmann::json::array()))
+      r.launch_ms.emplace_back(l.at("kernel").get<std::string>(), number_or_nan(l, "median_ms"));
     return r;
   } catch (const nlohmann::json::exception& e) {
     fail("bad-result", std::string("The evaluation result JSON is malformed: ") + e.what() + ".",

@@ -48,18 +48,23 @@ void LaunchSequence::enqueue(CUstream stream) const {
   const CudaDriver& d = driver();
   for (const auto& [ptr, bytes] : zeroed_)
     if (bytes) check_cuda(d.MemsetD8Async(ptr, 0, bytes, stream), "cuMemsetD8Async");
-  for (const auto& l : launches_) {
-    std::vector<void*> params;
-    auto args = l.args;  // cuLaunchKernel reads each parameter through a pointer
-    for (auto& a : args) params.push_back(&a);
-    const auto& g = l.spec->grid;
-    const auto& b = l.spec->block;
-    check_cuda(d.LaunchKernel(l.function, static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
-                              static_cast<unsigned>(g[2]), static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
-                              static_cast<unsigned>(b[2]), static_cast<unsigned>(l.spec->dynamic_smem_bytes), stream,
-                              params.data(), nullptr),
-               "Launching '" + l.spec->kernel + "'");
-  }
+  for (const auto& l : launches_) launch(stream, l);
+}
+
+void LaunchSequence::enqueue_launch(CUstream stream, size_t index) const { launch(stream, launches_.at(index)); }
+
+void LaunchSequence::launch(CUstream stream, const Bound& l) const {
+  const CudaDriver& d = driver();
+  std::vector<void*> params;
+  auto args = l.args;  // cuLaunchKernel reads each parameter through a pointer
+  for (auto& a : args) params.push_back(&a);
+  const auto& g = l.spec->grid;
+  const auto& b = l.spec->block;
+  check_cuda(d.LaunchKernel(l.function, static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
+                            static_cast<unsigned>(g[2]), static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
+                            static_cast<unsigned>(b[2]), static_cast<unsigned>(l.spec->dynamic_smem_bytes), stream,
+                            params.data(), nullptr),
+             "Launching '" + l.spec->kernel + "'");
 }
 
 }  // namespace cusched::runtime

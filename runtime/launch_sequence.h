@@ -34,6 +34,12 @@ class LaunchSequence {
   // kernel in order, all on `stream`.
   void enqueue(CUstream stream) const;
 
+  // Launches only kernel `index` of the sequence (no zeroing): for timing one launch
+  // on buffers that a full run of the sequence has filled.
+  void enqueue_launch(CUstream stream, size_t index) const;
+  size_t launch_count() const { return launches_.size(); }
+  const std::string& launch_name(size_t index) const { return launches_.at(index).spec->kernel; }
+
  private:
   struct Bound {
     CUfunction function;
@@ -42,6 +48,8 @@ class LaunchSequence {
   };
   std::vector<Bound> launches_;
   std::vector<std::pair<CUdeviceptr, size_t>> zeroed_;
+
+  void launch(CUstream stream, const Bound& l) const;
 };
 
 }  // namespace cusched::runtime

@@ -84,6 +84,23 @@ void flat_grid(json& steps, const FuncDef& f, int64_t threads, int64_t vec) {
   if (vec > 1) steps.push_back({{"op", "vectorize"}, {"stage", f.name}, {"loop", "pfv"}});
 }
 
+// The output's row loops fused onto blockIdx.x and its column loops, fused, split into
+// float4 lanes and `threads` threads with the column blocks on blockIdx.y: consecutive
+// blocks are different rows of the same columns, so operands indexed by the columns
+// only (a normalisation's weight and bias) are read from L2 by every row.
+void rows_across_blocks(json& steps, const FuncDef& f, const std::vector<std::string>& rows,
+                        const std::vector<std::string>& cols, int64_t threads) {
+  std::string r = fuse_all(steps, f.name, rows, "rw");
+  std::string c = fuse_all(steps, f.name, cols, "cl");
+  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}});
+  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}});
+  steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", {"clo", r, "clt", "clv"}}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", r}, {"axis", "blockIdx.x"}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clo"}, {"axis", "blockIdx.y"}});
+  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clt"}, {"axis", "threadIdx.x"}});
+  steps.push_back({{"op", "vectorize"}, {"stage", f.name}, {"loop", "clv"}});
+}
+
 // The stage's reduction loops fused, split by `threads` and combined across them.
 void cross_thread(json& steps, const FuncDef& f, int64_t threads) {
   std::string k = fuse_all(steps, f.name, reduction_var_names(f), "rf");
@@ -197,7 +214,15 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
                         const std::vector<const FuncDef*>& producers) {
   for (const auto* f : producers)
     if (f->body->rvars.size() < 2 || f->body->reduce_op == ReduceOp::ArgMax || f->body->reduce_op == ReduceOp::ArgMin) return;
-  for (int64_t unroll : {1, 8}) {
+  std::vector<std::string> row_vars, col_vars;
+  for (const auto& v : y.vars) {
+    bool in_all = true;
+    for (const auto* f : producers) in_all &= std::find(f->vars.begin(), f->vars.end(), v) != f->vars.end();
+    (in_all && col_vars.empty() ? row_vars : col_vars).push_back(v);
+  }
+  for (int64_t unroll : {1, 8})
+  for (bool rows_on_x : {false, true}) {
+    if (rows_on_x && (row_vars.empty() || col_vars.empty())) continue;
     json s = json::array();
     std::set<std::string> done = {y.name};
     for (const auto* f : producers) {
@@ -239,10 +264,12 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       done.insert(f->name);
       done.insert(rf);
     }
-    flat_grid(s, y, 256, 4);
+    if (rows_on_x) rows_across_blocks(s, y, row_vars, col_vars, 64);
+    else flat_grid(s, y, 256, 4);
     schedule_rest(s, p, done, 256);
     out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined per row" +
-                       std::string(unroll > 1 ? ", the middle loop unrolled by 8" : "") + ", float4 output",
+                       std::string(unroll > 1 ? ", the middle loop unrolled by 8" : "") +
+                       (rows_on_x ? ", float4 output with the rows on blockIdx.x" : ", float4 output on a flat grid"),
                    s});
   }
 }
@@ -251,12 +278,16 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
   std::vector<Sketch> out;
   const FuncDef* y = p.pipeline.find_stage(p.pipeline.outputs()[0]);
   std::vector<const FuncDef*> producers;
-  size_t rows = 0;
   for (const auto& f : p.pipeline.stages())
-    if (f->name != y->name && f->is_reduction()) {
-      producers.push_back(f.get());
-      rows = std::max(rows, f->vars.size());
-    }
+    if (f->name != y->name && f->is_reduction()) producers.push_back(f.get());
+  // The rows: the output's leading variables that every producer also has (a
+  // producer's own extra variables, such as a moment index, are not rows).
+  size_t rows = 0;
+  while (rows < y->vars.size() && !producers.empty() &&
+         std::all_of(producers.begin(), producers.end(), [&](const FuncDef* f) {
+           return std::find(f->vars.begin(), f->vars.end(), y->vars[rows]) != f->vars.end();
+         }))
+    ++rows;
   if (rows == 0 || rows >= y->vars.size()) return out;
   std::vector<std::string> row_vars(y->vars.begin(), y->vars.begin() + static_cast<std::ptrdiff_t>(rows));
   std::vector<std::string> col_vars(y->vars.begin() + static_cast<std::ptrdiff_t>(rows), y->vars.end());
@@ -316,15 +347,17 @@ void tensor_core_sketches(std::vector<Sketch>& out, const Problem& p, const Func
   auto src = matmul_sources(f);
   if (src.size() != 2) return;
   const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
-  for (TensorCoreTile t : {TensorCoreTile{128, 128, 64, 32, 32, "tf32"}, TensorCoreTile{128, 128, 64, 32, 32, "3xtf32"},
-                           TensorCoreTile{128, 128, 64, 64, 16, "tf32"}, TensorCoreTile{64, 64, 32, 32, 32, "3xtf32"},
-                           TensorCoreTile{128, 64, 64, 32, 32, "3xtf32"}, TensorCoreTile{64, 128, 32, 64, 16, "tf32"}}) {
+  for (TensorCoreTile t : {TensorCoreTile{128, 128, 64, 32, 32, "tf32", 3}, TensorCoreTile{128, 128, 64, 64, 32, "tf32", 3},
+                           TensorCoreTile{128, 128, 64, 32, 32, "3xtf32", 3}, TensorCoreTile{128, 128, 64, 64, 16, "tf32"},
+                           TensorCoreTile{64, 64, 32, 32, 32, "3xtf32", 2}, TensorCoreTile{128, 64, 64, 32, 32, "3xtf32"},
+                           TensorCoreTile{64, 128, 32, 64, 16, "tf32", 4}}) {
     json s = tensor_core_tile_steps(f.name, i, j, f.body->rvars[0].name, src[0].first, src[0].second, src[1].first,
                                     src[1].second, batch, t);
     schedule_rest(s, p, {f.name}, 256);
     out.push_back({std::to_string(t.bm) + "x" + std::to_string(t.bn) + " blocks of " + std::to_string(t.wm) + "x" +
                        std::to_string(t.wn) + " warp tiles of " + f.name + " on " + t.precision + " tensor cores, k in steps of " +
-                       std::to_string(t.bk) + " staged in shared memory",
+                       std::to_string(t.bk) + " staged in shared memory" +
+                       (t.pipeline_depth > 1 ? ", pipelined " + std::to_string(t.pipeline_depth) + " deep" : ""),
                    s});
   }
 }

@@ -49,6 +49,7 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
   r.time_it = cfg.time_it;
   r.inputs_dir = cfg.inputs_dir;
   r.save_io_dir = cfg.save_io_dir;
+  r.time_each_launch = cfg.time_each_launch;
   r.watchdog_s = cfg.watchdog_s;
   return r;
 }
@@ -60,9 +61,7 @@ nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, 
   auto t0 = std::chrono::steady_clock::now();
   audit::AuditOptions o;
   o.headers = bundle.headers;
-  int64_t smem = 0;
-  for (const auto& l : bundle.launches) smem = std::max(smem, l.dynamic_smem_bytes);
-  o.planned_dynamic_smem = smem;
+  for (const auto& l : bundle.launches) o.planned_dynamic_smem_by_kernel[l.kernel] = l.dynamic_smem_bytes;
   auto findings = audit::audit_source(bundle.source, problem.name + ".cu", o);
   *has_error = audit::has_error(findings);
   *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

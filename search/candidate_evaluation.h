@@ -20,6 +20,7 @@ struct EvalConfig {
   bool strict = false;           // the problem's 1e-4 tolerance
   bool time_it = true;
   std::string inputs_dir, save_io_dir;
+  bool time_each_launch = false;  // also time each launch alone (EvalResult::launch_ms)
   double watchdog_s = 20;
   bool audit = true;
   bool check_bench = true;       // also lower at the bench size: cost estimate and shared-memory limit

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "codegen/linear_form.h"
 #include "codegen/mma_layout.h"
+#include "dsl/expr_substitute.h"
 
 namespace cusched::search {
 namespace {
@@ -18,21 +21,87 @@ constexpr double kHalfRate = 730e12;   // FLOP/s of dense BF16/F16 mma
 constexpr double kLaunchMs = 0.003;
 constexpr double kMachineThreads = 132.0 * 2048.0;
 
+// An integer index with its loop variables bound (unbound ones are 0); nullopt when
+// it holds something other than integer arithmetic (a load, a float).
+std::optional<int64_t> eval_index(const Expr& e, const std::map<std::string, int64_t>& vars) {
+  if (!e.defined()) return std::nullopt;
+  const ExprNode& n = *e;
+  auto arg = [&](int i) { return eval_index(n.args[i], vars); };
+  switch (n.op) {
+    case ExprOp::IntImm: return n.ival;
+    case ExprOp::Var: {
+      auto it = vars.find(n.name);
+      return it == vars.end() ? 0 : it->second;
+    }
+    case ExprOp::Cast: return dtype_is_float(e.type()) ? std::nullopt : arg(0);
+    case ExprOp::Add: case ExprOp::Sub: case ExprOp::Mul: case ExprOp::Div: case ExprOp::Mod: case ExprOp::Min:
+    case ExprOp::Max: {
+      auto a = arg(0), b = arg(1);
+      if (!a || !b) return std::nullopt;
+      switch (n.op) {
+        case ExprOp::Add: return *a + *b;
+        case ExprOp::Sub: return *a - *b;
+        case ExprOp::Mul: return *a * *b;
+        case ExprOp::Div: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
+        case ExprOp::Mod: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
+        case ExprOp::Min: return std::min(*a, *b);
+        default: return std::max(*a, *b);
+      }
+    }
+    default: return std::nullopt;
+  }
+}
+
+// Bytes moved per element when the 32 lanes of a warp (tx = 0..31, and each value of
+// the vector lane) access `index`: distinct 32-byte sectors times 32 over the elements.
+std::optional<double> sampled_cost(const Expr& index, const std::string& tx_var, int64_t tx_extent,
+                                   const std::string& vec_var, int64_t vec_extent, int elem) {
+  std::set<int64_t> sectors;
+  int64_t elements = 0;
+  for (int64_t t = 0; t < std::min<int64_t>(32, std::max<int64_t>(tx_extent, 1)); ++t)
+    for (int64_t v = 0; v < std::max<int64_t>(vec_extent, 1); ++v) {
+      std::map<std::string, int64_t> vars;
+      if (!tx_var.empty()) vars[tx_var] = t;
+      if (!vec_var.empty()) vars[vec_var] = v;
+      auto a = eval_index(index, vars);
+      if (!a) return std::nullopt;
+      sectors.insert(*a * elem / 32);
+      ++elements;
+    }
+  return elements ? 32.0 * static_cast<double>(sectors.size()) / static_cast<double>(elements) : 32.0;
+}
+
 struct Walker {
   std::set<std::string> globals;
   double bytes = 0, flops = 0;
+  std::vector<std::pair<std::string, int64_t>> unrolled;  // enclosing unrolled loops
+  std::set<std::string> seen_loads;                       // global loads of the current statement
+  int64_t tx_extent = 32, vec_extent = 1;                 // extents of the current lane loops
 
   void expr(const Expr& e, double mult, const std::string& tx_var, const std::string& vec_var) {
     if (!e.defined()) return;
-    if (e->op == ExprOp::Load && globals.count(e->name)) access(e->args[0], mult, tx_var, vec_var, dtype_bytes(e.type()));
+    // The same element loaded twice in one statement is one load after the compiler's CSE.
+    if (e->op == ExprOp::Load && globals.count(e->name) && seen_loads.insert(e->name + "[" + to_string(e->args[0]) + "]").second)
+      access(e->args[0], mult, tx_var, vec_var, dtype_bytes(e.type()), true);
     if (dtype_is_float(e.type()) && e->op != ExprOp::Load && e->op != ExprOp::FloatImm && e->op != ExprOp::Cast) flops += mult;
     for (const auto& a : e->args) expr(a, mult, tx_var, vec_var);
   }
 
-  void access(const Expr& index, double mult, const std::string& tx_var, const std::string& vec_var, int elem) {
-    auto a = linear_form(index);
+  void access(const Expr& index, double mult, const std::string& tx_var, const std::string& vec_var, int elem,
+              bool is_load) {
+    // Opaque terms (divisions, moduli) are fine as long as they do not involve the
+    // thread or vector lane, whose coefficients decide coalescing.
+    auto a = linear_form(index, true);
+    bool lane_in_opaque_term = false;
+    if (a)
+      for (const auto& [key, term] : a->atoms)
+        lane_in_opaque_term |= (!tx_var.empty() && mentions_var(term, tx_var)) || (!vec_var.empty() && mentions_var(term, vec_var));
     double cost = 32;  // one sector per access when uncoalesced or unknown
-    if (a) {
+    if (lane_in_opaque_term) {
+      // A lane inside a division or modulus (a fused loop split again): count the
+      // sectors that one warp's accesses touch.
+      if (auto c = sampled_cost(index, tx_var, tx_extent, vec_var, vec_extent, elem)) cost = *c;
+    } else if (a) {
       auto coeff = [&](const std::string& v) {
         auto it = a->coeff.find(v);
         return it == a->coeff.end() ? 0 : it->second;
@@ -44,6 +113,11 @@ struct Walker {
       else if (std::abs(ct) == 1) cost = elem;
       else cost = std::min<double>(32, elem * std::abs(ct));
     }
+    // A load that does not depend on an enclosing unrolled loop is the same load in
+    // each unrolled copy, which the compiler reads once.
+    if (is_load)
+      for (const auto& [var, extent] : unrolled)
+        if (!mentions_var(index, var)) mult /= static_cast<double>(extent);
     bytes += mult * cost;
   }
 
@@ -52,21 +126,41 @@ struct Walker {
       case StmtKind::For: {
         int64_t e = 1;
         is_const_int(s->extent, &e);
-        if (s->axis == GpuAxis::ThreadX) tx_var = s->var;
-        if (s->loop_kind == LoopKind::Vectorized) vec_var = s->var;
+        const int64_t outer_tx_extent = tx_extent, outer_vec_extent = vec_extent;
+        if (s->axis == GpuAxis::ThreadX) {
+          tx_var = s->var;
+          tx_extent = e;
+        }
+        if (s->loop_kind == LoopKind::Vectorized) {
+          vec_var = s->var;
+          vec_extent = e;
+        }
+        const bool unrolled_loop = s->loop_kind == LoopKind::Unrolled;
+        if (unrolled_loop) unrolled.emplace_back(s->var, e);
         stmt(s->body[0], mult * static_cast<double>(e), tx_var, vec_var);
+        if (unrolled_loop) unrolled.pop_back();
+        tx_extent = outer_tx_extent;
+        vec_extent = outer_vec_extent;
         return;
       }
       case StmtKind::Store:
+        seen_loads.clear();
         expr(s->value, mult, tx_var, vec_var);
-        if (globals.count(s->buffer)) access(s->index, mult, tx_var, vec_var, 4);
+        if (globals.count(s->buffer)) access(s->index, mult, tx_var, vec_var, 4, false);
         return;
       case StmtKind::If:
         expr(s->cond, mult, tx_var, vec_var);
         break;
       case StmtKind::AsyncCopy:
-        expr(s->value, mult, tx_var, vec_var);
+        // The load names the first element; the copy moves copy_bytes of contiguous data.
+        bytes += mult * static_cast<double>(s->copy_bytes);
         return;
+      case StmtKind::BulkCopy: {
+        int64_t e = 128;  // a row of a tail tile has a computed length: a typical row's bytes
+        is_const_int(s->extent, &e);
+        bytes += mult * static_cast<double>(e);
+        return;
+      }
       case StmtKind::Mma: {
         // Each lane's share of the warp's 2*m*n*k, in CUDA-core-equivalent FLOP (the
         // tensor-core rate relative to the f32 rate; 3xtf32 does three products).
@@ -99,6 +193,7 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     double block = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
     double efficiency = std::max(0.02, occupancy) * (block < 64 ? 0.5 : 1.0);
     double ms = std::max(w.bytes / (kBandwidth * efficiency), w.flops / (kF32Rate * std::max(0.02, occupancy))) * 1e3 + kLaunchMs;
+    c.per_kernel.push_back({k.name, ms, w.bytes, w.flops, occupancy});
     c.ms += ms;
     c.global_bytes += w.bytes;
     c.flops += w.flops;

@@ -3,10 +3,16 @@
 // its global-memory traffic (with coalescing), arithmetic, parallelism and launches.
 // It ranks candidates where no GPU is present and guides the built-in proposer.
 #include <string>
+#include <vector>
 
 #include "codegen/ir.h"
 
 namespace cusched::search {
+
+struct KernelCost {
+  std::string kernel;
+  double ms = 0, global_bytes = 0, flops = 0, occupancy = 0;
+};
 
 struct CostBreakdown {
   double ms = 0;
@@ -14,6 +20,7 @@ struct CostBreakdown {
   double flops = 0;
   double occupancy = 0;      // resident-thread fraction of the machine, capped at 1
   int kernels = 0;
+  std::vector<KernelCost> per_kernel;  // in launch order
 };
 
 CostBreakdown estimate_cost(const LoweredProgram& program);

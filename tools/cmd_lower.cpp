@@ -1,10 +1,12 @@
-// `cusched lower --problem P --schedule S --emit ir|cuda|bundle`: the lowered program.
+// `cusched lower --problem P --schedule S --emit ir|cuda|bundle|cost`: the lowered program.
+#include <cstdio>
 #include <iostream>
 
 #include "codegen/bundle.h"
 #include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
 #include "problems/problem.h"
+#include "search/cost_model.h"
 #include "tools/command.h"
 #include "tools/schedule_source.h"
 
@@ -22,7 +24,8 @@ CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA 
                            sub.add_option("--problem,-p", o->problem, "Problem name")->required();
                            sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best");
                            sub.add_option("--size", o->size, "small or bench")->check(CLI::IsMember({"small", "bench"}));
-                           sub.add_option("--emit", o->emit, "ir, cuda or bundle")->check(CLI::IsMember({"ir", "cuda", "bundle"}));
+                           sub.add_option("--emit", o->emit, "ir, cuda, bundle, or cost (the cost model's estimate per kernel)")
+                               ->check(CLI::IsMember({"ir", "cuda", "bundle", "cost"}));
                            sub.add_flag("--reference", o->reference, "Lower the float64 reference instead of the schedule");
                            return [o] {
                              try {
@@ -45,6 +48,14 @@ CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA 
                                    for (size_t i = 0; i < l.args.size(); ++i) std::cout << (i ? ", " : "") << l.args[i];
                                    std::cout << ")\n";
                                  }
+                               } else if (o->emit == "cost") {
+                                 search::CostBreakdown c = search::estimate_cost(prog);
+                                 std::printf("%-24s %12s %14s %14s %10s\n", "kernel", "est. ms", "global MB", "GFLOP(f32 eq)", "occupancy");
+                                 for (const auto& k : c.per_kernel)
+                                   std::printf("%-24s %12.4f %14.2f %14.3f %10.2f\n", k.kernel.c_str(), k.ms, k.global_bytes / 1e6,
+                                               k.flops / 1e9, k.occupancy);
+                                 std::printf("%-24s %12.4f %14.2f %14.3f   (an estimate, not a measurement)\n", "total", c.ms,
+                                             c.global_bytes / 1e6, c.flops / 1e9);
                                } else {
                                  std::cout << make_bundle(prog, eo).to_json().dump(2) << "\n";
                                }

@@ -13,7 +13,7 @@ namespace {
 
 struct Options {
   std::string problem, schedule = "best", size, backend = "gpu", inputs, save_io;
-  bool json = false, strict = false, no_audit = false;
+  bool json = false, strict = false, no_audit = false, per_launch = false;
   uint64_t seed = 1;
 };
 
@@ -38,6 +38,7 @@ void print_outcome(const search::CandidateOutcome& o) {
       std::printf("time         median %.4f ms (min %.4f, max %.4f) over %zu runs, L2 flushed\n", g.median_ms, g.min_ms, g.max_ms,
                   g.times_ms.size());
       std::printf("floor        %.4f ms: %.1f%% of the floor reached\n", g.floor_ms, g.pct_of_floor);
+      for (const auto& [kernel, ms] : g.launch_ms) std::printf("launch       %-24s median %.4f ms alone\n", kernel.c_str(), ms);
     }
     const auto& t = g.phase_ms;
     std::printf("phases       %s check%s | compile %.0f, generate %.0f, upload %.0f, candidate %.0f, reference %.0f, "
@@ -61,6 +62,8 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
                            sub.add_flag("--json", o->json, "Print the outcome as JSON");
+                           sub.add_flag("--per-launch", o->per_launch,
+                                        "Also time each launch of a multi-kernel schedule alone (L2 flushed, same repeats)");
                            return [o] {
                              try {
                                const Problem& p = find_problem(o->problem);
@@ -72,6 +75,7 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                                cfg.inputs_dir = o->inputs;
                                cfg.save_io_dir = o->save_io;
                                cfg.audit = !o->no_audit;
+                               cfg.time_each_launch = o->per_launch;
                                if (cfg.backend == "gpu") {
                                  if (auto err = runtime::driver_available()) {
                                    std::cerr << err->message << "\n";

@@ -54,7 +54,7 @@ class SharedMemoryLimitRule : public Rule {
         "refuses more static shared memory per kernel; use `extern __shared__` and request it dynamically), "
         "when static plus the launch plan's dynamic shared memory is over the device limit (232448 bytes, 227 "
         "KB per block on an H200; AuditOptions::max_smem_per_block), and when the kernel uses `extern __shared__` "
-        "memory while the launch plan requests no dynamic shared memory (AuditOptions::planned_dynamic_smem is "
+        "memory while the launch plan requests no dynamic shared memory (AuditOptions::planned_dynamic_smem, or the kernel's entry in planned_dynamic_smem_by_kernel, is "
         "0), because every access to it would then be out of bounds. When the launch plan is unknown only the "
         "static checks run."};
     return i;
@@ -92,16 +92,19 @@ class SharedMemoryLimitRule : public Rule {
                    k + " uses " + std::to_string(static_bytes) + " bytes of static shared memory, over the limit of " +
                        std::to_string(options.max_smem_per_block) + " bytes per block.",
                    "Use smaller tiles or fewer pipeline stages.");
-      if (options.planned_dynamic_smem) {
-        int64_t total = static_bytes + *options.planned_dynamic_smem;
+      std::optional<int64_t> planned = options.planned_dynamic_smem;
+      if (auto it = options.planned_dynamic_smem_by_kernel.find(kf.facts->name); it != options.planned_dynamic_smem_by_kernel.end())
+        planned = it->second;
+      if (planned) {
+        int64_t total = static_bytes + *planned;
         if (total > options.max_smem_per_block && static_bytes <= options.max_smem_per_block)
           report.add(info(), kf.facts->location,
                      k + " needs " + std::to_string(static_bytes) + " bytes of static plus " +
-                         std::to_string(*options.planned_dynamic_smem) + " bytes of dynamic shared memory = " +
+                         std::to_string(*planned) + " bytes of dynamic shared memory = " +
                          std::to_string(total) + " bytes, over the limit of " +
                          std::to_string(options.max_smem_per_block) + " bytes per block.",
                      "Use smaller tiles or fewer pipeline stages so the total fits in 232448 bytes.");
-        if (uses_dynamic && *options.planned_dynamic_smem == 0)
+        if (uses_dynamic && *planned == 0)
           report.add(info(), kf.facts->location,
                      k + " uses extern __shared__ (dynamic) shared memory, but the launch plan requests none.",
                      "Set the launch's dynamic_smem_bytes to the size the kernel indexes, or use a static "

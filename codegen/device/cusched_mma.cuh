@@ -75,15 +75,33 @@ __device__ __forceinline__ unsigned int shared_address(const void* p) {
   return static_cast<unsigned int>(__cvta_generic_to_shared(p));
 }
 
-// Four 8x8 matrices of 16-bit elements from shared memory; thread t supplies the row
-// address of row t % 8 of matrix t / 8 (16 bytes each, 16-byte aligned).
+// One, two or four 8x8 matrices of 16-byte rows from shared memory; thread t supplies
+// the address of row t % 8 of matrix t / 8 (16-byte aligned) and receives one 32-bit
+// word of each matrix: word t % 4 of row t / 4 (codegen/ldmatrix.h). The _trans forms
+// transpose 16-bit matrices: thread t receives column t / 4 of rows 2 (t % 4) and
+// 2 (t % 4) + 1.
+__device__ __forceinline__ void ldmatrix_x1(unsigned int* r, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r[0]) : "r"(shared_address(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x2(unsigned int* r, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(shared_address(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x1_trans(unsigned int* r, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"(r[0]) : "r"(shared_address(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x2_trans(unsigned int* r, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(shared_address(smem_row)));
+}
 __device__ __forceinline__ void ldmatrix_x4(unsigned int* r, const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(shared_address(smem_row)));
 }
 
-// The same, each matrix transposed.
 __device__ __forceinline__ void ldmatrix_x4_trans(unsigned int* r, const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])

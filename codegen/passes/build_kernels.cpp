@@ -7,6 +7,7 @@
 
 #include "codegen/mma_layout.h"
 #include "codegen/passes/affine.h"
+#include "codegen/passes/ldmatrix_plan.h"
 #include "codegen/passes/passes.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
@@ -108,6 +109,29 @@ Expr conjunction(const std::vector<Expr>& conds) {
 Stmt guarded(const std::vector<Expr>& conds, Stmt s) {
   Expr c = conjunction(conds);
   return c.defined() ? make_if(c, s) : s;
+}
+
+// True when the integer expression is a multiple of n whatever values its variables
+// and opaque terms (divisions, moduli) take.
+bool provably_multiple_of(const Expr& e, int64_t n) {
+  auto form = linear_form(e, true);
+  if (!form) return false;
+  for (const auto& [term, coeff] : form->coeff)
+    if (coeff % n != 0) return false;
+  return form->constant % n == 0;
+}
+
+// A block's copy loop over `units` units, each thread taking every n-th: unrolled when
+// each thread runs it at most 16 times (with at least `min_threads` threads), so that
+// its loads issue back to back.
+LoopKind copy_loop_kind(int64_t units, int64_t min_threads) {
+  return (units + min_threads - 1) / min_threads <= 16 ? LoopKind::Unrolled : LoopKind::Serial;
+}
+
+// The buffer of a pipeline of `depth` buffers that iteration `it` uses.
+Expr buffer_of(const Expr& it, int64_t depth) {
+  int64_t k = 0;
+  return is_const_int(it, &k) ? make_int(k % depth) : it % make_int(depth);
 }
 
 class KernelBuilder {
@@ -304,6 +328,7 @@ class KernelBuilder {
       return x;
     });
     Ctx c{f, s, nest, self, body, orig};
+    if (s.cache_write_scope == "shared") check_output_tile(c);
     return emit(c, 0, env, {}, in_thread, in_serial);
   }
 
@@ -315,6 +340,18 @@ class KernelBuilder {
     Expr body;  // over IR variables, loads still multi-dimensional
     std::map<std::string, Expr> orig;
   };
+
+  // A lower bound of the block's thread count: the product over thread axes of the
+  // stage's own thread loops (and the 32 lanes of each warp for tensor cores).
+  static int64_t threads_at_least(const Ctx& c) {
+    std::map<GpuAxis, int64_t> extent;
+    for (const auto& l : c.nest.loops)
+      if (is_thread_axis(l.info.axis)) extent[l.info.axis] = std::max(extent[l.info.axis], l.info.extent);
+    if (!c.s.tensor_core_shape.empty()) extent[GpuAxis::ThreadX] = std::max<int64_t>(extent[GpuAxis::ThreadX], 32);
+    int64_t n = 1;
+    for (const auto& [axis, e] : extent) n *= e;
+    return n;
+  }
 
   int first_reduction(const Ctx& c) const {
     for (size_t p = 0; p < c.nest.loops.size(); ++p)
@@ -382,11 +419,26 @@ class KernelBuilder {
     }
     // Copies staged at this loop. A software-pipelined loop (pipeline) keeps `depth`
     // buffers per copy: the copies for iteration v + depth - 1 are issued asynchronously
-    // at the top of iteration v, and the first depth - 1 before the loop.
+    // at the top of iteration v, and the first depth - 1 before the loop. Copies move
+    // 16 bytes per thread and step where alignment is provable (copies_16_bytes), on
+    // the bulk engine whole rows issued by one thread and tracked by one mbarrier per
+    // buffer of the pipeline.
     const DerivedLoop& here = c.nest.loops[p];
     const int64_t depth = c.s.pipeline_loop == loop ? c.s.pipeline_depth : 0;
+    const bool bulk = depth > 0 && c.s.pipeline_bulk;
+    const std::string bar = here.var + "_bar";  // the bulk pipeline's mbarriers, one per buffer
     std::vector<std::vector<Stmt>> async_copies(depth > 0 ? depth : 0);  // [iteration offset]: issues
+    std::vector<Expr> bulk_bytes(depth > 0 ? depth : 0);                 // [iteration offset]: bytes the bulk copies move
     std::vector<std::pair<DType, Realization>> pipeline_buffers;
+    const int64_t min_threads = threads_at_least(c);
+    // A pipelined copy's storage holds `depth` buffers; iteration v reads buffer v % depth.
+    auto keep_pipeline_buffers = [&](const std::string& source, DType t, Realization& r, int64_t buffer_size) {
+      r.offset = (make_var(here.var) % make_int(depth)) * make_int(buffer_size);
+      Realization storage = r;
+      storage.size = buffer_size * depth;
+      caches[source] = r;
+      pipeline_buffers.push_back({t, storage});
+    };
     for (const auto& cr : c.s.cache_reads) {
       if (cr.at_loop != loop) continue;
       std::vector<int64_t> full;
@@ -410,69 +462,157 @@ class KernelBuilder {
       Realization r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
       int64_t total = 1;
       for (auto e : ex) total *= e;
-      auto src_index = [&](const Expr& e) {
+      // The coordinates of the region's unit number e, where a unit is `lanes`
+      // consecutive elements of the innermost dimension (lanes divides its extent):
+      // the coordinates of the unit's first element.
+      auto src_index = [&](const Expr& e, int64_t lanes = 1) {
         std::vector<Expr> args;
-        int64_t inner = total;
+        int64_t inner = total / lanes;
         for (size_t d = 0; d < ex.size(); ++d) {
-          inner /= ex[d];
-          Expr coord = inner == 1 ? e : e / make_int(inner);
-          if (d > 0) coord = coord % make_int(ex[d]);
+          const bool last = d + 1 == ex.size();
+          const int64_t units = last ? ex[d] / lanes : ex[d];
+          inner /= units;
+          Expr coord = units == 1 ? make_int(0) : inner == 1 ? e : e / make_int(inner);
+          if (d > 0 && units > 1) coord = coord % make_int(units);
+          if (last && lanes > 1) coord = coord * make_int(lanes);
           args.push_back(mn[d] + coord);
         }
         return args;
       };
+      // Dimensions in which the region stays inside the source for every iteration of
+      // the loops around the copy (its min swept over their extents).
+      std::vector<bool> inside(ex.size());
+      for (size_t d = 0; d < ex.size(); ++d) {
+        std::map<std::string, int64_t> around;
+        for (int q = 0; q <= p; ++q) around[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
+        auto range = index_range(mn[d], around);
+        bool fixed = range.has_value();
+        if (range)
+          for (const auto& [v, k] : range->min_form.coeff) fixed &= k == 0;
+        inside[d] = ex[d] == full[d] || (fixed && range->min_form.constant >= 0 &&
+                                         range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
+      }
       // Elements of the region outside the source (tails of non-dividing splits) are not copied.
       auto in_source = [&](const std::vector<Expr>& a) {
         std::vector<Expr> conds;
         for (size_t d = 0; d < a.size(); ++d) {
-          if (ex[d] == full[d]) continue;
+          if (inside[d]) continue;
           conds.push_back(a[d] < make_int(full[d]));
         }
         return conds;
       };
+      const int64_t pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
+      // 16 bytes (4 elements) per copy where every chunk of 4 innermost elements starts
+      // 16-byte aligned in both buffers and lies wholly inside or wholly outside the source.
+      auto copies_16_bytes = [&](const Realization& dst) {
+        if (scope != MemScope::Shared || dtype_bytes(t) != 4 || ex.back() % 4 != 0 || pitch % 4 != 0 || full.back() % 4 != 0 ||
+            !provably_multiple_of(mn.back(), 4))
+          return false;
+        std::vector<Expr> a = src_index(make_var(cr.name + "_chunk"), 4);
+        Expr src = load(cr.source, a, t, env, {});
+        return provably_multiple_of(src->args[0], 4) && provably_multiple_of(flat_index(dst, a), 4);
+      };
+      if (scope == MemScope::Shared && depth > 0 && bulk) {
+        const int64_t S = r.size, esize = dtype_bytes(t), rows = total / ex.back();
+        Realization at0 = r;
+        at0.offset = make_var(here.var) * make_int(S);
+        std::vector<Expr> row0 = src_index(make_var(cr.name + "_row"), ex.back());
+        Expr src0 = load(cr.source, row0, t, env, {});
+        const BufferSpec* g = globals_.count(src0->name) ? &globals_.at(src0->name) : nullptr;
+        if (!g || (env.count(cr.source) && env.at(cr.source).scope != MemScope::Global))
+          fail("bulk-copy-source", "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop +
+                   "', but its source is not in global memory here.",
+               "Bulk-copy global tensors only: compute the source at root, or use the pipeline's cp.async engine.");
+        if (16 % esize != 0 || (ex.back() * esize) % 16 != 0 || (pitch * esize) % 16 != 0 || (full.back() * esize) % 16 != 0 ||
+            !provably_multiple_of(src0->args[0], 16 / esize) || !provably_multiple_of(flat_index(at0, row0), 16 / esize))
+          fail("bulk-copy-alignment",
+               "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop + "', but its rows of " +
+                   std::to_string(ex.back() * esize) + " bytes (shared row pitch " + std::to_string(pitch * esize) +
+                   " bytes, source rows of " + std::to_string(full.back() * esize) +
+                   " bytes) are not all multiples of 16 bytes starting at 16-byte aligned addresses.",
+               "Pad the staged rows to a multiple of 16 bytes (4 floats: cache_read pad), tile so that each copied row "
+               "starts at a multiple of 4 floats, or use the pipeline's cp.async engine.");
+        // The copy of the region for iteration `it` into buffer it % depth: one bulk copy
+        // per row of the region that lies in the source, of the row's bytes in the source.
+        auto issue = [&](const Expr& it) {
+          std::string rv = cr.name + "_row" + std::to_string(uid_++);
+          std::vector<Expr> a = src_index(make_var(rv), ex.back());
+          for (auto& x : a) x = substitute(x, {{here.var, it}});
+          Realization at = r;
+          for (auto& m : at.min) m = substitute(m, {{here.var, it}});
+          at.offset = (it % make_int(depth)) * make_int(S);
+          Expr row_bytes = inside.back() ? make_int(ex.back() * esize)
+                                         : min(make_int(ex.back()), make_int(full.back()) - a.back()) * make_int(esize);
+          Stmt copy = make_bulk_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), row_bytes, bar,
+                                     buffer_of(it, depth));
+          Expr bytes = make_int(esize);
+          for (size_t d = 0; d < ex.size(); ++d)
+            bytes = bytes * (inside[d] ? make_int(ex[d])
+                                       : min(make_int(ex[d]), max(make_int(full[d]) - at.min[d], make_int(0))));
+          return std::pair{make_for(rv, make_int(0), make_int(rows), LoopKind::Serial, GpuAxis::None, guarded(in_source(a), copy)),
+                           bytes};
+        };
+        for (int64_t s = 0; s < depth; ++s) {
+          auto [copies, bytes] = issue(s + 1 < depth ? make_int(s) : make_var(here.var) + make_int(depth - 1));
+          async_copies[s].push_back(copies);
+          bulk_bytes[s] = bulk_bytes[s].defined() ? bulk_bytes[s] + bytes : bytes;
+        }
+        keep_pipeline_buffers(cr.source, t, r, S);
+        continue;
+      }
       if (scope == MemScope::Shared && depth > 0) {
         if (dtype_bytes(t) != 4)
           fail("pipeline-element-size", "cache_read of '" + cr.source + "' is pipelined at loop '" + loop + "', but its " +
                    std::to_string(dtype_bytes(t)) + "-byte elements cannot be copied with 4-byte cp.async.",
                "Pipeline copies of 4-byte elements (f32, i32), or drop the pipeline step.");
         const int64_t S = r.size;
-        // The copy of the region for iteration `it` into buffer it % depth, one element per thread at a time.
+        Realization at0 = r;
+        at0.offset = make_var(here.var) * make_int(S);
+        const int64_t lanes = copies_16_bytes(at0) ? 4 : 1, units = total / lanes;
+        // The copy of the region for iteration `it` into buffer it % depth, one unit
+        // (4 or 16 bytes) per thread at a time.
         auto issue = [&](const Expr& it) {
           std::string cv = cr.name + "_a" + std::to_string(uid_++);
           Expr nt = make_var(kNumThreads);
           Expr e = make_var(cv) * nt + make_var("tid");
-          std::vector<Expr> a = src_index(e);
+          std::vector<Expr> a = src_index(e, lanes);
           for (auto& x : a) x = substitute(x, {{here.var, it}});
           Realization at = r;
           for (auto& m : at.min) m = substitute(m, {{here.var, it}});
           at.offset = (it % make_int(depth)) * make_int(S);
           std::vector<Expr> conds = in_source(a);
-          conds.insert(conds.begin(), e < make_int(total));
-          Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}));
-          return make_for(cv, make_int(0), (make_int(total) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None,
-                          guarded(conds, st));
+          conds.insert(conds.begin(), e < make_int(units));
+          Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
+          return make_for(cv, make_int(0), (make_int(units) + nt - make_int(1)) / nt, copy_loop_kind(units, min_threads),
+                          GpuAxis::None, guarded(conds, st));
         };
         for (int64_t s = 0; s < depth; ++s)
           async_copies[s].push_back(issue(s + 1 < depth ? make_int(s) : make_var(here.var) + make_int(depth - 1)));
-        r.offset = (make_var(here.var) % make_int(depth)) * make_int(S);
-        Realization storage = r;
-        storage.size = S * depth;
-        caches[cr.source] = r;
-        pipeline_buffers.push_back({t, storage});
+        keep_pipeline_buffers(cr.source, t, r, S);
         continue;
       }
       if (scope == MemScope::Shared) {
+        // One unit per thread at a time: an element, or a chunk of 4 elements copied by
+        // a Vectorized loop that the emitter turns into one float4 load and store.
+        const int64_t lanes = copies_16_bytes(r) ? 4 : 1, units = total / lanes;
         std::string cv = cr.name + "_c" + std::to_string(uid_++);
         Expr nt = make_var(kNumThreads);
         Expr e = make_var(cv) * nt + make_var("tid");
-        std::vector<Expr> a = src_index(e);
-        std::vector<Expr> local;
-        for (size_t d = 0; d < a.size(); ++d) local.push_back(a[d]);
-        Stmt st = make_store(cr.name, flat_index(r, local), load(cr.source, a, t, env, {}));
+        std::vector<Expr> a = src_index(e, lanes);
+        Stmt st;
+        if (lanes == 1) {
+          st = make_store(cr.name, flat_index(r, a), load(cr.source, a, t, env, {}));
+        } else {
+          std::string lv = cr.name + "_v" + std::to_string(uid_++);
+          std::vector<Expr> lane = a;
+          lane.back() = lane.back() + make_var(lv);
+          st = make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None,
+                        make_store(cr.name, flat_index(r, lane), load(cr.source, lane, t, env, {})));
+        }
         std::vector<Expr> conds = in_source(a);
-        conds.insert(conds.begin(), e < make_int(total));
-        Stmt loopst = make_for(cv, make_int(0), (make_int(total) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None,
-                               guarded(conds, st));
+        conds.insert(conds.begin(), e < make_int(units));
+        Stmt loopst = make_for(cv, make_int(0), (make_int(units) + nt - make_int(1)) / nt, copy_loop_kind(units, min_threads),
+                               GpuAxis::None, guarded(conds, st));
         if (in_serial) pre.push_back(make_barrier());
         pre.push_back(loopst);
         pre.push_back(make_barrier());
@@ -488,12 +628,36 @@ class KernelBuilder {
       allocs.push_back({t, r});
     }
     bool end_barrier = false;
-    if (depth > 0 && !async_copies[0].empty()) {
+    if (bulk && !async_copies[0].empty()) {
+      // Before the loop: one thread initialises the mbarriers (one arrival per phase:
+      // the issuing thread's), a barrier publishes them, and the copies of iterations
+      // 0 .. depth-2 are issued, each announced on its buffer's mbarrier first.
+      const Expr issuer = make_var("tid") == make_int(0);
+      auto announced = [&](int64_t s, const Expr& it) {
+        std::vector<Stmt> b = {make_mbarrier_expect(bar, buffer_of(it, depth), bulk_bytes[s])};
+        b.insert(b.end(), async_copies[s].begin(), async_copies[s].end());
+        return make_block(b);
+      };
+      const std::string bv = bar + "_init";
+      std::vector<Stmt> first = {
+          make_if(issuer, make_for(bv, make_int(0), make_int(depth), LoopKind::Unrolled, GpuAxis::None,
+                                   make_mbarrier_init(bar, make_var(bv), 1))),
+          make_barrier()};
+      for (int64_t s = 0; s + 1 < depth && s < here.info.extent; ++s) first.push_back(make_if(issuer, announced(s, make_int(s))));
+      pipeline_buffers.push_back({DType::i64, dense(bar, MemScope::Shared, {make_int(0)}, {depth})});
+      prologue_[here.var] = {make_block(first), pipeline_buffers};
+      // In the loop: issue iteration v + depth - 1; every thread waits for iteration v's
+      // phase of its buffer's mbarrier (the (v / depth)-th, counting from 0).
+      const Expr v = make_var(here.var), next = v + make_int(depth - 1);
+      pre.push_back(make_if(next < make_int(here.info.extent) && issuer, announced(depth - 1, next)));
+      pre.push_back(make_mbarrier_wait(bar, v % make_int(depth), (v / make_int(depth)) % make_int(2)));
+      end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
+    } else if (depth > 0 && !async_copies[0].empty()) {
       // Before the loop: the copies of iterations 0 .. depth-2, one group each.
       std::vector<Stmt> first;
       for (int64_t s = 0; s + 1 < depth; ++s) {
-        first.push_back(make_if(make_int(s) < make_int(here.info.extent), make_block(async_copies[s])));
-        first.push_back(make_async_commit());
+        if (s < here.info.extent) first.push_back(make_block(async_copies[s]));
+        first.push_back(make_async_commit());  // one group per iteration, empty past the loop's end
       }
       prologue_[here.var] = {make_block(first), pipeline_buffers};
       // In the loop: issue iteration v + depth - 1, wait for iteration v's group, share it.
@@ -513,7 +677,114 @@ class KernelBuilder {
     return s;
   }
 
+  // ---- cache_write scope shared: the block's output tile in shared memory ----
+  std::set<std::string> output_tiles_;  // shared buffers that stand for a block's output region
+
+  int leading_block_loops(const Ctx& c) const {
+    int nb = 0;
+    while (nb < static_cast<int>(c.nest.loops.size()) && is_block_axis(c.nest.loops[nb].info.axis)) ++nb;
+    return nb;
+  }
+
+  void check_output_tile(const Ctx& c) const {
+    const std::string& stage = c.f.name;
+    if (!c.f.is_reduction()) return;  // the primitive accepts reductions only
+    if (c.self.scope != MemScope::Global)
+      fail("cache-write-shared-not-root", "Stage '" + stage + "' asks for a shared-memory output tile (cache_write scope shared), but it is computed inside another stage, so its result already stays on chip.",
+           "Drop cache_write for it, or compute it at root.");
+    const int nb = leading_block_loops(c), r0 = first_reduction(c);
+    if (nb == 0)
+      fail("cache-write-shared-no-block-loops", "Stage '" + stage + "' asks for a shared-memory output tile (cache_write scope shared), but none of its loops is bound to a block axis, so there is no block tile to stage.",
+           "Bind the stage's outer loops to blockIdx axes (for example with tile and bind), or use cache_write scope register.");
+    if (r0 >= 0 && r0 < nb)
+      fail("cache-write-shared-reduction-across-blocks", "Stage '" + stage + "' asks for a shared-memory output tile, but its reduction loop '" + c.nest.loops[r0].info.name +
+               "' is bound to a block axis, so no block holds finished results.",
+           "Keep reduction loops inside the block (split K across blocks with rfactor instead), or use cache_write scope register.");
+  }
+
+  // The stage's loops from p (just inside its block loops) with the accumulators written
+  // to a shared tile of the block's output region, then, after a barrier, the tile
+  // copied to global memory by all threads: consecutive threads take consecutive
+  // 16-byte chunks of a row where alignment is provable, else single elements; each
+  // is guarded by the output's bounds.
+  Stmt emit_output_tile(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    const std::string& stage = c.f.name;
+    std::map<std::string, int64_t> sweep;
+    for (size_t q = p; q < c.nest.loops.size(); ++q) sweep[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
+    const size_t dims = c.f.vars.size();
+    std::vector<Expr> mn;
+    std::vector<LinearForm> mn_form;
+    std::vector<int64_t> ex, full = c.self.extent;
+    for (size_t d = 0; d < dims; ++d) {
+      auto r = index_range(c.orig.at(c.f.vars[d]), sweep);
+      if (!r)
+        fail("cache-write-shared-not-affine", "Stage '" + stage + "' asks for a shared-memory output tile, but its coordinate '" + c.f.vars[d] +
+                 "' is not an affine function of its loops, so the block's output region is not known.",
+             "Derive the stage's loops with split, tile and reorder only, or use cache_write scope register.");
+      mn.push_back(r->min);
+      mn_form.push_back(r->min_form);
+      ex.push_back(r->extent);
+    }
+    // Padding of the tile's rows against bank conflicts, keeping rows 16-byte aligned:
+    // tensor-core lanes store pairs (float2) of 8 rows x 4 columns, conflict-free when
+    // the row stride is 8 words mod 32; CUDA-core threads run along threadIdx.x, and the
+    // next row of a warp starts X words (X threads on threadIdx.x) further when the
+    // stride is X mod 32.
+    int64_t bank_step = 8;
+    if (c.s.tensor_core_shape.empty()) {
+      bank_step = 0;
+      for (const auto& l : c.nest.loops)
+        if (l.info.axis == GpuAxis::ThreadX && l.info.extent < 32) bank_step = (l.info.extent + 3) / 4 * 4;
+    }
+    const int64_t inner = ex.back();
+    int64_t pad = 0;
+    if (inner % 4 == 0)
+      while ((inner + pad) % 32 != bank_step % 32) pad += 4;
+    Realization tile = dense(stage + "_tile", MemScope::Shared, mn, ex, static_cast<int>(pad));
+    const DType t = globals_.at(c.self.buffer).dtype;
+    if (tile.size * dtype_bytes(t) > 96 * 1024)
+      fail("cache-write-shared-too-large", "The shared-memory output tile of stage '" + stage + "' takes " +
+               std::to_string(tile.size * dtype_bytes(t)) + " bytes, more than the 96 KiB the lowering gives it next to the staged inputs.",
+           "Make the block's tile smaller (its block-level split factors), or use cache_write scope register.");
+    output_tiles_.insert(tile.buffer);
+    Ctx ct{c.f, c.s, c.nest, tile, c.body, c.orig};
+    Stmt compute = emit(ct, p, env, caches, in_thread, in_serial);
+
+    // The copy to global memory.
+    bool vec = t == DType::f32 && inner % 4 == 0 && full.back() % 4 == 0 && (inner + pad) % 4 == 0 &&
+               mn_form.back().constant % 4 == 0;
+    for (const auto& [v, k] : mn_form.back().coeff) vec &= k % 4 == 0;
+    const int64_t width = vec ? 4 : 1, chunks_per_row = inner / width;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < dims; ++d) rows *= ex[d];
+    const int64_t chunks = rows * chunks_per_row;
+    const std::string cv = stage + "_w" + std::to_string(uid_++), lanev = stage + "_wv";
+    const Expr nt = make_var(kNumThreads), e = make_var(cv) * nt + make_var("tid");
+    std::vector<Expr> local(dims);
+    Expr row = e / make_int(chunks_per_row);
+    for (int d = static_cast<int>(dims) - 2; d >= 0; --d) {
+      local[d] = d == 0 ? row : row % make_int(ex[d]);
+      row = row / make_int(ex[d]);
+    }
+    local[dims - 1] = (e % make_int(chunks_per_row)) * make_int(width);
+    std::vector<Expr> conds = {e < make_int(chunks)};
+    for (size_t d = 0; d < dims; ++d) {
+      bool whole_tiles = full[d] % ex[d] == 0 && mn_form[d].constant % ex[d] == 0;
+      for (const auto& [v, k] : mn_form[d].coeff) whole_tiles &= k % ex[d] == 0;
+      if (!whole_tiles) conds.push_back(mn[d] + local[d] < make_int(full[d]));
+    }
+    if (vec) local[dims - 1] = local[dims - 1] + make_var(lanev);
+    std::vector<Expr> at(dims);
+    for (size_t d = 0; d < dims; ++d) at[d] = mn[d] + local[d];
+    Stmt move = make_store(c.self.buffer, flat_index(c.self, at), make_load(tile.buffer, t, {flat_index(tile, at)}));
+    if (vec) move = make_for(lanev, make_int(0), make_int(4), LoopKind::Vectorized, GpuAxis::None, move);
+    Stmt copy = make_for(cv, make_int(0), (make_int(chunks) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None, guarded(conds, move));
+    return make_allocate(tile.buffer, MemScope::Shared, t, tile.size, make_block({compute, make_barrier(), copy}));
+  }
+
   Stmt emit(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    if (c.s.cache_write_scope == "shared" && c.f.is_reduction() && c.self.scope == MemScope::Global && p == leading_block_loops(c))
+      return emit_output_tile(c, p, env, caches, in_thread, in_serial);
     int r0 = first_reduction(c);
     if (r0 >= 0 && p == r0) return emit_reduction(c, env, caches, in_thread, in_serial);
     if (p == static_cast<int>(c.nest.loops.size())) {
@@ -723,13 +994,6 @@ class KernelBuilder {
         fail("tensor-core-not-matmul", "Stage '" + stage + "' has a bound that couples its tile loops '" + loops[qm].info.name + "' and '" +
                  loops[qn].info.name + "'.",
              "Do not fuse the tile's row and column loops.");
-    auto guarded_operand = [&](const Expr& value, const std::string& skip, const std::map<std::string, Expr>& at) {
-      std::vector<Expr> conds;
-      for (const auto& g : c.nest.guards)
-        if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
-      Expr cond = conjunction(conds);
-      return cond.defined() ? select(cond, value, make_float(0.0)) : value;
-    };
     const std::string acc = stage + "_acc", lane = stage + "_lane", mt = stage + "_mt", nt = stage + "_nt", kt = stage + "_kt";
     const int64_t MT = M / L.m, NT = N / L.n, KT = K / L.k, acc_size = MT * NT * 4;
     const Expr lanev = make_var(lane), group = lanev / make_int(4), quad = lanev % make_int(4);
@@ -750,19 +1014,69 @@ class KernelBuilder {
                                               make_store(acc, make_var(ai), make_float(0.0)))));
 
     Stmt main_nest = loops_down_to(c, r0, nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
-        std::vector<Expr> ops;
+        // Each fragment element: its lowered value and the tail guard that zeroes it.
+        struct Operand {
+          Expr value, cond;
+        };
+        auto operand = [&](const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip) {
+          std::vector<Expr> conds;
+          for (const auto& g : c.nest.guards)
+            if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
+          return Operand{lower_value(substitute(factor, at), e2, c2, c.s.precision), conjunction(conds)};
+        };
+        std::vector<Operand> a_ops, b_ops;
         for (int i = 0; i < L.a_count; ++i) {
           Expr m = make_var(mt) * make_int(L.m) + group + make_int(L.a_row[i]);
           Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.a_k[i]);
-          ops.push_back(guarded_operand(lower_value(substitute(fa, {{mv, m}, {kv, k}}), e2, c2, c.s.precision), nv, {{mv, m}, {kv, k}}));
+          a_ops.push_back(operand(fa, {{mv, m}, {kv, k}}, nv));
         }
         for (int i = 0; i < L.b_count; ++i) {
           Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.b_k[i]);
           Expr n = make_var(nt) * make_int(L.n) + group;
-          ops.push_back(guarded_operand(lower_value(substitute(fb, {{kv, k}, {nv, n}}), e2, c2, c.s.precision), mv, {{kv, k}, {nv, n}}));
+          b_ops.push_back(operand(fb, {{kv, k}, {nv, n}}, mv));
         }
+        // An unguarded fragment read from shared memory in aligned 16-byte rows is loaded
+        // with ldmatrix once per k step and tile row (A) or column (B); the Mma reads it
+        // from registers. Anything else keeps its scalar loads.
+        auto is_shared = [&](const std::string& b) {
+          for (const auto& [src, r] : c2)
+            if (r.buffer == b) return r.scope == MemScope::Shared;
+          return false;
+        };
+        auto plan_for = [&](const std::vector<Operand>& o) -> std::optional<LdMatrixPlan> {
+          std::vector<Expr> values;
+          for (const auto& x : o) {
+            if (x.cond.defined()) return std::nullopt;
+            values.push_back(x.value);
+          }
+          return plan_ldmatrix(values, lane, is_shared);
+        };
+        const std::optional<LdMatrixPlan> pa = plan_for(a_ops), pb = plan_for(b_ops);
+        const std::string frag_a = stage + "_fa", frag_b = stage + "_fb";
+        std::vector<Expr> ops;
+        auto add_ops = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan, const std::string& frag,
+                           const std::string& tile_var) {
+          const int64_t count = static_cast<int64_t>(o.size());
+          for (int64_t i = 0; i < count; ++i) {
+            Expr v = plan ? read_from_fragment(o[i].value, *plan, frag, make_var(tile_var) * make_int(count) + make_int(i)) : o[i].value;
+            ops.push_back(o[i].cond.defined() ? select(o[i].cond, v, make_float(0.0)) : v);
+          }
+        };
+        add_ops(a_ops, pa, frag_a, mt);
+        add_ops(b_ops, pb, frag_b, nt);
         Stmt mma = make_mma(c.s.tensor_core_shape, c.s.precision, acc, acc_base, ops);
-        return lane_loop(tile_loop(kt, KT, tile_loop(mt, MT, tile_loop(nt, NT, mma))));
+        std::vector<Stmt> step;
+        if (pa)
+          step.push_back(tile_loop(mt, MT, make_ldmatrix(frag_a, make_var(mt) * make_int(L.a_count), pa->source, pa->row_address,
+                                                         pa->matrices, pa->transpose)));
+        if (pb)
+          step.push_back(tile_loop(nt, NT, make_ldmatrix(frag_b, make_var(nt) * make_int(L.b_count), pb->source, pb->row_address,
+                                                         pb->matrices, pb->transpose)));
+        step.push_back(tile_loop(mt, MT, tile_loop(nt, NT, mma)));
+        Stmt body = step.size() == 1 ? step[0] : make_block(step);
+        if (pb) body = make_allocate(frag_b, MemScope::Register, pb->dtype, NT * L.b_count, body);
+        if (pa) body = make_allocate(frag_a, MemScope::Register, pa->dtype, MT * L.a_count, body);
+        return lane_loop(tile_loop(kt, KT, body));
     });
 
     // Write-out: each lane stores its four accumulators of every tile.
@@ -777,7 +1091,20 @@ class KernelBuilder {
       if (std::none_of(red.begin(), red.end(), [&](int q) { return mentions_var(g, loops[q].var); }))
         wguards.push_back(substitute(g, {{mv, row}, {nv, col}}));
     Stmt write = guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), make_load(acc, DType::f32, {acc_base + jv})));
-    Stmt write_nest = over_warps(lane_loop(tile_loop(mt, MT, tile_loop(nt, NT, make_for(j, make_int(0), make_int(4), LoopKind::Unrolled, GpuAxis::None, write)))));
+    Stmt per_tile = make_for(j, make_int(0), make_int(4), LoopKind::Unrolled, GpuAxis::None, write);
+    if (output_tiles_.count(c.self.buffer)) {
+      // Into the block's shared output tile, which holds the tails too: no guards, and
+      // each lane's two adjacent accumulators of a row as one pair (float2).
+      const std::string jr = stage + "_ar", jc = stage + "_ac";
+      Expr trow = make_var(mt) * make_int(L.m) + group + make_var(jr) * make_int(L.c_row[2] - L.c_row[0]) + make_int(L.c_row[0]);
+      Expr tcol = make_var(nt) * make_int(L.n) + quad * make_int(2) + make_var(jc);
+      std::vector<Expr> tidx;
+      for (size_t d = 0; d < c.f.vars.size(); ++d) tidx.push_back(substitute(c.orig.at(c.f.vars[d]), {{mv, trow}, {nv, tcol}}));
+      Stmt pair = make_store(c.self.buffer, flat_index(c.self, tidx), make_load(acc, DType::f32, {acc_base + make_var(jr) * make_int(2) + make_var(jc)}));
+      per_tile = make_for(jr, make_int(0), make_int(2), LoopKind::Unrolled, GpuAxis::None,
+                          make_for(jc, make_int(0), make_int(2), LoopKind::Vectorized, GpuAxis::None, pair));
+    }
+    Stmt write_nest = over_warps(lane_loop(tile_loop(mt, MT, tile_loop(nt, NT, per_tile))));
     return make_allocate(acc, MemScope::Register, DType::f32, acc_size, make_block({init, main_nest, write_nest}));
   }
 };

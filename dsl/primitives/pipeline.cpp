@@ -30,9 +30,7 @@ PrimitiveDef pipeline_primitive() {
     if (!staged)
       fail("pipeline-no-staging", "No cache_read into shared memory is made at loop '" + l.name + "', so there is nothing to pipeline.",
            "cache_read the stage's inputs into shared memory at this loop first.");
-    if (depth > l.extent)
-      fail("bad-pipeline-depth", "Pipeline depth " + std::to_string(depth) + " exceeds the trip count of loop '" + l.name + "'.",
-           "Use a depth no larger than " + std::to_string(l.extent) + ".");
+    // A depth above the trip count is legal: the buffers past the last iteration are never filled.
     s.pipeline_loop = l.name;
     s.pipeline_depth = static_cast<int>(depth);
     s.pipeline_bulk = step["engine"] == "bulk";

@@ -11,19 +11,29 @@ namespace {
 TEST(DeviceLibrary, EmbedsTheUmbrellaHeaderAndItsParts) {
   const auto& h = device_headers();
   ASSERT_TRUE(h.count("cusched_device.cuh"));
-  for (const char* part : {"cusched_numeric.cuh", "cusched_reduce.cuh", "cusched_mma.cuh", "cusched_async_copy.cuh"}) {
+  for (const char* part : {"cusched_numeric.cuh", "cusched_reduce.cuh", "cusched_mma.cuh", "cusched_async_copy.cuh",
+                           "cusched_copy.cuh"}) {
     ASSERT_TRUE(h.count(part)) << part;
     EXPECT_NE(h.at("cusched_device.cuh").find(std::string("#include \"") + part + "\""), std::string::npos) << part;
   }
 }
 
-TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCpAsyncCvtOrShfl) {
+TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtOrShfl) {
   for (const auto& [name, text] : device_headers()) {
     for (size_t at = text.find("asm"); at != std::string::npos; at = text.find("asm", at + 3)) {
       size_t quote = text.find('"', at);
       ASSERT_NE(quote, std::string::npos);
-      std::string instr = text.substr(quote + 1, text.find_first_of(" .", quote + 1) - quote - 1);
-      EXPECT_TRUE(instr == "mma" || instr == "ldmatrix" || instr == "cp" || instr == "cvt" || instr == "shfl")
+      // The first instruction, past an opening scope and its register declarations.
+      size_t start = quote + 1;
+      for (;;) {
+        if (text.compare(start, 2, "\\n") == 0) start += 2;
+        else if (std::string(" \n\"{").find(text[start]) != std::string::npos) start += 1;
+        else if (text.compare(start, 4, ".reg") == 0) start = text.find(';', start) + 1;
+        else break;
+      }
+      std::string instr = text.substr(start, text.find_first_of(" .", start) - start);
+      EXPECT_TRUE(instr == "mma" || instr == "ldmatrix" || instr == "cp" || instr == "cvt" || instr == "shfl" ||
+                  instr == "mbarrier" || instr == "fence")
           << name << " uses inline asm '" << instr << "'";
     }
   }
@@ -64,6 +74,14 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   cusched::cp_async_commit();
   cusched::cp_async_wait<1>();
   cusched::cp_async_wait_all();
+  __shared__ __align__(16) long long bar[1];
+  if (threadIdx.x == 0) cusched::mbarrier_init(&bar[0], 1);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cusched::mbarrier_arrive_expect_tx(&bar[0], 256);
+    cusched::bulk_copy_global_to_shared(&tile[256], &a[64], 256, &bar[0]);
+  }
+  cusched::mbarrier_wait_parity(&bar[0], 0);
   __syncthreads();
   cusched::ldmatrix_x4(fa, &tile[(threadIdx.x % 32) * 4]);
   cusched::ldmatrix_x4_trans(fb, &tile[(threadIdx.x % 32) * 4]);

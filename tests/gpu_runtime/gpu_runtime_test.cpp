@@ -101,6 +101,27 @@ TEST_F(GpuRuntimeTest, CorrectKernelVerifiesAndIsTimedAboveItsFloor) {
   EXPECT_LE(r.max_abs_err, 1e-5);
 }
 
+TEST_F(GpuRuntimeTest, EachLaunchIsTimedAloneWhenAsked) {
+  // Two launches of the same kernel: each alone takes about half the sequence.
+  KernelBundle twice = vector_add(kCorrect, "", {{"add", {kN / 256, 1, 1}, {256, 1, 1}, 0, {"A", "B", "C"}}});
+  EvalRequest req = request(twice, true);
+  req.time_each_launch = true;
+  EvalResult r = Worker(0).evaluate(req);
+  ASSERT_EQ(r.verdict, Verdict::ok) << r.message;
+  ASSERT_EQ(r.launch_ms.size(), 2u);
+  double sum = 0;
+  for (const auto& [kernel, ms] : r.launch_ms) {
+    EXPECT_EQ(kernel, "add");
+    EXPECT_GT(ms, 0.0);
+    EXPECT_LT(ms, 0.8 * r.median_ms);
+    sum += ms;
+  }
+  EXPECT_GT(sum, 0.6 * r.median_ms);
+  EXPECT_LT(sum, 1.4 * r.median_ms);
+  req.time_each_launch = false;
+  EXPECT_TRUE(Worker(0).evaluate(req).launch_ms.empty());
+}
+
 TEST_F(GpuRuntimeTest, InProcessEvaluationSavesAndReplaysInputs) {
   std::string dir = (std::filesystem::temp_directory_path() / ("cusched-io-" + std::to_string(getpid()))).string();
   EvalRequest req = request(vector_add(kCorrect));

@@ -92,6 +92,26 @@ TEST(EvaluationJson, HostCheckFlagRoundTrips) {
   EXPECT_FALSE(EvalRequest::from_json(j).host_check);
 }
 
+TEST(EvaluationJson, PerLaunchTimesRoundTrip) {
+  EvalRequest q;
+  q.candidate.source = "extern \"C\" __global__ void k(float* c) {}";
+  q.candidate.buffers.push_back({"C", DType::f32, {4}, BufferRole::Output, false});
+  q.candidate.launches.push_back({"k", {1, 1, 1}, {4, 1, 1}, 0, {"C"}});
+  q.reference = q.candidate;
+  q.time_each_launch = true;
+  EXPECT_TRUE(EvalRequest::from_json(nlohmann::json::parse(q.to_json().dump())).time_each_launch);
+  EvalResult r;
+  r.verdict = Verdict::ok;
+  r.launch_ms = {{"k0_stats", 0.061}, {"k1_norm", 0.142}};
+  EvalResult back = EvalResult::from_json(nlohmann::json::parse(r.to_json().dump()));
+  ASSERT_EQ(back.launch_ms.size(), 2u);
+  EXPECT_EQ(back.launch_ms[1].first, "k1_norm");
+  EXPECT_DOUBLE_EQ(back.launch_ms[0].second, 0.061);
+  nlohmann::json j = r.to_json();
+  j.erase("launch_ms");
+  EXPECT_TRUE(EvalResult::from_json(j).launch_ms.empty());
+}
+
 TEST(EvaluationJson, VerdictNamesRoundTrip) {
   for (Verdict v : {Verdict::ok, Verdict::wrong_output, Verdict::unwritten_output, Verdict::nan_or_inf,
                     Verdict::input_modified, Verdict::compile_error, Verdict::launch_error, Verdict::illegal_address,

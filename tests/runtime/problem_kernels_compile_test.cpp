@@ -34,7 +34,7 @@ TEST(ProblemKernels, PipelinedMatmulTilesCompileAndUseCpAsync) {
   nlohmann::json tc = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8);
   tc.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 3}});
   KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), tc), p.name));
-  EXPECT_NE(b.source.find("cusched::cp_async_4("), std::string::npos);
+  EXPECT_NE(b.source.find("cusched::cp_async_16("), std::string::npos);
   EXPECT_NE(b.source.find("cusched::cp_async_wait<2>()"), std::string::npos);
   EXPECT_GT(compile_at_bench(p, tc).cubin.size(), 1000u);
 }

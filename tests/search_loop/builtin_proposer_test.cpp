@@ -6,6 +6,7 @@
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
+#include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "runtime/interp_verification.h"
 #include "search/builtin_proposer.h"
@@ -102,7 +103,7 @@ TEST(ScheduleMoves, RetileChangesOneFactor) {
 
 TEST(ScheduleMoves, PipelineMakesStagedCopiesAsynchronous) {
   const Problem& p = find_problem("matmul");
-  json base = validate_schedule(p.context("bench"), p.best_schedule).steps;
+  json base = validate_schedule(p.context("bench"), tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8)).steps;
   ScheduleState st = Schedule::from_json(p.context("bench"), base).state();
   std::mt19937_64 rng(3);
   auto m = apply_move("pipeline", base, st, rng);
@@ -129,7 +130,7 @@ TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
 
 TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
   const Problem& p = find_problem("layernorm");
-  int split = 0;
+  int split = 0, rows_on_x = 0;
   for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
     if (s.idea.find("split rows") == std::string::npos) continue;
     ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.schedule.dump();
@@ -139,8 +140,14 @@ TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
     EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message << "\n" << s.schedule.dump();
     ++split;
+    if (s.idea.find("rows on blockIdx.x") != std::string::npos) {
+      // The output's 16 rows (b) are the fastest block index, so consecutive blocks share weight and bias.
+      ++rows_on_x;
+      EXPECT_EQ(lowered.kernels.back().grid[0], 16) << s.schedule.dump();
+    }
   }
-  EXPECT_EQ(split, 2);
+  EXPECT_EQ(split, 4);
+  EXPECT_EQ(rows_on_x, 2);
 }
 
 TEST(Sketches, MatmulProblemsHaveLegalTensorCoreSketchesThatLower) {

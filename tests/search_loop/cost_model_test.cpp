@@ -38,5 +38,53 @@ TEST(CostModel, PipelinedCopiesAreGlobalTrafficLikePlainCopies) {
   EXPECT_NEAR(cost(p, piped).global_bytes, cost(p, plain).global_bytes, cost(p, plain).global_bytes * 0.01);
 }
 
+TEST(CostModel, SplitRowStatisticsReadTheirInputOnceAndCoalesced) {
+  // The partial-moments kernel indexes X through divisions and moduli of its block
+  // index and reads the same element for each of three unrolled moments.
+  const Problem& p = find_problem("layernorm");
+  CostBreakdown best = cost(p, p.best_schedule);
+  ASSERT_GE(best.per_kernel.size(), 2u);
+  const double x_bytes = 16.0 * 64 * 256 * 256 * 4;
+  EXPECT_GT(best.per_kernel[0].global_bytes, 0.9 * x_bytes);
+  EXPECT_LT(best.per_kernel[0].global_bytes, 1.1 * x_bytes);
+  // One block per row has 16 blocks for 4 M-element rows: far slower than split rows.
+  nlohmann::json one_block = nlohmann::json::parse(R"([
+    {"op": "fuse", "stage": "Y", "outer": "c", "inner": "h", "fused": "ch"},
+    {"op": "fuse", "stage": "Y", "outer": "ch", "inner": "w", "fused": "chw"},
+    {"op": "split", "stage": "Y", "loop": "chw", "factor": 1024, "outer": "cho", "inner": "cht"},
+    {"op": "bind", "stage": "Y", "loop": "b", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "cht", "axis": "threadIdx.x"},
+    {"op": "compute_at", "stage": "Moments", "consumer": "Y", "loop": "b"},
+    {"op": "split", "stage": "Moments", "loop": "rw", "factor": 256, "outer": "rwo", "inner": "rwt"},
+    {"op": "cross_thread_reduce", "stage": "Moments", "loop": "rwt", "kind": "block"}
+  ])");
+  EXPECT_LT(10 * best.ms, cost(p, one_block).ms);
+  double sum = 0;
+  for (const auto& k : best.per_kernel) sum += k.ms;
+  EXPECT_NEAR(sum, best.ms, 1e-9);
+}
+
+TEST(CostModel, FusedAndSplitOutputLoopsAreCoalesced) {
+  // A flat grid over the fused (b, c, h, w) puts the thread and vector lanes inside
+  // divisions and moduli of the fused index; the accesses are still contiguous.
+  const Problem& p = find_problem("layernorm");
+  nlohmann::json steps = p.best_schedule;
+  while (!steps.empty() && steps.back()["stage"] == "Y") steps.erase(steps.size() - 1);
+  for (const char* s : {R"({"op": "fuse", "stage": "Y", "outer": "b", "inner": "c", "fused": "bc"})",
+                        R"({"op": "fuse", "stage": "Y", "outer": "bc", "inner": "h", "fused": "bch"})",
+                        R"({"op": "fuse", "stage": "Y", "outer": "bch", "inner": "w", "fused": "f"})",
+                        R"({"op": "split", "stage": "Y", "loop": "f", "factor": 4, "outer": "fx", "inner": "fv"})",
+                        R"({"op": "split", "stage": "Y", "loop": "fx", "factor": 256, "outer": "fo", "inner": "ft"})",
+                        R"({"op": "bind", "stage": "Y", "loop": "fo", "axis": "blockIdx.x"})",
+                        R"({"op": "bind", "stage": "Y", "loop": "ft", "axis": "threadIdx.x"})",
+                        R"({"op": "vectorize", "stage": "Y", "loop": "fv"})"})
+    steps.push_back(nlohmann::json::parse(s));
+  CostBreakdown c = cost(p, steps);
+  // X and Y, and weight and bias once per b: 4 x 268 MB when every access is coalesced.
+  const double tensor = 16.0 * 64 * 256 * 256 * 4;
+  EXPECT_LT(c.per_kernel.back().global_bytes, 1.1 * 4 * tensor);
+  EXPECT_GT(c.per_kernel.back().global_bytes, 0.9 * 4 * tensor);
+}
+
 }  // namespace
 }  // namespace cusched::search

@@ -61,7 +61,7 @@ TEST_P(GeneratedKernels, AuditCleanWithOutputContracts) {
     for (const auto& launch : bundle.launches) {
       AuditOptions o;
       o.headers = bundle.headers;
-      o.planned_dynamic_smem = launch.dynamic_smem_bytes;
+      for (const auto& l : bundle.launches) o.planned_dynamic_smem_by_kernel[l.kernel] = l.dynamic_smem_bytes;
       o.contract = contract_from_signature(bundle.source, launch.kernel);
       ASSERT_FALSE(o.contract->params.empty()) << p.name << " " << which << ": no signature for " << launch.kernel;
       auto start = std::chrono::steady_clock::now();

@@ -1,0 +1,117 @@
+// cache_write scope shared lowered from the DSL and run in the interpreter at the small
+// sizes: tensor-core and CUDA-core tiles whose accumulators go through a shared tile of
+// the block's output, with dividing and non-dividing tiles, an epilogue stage after the
+// product, batches, and the lowering's errors where no block tile exists.
+#include <gtest/gtest.h>
+
+#include "codegen/lower.h"
+#include "dsl/schedule.h"
+#include "problems/baseline_steps.h"
+#include "problems/problem.h"
+#include "runtime/interp_verification.h"
+
+namespace cusched {
+namespace {
+
+nlohmann::json with_shared_output(nlohmann::json steps, const std::string& stage) {
+  steps.push_back({{"op", "cache_write"}, {"stage", stage}, {"scope", "shared"}});
+  return steps;
+}
+
+runtime::InterpVerification verify(const std::string& problem, const nlohmann::json& steps) {
+  const Problem& p = find_problem(problem);
+  Schedule s = Schedule::from_json(p.context("small"), steps);
+  return runtime::verify_with_interpreter(p, s, "small", 11, 1);
+}
+
+std::string ir_of(const std::string& problem, const nlohmann::json& steps) {
+  const Problem& p = find_problem(problem);
+  return print_ir(lower(Schedule::from_json(p.context("small"), steps), problem));
+}
+
+std::string lowering_error(const std::string& problem, const nlohmann::json& steps) {
+  const Problem& p = find_problem(problem);
+  try {
+    lower(Schedule::from_json(p.context("small"), steps), problem);
+  } catch (const UserError& e) {
+    return e.error().code;
+  }
+  return "";
+}
+
+// A CUDA-core tile: bm x bn outputs per block, one per thread, K in steps of 8 staged in shared memory.
+nlohmann::json cuda_core_steps(int bm, int bn) {
+  nlohmann::json s = nlohmann::json::parse(R"([
+    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 0, "y_factor": 0},
+    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
+    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "ii", "ji", "ki"]},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "C", "loop": "ii", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"}
+  ])");
+  s[0]["x_factor"] = bm;
+  s[0]["y_factor"] = bn;
+  return s;
+}
+
+TEST(CacheWriteShared, TensorCoreTilesMatchTheReference) {
+  // matmul small is 64 x 48 x 40: 32 x 16 blocks divide it, 128 x 128 blocks overhang it.
+  for (TensorCoreTile t : {TensorCoreTile{32, 16, 16, 8, 8, "tf32"}, TensorCoreTile{128, 128, 64, 32, 32, "3xtf32"}}) {
+    SCOPED_TRACE(std::to_string(t.bm) + "x" + std::to_string(t.bn));
+    auto steps = with_shared_output(tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", t), "C");
+    auto r = verify("matmul", steps);
+    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+    std::string ir = ir_of("matmul", steps);
+    EXPECT_NE(ir.find("allocate C_tile"), std::string::npos) << ir;
+    // A's fragments load with ldmatrix where the tile divides; tails keep guarded scalar loads.
+    EXPECT_EQ(ir.find("ldmatrix_x4") != std::string::npos, t.bm == 32) << ir;
+  }
+}
+
+TEST(CacheWriteShared, CudaCoreTilesMatchTheReference) {
+  for (auto [bm, bn] : {std::pair{16, 16}, std::pair{12, 20}}) {
+    SCOPED_TRACE(std::to_string(bm) + "x" + std::to_string(bn));
+    auto r = verify("matmul", with_shared_output(cuda_core_steps(bm, bn), "C"));
+    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  }
+}
+
+TEST(CacheWriteShared, TheEpilogueAfterTheProductIsAppliedOnce) {
+  // gemm_add_relu small is 5 x 37 x 23: every tile loop has a tail; Y = relu(G + bias) reads G.
+  const Problem& p = find_problem("gemm_add_relu");
+  for (bool tensor_cores : {true, false}) {
+    SCOPED_TRACE(tensor_cores ? "tensor cores" : "CUDA cores");
+    nlohmann::json g = tensor_cores ? tensor_core_tile_steps("G", "i", "j", "k", "X", 4, "weight", 4, "", {32, 16, 16, 8, 8, "tf32"})
+                                    : tiled_grid_steps("G", "i", "j");
+    auto steps = with_shared_output(concat_steps({g, flat_grid_steps("Y", {"i", "j"})}), "G");
+    auto r = verify(p.name, steps);
+    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  }
+}
+
+TEST(CacheWriteShared, BatchedTensorCoreTilesMatchTheReference) {
+  auto steps = with_shared_output(tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "b", {32, 16, 16, 8, 8, "tf32"}), "C");
+  auto r = verify("bmm", steps);
+  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+}
+
+TEST(CacheWriteShared, RegisterScopeLeavesTheDirectWriteOut) {
+  auto steps = cuda_core_steps(16, 16);
+  steps.push_back({{"op", "cache_write"}, {"stage", "C"}, {"scope", "register"}});
+  EXPECT_EQ(ir_of("matmul", steps).find("C_tile"), std::string::npos);
+}
+
+TEST(CacheWriteShared, AStageWithoutBlockLoopsIsRefused) {
+  nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "C", "loop": "j", "factor": 16},
+    {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"},
+    {"op": "cache_write", "stage": "C", "scope": "shared"}
+  ])");
+  EXPECT_EQ(lowering_error("matmul", steps), "cache-write-shared-no-block-loops");
+}
+
+}  // namespace
+}  // namespace cusched
