@@ -238,6 +238,9 @@ CudaValue CudaExprEmitter::binary(const ExprNode& n) {
     case ExprOp::Pow:
       r = {std::string(f32 ? "powf" : "pow") + "(" + va.text + ", " + vb.text + ")", t, kPrimary};
       break;
+    case ExprOp::BitXor:  // parenthesised: ^ binds looser than comparisons in C++
+      r = {"(" + va.text + " ^ " + vb.text + ")", t, kPrimary};
+      break;
     case ExprOp::Mod:
       if (f) {
         r = {std::string(f32 ? "fmodf" : "fmod") + "(" + va.text + ", " + vb.text + ")", t, kPrimary};

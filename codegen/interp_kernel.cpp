@@ -227,6 +227,7 @@ class KernelCompiler {
       case ExprOp::Min: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMin : IOp::IntMin; break;
       case ExprOp::Max: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMax : IOp::IntMax; break;
       case ExprOp::Pow: arity(2); c.op = IOp::Pow; break;
+      case ExprOp::BitXor: arity(2); c.op = IOp::IntXor; break;
       case ExprOp::EQ: arity(2); c.op = IOp::EQ; break;
       case ExprOp::NE: arity(2); c.op = IOp::NE; break;
       case ExprOp::LT: arity(2); c.op = IOp::LT; break;

@@ -15,7 +15,7 @@ namespace cusched {
 
 enum class IOp {
   Const, Var,
-  Add, Sub, Mul, FloatDiv, IntDiv, FloatMod, IntMod, FloatMin, FloatMax, IntMin, IntMax, Pow,
+  Add, Sub, Mul, FloatDiv, IntDiv, FloatMod, IntMod, FloatMin, FloatMax, IntMin, IntMax, Pow, IntXor,
   EQ, NE, LT, LE, GT, GE, And, Or, Not, Neg, Select, Cast,
   Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Abs, RoundTf32, RoundBf16, RoundF16,
   Load,

@@ -485,6 +485,7 @@ class KernelRunner {
       case IOp::IntMin: { double x = eval(a[0]), y = eval(a[1]); r = y < x ? y : x; break; }
       case IOp::IntMax: { double x = eval(a[0]), y = eval(a[1]); r = y > x ? y : x; break; }
       case IOp::Pow: r = std::pow(eval(a[0]), eval(a[1])); break;
+      case IOp::IntXor: r = static_cast<double>(static_cast<int64_t>(eval(a[0])) ^ static_cast<int64_t>(eval(a[1]))); break;
       case IOp::EQ: return eval(a[0]) == eval(a[1]) ? 1.0 : 0.0;
       case IOp::NE: return eval(a[0]) != eval(a[1]) ? 1.0 : 0.0;
       case IOp::LT: return eval(a[0]) < eval(a[1]) ? 1.0 : 0.0;

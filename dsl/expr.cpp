@@ -160,6 +160,11 @@ Expr operator-(Expr a, Expr b) { return make_binary(ExprOp::Sub, std::move(a), s
 Expr operator*(Expr a, Expr b) { return make_binary(ExprOp::Mul, std::move(a), std::move(b)); }
 Expr operator/(Expr a, Expr b) { return make_binary(ExprOp::Div, std::move(a), std::move(b)); }
 Expr operator%(Expr a, Expr b) { return make_binary(ExprOp::Mod, std::move(a), std::move(b)); }
+Expr bit_xor(Expr a, Expr b) {
+  if (dtype_is_float(a.type()) || dtype_is_float(b.type()))
+    fail("xor-of-float", "An exclusive or needs integer operands.", "Apply bit_xor to integer index expressions only.");
+  return make_binary(ExprOp::BitXor, std::move(a), std::move(b));
+}
 Expr operator-(Expr a) { return make_unary(ExprOp::Neg, std::move(a)); }
 Expr operator==(Expr a, Expr b) { return make_binary(ExprOp::EQ, std::move(a), std::move(b)); }
 Expr operator!=(Expr a, Expr b) { return make_binary(ExprOp::NE, std::move(a), std::move(b)); }
@@ -277,6 +282,7 @@ std::string to_string(const Expr& e) {
     case ExprOp::Min: os << "min(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")"; break;
     case ExprOp::Max: os << "max(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")"; break;
     case ExprOp::Pow: os << "pow(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")"; break;
+    case ExprOp::BitXor: os << "(" << to_string(n.args[0]) << " ^ " << to_string(n.args[1]) << ")"; break;
     case ExprOp::Not: os << "!(" << to_string(n.args[0]) << ")"; break;
     case ExprOp::Neg: os << "-(" << to_string(n.args[0]) << ")"; break;
     case ExprOp::Select:

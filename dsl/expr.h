@@ -14,6 +14,7 @@ enum class ExprOp {
   Var,        // a loop or domain variable (pure or reduction), by name
   SizeParam,  // a symbolic size, bound when the problem is instantiated
   Add, Sub, Mul, Div, Mod, Min, Max, Pow,
+  BitXor,     // integer exclusive or (shared-memory swizzles)
   EQ, NE, LT, LE, GT, GE, And, Or, Not, Neg,
   Select, Cast,
   Call,       // math function `name` applied to args
@@ -82,6 +83,7 @@ Expr operator-(Expr a, Expr b);
 Expr operator*(Expr a, Expr b);
 Expr operator/(Expr a, Expr b);
 Expr operator%(Expr a, Expr b);
+Expr bit_xor(Expr a, Expr b);  // integers only
 Expr operator-(Expr a);
 Expr operator==(Expr a, Expr b);
 Expr operator!=(Expr a, Expr b);

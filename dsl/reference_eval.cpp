@@ -154,6 +154,8 @@ class Machine {
         return e.op == ExprOp::Min ? (y < x ? y : x) : (y > x ? y : x);
       }
       case ExprOp::Pow: return std::pow(eval(a[0], slots), eval(a[1], slots));
+      case ExprOp::BitXor:
+        return static_cast<double>(static_cast<int64_t>(eval(a[0], slots)) ^ static_cast<int64_t>(eval(a[1], slots)));
       case ExprOp::EQ: return eval(a[0], slots) == eval(a[1], slots) ? 1 : 0;
       case ExprOp::NE: return eval(a[0], slots) != eval(a[1], slots) ? 1 : 0;
       case ExprOp::LT: return eval(a[0], slots) < eval(a[1], slots) ? 1 : 0;

@@ -35,7 +35,7 @@ std::optional<int64_t> eval_index(const Expr& e, const std::map<std::string, int
     }
     case ExprOp::Cast: return dtype_is_float(e.type()) ? std::nullopt : arg(0);
     case ExprOp::Add: case ExprOp::Sub: case ExprOp::Mul: case ExprOp::Div: case ExprOp::Mod: case ExprOp::Min:
-    case ExprOp::Max: {
+    case ExprOp::Max: case ExprOp::BitXor: {
       auto a = arg(0), b = arg(1);
       if (!a || !b) return std::nullopt;
       switch (n.op) {
@@ -45,6 +45,7 @@ std::optional<int64_t> eval_index(const Expr& e, const std::map<std::string, int
         case ExprOp::Div: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
         case ExprOp::Mod: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
         case ExprOp::Min: return std::min(*a, *b);
+        case ExprOp::BitXor: return *a ^ *b;
         default: return std::max(*a, *b);
       }
     }

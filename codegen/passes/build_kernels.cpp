@@ -25,6 +25,9 @@ struct Realization {
   std::vector<int64_t> stride;
   int64_t size = 0;
   Expr offset;  // software pipelines: the element offset of the current buffer among several
+  // XOR swizzle (cache_read swizzle): elements per 16-byte chunk and the number of rows
+  // whose chunk orders differ; 0 = plain row-major.
+  int64_t swizzle_chunk = 0, swizzle_rows = 0;
 };
 
 Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad = 0) {
@@ -43,12 +46,50 @@ Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> m
   return r;
 }
 
+// e / k when every coefficient and the constant of e's linear form (opaque terms
+// allowed) are multiples of k; undefined otherwise.
+Expr exact_quotient(const Expr& e, int64_t k) {
+  auto f = linear_form(e, true);
+  if (!f || f->constant % k != 0) return Expr();
+  for (auto& [term, c] : f->coeff) {
+    if (c % k != 0) return Expr();
+    c /= k;
+  }
+  f->constant /= k;
+  return f->to_expr();
+}
+
+// Lays a shared copy's rows out with an XOR swizzle: in row `row`, 16-byte chunk c of
+// the row is stored at chunk c ^ (row % S), so that the same column of S consecutive
+// rows falls in S different bank groups. S = min(chunks per row, 8) must divide the
+// number of chunks per row and be a power of two.
+void swizzle_rows_of(Realization& r, int element_bytes, const std::string& source) {
+  const int64_t chunk = 16 / element_bytes, cols = r.extent.back();
+  const int64_t chunks = cols % chunk == 0 ? cols / chunk : 0, rows = std::min<int64_t>(chunks, 8);
+  if (r.extent.size() < 2 || chunks == 0 || (rows & (rows - 1)) != 0 || chunks % rows != 0)
+    fail("swizzle-layout",
+         "cache_read of '" + source + "' asks for a swizzle, but its copy's rows of " + std::to_string(cols) +
+             " elements are not a power-of-two or multiple-of-8 number of 16-byte chunks (or the copy has one dimension).",
+         "Use pad instead of swizzle for this copy, or choose tile sizes whose staged rows are 4, 8, 16, 32, ... floats.");
+  r.swizzle_chunk = chunk;
+  r.swizzle_rows = rows;
+}
+
 Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
   Expr idx;
   for (size_t d = 0; d < args.size(); ++d) {
     Expr local = args[d];
     int64_t m;
     if (!(is_const_int(r.min[d], &m) && m == 0)) local = local - r.min[d];
+    if (r.swizzle_chunk > 0 && d + 1 == args.size() && d > 0) {
+      Expr row = args[d - 1];
+      if (!(is_const_int(r.min[d - 1], &m) && m == 0)) row = row - r.min[d - 1];
+      const Expr chunk = make_int(r.swizzle_chunk);
+      if (Expr q = exact_quotient(local, r.swizzle_chunk); q.defined())  // a whole chunk's first element
+        local = bit_xor(q, row % make_int(r.swizzle_rows)) * chunk;
+      else
+        local = bit_xor(local / chunk, row % make_int(r.swizzle_rows)) * chunk + local % chunk;
+    }
     Expr term = r.stride[d] == 1 ? local : local * make_int(r.stride[d]);
     idx = idx.defined() ? idx + term : term;
   }
@@ -460,6 +501,7 @@ class KernelBuilder {
              "Make the copy at a loop outside the stage's threadIdx loops, or use scope register.");
       MemScope scope = cr.scope == "shared" ? MemScope::Shared : MemScope::Register;
       Realization r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
+      if (cr.swizzle && scope == MemScope::Shared) swizzle_rows_of(r, dtype_bytes(t), cr.source);
       int64_t total = 1;
       for (auto e : ex) total *= e;
       // The coordinates of the region's unit number e, where a unit is `lanes`
@@ -513,6 +555,9 @@ class KernelBuilder {
         return provably_multiple_of(src->args[0], 4) && provably_multiple_of(flat_index(dst, a), 4);
       };
       if (scope == MemScope::Shared && depth > 0 && bulk) {
+        if (r.swizzle_chunk > 0)
+          fail("bulk-copy-swizzle", "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
+               "Pad the copy instead of swizzling it, or pipeline it with engine cp.async.");
         const int64_t S = r.size, esize = dtype_bytes(t), rows = total / ex.back();
         Realization at0 = r;
         at0.offset = make_var(here.var) * make_int(S);
