@@ -294,11 +294,7 @@ class KernelRunner {
     BufferState& b = bufs_[s.buffer];
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = d0 + k;
-      if (!b.access.empty()) {  // the write may land at any moment until the phase completes
-        const AccessRecord& r = b.access[i];
-        if (r.writer_epoch == epoch_ && r.writer != t_) race(s.buffer, i, shared_thread_text(r.writer), "write", "bulk-copy write", false);
-        if (r.reader_epoch == epoch_ && r.reader != t_) race(s.buffer, i, shared_thread_text(r.reader), "read", "bulk-copy write", false);
-      }
+      check_shared_write(s.buffer, b, i, "bulk-copy write");  // it may land at any moment until the phase completes
       m.copies.push_back({s.buffer, i, load(s.value.buffer, static_cast<double>(s0 + k))});
       b.bulk_barrier[i] = id;
       b.bulk_phase[i] = m.completed;
@@ -355,6 +351,15 @@ class KernelRunner {
                   "separate kernels."
                 : "Put a barrier between the write and the other threads' accesses, or give each thread its own "
                   "element.");
+  }
+
+  // A write of shared element i of buffer `b` (state `st`) races with another thread's
+  // write or read of it since the last barrier.
+  void check_shared_write(int b, const BufferState& st, int64_t i, const char* access) {
+    if (st.access.empty()) return;
+    const AccessRecord& r = st.access[i];
+    if (r.writer_epoch == epoch_ && r.writer != t_) race(b, i, shared_thread_text(r.writer), "write", access, false);
+    if (r.reader_epoch == epoch_ && r.reader != t_) race(b, i, shared_thread_text(r.reader), "read", access, false);
   }
 
   std::string shared_thread_text(int64_t t) const {
@@ -431,10 +436,9 @@ class KernelRunner {
         s.data[i] = v;
         return;
       case MemScope::Shared:
+        check_shared_write(b, s, i, "write");
         if (!s.access.empty()) {
           AccessRecord& r = s.access[i];
-          if (r.writer_epoch == epoch_ && r.writer != t_) race(b, i, shared_thread_text(r.writer), "write", "write", false);
-          if (r.reader_epoch == epoch_ && r.reader != t_) race(b, i, shared_thread_text(r.reader), "read", "write", false);
           r.writer = t_;
           r.writer_epoch = epoch_;
         }
@@ -565,7 +569,7 @@ class KernelRunner {
         return;
       case StmtKind::AsyncCopy: {
         step();
-        const int64_t lanes = s.copy_bytes / 4 > 1 ? s.copy_bytes / 4 : 1;
+        const int64_t lanes = s.copy_bytes / 4;  // 4 or 16 bytes, checked when the kernel was compiled
         const double first = eval(s.index);
         const double src = lanes > 1 ? eval(s.value.args[0]) : 0;
         if (lanes > 1 && (std::fmod(first, static_cast<double>(lanes)) != 0 || std::fmod(src, static_cast<double>(lanes)) != 0))
@@ -578,11 +582,7 @@ class KernelRunner {
         for (int64_t k = 0; k < lanes; ++k) {
           const int64_t i = checked_index(s.buffer, first + static_cast<double>(k), "asynchronous write");
           const double v = lanes > 1 ? load(s.value.buffer, src + static_cast<double>(k)) : eval(s.value);
-          if (!b.access.empty()) {  // the write may land at any moment until the wait
-            const AccessRecord& r = b.access[i];
-            if (r.writer_epoch == epoch_ && r.writer != t_) race(s.buffer, i, shared_thread_text(r.writer), "write", "asynchronous write", false);
-            if (r.reader_epoch == epoch_ && r.reader != t_) race(s.buffer, i, shared_thread_text(r.reader), "read", "asynchronous write", false);
-          }
+          check_shared_write(s.buffer, b, i, "asynchronous write");  // it may land at any moment until the wait
           ++b.pending[i];
           open_copies_[t_].push_back({s.buffer, i, v});
         }

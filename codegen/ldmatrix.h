@@ -1,7 +1,9 @@
 #pragma once
 // Where each lane's data comes from in a warp-wide ldmatrix.sync.aligned.m8n8 load (PTX
-// ISA): the IR's LdMatrix statement, its interpretation and the lowering's proof that a
-// tensor-core fragment can be loaded with it all read the mapping from here.
+// ISA), as the interpreter executes the IR's LdMatrix statement. The lowering's plan
+// (codegen/passes/ldmatrix_plan.h) derives the same row addresses from the fragment
+// layout; tensor-core schedules lowered with the plan are verified in the interpreter,
+// which executes this mapping.
 // Each 8x8 matrix has 8 rows of 16 bytes; lane l gives the address of row l % 8 of
 // matrix (l / 8) % matrices. A row is four 32-bit words of `per_word` elements
 // (1 for 32-bit, 2 for 16-bit elements); from every matrix, lane t receives one word.

@@ -17,13 +17,12 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
   for (const auto& [name, s] : state.schedules)
     if (s.precision != "f32") p.precision = s.precision;
 
-  check_lowering_supported(state);                 // 1. features the lowering implements
-  p.buffers = plan_global_buffers(state);          // 2. inputs, outputs, scratch
-  p.kernels = build_kernels(state, p.buffers);     // 3. loop nests, compute_at, cache_read, reductions
+  p.buffers = plan_global_buffers(state);          // 1. inputs, outputs, scratch
+  p.kernels = build_kernels(state, p.buffers);     // 2. loop nests, compute_at, cache_read, reductions
   for (auto& k : p.kernels) {
-    assign_launch_dims(k);                         // 4. grid, block, barrier placement rule
-    remove_redundant_barriers(k);                  // 5. back-to-back barriers
-    simplify_kernel(k);                            // 6. constant folding
+    assign_launch_dims(k);                         // 3. grid, block, barrier placement rule
+    remove_redundant_barriers(k);                  // 4. back-to-back barriers
+    simplify_kernel(k);                            // 5. constant folding
   }
   return p;
 }

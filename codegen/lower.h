@@ -7,7 +7,7 @@
 
 namespace cusched {
 
-// Throws UserError (code lowering-unsupported, barrier-in-partial-thread-loop, ...)
+// Throws UserError (barrier-in-partial-thread-loop, ...)
 // when the schedule cannot be lowered.
 LoweredProgram lower(const Schedule& schedule, const std::string& problem_name);
 

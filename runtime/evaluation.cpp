@@ -627,17 +627,17 @@ class Evaluation {
     int run = 0;
     res_.times_ms = time_launch_sequence(ctx, [&] { seq.enqueue(ctx.stream()); }, req_.timing, req_.watchdog_s,
                                          [&] { tick("timed run " + std::to_string(run++)); });
-    stage_ = Stage::setup;
-    TimeSummary s = summarize_times(res_.times_ms);
-    res_.median_ms = s.median_ms;
-    res_.min_ms = s.min_ms;
-    res_.max_ms = s.max_ms;
     if (req_.time_each_launch && seq.launch_count() > 1)
       for (size_t k = 0; k < seq.launch_count(); ++k) {
         auto times = time_launch_sequence(ctx, [&] { seq.enqueue_launch(ctx.stream(), k); }, req_.timing, req_.watchdog_s,
                                           [&] { tick("timed launch " + std::to_string(k)); });
         res_.launch_ms.emplace_back(seq.launch_name(k), summarize_times(times).median_ms);
       }
+    stage_ = Stage::setup;
+    TimeSummary s = summarize_times(res_.times_ms);
+    res_.median_ms = s.median_ms;
+    res_.min_ms = s.min_ms;
+    res_.max_ms = s.max_ms;
     res_.floor_ms = floor_ms(req_.floor, bw);
     res_.pct_of_floor = res_.median_ms > 0 ? 100.0 * res_.floor_ms / res_.median_ms : 0;
     if (res_.floor_ms > 0 && res_.median_ms < kUnderFloorFraction * res_.floor_ms)

@@ -209,20 +209,15 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
 // is rfactored over its first one, so that many blocks each reduce one chunk of a row
 // (the chunk's last reduction loop across the block's threads, small pure loops such as
 // a moment index unrolled into register accumulators), a small stage combines the
-// chunks, and the output is a flat grid of float4 accesses.
+// chunks, and the output is float4 accesses on a flat grid or with the rows
+// (`row_vars`, both lists non-empty) on blockIdx.x.
 void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& y,
-                        const std::vector<const FuncDef*>& producers) {
+                        const std::vector<const FuncDef*>& producers, const std::vector<std::string>& row_vars,
+                        const std::vector<std::string>& col_vars) {
   for (const auto* f : producers)
     if (f->body->rvars.size() < 2 || f->body->reduce_op == ReduceOp::ArgMax || f->body->reduce_op == ReduceOp::ArgMin) return;
-  std::vector<std::string> row_vars, col_vars;
-  for (const auto& v : y.vars) {
-    bool in_all = true;
-    for (const auto* f : producers) in_all &= std::find(f->vars.begin(), f->vars.end(), v) != f->vars.end();
-    (in_all && col_vars.empty() ? row_vars : col_vars).push_back(v);
-  }
   for (int64_t unroll : {1, 8})
   for (bool rows_on_x : {false, true}) {
-    if (rows_on_x && (row_vars.empty() || col_vars.empty())) continue;
     json s = json::array();
     std::set<std::string> done = {y.name};
     for (const auto* f : producers) {
@@ -317,7 +312,7 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
                          " threads" + (v > 1 ? ", float4 accesses" : ""),
                      s});
     }
-  split_row_sketches(out, p, *y, producers);
+  split_row_sketches(out, p, *y, producers, row_vars, col_vars);
   return out;
 }
 

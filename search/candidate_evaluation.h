@@ -57,11 +57,11 @@ constexpr int64_t kMaxSharedBytesPerBlock = 232448;
 CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
                                    std::optional<Schedule>* schedule = nullptr);
 
-// Verifies a prepared candidate in the interpreter, or verifies and times it on the
-// GPU through `worker` (created on demand when null).
 // Compiles `bundle` with NVRTC for GPU 0 into the compile cache (nothing without a GPU).
 void precompile(const KernelBundle& bundle);
 
+// Verifies a prepared candidate in the interpreter, or verifies and times it on the
+// GPU through `worker` (created on demand when null).
 void verify_candidate(const Problem& problem, const Schedule& schedule, const EvalConfig& cfg, runtime::Worker* worker,
                       CandidateOutcome& out);
 

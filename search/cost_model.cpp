@@ -10,14 +10,13 @@
 #include "codegen/linear_form.h"
 #include "codegen/mma_layout.h"
 #include "dsl/expr_substitute.h"
+#include "runtime/performance_floor.h"
 
 namespace cusched::search {
 namespace {
 
 constexpr double kBandwidth = 4.2e12;  // bytes/s, measured copy bandwidth
-constexpr double kF32Rate = 51e12;     // FLOP/s on CUDA cores
-constexpr double kTf32Rate = 364e12;   // FLOP/s of dense TF32 mma
-constexpr double kHalfRate = 730e12;   // FLOP/s of dense BF16/F16 mma
+const double kF32Rate = runtime::flop_rate("f32");  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
 constexpr double kMachineThreads = 132.0 * 2048.0;
 
@@ -164,12 +163,10 @@ struct Walker {
       }
       case StmtKind::Mma: {
         // Each lane's share of the warp's 2*m*n*k, in CUDA-core-equivalent FLOP (the
-        // tensor-core rate relative to the f32 rate; 3xtf32 does three products).
+        // precision's rate relative to the f32 rate; 3xtf32's rate counts its three products).
         const MmaLayout& l = mma_layout(s->mma_shape);
         for (const auto& o : s->operands) expr(o, mult, tx_var, vec_var);
-        double rate = s->mma_precision == "bf16" || s->mma_precision == "f16" ? kHalfRate : kTf32Rate;
-        double products = s->mma_precision == "3xtf32" ? 3 : 1;
-        flops += mult * products * 2.0 * l.m * l.n * l.k / 32.0 * kF32Rate / rate;
+        flops += mult * 2.0 * l.m * l.n * l.k / 32.0 * kF32Rate / runtime::flop_rate(s->mma_precision);
         return;
       }
       default:

@@ -21,7 +21,6 @@ class TimingReplay {
   static TimingReplay from_json(const nlohmann::json& j);
 
   std::optional<double> ms(const std::string& schedule_hash) const;
-  size_t size() const { return times_.size(); }
 
   // Replaces the time of a verified outcome whose hash the file knows: the GPU
   // median (and min, max, the times and % of floor) on the gpu backend, the cost

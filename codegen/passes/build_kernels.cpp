@@ -154,13 +154,7 @@ Stmt guarded(const std::vector<Expr>& conds, Stmt s) {
 
 // True when the integer expression is a multiple of n whatever values its variables
 // and opaque terms (divisions, moduli) take.
-bool provably_multiple_of(const Expr& e, int64_t n) {
-  auto form = linear_form(e, true);
-  if (!form) return false;
-  for (const auto& [term, coeff] : form->coeff)
-    if (coeff % n != 0) return false;
-  return form->constant % n == 0;
-}
+bool provably_multiple_of(const Expr& e, int64_t n) { return exact_quotient(e, n).defined(); }
 
 // A block's copy loop over `units` units, each thread taking every n-th: unrolled when
 // each thread runs it at most 16 times (with at least `min_threads` threads), so that
@@ -468,13 +462,13 @@ class KernelBuilder {
     const int64_t depth = c.s.pipeline_loop == loop ? c.s.pipeline_depth : 0;
     const bool bulk = depth > 0 && c.s.pipeline_bulk;
     const std::string bar = here.var + "_bar";  // the bulk pipeline's mbarriers, one per buffer
-    std::vector<std::vector<Stmt>> async_copies(depth > 0 ? depth : 0);  // [iteration offset]: issues
-    std::vector<Expr> bulk_bytes(depth > 0 ? depth : 0);                 // [iteration offset]: bytes the bulk copies move
+    std::vector<std::vector<Stmt>> async_copies(depth);  // [iteration offset]: issues
+    std::vector<Expr> bulk_bytes(depth);                                 // [iteration offset]: bytes the bulk copies move
     std::vector<std::pair<DType, Realization>> pipeline_buffers;
     const int64_t min_threads = threads_at_least(c);
     // A pipelined copy's storage holds `depth` buffers; iteration v reads buffer v % depth.
     auto keep_pipeline_buffers = [&](const std::string& source, DType t, Realization& r, int64_t buffer_size) {
-      r.offset = (make_var(here.var) % make_int(depth)) * make_int(buffer_size);
+      r.offset = buffer_of(make_var(here.var), depth) * make_int(buffer_size);
       Realization storage = r;
       storage.size = buffer_size * depth;
       caches[source] = r;
@@ -554,7 +548,7 @@ class KernelBuilder {
         Expr src = load(cr.source, a, t, env, {});
         return provably_multiple_of(src->args[0], 4) && provably_multiple_of(flat_index(dst, a), 4);
       };
-      if (scope == MemScope::Shared && depth > 0 && bulk) {
+      if (scope == MemScope::Shared && bulk) {
         if (r.swizzle_chunk > 0)
           fail("bulk-copy-swizzle", "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
                "Pad the copy instead of swizzling it, or pipeline it with engine cp.async.");
@@ -585,7 +579,7 @@ class KernelBuilder {
           for (auto& x : a) x = substitute(x, {{here.var, it}});
           Realization at = r;
           for (auto& m : at.min) m = substitute(m, {{here.var, it}});
-          at.offset = (it % make_int(depth)) * make_int(S);
+          at.offset = buffer_of(it, depth) * make_int(S);
           Expr row_bytes = inside.back() ? make_int(ex.back() * esize)
                                          : min(make_int(ex.back()), make_int(full.back()) - a.back()) * make_int(esize);
           Stmt copy = make_bulk_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), row_bytes, bar,
@@ -624,7 +618,7 @@ class KernelBuilder {
           for (auto& x : a) x = substitute(x, {{here.var, it}});
           Realization at = r;
           for (auto& m : at.min) m = substitute(m, {{here.var, it}});
-          at.offset = (it % make_int(depth)) * make_int(S);
+          at.offset = buffer_of(it, depth) * make_int(S);
           std::vector<Expr> conds = in_source(a);
           conds.insert(conds.begin(), e < make_int(units));
           Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
@@ -695,7 +689,7 @@ class KernelBuilder {
       // phase of its buffer's mbarrier (the (v / depth)-th, counting from 0).
       const Expr v = make_var(here.var), next = v + make_int(depth - 1);
       pre.push_back(make_if(next < make_int(here.info.extent) && issuer, announced(depth - 1, next)));
-      pre.push_back(make_mbarrier_wait(bar, v % make_int(depth), (v / make_int(depth)) % make_int(2)));
+      pre.push_back(make_mbarrier_wait(bar, buffer_of(v, depth), (v / make_int(depth)) % make_int(2)));
       end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
     } else if (depth > 0 && !async_copies[0].empty()) {
       // Before the loop: the copies of iterations 0 .. depth-2, one group each.
@@ -758,7 +752,6 @@ class KernelBuilder {
     for (size_t q = p; q < c.nest.loops.size(); ++q) sweep[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
     const size_t dims = c.f.vars.size();
     std::vector<Expr> mn;
-    std::vector<LinearForm> mn_form;
     std::vector<int64_t> ex, full = c.self.extent;
     for (size_t d = 0; d < dims; ++d) {
       auto r = index_range(c.orig.at(c.f.vars[d]), sweep);
@@ -767,7 +760,6 @@ class KernelBuilder {
                  "' is not an affine function of its loops, so the block's output region is not known.",
              "Derive the stage's loops with split, tile and reorder only, or use cache_write scope register.");
       mn.push_back(r->min);
-      mn_form.push_back(r->min_form);
       ex.push_back(r->extent);
     }
     // Padding of the tile's rows against bank conflicts, keeping rows 16-byte aligned:
@@ -796,9 +788,8 @@ class KernelBuilder {
     Stmt compute = emit(ct, p, env, caches, in_thread, in_serial);
 
     // The copy to global memory.
-    bool vec = t == DType::f32 && inner % 4 == 0 && full.back() % 4 == 0 && (inner + pad) % 4 == 0 &&
-               mn_form.back().constant % 4 == 0;
-    for (const auto& [v, k] : mn_form.back().coeff) vec &= k % 4 == 0;
+    const bool vec = t == DType::f32 && inner % 4 == 0 && full.back() % 4 == 0 && (inner + pad) % 4 == 0 &&
+                     provably_multiple_of(mn.back(), 4);
     const int64_t width = vec ? 4 : 1, chunks_per_row = inner / width;
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < dims; ++d) rows *= ex[d];
@@ -814,8 +805,7 @@ class KernelBuilder {
     local[dims - 1] = (e % make_int(chunks_per_row)) * make_int(width);
     std::vector<Expr> conds = {e < make_int(chunks)};
     for (size_t d = 0; d < dims; ++d) {
-      bool whole_tiles = full[d] % ex[d] == 0 && mn_form[d].constant % ex[d] == 0;
-      for (const auto& [v, k] : mn_form[d].coeff) whole_tiles &= k % ex[d] == 0;
+      const bool whole_tiles = full[d] % ex[d] == 0 && provably_multiple_of(mn[d], ex[d]);
       if (!whole_tiles) conds.push_back(mn[d] + local[d] < make_int(full[d]));
     }
     if (vec) local[dims - 1] = local[dims - 1] + make_var(lanev);

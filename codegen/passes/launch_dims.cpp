@@ -22,6 +22,7 @@ static Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) 
   if (n->index.defined()) n->index = f(n->index);
   if (n->value.defined()) n->value = f(n->value);
   if (n->cond.defined()) n->cond = f(n->cond);
+  if (n->barrier_index.defined()) n->barrier_index = f(n->barrier_index);
   for (auto& o : n->operands) o = f(o);
   for (auto& c : n->body) c = map_exprs(c, f);
   return n;

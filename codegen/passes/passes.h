@@ -6,7 +6,6 @@
 namespace cusched {
 
 // Rejects schedule features that lowering does not implement, with a structured error.
-void check_lowering_supported(const ScheduleState& state);
 // Global buffers: inputs, outputs, and a scratch buffer per intermediate root stage.
 std::vector<BufferSpec> plan_global_buffers(const ScheduleState& state);
 // One kernel per root stage, holding the stages computed inside it.
