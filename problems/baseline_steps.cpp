@@ -68,7 +68,7 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
       {{"op", "bind"}, {"stage", stage}, {"loop", "jw"}, {"axis", "threadIdx.y"}},
       {{"op", "cache_read"}, {"stage", stage}, {"source", a}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}},
       {{"op", "cache_read"}, {"stage", stage}, {"source", b}, {"scope", "shared"}, {"at", "ko"}, {"pad", b_pad}},
-      {{"op", "tensor_core"}, {"stage", stage}, {"shape", "m16n8k8"}, {"precision", tile.precision}}});
+      {{"op", "tensor_core"}, {"stage", stage}, {"shape", tile.shape}, {"precision", tile.precision}}});
   if (!batch.empty()) s.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
   if (tile.pipeline_depth > 1)
     s.push_back({{"op", "pipeline"}, {"stage", stage}, {"loop", "ko"}, {"depth", tile.pipeline_depth}});

@@ -30,6 +30,7 @@ struct TensorCoreTile {
   int bm = 128, bn = 128, wm = 64, wn = 32, bk = 32;
   std::string precision = "tf32";
   int pipeline_depth = 0;  // > 1: the staged copies software-pipelined (cp.async) this deep
+  std::string shape = "m16n8k8";  // the mma shape: m16n8k8 (tf32, 3xtf32) or m16n8k16 (bf16, f16)
 };
 
 // Steps for a reduction `stage`(b, j) = reduce(r, X(b, r, j)) over the middle axis of a

@@ -9,34 +9,21 @@
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "runtime/interp_verification.h"
+#include "tests/property/schedule_checks.h"
 
 namespace cusched {
 namespace {
 
+using testing::ir_of;
+using testing::lowering_error;
+
+runtime::InterpVerification verify(const std::string& problem, const nlohmann::json& steps) {
+  return testing::verify_small(problem, steps, 11);
+}
+
 nlohmann::json with_shared_output(nlohmann::json steps, const std::string& stage) {
   steps.push_back({{"op", "cache_write"}, {"stage", stage}, {"scope", "shared"}});
   return steps;
-}
-
-runtime::InterpVerification verify(const std::string& problem, const nlohmann::json& steps) {
-  const Problem& p = find_problem(problem);
-  Schedule s = Schedule::from_json(p.context("small"), steps);
-  return runtime::verify_with_interpreter(p, s, "small", 11, 1);
-}
-
-std::string ir_of(const std::string& problem, const nlohmann::json& steps) {
-  const Problem& p = find_problem(problem);
-  return print_ir(lower(Schedule::from_json(p.context("small"), steps), problem));
-}
-
-std::string lowering_error(const std::string& problem, const nlohmann::json& steps) {
-  const Problem& p = find_problem(problem);
-  try {
-    lower(Schedule::from_json(p.context("small"), steps), problem);
-  } catch (const UserError& e) {
-    return e.error().code;
-  }
-  return "";
 }
 
 // A CUDA-core tile: bm x bn outputs per block, one per thread, K in steps of 8 staged in shared memory.
@@ -74,8 +61,10 @@ TEST(CacheWriteShared, TensorCoreTilesMatchTheReference) {
 TEST(CacheWriteShared, CudaCoreTilesMatchTheReference) {
   for (auto [bm, bn] : {std::pair{16, 16}, std::pair{12, 20}}) {
     SCOPED_TRACE(std::to_string(bm) + "x" + std::to_string(bn));
-    auto r = verify("matmul", with_shared_output(cuda_core_steps(bm, bn), "C"));
+    auto steps = with_shared_output(cuda_core_steps(bm, bn), "C");
+    auto r = verify("matmul", steps);
     EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+    EXPECT_NE(ir_of("matmul", steps).find("allocate C_tile"), std::string::npos);
   }
 }
 
@@ -89,6 +78,7 @@ TEST(CacheWriteShared, TheEpilogueAfterTheProductIsAppliedOnce) {
     auto steps = with_shared_output(concat_steps({g, flat_grid_steps("Y", {"i", "j"})}), "G");
     auto r = verify(p.name, steps);
     EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+    EXPECT_NE(ir_of(p.name, steps).find("allocate G_tile"), std::string::npos);
   }
 }
 
@@ -96,6 +86,7 @@ TEST(CacheWriteShared, BatchedTensorCoreTilesMatchTheReference) {
   auto steps = with_shared_output(tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "b", {32, 16, 16, 8, 8, "tf32"}), "C");
   auto r = verify("bmm", steps);
   EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_NE(ir_of("bmm", steps).find("allocate C_tile"), std::string::npos);
 }
 
 TEST(CacheWriteShared, RegisterScopeLeavesTheDirectWriteOut) {

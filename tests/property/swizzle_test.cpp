@@ -9,6 +9,7 @@
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "runtime/interp_verification.h"
+#include "tests/property/schedule_checks.h"
 
 namespace cusched {
 namespace {
@@ -21,30 +22,15 @@ nlohmann::json swizzled_tile(TensorCoreTile t) {
   return s;
 }
 
-runtime::InterpVerification verify(const nlohmann::json& steps) {
-  const Problem& p = find_problem("matmul");
-  return runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 7, 1);
-}
-
-std::string lowering_error(const nlohmann::json& steps, const std::string& size = "small") {
-  const Problem& p = find_problem("matmul");
-  try {
-    lower(Schedule::from_json(p.context(size), steps), p.name);
-  } catch (const UserError& e) {
-    return e.error().code;
-  }
-  return "";
-}
-
 TEST(Swizzle, TensorCoreTileWithSwizzledCopiesMatchesTheReference) {
   // A rows of 16 floats (4 chunks), B rows of 32 floats (8 chunks); 64 x 48 x 40 has tails.
-  auto r = verify(swizzled_tile({32, 32, 16, 16, 16, "tf32"}));
+  auto r = testing::verify_small("matmul", swizzled_tile({32, 32, 16, 16, 16, "tf32"}), 7);
   EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
 }
 
 TEST(Swizzle, PipelinedSwizzledCopiesMatchTheReferenceAndUseTheXor) {
   nlohmann::json s = swizzled_tile({32, 32, 16, 16, 16, "tf32", 3});
-  auto r = verify(s);
+  auto r = testing::verify_small("matmul", s, 7);
   EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
   const Problem& p = find_problem("matmul");
   KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), s), p.name));
@@ -68,9 +54,9 @@ TEST(Swizzle, LayoutsItCannotServeAreErrors) {
   // The bulk engine copies each row contiguously.
   nlohmann::json bulk = swizzled_tile({32, 32, 16, 16, 16, "tf32", 2});
   bulk.back()["engine"] = "bulk";
-  EXPECT_EQ(lowering_error(bulk), "bulk-copy-swizzle");
+  EXPECT_EQ(testing::lowering_error("matmul", bulk), "bulk-copy-swizzle");
   // B rows of 24 floats are 6 chunks: no power-of-two XOR keeps them in the row.
-  EXPECT_EQ(lowering_error(swizzled_tile({32, 24, 16, 8, 16, "tf32"})), "swizzle-layout");
+  EXPECT_EQ(testing::lowering_error("matmul", swizzled_tile({32, 24, 16, 8, 16, "tf32"})), "swizzle-layout");
 }
 
 }  // namespace

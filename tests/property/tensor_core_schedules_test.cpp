@@ -7,48 +7,21 @@
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "runtime/interp_verification.h"
+#include "problems/baseline_steps.h"
+#include "tests/property/schedule_checks.h"
 
 namespace cusched {
 namespace {
 
-// C's tile: blocks of bm x bn, warps of wm x wn, K steps of bk staged in shared memory.
-nlohmann::json tensor_core_steps(int bm, int bn, int wm, int wn, int bk, const std::string& shape, const std::string& precision) {
-  nlohmann::json s = nlohmann::json::parse(R"([
-    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 0, "y_factor": 0},
-    {"op": "split", "stage": "C", "loop": "ii", "factor": 0, "outer": "iw", "inner": "im"},
-    {"op": "split", "stage": "C", "loop": "ji", "factor": 0, "outer": "jw", "inner": "jn"},
-    {"op": "split", "stage": "C", "loop": "k", "factor": 0, "outer": "ko", "inner": "ki"},
-    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "iw", "jw", "im", "jn", "ki"]},
-    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "C", "loop": "iw", "axis": "threadIdx.z"},
-    {"op": "bind", "stage": "C", "loop": "jw", "axis": "threadIdx.y"},
-    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4},
-    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "pad": 8}
-  ])");
-  s[0]["x_factor"] = bm;
-  s[0]["y_factor"] = bn;
-  s[1]["factor"] = wm;
-  s[2]["factor"] = wn;
-  s[3]["factor"] = bk;
-  s.push_back({{"op", "tensor_core"}, {"stage", "C"}, {"shape", shape}, {"precision", precision}});
-  return s;
-}
+using testing::lowering_error;
 
 runtime::InterpVerification verify(const std::string& problem, const nlohmann::json& steps) {
-  const Problem& p = find_problem(problem);
-  Schedule s = Schedule::from_json(p.context("small"), steps);
-  return runtime::verify_with_interpreter(p, s, "small", 7, 1);
+  return testing::verify_small(problem, steps, 7);
 }
 
-std::string lowering_error(const std::string& problem, const nlohmann::json& steps) {
-  const Problem& p = find_problem(problem);
-  try {
-    lower(Schedule::from_json(p.context("small"), steps), problem);
-  } catch (const UserError& e) {
-    return e.error().code;
-  }
-  return "";
+// C's tile: blocks of bm x bn, warps of wm x wn, K steps of bk staged in shared memory.
+nlohmann::json tensor_core_steps(int bm, int bn, int wm, int wn, int bk, const std::string& shape, const std::string& precision) {
+  return tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {bm, bn, wm, wn, bk, precision, 0, shape});
 }
 
 TEST(TensorCoreSchedules, DividingTilesMatchTheReference) {
