@@ -112,6 +112,7 @@ class KernelWriter {
   void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
+  void cluster_all_reduce(const StmtNode& s);
   void mma(const StmtNode& s);
   void ldmatrix(const StmtNode& s);
   std::string bound_text(const Expr& e) {
@@ -180,6 +181,7 @@ std::string KernelWriter::write() {
   c_names_.emplace_back();
   std::ostringstream head;
   head << "extern \"C\" __global__ void ";
+  if (kernel_.cluster > 1) head << "__cluster_dims__(" << kernel_.cluster << ", 1, 1) ";
   if (kernel_.launch_max_threads > 0) {
     head << "__launch_bounds__(" << kernel_.launch_max_threads;
     if (kernel_.launch_min_blocks > 0) head << ", " << kernel_.launch_min_blocks;
@@ -295,11 +297,14 @@ void KernelWriter::for_loop(const StmtNode& s) {
     if (brace) close();
     return;
   }
-  if (int a = thread_axis_index(s.axis); a >= 0) {
-    bool guard = !(const_extent && extent == kernel_.block[a]);
+  const int a = thread_axis_index(s.axis);
+  if (a >= 0 || s.axis == GpuAxis::ClusterX) {
+    // A thread loop, or a cluster loop (the block's rank in the cluster is blockIdx.x).
+    const bool cluster = a < 0;
+    bool guard = !(const_extent && extent == (cluster ? kernel_.cluster : kernel_.block[a]));
     open("");
     if (guard || stmt_mentions_var(s.body[0], s.var)) {
-      line("const int " + s.var + " = threadIdx." + axis_letter(a) + ";");
+      line("const int " + s.var + " = " + (cluster ? std::string("blockIdx.x") : "threadIdx." + std::string(axis_letter(a))) + ";");
       declare(s.var);
     }
     if (guard) open("if (" + s.var + " < " + bound_text(s.extent) + ")");
@@ -457,6 +462,10 @@ void KernelWriter::ldmatrix(const StmtNode& s) {
 }
 
 void KernelWriter::all_reduce(const StmtNode& s) {
+  if (s.reduce_kind == "cluster") {
+    cluster_all_reduce(s);
+    return;
+  }
   const int a = thread_axis_index(s.reduce_axis);
   if (a < 0)
     fail("malformed-ir", "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
@@ -520,10 +529,40 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   close();
 }
 
+// Across the blocks of the cluster: each thread leaves its value in a shared slot of
+// its block and combines the slots of the same thread in every block, in rank order,
+// through distributed shared memory.
+void KernelWriter::cluster_all_reduce(const StmtNode& s) {
+  if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
+             gpu_axis_name(s.reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster) + ".",
+         "Combine across cluster.x with the cluster's full width; this is a lowering bug.");
+  const bool arg = s.reduce_op == ReduceOp::ArgMin || s.reduce_op == ReduceOp::ArgMax;
+  const EmittedBuffer* vb = lookup(s.buffer);
+  const EmittedBuffer* ib = arg ? lookup(s.index_buffer) : nullptr;
+  if (!vb || vb->scope != MemScope::Register || (arg && (!ib || ib->scope != MemScope::Register)))
+    fail("allreduce-needs-register", "Kernel '" + kernel_.name + "' combines '" + s.buffer + "' across the cluster, but it is not a register buffer in scope.",
+         "AllReduce combines per-thread values: allocate the buffer in registers.");
+  const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
+  const std::string value = expr_.element(s.buffer, s.index), op = reduce_op_struct(s.reduce_op);
+  const std::string w = std::to_string(s.width), scratch = "cusched_reduce" + std::to_string(reductions_++);
+  open("");
+  shared_array(scratch, vb->dtype, threads);
+  if (arg) {
+    shared_array(scratch + "_index", ib->dtype, threads);
+    line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + expr_.element(s.index_buffer, s.index) + ", " + w + ", " +
+         scratch + ", " + scratch + "_index);");
+  } else {
+    line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
+  }
+  close();
+}
+
 std::string launch_comment(const Kernel& k, int64_t dynamic_smem) {
   std::ostringstream os;
   os << "// kernel " << k.name << ": grid (" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << "), block ("
      << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << ")";
+  if (k.cluster > 1) os << ", clusters of " << k.cluster << " blocks";
   if (dynamic_smem > 0) os << ", " << dynamic_smem << " bytes of dynamic shared memory";
   return os.str();
 }

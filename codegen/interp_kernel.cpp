@@ -112,6 +112,10 @@ class KernelCompiler {
     out_.name = k.name;
     out_.grid = k.grid;
     out_.block = k.block;
+    out_.cluster = k.cluster;
+    if (k.cluster > 1 && k.grid[0] != k.cluster)
+      malformed("forms clusters of " + std::to_string(k.cluster) + " blocks but has " + std::to_string(k.grid[0]) + " blocks along x",
+                "Launch exactly one cluster along x (grid.x equal to the cluster size).");
     for (const char* b : {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z", "tid"})
       slot_of(b);
     for (int64_t d : k.grid) check_dim(d, "grid");
@@ -297,6 +301,11 @@ class KernelCompiler {
                "Kernel '" + kernel_.name + "' binds loop '" + s->var + "' of extent " + std::to_string(ext) + " to " +
                    gpu_axis_name(s->axis) + " but its grid has only " + std::to_string(kernel_.grid[ax]) + " blocks there.",
                "Make the grid at least as large as every block-bound loop.");
+        if (s->axis == GpuAxis::ClusterX && is_const_int(s->extent, &ext) && ext > kernel_.cluster)
+          fail("grid-too-small",
+               "Kernel '" + kernel_.name + "' binds loop '" + s->var + "' of extent " + std::to_string(ext) +
+                   " to cluster.x but its cluster has only " + std::to_string(kernel_.cluster) + " blocks.",
+               "Make the cluster at least as large as every cluster-bound loop.");
         if (is_thread_axis(s->axis) && is_const_int(s->extent, &ext) && ext > kernel_.block[ax])
           fail("block-too-small",
                "Kernel '" + kernel_.name + "' binds loop '" + s->var + "' of extent " + std::to_string(ext) + " to " +
@@ -365,6 +374,15 @@ class KernelCompiler {
                      mem_scope_name(out_.buffers[b].scope) + " buffer.",
                  "AllReduce combines per-thread values: allocate the buffer in registers.");
         c.reduce_op = s->reduce_op;
+        c.width = s->width;
+        if (s->reduce_kind == "cluster") {
+          if (s->reduce_axis != GpuAxis::ClusterX || s->width != kernel_.cluster || kernel_.cluster < 2)
+            malformed("has a cluster AllReduce over " + std::to_string(s->width) + " blocks on " + gpu_axis_name(s->reduce_axis) +
+                          " but a cluster of " + std::to_string(kernel_.cluster),
+                      "Combine across cluster.x with the cluster's full width.");
+          c.cluster_kind = true;
+          break;
+        }
         c.reduce_axis = thread_axis_index(s->reduce_axis);
         if (!is_thread_axis(s->reduce_axis))
           malformed("reduces over " + gpu_axis_name(s->reduce_axis) + ", which is not a thread axis",
@@ -378,7 +396,7 @@ class KernelCompiler {
                    " threads there.",
                "Use a width that divides the block size on the reduce axis.");
         if (s->reduce_kind != "warp" && s->reduce_kind != "block")
-          malformed("has an AllReduce of kind '" + s->reduce_kind + "'", "Use the kind \"warp\" or \"block\".");
+          malformed("has an AllReduce of kind '" + s->reduce_kind + "'", "Use the kind \"warp\", \"block\" or \"cluster\".");
         c.block_kind = s->reduce_kind == "block";
         break;
       }

@@ -62,9 +62,10 @@ struct CStmt {
   // AllReduce
   int index_buffer = -1;
   ReduceOp reduce_op = ReduceOp::Sum;
-  int reduce_axis = 0;                 // 0, 1, 2 for threadIdx.x, y, z
+  int reduce_axis = 0;                 // 0, 1, 2 for threadIdx.x, y, z (unused for cluster_kind)
   int64_t width = 1;
   bool block_kind = false;
+  bool cluster_kind = false;           // across the blocks of the cluster (cluster.x)
   // Mma (buffer/index: the accumulators)
   std::vector<CExpr> operands;         // A fragment elements, then B fragment elements
   const MmaLayout* layout = nullptr;
@@ -87,6 +88,7 @@ struct CompiledKernel {
   std::string name;
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
+  int64_t cluster = 1;                 // blocks per cluster along x (grid.x when > 1)
   std::vector<InterpBuffer> buffers;   // globals used by the kernel, then one per Allocate
   std::vector<std::string> slot_names;
   CStmt body;

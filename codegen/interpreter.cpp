@@ -77,7 +77,9 @@ class KernelRunner {
  public:
   KernelRunner(const CompiledKernel& k, HostBuffers& host, const InterpOptions& opt, InterpStats& stats)
       : k_(k), opt_(opt), stats_(stats) {
-    threads_ = k.block[0] * k.block[1] * k.block[2];
+    tpb_ = k.block[0] * k.block[1] * k.block[2];
+    cluster_ = k.cluster;
+    threads_ = tpb_ * cluster_;
     nslots_ = static_cast<int>(k.slot_names.size());
     env_.assign(threads_ * nslots_, 0.0);
     bufs_.resize(k.buffers.size());
@@ -90,14 +92,16 @@ class KernelRunner {
           // Inputs are never written (the compiler rejects it), so their reads cannot race.
           if (opt.detect_races && info.role != BufferRole::Input) s.access.assign(info.size, AccessRecord{});
           break;
-        case MemScope::Shared:
-          s.own.assign(info.size, 0.0);
-          s.own_init.assign(info.size, 0);
-          s.pending.assign(info.size, 0);
-          s.bulk_barrier.assign(info.size, -1);
-          s.bulk_phase.assign(info.size, 0);
-          if (opt.detect_races) s.access.assign(info.size, AccessRecord{});
+        case MemScope::Shared: {
+          const int64_t n = info.size * cluster_;  // one copy per block of the cluster
+          s.own.assign(n, 0.0);
+          s.own_init.assign(n, 0);
+          s.pending.assign(n, 0);
+          s.bulk_barrier.assign(n, -1);
+          s.bulk_phase.assign(n, 0);
+          if (opt.detect_races) s.access.assign(n, AccessRecord{});
           break;
+        }
         case MemScope::Register:
           s.own.assign(info.size * threads_, 0.0);
           s.own_init.assign(info.size * threads_, 0);
@@ -110,10 +114,12 @@ class KernelRunner {
     }
   }
 
+  // A cluster's blocks (all of grid.x) run together as one group of threads, each
+  // block with its own shared memory; without a cluster, blocks run one by one.
   void run() {
     for (int64_t bz = 0; bz < k_.grid[2]; ++bz)
       for (int64_t by = 0; by < k_.grid[1]; ++by)
-        for (int64_t bx = 0; bx < k_.grid[0]; ++bx) run_block(bx, by, bz);
+        for (int64_t bx = 0; bx < k_.grid[0]; bx += cluster_) run_block(bx, by, bz);
   }
 
  private:
@@ -123,13 +129,14 @@ class KernelRunner {
     ++epoch_;
     for (int64_t t = 0; t < threads_; ++t) {
       double* e = &env_[t * nslots_];
-      e[kThreadX] = static_cast<double>(t % k_.block[0]);
-      e[kThreadY] = static_cast<double>((t / k_.block[0]) % k_.block[1]);
-      e[kThreadZ] = static_cast<double>(t / (k_.block[0] * k_.block[1]));
-      e[kBlockX] = static_cast<double>(bx);
+      const int64_t lt = t % tpb_;
+      e[kThreadX] = static_cast<double>(lt % k_.block[0]);
+      e[kThreadY] = static_cast<double>((lt / k_.block[0]) % k_.block[1]);
+      e[kThreadZ] = static_cast<double>(lt / (k_.block[0] * k_.block[1]));
+      e[kBlockX] = static_cast<double>(bx + t / tpb_);
       e[kBlockY] = static_cast<double>(by);
       e[kBlockZ] = static_cast<double>(bz);
-      e[kTid] = static_cast<double>(t);
+      e[kTid] = static_cast<double>(lt);
     }
     for (size_t b = 0; b < k_.buffers.size(); ++b)
       if (k_.buffers[b].scope == MemScope::Shared) {
@@ -142,7 +149,7 @@ class KernelRunner {
     mbarrier_ids_.clear();
     mbarriers_.clear();
     observed_phases_.assign(threads_, {});
-    ++stats_.blocks;
+    stats_.blocks += cluster_;
     stats_.threads += threads_;
     if (k_.body.collective) {
       exec_collective(k_.body);
@@ -160,9 +167,14 @@ class KernelRunner {
   }
 
   // ---- where things happen, for messages ----
-  std::string block_text() const { return triple(bidx_[0], bidx_[1], bidx_[2]); }
+  std::string block_text() const { return triple(bidx_[0] + t_ / tpb_, bidx_[1], bidx_[2]); }
+  // Thread t of the running group: its index in its block, and its block when the
+  // group is a cluster.
   std::string thread_text(int64_t t) const {
-    return triple(t % k_.block[0], (t / k_.block[0]) % k_.block[1], t / (k_.block[0] * k_.block[1]));
+    const int64_t lt = t % tpb_;
+    std::string s = triple(lt % k_.block[0], (lt / k_.block[0]) % k_.block[1], lt / (k_.block[0] * k_.block[1]));
+    if (cluster_ > 1) s += " of block " + triple(bidx_[0] + t / tpb_, bidx_[1], bidx_[2]);
+    return s;
   }
   std::string where() const {
     return "kernel '" + k_.name + "', block " + block_text() + ", thread " + thread_text(t_);
@@ -178,6 +190,9 @@ class KernelRunner {
   }
 
   // ---- memory ----
+  // Where element i of shared buffer b lives for the running thread's block.
+  int64_t shared_slot(int b, int64_t i) const { return (t_ / tpb_) * k_.buffers[b].size + i; }
+
   int64_t checked_index(int b, double index, const char* access) {
     if (!(index >= 0 && index < static_cast<double>(k_.buffers[b].size))) [[unlikely]]
       out_of_bounds(b, index, access);
@@ -229,7 +244,7 @@ class KernelRunner {
   // ---- mbarriers and bulk copies ----
   int mbarrier_id(int b, double index, bool create) {
     const int64_t i = checked_index(b, index, "mbarrier access");
-    auto key = std::make_pair(b, i);
+    auto key = std::make_pair(b, shared_slot(b, i));
     auto it = mbarrier_ids_.find(key);
     if (it != mbarrier_ids_.end()) {
       const Mbarrier& m = mbarriers_[it->second];
@@ -293,7 +308,7 @@ class KernelRunner {
     Mbarrier& m = mbarriers_[id];
     BufferState& b = bufs_[s.buffer];
     for (int64_t k = 0; k < n; ++k) {
-      const int64_t i = d0 + k;
+      const int64_t i = shared_slot(s.buffer, d0 + k);
       check_shared_write(s.buffer, b, i, "bulk-copy write");  // it may land at any moment until the phase completes
       m.copies.push_back({s.buffer, i, load(s.value.buffer, static_cast<double>(s0 + k))});
       b.bulk_barrier[i] = id;
@@ -366,16 +381,20 @@ class KernelRunner {
     return t == -2 ? "several threads" : "thread " + thread_text(t);
   }
   std::string global_thread_text(int64_t g) const {
-    int64_t b = g / threads_, t = g % threads_;
+    int64_t b = g / tpb_, t = g % tpb_;
     int64_t bx = b % k_.grid[0], by = (b / k_.grid[0]) % k_.grid[1], bz = b / (k_.grid[0] * k_.grid[1]);
-    return "thread " + thread_text(t) + " of block " + triple(bx, by, bz);
+    return "thread " + triple(t % k_.block[0], (t / k_.block[0]) % k_.block[1], t / (k_.block[0] * k_.block[1])) +
+           " of block " + triple(bx, by, bz);
   }
 
   // Two accesses to global memory conflict when they come from different threads and
-  // no barrier orders them: different blocks, or the same barrier interval.
+  // no barrier orders them: different blocks (also of one cluster), or the same
+  // barrier interval.
   bool global_conflict(int64_t other, int64_t other_epoch, int64_t me) const {
-    return other >= 0 && other != me && (other_epoch == epoch_ || other / threads_ != block_linear_);
+    return other >= 0 && other != me && (other_epoch == epoch_ || other / tpb_ != me / tpb_);
   }
+  // A thread's identity across the launch: its block's linear index and its index in it.
+  int64_t global_thread_id() const { return block_linear_ * tpb_ + t_; }
 
   double load(int b, double index) {
     BufferState& s = bufs_[b];
@@ -385,18 +404,19 @@ class KernelRunner {
       case MemScope::Global:
         if (!s.access.empty()) {
           AccessRecord& r = s.access[i];
-          int64_t me = block_linear_ * threads_ + t_;
+          int64_t me = global_thread_id();
           if (global_conflict(r.writer, r.writer_epoch, me)) race(b, i, global_thread_text(r.writer), "write", "read", true);
           r.reader = me;
           r.reader_epoch = epoch_;
         }
         return s.data[i];
-      case MemScope::Shared:
-        if (s.pending[i]) [[unlikely]] not_waited(b, i);
-        if (s.bulk_barrier[i] >= 0) [[unlikely]] check_bulk_copy_waited(b, i);
-        if (!s.init[i]) uninitialized(b, i);
+      case MemScope::Shared: {
+        const int64_t j = shared_slot(b, i);
+        if (s.pending[j]) [[unlikely]] not_waited(b, i);
+        if (s.bulk_barrier[j] >= 0) [[unlikely]] check_bulk_copy_waited(b, j);
+        if (!s.init[j]) uninitialized(b, i);
         if (!s.access.empty()) {
-          AccessRecord& r = s.access[i];
+          AccessRecord& r = s.access[j];
           if (r.writer_epoch == epoch_ && r.writer != t_) race(b, i, shared_thread_text(r.writer), "write", "read", false);
           if (r.reader_epoch != epoch_) {
             r.reader = t_;
@@ -405,7 +425,8 @@ class KernelRunner {
             r.reader = -2;
           }
         }
-        return s.data[i];
+        return s.data[j];
+      }
       case MemScope::Register: {
         int64_t j = t_ * info.size + i;
         if (!s.init[j]) uninitialized(b, i);
@@ -424,7 +445,7 @@ class KernelRunner {
       case MemScope::Global:
         if (!s.access.empty()) {
           AccessRecord& r = s.access[i];
-          int64_t me = block_linear_ * threads_ + t_;
+          int64_t me = global_thread_id();
           bool changes = !(s.data[i] == v);  // rewriting the value an element already holds is benign
           if (changes && global_conflict(r.writer, r.writer_epoch, me))
             race(b, i, global_thread_text(r.writer), "write", "write", true);
@@ -436,15 +457,7 @@ class KernelRunner {
         s.data[i] = v;
         return;
       case MemScope::Shared:
-        check_shared_write(b, s, i, "write");
-        if (!s.access.empty()) {
-          AccessRecord& r = s.access[i];
-          r.writer = t_;
-          r.writer_epoch = epoch_;
-        }
-        s.data[i] = v;
-        s.init[i] = 1;
-        s.bulk_barrier[i] = -1;
+        store_shared(b, shared_slot(b, i), v);
         return;
       case MemScope::Register: {
         int64_t j = t_ * info.size + i;
@@ -453,6 +466,20 @@ class KernelRunner {
         return;
       }
     }
+  }
+
+  // A write of v (already in the buffer's type) to slot j of shared buffer b.
+  void store_shared(int b, int64_t j, double v) {
+    BufferState& s = bufs_[b];
+    check_shared_write(b, s, j, "write");
+    if (!s.access.empty()) {
+      AccessRecord& r = s.access[j];
+      r.writer = t_;
+      r.writer_epoch = epoch_;
+    }
+    s.data[j] = v;
+    s.init[j] = 1;
+    s.bulk_barrier[j] = -1;
   }
 
   // ---- expressions ----
@@ -538,7 +565,9 @@ class KernelRunner {
       case StmtKind::For: {
         if (s.axis != GpuAxis::None) {
           int ax = axis_index(s.axis);
-          double coord = is_block_axis(s.axis) ? static_cast<double>(bidx_[ax]) : tenv_[kThreadX + ax];
+          double coord = s.axis == GpuAxis::ClusterX ? tenv_[kBlockX]
+                         : is_block_axis(s.axis)       ? static_cast<double>(bidx_[ax])
+                                                       : tenv_[kThreadX + ax];
           if (coord < eval(s.extent)) {
             tenv_[s.slot] = eval(s.min) + coord;
             exec_thread(s.body[0]);
@@ -580,7 +609,7 @@ class KernelRunner {
                "Copy 16 bytes only from and to element indices that are multiples of 4.");
         BufferState& b = bufs_[s.buffer];
         for (int64_t k = 0; k < lanes; ++k) {
-          const int64_t i = checked_index(s.buffer, first + static_cast<double>(k), "asynchronous write");
+          const int64_t i = shared_slot(s.buffer, checked_index(s.buffer, first + static_cast<double>(k), "asynchronous write"));
           const double v = lanes > 1 ? load(s.value.buffer, src + static_cast<double>(k)) : eval(s.value);
           check_shared_write(s.buffer, b, i, "asynchronous write");  // it may land at any moment until the wait
           ++b.pending[i];
@@ -608,7 +637,7 @@ class KernelRunner {
         while (static_cast<int64_t>(copy_groups_[t_].size()) > s.width) {
           for (const PendingCopy& c : copy_groups_[t_].front()) {
             --bufs_[c.buffer].pending[c.index];
-            store(c.buffer, static_cast<double>(c.index), c.value);
+            store_shared(c.buffer, c.index, convert_to_dtype(c.value, k_.buffers[c.buffer].dtype));
           }
           copy_groups_[t_].pop_front();
         }
@@ -673,6 +702,18 @@ class KernelRunner {
           for (int64_t t = 0; t < threads_; ++t) {
             set_thread(t);
             tenv_[s.slot] = eval(s.min) + static_cast<double>(bidx_[ax]);
+          }
+          exec_collective(s.body[0]);
+          return;
+        }
+        if (s.axis == GpuAxis::ClusterX) {
+          double extent = uniform(s.extent, "the extent of cluster loop '" + var + "'");
+          if (extent != static_cast<double>(cluster_))
+            divergent("cluster loop '" + var + "' has extent " + number(extent) + " but the cluster has " +
+                      std::to_string(cluster_) + " blocks");
+          for (int64_t t = 0; t < threads_; ++t) {
+            set_thread(t);
+            tenv_[s.slot] = eval(s.min) + tenv_[kBlockX];
           }
           exec_collective(s.body[0]);
           return;
@@ -789,6 +830,10 @@ class KernelRunner {
       contrib[t].index = arg ? load(s.index_buffer, index) : 0;
       element[t] = static_cast<int64_t>(index);
     }
+    if (s.cluster_kind) {
+      cluster_allreduce(s, contrib, element, vinfo.dtype);
+      return;
+    }
     const int ax = s.reduce_axis;
     const int64_t stride = ax == 0 ? 1 : ax == 1 ? k_.block[0] : k_.block[0] * k_.block[1];
     std::vector<Pair> group(s.width);
@@ -797,7 +842,7 @@ class KernelRunner {
       if (coord % s.width != 0) continue;  // t leads its group
       for (int64_t j = 0; j < s.width; ++j) {
         int64_t member = t + j * stride;
-        if (!s.block_kind && member / 32 != t / 32)
+        if (!s.block_kind && (member % tpb_) / 32 != (t % tpb_) / 32)
           fail("warp-allreduce-spans-warps",
                "In kernel '" + k_.name + "', a warp all-reduce over " + std::to_string(s.width) + " threads along " +
                    gpu_axis_name(static_cast<GpuAxis>(static_cast<int>(GpuAxis::ThreadX) + ax)) +
@@ -814,6 +859,24 @@ class KernelRunner {
       }
     }
     if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory
+  }
+
+  // Across the blocks of the cluster: thread lt of every block receives the values of
+  // thread lt of all blocks combined in the order of the blocks, as the device library
+  // does; the cluster barriers order everything before it against everything after.
+  void cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib, const std::vector<int64_t>& element, DType dtype) {
+    const bool arg = s.index_buffer >= 0;
+    for (int64_t lt = 0; lt < tpb_; ++lt) {
+      Pair acc = contrib[lt];
+      for (int64_t r = 1; r < cluster_; ++r) acc = combine(acc, contrib[r * tpb_ + lt], s.reduce_op, dtype);
+      for (int64_t r = 0; r < cluster_; ++r) {
+        const int64_t member = r * tpb_ + lt;
+        set_thread(member);
+        store(s.buffer, static_cast<double>(element[member]), acc.value);
+        if (arg) store(s.index_buffer, static_cast<double>(element[member]), acc.index);
+      }
+    }
+    ++epoch_;
   }
 
   // ---- Mma ----
@@ -907,7 +970,9 @@ class KernelRunner {
   const CompiledKernel& k_;
   const InterpOptions& opt_;
   InterpStats& stats_;
-  int64_t threads_ = 1;
+  int64_t tpb_ = 1;       // threads per block
+  int64_t cluster_ = 1;   // blocks run together (the cluster along x)
+  int64_t threads_ = 1;   // threads run together: tpb_ * cluster_
   int nslots_ = 0;
   std::vector<double> env_;
   std::vector<BufferState> bufs_;

@@ -283,7 +283,9 @@ std::string print_ir(const LoweredProgram& p) {
   }
   for (const auto& k : p.kernels) {
     os << "\nkernel " << k.name << " grid(" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << ") block("
-       << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << ") params(";
+       << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << ")";
+    if (k.cluster > 1) os << " cluster(" << k.cluster << ")";
+    os << " params(";
     for (size_t i = 0; i < k.params.size(); ++i) os << (i ? ", " : "") << k.params[i];
     os << "):\n" << print_stmt(k.body, 1);
   }

@@ -15,6 +15,11 @@
 //     that axis is t runs the body once with the variable equal to t, if t < extent.
 //     A thread loop whose body holds a Barrier or AllReduce has extent equal to the
 //     block's size on that axis, so that every thread of the block reaches it.
+//   - A kernel with `cluster` C > 1 runs its blocks along x (grid.x == C) as one
+//     thread-block cluster: they run at the same time. For loops bound to cluster.x are
+//     per-block guards like thread loops: the block whose x index is r runs the body
+//     with the variable equal to r, if r < extent; one whose body holds a Barrier or
+//     AllReduce has extent C.
 //   - Serial/Unrolled/Vectorized For loops run their body for var = min .. min+extent-1
 //     in every thread that reaches them; around a Barrier or AllReduce, their bounds
 //     are the same in all threads.
@@ -23,7 +28,10 @@
 //   - Barrier is __syncthreads(): every thread of the block reaches it.
 //   - AllReduce combines the register value buffer[index] (and, for argmin/argmax,
 //     index_buffer[index]) over the `width` threads that differ only in their index
-//     on `axis`, and leaves the combined value in all of them.
+//     on `axis`, and leaves the combined value in all of them. With kind "cluster"
+//     (axis cluster.x, width C) it combines, in the order of the blocks' ranks, the
+//     values that the threads of the same index hold in each block of the cluster;
+//     every thread of the cluster reaches it.
 //   - AsyncCopy reads `copy_bytes` (4 or 16) bytes starting at `value` (a load of a
 //     global buffer) when the thread reaches it and writes them to buffer[index ..]
 //     (shared) later: the write belongs to the thread's open copy group, AsyncCommit
@@ -145,6 +153,7 @@ struct Kernel {
   std::vector<std::string> params;   // global buffers, in parameter order
   Stmt body;
   int launch_max_threads = 0, launch_min_blocks = 0;
+  int64_t cluster = 1;               // blocks per thread-block cluster along x (1: none)
 };
 
 // The lowered program: the global buffers and the kernels, launched in order.

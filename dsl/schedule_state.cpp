@@ -13,13 +13,14 @@ std::string gpu_axis_name(GpuAxis a) {
     case GpuAxis::ThreadX: return "threadIdx.x";
     case GpuAxis::ThreadY: return "threadIdx.y";
     case GpuAxis::ThreadZ: return "threadIdx.z";
+    case GpuAxis::ClusterX: return "cluster.x";
   }
   return "?";
 }
 
 std::optional<GpuAxis> gpu_axis_from_name(const std::string& s) {
   for (GpuAxis a : {GpuAxis::None, GpuAxis::BlockX, GpuAxis::BlockY, GpuAxis::BlockZ, GpuAxis::ThreadX,
-                    GpuAxis::ThreadY, GpuAxis::ThreadZ})
+                    GpuAxis::ThreadY, GpuAxis::ThreadZ, GpuAxis::ClusterX})
     if (gpu_axis_name(a) == s) return a;
   return std::nullopt;
 }

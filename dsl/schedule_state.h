@@ -12,13 +12,17 @@
 
 namespace cusched {
 
-enum class GpuAxis { None, BlockX, BlockY, BlockZ, ThreadX, ThreadY, ThreadZ };
+// ClusterX is the block's rank within its thread-block cluster along x (clusters of
+// consecutive blocks on x; a kernel that uses it has exactly one cluster on x).
+enum class GpuAxis { None, BlockX, BlockY, BlockZ, ThreadX, ThreadY, ThreadZ, ClusterX };
 enum class LoopKind { Serial, Unrolled, Vectorized };
 
 std::string gpu_axis_name(GpuAxis a);  // "blockIdx.x", ...
 std::optional<GpuAxis> gpu_axis_from_name(const std::string& s);
 bool is_block_axis(GpuAxis a);
 bool is_thread_axis(GpuAxis a);
+// The largest portable thread-block cluster (blocks per cluster).
+constexpr int64_t kMaxClusterBlocks = 8;
 
 struct LoopInfo {
   std::string name;
@@ -58,6 +62,7 @@ struct StageSchedule {
   std::string cache_write_scope;           // "" (default register accumulation), "register", "shared"
   std::string cross_thread_loop;           // reduction loop combined across threads
   std::string cross_thread_kind;           // "warp" or "block"
+  std::string cross_cluster_loop;          // reduction loop combined across the blocks of a cluster
   std::string pipeline_loop;
   int pipeline_depth = 0;
   bool pipeline_bulk = false;              // Hopper bulk copy engine instead of cp.async

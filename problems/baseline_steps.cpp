@@ -75,6 +75,16 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
   return s;
 }
 
+nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j, int threads) {
+  return nlohmann::json::array({
+      {{"op", "split"}, {"stage", stage}, {"loop", j}, {"factor", 4}, {"outer", j + "o"}, {"inner", j + "v"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", j + "o"}, {"factor", threads}, {"outer", j + "b"}, {"inner", j + "t"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", i}, {"axis", "blockIdx.y"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", j + "b"}, {"axis", "blockIdx.x"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", j + "t"}, {"axis", "threadIdx.x"}},
+      {{"op", "vectorize"}, {"stage", stage}, {"loop", j + "v"}}});
+}
+
 nlohmann::json whole_rows_reduction_steps(const std::string& stage, const std::string& b, const std::string& j,
                                           const std::string& r, int threads, int r_unroll) {
   return nlohmann::json::array({
@@ -85,6 +95,33 @@ nlohmann::json whole_rows_reduction_steps(const std::string& stage, const std::s
       {{"op", "bind"}, {"stage", stage}, {"loop", j + "t"}, {"axis", "threadIdx.x"}},
       {{"op", "unroll"}, {"stage", stage}, {"loop", r + "u"}},
       {{"op", "unroll"}, {"stage", stage}, {"loop", j + "u"}}});
+}
+
+nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
+                                            const std::vector<std::string>& reductions, const std::string& rvar,
+                                            int64_t cluster, int64_t threads) {
+  const int64_t chunk = 4 * threads;
+  nlohmann::json s = nlohmann::json::array({
+      {{"op", "split"}, {"stage", out}, {"loop", col}, {"factor", cluster * chunk}, {"outer", col + "o"}, {"inner", col + "r"}},
+      {{"op", "split"}, {"stage", out}, {"loop", col + "r"}, {"factor", chunk}, {"outer", col + "c"}, {"inner", col + "q"}},
+      {{"op", "split"}, {"stage", out}, {"loop", col + "q"}, {"factor", 4}, {"outer", col + "t"}, {"inner", col + "v"}},
+      {{"op", "reorder"}, {"stage", out}, {"loops", {col + "c", col + "o"}}},
+      {{"op", "bind"}, {"stage", out}, {"loop", row}, {"axis", "blockIdx.y"}},
+      {{"op", "bind"}, {"stage", out}, {"loop", col + "c"}, {"axis", "cluster.x"}},
+      {{"op", "bind"}, {"stage", out}, {"loop", col + "t"}, {"axis", "threadIdx.x"}},
+      {{"op", "vectorize"}, {"stage", out}, {"loop", col + "v"}}});
+  for (const auto& r : reductions) s.push_back({{"op", "compute_at"}, {"stage", r}, {"consumer", out}, {"loop", row}});
+  for (const auto& r : reductions) {
+    const std::vector<nlohmann::json> steps = {
+        {{"op", "split"}, {"stage", r}, {"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}},
+        {{"op", "split"}, {"stage", r}, {"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}},
+        {{"op", "split"}, {"stage", r}, {"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}},
+        {{"op", "unroll"}, {"stage", r}, {"loop", rvar + "p"}},
+        {{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "t"}, {"kind", "block"}},
+        {{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "c"}, {"kind", "cluster"}}};
+    for (const auto& step : steps) s.push_back(step);
+  }
+  return s;
 }
 
 }  // namespace cusched

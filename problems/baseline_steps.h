@@ -23,6 +23,11 @@ nlohmann::json tiled_grid_steps(const std::string& stage, const std::string& i, 
 nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b, const std::string& c,
                                   const std::string& h, const std::string& w);
 
+// Steps for a 2-D pointwise stage over (i, j): j split by 4 into a float4 vector and
+// then by `threads` onto threadIdx.x, the rest of j onto blockIdx.x and i onto
+// blockIdx.y: one 16-byte access per thread, consecutive threads on consecutive vectors.
+nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j, int threads);
+
 // The shape of a tensor-core tile: block tile bm x bn, warp tile wm x wn (the block
 // has (bm / wm) x (bn / wn) warps), K staged bk at a time, and the operand precision
 // (tf32, or 3xtf32 for nearly f32 accuracy at three times the tensor-core work).
@@ -51,6 +56,17 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
                                       int b_pad, const std::string& batch = "", TensorCoreTile tile = {});
 
 // Concatenation of step lists.
+// Steps for a row-wise normaliser Y(row, col) = f(X(row, col), R1(row), R2(row), ...)
+// whose row reductions R1, R2, ... (over `rvar`, the same extent as `col`) are spread
+// over a thread-block cluster of `cluster` blocks: rows on blockIdx.y, each block of
+// `threads` threads owns every cluster-th chunk of 4 * threads columns (one float4 per
+// thread per chunk), computes its part of each reduction there (reading the chunks that
+// it later normalises, so the second read hits its L1), and the reductions are combined
+// within the block and then across the cluster through distributed shared memory.
+nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
+                                            const std::vector<std::string>& reductions, const std::string& rvar,
+                                            int64_t cluster, int64_t threads);
+
 nlohmann::json concat_steps(std::initializer_list<nlohmann::json> parts);
 
 }  // namespace cusched

@@ -30,7 +30,28 @@ Problem make_conv2d() {
     {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.z"},
     {"op": "bind", "stage": "Y", "loop": "o", "axis": "blockIdx.y"}
   ])"), flat_grid_steps("Y", {"oh", "ow"})});
-  p.best_schedule = p.baseline_schedule;
+  // Implicit GEMM on TF32 tensor cores: per block one output row of 256 columns x all 128
+  // output channels (8 warps, each a 64 (ow) x 64 (o) accumulator tile); the reduction
+  // runs over rc in chunks of 8 (the mma's k) with kh and kw as outer serial loops. Each
+  // chunk's input rows (3 x 258 with the halo, rows padded to 264 so that the lanes'
+  // reads hit distinct banks) and weights are staged in shared memory, double-buffered
+  // with cp.async.
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"stage": "Y", "op": "split", "loop": "ow", "factor": 256, "outer": "owo", "inner": "owi"},
+    {"stage": "Y", "op": "split", "loop": "owi", "factor": 64, "outer": "oww", "inner": "own"},
+    {"stage": "Y", "op": "split", "loop": "o", "factor": 64, "outer": "o_w", "inner": "om"},
+    {"stage": "Y", "op": "split", "loop": "rc", "factor": 8, "outer": "rco", "inner": "rci"},
+    {"stage": "Y", "op": "reorder", "loops": ["n", "oh", "owo", "rco", "kh", "kw", "o_w", "oww", "own", "om", "rci"]},
+    {"stage": "Y", "op": "bind", "loop": "n", "axis": "blockIdx.z"},
+    {"stage": "Y", "op": "bind", "loop": "oh", "axis": "blockIdx.y"},
+    {"stage": "Y", "op": "bind", "loop": "owo", "axis": "blockIdx.x"},
+    {"stage": "Y", "op": "bind", "loop": "o_w", "axis": "threadIdx.z"},
+    {"stage": "Y", "op": "bind", "loop": "oww", "axis": "threadIdx.y"},
+    {"stage": "Y", "op": "cache_read", "source": "X", "scope": "shared", "at": "rco", "pad": 6},
+    {"stage": "Y", "op": "cache_read", "source": "weight", "scope": "shared", "at": "rco", "pad": 0},
+    {"stage": "Y", "op": "tensor_core", "shape": "m16n8k8", "precision": "tf32"},
+    {"stage": "Y", "op": "pipeline", "loop": "rco", "depth": 2}
+  ])");
   return p;
 }
 

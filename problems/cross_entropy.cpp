@@ -34,7 +34,28 @@ Problem make_cross_entropy() {
     {"op": "bind", "stage": "Total", "loop": "o", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Loss", "loop": "o", "axis": "blockIdx.x"}
   ])")});
-  p.best_schedule = p.baseline_schedule;
+  // One block of 128 threads per row: the row's max and sum of exp are block all-reduces
+  // computed at the row (the second read of the 16 KB row comes from L1), each thread
+  // reading 32 elements per pass, unrolled by 8; one block of 1024 threads takes the mean.
+  // 0.1507 ms on the H200 (torch.compile 0.2766; bench/RESULTS.md, session 4).
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Nll", "loop": "i", "factor": 1, "outer": "io", "inner": "ii"},
+    {"op": "bind", "stage": "Nll", "loop": "io", "axis": "blockIdx.x"},
+    {"op": "compute_at", "stage": "M", "consumer": "Nll", "loop": "ii"},
+    {"op": "compute_at", "stage": "S", "consumer": "Nll", "loop": "ii"},
+    {"op": "split", "stage": "M", "loop": "k", "factor": 1024, "outer": "ko", "inner": "kr"},
+    {"op": "split", "stage": "M", "loop": "kr", "factor": 128, "outer": "ku", "inner": "kt"},
+    {"op": "unroll", "stage": "M", "loop": "ku"},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "kt", "kind": "block"},
+    {"op": "split", "stage": "S", "loop": "k", "factor": 1024, "outer": "ko", "inner": "kr"},
+    {"op": "split", "stage": "S", "loop": "kr", "factor": 128, "outer": "ku", "inner": "kt"},
+    {"op": "unroll", "stage": "S", "loop": "ku"},
+    {"op": "cross_thread_reduce", "stage": "S", "loop": "kt", "kind": "block"},
+    {"op": "bind", "stage": "Loss", "loop": "o", "axis": "blockIdx.x"},
+    {"op": "compute_at", "stage": "Total", "consumer": "Loss", "loop": "o"},
+    {"op": "split", "stage": "Total", "loop": "r", "factor": 1024, "outer": "ro", "inner": "rt"},
+    {"op": "cross_thread_reduce", "stage": "Total", "loop": "rt", "kind": "block"}
+  ])");
   return p;
 }
 

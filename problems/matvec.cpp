@@ -22,7 +22,22 @@ Problem make_matvec() {
   p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt}, {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
   p.flops = [](const SizeBindings& s) { return 2.0 * s.at("M") * s.at("K"); };
   p.baseline_schedule = flat_grid_steps("C", {"i", "j"}, 64);
-  p.best_schedule = p.baseline_schedule;
+  // Two rows per block of 512 threads: A's rows come through shared memory in 8 KB chunks
+  // with 16-byte cp.async, four chunks in flight; each thread keeps one partial per row
+  // (B read from L2, shared by the block's two rows), then a block all-reduce. 2.0046 ms on
+  // the H200 (eager 2.3085; bench/RESULTS.md, session 4).
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "C", "loop": "i", "factor": 2, "outer": "io", "inner": "ii"},
+    {"op": "split", "stage": "C", "loop": "k", "factor": 2048, "outer": "ko", "inner": "kr"},
+    {"op": "split", "stage": "C", "loop": "kr", "factor": 512, "outer": "ku", "inner": "kt"},
+    {"op": "reorder", "stage": "C", "loops": ["io", "ko", "ku", "ii", "j", "kt"]},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.x"},
+    {"op": "unroll", "stage": "C", "loop": "ku"},
+    {"op": "unroll", "stage": "C", "loop": "ii"},
+    {"op": "cross_thread_reduce", "stage": "C", "loop": "kt", "kind": "block"},
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+    {"op": "pipeline", "stage": "C", "loop": "ko", "depth": 4}
+  ])");
   return p;
 }
 

@@ -19,10 +19,24 @@ Problem make_max_dim1() {
   p.notes = "The values of torch.max(X, dim=1); output (B, D2); NaN propagates.";
   p.pipeline = Pipeline({Mx});
   p.sizes = {{"small", {{"B", 3}, {"D1", 17}, {"D2", 29}}}, {"bench", {{"B", 128}, {"D1", 4096}, {"D2", 4095}}}};
-  p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"randint", -3, 3}}};
+  // Adversarial: every value negative, so a maximum that starts from 0 instead of -inf
+  // shows (and the values are distinct, so the reference is not constant).
+  p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", -40, 4}}};
   p.flops = [](const SizeBindings& s) { return 1.0 * s.at("B") * s.at("D1") * s.at("D2"); };
   p.baseline_schedule = flat_grid_steps("M", {"b", "j"});
-  p.best_schedule = whole_rows_reduction_steps("M", "b", "j", "r", 1024, 4);
+  // One column per thread, blocks of 1024 threads over the columns of each b (all 132 SMs
+  // busy), r in steps of 8 whose values are staged in registers (cache_read register) so
+  // their loads go out together. 2.4065 ms on the H200 (eager 2.1213, which reads faster
+  // than our copy-bandwidth floor; bench/RESULTS.md, session 4).
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "j", "factor": 1024, "outer": "jo", "inner": "jt"},
+    {"op": "split", "stage": "M", "loop": "r", "factor": 8, "outer": "ro", "inner": "ru"},
+    {"op": "bind", "stage": "M", "loop": "b", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "M", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "M", "loop": "jt", "axis": "threadIdx.x"},
+    {"op": "unroll", "stage": "M", "loop": "ru"},
+    {"op": "cache_read", "stage": "M", "source": "X", "scope": "register", "at": "ro"}
+  ])");
   return p;
 }
 

@@ -28,7 +28,24 @@ Problem make_mse_loss() {
     {"op": "bind", "stage": "Total", "loop": "o", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Loss", "loop": "o", "axis": "blockIdx.x"}
   ])")});
-  p.best_schedule = p.baseline_schedule;
+  // One block of 512 threads per row (32768 blocks): both rows stream through shared
+  // memory in 8 KB chunks with 16-byte cp.async, four chunks in flight; each thread sums
+  // 4 squared differences per chunk, then a block all-reduce. A single block of 1024
+  // threads sums the 32768 row sums inside the Loss kernel.
+  p.best_schedule = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "RowSum", "loop": "j", "factor": 2048, "outer": "jo", "inner": "jr"},
+    {"op": "split", "stage": "RowSum", "loop": "jr", "factor": 512, "outer": "ju", "inner": "jt"},
+    {"op": "bind", "stage": "RowSum", "loop": "i", "axis": "blockIdx.x"},
+    {"op": "unroll", "stage": "RowSum", "loop": "ju"},
+    {"op": "cross_thread_reduce", "stage": "RowSum", "loop": "jt", "kind": "block"},
+    {"op": "cache_read", "stage": "RowSum", "source": "predictions", "scope": "shared", "at": "jo"},
+    {"op": "cache_read", "stage": "RowSum", "source": "targets", "scope": "shared", "at": "jo"},
+    {"op": "pipeline", "stage": "RowSum", "loop": "jo", "depth": 4},
+    {"op": "bind", "stage": "Loss", "loop": "o", "axis": "blockIdx.x"},
+    {"op": "compute_at", "stage": "Total", "consumer": "Loss", "loop": "o"},
+    {"op": "split", "stage": "Total", "loop": "r", "factor": 1024, "outer": "ro", "inner": "rt"},
+    {"op": "cross_thread_reduce", "stage": "Total", "loop": "rt", "kind": "block"}
+  ])");
   return p;
 }
 

@@ -4,13 +4,8 @@
 
 namespace cusched {
 
-double Problem::min_bytes(const SizeBindings& s) const {
+double Problem::written_bytes(const SizeBindings& s) const {
   double bytes = 0;
-  for (const auto& in : pipeline.inputs()) {
-    double n = dtype_bytes(in->dtype);
-    for (auto d : eval_shape(in->shape, s)) n *= static_cast<double>(d);
-    bytes += n;
-  }
   for (const auto& out : pipeline.outputs()) {
     const FuncDef* f = pipeline.find_stage(out);
     double n = dtype_bytes(f->dtype);
@@ -18,6 +13,16 @@ double Problem::min_bytes(const SizeBindings& s) const {
     bytes += n;
   }
   return bytes;
+}
+
+double Problem::min_bytes(const SizeBindings& s) const {
+  double bytes = 0;
+  for (const auto& in : pipeline.inputs()) {
+    double n = dtype_bytes(in->dtype);
+    for (auto d : eval_shape(in->shape, s)) n *= static_cast<double>(d);
+    bytes += n;
+  }
+  return bytes + written_bytes(s);
 }
 
 const SizeBindings& Problem::size(const std::string& which) const {

@@ -41,6 +41,8 @@ struct Problem {
 
   // Bytes that must move: every input read once and every output written once.
   double min_bytes(const SizeBindings& sizes) const;
+  // The part of min_bytes that is written: the outputs.
+  double written_bytes(const SizeBindings& sizes) const;
   const SizeBindings& size(const std::string& which) const;  // fails with unknown-size
   ScheduleContext context(const std::string& size_name, bool strict = false) const;
 };

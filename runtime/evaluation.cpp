@@ -619,8 +619,9 @@ class Evaluation {
                                     const DeviceTensors* device_inputs) {
     PhaseClock clock(res_.phase_ms.timing);
     stage_ = Stage::setup;
-    double bw = copy_bandwidth_bytes_per_s(ctx);
-    res_.copy_bandwidth_gbs = bw / 1e9;
+    const MemoryBandwidth bw = memory_bandwidth(ctx);
+    res_.copy_bandwidth_gbs = bw.copy / 1e9;
+    res_.read_bandwidth_gbs = bw.read / 1e9;
     stage_ = Stage::timing;
     auto alloc = allocate(req_.candidate, ctx, host_inputs, device_inputs);
     LaunchSequence seq(req_.candidate, cand_module, alloc->addresses);

@@ -36,9 +36,12 @@ struct TimingConfig {
 
 // The least time the problem can take: its bytes over the copy bandwidth or its
 // FLOPs over the unit's rate at `precision`, whichever is larger.
+// The least work a problem needs: bytes moved (of which written_bytes are written, the
+// rest read), FLOPs, and the precision whose rate the FLOPs run at.
 struct Floor {
   double bytes = 0, flops = 0;
   std::string precision = "f32";
+  double written_bytes = 0;
 };
 
 struct EvalRequest {
@@ -112,6 +115,7 @@ struct EvalResult {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double floor_ms = 0, pct_of_floor = 0;
   double copy_bandwidth_gbs = 0;  // measured once per process, bytes read + written
+  double read_bandwidth_gbs = 0;  // measured once per process, bytes read by a read-only stream
   nlohmann::json compile_report;  // {"candidate": ..., "reference": ...}
   std::string precision;
   std::string device_name;

@@ -70,7 +70,7 @@ nlohmann::json EvalRequest::to_json() const {
   }
   j["tol"] = {{"atol", tol.atol}, {"rtol", tol.rtol}, {"rel_l2", tol.rel_l2}};
   j["timing"] = {{"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}};
-  j["floor"] = {{"bytes", floor.bytes}, {"flops", floor.flops}, {"precision", floor.precision}};
+  j["floor"] = {{"bytes", floor.bytes}, {"flops", floor.flops}, {"precision", floor.precision}, {"written_bytes", floor.written_bytes}};
   j["seeds"] = seeds;
   j["base_seed"] = base_seed;
   j["time_it"] = time_it;
@@ -112,6 +112,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
       r.floor.bytes = f.value("bytes", 0.0);
       r.floor.flops = f.value("flops", 0.0);
       r.floor.precision = f.value("precision", "f32");
+      r.floor.written_bytes = f.value("written_bytes", 0.0);
     }
     r.seeds = j.value("seeds", r.seeds);
     r.base_seed = j.value("base_seed", r.base_seed);
@@ -164,6 +165,7 @@ nlohmann::json EvalResult::to_json() const {
           {"floor_ms", floor_ms},
           {"pct_of_floor", pct_of_floor},
           {"copy_bandwidth_gbs", copy_bandwidth_gbs},
+          {"read_bandwidth_gbs", read_bandwidth_gbs},
           {"compile_report", compile_report},
           {"precision", precision},
           {"device_name", device_name},
@@ -198,6 +200,7 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.floor_ms = number_or_nan(j, "floor_ms");
     r.pct_of_floor = number_or_nan(j, "pct_of_floor");
     r.copy_bandwidth_gbs = number_or_nan(j, "copy_bandwidth_gbs");
+    r.read_bandwidth_gbs = number_or_nan(j, "read_bandwidth_gbs");
     r.compile_report = j.value("compile_report", nlohmann::json::object());
     r.precision = j.value("precision", "");
     r.device_name = j.value("device_name", "");

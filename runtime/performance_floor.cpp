@@ -16,8 +16,14 @@ double flop_rate(const std::string& precision) {
        "Use one of f32, tf32, 3xtf32, bf16, f16, f64.");
 }
 
-double floor_ms(const Floor& floor, double copy_bytes_per_s) {
-  double memory_s = copy_bytes_per_s > 0 ? floor.bytes / copy_bytes_per_s : 0;
+double floor_ms(const Floor& floor, const MemoryBandwidth& bw) {
+  double memory_s = 0;
+  if (bw.copy > 0 && bw.read > bw.copy) {
+    const double written = std::clamp(floor.written_bytes, 0.0, floor.bytes);
+    memory_s = (floor.bytes - written) / bw.read + written * (2.0 / bw.copy - 1.0 / bw.read);
+  } else if (bw.copy > 0) {
+    memory_s = floor.bytes / bw.copy;
+  }
   double compute_s = floor.flops > 0 ? floor.flops / flop_rate(floor.precision) : 0;
   return std::max(memory_s, compute_s) * 1e3;
 }

@@ -12,8 +12,18 @@ namespace cusched::runtime {
 // bf16 and f16 730e12, f64 67e12. Throws UserError ("unknown-precision") otherwise.
 double flop_rate(const std::string& precision);
 
-// max(bytes / copy_bytes_per_s, flops / flop_rate(precision)) in milliseconds.
-double floor_ms(const Floor& floor, double copy_bytes_per_s);
+// Measured memory rates, in bytes per second.
+struct MemoryBandwidth {
+  double copy = 0;  // bytes read plus written by a large device-to-device copy
+  double read = 0;  // bytes read by a large read-only stream (0: not measured)
+};
+
+// max(memory time, flops / flop_rate(precision)) in milliseconds. The memory time is
+// bytes / copy when reads are not measured faster than the copy; otherwise the read
+// bytes go at the read rate and each written byte costs what a copy's write adds to
+// its read (2 / copy - 1 / read seconds per byte), so a copy-shaped problem still
+// gets bytes / copy, and a read-only one (a reduction) bytes / read.
+double floor_ms(const Floor& floor, const MemoryBandwidth& bw);
 
 // A median under this fraction of the floor is rejected as under_floor.
 constexpr double kUnderFloorFraction = 0.97;

@@ -5,14 +5,17 @@
 #include <vector>
 
 #include "runtime/evaluation.h"
+#include "runtime/performance_floor.h"
 #include "runtime/gpu_context.h"
 
 namespace cusched::runtime {
 
-// Bytes read plus bytes written per second by a large device-to-device copy of
-// 512 MiB: the best of 10 runs each of cuMemcpyDtoDAsync and of a 16-byte
-// grid-stride copy kernel. Measured once per process and device, then reused.
-double copy_bandwidth_bytes_per_s(const GpuContext& ctx);
+// The device's memory rates, measured once per process and device, then reused, on
+// 512 MiB buffers after about 50 ms of copying (so that clocks have ramped up):
+// copy = bytes read plus written per second, the best of 10 runs each of
+// cuMemcpyDtoDAsync and of a 16-byte grid-stride copy kernel; read = bytes read per
+// second by a 16-byte grid-stride read-only kernel, the best of 10 runs.
+MemoryBandwidth memory_bandwidth(const GpuContext& ctx);
 
 // Runs `enqueue` config.warmup times, then config.repeats times between two
 // events, each preceded (outside the events) by a write of 2x the L2 size when

@@ -43,6 +43,7 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
   r.tol.rel_l2 = ctx.rtol;
   const SizeBindings& sizes = problem.size(cfg.size);
   r.floor.bytes = problem.min_bytes(sizes);
+  r.floor.written_bytes = problem.written_bytes(sizes);
   r.floor.flops = problem.flops(sizes);
   r.floor.precision = candidate.precision;
   r.base_seed = cfg.seed;

@@ -25,14 +25,17 @@ int run_device(const DeviceFlags& f) {
   }
   try {
     DeviceInfo info = query_device(f.index);
-    double bandwidth = 0;
+    MemoryBandwidth bandwidth;
     if (!f.no_bandwidth) {
       GpuContext ctx(f.index);
-      bandwidth = copy_bandwidth_bytes_per_s(ctx);
+      bandwidth = memory_bandwidth(ctx);
     }
     if (f.json) {
       nlohmann::json j = info.to_json();
-      if (!f.no_bandwidth) j["copy_bandwidth_gbs"] = bandwidth / 1e9;
+      if (!f.no_bandwidth) {
+        j["copy_bandwidth_gbs"] = bandwidth.copy / 1e9;
+        j["read_bandwidth_gbs"] = bandwidth.read / 1e9;
+      }
       std::cout << j.dump(2) << "\n";
       return kExitOk;
     }
@@ -45,7 +48,8 @@ int run_device(const DeviceFlags& f) {
               << "  memory              " << info.total_memory_bytes / (1024 * 1024 * 1024) << " GiB\n"
               << "  driver              CUDA " << info.driver_version / 1000 << "." << (info.driver_version % 1000) / 10 << "\n";
     if (!f.no_bandwidth)
-      std::cout << "  copy bandwidth      " << static_cast<int64_t>(bandwidth / 1e9) << " GB/s (bytes read + written)\n";
+      std::cout << "  copy bandwidth      " << static_cast<int64_t>(bandwidth.copy / 1e9) << " GB/s (bytes read + written)\n"
+                << "  read bandwidth      " << static_cast<int64_t>(bandwidth.read / 1e9) << " GB/s (a read-only stream)\n";
     return kExitOk;
   } catch (const UserError& e) {
     std::cerr << "cusched device: " << e.error().to_string() << "\n";
@@ -54,7 +58,7 @@ int run_device(const DeviceFlags& f) {
 }
 
 const CommandRegistration registration{Command{
-    "device", "Show the GPU: its SMs, L2, shared memory limit and measured copy bandwidth",
+    "device", "Show the GPU: its SMs, L2, shared memory limit and measured copy and read bandwidth",
     [](CLI::App& sub) -> std::function<int()> {
       auto flags = std::make_shared<DeviceFlags>();
       sub.add_option("--index", flags->index, "CUDA device index")->check(CLI::NonNegativeNumber);

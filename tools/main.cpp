@@ -1,5 +1,6 @@
 // The cusched command line: one subcommand per cmd_*.cpp file.
 #include "tools/command.h"
+#include "tools/crash_report.h"
 
 #include <algorithm>
 #include <iostream>
@@ -14,6 +15,7 @@ std::vector<Command>& commands() {
 
 int main(int argc, char** argv) {
   using namespace cusched::tools;
+  install_crash_report();
   CLI::App app{"cusched: tensor computations to fast, verified CUDA kernels"};
   app.require_subcommand(1);
   auto& cmds = commands();

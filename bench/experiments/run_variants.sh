@@ -6,12 +6,14 @@
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
+VDIR=${VDIR:-$OUT}   # where the stores and logs go
+mkdir -p "$VDIR"
 for p in ${VARIANTS:-softmax sum_dim1 matmul gemm_add_relu}; do
   start=$(date +%s)
   timeout ${VARIANT_TIMEOUT:-300} cusched search -p "$p" --proposer file --proposals bench/experiments/$p \
-      --rounds 1 --ideas 64 --per-idea 1 --threads 8 --no-audit --db "$OUT/variants_$p.db" > "$OUT/variants_$p.log" 2>&1
+      --rounds 1 --ideas 64 --per-idea 1 --threads 8 --no-audit --db "$VDIR/variants_$p.db" > "$VDIR/variants_$p.log" 2>&1
   echo "== $p: exit $? after $(( $(date +%s) - start )) s"
-  python3 - "$OUT/variants_$p.db" <<'PY'
+  python3 - "$VDIR/variants_$p.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 for idea, verdict, ms, pct, reason in db.execute(

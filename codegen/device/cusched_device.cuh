@@ -3,11 +3,13 @@
 // NVRTC-compatible (no host standard library), everything in namespace cusched.
 //   cusched_numeric.cuh     special values, conversions, operand-precision rounding
 //   cusched_reduce.cuh      warp and block all-reductions (sum, product, min, max, argmin, argmax)
+//   cusched_cluster.cuh     all-reductions across the blocks of a thread-block cluster (sm_90)
 //   cusched_mma.cuh         tensor-core mma.sync and ldmatrix wrappers
 //   cusched_async_copy.cuh  cp.async 4- and 16-byte copies with commit / wait_group
 //   cusched_copy.cuh        bulk copies (sm_90) tracked by mbarriers
 #include "cusched_numeric.cuh"
 #include "cusched_reduce.cuh"
+#include "cusched_cluster.cuh"
 #include "cusched_mma.cuh"
 #include "cusched_async_copy.cuh"
 #include "cusched_copy.cuh"

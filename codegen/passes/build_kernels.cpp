@@ -426,6 +426,11 @@ class KernelBuilder {
           fail("producer-binds-block", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds loop '" + n + "' to a block axis.",
                "Bind the producer's loops to thread axes only, or compute it at root.");
       for (const auto& n : ps.order)
+        if (ps.loops.at(n).axis == GpuAxis::ClusterX && n != ps.cross_cluster_loop)
+          fail("producer-binds-cluster", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds its pure loop '" + n +
+                   "' to cluster.x, so each block of the cluster would hold only part of it.",
+               "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind \"cluster\".");
+      for (const auto& n : ps.order)
         if (in_thread && is_thread_axis(ps.loops.at(n).axis))
           fail("thread-loop-in-register-producer", "Stage '" + pd->name + "' is computed per thread (inside a thread loop of '" + c.f.name +
                    "') but binds loop '" + n + "' to a thread axis.",
@@ -731,13 +736,13 @@ class KernelBuilder {
     if (c.self.scope != MemScope::Global)
       fail("cache-write-shared-not-root", "Stage '" + stage + "' asks for a shared-memory output tile (cache_write scope shared), but it is computed inside another stage, so its result already stays on chip.",
            "Drop cache_write for it, or compute it at root.");
-    const int nb = leading_block_loops(c), r0 = first_reduction(c);
+    const int nb = leading_block_loops(c);
     if (nb == 0)
       fail("cache-write-shared-no-block-loops", "Stage '" + stage + "' asks for a shared-memory output tile (cache_write scope shared), but none of its loops is bound to a block axis, so there is no block tile to stage.",
            "Bind the stage's outer loops to blockIdx axes (for example with tile and bind), or use cache_write scope register.");
-    if (r0 >= 0 && r0 < nb)
-      fail("cache-write-shared-reduction-across-blocks", "Stage '" + stage + "' asks for a shared-memory output tile, but its reduction loop '" + c.nest.loops[r0].info.name +
-               "' is bound to a block axis, so no block holds finished results.",
+    if (!c.s.cross_cluster_loop.empty())
+      fail("cache-write-shared-reduction-across-blocks", "Stage '" + stage + "' asks for a shared-memory output tile, but its reduction loop '" +
+               c.s.cross_cluster_loop + "' is spread over the blocks of a cluster, so no block tile holds finished results before the combine.",
            "Keep reduction loops inside the block (split K across blocks with rfactor instead), or use cache_write scope register.");
   }
 
@@ -929,6 +934,15 @@ class KernelBuilder {
                              make_allreduce(acc, arg ? acc_idx : "", make_var(av), op, cl->info.axis, cl->info.extent,
                                             c.s.cross_thread_kind)));
     }
+    const DerivedLoop* cluster_loop = nullptr;
+    for (const auto& l : loops)
+      if (!c.s.cross_cluster_loop.empty() && l.info.name == c.s.cross_cluster_loop) cluster_loop = &l;
+    if (cluster_loop) {
+      std::string av = c.f.name + "_c";
+      seq.push_back(make_for(av, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
+                             make_allreduce(acc, arg ? acc_idx : "", make_var(av), op, GpuAxis::ClusterX,
+                                            cluster_loop->info.extent, "cluster")));
+    }
     // Write-out.
     std::vector<Expr> idx;
     for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
@@ -951,6 +965,9 @@ class KernelBuilder {
         if (l.info.name == ct) cl = &l;
       wguards.push_back(make_var(gpu_axis_name(cl->info.axis)) == make_int(0));
     }
+    // Every block of the cluster holds the total: each writes its own on-chip copy,
+    // and only the first writes a global result.
+    if (cluster_loop && c.self.scope == MemScope::Global) wguards.push_back(make_var("blockIdx.x") == make_int(0));
     seq.push_back(over_inner_pure(guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), out))));
     Stmt body = make_block(seq);
     if (arg) body = make_allocate(acc_idx, MemScope::Register, DType::i64, acc_size, body);
@@ -991,7 +1008,7 @@ class KernelBuilder {
         fail("tensor-core-extra-pure-loop", "Pure loop '" + loops[q].info.name + "' of stage '" + stage +
                  "' is inside its reduction loops but outside the tensor-core tile and not bound to a thread axis.",
              "Move it outside the reduction loops, bind it to threadIdx.y or threadIdx.z, or fold it into the tile with fuse.");
-    if (!c.s.cross_thread_loop.empty())
+    if (!c.s.cross_thread_loop.empty() || !c.s.cross_cluster_loop.empty())
       fail("tensor-core-cross-thread", "Stage '" + stage + "' asks for both tensor cores and a cross-thread reduction.",
            "Drop cross_thread_reduce; split K across blocks with rfactor instead.");
     for (int q : tile) {

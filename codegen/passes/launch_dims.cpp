@@ -34,12 +34,23 @@ void assign_launch_dims(Kernel& k) {
       int64_t e;
       if (!is_const_int(simplify(s->extent), &e))
         fail("lowering-internal", "The extent of GPU loop '" + s->var + "' is not a constant.", "Report this schedule.");
-      auto& dims = is_block_axis(s->axis) ? k.grid : k.block;
-      dims[axis_index(s->axis)] = std::max(dims[axis_index(s->axis)], e);
+      if (s->axis == GpuAxis::ClusterX) {
+        k.cluster = std::max(k.cluster, e);
+      } else {
+        auto& dims = is_block_axis(s->axis) ? k.grid : k.block;
+        dims[axis_index(s->axis)] = std::max(dims[axis_index(s->axis)], e);
+      }
     }
     for (const auto& c : s->body) scan(c);
   };
   scan(k.body);
+  if (k.cluster > 1) {
+    if (k.grid[0] > 1)
+      fail("cluster-with-block-x", "Kernel " + k.name + " forms a thread-block cluster of " + std::to_string(k.cluster) +
+               " blocks on x (cluster.x) and also binds a loop of extent " + std::to_string(k.grid[0]) + " to blockIdx.x.",
+           "Bind the kernel's other block loops to blockIdx.y and blockIdx.z: the cluster takes the x axis of the grid.");
+    k.grid[0] = k.cluster;
+  }
   int64_t threads = k.block[0] * k.block[1] * k.block[2];
   if (threads > 1024)
     fail("too-many-threads", "Kernel " + k.name + " needs " + std::to_string(threads) + " threads per block (" +
@@ -67,6 +78,20 @@ void assign_launch_dims(Kernel& k) {
     for (const auto& c : s->body) check(c);
   };
   check(k.body);
+  // A cluster loop around a barrier or cross-block combine must span the cluster.
+  std::function<void(const Stmt&)> check_cluster = [&](const Stmt& s) {
+    if (s->kind == StmtKind::For && s->axis == GpuAxis::ClusterX && contains_collective(s->body[0])) {
+      int64_t e = 0;
+      is_const_int(simplify(s->extent), &e);
+      if (e != k.cluster)
+        fail("barrier-in-partial-cluster-loop", "Cluster loop '" + s->var + "' (extent " + std::to_string(e) +
+                 ") contains a barrier or cross-thread combine but the cluster has " + std::to_string(k.cluster) +
+                 " blocks; the other blocks would never reach it.",
+             "Give every loop bound to cluster.x in this kernel the same extent.");
+    }
+    for (const auto& c : s->body) check_cluster(c);
+  };
+  check_cluster(k.body);
   Expr nt = make_int(threads);
   k.body = map_exprs(k.body, [&](const Expr& e) { return substitute(e, {{"__nthreads", nt}}); });
 }

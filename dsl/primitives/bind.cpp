@@ -4,7 +4,7 @@
 namespace cusched {
 
 static std::vector<std::string> axis_names() {
-  return {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  return {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "cluster.x"};
 }
 
 PrimitiveDef bind_primitive() {
@@ -13,7 +13,10 @@ PrimitiveDef bind_primitive() {
   p.summary =
       "Binds a pure loop to a GPU grid axis: blockIdx.* loops become the launch grid, threadIdx.* loops the thread "
       "block (their extents multiply to at most 1024). Block-bound loops must be outside every other loop of the "
-      "stage. A reduction loop cannot be bound: split it and use cross_thread_reduce, or rfactor first.";
+      "stage. cluster.x makes the kernel's blocks along x one thread-block cluster of the loop's extent (2 to 8 "
+      "blocks that run at the same time and can combine reductions with cross_thread_reduce kind \"cluster\"); "
+      "such a kernel binds no loop to blockIdx.x. A reduction loop cannot be bound: split it and use "
+      "cross_thread_reduce, or rfactor first.";
   p.args = {stage_arg(false), name_arg("loop", "The loop to bind."),
             enum_arg("axis", axis_names(), "The GPU axis.")};
   p.before = "for io in 0..8:\n  for ii in 0..128:\n    C[io*128+ii] = ...";
@@ -44,6 +47,10 @@ PrimitiveDef bind_primitive() {
     if (is_thread_axis(axis) && l.extent > 1024)
       fail("too-many-threads", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + ", more threads than a block can have (1024).",
            "Split it first and bind the inner loop.");
+    if (axis == GpuAxis::ClusterX && (l.extent < 2 || l.extent > kMaxClusterBlocks))
+      fail("cluster-extent", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + "; a thread-block cluster has 2 to " +
+               std::to_string(kMaxClusterBlocks) + " blocks.",
+           "Split the loop so that the part bound to cluster.x has 2, 4 or 8 iterations.");
     if (is_thread_axis(axis)) {
       int64_t threads = l.extent;
       for (const auto& [name, other] : s.loops)

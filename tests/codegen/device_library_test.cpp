@@ -33,7 +33,7 @@ TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtOrShfl) {
       }
       std::string instr = text.substr(start, text.find_first_of(" .", start) - start);
       EXPECT_TRUE(instr == "mma" || instr == "ldmatrix" || instr == "cp" || instr == "cvt" || instr == "shfl" ||
-                  instr == "mbarrier" || instr == "fence")
+                  instr == "mbarrier" || instr == "fence" || instr == "barrier" || instr == "mapa")
           << name << " uses inline asm '" << instr << "'";
     }
   }
@@ -89,6 +89,11 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   cusched::mma_m16n8k8_tf32(acc, tile, tile + 4, acc);
   cusched::mma_m16n8k16_bf16(acc, fa, fb, acc);
   cusched::mma_m16n8k16_f16(acc, fa, fb, acc);
+  // A kernel without __cluster_dims__ is a cluster of one block: rank 0 is this block.
+  __shared__ float cs[256];
+  __shared__ long long csi[256];
+  v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs);
+  cusched::cluster_allreduce_arg<cusched::ArgMaxOp>(v, i, 1, cs, csi);
   fa[0] = cusched::pack_bf16x2(v, v) ^ cusched::pack_f16x2(v, v);
   o[threadIdx.x] = v + static_cast<float>(d) + acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(fa[0]);
   oi[threadIdx.x] = i + n + cusched::linear_thread_index() + cusched::max_of(1LL, i) + cusched::min_of(2, 3);

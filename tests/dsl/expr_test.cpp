@@ -83,6 +83,21 @@ TEST(ExprTypes, ComparisonsLogicAndSelect) {
   EXPECT_EQ(cast(DType::bf16, f.A(f.i)).type(), DType::bf16);
 }
 
+TEST(ExprTypes, ExclusiveOrTakesIntegersOnly) {
+  Fixture f;
+  EXPECT_EQ(bit_xor(Expr(f.i), 3).type(), DType::i32);
+  EXPECT_EQ(bit_xor(f.I64(f.i), Expr(f.i)).type(), DType::i64);
+  EXPECT_EQ(error_code([&] { bit_xor(f.A(f.i), Expr(f.i)); }), "xor-of-float");
+  EXPECT_EQ(error_code([&] { bit_xor(Expr(f.i), f.H(f.i)); }), "xor-of-float");
+  EXPECT_EQ(error_code([&] { bit_xor(f.I32(f.i), 1.5); }), "xor-of-float");  // a float literal is a float
+  try {
+    bit_xor(f.D(f.i), f.D(f.i));
+    ADD_FAILURE() << "bit_xor of two f64 operands was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(e.error().hint.find("integer"), std::string::npos) << e.error().hint;
+  }
+}
+
 TEST(ExprTypes, MathFunctions) {
   Fixture f;
   EXPECT_EQ(exp(f.A(f.i)).type(), DType::f32);

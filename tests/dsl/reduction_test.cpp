@@ -126,6 +126,39 @@ TEST(CrossThreadReduce, BlockReductionOnAnotherAxis) {
   EXPECT_EQ(loop(s, "S", "ko").axis, GpuAxis::None);
 }
 
+// A row's reduction (D = 300 at the small size) spread over the 5 blocks of a cluster: the loop is bound to
+// cluster.x, and the stage may also combine another loop across threads.
+TEST(CrossThreadReduce, ClusterReductionBindsClusterX) {
+  Schedule s = build(problem_context("softmax"), json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 64, "outer": "kc", "inner": "kt"},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "kt", "kind": "block"},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "kc", "kind": "cluster"}])"));
+  const auto& m = s.state().stage("M");
+  EXPECT_EQ(m.cross_cluster_loop, "kc");
+  EXPECT_EQ(m.cross_thread_loop, "kt");
+  EXPECT_EQ(loop(s, "M", "kc").axis, GpuAxis::ClusterX);
+  EXPECT_EQ(loop(s, "M", "kt").axis, GpuAxis::ThreadX);
+}
+
+TEST(CrossThreadReduceErrors, ClusterErrors) {
+  auto softmax = problem_context("softmax");
+  // At the small size D = 300: split by 32 leaves 10 blocks, more than a cluster holds.
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 32},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ko", "kind": "cluster"}])"),
+                    1, "cross_thread_reduce", "cluster-extent");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "M", "loop": "k", "factor": 256},
+    {"op": "split", "stage": "M", "loop": "ki", "factor": 64},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "ko", "kind": "cluster"},
+    {"op": "cross_thread_reduce", "stage": "M", "loop": "kio", "kind": "cluster"}])"),
+                    3, "cross_thread_reduce", "cross-cluster-twice");
+  expect_step_error(softmax, json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "j", "factor": 16},
+    {"op": "bind", "stage": "Y", "loop": "jo", "axis": "cluster.x"}])"),
+                    1, "bind", "cluster-extent");
+}
+
 TEST(CrossThreadReduceErrors, EachError) {
   auto softmax = problem_context("softmax");
   expect_step_error(softmax, json::parse(R"([{"op": "cross_thread_reduce", "stage": "M", "loop": "i", "kind": "warp"}])"), 0,

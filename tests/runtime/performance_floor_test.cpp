@@ -9,19 +9,35 @@ namespace {
 
 TEST(PerformanceFloor, MemoryBoundFloorIsBytesOverBandwidth) {
   Floor f{4e9, 1e9, "f32"};  // 4 GB at 4 TB/s = 1 ms; 1 GFLOP at 51 TFLOP/s = 0.0196 ms
-  EXPECT_NEAR(floor_ms(f, 4e12), 1.0, 1e-12);
+  EXPECT_NEAR(floor_ms(f, {4e12, 0}), 1.0, 1e-12);
+}
+
+// With a read rate above the copy rate: a read-only problem (all bytes read) is timed
+// at the read rate, a copy-shaped one (half read, half written) at the copy rate, and
+// a problem that writes more than it reads pays the copy's cost of writing.
+TEST(PerformanceFloor, ReadsGoAtTheReadRateAndWritesAtWhatACopyAddsToThem) {
+  const MemoryBandwidth bw{4e12, 5e12};
+  Floor read_only{5e9, 0, "f32", 0};
+  EXPECT_NEAR(floor_ms(read_only, bw), 1.0, 1e-12);
+  Floor copy{4e9, 0, "f32", 2e9};
+  EXPECT_NEAR(floor_ms(copy, bw), 1.0, 1e-12);
+  Floor mostly_written{4e9, 0, "f32", 3e9};  // 1 GB / 5 TB/s + 3 GB x (2 / 4 - 1 / 5) / 1e12 s
+  EXPECT_NEAR(floor_ms(mostly_written, bw), 0.2 + 0.9, 1e-12);
+  // A read rate measured at or below the copy rate is not trusted: bytes / copy.
+  EXPECT_NEAR(floor_ms(read_only, {5e12, 4e12}), 1.0, 1e-12);
+  EXPECT_NEAR(floor_ms(read_only, {5e12, 0}), 1.0, 1e-12);
 }
 
 TEST(PerformanceFloor, ComputeBoundFloorUsesThePrecisionRate) {
   Floor f{1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"};
-  EXPECT_NEAR(floor_ms(f, 4.27e12), 2 * 4096.0 * 4096.0 * 4096.0 / 364e12 * 1e3, 1e-9);
+  EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 2 * 4096.0 * 4096.0 * 4096.0 / 364e12 * 1e3, 1e-9);
   f.precision = "f32";
-  EXPECT_NEAR(floor_ms(f, 4.27e12), 2 * 4096.0 * 4096.0 * 4096.0 / 51e12 * 1e3, 1e-9);
+  EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 2 * 4096.0 * 4096.0 * 4096.0 / 51e12 * 1e3, 1e-9);
   EXPECT_EQ(flop_rate("bf16"), 730e12);
   EXPECT_EQ(flop_rate("f16"), 730e12);
   // 3xtf32 spends three TF32 products on each f32 product.
   f.precision = "3xtf32";
-  EXPECT_NEAR(floor_ms(f, 4.27e12), 3 * floor_ms({1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"}, 4.27e12), 1e-9);
+  EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 3 * floor_ms({1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"}, {4.27e12, 0}), 1e-9);
 }
 
 TEST(PerformanceFloor, UnknownPrecisionIsAnError) {
@@ -33,7 +49,7 @@ TEST(PerformanceFloor, UnknownPrecisionIsAnError) {
   }
 }
 
-TEST(PerformanceFloor, NoFloorGivesZero) { EXPECT_EQ(floor_ms(Floor{}, 4e12), 0.0); }
+TEST(PerformanceFloor, NoFloorGivesZero) { EXPECT_EQ(floor_ms(Floor{}, {4e12, 5e12}), 0.0); }
 
 TEST(TimeSummary, MedianMinMax) {
   TimeSummary odd = summarize_times({3, 1, 2});

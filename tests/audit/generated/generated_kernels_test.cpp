@@ -21,7 +21,8 @@ namespace {
 // The contract of kernel `name` as its definition in `source` declares it.
 KernelContract contract_from_signature(const std::string& source, const std::string& name) {
   std::smatch m;
-  std::regex signature("__global__ void\\s+" + name + "\\s*\\(([^)]*)\\)");
+  // Attributes such as __launch_bounds__(...) or __cluster_dims__(...) may precede the name.
+  std::regex signature("__global__ void\\s+(?:__\\w+__\\s*\\([^)]*\\)\\s*)*" + name + "\\s*\\(([^)]*)\\)");
   KernelContract c;
   c.kernel_name = name;
   if (!std::regex_search(source, m, signature)) return c;
@@ -36,6 +37,14 @@ KernelContract contract_from_signature(const std::string& source, const std::str
     c.params.push_back(p);
   }
   return c;
+}
+
+TEST(GeneratedKernels, ContractSignatureReaderSkipsKernelAttributes) {
+  auto c = contract_from_signature(
+      "extern \"C\" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(1024, 2) k0_Y(const float* __restrict__ X, float* __restrict__ Y) {",
+      "k0_Y");
+  ASSERT_EQ(c.params.size(), 2u);
+  EXPECT_EQ(c.params[1].name, "Y");
 }
 
 TEST(GeneratedKernels, ContractSignatureReader) {

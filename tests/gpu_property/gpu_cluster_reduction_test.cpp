@@ -1,0 +1,57 @@
+// On the GPU: reductions combined across the blocks of a thread-block cluster verify
+// at the small size (softmax over clusters of 2, 4 and 8 blocks; an argmax with ties
+// across blocks) and at the benchmark size (softmax rows over clusters of 8 blocks of
+// 1024 threads, the launch a real run makes).
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "problems/baseline_steps.h"
+#include "runtime/cuda_driver.h"
+#include "search/candidate_evaluation.h"
+
+namespace cusched {
+namespace {
+
+search::CandidateOutcome run_on_gpu(const std::string& problem, const nlohmann::json& steps, const std::string& size,
+                                    runtime::Worker& worker) {
+  search::EvalConfig cfg;
+  cfg.backend = "gpu";
+  cfg.size = size;
+  cfg.seed = 7;
+  cfg.time_it = size == "bench";
+  cfg.audit = false;
+  cfg.check_bench = false;
+  return search::evaluate_candidate(find_problem(problem), steps, cfg, &worker);
+}
+
+TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheSmallSize) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  for (int64_t cluster : {2, 4, 8}) {
+    auto out = run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", cluster, 64), "small", worker);
+    EXPECT_EQ(out.verdict, "ok") << "cluster " << cluster << ": " << out.reason;
+  }
+}
+
+TEST(GpuClusterReduction, ArgmaxTiesAcrossBlocksVerify) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  auto out = run_on_gpu("argmax_dim1", nlohmann::json::parse(R"([
+    {"op": "split", "stage": "I", "loop": "r", "factor": 4, "outer": "ro", "inner": "ri"},
+    {"op": "bind", "stage": "I", "loop": "b", "axis": "blockIdx.y"},
+    {"op": "cross_thread_reduce", "stage": "I", "loop": "ri", "kind": "warp"},
+    {"op": "cross_thread_reduce", "stage": "I", "loop": "ro", "kind": "cluster"}])"), "small", worker);
+  EXPECT_EQ(out.verdict, "ok") << out.reason;
+}
+
+TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheBenchSize) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  auto out = run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 8, 1024), "bench", worker);
+  EXPECT_EQ(out.verdict, "ok") << out.reason;
+  std::cout << "softmax (4096, 65536), clusters of 8 blocks: " << out.reason << "\n";
+}
+
+}  // namespace
+}  // namespace cusched
