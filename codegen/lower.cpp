@@ -21,8 +21,9 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
   p.kernels = build_kernels(state, p.buffers);     // 2. loop nests, compute_at, cache_read, reductions
   for (auto& k : p.kernels) {
     assign_launch_dims(k);                         // 3. grid, block, barrier placement rule
-    remove_redundant_barriers(k);                  // 4. back-to-back barriers
-    simplify_kernel(k);                            // 5. constant folding
+    check_register_arrays(k);                      // 4. per-thread arrays of a sane size
+    remove_redundant_barriers(k);                  // 5. back-to-back barriers
+    simplify_kernel(k);                            // 6. constant folding
   }
   return p;
 }

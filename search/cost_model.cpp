@@ -77,6 +77,16 @@ struct Walker {
   std::vector<std::pair<std::string, int64_t>> unrolled;  // enclosing unrolled loops
   std::set<std::string> seen_loads;                       // global loads of the current statement
   int64_t tx_extent = 32, vec_extent = 1;                 // extents of the current lane loops
+  int64_t block_threads = 1;                              // threads per block of the kernel
+  int thread_loops = 0;                                   // enclosing loops bound to a thread axis
+
+  // Statements outside thread loops run in every thread of the block; those whose
+  // index or value depends on the linear thread index (`tid`: the block's cooperative
+  // copies) do different work in each, so they count once per thread, with `tid` as the
+  // lane that decides coalescing.
+  bool per_thread_copy(const StmtNode& s) const {
+    return thread_loops == 0 && (mentions_var(s.index, "tid") || mentions_var(s.value, "tid"));
+  }
 
   void expr(const Expr& e, double mult, const std::string& tx_var, const std::string& vec_var) {
     if (!e.defined()) return;
@@ -131,6 +141,8 @@ struct Walker {
           tx_var = s->var;
           tx_extent = e;
         }
+        const bool thread_loop = is_thread_axis(s->axis);
+        thread_loops += thread_loop;
         if (s->loop_kind == LoopKind::Vectorized) {
           vec_var = s->var;
           vec_extent = e;
@@ -139,21 +151,29 @@ struct Walker {
         if (unrolled_loop) unrolled.emplace_back(s->var, e);
         stmt(s->body[0], mult * static_cast<double>(e), tx_var, vec_var);
         if (unrolled_loop) unrolled.pop_back();
+        thread_loops -= thread_loop;
         tx_extent = outer_tx_extent;
         vec_extent = outer_vec_extent;
         return;
       }
-      case StmtKind::Store:
+      case StmtKind::Store: {
         seen_loads.clear();
-        expr(s->value, mult, tx_var, vec_var);
-        if (globals.count(s->buffer)) access(s->index, mult, tx_var, vec_var, 4, false);
+        const bool copy = per_thread_copy(*s);
+        const double m = copy ? mult * static_cast<double>(block_threads) : mult;
+        const std::string lane = copy ? "tid" : tx_var;
+        const int64_t outer_tx_extent = tx_extent;
+        if (copy) tx_extent = std::min<int64_t>(block_threads, 32);
+        expr(s->value, m, lane, vec_var);
+        if (globals.count(s->buffer)) access(s->index, m, lane, vec_var, 4, false);
+        tx_extent = outer_tx_extent;
         return;
+      }
       case StmtKind::If:
         expr(s->cond, mult, tx_var, vec_var);
         break;
       case StmtKind::AsyncCopy:
         // The load names the first element; the copy moves copy_bytes of contiguous data.
-        bytes += mult * static_cast<double>(s->copy_bytes);
+        bytes += (per_thread_copy(*s) ? mult * static_cast<double>(block_threads) : mult) * static_cast<double>(s->copy_bytes);
         return;
       case StmtKind::BulkCopy: {
         int64_t e = 128;  // a row of a tail tile has a computed length: a typical row's bytes
@@ -184,6 +204,7 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
   for (const auto& k : program.kernels) {
     Walker w;
     for (const auto& p : k.params) w.globals.insert(p);
+    w.block_threads = k.block[0] * k.block[1] * k.block[2];
     w.stmt(k.body, 1.0, "", "");
     double threads = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2] * k.block[0] * k.block[1] * k.block[2]);
     double occupancy = std::min(1.0, threads / kMachineThreads);

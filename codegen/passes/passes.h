@@ -5,7 +5,6 @@
 
 namespace cusched {
 
-// Rejects schedule features that lowering does not implement, with a structured error.
 // Global buffers: inputs, outputs, and a scratch buffer per intermediate root stage.
 std::vector<BufferSpec> plan_global_buffers(const ScheduleState& state);
 // One kernel per root stage, holding the stages computed inside it.
@@ -13,6 +12,9 @@ std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<
 // Grid and block sizes, thread-count placeholders, and the rule that a thread loop
 // around a barrier spans the whole block.
 void assign_launch_dims(Kernel& k);
+// Rejects per-thread (register) arrays larger than kMaxRegisterArrayElements.
+constexpr int64_t kMaxRegisterArrayElements = 1024;
+void check_register_arrays(const Kernel& k);
 // Drops back-to-back barriers.
 void remove_redundant_barriers(Kernel& k);
 // Constant folding of every expression.
