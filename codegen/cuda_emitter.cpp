@@ -337,7 +337,8 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
   const std::string vt = plan.lanes == 4 ? "float4" : "float2";
   open("");
   line("// " + s.var + " = " + std::to_string(plan.first) + " .. " + std::to_string(plan.first + plan.lanes - 1) +
-       " as one " + vt + " access");
+       " as one " + vt + " access" + (plan.accumulate ? ", lanes accumulated in order" : ""));
+  if (plan.guard) open("if (" + expr_.text_as(plan.guard->cond, DType::boolean) + ")");
   auto saved_vars = expr_.var_values;
   expr_.var_values[s.var] = plan.first;
   std::vector<std::string> names;
@@ -348,18 +349,23 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
     names.push_back(name);
   }
   std::string target = expr_.element(plan.store->buffer, plan.store->index);
+  const DType target_type = lookup(plan.store->buffer)->dtype;
   std::vector<std::string> lanes;
   for (int k = 0; k < plan.lanes; ++k) {
     expr_.var_values[s.var] = plan.first + k;
     for (size_t i = 0; i < plan.vector_loads.size(); ++i)
       expr_.load_texts[plan.vector_loads[i]] = names[i] + "." + components[k];
-    lanes.push_back(expr_.text_as(plan.store->value, DType::f32));
+    if (plan.accumulate) line(target + " = " + expr_.text_as(plan.store->value, target_type) + ";");
+    else lanes.push_back(expr_.text_as(plan.store->value, DType::f32));
   }
   expr_.load_texts.clear();
   expr_.var_values = saved_vars;
-  std::string args;
-  for (size_t k = 0; k < lanes.size(); ++k) args += (k ? ", " : "") + lanes[k];
-  line("*reinterpret_cast<" + vt + "*>(&" + target + ") = make_" + vt + "(" + args + ");");
+  if (!plan.accumulate) {
+    std::string args;
+    for (size_t k = 0; k < lanes.size(); ++k) args += (k ? ", " : "") + lanes[k];
+    line("*reinterpret_cast<" + vt + "*>(&" + target + ") = make_" + vt + "(" + args + ");");
+  }
+  if (plan.guard) close();
   close();
 }
 

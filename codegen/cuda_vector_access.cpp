@@ -38,16 +38,32 @@ std::optional<VectorAccessPlan> plan_vector_access(
   int64_t extent = 0, first = 0;
   if (!is_const_int(loop.extent, &extent) || !is_const_int(loop.min, &first)) return std::nullopt;
   if (extent != 2 && extent != 4) return std::nullopt;
-  const StmtNode* store = loop.body.empty() ? nullptr : loop.body[0].get();
-  while (store && store->kind == StmtKind::Block && store->body.size() == 1) store = store->body[0].get();
+  auto unwrap = [](const StmtNode* s) {
+    while (s && s->kind == StmtKind::Block && s->body.size() == 1) s = s->body[0].get();
+    return s;
+  };
+  const StmtNode* store = unwrap(loop.body.empty() ? nullptr : loop.body[0].get());
+  const StmtNode* guard = nullptr;
+  if (store && store->kind == StmtKind::If && store->body.size() == 1 && !mentions_var(store->cond, loop.var)) {
+    guard = store;
+    store = unwrap(store->body[0].get());
+  }
   if (!store || store->kind != StmtKind::Store) return std::nullopt;
-  if (!vectorizable_buffer(lookup(store->buffer))) return std::nullopt;
-  if (!is_aligned_lane_index(store->index, loop.var, first, extent)) return std::nullopt;
+  const EmittedBuffer* target = lookup(store->buffer);
+  const bool accumulate = !mentions_var(store->index, loop.var);
+  if (accumulate) {
+    if (!target || target->scope != MemScope::Register) return std::nullopt;
+  } else {
+    if (!vectorizable_buffer(target)) return std::nullopt;
+    if (!is_aligned_lane_index(store->index, loop.var, first, extent)) return std::nullopt;
+  }
 
   VectorAccessPlan plan;
   plan.lanes = static_cast<int>(extent);
   plan.first = first;
   plan.store = store;
+  plan.guard = guard;
+  plan.accumulate = accumulate;
   std::vector<const ExprNode*> loads;
   collect_loads(store->value, loads);
   for (const ExprNode* l : loads) {

@@ -1,9 +1,13 @@
 #pragma once
 // When a Vectorized loop can become float2 / float4 accesses: the loop body is one
-// Store of an f32 buffer at `base + v`, every load that depends on v reads another
-// f32 global or shared buffer at `base' + v` (or is a register array, read lane by
-// lane), and each base (plus the loop's min) is provably a multiple of the lane
-// count: in its affine form every coefficient and the constant are multiples of it.
+// Store (possibly under an If whose condition does not depend on the loop variable v)
+// either of an f32 buffer at `base + v` (a pointwise loop: one vector store), or of a
+// register element that does not depend on v (a reduction loop: the lanes update the
+// accumulator one after another, in order, as the serial loop would); every load that
+// depends on v reads another f32 global or shared buffer at `base' + v` (or is a
+// register array, read lane by lane), and each base (plus the loop's min) is provably
+// a multiple of the lane count: in its affine form every coefficient and the constant
+// are multiples of it.
 #include <functional>
 #include <optional>
 #include <string>
@@ -18,6 +22,8 @@ struct VectorAccessPlan {
   int lanes = 4;                             // 2 (float2) or 4 (float4)
   int64_t first = 0;                         // the loop's min: lane k has v = first + k
   const StmtNode* store = nullptr;           // the Store of the body
+  const StmtNode* guard = nullptr;           // the If around it, or null
+  bool accumulate = false;                   // the Store updates one register element per lane, in order
   std::vector<const ExprNode*> vector_loads; // loads read as one vector each
 };
 

@@ -99,7 +99,7 @@ nlohmann::json whole_rows_reduction_steps(const std::string& stage, const std::s
 
 nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                             const std::vector<std::string>& reductions, const std::string& rvar,
-                                            int64_t cluster, int64_t threads) {
+                                            int64_t cluster, int64_t threads, bool vector_loads) {
   const int64_t chunk = 4 * threads;
   nlohmann::json s = nlohmann::json::array({
       {{"op", "split"}, {"stage", out}, {"loop", col}, {"factor", cluster * chunk}, {"outer", col + "o"}, {"inner", col + "r"}},
@@ -112,14 +112,17 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
       {{"op", "vectorize"}, {"stage", out}, {"loop", col + "v"}}});
   for (const auto& r : reductions) s.push_back({{"op", "compute_at"}, {"stage", r}, {"consumer", out}, {"loop", row}});
   for (const auto& r : reductions) {
-    const std::vector<nlohmann::json> steps = {
-        {{"op", "split"}, {"stage", r}, {"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}},
-        {{"op", "split"}, {"stage", r}, {"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}},
-        {{"op", "split"}, {"stage", r}, {"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}},
-        {{"op", "unroll"}, {"stage", r}, {"loop", rvar + "p"}},
-        {{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "t"}, {"kind", "block"}},
-        {{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "c"}, {"kind", "cluster"}}};
-    for (const auto& step : steps) s.push_back(step);
+    s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}});
+    s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}});
+    if (vector_loads) {
+      s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar + "q"}, {"factor", 4}, {"outer", rvar + "t"}, {"inner", rvar + "v"}});
+      s.push_back({{"op", "vectorize"}, {"stage", r}, {"loop", rvar + "v"}});
+    } else {
+      s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}});
+      s.push_back({{"op", "unroll"}, {"stage", r}, {"loop", rvar + "p"}});
+    }
+    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "t"}, {"kind", "block"}});
+    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "c"}, {"kind", "cluster"}});
   }
   return s;
 }

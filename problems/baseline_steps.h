@@ -63,9 +63,12 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
 // thread per chunk), computes its part of each reduction there (reading the chunks that
 // it later normalises, so the second read hits its L1), and the reductions are combined
 // within the block and then across the cluster through distributed shared memory.
+// The reductions read the chunk as four scalar loads per thread (unrolled), or with
+// `vector_loads` as one float4 per thread (a vectorized reduction loop), the same
+// elements that the thread later normalises.
 nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                             const std::vector<std::string>& reductions, const std::string& rvar,
-                                            int64_t cluster, int64_t threads);
+                                            int64_t cluster, int64_t threads, bool vector_loads = false);
 
 nlohmann::json concat_steps(std::initializer_list<nlohmann::json> parts);
 

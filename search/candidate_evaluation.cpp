@@ -1,6 +1,7 @@
 #include "search/candidate_evaluation.h"
 
 #include <chrono>
+#include <limits>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
@@ -15,6 +16,64 @@
 #endif
 
 namespace cusched::search {
+namespace {
+
+// The inverse of Error::to_json.
+Error error_from_json(const nlohmann::json& j) {
+  Error e;
+  e.step = j.value("step", -1);
+  e.op = j.value("op", "");
+  e.code = j.value("code", "");
+  e.message = j.value("message", "");
+  e.hint = j.value("hint", "");
+  return e;
+}
+
+// The inverse of runtime::InterpVerification::to_json.
+runtime::InterpVerification interp_from_json(const nlohmann::json& j) {
+  runtime::InterpVerification v;
+  v.verdict = j.value("verdict", "");
+  v.message = j.value("message", "");
+  if (j.contains("error")) v.error = error_from_json(j["error"]);
+  v.max_abs_err = j.value("max_abs_err", 0.0);
+  v.max_rel_err = j.value("max_rel_err", 0.0);
+  v.rel_l2_err = j.value("rel_l2_err", 0.0);
+  v.trials = j.value("trials", 0);
+  return v;
+}
+
+// A number that JSON may hold as null (NaN or infinity when written).
+double number_or_nan(const nlohmann::json& j, const char* key) {
+  const auto& v = j.at(key);
+  return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+}
+
+}  // namespace
+
+nlohmann::json EvalConfig::to_json() const {
+  return {{"backend", backend},         {"size", size},
+          {"seed", seed},               {"strict", strict},
+          {"time_it", time_it},         {"inputs_dir", inputs_dir},
+          {"save_io_dir", save_io_dir}, {"time_each_launch", time_each_launch},
+          {"watchdog_s", watchdog_s},   {"audit", audit},
+          {"check_bench", check_bench}};
+}
+
+EvalConfig EvalConfig::from_json(const nlohmann::json& j) {
+  EvalConfig c;
+  c.backend = j.at("backend");
+  c.size = j.at("size");
+  c.seed = j.at("seed");
+  c.strict = j.at("strict");
+  c.time_it = j.at("time_it");
+  c.inputs_dir = j.at("inputs_dir");
+  c.save_io_dir = j.at("save_io_dir");
+  c.time_each_launch = j.at("time_each_launch");
+  c.watchdog_s = j.at("watchdog_s");
+  c.audit = j.at("audit");
+  c.check_bench = j.at("check_bench");
+  return c;
+}
 
 nlohmann::json CandidateOutcome::to_json() const {
   nlohmann::json j = {{"verdict", verdict}, {"reason", reason}, {"schedule_hash", schedule_hash},
@@ -24,6 +83,32 @@ nlohmann::json CandidateOutcome::to_json() const {
   if (gpu) j["gpu"] = gpu->to_json();
   if (interp) j["interp"] = interp->to_json();
   return j;
+}
+
+nlohmann::json CandidateOutcome::to_json_with_artifacts() const {
+  nlohmann::json j = to_json();
+  j["steps"] = steps;
+  j["ir_text"] = ir_text;
+  if (!bundle.source.empty()) j["bundle"] = bundle.to_json();
+  return j;
+}
+
+CandidateOutcome CandidateOutcome::from_json(const nlohmann::json& j) {
+  CandidateOutcome o;
+  o.verdict = j.at("verdict");
+  o.reason = j.at("reason");
+  o.schedule_hash = j.at("schedule_hash");
+  o.precision = j.at("precision");
+  o.cost_estimate_ms = number_or_nan(j, "cost_estimate_ms");
+  o.audit_findings = j.at("audit_findings");
+  o.audit_ms = number_or_nan(j, "audit_ms");
+  if (j.contains("error")) o.error = error_from_json(j["error"]);
+  if (j.contains("gpu")) o.gpu = runtime::EvalResult::from_json(j["gpu"]);
+  if (j.contains("interp")) o.interp = interp_from_json(j["interp"]);
+  if (j.contains("steps")) o.steps = j["steps"];
+  if (j.contains("ir_text")) o.ir_text = j["ir_text"];
+  if (j.contains("bundle")) o.bundle = KernelBundle::from_json(j["bundle"]);
+  return o;
 }
 
 runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundle& candidate, const EvalConfig& cfg) {

@@ -24,6 +24,9 @@ struct EvalConfig {
   double watchdog_s = 20;
   bool audit = true;
   bool check_bench = true;       // also lower at the bench size: cost estimate and shared-memory limit
+  nlohmann::json to_json() const;  // every field
+  // Reads what to_json writes; throws nlohmann::json::exception when a field is missing.
+  static EvalConfig from_json(const nlohmann::json& j);
 };
 
 struct CandidateOutcome {
@@ -41,7 +44,16 @@ struct CandidateOutcome {
   double cost_estimate_ms = 0;   // the analytical cost model's estimate
   std::string precision = "f32";
   bool verified() const { return verdict == "ok"; }
+  // The evaluation record the store keeps: every field but steps, ir_text and
+  // bundle, which the store keeps apart; error, gpu and interp only when set.
   nlohmann::json to_json() const;
+  // Every field: to_json() plus steps, ir_text and (when it has source) bundle.
+  nlohmann::json to_json_with_artifacts() const;
+  // Reads either form; what a form leaves out keeps its default. JSON has no NaN
+  // or infinity: they read back as NaN. Throws nlohmann::json::exception when a
+  // field that to_json always writes is missing, UserError for a malformed bundle
+  // or GPU result.
+  static CandidateOutcome from_json(const nlohmann::json& j);
 };
 
 // The EvalRequest for a bundle of `problem`: its reference, inputs, tolerance and floor.

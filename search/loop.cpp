@@ -1,14 +1,11 @@
 #include "search/loop.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
@@ -17,8 +14,8 @@
 #include "runtime/worker.h"
 #include "search/candidate_evaluation.h"
 #include "search/cost_model.h"
-#include "search/local_evaluator.h"
-#include "search/multi_gpu_evaluator.h"
+#include "search/host_evaluator.h"
+#include "search/parallel_for.h"
 
 namespace cusched::search {
 namespace {
@@ -44,10 +41,7 @@ SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer,
       log_(log),
       started_(now_s()),
       evaluator_(std::move(evaluator)) {
-  if (!evaluator_) {
-    if (options_.backend == "interp") evaluator_ = std::make_shared<LocalEvaluator>(options_.cpu_threads);
-    else evaluator_ = std::make_shared<MultiGpuEvaluator>(options_.devices);
-  }
+  if (!evaluator_) evaluator_ = host_evaluator(options_);
   if (!options_.replay_timings.empty())
     evaluator_->set_replay(std::make_shared<TimingReplay>(TimingReplay::load(options_.replay_timings)));
 }
@@ -244,32 +238,22 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // The CPU part (validate, lower, emit, audit) of every candidate, in parallel.
   std::vector<CandidateOutcome> outcomes(count);
   std::vector<char> prepared(count, 0);
-  size_t threads = options_.cpu_threads > 0 ? static_cast<size_t>(options_.cpu_threads)
-                                            : std::max(1u, std::min(std::thread::hardware_concurrency(), 4u));
-  threads = std::min(threads, count);
-  std::atomic<size_t> next{0};
-  std::atomic<bool> out_of_time{false};
-  auto cpu_worker = [&]() {
-    for (size_t i; !out_of_time && (i = next.fetch_add(1)) < count;) {
-      if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) {
-        out_of_time = true;
-        break;
-      }
-      const CandidateRecord& c = candidates[i];
-      CandidateOutcome& o = outcomes[i];
-      o = prepare_candidate(problem_, c.schedule, cfg);
-      prepared[i] = 1;
-      if (!o.verdict.empty() || interp) continue;
-      std::lock_guard<std::mutex> lock(store_mu);
-      store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
-      store_.set_candidate_status(c.id, "lowered");
-      o.ir_text.clear();  // the artifacts are stored
-    }
-  };
-  std::vector<std::future<void>> tasks;
-  for (size_t t = 0; t < threads; ++t) tasks.push_back(std::async(std::launch::async, cpu_worker));
-  for (auto& t : tasks) t.get();
-  stopped = stopped || out_of_time;
+  // Once the time budget is spent no further candidate is prepared.
+  const size_t threads = static_cast<size_t>(cpu_thread_count(options_.cpu_threads));
+  const bool in_time = parallel_for(count, threads, [&](size_t, size_t i) {
+    if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) return false;
+    const CandidateRecord& c = candidates[i];
+    CandidateOutcome& o = outcomes[i];
+    o = prepare_candidate(problem_, c.schedule, cfg);
+    prepared[i] = 1;
+    if (!o.verdict.empty() || interp) return true;
+    std::lock_guard<std::mutex> lock(store_mu);
+    store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+    store_.set_candidate_status(c.id, "lowered");
+    o.ir_text.clear();  // the artifacts are stored
+    return true;
+  });
+  stopped = stopped || !in_time;
 
   // Verification by the evaluator; every result (rejections included) is stored in
   // candidate order, whatever order the evaluators finish in.

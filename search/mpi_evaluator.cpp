@@ -28,9 +28,9 @@ struct MpiEvaluator::Rank {
   double deadline = 0;   // steady-clock seconds
   std::string sent;      // the task text, kept until the send completes
   MPI_Request send = MPI_REQUEST_NULL;
-  bool receiving = false;
   std::string received;
-  MPI_Request recv = MPI_REQUEST_NULL;
+  MPI_Request recv = MPI_REQUEST_NULL;  // not null while a result is arriving
+  bool receiving() const { return recv != MPI_REQUEST_NULL; }
 };
 
 MpiEvaluator::MpiEvaluator(std::vector<RankInfo> ranks, std::shared_ptr<Evaluator> fallback, double timeout_s,
@@ -99,7 +99,6 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
         r.task = next_task_++;
         r.sent = encode_task(r.task, problem.name, cfg, batch[r.index]);
         r.busy = true;
-        r.receiving = false;
         r.deadline = now_s() + timeout_s_;
         if (MPI_Isend(r.sent.data(), static_cast<int>(r.sent.size()), MPI_CHAR, r.info.rank, kTagTask, MPI_COMM_WORLD,
                       &r.send) != MPI_SUCCESS) {
@@ -115,7 +114,7 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
           continue;
         }
       }
-      if (!r.receiving) {
+      if (!r.receiving()) {
         int arrived = 0;
         MPI_Message message;
         MPI_Status status;
@@ -131,22 +130,20 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
             lose(r, "failed while sending its result", queue);
             continue;
           }
-          r.receiving = true;
           progressed = true;
         }
       }
-      if (r.receiving) {
+      if (r.receiving()) {
         int done = 0;
         if (MPI_Test(&r.recv, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
           lose(r, "failed while sending its result", queue);
           continue;
         }
         if (done) {
-          r.receiving = false;
-          CandidateOutcome& o = batch[r.index];
+          CandidateOutcome verified;
           int64_t task = 0;
           try {
-            task = decode_result(r.received, o);
+            task = decode_result(r.received, verified);
           } catch (const UserError& e) {
             lose(r, "sent a result that cannot be read (" + e.error().message + ")", queue);
             continue;
@@ -155,6 +152,7 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
             lose(r, "answered a task it was not given", queue);
             continue;
           }
+          batch[r.index] = std::move(verified);
           r.busy = false;
           --left;
           finished(r.index);

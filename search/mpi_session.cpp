@@ -19,7 +19,6 @@ namespace {
 constexpr int kHostChars = 64;
 
 struct WireInfo {
-  int gpus;
   int device;
   int cpus;
   char host[kHostChars];
@@ -59,13 +58,12 @@ MpiSession::MpiSession() {
   char host[kHostChars] = {};
   gethostname(host, sizeof host - 1);
   self_.host = host;
-  if (!runtime::driver_available()) self_.gpus = runtime::device_count();
-  if (self_.gpus > 0 && rank_ != 0) self_.device = index_on_host % self_.gpus;
+  const int gpus = runtime::driver_available() ? 0 : runtime::device_count();
+  if (gpus > 0 && rank_ != 0) self_.device = index_on_host % gpus;
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) self_.cpus = CPU_COUNT(&allowed);
 
   WireInfo mine{};
-  mine.gpus = self_.gpus;
   mine.device = self_.device;
   mine.cpus = self_.cpus;
   std::memcpy(mine.host, host, kHostChars);  // host is NUL-terminated: gethostname got one byte less
@@ -73,7 +71,7 @@ MpiSession::MpiSession() {
   check(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD),
         "gathering the ranks' GPUs");
   for (int r = 0; r < static_cast<int>(all.size()); ++r)
-    ranks_.push_back({r, std::string(all[r].host, strnlen(all[r].host, kHostChars)), all[r].gpus, all[r].device, all[r].cpus});
+    ranks_.push_back({r, std::string(all[r].host, strnlen(all[r].host, kHostChars)), all[r].device, all[r].cpus});
 }
 
 void MpiSession::stop_ranks() {

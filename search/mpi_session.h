@@ -11,8 +11,8 @@ namespace cusched::search {
 struct RankInfo {
   int rank = 0;
   std::string host;
-  int gpus = 0;     // GPUs its host shows it (0: no driver)
-  int device = -1;  // the GPU it evaluates on: its index among the evaluator ranks of its host, modulo gpus; -1: none
+  int device = -1;  // the GPU it evaluates on: its index among the evaluator ranks of its host, modulo the
+                    // GPUs the host shows it; -1: none (rank 0, or no GPU)
   int cpus = 0;     // CPUs it may run on (mpirun binds ranks to one core by default for -n 2 or less)
 };
 

@@ -1,10 +1,10 @@
 #pragma once
 // The messages between MPI rank 0 and its evaluator ranks, as JSON text:
-//   task   {"task": id, "problem": name, "config": {...}, "steps": [...],
-//           "schedule_hash": h, "bundle": KernelBundle (gpu backend only)}
-//   result {"task": id, "verdict": v, "reason": r, "error"?, "gpu"?, "interp"?}
-// Rank 0 keeps everything the CPU part produced (bundle, audit, cost estimate);
-// a result carries only what verification adds.
+//   task   {"task": id, "problem": name, "config": EvalConfig::to_json,
+//           "outcome": the prepared CandidateOutcome::to_json_with_artifacts}
+//   result {"task": id, "outcome": the verified CandidateOutcome::to_json_with_artifacts}
+// Both carry every field: a rank verifies the outcome rank 0 prepared, and rank 0
+// takes the verified outcome as the rank sent it.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,7 +17,7 @@ struct EvaluationTask {
   int64_t id = 0;
   std::string problem;
   EvalConfig config;
-  CandidateOutcome prepared;  // steps, schedule_hash, precision and (gpu) bundle
+  CandidateOutcome prepared;  // as prepare_candidate left it (verdict empty)
 };
 
 std::string encode_task(int64_t id, const std::string& problem, const EvalConfig& cfg, const CandidateOutcome& prepared);
@@ -25,8 +25,9 @@ std::string encode_task(int64_t id, const std::string& problem, const EvalConfig
 EvaluationTask decode_task(const std::string& text);
 
 std::string encode_result(int64_t id, const CandidateOutcome& verified);
-// The task id of a result, and what verification found copied into `outcome`.
-// Throws UserError ("bad-result-message") when `text` is not a result.
+// The task id of a result; the verified outcome it carries replaces `outcome`.
+// Throws UserError ("bad-result-message") when `text` is not a result, leaving
+// `outcome` as it was.
 int64_t decode_result(const std::string& text, CandidateOutcome& outcome);
 
 }  // namespace cusched::search

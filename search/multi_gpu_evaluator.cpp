@@ -1,7 +1,6 @@
 #include "search/multi_gpu_evaluator.h"
 
-#include <atomic>
-#include <future>
+#include "search/parallel_for.h"
 
 namespace cusched::search {
 
@@ -18,16 +17,12 @@ std::string MultiGpuEvaluator::status() const {
 void MultiGpuEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vector<CandidateOutcome>& batch,
                             const std::function<void(size_t)>& finished) {
   while (workers_.size() < devices_.size()) workers_.push_back(std::make_unique<runtime::Worker>(devices_[workers_.size()]));
-  std::atomic<size_t> next{0};
-  auto work = [&](runtime::Worker* worker) {
-    for (size_t i; (i = next.fetch_add(1)) < batch.size();) {
-      verify_prepared(problem, cfg, worker, batch[i]);
-      finished(i);
-    }
-  };
-  std::vector<std::future<void>> tasks;
-  for (auto& w : workers_) tasks.push_back(std::async(std::launch::async, work, w.get()));
-  for (auto& t : tasks) t.get();
+  // Thread t drives worker t.
+  parallel_for(batch.size(), workers_.size(), [&](size_t thread, size_t i) {
+    verify_prepared(problem, cfg, workers_[thread].get(), batch[i]);
+    finished(i);
+    return true;
+  });
 }
 
 }  // namespace cusched::search

@@ -9,7 +9,9 @@ PrimitiveDef vectorize_primitive() {
   p.summary =
       "Turns the innermost loop into one vector access of up to 16 bytes (float2/float4): its extent must be a power "
       "of two whose elements fit in 16 bytes. Contiguous, aligned loads and stores along the loop become single "
-      "LDG.128/STG.128 instructions; other accesses are unrolled.";
+      "LDG.128/STG.128 instructions; other accesses are unrolled. A reduction loop may be vectorized too: its "
+      "contiguous loads become one vector access and its lanes update the accumulator one after another, in the "
+      "order the serial loop would.";
   p.args = {stage_arg(false), name_arg("loop", "The innermost loop of the stage.")};
   p.before = "for vi in 0..4:\n  Y[4*t + vi] = relu(X[4*t + vi])";
   p.after = "float4 x = *(float4*)&X[4*t];  Y4[t] = relu4(x)";
@@ -23,9 +25,6 @@ PrimitiveDef vectorize_primitive() {
       fail("vectorize-not-innermost", "Loop '" + l.name + "' is not the innermost loop of stage '" + stage + "' ('" +
                s.order.back() + "' is).",
            "Reorder so that it is innermost, then vectorize.");
-    if (l.reduction)
-      fail("vectorize-reduction", "Loop '" + l.name + "' is a reduction loop and cannot be vectorized.",
-           "Vectorize a pure loop; reorder the reduction loop outside it.");
     const FuncDef* f = st.stage_def(stage);
     int bytes = dtype_bytes(f ? f->dtype : DType::f32);
     if (!is_power_of_two(l.extent) || l.extent < 2 || l.extent * bytes > 16)

@@ -80,11 +80,13 @@ TEST(VectorizeErrors, ExtentAboveSixteenBytes) {
                     1, "vectorize", "vectorize-bad-extent");
 }
 
-TEST(VectorizeErrors, ReductionLoop) {
-  expect_step_error(problem_context("matmul"), json::parse(R"([
-    {"op": "split", "stage": "C", "loop": "k", "factor": 4},
-    {"op": "vectorize", "stage": "C", "loop": "ki"}])"),
-                    1, "vectorize", "vectorize-reduction");
+// A reduction loop may be vectorized: it stays a reduction loop, now of vector kind.
+TEST(Vectorize, AReductionLoopBecomesAVectorLoop) {
+  Schedule s = build(problem_context("softmax"), json::parse(R"([
+    {"op": "split", "stage": "S", "loop": "k", "factor": 4},
+    {"op": "vectorize", "stage": "S", "loop": "ki"}])"));
+  EXPECT_EQ(loop(s, "S", "ki").kind, LoopKind::Vectorized);
+  EXPECT_TRUE(loop(s, "S", "ki").reduction);
 }
 
 TEST(VectorizeErrors, BoundLoop) {
