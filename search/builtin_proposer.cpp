@@ -269,6 +269,27 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
   }
 }
 
+// Rows spread over a thread-block cluster (one row variable, one column variable, every
+// producer a single reduction over a variable of its own): each block reduces its
+// slice, the cluster combines the blocks' results, and each block normalises its slice.
+void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std::vector<const FuncDef*>& producers,
+                          const std::vector<std::string>& row_vars, const std::vector<std::string>& col_vars) {
+  if (row_vars.size() != 1 || col_vars.size() != 1 || producers.empty()) return;
+  std::vector<std::string> names;
+  std::string rvar;
+  for (const auto* f : producers) {
+    if (f->body->rvars.size() != 1 || (!rvar.empty() && f->body->rvars[0].name != rvar)) return;
+    rvar = f->body->rvars[0].name;
+    names.push_back(f->name);
+  }
+  for (int64_t cluster : {2, 4, 8})
+    for (int64_t threads : {512, 1024})
+      for (bool vector_loads : {false, true})
+        out.push_back({"rows over clusters of " + std::to_string(cluster) + " blocks of " + std::to_string(threads) +
+                           " threads" + (vector_loads ? ", float4 reductions" : ""),
+                       cluster_row_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, cluster, threads, vector_loads)});
+}
+
 std::vector<Sketch> normalisation_sketches(const Problem& p) {
   std::vector<Sketch> out;
   const FuncDef* y = p.pipeline.find_stage(p.pipeline.outputs()[0]);
@@ -313,6 +334,7 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
                      s});
     }
   split_row_sketches(out, p, *y, producers, row_vars, col_vars);
+  cluster_row_sketches(out, *y, producers, row_vars, col_vars);
   return out;
 }
 

@@ -128,6 +128,30 @@ TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
   EXPECT_GT(legal, 0);
 }
 
+// Softmax rows over thread-block clusters: every cluster sketch is legal at both sizes,
+// lowers to one kernel with its cluster on the grid's x axis, and the small ones verify.
+TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
+  const Problem& p = find_problem("softmax");
+  int clusters = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
+    if (s.idea.find("clusters of") == std::string::npos) continue;
+    ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
+    LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), s.schedule), p.name);
+    ASSERT_EQ(lowered.kernels.size(), 1u);
+    EXPECT_GE(lowered.kernels[0].cluster, 2) << s.idea;
+    EXPECT_EQ(lowered.kernels[0].grid[0], lowered.kernels[0].cluster) << s.idea;
+    if (s.idea.find("of 2 blocks of 512") != std::string::npos) {
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+      EXPECT_EQ(r.verdict, "ok") << r.message << "\n" << s.idea;
+    }
+    ++clusters;
+  }
+  EXPECT_EQ(clusters, 12);
+  // LayerNorm's statistics have several reduction variables: no cluster sketches.
+  for (const auto& s : class_sketches(find_problem("layernorm"), ProblemClass::normalisation))
+    EXPECT_EQ(s.idea.find("clusters of"), std::string::npos) << s.idea;
+}
+
 TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
   const Problem& p = find_problem("layernorm");
   int split = 0, rows_on_x = 0;
