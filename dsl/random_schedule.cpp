@@ -184,16 +184,25 @@ class Generator {
     bool cross = reduction && chance(0.4);
     std::string first = pure[0];
     if (cross) {
-      // One block per outer point, the reduction across its threads.
+      // One block per outer point, the reduction across its threads, and sometimes
+      // across the blocks of a cluster too (which takes the grid's x axis).
+      const bool cluster = chance(0.3);
       std::string o = fresh(first + "o"), i = fresh(first + "i");
       if (try_step({{"op", "split"}, {"stage", name}, {"loop", first}, {"factor", factor_up_to(4)}, {"outer", o}, {"inner", i}}))
-        try_step({{"op", "bind"}, {"stage", name}, {"loop", o}, {"axis", "blockIdx.x"}});
+        try_step({{"op", "bind"}, {"stage", name}, {"loop", o}, {"axis", cluster ? "blockIdx.y" : "blockIdx.x"}});
       auto red = loops(name, true);
       std::string k = red.back();
       int64_t t = pick(std::vector<int64_t>{8, 16, 32, 64, 128});
       std::string ko = fresh(k + "o"), kt = fresh(k + "t");
-      if (try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", t}, {"outer", ko}, {"inner", kt}}))
-        try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", kt}, {"kind", t <= 32 ? "warp" : "block"}});
+      if (try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", t}, {"outer", ko}, {"inner", kt}}) &&
+          try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", kt}, {"kind", t <= 32 ? "warp" : "block"}}) &&
+          cluster) {
+        const int64_t blocks = pick(std::vector<int64_t>{2, 4}), e = extent(name, ko);
+        std::string kc = fresh(k + "c"), kr = fresh(k + "r");
+        if (e >= blocks &&
+            try_step({{"op", "split"}, {"stage", name}, {"loop", ko}, {"factor", (e + blocks - 1) / blocks}, {"outer", kc}, {"inner", kr}}))
+          try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", kc}, {"kind", "cluster"}});
+      }
     } else {
       int64_t tf = factor_up_to(std::min<int64_t>(256, extent(name, first)));
       std::string o = fresh(first + "o"), i = fresh(first + "i");
@@ -212,11 +221,11 @@ class Generator {
           try_step({{"op", "unroll"}, {"stage", name}, {"loop", last}});
       }
     }
-    // Vectorize a short innermost pure loop.
+    // Vectorize a short innermost loop (pure, or a reduction whose lanes accumulate in order).
     const auto& order = st(name).order;
     std::string inner = order.back();
     const LoopInfo& li = st(name).loops.at(inner);
-    if (!li.reduction && li.axis == GpuAxis::None && chance(0.3)) {
+    if (li.axis == GpuAxis::None && chance(0.3)) {
       std::string o = fresh(inner + "o"), v = fresh(inner + "v");
       int64_t w = pick(std::vector<int64_t>{2, 4});
       if (try_step({{"op", "split"}, {"stage", name}, {"loop", inner}, {"factor", w}, {"outer", o}, {"inner", v}}))
