@@ -924,25 +924,20 @@ class KernelBuilder {
     });
 
     std::vector<Stmt> seq = {init_nest, main_nest};
-    std::string ct = c.s.cross_thread_loop;
-    if (!ct.empty()) {
-      const DerivedLoop* cl = nullptr;
+    // The combines: across the block's threads first, then across the cluster's blocks.
+    auto loop_named = [&](const std::string& name) -> const DerivedLoop* {
       for (const auto& l : loops)
-        if (l.info.name == ct) cl = &l;
-      std::string av = c.f.name + "_a";
-      seq.push_back(make_for(av, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
-                             make_allreduce(acc, arg ? acc_idx : "", make_var(av), op, cl->info.axis, cl->info.extent,
-                                            c.s.cross_thread_kind)));
-    }
-    const DerivedLoop* cluster_loop = nullptr;
-    for (const auto& l : loops)
-      if (!c.s.cross_cluster_loop.empty() && l.info.name == c.s.cross_cluster_loop) cluster_loop = &l;
-    if (cluster_loop) {
-      std::string av = c.f.name + "_c";
-      seq.push_back(make_for(av, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
-                             make_allreduce(acc, arg ? acc_idx : "", make_var(av), op, GpuAxis::ClusterX,
-                                            cluster_loop->info.extent, "cluster")));
-    }
+        if (!name.empty() && l.info.name == name) return &l;
+      return nullptr;
+    };
+    const DerivedLoop* thread_loop = loop_named(c.s.cross_thread_loop);
+    const DerivedLoop* cluster_loop = loop_named(c.s.cross_cluster_loop);
+    auto combine_across = [&](const DerivedLoop* l, const std::string& kind, const std::string& var) {
+      seq.push_back(make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
+                             make_allreduce(acc, arg ? acc_idx : "", make_var(var), op, l->info.axis, l->info.extent, kind)));
+    };
+    if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a");
+    if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_c");
     // Write-out.
     std::vector<Expr> idx;
     for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
@@ -959,12 +954,7 @@ class KernelBuilder {
       scan(g);
       if (!uses_reduction) wguards.push_back(g);
     }
-    if (!ct.empty()) {
-      const DerivedLoop* cl = nullptr;
-      for (const auto& l : loops)
-        if (l.info.name == ct) cl = &l;
-      wguards.push_back(make_var(gpu_axis_name(cl->info.axis)) == make_int(0));
-    }
+    if (thread_loop) wguards.push_back(make_var(gpu_axis_name(thread_loop->info.axis)) == make_int(0));
     // Every block of the cluster holds the total: each writes its own on-chip copy,
     // and only the first writes a global result.
     if (cluster_loop && c.self.scope == MemScope::Global) wguards.push_back(make_var("blockIdx.x") == make_int(0));
