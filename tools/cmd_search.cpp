@@ -12,9 +12,8 @@
 #include "search/file_proposer.h"
 #include "search/llm_client.h"
 #include "search/llm_proposer.h"
-#include "search/local_evaluator.h"
+#include "search/host_evaluator.h"
 #include "search/loop.h"
-#include "search/multi_gpu_evaluator.h"
 #ifdef CUSCHED_HAVE_MPI
 #include "search/mpi_evaluator.h"
 #include "search/mpi_rank_server.h"
@@ -68,8 +67,7 @@ std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, 
     if (used) ranks.push_back(r);
   }
   std::shared_ptr<search::Evaluator> fallback;
-  if (so.backend == "interp") fallback = std::make_shared<search::LocalEvaluator>(so.cpu_threads);
-  else if (!so.devices.empty()) fallback = std::make_shared<search::MultiGpuEvaluator>(so.devices);
+  if (so.backend == "interp" || !so.devices.empty()) fallback = search::host_evaluator(so);
   std::cout << "MPI: " << mpi.size() << " rank(s); rank 0 on " << mpi.self().host << " searches; evaluators:"
             << (listing.empty() ? " none (rank 0 evaluates)" : listing) << std::endl;
   // mpirun binds ranks to one core by default for -n 2 or less: rank 0's CPU pool
