@@ -12,6 +12,16 @@ nlohmann::json Error::to_json() const {
   return j;
 }
 
+Error Error::from_json(const nlohmann::json& j) {
+  Error e;
+  e.step = j.value("step", -1);
+  e.op = j.value("op", "");
+  e.code = j.value("code", "");
+  e.message = j.value("message", "");
+  e.hint = j.value("hint", "");
+  return e;
+}
+
 std::string Error::to_string() const {
   std::string s;
   if (step >= 0) s += "step " + std::to_string(step) + (op.empty() ? "" : " (" + op + ")") + ": ";

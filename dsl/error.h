@@ -15,6 +15,7 @@ struct Error {
   std::string hint;     // full sentence saying how to fix it
 
   nlohmann::json to_json() const;
+  static Error from_json(const nlohmann::json& j);  // the inverse of to_json
   std::string to_string() const;  // one line: "step 3 (bind): message Hint: hint"
 };
 

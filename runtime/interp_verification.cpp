@@ -18,6 +18,18 @@ nlohmann::json InterpVerification::to_json() const {
   return j;
 }
 
+InterpVerification InterpVerification::from_json(const nlohmann::json& j) {
+  InterpVerification v;
+  v.verdict = j.value("verdict", "");
+  v.message = j.value("message", "");
+  if (j.contains("error")) v.error = Error::from_json(j["error"]);
+  v.max_abs_err = j.value("max_abs_err", 0.0);
+  v.max_rel_err = j.value("max_rel_err", 0.0);
+  v.rel_l2_err = j.value("rel_l2_err", 0.0);
+  v.trials = j.value("trials", 0);
+  return v;
+}
+
 InterpVerification verify_with_interpreter(const Problem& problem, const Schedule& schedule, const std::string& size,
                                            uint64_t seed, int seeds, bool strict) {
   InterpVerification out;

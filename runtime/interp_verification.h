@@ -21,6 +21,7 @@ struct InterpVerification {
   double max_abs_err = 0, max_rel_err = 0, rel_l2_err = 0;
   int trials = 0;
   nlohmann::json to_json() const;
+  static InterpVerification from_json(const nlohmann::json& j);  // the inverse of to_json
 };
 
 InterpVerification verify_with_interpreter(const Problem& problem, const Schedule& schedule, const std::string& size,

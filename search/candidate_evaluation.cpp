@@ -18,30 +18,6 @@
 namespace cusched::search {
 namespace {
 
-// The inverse of Error::to_json.
-Error error_from_json(const nlohmann::json& j) {
-  Error e;
-  e.step = j.value("step", -1);
-  e.op = j.value("op", "");
-  e.code = j.value("code", "");
-  e.message = j.value("message", "");
-  e.hint = j.value("hint", "");
-  return e;
-}
-
-// The inverse of runtime::InterpVerification::to_json.
-runtime::InterpVerification interp_from_json(const nlohmann::json& j) {
-  runtime::InterpVerification v;
-  v.verdict = j.value("verdict", "");
-  v.message = j.value("message", "");
-  if (j.contains("error")) v.error = error_from_json(j["error"]);
-  v.max_abs_err = j.value("max_abs_err", 0.0);
-  v.max_rel_err = j.value("max_rel_err", 0.0);
-  v.rel_l2_err = j.value("rel_l2_err", 0.0);
-  v.trials = j.value("trials", 0);
-  return v;
-}
-
 // A number that JSON may hold as null (NaN or infinity when written).
 double number_or_nan(const nlohmann::json& j, const char* key) {
   const auto& v = j.at(key);
@@ -50,30 +26,13 @@ double number_or_nan(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
-nlohmann::json EvalConfig::to_json() const {
-  return {{"backend", backend},         {"size", size},
-          {"seed", seed},               {"strict", strict},
-          {"time_it", time_it},         {"inputs_dir", inputs_dir},
-          {"save_io_dir", save_io_dir}, {"time_each_launch", time_each_launch},
-          {"watchdog_s", watchdog_s},   {"audit", audit},
-          {"check_bench", check_bench}};
-}
+// Every field, written and read by name; from_json throws when one is missing.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EvalConfig, backend, size, seed, strict, time_it, inputs_dir, save_io_dir,
+                                   time_each_launch, watchdog_s, audit, check_bench)
 
-EvalConfig EvalConfig::from_json(const nlohmann::json& j) {
-  EvalConfig c;
-  c.backend = j.at("backend");
-  c.size = j.at("size");
-  c.seed = j.at("seed");
-  c.strict = j.at("strict");
-  c.time_it = j.at("time_it");
-  c.inputs_dir = j.at("inputs_dir");
-  c.save_io_dir = j.at("save_io_dir");
-  c.time_each_launch = j.at("time_each_launch");
-  c.watchdog_s = j.at("watchdog_s");
-  c.audit = j.at("audit");
-  c.check_bench = j.at("check_bench");
-  return c;
-}
+nlohmann::json EvalConfig::to_json() const { return *this; }
+
+EvalConfig EvalConfig::from_json(const nlohmann::json& j) { return j.get<EvalConfig>(); }
 
 nlohmann::json CandidateOutcome::to_json() const {
   nlohmann::json j = {{"verdict", verdict}, {"reason", reason}, {"schedule_hash", schedule_hash},
@@ -102,9 +61,9 @@ CandidateOutcome CandidateOutcome::from_json(const nlohmann::json& j) {
   o.cost_estimate_ms = number_or_nan(j, "cost_estimate_ms");
   o.audit_findings = j.at("audit_findings");
   o.audit_ms = number_or_nan(j, "audit_ms");
-  if (j.contains("error")) o.error = error_from_json(j["error"]);
+  if (j.contains("error")) o.error = Error::from_json(j["error"]);
   if (j.contains("gpu")) o.gpu = runtime::EvalResult::from_json(j["gpu"]);
-  if (j.contains("interp")) o.interp = interp_from_json(j["interp"]);
+  if (j.contains("interp")) o.interp = runtime::InterpVerification::from_json(j["interp"]);
   if (j.contains("steps")) o.steps = j["steps"];
   if (j.contains("ir_text")) o.ir_text = j["ir_text"];
   if (j.contains("bundle")) o.bundle = KernelBundle::from_json(j["bundle"]);
