@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "dsl/error.h"
 #include "runtime/element_codec.h"
+#include "runtime/host_parallel.h"
 
 namespace cusched::runtime {
 
@@ -79,28 +79,16 @@ std::vector<uint8_t> generate_input(const BufferSpec& buffer, const Distribution
   const int width = dtype_bytes(buffer.dtype);
   std::vector<uint8_t> out(static_cast<size_t>(n * width));
   const Kind kind = d.kind == "uniform" ? Kind::Uniform : d.kind == "randint" ? Kind::Randint : Kind::Normal;
-  // Threads start at even elements, so a pair is never split between two of them.
-  auto fill = [&](int64_t begin, int64_t end) {
+  // Chunks start at even elements (the chunk size is even), so no pair is split.
+  static_assert(kHostChunkElements % 2 == 0);
+  for_each_host_chunk(n, [&](int64_t, int64_t begin, int64_t end) {
     double pair[2];
     for (int64_t i = begin; i < end; i += 2) {
       draw_pair(kind, d, seed, static_cast<uint64_t>(i), pair);
       store_element(buffer.dtype, pair[0], out.data() + i * width);
       if (i + 1 < end) store_element(buffer.dtype, pair[1], out.data() + (i + 1) * width);
     }
-  };
-  const int64_t per_thread = 1 << 20;
-  unsigned threads = std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 32);
-  if (n <= per_thread || threads == 1) {
-    fill(0, n);
-    return out;
-  }
-  std::vector<std::thread> pool;
-  const int64_t chunk = ((n + threads - 1) / threads + 1) / 2 * 2;
-  for (unsigned t = 0; t < threads; ++t) {
-    int64_t b = std::min<int64_t>(n, t * chunk), e = std::min<int64_t>(n, b + chunk);
-    if (b < e) pool.emplace_back(fill, b, e);
-  }
-  for (auto& th : pool) th.join();
+  });
   return out;
 }
 

@@ -64,34 +64,25 @@ void assign_launch_dims(Kernel& k) {
     fail("launch-bounds-too-small", "Kernel " + k.name + " has " + std::to_string(threads) + " threads per block, more than launch_bounds allows (" +
              std::to_string(k.launch_max_threads) + ").",
          "Raise max_threads to at least the block size.");
-  // A thread loop around a barrier or cross-thread combine must span the block.
+  // A thread loop (cluster loop) around a barrier or combine must span the block
+  // (the cluster): the other threads (blocks) would never reach it.
   std::function<void(const Stmt&)> check = [&](const Stmt& s) {
-    if (s->kind == StmtKind::For && is_thread_axis(s->axis) && contains_collective(s->body[0])) {
+    const bool cluster = s->kind == StmtKind::For && s->axis == GpuAxis::ClusterX;
+    if (s->kind == StmtKind::For && (is_thread_axis(s->axis) || cluster) && contains_collective(s->body[0])) {
       int64_t e = 0;
       is_const_int(simplify(s->extent), &e);
-      if (e != k.block[axis_index(s->axis)])
-        fail("barrier-in-partial-thread-loop", "Thread loop '" + s->var + "' (extent " + std::to_string(e) +
-                 ") contains a barrier or cross-thread combine but the block has " + std::to_string(k.block[axis_index(s->axis)]) +
-                 " threads on " + gpu_axis_name(s->axis) + "; the other threads would never reach it.",
+      const int64_t span = cluster ? k.cluster : k.block[axis_index(s->axis)];
+      if (e != span)
+        fail(cluster ? "barrier-in-partial-cluster-loop" : "barrier-in-partial-thread-loop",
+             std::string(cluster ? "Cluster" : "Thread") + " loop '" + s->var + "' (extent " + std::to_string(e) +
+                 ") contains a barrier or cross-thread combine but the " + (cluster ? "cluster has " : "block has ") +
+                 std::to_string(span) + (cluster ? " blocks" : " threads on " + gpu_axis_name(s->axis)) +
+                 "; the other " + (cluster ? "blocks" : "threads") + " would never reach it.",
              "Give every loop bound to " + gpu_axis_name(s->axis) + " in this kernel the same extent.");
     }
     for (const auto& c : s->body) check(c);
   };
   check(k.body);
-  // A cluster loop around a barrier or cross-block combine must span the cluster.
-  std::function<void(const Stmt&)> check_cluster = [&](const Stmt& s) {
-    if (s->kind == StmtKind::For && s->axis == GpuAxis::ClusterX && contains_collective(s->body[0])) {
-      int64_t e = 0;
-      is_const_int(simplify(s->extent), &e);
-      if (e != k.cluster)
-        fail("barrier-in-partial-cluster-loop", "Cluster loop '" + s->var + "' (extent " + std::to_string(e) +
-                 ") contains a barrier or cross-thread combine but the cluster has " + std::to_string(k.cluster) +
-                 " blocks; the other blocks would never reach it.",
-             "Give every loop bound to cluster.x in this kernel the same extent.");
-    }
-    for (const auto& c : s->body) check_cluster(c);
-  };
-  check_cluster(k.body);
   Expr nt = make_int(threads);
   k.body = map_exprs(k.body, [&](const Expr& e) { return substitute(e, {{"__nthreads", nt}}); });
 }

@@ -42,6 +42,10 @@ inline ArgSpec enum_arg(const std::string& name, std::vector<std::string> choice
   return a;
 }
 
+// Fails with cluster-extent unless the loop can be bound to cluster.x (2 to 8 blocks;
+// shared by bind and cross_thread_reduce kind cluster).
+void require_cluster_extent(const LoopInfo& l);
+
 // Splits `loop` of stage `s` into outer and inner loops (shared by split and tile).
 void split_loop(StageSchedule& s, const std::string& loop, int64_t factor, const std::string& outer,
                 const std::string& inner);

@@ -7,6 +7,13 @@ static std::vector<std::string> axis_names() {
   return {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "cluster.x"};
 }
 
+void require_cluster_extent(const LoopInfo& l) {
+  if (l.extent < 2 || l.extent > kMaxClusterBlocks)
+    fail("cluster-extent", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + "; a thread-block cluster has 2 to " +
+             std::to_string(kMaxClusterBlocks) + " blocks.",
+         "Split the loop so that the part bound to cluster.x has 2, 4 or 8 iterations.");
+}
+
 PrimitiveDef bind_primitive() {
   PrimitiveDef p;
   p.name = "bind";
@@ -47,10 +54,7 @@ PrimitiveDef bind_primitive() {
     if (is_thread_axis(axis) && l.extent > 1024)
       fail("too-many-threads", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + ", more threads than a block can have (1024).",
            "Split it first and bind the inner loop.");
-    if (axis == GpuAxis::ClusterX && (l.extent < 2 || l.extent > kMaxClusterBlocks))
-      fail("cluster-extent", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + "; a thread-block cluster has 2 to " +
-               std::to_string(kMaxClusterBlocks) + " blocks.",
-           "Split the loop so that the part bound to cluster.x has 2, 4 or 8 iterations.");
+    if (axis == GpuAxis::ClusterX) require_cluster_extent(l);
     if (is_thread_axis(axis)) {
       int64_t threads = l.extent;
       for (const auto& [name, other] : s.loops)

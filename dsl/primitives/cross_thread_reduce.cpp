@@ -33,10 +33,7 @@ PrimitiveDef cross_thread_reduce_primitive() {
       if (!s.cross_cluster_loop.empty())
         fail("cross-cluster-twice", "Stage '" + stage + "' already combines loop '" + s.cross_cluster_loop + "' across the cluster.",
              "Fuse the reduction loops first, then combine the fused loop.");
-      if (l.extent < 2 || l.extent > kMaxClusterBlocks)
-        fail("cluster-extent", "A cluster reduction needs an extent of 2 to " + std::to_string(kMaxClusterBlocks) + " blocks; loop '" +
-                 l.name + "' has " + std::to_string(l.extent) + ".",
-             "Split the loop so that the part combined across the cluster has 2, 4 or 8 iterations.");
+      require_cluster_extent(l);
       for (const auto& [name, other] : s.loops)
         if (other.axis == GpuAxis::ClusterX)
           fail("axis-bound-twice", "Stage '" + stage + "' already binds loop '" + name + "' to cluster.x.", "Bind cluster.x once per stage.");
