@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 source bench/gpu_env.sh
 mkdir -p /tmp/io
 PROBLEMS=${PROBLEMS:-"relu gelu sum_dim1_small softmax layernorm matmul"}
-COMPILE_PROBLEMS=${COMPILE_PROBLEMS:-$PROBLEMS}
+COMPILE_PROBLEMS=${COMPILE_PROBLEMS-$PROBLEMS}   # unset: all of PROBLEMS; empty: none
 MODE=${MODE:-all}   # all | cusched (GPU tests + cusched runs) | torch (PyTorch side + table)
 SKIP_TESTS=${SKIP_TESTS:-0}   # 1: leave out the GPU test suites (the table only)
 if [ "$MODE" != torch ] && [ "$SKIP_TESTS" != 1 ]; then

@@ -61,7 +61,7 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
 // over a thread-block cluster of `cluster` blocks: rows on blockIdx.y, each block of
 // `threads` threads owns every cluster-th chunk of 4 * threads columns (one float4 per
 // thread per chunk), computes its part of each reduction there (reading the chunks that
-// it later normalises, so the second read hits its L1), and the reductions are combined
+// it later normalises, so its re-reads are of a small recent slice), and the reductions are combined
 // within the block and then across the cluster through distributed shared memory.
 // The reductions read the chunk as four scalar loads per thread (unrolled), or with
 // `vector_loads` as one float4 per thread (a vectorized reduction loop), the same
