@@ -23,6 +23,7 @@ KernelBundle make_bundle(const LoweredProgram& program, const EmitOptions& optio
     l.grid = k.grid;
     l.block = k.block;
     l.dynamic_smem_bytes = emitted.dynamic_smem_bytes[i];
+    l.cluster = k.cluster;
     l.args = k.params;
     b.launches.push_back(std::move(l));
   }

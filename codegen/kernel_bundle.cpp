@@ -39,7 +39,7 @@ nlohmann::json KernelBundle::to_json() const {
                             {"role", role_name(b.role)}, {"zero_before_launch", b.zero_before_launch}});
   for (const auto& l : launches)
     j["launches"].push_back({{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block},
-                             {"dynamic_smem_bytes", l.dynamic_smem_bytes}, {"args", l.args}});
+                             {"dynamic_smem_bytes", l.dynamic_smem_bytes}, {"cluster", l.cluster}, {"args", l.args}});
   return j;
 }
 
@@ -69,6 +69,7 @@ KernelBundle KernelBundle::from_json(const nlohmann::json& j) {
       s.grid = l.at("grid").get<std::array<int64_t, 3>>();
       s.block = l.at("block").get<std::array<int64_t, 3>>();
       s.dynamic_smem_bytes = l.value("dynamic_smem_bytes", 0);
+      s.cluster = l.value("cluster", 1);
       s.args = l.at("args").get<std::vector<std::string>>();
       k.launches.push_back(s);
     }

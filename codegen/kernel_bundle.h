@@ -30,6 +30,7 @@ struct LaunchSpec {
   std::array<int64_t, 3> block{1, 1, 1};
   int64_t dynamic_smem_bytes = 0;
   std::vector<std::string> args;           // buffer names, in parameter order (each a device pointer)
+  int64_t cluster = 1;                     // blocks per thread-block cluster along x (compiled in with __cluster_dims__)
 };
 
 struct KernelBundle {

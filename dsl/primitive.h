@@ -21,6 +21,7 @@ struct ArgSpec {
   nlohmann::json default_value;        // used when not required; null = derived by the primitive
   std::vector<std::string> choices;    // Enum only
   std::string doc;
+  std::string one_of;                  // arguments with the same non-empty group: exactly one is given
 };
 
 using StepJson = nlohmann::json;

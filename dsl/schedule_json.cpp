@@ -61,7 +61,7 @@ StepJson normalize_step(const StepJson& step) {
       if (a.required)
         fail("missing-argument", "Primitive '" + op + "' needs the argument '" + a.name + "': " + a.doc,
              "Add \"" + a.name + "\": " + type_word(a.type) + ".");
-      out[a.name] = a.default_value;
+      if (a.one_of.empty()) out[a.name] = a.default_value;  // an alternative not given stays absent
       continue;
     }
     const auto& v = step[a.name];
@@ -80,6 +80,24 @@ StepJson normalize_step(const StepJson& step) {
              "Use one of: " + choices + ".");
     }
     out[a.name] = v;
+  }
+  std::map<std::string, std::vector<std::string>> groups, given;
+  for (const auto& a : p->args)
+    if (!a.one_of.empty()) {
+      groups[a.one_of].push_back(a.name);
+      if (out.contains(a.name)) given[a.one_of].push_back(a.name);
+    }
+  for (const auto& [group, names] : groups) {
+    std::string alternatives;
+    for (size_t i = 0; i < names.size(); ++i) alternatives += (i == 0 ? "'" : i + 1 == names.size() ? "' or '" : "', '") + names[i];
+    alternatives += "'";
+    if (given[group].empty())
+      fail("missing-argument", "Primitive '" + op + "' needs one of the arguments " + alternatives + ".",
+           "Add exactly one of " + alternatives + ".");
+    if (given[group].size() > 1)
+      fail("conflicting-arguments", "Primitive '" + op + "' takes only one of the arguments " + alternatives + ", and the step gives " +
+               std::to_string(given[group].size()) + ".",
+           "Keep exactly one of " + alternatives + ".");
   }
   return out;
 }

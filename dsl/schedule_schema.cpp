@@ -23,16 +23,22 @@ nlohmann::json schedule_json_schema() {
   for (const auto& p : primitives()) {
     nlohmann::json props = {{"op", {{"type", "string"}, {"const", p.name}}}};
     nlohmann::json required = {"op"};
+    std::map<std::string, nlohmann::json> groups;  // one_of group -> one alternative per argument
     for (const auto& a : p.args) {
       props[a.name] = arg_schema(a);
       if (a.required) required.push_back(a.name);
+      if (!a.one_of.empty()) groups[a.one_of].push_back({{"required", {a.name}}});
     }
-    variants.push_back({{"type", "object"},
-                        {"title", p.name},
-                        {"description", p.summary},
-                        {"properties", props},
-                        {"required", required},
-                        {"additionalProperties", false}});
+    nlohmann::json variant = {{"type", "object"},
+                              {"title", p.name},
+                              {"description", p.summary},
+                              {"properties", props},
+                              {"required", required},
+                              {"additionalProperties", false}};
+    if (groups.size() == 1) variant["oneOf"] = groups.begin()->second;
+    for (const auto& [group, alternatives] : groups)
+      if (groups.size() > 1) variant["allOf"].push_back({{"oneOf", alternatives}});
+    variants.push_back(variant);
   }
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
           {"title", "cusched schedule"},
@@ -68,7 +74,13 @@ std::string primitive_reference_markdown() {
         type += ": ";
         for (size_t i = 0; i < a.choices.size(); ++i) type += (i ? ", " : "") + std::string("`") + a.choices[i] + "`";
       }
-      os << "| `" << a.name << "` | " << type << " | " << (a.required ? "yes" : "no") << " | "
+      std::string required = a.required ? "yes" : "no";
+      if (!a.one_of.empty()) {
+        required = "one of";
+        for (const auto& b : p.args)
+          if (b.one_of == a.one_of) required += (required == "one of" ? " `" : ", `") + b.name + "`";
+      }
+      os << "| `" << a.name << "` | " << type << " | " << required << " | "
          << (a.default_value.is_null() ? "" : "`" + a.default_value.dump() + "`") << " | " << a.doc << " |\n";
     }
     os << "\nBefore:\n\n```\n" << p.before << "\n```\n\nAfter:\n\n```\n" << p.after << "\n```\n\nExample:\n\n```json\n"

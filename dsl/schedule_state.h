@@ -22,7 +22,9 @@ std::optional<GpuAxis> gpu_axis_from_name(const std::string& s);
 bool is_block_axis(GpuAxis a);
 bool is_thread_axis(GpuAxis a);
 // The largest portable thread-block cluster (blocks per cluster).
-constexpr int64_t kMaxClusterBlocks = 8;
+// Blocks per thread-block cluster: 8 is the portable limit; H100 and H200 run clusters of
+// up to 16 (the runtime allows the non-portable size for kernels that ask for more than 8).
+constexpr int64_t kMaxClusterBlocks = 16;
 
 struct LoopInfo {
   std::string name;
@@ -48,6 +50,7 @@ struct CacheRead {
   std::string at_loop;  // loop of this stage at which the copy is made
   int pad = 0;          // elements added to the innermost dimension
   bool swizzle = false; // XOR swizzle of 16-byte chunks instead of padding
+  bool share = false;   // also read by the producers computed at at_loop
 };
 
 struct StageSchedule {

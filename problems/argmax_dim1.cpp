@@ -27,16 +27,7 @@ Problem make_argmax_dim1() {
   // staging the thread's values in registers (cache_read register) so that their loads go
   // out together before the data-dependent compare-and-update. 2.0241 ms on the H200
   // (torch.compile 2.6492; bench/RESULTS.md, session 4).
-  p.best_schedule = nlohmann::json::parse(R"([
-    {"op": "split", "stage": "I", "loop": "j", "factor": 4, "outer": "jt", "inner": "jv"},
-    {"op": "split", "stage": "I", "loop": "r", "factor": 4, "outer": "ro", "inner": "ru"},
-    {"op": "reorder", "stage": "I", "loops": ["b", "jt", "ro", "ru", "jv"]},
-    {"op": "bind", "stage": "I", "loop": "b", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "I", "loop": "jt", "axis": "threadIdx.x"},
-    {"op": "unroll", "stage": "I", "loop": "ru"},
-    {"op": "unroll", "stage": "I", "loop": "jv"},
-    {"op": "cache_read", "stage": "I", "source": "X", "scope": "register", "at": "ro"}
-  ])");
+  p.best_schedule = middle_dim_register_steps("I", "X", 4, 4);
   return p;
 }
 

@@ -127,4 +127,41 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
   return s;
 }
 
+nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
+                                              const std::vector<std::string>& reductions, const std::string& rvar,
+                                              const std::string& source, int64_t cluster, int64_t threads) {
+  // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x (var t: threads) x (var v: 4 lanes)
+  auto slices = [&](const std::string& stage, const std::string& var) {
+    return nlohmann::json::array({
+        {{"op", "split"}, {"stage", stage}, {"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}},
+        {{"op", "split"}, {"stage", stage}, {"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}},
+        {{"op", "split"}, {"stage", stage}, {"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}},
+        {{"op", "vectorize"}, {"stage", stage}, {"loop", var + "v"}}});
+  };
+  nlohmann::json s = slices(out, col);
+  s.push_back({{"op", "bind"}, {"stage", out}, {"loop", row}, {"axis", "blockIdx.y"}});
+  s.push_back({{"op", "bind"}, {"stage", out}, {"loop", col + "c"}, {"axis", "cluster.x"}});
+  s.push_back({{"op", "bind"}, {"stage", out}, {"loop", col + "t"}, {"axis", "threadIdx.x"}});
+  for (const auto& r : reductions) s.push_back({{"op", "compute_at"}, {"stage", r}, {"consumer", out}, {"loop", col + "c"}});
+  for (const auto& r : reductions) {
+    for (const auto& step : slices(r, rvar)) s.push_back(step);
+    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "t"}, {"kind", "block"}});
+    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "c"}, {"kind", "cluster"}});
+  }
+  s.push_back({{"op", "cache_read"}, {"stage", out}, {"source", source}, {"scope", "shared"}, {"at", col + "c"}, {"share", true}});
+  return s;
+}
+
+nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns, int64_t rows) {
+  return nlohmann::json::array({
+      {{"op", "split"}, {"stage", stage}, {"loop", "j"}, {"factor", columns}, {"outer", "jt"}, {"inner", "jv"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", "r"}, {"factor", rows}, {"outer", "ro"}, {"inner", "ru"}},
+      {{"op", "reorder"}, {"stage", stage}, {"loops", {"b", "jt", "ro", "ru", "jv"}}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "b"}, {"axis", "blockIdx.x"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "jt"}, {"axis", "threadIdx.x"}},
+      {{"op", "unroll"}, {"stage", stage}, {"loop", "ru"}},
+      {{"op", "unroll"}, {"stage", stage}, {"loop", "jv"}},
+      {{"op", "cache_read"}, {"stage", stage}, {"source", source}, {"scope", "register"}, {"at", "ro"}}});
+}
+
 }  // namespace cusched

@@ -70,6 +70,22 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
                                             const std::vector<std::string>& reductions, const std::string& rvar,
                                             int64_t cluster, int64_t threads, bool vector_loads = false);
 
+// Steps for the same row-wise normaliser with the row read from memory once: each block
+// of the cluster owns one contiguous slice of the row (`split parts`), copies its slice
+// of `source` into shared memory (16-byte copies), and the reductions, computed at the
+// cluster loop, and the output read that copy (`cache_read share`); threads read float4
+// from it. The slice takes 4 * D / cluster bytes of shared memory (227 KiB at most).
+nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
+                                              const std::vector<std::string>& reductions, const std::string& rvar,
+                                              const std::string& source, int64_t cluster, int64_t threads);
+
+// Steps for a reduction over the middle dimension of (B, R, J), stage(b, j) = reduce over
+// r of source(b, r, j): one block per b (blockIdx.x), each thread owning `columns`
+// adjacent j (threadIdx.x, unrolled), r in steps of `rows` whose rows x columns values are
+// staged in registers first (cache_read register), so that all their loads go out before
+// the combining arithmetic.
+nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns, int64_t rows);
+
 nlohmann::json concat_steps(std::initializer_list<nlohmann::json> parts);
 
 }  // namespace cusched

@@ -30,27 +30,32 @@ Problem make_conv2d() {
     {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.z"},
     {"op": "bind", "stage": "Y", "loop": "o", "axis": "blockIdx.y"}
   ])"), flat_grid_steps("Y", {"oh", "ow"})});
-  // Implicit GEMM on TF32 tensor cores: per block one output row of 256 columns x all 128
-  // output channels (8 warps, each a 64 (ow) x 64 (o) accumulator tile); the reduction
-  // runs over rc in chunks of 8 (the mma's k) with kh and kw as outer serial loops. Each
-  // chunk's input rows (3 x 258 with the halo, rows padded to 264 so that the lanes'
-  // reads hit distinct banks) and weights are staged in shared memory, double-buffered
-  // with cp.async.
+  // Implicit GEMM on TF32 tensor cores with the output channels as the mma's m (so the
+  // weights load with ldmatrix) and the output columns as n: per block one output row of
+  // 128 columns x all 128 channels, 8 warps of 32 (o) x 64 (ow) accumulators, 2 blocks per
+  // SM (launch bounds 256, 2). The reduction runs over rc in one chunk of 16 with kh and kw
+  // as serial loops; at each (kh, kw) the 16 input rows (shifted by kw, rows padded to 136
+  // so that the lanes' reads hit distinct banks) and the weights of that tap (staged
+  // [o][rc], rc contiguous) are copied into shared memory, double-buffered with cp.async at
+  // kw. The accumulators go through a padded shared tile (cache_write shared, 103 KB in
+  // all) so that the output is written row by row, coalesced.
   p.best_schedule = nlohmann::json::parse(R"([
-    {"stage": "Y", "op": "split", "loop": "ow", "factor": 256, "outer": "owo", "inner": "owi"},
+    {"stage": "Y", "op": "split", "loop": "ow", "factor": 128, "outer": "owo", "inner": "owi"},
     {"stage": "Y", "op": "split", "loop": "owi", "factor": 64, "outer": "oww", "inner": "own"},
-    {"stage": "Y", "op": "split", "loop": "o", "factor": 64, "outer": "o_w", "inner": "om"},
-    {"stage": "Y", "op": "split", "loop": "rc", "factor": 8, "outer": "rco", "inner": "rci"},
-    {"stage": "Y", "op": "reorder", "loops": ["n", "oh", "owo", "rco", "kh", "kw", "o_w", "oww", "own", "om", "rci"]},
+    {"stage": "Y", "op": "split", "loop": "o", "factor": 32, "outer": "o_w", "inner": "om"},
+    {"stage": "Y", "op": "split", "loop": "rc", "factor": 16, "outer": "rco", "inner": "rci"},
+    {"stage": "Y", "op": "reorder", "loops": ["n", "oh", "owo", "rco", "kh", "kw", "o_w", "oww", "om", "own", "rci"]},
     {"stage": "Y", "op": "bind", "loop": "n", "axis": "blockIdx.z"},
     {"stage": "Y", "op": "bind", "loop": "oh", "axis": "blockIdx.y"},
     {"stage": "Y", "op": "bind", "loop": "owo", "axis": "blockIdx.x"},
     {"stage": "Y", "op": "bind", "loop": "o_w", "axis": "threadIdx.z"},
     {"stage": "Y", "op": "bind", "loop": "oww", "axis": "threadIdx.y"},
-    {"stage": "Y", "op": "cache_read", "source": "X", "scope": "shared", "at": "rco", "pad": 6},
-    {"stage": "Y", "op": "cache_read", "source": "weight", "scope": "shared", "at": "rco", "pad": 0},
+    {"stage": "Y", "op": "cache_read", "source": "X", "scope": "shared", "at": "kw", "pad": 8},
+    {"stage": "Y", "op": "cache_read", "source": "weight", "scope": "shared", "at": "kw", "pad": 0},
     {"stage": "Y", "op": "tensor_core", "shape": "m16n8k8", "precision": "tf32"},
-    {"stage": "Y", "op": "pipeline", "loop": "rco", "depth": 2}
+    {"stage": "Y", "op": "pipeline", "loop": "kw", "depth": 2},
+    {"stage": "Y", "op": "cache_write", "scope": "shared"},
+    {"stage": "Y", "op": "launch_bounds", "max_threads": 256, "min_blocks": 2}
   ])");
   return p;
 }

@@ -30,11 +30,12 @@ Problem make_rmsnorm() {
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 0, 1e-3}}};
   p.flops = [](const SizeBindings& s) { return 4.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
   p.baseline_schedule = concat_steps({flat_grid_steps("SumSq", {"b", "h", "w"}), flat_grid_steps("Y", {"b", "c", "h", "w"})});
-  // One kernel: a thread per (b, h, w), 256 consecutive w per block (coalesced along w),
-  // computes the sum of squares over the 64 channels, then writes the 64 normalised
-  // values. The sum of squares first stages the thread's 64 channel values in registers
-  // (cache_read register), so its 64 loads are issued together instead of one behind
-  // each bounds-guard branch; the normalising pass re-reads them right after, from L1/L2.
+  // One kernel: a thread per (b, h, w), 256 consecutive w per block (coalesced along w).
+  // The thread's 64 channel values are loaded once into registers (cache_read register,
+  // shared with the sum of squares computed at the thread loop), so the sum of squares
+  // and the 64 normalised outputs read the registers: 7.5 GB read once, 7.5 GB written.
+  // 3.9040 ms on the H200 (the same without the shared copy, re-reading X: 4.3153;
+  // torch.compile 3.9567; bench/RESULTS.md, session 5 call 2).
   p.best_schedule = nlohmann::json::parse(R"([
     {"op": "split", "stage": "Y", "loop": "w", "factor": 256, "outer": "wo", "inner": "wi"},
     {"op": "reorder", "stage": "Y", "loops": ["h", "wo", "wi", "c"]},
@@ -45,7 +46,7 @@ Problem make_rmsnorm() {
     {"op": "unroll", "stage": "Y", "loop": "c"},
     {"op": "compute_at", "stage": "SumSq", "consumer": "Y", "loop": "wi"},
     {"op": "unroll", "stage": "SumSq", "loop": "rc"},
-    {"op": "cache_read", "stage": "SumSq", "source": "X", "scope": "register", "at": "w"}
+    {"op": "cache_read", "stage": "Y", "source": "X", "scope": "register", "at": "wi", "share": true}
   ])");
   return p;
 }

@@ -38,12 +38,14 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
     {"op": "bind", "stage": "Y", "loop": "jo", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Y", "loop": "ji", "axis": "threadIdx.x"}
   ])");
-  // Each row spread over a thread-block cluster of 2 blocks of 1024 threads: each block
-  // reduces its half of the row (max, then sum of exp), the halves are combined through
-  // distributed shared memory, and each block normalises its half with float4 accesses.
-  // 0.8574 ms on the H200 (the persistent 32-rows schedule: 1.0096 in the same run;
-  // torch.compile 0.7807; bench/RESULTS.md, session 4).
-  p.best_schedule = cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 2, 1024);
+  // Each row split into 8 contiguous slices, one per block of a thread-block cluster of 8
+  // blocks of 256 threads: each block copies its slice into shared memory (32 KiB, float4
+  // copies), the max and the sum of exp read that copy (cache_read share) and are
+  // combined in the block and then across the cluster through distributed shared memory,
+  // and the block normalises its slice from the copy: X is read from memory once.
+  // 0.6403 ms on the H200 (8 x 128 threads: 0.6547; 4 x 256: 0.6737; 16 x 128: 0.8378;
+  // torch.compile 0.7807; bench/RESULTS.md, session 5 calls 2 and 3).
+  p.best_schedule = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256);
   return p;
 }
 
@@ -54,8 +56,12 @@ Problem make_softmax() { return softmax_problem("softmax", 4096, 65536); }
 Problem make_softmax_large() {
   Problem p = softmax_problem("softmax_large", 4096, 393216);
   p.title = "Softmax over the last dimension of KernelBench's (4096, 393216) tensor";
-  // Rows over clusters of 4 blocks: 6.0530 ms on the H200 (torch.compile 4.7431).
-  p.best_schedule = cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 4, 1024);
+  // Rows in 16 slices over clusters of 16 blocks (a non-portable cluster size) of 512
+  // threads, each slice (96 KiB) in shared memory and read by the max, the sum and the
+  // output: 5.5726 ms on the H200 (8 slices of 192 KiB: 5.8473; rows over clusters of 4
+  // re-reading X: 6.0055; torch.compile 4.7431; bench/RESULTS.md, session 5 call 3).
+  // Two blocks fit per SM, so a block's copy overlaps another's passes only in pairs.
+  p.best_schedule = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 16, 512);
   return p;
 }
 

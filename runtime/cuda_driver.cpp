@@ -49,6 +49,7 @@ std::optional<std::string> resolve(void* handle, CudaDriver& d) {
   CUSCHED_LOAD(ModuleUnload, cuModuleUnload);
   CUSCHED_LOAD(ModuleGetFunction, cuModuleGetFunction);
   CUSCHED_LOAD(FuncSetAttribute, cuFuncSetAttribute);
+  CUSCHED_LOAD(FuncGetAttribute, cuFuncGetAttribute);
   CUSCHED_LOAD(LaunchKernel, cuLaunchKernel);
   CUSCHED_LOAD(MemAlloc, cuMemAlloc);
   CUSCHED_LOAD(MemFree, cuMemFree);

@@ -30,6 +30,7 @@ struct CudaDriver {
   decltype(&::cuModuleUnload) ModuleUnload = nullptr;
   decltype(&::cuModuleGetFunction) ModuleGetFunction = nullptr;
   decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
+  decltype(&::cuFuncGetAttribute) FuncGetAttribute = nullptr;
   decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
   decltype(&::cuMemAlloc) MemAlloc = nullptr;
   decltype(&::cuMemFree) MemFree = nullptr;

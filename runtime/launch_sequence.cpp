@@ -40,6 +40,14 @@ LaunchSequence::LaunchSequence(const KernelBundle& bundle, const LoadedModule& m
                                            static_cast<int>(spec.dynamic_smem_bytes)),
                  "Granting " + std::to_string(spec.dynamic_smem_bytes) + " bytes of dynamic shared memory to '" +
                      spec.kernel + "'");
+    // A cluster of more than 8 blocks (the portable limit) is a non-portable size that the
+    // kernel must be allowed to use.
+    int cluster_width = 0;
+    check_cuda(driver().FuncGetAttribute(&cluster_width, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, bound.function),
+               "Reading the cluster width of '" + spec.kernel + "'");
+    if (cluster_width > 8)
+      check_cuda(driver().FuncSetAttribute(bound.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+                 "Allowing '" + spec.kernel + "' its cluster of " + std::to_string(cluster_width) + " blocks");
     launches_.push_back(std::move(bound));
   }
 }

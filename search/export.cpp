@@ -131,6 +131,8 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
     if (l.dynamic_smem_bytes > 48 * 1024)
       o << "    cudaFuncSetAttribute((const void*)" << l.kernel << ", cudaFuncAttributeMaxDynamicSharedMemorySize, "
         << l.dynamic_smem_bytes << ");\n";
+    if (l.cluster > 8)
+      o << "    cudaFuncSetAttribute((const void*)" << l.kernel << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
     o << "    cudaLaunchKernel((const void*)" << l.kernel << ", dim3(" << l.grid[0] << ", " << l.grid[1] << ", " << l.grid[2]
       << "), dim3(" << l.block[0] << ", " << l.block[1] << ", " << l.block[2] << "), args, " << l.dynamic_smem_bytes
       << ", stream);\n  }\n";

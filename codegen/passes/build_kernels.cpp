@@ -337,7 +337,14 @@ class KernelBuilder {
     return true;
   }
 
-  Stmt build_stage(const FuncDef& f, const Realization& self, Env env, bool in_thread, bool in_serial) {
+  // The stage's loop nest over its region `self`, and its body over the nest's IR
+  // variables with loads still multi-dimensional.
+  struct StageNest {
+    DerivedNest nest;
+    Expr body;
+    std::map<std::string, Expr> orig;
+  };
+  StageNest stage_nest(const FuncDef& f, const Realization& self) {
     const StageSchedule& s = st_.schedules.at(f.name);
     std::map<std::string, int64_t> base;
     for (size_t d = 0; d < f.vars.size(); ++d) base[f.vars[d]] = self.extent[d];
@@ -362,9 +369,16 @@ class KernelBuilder {
       if (x->op == ExprOp::SizeParam) return make_int(eval_int(x, st_.ctx.sizes), x.type());
       return x;
     });
-    Ctx c{f, s, nest, self, body, orig};
+    return {nest, body, orig};
+  }
+
+  // `caches`: copies made around the stage that it reads instead of their sources.
+  Stmt build_stage(const FuncDef& f, const Realization& self, Env env, bool in_thread, bool in_serial, const Env& caches = {}) {
+    const StageSchedule& s = st_.schedules.at(f.name);
+    StageNest sn = stage_nest(f, self);
+    Ctx c{f, s, sn.nest, self, sn.body, sn.orig};
     if (s.cache_write_scope == "shared") check_output_tile(c);
-    return emit(c, 0, env, {}, in_thread, in_serial);
+    return emit(c, 0, env, caches, in_thread, in_serial);
   }
 
   struct Ctx {
@@ -408,6 +422,62 @@ class KernelBuilder {
     return s;
   }
 
+  // The region of a source that a staged copy holds, and the source's extents.
+  struct CopyRegion {
+    std::vector<Expr> min;
+    std::vector<int64_t> extent, full;
+  };
+
+  // Whether producer `pd`, computed at loop p of c's stage over `region`, reads `source`;
+  // fails unless every element it reads lies in the copy that c makes there and shares
+  // (cache_read share). The producer's loops bound to block axes, the cluster and (for
+  // a register copy) threads name the same hardware index as c's loops bound to the same
+  // axis at or outside p, and stand for them; its other loops sweep.
+  bool check_shared_copy_reads(const Ctx& c, int p, const FuncDef& pd, const Realization& region, const std::string& source,
+                               const CopyRegion& copy, const std::string& scope) {
+    StageNest sn = stage_nest(pd, region);
+    std::vector<std::vector<Expr>> loads;
+    collect_loads(sn.body, source, loads);
+    if (loads.empty()) return false;
+    const std::string where = "cache_read of '" + source + "' in stage '" + c.f.name + "' is shared at loop '" + c.nest.loops[p].info.name + "'";
+    const std::string hint = "Split and bind the producer's loops over '" + source +
+                             "' as the stage does (the same parts on the same axes), or drop share.";
+    std::map<std::string, Expr> same_index;
+    std::map<std::string, int64_t> sweep;
+    for (const auto& l : sn.nest.loops) {
+      const GpuAxis a = l.info.axis;
+      const bool fixed = is_block_axis(a) || a == GpuAxis::ClusterX || (scope == "register" && is_thread_axis(a));
+      if (!fixed) {
+        sweep[l.var] = l.info.extent;
+        continue;
+      }
+      const DerivedLoop* match = nullptr;
+      for (int q = 0; q <= p; ++q)
+        if (c.nest.loops[q].info.axis == a) match = &c.nest.loops[q];
+      if (!match)
+        fail("cache-read-share-region", where + ", but stage '" + pd.name + "' binds loop '" + l.info.name + "' to " + gpu_axis_name(a) +
+                 ", which no loop of '" + c.f.name + "' around the copy binds, so its reads cannot be placed in the copy.",
+             hint);
+      same_index[l.var] = make_var(match->var);
+    }
+    const auto& [mn, ex, full] = copy;
+    std::vector<Expr> pmn;
+    std::vector<int64_t> pex;
+    region_of(substitute(sn.body, same_index), source, {}, sweep, full, pmn, pex);
+    for (size_t d = 0; d < ex.size(); ++d) {
+      auto diff = linear_form(pmn[d] - mn[d]);
+      bool constant = diff.has_value();
+      if (diff)
+        for (const auto& [v, k] : diff->coeff) constant &= k == 0;
+      if (!constant || diff->constant < 0 || diff->constant + pex[d] > ex[d])
+        fail("cache-read-share-region", where + ", but stage '" + pd.name + "' reads elements of dimension " + std::to_string(d) +
+                 " outside the copied region (" + std::to_string(ex[d]) + " elements from the stage's own reads; the producer reads " +
+                 std::to_string(pex[d]) + (constant ? " starting " + std::to_string(diff->constant) + " elements in" : " at a different place") + ").",
+             hint);
+    }
+    return true;
+  }
+
   // Statements placed at the top of loop p's body: producers computed there and copies
   // staged there. `inner` builds the rest once the new realizations are known.
   Stmt with_placements(Ctx& c, int p, Env env, Env caches, bool in_thread, bool in_serial,
@@ -417,46 +487,6 @@ class KernelBuilder {
     for (size_t q = p + 1; q < c.nest.loops.size(); ++q) sweep[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
     std::vector<Stmt> pre;
     std::vector<std::pair<DType, Realization>> allocs;  // element type and storage of each placement
-    // Producers computed at this loop.
-    for (const auto& pd : st_.stages) {
-      const StageSchedule& ps = st_.schedules.at(pd->name);
-      if (ps.location != ComputeLocation::At || ps.at_stage != c.f.name || ps.at_loop != loop) continue;
-      for (const auto& n : ps.order)
-        if (is_block_axis(ps.loops.at(n).axis))
-          fail("producer-binds-block", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds loop '" + n + "' to a block axis.",
-               "Bind the producer's loops to thread axes only, or compute it at root.");
-      for (const auto& n : ps.order)
-        if (ps.loops.at(n).axis == GpuAxis::ClusterX && n != ps.cross_cluster_loop)
-          fail("producer-binds-cluster", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds its pure loop '" + n +
-                   "' to cluster.x, so each block of the cluster would hold only part of it.",
-               "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind \"cluster\".");
-      for (const auto& n : ps.order)
-        if (in_thread && is_thread_axis(ps.loops.at(n).axis))
-          fail("thread-loop-in-register-producer", "Stage '" + pd->name + "' is computed per thread (inside a thread loop of '" + c.f.name +
-                   "') but binds loop '" + n + "' to a thread axis.",
-               "Leave its loops serial, or compute it at a block-level loop so that the block's threads share it.");
-      std::vector<int64_t> full = eval_shape(pd->extents, st_.ctx.sizes);
-      std::vector<Expr> mn;
-      std::vector<int64_t> ex;
-      region_of(c.body, pd->name, {}, sweep, full, mn, ex);
-      MemScope scope = in_thread ? MemScope::Register : MemScope::Shared;
-      Realization r = dense(pd->name, scope, mn, ex);
-      Env penv = env;
-      Stmt compute = build_stage(*pd, r, penv, in_thread, in_serial);
-      if (scope == MemScope::Shared) {
-        bool threaded = false;
-        for (const auto& n : ps.order) threaded |= is_thread_axis(ps.loops.at(n).axis);
-        // A producer with no thread loops is computed by one thread of the block.
-        if (!threaded && !contains_collective(compute)) compute = make_if(make_var("tid") == make_int(0), compute);
-        if (in_serial) pre.push_back(make_barrier());
-        pre.push_back(compute);
-        pre.push_back(make_barrier());
-      } else {
-        pre.push_back(compute);
-      }
-      env[pd->name] = r;
-      allocs.push_back({pd->dtype, r});
-    }
     // Copies staged at this loop. A software-pipelined loop (pipeline) keeps `depth`
     // buffers per copy: the copies for iteration v + depth - 1 are issued asynchronously
     // at the top of iteration v, and the first depth - 1 before the loop. Copies move
@@ -479,8 +509,8 @@ class KernelBuilder {
       caches[source] = r;
       pipeline_buffers.push_back({t, storage});
     };
-    for (const auto& cr : c.s.cache_reads) {
-      if (cr.at_loop != loop) continue;
+    std::map<std::string, CopyRegion> copy_regions;  // source -> region copied
+    auto place_copy = [&](const CacheRead& cr) {
       std::vector<int64_t> full;
       DType t;
       if (auto* in = st_.ctx.pipeline.find_input(cr.source)) {
@@ -494,6 +524,7 @@ class KernelBuilder {
       std::vector<Expr> mn;
       std::vector<int64_t> ex;
       region_of(c.body, cr.source, {}, sweep, full, mn, ex);
+      copy_regions[cr.source] = {mn, ex, full};
       if (cr.scope == "shared" && in_thread)
         fail("shared-copy-in-thread-loop", "cache_read of '" + cr.source + "' into shared memory is made at loop '" + loop +
                  "', which is inside a thread loop, so each thread would overwrite the block's copy.",
@@ -602,7 +633,7 @@ class KernelBuilder {
           bulk_bytes[s] = bulk_bytes[s].defined() ? bulk_bytes[s] + bytes : bytes;
         }
         keep_pipeline_buffers(cr.source, t, r, S);
-        continue;
+        return;
       }
       if (scope == MemScope::Shared && depth > 0) {
         if (dtype_bytes(t) != 4)
@@ -633,7 +664,7 @@ class KernelBuilder {
         for (int64_t s = 0; s < depth; ++s)
           async_copies[s].push_back(issue(s + 1 < depth ? make_int(s) : make_var(here.var) + make_int(depth - 1)));
         keep_pipeline_buffers(cr.source, t, r, S);
-        continue;
+        return;
       }
       if (scope == MemScope::Shared) {
         // One unit per thread at a time: an element, or a chunk of 4 elements copied by
@@ -670,7 +701,72 @@ class KernelBuilder {
       }
       caches[cr.source] = r;
       allocs.push_back({t, r});
+    };
+    // Copies shared with the producers (cache_read share) come first, and the producers
+    // read them instead of their sources.
+    Env shared_caches;
+    std::map<std::string, std::string> shared_scope;  // source -> "shared" or "register"
+    std::set<std::string> used_share;
+    for (const auto& cr : c.s.cache_reads) {
+      if (cr.at_loop != loop || !cr.share) continue;
+      if (depth > 0)
+        fail("cache-read-share-pipelined", "cache_read of '" + cr.source + "' is shared with the producers at loop '" + loop +
+                 "', which is software-pipelined, so the copy of one iteration is not ready before the producers run.",
+             "Share a copy made at a loop that is not pipelined, or drop share.");
+      place_copy(cr);
+      shared_caches[cr.source] = caches.at(cr.source);
+      shared_scope[cr.source] = cr.scope;
     }
+    // Producers computed at this loop.
+    for (const auto& pd : st_.stages) {
+      const StageSchedule& ps = st_.schedules.at(pd->name);
+      if (ps.location != ComputeLocation::At || ps.at_stage != c.f.name || ps.at_loop != loop) continue;
+      for (const auto& n : ps.order)
+        if (is_block_axis(ps.loops.at(n).axis))
+          fail("producer-binds-block", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds loop '" + n + "' to a block axis.",
+               "Bind the producer's loops to thread axes only, or compute it at root.");
+      for (const auto& n : ps.order)
+        if (ps.loops.at(n).axis == GpuAxis::ClusterX && n != ps.cross_cluster_loop)
+          fail("producer-binds-cluster", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds its pure loop '" + n +
+                   "' to cluster.x, so each block of the cluster would hold only part of it.",
+               "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind \"cluster\".");
+      for (const auto& n : ps.order)
+        if (in_thread && is_thread_axis(ps.loops.at(n).axis))
+          fail("thread-loop-in-register-producer", "Stage '" + pd->name + "' is computed per thread (inside a thread loop of '" + c.f.name +
+                   "') but binds loop '" + n + "' to a thread axis.",
+               "Leave its loops serial, or compute it at a block-level loop so that the block's threads share it.");
+      std::vector<int64_t> full = eval_shape(pd->extents, st_.ctx.sizes);
+      std::vector<Expr> mn;
+      std::vector<int64_t> ex;
+      region_of(c.body, pd->name, {}, sweep, full, mn, ex);
+      MemScope scope = in_thread ? MemScope::Register : MemScope::Shared;
+      Realization r = dense(pd->name, scope, mn, ex);
+      Env penv = env;
+      for (const auto& [source, copy] : shared_caches) {
+        if (check_shared_copy_reads(c, p, *pd, r, source, copy_regions.at(source), shared_scope.at(source))) used_share.insert(source);
+      }
+      Stmt compute = build_stage(*pd, r, penv, in_thread, in_serial, shared_caches);
+      if (scope == MemScope::Shared) {
+        bool threaded = false;
+        for (const auto& n : ps.order) threaded |= is_thread_axis(ps.loops.at(n).axis);
+        // A producer with no thread loops is computed by one thread of the block.
+        if (!threaded && !contains_collective(compute)) compute = make_if(make_var("tid") == make_int(0), compute);
+        if (in_serial) pre.push_back(make_barrier());
+        pre.push_back(compute);
+        pre.push_back(make_barrier());
+      } else {
+        pre.push_back(compute);
+      }
+      env[pd->name] = r;
+      allocs.push_back({pd->dtype, r});
+    }
+    for (const auto& [source, copy] : shared_caches)
+      if (!used_share.count(source))
+        fail("cache-read-share-unused", "cache_read of '" + source + "' in stage '" + c.f.name + "' is shared at loop '" + loop +
+                 "', but no stage computed there reads '" + source + "'.",
+             "Compute the stages that read it at that loop (compute_at), or drop share.");
+    for (const auto& cr : c.s.cache_reads)
+      if (cr.at_loop == loop && !cr.share) place_copy(cr);
     bool end_barrier = false;
     if (bulk && !async_copies[0].empty()) {
       // Before the loop: one thread initialises the mbarriers (one arrival per phase:

@@ -42,7 +42,7 @@ inline ArgSpec enum_arg(const std::string& name, std::vector<std::string> choice
   return a;
 }
 
-// Fails with cluster-extent unless the loop can be bound to cluster.x (2 to 8 blocks;
+// Fails with cluster-extent unless the loop can be bound to cluster.x (2 to 16 blocks;
 // shared by bind and cross_thread_reduce kind cluster).
 void require_cluster_extent(const LoopInfo& l);
 

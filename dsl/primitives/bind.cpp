@@ -11,7 +11,7 @@ void require_cluster_extent(const LoopInfo& l) {
   if (l.extent < 2 || l.extent > kMaxClusterBlocks)
     fail("cluster-extent", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + "; a thread-block cluster has 2 to " +
              std::to_string(kMaxClusterBlocks) + " blocks.",
-         "Split the loop so that the part bound to cluster.x has 2, 4 or 8 iterations.");
+         "Split the loop so that the part bound to cluster.x has 2, 4, 8 or 16 iterations (split ... parts).");
 }
 
 PrimitiveDef bind_primitive() {
@@ -20,8 +20,8 @@ PrimitiveDef bind_primitive() {
   p.summary =
       "Binds a pure loop to a GPU grid axis: blockIdx.* loops become the launch grid, threadIdx.* loops the thread "
       "block (their extents multiply to at most 1024). Block-bound loops must be outside every other loop of the "
-      "stage. cluster.x makes the kernel's blocks along x one thread-block cluster of the loop's extent (2 to 8 "
-      "blocks that run at the same time and can combine reductions with cross_thread_reduce kind \"cluster\"); "
+      "stage. cluster.x makes the kernel's blocks along x one thread-block cluster of the loop's extent (2 to 16 "
+      "blocks, more than 8 being a non-portable size that H100 and H200 run, that run at the same time and can combine reductions with cross_thread_reduce kind \"cluster\"); "
       "such a kernel binds no loop to blockIdx.x. A reduction loop cannot be bound: split it and use "
       "cross_thread_reduce, or rfactor first.";
   p.args = {stage_arg(false), name_arg("loop", "The loop to bind."),

@@ -25,10 +25,19 @@ PrimitiveDef cache_read_primitive() {
   swz.required = false;
   swz.default_value = false;
   swz.doc = "XOR-swizzle 16-byte chunks of each row instead of padding.";
+  ArgSpec share;
+  share.name = "share";
+  share.type = ArgType::Bool;
+  share.required = false;
+  share.default_value = false;
+  share.doc =
+      "Also serve the stages computed at the same loop (compute_at) that read the source: the copy is made before "
+      "them and they read it instead of the source, so a row that several reductions and the output read comes "
+      "from memory once. Each of their reads must lie inside the copied region.";
   p.args = {stage_arg(true), name_arg("source", "The tensor or stage to stage."),
             enum_arg("scope", {"shared", "register"}, "Where the copy lives."),
             name_arg("at", "The stage's loop inside which the copy is made (once per iteration)."),
-            int_arg("pad", "Elements added to each row of a shared copy.", false, 0), swz,
+            int_arg("pad", "Elements added to each row of a shared copy.", false, 0), swz, share,
             name_arg("name", "Name of the copy (default source + \"_\" + scope).", false)};
   p.before = "for ko:\n  for ki: acc += A[i, ko*32+ki] * B[ko*32+ki, j]";
   p.after = "for ko:\n  A_shared[0:BM, 0:32] = A[i0:i0+BM, ko*32 : ko*32+32]; barrier\n  for ki: acc += A_shared[ii, ki] * B[ko*32+ki, j]";
@@ -59,6 +68,7 @@ PrimitiveDef cache_read_primitive() {
     c.at_loop = at;
     c.pad = static_cast<int>(step["pad"].get<int64_t>());
     c.swizzle = step["swizzle"];
+    c.share = step["share"];
     s.cache_reads.push_back(c);
   };
   return p;

@@ -10,7 +10,7 @@ PrimitiveDef cross_thread_reduce_primitive() {
       "Binds a reduction loop to a thread axis and combines the threads' partial results: with kind \"warp\" by "
       "warp shuffles (extent a power of two up to 32), with kind \"block\" by shuffles within each warp and shared "
       "memory across warps (extent up to 1024), with kind \"cluster\" across the blocks of a thread-block cluster "
-      "through distributed shared memory (the loop is bound to cluster.x; extent 2 to 8, the kernel's cluster). "
+      "through distributed shared memory (the loop is bound to cluster.x; extent 2 to 16, the kernel's cluster). "
       "A stage may combine one loop across threads and one across the cluster; the threads combine first. "
       "Every thread ends with the total; one writes it. Serial reduction loops of the stage run in each thread "
       "before the combine.";

@@ -37,11 +37,16 @@ PrimitiveDef split_primitive() {
   p.name = "split";
   p.summary =
       "Splits a loop of extent N into an outer loop of extent ceil(N/factor) and an inner loop of extent factor, "
-      "iterating var = outer*factor + inner. A factor that does not divide N adds a bounds guard. The first step of "
-      "almost every GPU schedule: split, then bind the outer loop to blocks and the inner to threads.";
-  p.args = {stage_arg(false), name_arg("loop", "The loop to split."), int_arg("factor", "Extent of the inner loop (> 0)."),
+      "iterating var = outer*factor + inner. A factor that does not divide N adds a bounds guard. Instead of a "
+      "factor, `parts` asks for that many outer iterations (factor ceil(N/parts), whatever the problem size), "
+      "for example one contiguous slice per block of a cluster. The first step of almost every GPU schedule: "
+      "split, then bind the outer loop to blocks and the inner to threads.";
+  p.args = {stage_arg(false), name_arg("loop", "The loop to split."),
+            int_arg("factor", "Extent of the inner loop (> 0).", false),
+            int_arg("parts", "Extent of the outer loop (> 0) when the inner extent is to follow the size: factor = ceil(N/parts).", false),
             name_arg("outer", "Name of the new outer loop (default: loop + \"o\").", false),
             name_arg("inner", "Name of the new inner loop (default: loop + \"i\").", false)};
+  p.args[2].one_of = p.args[3].one_of = "size";
   p.before = "for i in 0..1024:\n  C[i] = A[i] + B[i]";
   p.after = "for io in 0..8:\n  for ii in 0..128:\n    C[io*128+ii] = A[io*128+ii] + B[io*128+ii]";
   p.example = R"({"op": "split", "stage": "C", "loop": "i", "factor": 128, "outer": "io", "inner": "ii"})";
@@ -51,7 +56,22 @@ PrimitiveDef split_primitive() {
     require_loop_not_referenced(st, stage, loop, "split");
     if (step["outer"].is_null()) step["outer"] = loop + "o";
     if (step["inner"].is_null()) step["inner"] = loop + "i";
-    split_loop(st.stage(stage), loop, step["factor"].get<int64_t>(), step["outer"], step["inner"]);
+    int64_t factor = 0;
+    if (!step["factor"].is_null()) {
+      factor = step["factor"].get<int64_t>();
+    } else {
+      const int64_t parts = step["parts"].get<int64_t>(), extent = require_loop(st.stage(stage), loop).extent;
+      if (parts <= 0 || parts > extent)
+        fail("bad-parts", "The split of loop '" + loop + "' (extent " + std::to_string(extent) + ") asks for " + std::to_string(parts) +
+                 " parts; it must be between 1 and the extent.",
+             "Use a part count from 1 to " + std::to_string(extent) + ".");
+      factor = (extent + parts - 1) / parts;
+      if ((extent + factor - 1) / factor != parts)
+        fail("bad-parts", "Loop '" + loop + "' of extent " + std::to_string(extent) + " cannot be split into exactly " + std::to_string(parts) +
+                 " parts of equal size (with a shorter last one).",
+             "Use a part count that the extent allows, or a factor.");
+    }
+    split_loop(st.stage(stage), loop, factor, step["outer"], step["inner"]);
   };
   return p;
 }

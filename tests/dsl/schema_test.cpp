@@ -28,7 +28,8 @@ bool has_json_type(const json& v, const std::string& type) {
 // Returns "" when `v` satisfies `schema`, else the first violation.
 std::string violation(const json& v, const json& schema, const std::string& at = "$") {
   static const std::set<std::string> known = {"$schema", "title", "description", "type", "enum", "const", "required",
-                                              "properties", "additionalProperties", "anyOf", "items", "minLength", "minItems"};
+                                              "properties", "additionalProperties", "anyOf", "oneOf", "allOf", "items", "minLength",
+                                              "minItems"};
   for (const auto& [key, _] : schema.items())
     if (!known.count(key)) return at + ": the checker does not support the keyword " + key;
   if (schema.contains("type") && !has_json_type(v, schema["type"])) return at + ": not of type " + schema["type"].dump();
@@ -65,6 +66,16 @@ std::string violation(const json& v, const json& schema, const std::string& at =
       if (violation(v, alt, at).empty()) return "";
     return at + ": matches none of the alternatives";
   }
+  if (schema.contains("oneOf")) {
+    int matches = 0;
+    for (const auto& alt : schema["oneOf"]) matches += violation(v, alt, at).empty();
+    if (matches != 1) return at + ": matches " + std::to_string(matches) + " of the exclusive alternatives";
+  }
+  if (schema.contains("allOf"))
+    for (const auto& part : schema["allOf"]) {
+      std::string e = violation(v, part, at);
+      if (!e.empty()) return e;
+    }
   return "";
 }
 
@@ -125,7 +136,9 @@ TEST(ScheduleSchema, RejectsMalformedSteps) {
   EXPECT_NE(violation(json::parse(R"([{"op": "bind", "loop": "i", "axis": "warp"}])"), schema), "");
   EXPECT_NE(violation(json::parse(R"([{"op": "bind", "loop": "", "axis": "blockIdx.x"}])"), schema), "");
   EXPECT_NE(violation(json::parse(R"([{"op": "reorder", "loops": []}])"), schema), "");
+  EXPECT_NE(violation(json::parse(R"([{"op": "split", "loop": "i", "factor": 4, "parts": 2}])"), schema), "");
   EXPECT_EQ(violation(json::parse(R"([{"op": "split", "loop": "i", "factor": 4}])"), schema), "");
+  EXPECT_EQ(violation(json::parse(R"([{"op": "split", "loop": "i", "parts": 4}])"), schema), "");
 }
 
 }  // namespace

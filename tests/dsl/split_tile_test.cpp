@@ -33,6 +33,16 @@ TEST(Split, RoundsTheOuterExtentUpWhenTheFactorDoesNotDivide) {
   EXPECT_EQ(loop(s, "C", "ii").extent, 128);
 }
 
+TEST(Split, PartsFixTheOuterExtentWhateverTheSize) {
+  // 1000 into 3 parts: inner ceil(1000 / 3) = 334, outer 3 (the last part shorter).
+  for (int64_t n : {1000, 4096, 300}) {
+    Schedule s = build(vector_add_context(n), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 3}])"));
+    EXPECT_EQ(loop(s, "C", "io").extent, 3) << n;
+    EXPECT_EQ(loop(s, "C", "ii").extent, (n + 2) / 3) << n;
+    EXPECT_EQ(s.state().stage("C").relations[0].factor, (n + 2) / 3) << n;
+  }
+}
+
 TEST(Split, SplitsAReductionLoopIntoReductionLoops) {
   Schedule s = build(problem_context("matmul"), json::parse(R"([{"op": "split", "stage": "C", "loop": "k", "factor": 8}])"));
   EXPECT_EQ(loop_order(s, "C"), (std::vector<std::string>{"i", "j", "ko", "ki"}));
@@ -56,6 +66,23 @@ TEST(SplitErrors, FactorMustBePositive) {
                     "split", "bad-factor");
   expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": -4}])"), 0,
                     "split", "bad-factor");
+}
+
+TEST(SplitErrors, FactorOrPartsButNotBoth) {
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4, "parts": 2}])"), 0,
+                    "split", "conflicting-arguments");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i"}])"), 0, "split",
+                    "missing-argument");
+}
+
+TEST(SplitErrors, PartsMustFitTheExtent) {
+  expect_step_error(vector_add_context(1024), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 0}])"), 0,
+                    "split", "bad-parts");
+  expect_step_error(vector_add_context(8), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 9}])"), 0,
+                    "split", "bad-parts");
+  // 5 into 4 parts: factor 2 makes 3 parts, not 4.
+  expect_step_error(vector_add_context(5), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 4}])"), 0,
+                    "split", "bad-parts");
 }
 
 TEST(SplitErrors, UnrolledLoopCannotBeSplit) {

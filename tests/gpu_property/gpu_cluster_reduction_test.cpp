@@ -34,6 +34,16 @@ TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheSmallSize) {
   }
 }
 
+TEST(GpuClusterReduction, SlicesSharedWithTheReductionsVerifyUpToSixteenBlocks) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  // 16 blocks is a non-portable cluster size: the runtime allows it for the kernel.
+  for (int64_t cluster : {2, 8, 16}) {
+    auto out = run_on_gpu("softmax", cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", cluster, 64), "small", worker);
+    EXPECT_EQ(out.verdict, "ok") << "cluster " << cluster << ": " << out.reason;
+  }
+}
+
 TEST(GpuClusterReduction, ArgmaxTiesAcrossBlocksVerify) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);

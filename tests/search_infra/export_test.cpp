@@ -43,6 +43,16 @@ KernelBundle small_bundle() {
 
 }  // namespace
 
+TEST(Export, AClusterOfSixteenBlocksIsAllowedItsNonPortableSize) {
+  KernelBundle b = small_bundle();
+  b.launches[0].cluster = 8;
+  b.launches[1].cluster = 16;
+  std::string s = export_kernel(b, {"(x * 2, (x * 2).sum().reshape(1))", 1e-4, 1e-4, "", "kernel.cu"});
+  EXPECT_EQ(s.find("cudaFuncSetAttribute((const void*)scale_rows, cudaFuncAttributeNonPortableClusterSizeAllowed"), std::string::npos);
+  EXPECT_NE(s.find("cudaFuncSetAttribute((const void*)sum_rows, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)"), std::string::npos);
+  EXPECT_EQ(KernelBundle::from_json(b.to_json()).launches[1].cluster, 16);
+}
+
 TEST(Export, InlinesHeadersOnce) {
   std::string s = inline_headers(small_bundle());
   EXPECT_EQ(s.find("#include \"cusched/"), std::string::npos);
@@ -61,6 +71,7 @@ TEST(Export, LauncherTakesInputsAndOutputsInBufferOrder) {
   EXPECT_NE(s.find("cudaFuncSetAttribute((const void*)sum_rows, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536)"),
             std::string::npos);
   EXPECT_LT(s.find("(const void*)scale_rows"), s.find("(const void*)sum_rows"));
+  EXPECT_EQ(s.find("NonPortableClusterSize"), std::string::npos) << "no kernel forms a cluster of more than 8 blocks";
   // PyTorch snippet in a trailing comment.
   auto snippet = s.find("/* PyTorch check");
   ASSERT_NE(snippet, std::string::npos);
