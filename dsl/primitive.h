@@ -59,6 +59,7 @@ PrimitiveDef split_primitive();
 PrimitiveDef tile_primitive();
 PrimitiveDef reorder_primitive();
 PrimitiveDef fuse_primitive();
+PrimitiveDef reverse_primitive();
 PrimitiveDef bind_primitive();
 PrimitiveDef unroll_primitive();
 PrimitiveDef vectorize_primitive();

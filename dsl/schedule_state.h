@@ -36,9 +36,9 @@ struct LoopInfo {
 
 // How loops were derived from the stage's variables, in application order.
 struct LoopRelation {
-  enum Kind { Split, Fuse } kind = Split;
-  std::string a, b, c;  // split: a -> (b outer, c inner); fuse: (a outer, b inner) -> c
-  int64_t factor = 1;   // split: the inner extent; fuse: the extent of the inner loop b
+  enum Kind { Split, Fuse, Reverse } kind = Split;
+  std::string a, b, c;  // split: a -> (b outer, c inner); fuse: (a outer, b inner) -> c; reverse: a -> b
+  int64_t factor = 1;   // split: the inner extent; fuse: the extent of the inner loop b; reverse: the extent
 };
 
 enum class ComputeLocation { Root, Inline, At };

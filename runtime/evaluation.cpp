@@ -641,9 +641,12 @@ class Evaluation {
     res_.max_ms = s.max_ms;
     res_.floor_ms = floor_ms(req_.floor, bw);
     res_.pct_of_floor = res_.median_ms > 0 ? 100.0 * res_.floor_ms / res_.median_ms : 0;
-    if (res_.floor_ms > 0 && res_.median_ms < kUnderFloorFraction * res_.floor_ms)
-      return finish(Verdict::under_floor, "The median time " + std::to_string(res_.median_ms) + " ms is under the floor of " +
-                                              std::to_string(res_.floor_ms) + " ms, so the kernel cannot be doing the whole job.");
+    const double least_ms = least_possible_ms(req_.floor, bw);
+    if (least_ms > 0 && res_.median_ms < kUnderFloorFraction * least_ms)
+      return finish(Verdict::under_floor, "The median time " + std::to_string(res_.median_ms) + " ms is under the " +
+                                              std::to_string(least_ms) + " ms that the work takes at least" +
+                                              (bw.peak > 0 ? " at the memory's peak rate of " + std::to_string(bw.peak / 1e9) + " GB/s" : "") +
+                                              ", so the kernel cannot be doing the whole job.");
     return std::nullopt;
   }
 

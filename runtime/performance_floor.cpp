@@ -28,6 +28,12 @@ double floor_ms(const Floor& floor, const MemoryBandwidth& bw) {
   return std::max(memory_s, compute_s) * 1e3;
 }
 
+double least_possible_ms(const Floor& floor, const MemoryBandwidth& bw) {
+  if (bw.peak <= 0) return floor_ms(floor, bw);
+  const double compute_s = floor.flops > 0 ? floor.flops / flop_rate(floor.precision) : 0;
+  return std::max(floor.bytes / bw.peak, compute_s) * 1e3;
+}
+
 TimeSummary summarize_times(std::vector<double> times_ms) {
   TimeSummary s;
   if (times_ms.empty()) return s;

@@ -16,6 +16,7 @@ double flop_rate(const std::string& precision);
 struct MemoryBandwidth {
   double copy = 0;  // bytes read plus written by a large device-to-device copy
   double read = 0;  // bytes read by a large read-only stream (0: not measured)
+  double peak = 0;  // the memory interface's rate from its clock and bus width (0: unknown)
 };
 
 // max(memory time, flops / flop_rate(precision)) in milliseconds. The memory time is
@@ -25,7 +26,13 @@ struct MemoryBandwidth {
 // gets bytes / copy, and a read-only one (a reduction) bytes / read.
 double floor_ms(const Floor& floor, const MemoryBandwidth& bw);
 
-// A median under this fraction of the floor is rejected as under_floor.
+// The least time the work can take at the memory interface's peak rate and the peak
+// FLOP rate: max(bytes / peak, flops / flop_rate(precision)) in milliseconds, or
+// floor_ms when the peak is unknown. A kernel's own reads may outrun the streams that
+// floor_ms measures, never this.
+double least_possible_ms(const Floor& floor, const MemoryBandwidth& bw);
+
+// A median under this fraction of least_possible_ms is rejected as under_floor.
 constexpr double kUnderFloorFraction = 0.97;
 
 struct TimeSummary {

@@ -35,6 +35,7 @@ int run_device(const DeviceFlags& f) {
       if (!f.no_bandwidth) {
         j["copy_bandwidth_gbs"] = bandwidth.copy / 1e9;
         j["read_bandwidth_gbs"] = bandwidth.read / 1e9;
+        j["peak_bandwidth_gbs"] = bandwidth.peak / 1e9;
       }
       std::cout << j.dump(2) << "\n";
       return kExitOk;
@@ -49,7 +50,9 @@ int run_device(const DeviceFlags& f) {
               << "  driver              CUDA " << info.driver_version / 1000 << "." << (info.driver_version % 1000) / 10 << "\n";
     if (!f.no_bandwidth)
       std::cout << "  copy bandwidth      " << static_cast<int64_t>(bandwidth.copy / 1e9) << " GB/s (bytes read + written)\n"
-                << "  read bandwidth      " << static_cast<int64_t>(bandwidth.read / 1e9) << " GB/s (a read-only stream)\n";
+                << "  read bandwidth      " << static_cast<int64_t>(bandwidth.read / 1e9) << " GB/s (a read-only stream)\n"
+                << "  peak bandwidth      " << static_cast<int64_t>(bandwidth.peak / 1e9)
+                << " GB/s (memory clock x bus width; 0: unknown or below the measured rates)\n";
     return kExitOk;
   } catch (const UserError& e) {
     std::cerr << "cusched device: " << e.error().to_string() << "\n";

@@ -114,6 +114,8 @@ DerivedNest derive_nest(const StageSchedule& s, std::map<std::string, int64_t> e
     if (rel.kind == LoopRelation::Split) {
       extent[rel.b] = (extent[rel.a] + rel.factor - 1) / rel.factor;
       extent[rel.c] = rel.factor;
+    } else if (rel.kind == LoopRelation::Reverse) {
+      extent[rel.b] = extent[rel.a];
     } else {
       extent[rel.c] = extent[rel.a] * extent[rel.b];
     }
@@ -132,6 +134,8 @@ DerivedNest derive_nest(const StageSchedule& s, std::map<std::string, int64_t> e
     if (it->kind == LoopRelation::Split) {
       val[it->a] = val[it->b] * make_int(it->factor) + val[it->c];
       if (extent[it->b] * it->factor != extent[it->a]) n.guards.push_back(val[it->a] < make_int(extent[it->a]));
+    } else if (it->kind == LoopRelation::Reverse) {
+      val[it->a] = make_int(extent[it->a] - 1) - val[it->b];
     } else {
       val[it->a] = val[it->c] / make_int(extent[it->b]);
       val[it->b] = val[it->c] % make_int(extent[it->b]);

@@ -86,7 +86,7 @@ TEST(ScheduleSchema, EveryPrimitiveIsAnAlternative) {
   ASSERT_EQ(alts.size(), primitives().size());
   std::set<std::string> ops;
   for (const auto& alt : alts) ops.insert(alt["properties"]["op"]["const"].get<std::string>());
-  for (const char* op : {"split", "tile", "reorder", "fuse", "bind", "unroll", "vectorize", "compute_at", "compute_inline",
+  for (const char* op : {"split", "tile", "reorder", "fuse", "reverse", "bind", "unroll", "vectorize", "compute_at", "compute_inline",
                          "compute_root", "cache_read", "cache_write", "rfactor", "cross_thread_reduce", "pipeline",
                          "tensor_core", "precision", "launch_bounds"})
     EXPECT_TRUE(ops.count(op)) << op << " is missing from the schema";

@@ -40,6 +40,20 @@ TEST(PerformanceFloor, ComputeBoundFloorUsesThePrecisionRate) {
   EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 3 * floor_ms({1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"}, {4.27e12, 0}), 1e-9);
 }
 
+// The least possible time goes at the memory's peak rate, whatever share is written,
+// and falls back to the floor when the peak is unknown.
+TEST(PerformanceFloor, LeastPossibleTimeIsBytesOverThePeakOrTheFloor) {
+  const MemoryBandwidth bw{4e12, 4.4e12, 4.8e12};
+  Floor mse{8.6e9, 1e9, "f32", 0};
+  EXPECT_NEAR(least_possible_ms(mse, bw), 8.6e9 / 4.8e12 * 1e3, 1e-12);
+  EXPECT_LT(least_possible_ms(mse, bw), floor_ms(mse, bw));
+  Floor copy{4e9, 0, "f32", 2e9};
+  EXPECT_NEAR(least_possible_ms(copy, bw), 4e9 / 4.8e12 * 1e3, 1e-12);
+  EXPECT_EQ(least_possible_ms(mse, {4e12, 4.4e12, 0}), floor_ms(mse, {4e12, 4.4e12, 0}));
+  Floor matmul{1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"};
+  EXPECT_NEAR(least_possible_ms(matmul, bw), floor_ms(matmul, bw), 1e-12);
+}
+
 TEST(PerformanceFloor, UnknownPrecisionIsAnError) {
   try {
     flop_rate("fp8");
