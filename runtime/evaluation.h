@@ -130,6 +130,11 @@ struct EvalResult {
   static EvalResult from_json(const nlohmann::json& j);
 };
 
+// A number that JSON may hold as null (NaN and infinity are written as null): null
+// reads back as NaN; an absent key reads as `absent` or, without it, throws
+// (nlohmann::json's out_of_range).
+double json_number_or_nan(const nlohmann::json& j, const char* key, std::optional<double> absent = std::nullopt);
+
 // Called with a short phase name ("compiled", "trial 2", "timed") as the
 // evaluation advances; the worker turns these into heartbeats.
 using ProgressFn = std::function<void(const std::string& phase)>;

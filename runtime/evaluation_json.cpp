@@ -37,14 +37,13 @@ Distribution distribution_from(const nlohmann::json& j) {
   return d;
 }
 
-// JSON has no NaN or infinity (they are written as null); null reads back as NaN, absence as 0.
-double number_or_nan(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key)) return 0;
-  if (j.at(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
-  return j.at(key).get<double>();
-}
-
 }  // namespace
+
+double json_number_or_nan(const nlohmann::json& j, const char* key, std::optional<double> absent) {
+  if (absent && !j.contains(key)) return *absent;
+  const auto& v = j.at(key);
+  return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+}
 
 std::string verdict_name(Verdict v) {
   for (const auto& [verdict, name] : kVerdictNames)
@@ -138,14 +137,14 @@ nlohmann::json PhaseTimes::to_json() const {
 PhaseTimes PhaseTimes::from_json(const nlohmann::json& j) {
   PhaseTimes p;
   if (!j.is_object()) return p;
-  p.compile = number_or_nan(j, "compile");
-  p.generate = number_or_nan(j, "generate");
-  p.upload = number_or_nan(j, "upload");
-  p.candidate = number_or_nan(j, "candidate");
-  p.reference = number_or_nan(j, "reference");
-  p.download = number_or_nan(j, "download");
-  p.check = number_or_nan(j, "check");
-  p.timing = number_or_nan(j, "timing");
+  p.compile = json_number_or_nan(j, "compile", 0.0);
+  p.generate = json_number_or_nan(j, "generate", 0.0);
+  p.upload = json_number_or_nan(j, "upload", 0.0);
+  p.candidate = json_number_or_nan(j, "candidate", 0.0);
+  p.reference = json_number_or_nan(j, "reference", 0.0);
+  p.download = json_number_or_nan(j, "download", 0.0);
+  p.check = json_number_or_nan(j, "check", 0.0);
+  p.timing = json_number_or_nan(j, "timing", 0.0);
   return p;
 }
 
@@ -188,19 +187,19 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.message = j.value("message", "");
     r.failed_buffer = j.value("failed_buffer", "");
     r.failed_trial = j.value("failed_trial", -1);
-    r.max_abs_err = number_or_nan(j, "max_abs_err");
-    r.max_rel_err = number_or_nan(j, "max_rel_err");
-    r.rel_l2_err = number_or_nan(j, "rel_l2_err");
+    r.max_abs_err = json_number_or_nan(j, "max_abs_err", 0.0);
+    r.max_rel_err = json_number_or_nan(j, "max_rel_err", 0.0);
+    r.rel_l2_err = json_number_or_nan(j, "rel_l2_err", 0.0);
     r.trials = j.value("trials", 0);
     for (const auto& t : j.value("times_ms", nlohmann::json::array()))
       r.times_ms.push_back(t.is_null() ? std::numeric_limits<double>::quiet_NaN() : t.get<double>());
-    r.median_ms = number_or_nan(j, "median_ms");
-    r.min_ms = number_or_nan(j, "min_ms");
-    r.max_ms = number_or_nan(j, "max_ms");
-    r.floor_ms = number_or_nan(j, "floor_ms");
-    r.pct_of_floor = number_or_nan(j, "pct_of_floor");
-    r.copy_bandwidth_gbs = number_or_nan(j, "copy_bandwidth_gbs");
-    r.read_bandwidth_gbs = number_or_nan(j, "read_bandwidth_gbs");
+    r.median_ms = json_number_or_nan(j, "median_ms", 0.0);
+    r.min_ms = json_number_or_nan(j, "min_ms", 0.0);
+    r.max_ms = json_number_or_nan(j, "max_ms", 0.0);
+    r.floor_ms = json_number_or_nan(j, "floor_ms", 0.0);
+    r.pct_of_floor = json_number_or_nan(j, "pct_of_floor", 0.0);
+    r.copy_bandwidth_gbs = json_number_or_nan(j, "copy_bandwidth_gbs", 0.0);
+    r.read_bandwidth_gbs = json_number_or_nan(j, "read_bandwidth_gbs", 0.0);
     r.compile_report = j.value("compile_report", nlohmann::json::object());
     r.precision = j.value("precision", "");
     r.device_name = j.value("device_name", "");
@@ -208,7 +207,7 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.check_path = j.value("check_path", "");
     r.trial_cache_hit = j.value("trial_cache_hit", false);
     for (const auto& l : j.value("launch_ms", nlohmann::json::array()))
-      r.launch_ms.emplace_back(l.at("kernel").get<std::string>(), number_or_nan(l, "median_ms"));
+      r.launch_ms.emplace_back(l.at("kernel").get<std::string>(), json_number_or_nan(l, "median_ms", 0.0));
     return r;
   } catch (const nlohmann::json::exception& e) {
     fail("bad-result", std::string("The evaluation result JSON is malformed: ") + e.what() + ".",

@@ -269,9 +269,30 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
   }
 }
 
+// The one input tensor that every stage of `stages` reads, or "" when there is not
+// exactly one.
+std::string input_read_by_all(const std::vector<const FuncDef*>& stages) {
+  std::set<std::string> common;
+  bool first = true;
+  for (const FuncDef* f : stages) {
+    std::vector<std::tuple<std::string, bool, bool>> loads;
+    collect_loads(f->body, loads);
+    std::set<std::string> inputs;
+    for (const auto& [n, plain, is_stage] : loads)
+      if (!is_stage) inputs.insert(n);
+    if (first) common = inputs;
+    else std::erase_if(common, [&](const std::string& n) { return !inputs.count(n); });
+    first = false;
+  }
+  return common.size() == 1 ? *common.begin() : "";
+}
+
 // Rows spread over a thread-block cluster (one row variable, one column variable, every
 // producer a single reduction over a variable of its own): each block reduces its
-// slice, the cluster combines the blocks' results, and each block normalises its slice.
+// slice, the cluster combines the blocks' results, and each block normalises its slice;
+// either every block takes every cluster-th chunk of the row and re-reads it, or each
+// block takes one contiguous slice that it copies into shared memory once for the
+// reductions and the output (when they all read one input).
 void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std::vector<const FuncDef*>& producers,
                           const std::vector<std::string>& row_vars, const std::vector<std::string>& col_vars) {
   if (row_vars.size() != 1 || col_vars.size() != 1 || producers.empty()) return;
@@ -288,6 +309,15 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
         out.push_back({"rows over clusters of " + std::to_string(cluster) + " blocks of " + std::to_string(threads) +
                            " threads" + (vector_loads ? ", float4 reductions" : ""),
                        cluster_row_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, cluster, threads, vector_loads)});
+  std::vector<const FuncDef*> readers = producers;
+  readers.push_back(&y);
+  const std::string source = input_read_by_all(readers);
+  if (source.empty()) return;
+  for (int64_t cluster : {4, 8, 16})
+    for (int64_t threads : {128, 256, 512})
+      out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) + " reductions and the output, over clusters of " +
+                         std::to_string(cluster) + " blocks of " + std::to_string(threads) + " threads",
+                     cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, threads)});
 }
 
 std::vector<Sketch> normalisation_sketches(const Problem& p) {

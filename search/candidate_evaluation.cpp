@@ -1,7 +1,6 @@
 #include "search/candidate_evaluation.h"
 
 #include <chrono>
-#include <limits>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
@@ -16,15 +15,6 @@
 #endif
 
 namespace cusched::search {
-namespace {
-
-// A number that JSON may hold as null (NaN or infinity when written).
-double number_or_nan(const nlohmann::json& j, const char* key) {
-  const auto& v = j.at(key);
-  return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
-}
-
-}  // namespace
 
 // Every field, written and read by name; from_json throws when one is missing.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EvalConfig, backend, size, seed, strict, time_it, inputs_dir, save_io_dir,
@@ -58,9 +48,9 @@ CandidateOutcome CandidateOutcome::from_json(const nlohmann::json& j) {
   o.reason = j.at("reason");
   o.schedule_hash = j.at("schedule_hash");
   o.precision = j.at("precision");
-  o.cost_estimate_ms = number_or_nan(j, "cost_estimate_ms");
+  o.cost_estimate_ms = runtime::json_number_or_nan(j, "cost_estimate_ms");
   o.audit_findings = j.at("audit_findings");
-  o.audit_ms = number_or_nan(j, "audit_ms");
+  o.audit_ms = runtime::json_number_or_nan(j, "audit_ms");
   if (j.contains("error")) o.error = Error::from_json(j["error"]);
   if (j.contains("gpu")) o.gpu = runtime::EvalResult::from_json(j["gpu"]);
   if (j.contains("interp")) o.interp = runtime::InterpVerification::from_json(j["interp"]);

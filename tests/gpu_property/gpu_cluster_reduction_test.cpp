@@ -9,6 +9,7 @@
 #include "problems/baseline_steps.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
+#include "tests/property/cluster_test_schedules.h"
 
 namespace cusched {
 namespace {
@@ -47,11 +48,7 @@ TEST(GpuClusterReduction, SlicesSharedWithTheReductionsVerifyUpToSixteenBlocks) 
 TEST(GpuClusterReduction, ArgmaxTiesAcrossBlocksVerify) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
-  auto out = run_on_gpu("argmax_dim1", nlohmann::json::parse(R"([
-    {"op": "split", "stage": "I", "loop": "r", "factor": 4, "outer": "ro", "inner": "ri"},
-    {"op": "bind", "stage": "I", "loop": "b", "axis": "blockIdx.y"},
-    {"op": "cross_thread_reduce", "stage": "I", "loop": "ri", "kind": "warp"},
-    {"op": "cross_thread_reduce", "stage": "I", "loop": "ro", "kind": "cluster"}])"), "small", worker);
+  auto out = run_on_gpu("argmax_dim1", testing::argmax_over_a_cluster_steps(), "small", worker);
   EXPECT_EQ(out.verdict, "ok") << out.reason;
 }
 

@@ -11,6 +11,7 @@
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/problem.h"
+#include "tests/property/cluster_test_schedules.h"
 
 namespace cusched {
 namespace {
@@ -95,11 +96,7 @@ TEST(CacheWriteSharedErrors, ATileBeyond96KiBIsRefused) {
 }
 
 TEST(CacheWriteSharedErrors, AReductionCombinedAcrossAClusterIsRefused) {
-  const nlohmann::json steps = nlohmann::json::parse(R"([
-    {"op": "split", "stage": "I", "loop": "r", "factor": 4, "outer": "ro", "inner": "ri"},
-    {"op": "bind", "stage": "I", "loop": "b", "axis": "blockIdx.y"},
-    {"op": "cross_thread_reduce", "stage": "I", "loop": "ri", "kind": "warp"},
-    {"op": "cross_thread_reduce", "stage": "I", "loop": "ro", "kind": "cluster"}])");
+  const nlohmann::json steps = testing::argmax_over_a_cluster_steps();
   EXPECT_FALSE(lowering_failure("argmax_dim1", steps));
   auto e = lowering_failure("argmax_dim1", with_shared_output(steps, "I"));
   ASSERT_TRUE(e);

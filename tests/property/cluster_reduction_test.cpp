@@ -6,6 +6,7 @@
 
 #include "problems/baseline_steps.h"
 #include "tests/property/schedule_checks.h"
+#include "tests/property/cluster_test_schedules.h"
 
 namespace cusched {
 namespace {
@@ -36,11 +37,7 @@ TEST(ClusterReduction, SmallBlocksAndShortRowsVerify) {
 TEST(ClusterReduction, ArgmaxTiesResolveToTheSmallestIndexAcrossBlocks) {
   // D1 = 17 split by 4: 5 blocks each reduce 4 rows of r with a warp, then the cluster
   // combines them; the adversarial input (randint 0..7) makes ties in most columns.
-  const nlohmann::json steps = nlohmann::json::parse(R"([
-    {"op": "split", "stage": "I", "loop": "r", "factor": 4, "outer": "ro", "inner": "ri"},
-    {"op": "bind", "stage": "I", "loop": "b", "axis": "blockIdx.y"},
-    {"op": "cross_thread_reduce", "stage": "I", "loop": "ri", "kind": "warp"},
-    {"op": "cross_thread_reduce", "stage": "I", "loop": "ro", "kind": "cluster"}])");
+  const nlohmann::json steps = testing::argmax_over_a_cluster_steps();
   const auto v = verify_small("argmax_dim1", steps, 3);
   EXPECT_EQ(v.verdict, "ok") << v.message;
   EXPECT_NE(ir_of("argmax_dim1", steps).find("cluster(5)"), std::string::npos);

@@ -37,6 +37,15 @@ TEST(EvaluationJson, RequestRoundTrips) {
   EXPECT_EQ(b.base_seed, 1234567890123ULL);
 }
 
+TEST(EvaluationJson, NumbersReadNullAsNanAndAbsenceAsToldOrAnError) {
+  const nlohmann::json j = {{"x", 2.5}, {"n", nullptr}};
+  EXPECT_EQ(json_number_or_nan(j, "x"), 2.5);
+  EXPECT_TRUE(std::isnan(json_number_or_nan(j, "n")));
+  EXPECT_TRUE(std::isnan(json_number_or_nan(j, "n", 0.0)));
+  EXPECT_EQ(json_number_or_nan(j, "missing", 0.0), 0.0);
+  EXPECT_THROW(json_number_or_nan(j, "missing"), nlohmann::json::out_of_range);
+}
+
 TEST(EvaluationJson, ResultRoundTripsWithNanErrors) {
   EvalResult r;
   r.verdict = Verdict::nan_or_inf;
