@@ -85,18 +85,6 @@ nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::strin
       {{"op", "vectorize"}, {"stage", stage}, {"loop", j + "v"}}});
 }
 
-nlohmann::json whole_rows_reduction_steps(const std::string& stage, const std::string& b, const std::string& j,
-                                          const std::string& r, int threads, int r_unroll) {
-  return nlohmann::json::array({
-      {{"op", "split"}, {"stage", stage}, {"loop", j}, {"factor", threads}, {"outer", j + "u"}, {"inner", j + "t"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", r}, {"factor", r_unroll}, {"outer", r + "o"}, {"inner", r + "u"}},
-      {{"op", "reorder"}, {"stage", stage}, {"loops", {b, j + "t", r + "o", r + "u", j + "u"}}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", b}, {"axis", "blockIdx.x"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", j + "t"}, {"axis", "threadIdx.x"}},
-      {{"op", "unroll"}, {"stage", stage}, {"loop", r + "u"}},
-      {{"op", "unroll"}, {"stage", stage}, {"loop", j + "u"}}});
-}
-
 nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                             const std::vector<std::string>& reductions, const std::string& rvar,
                                             int64_t cluster, int64_t threads, bool vector_loads) {

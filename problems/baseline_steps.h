@@ -38,13 +38,6 @@ struct TensorCoreTile {
   std::string shape = "m16n8k8";  // the mma shape: m16n8k8 (tf32, 3xtf32) or m16n8k16 (bf16, f16)
 };
 
-// Steps for a reduction `stage`(b, j) = reduce(r, X(b, r, j)) over the middle axis of a
-// 3-D tensor: one block per `b`, `threads` threads on consecutive j with each thread
-// holding ceil(J / threads) accumulators (j = ju * threads + jt, ju unrolled), and r
-// serial, unrolled by `r_unroll`. Each step of r reads whole contiguous rows of X.
-nlohmann::json whole_rows_reduction_steps(const std::string& stage, const std::string& b, const std::string& j,
-                                          const std::string& r, int threads, int r_unroll);
-
 // Steps for a sum-of-products stage `stage`(i, j) = sum(k, ..) on tensor cores (m16n8k8):
 // i's block tiles onto blockIdx.y, j's onto blockIdx.x (`batch`, if not empty, onto
 // blockIdx.z), the warps onto threadIdx.z / threadIdx.y, both sources staged in shared
