@@ -123,6 +123,16 @@ struct Walker {
       else if (std::abs(ct) == 1) cost = elem;
       else cost = std::min<double>(32, elem * std::abs(ct));
     }
+    // A thread that walks adjacent elements over an enclosing unrolled loop (a register
+    // copy of 4 adjacent columns, element by element) reads sectors that its warp's
+    // first copy brought into L1: the warp's footprint over its lanes and the innermost
+    // such loop decides the bytes.
+    if (cost > elem)
+      for (auto it = unrolled.rbegin(); it != unrolled.rend(); ++it)
+        if (mentions_var(index, it->first)) {
+          if (auto c = sampled_cost(index, tx_var, tx_extent, it->first, it->second, elem)) cost = std::min(cost, *c);
+          break;
+        }
     // A load that does not depend on an enclosing unrolled loop is the same load in
     // each unrolled copy, which the compiler reads once.
     if (is_load)

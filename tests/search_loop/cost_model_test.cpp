@@ -1,5 +1,5 @@
-// The cost model counts tensor-core work at the tensor-core rate and asynchronous
-// copies as global traffic.
+// The cost model counts tensor-core work at the tensor-core rate, asynchronous copies
+// as global traffic, and a thread's adjacent elements staged one by one once.
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
@@ -28,6 +28,17 @@ TEST(CostModel, TensorCoreTilesCountTheirProductAtTheTensorCoreRate) {
   EXPECT_GE(split.flops, 3 * tensor * 0.99);
   EXPECT_LT(split.flops, 3 * tensor * 1.01);
   EXPECT_GT(tf32.global_bytes, 0.0);
+}
+
+// max over dim 1 of (128, 4096, 4095): each thread stages 4 rows x 4 adjacent columns in
+// registers one element at a time; the warp's first copy of a row brings its sectors
+// into L1, so the tensor (8.59 GB) counts about once, not once per column (4x).
+TEST(CostModel, AdjacentColumnsStagedOneByOneCountTheirSectorsOnce) {
+  const Problem& p = find_problem("max_dim1");
+  const double tensor = 128.0 * 4096 * 4095 * 4;
+  const CostBreakdown c = cost(p, middle_dim_register_steps("M", "X", 4, 4));
+  EXPECT_GE(c.global_bytes, tensor);
+  EXPECT_LT(c.global_bytes, tensor * 1.1);
 }
 
 TEST(CostModel, PipelinedCopiesAreGlobalTrafficLikePlainCopies) {
