@@ -438,7 +438,7 @@ class KernelBuilder {
   // a register copy) threads name the same hardware index as c's loops bound to the same
   // axis at or outside p, and stand for them; its other loops sweep.
   bool check_shared_copy_reads(const Ctx& c, int p, const FuncDef& pd, const Realization& region, const std::string& source,
-                               const CopyRegion& copy, const std::string& scope) {
+                               const CopyRegion& copy, MemScope scope) {
     StageNest sn = stage_nest(pd, region);
     std::vector<std::vector<Expr>> loads;
     collect_loads(sn.body, source, loads);
@@ -450,7 +450,7 @@ class KernelBuilder {
     std::map<std::string, int64_t> sweep;
     for (const auto& l : sn.nest.loops) {
       const GpuAxis a = l.info.axis;
-      const bool fixed = is_block_axis(a) || a == GpuAxis::ClusterX || (scope == "register" && is_thread_axis(a));
+      const bool fixed = is_block_axis(a) || a == GpuAxis::ClusterX || (scope == MemScope::Register && is_thread_axis(a));
       if (!fixed) {
         sweep[l.var] = l.info.extent;
         continue;
@@ -709,7 +709,6 @@ class KernelBuilder {
     // Copies shared with the producers (cache_read share) come first, and the producers
     // read them instead of their sources.
     Env shared_caches;
-    std::map<std::string, std::string> shared_scope;  // source -> "shared" or "register"
     std::set<std::string> used_share;
     for (const auto& cr : c.s.cache_reads) {
       if (cr.at_loop != loop || !cr.share) continue;
@@ -719,7 +718,6 @@ class KernelBuilder {
              "Share a copy made at a loop that is not pipelined, or drop share.");
       place_copy(cr);
       shared_caches[cr.source] = caches.at(cr.source);
-      shared_scope[cr.source] = cr.scope;
     }
     // Producers computed at this loop.
     for (const auto& pd : st_.stages) {
@@ -747,7 +745,7 @@ class KernelBuilder {
       Realization r = dense(pd->name, scope, mn, ex);
       Env penv = env;
       for (const auto& [source, copy] : shared_caches) {
-        if (check_shared_copy_reads(c, p, *pd, r, source, copy_regions.at(source), shared_scope.at(source))) used_share.insert(source);
+        if (check_shared_copy_reads(c, p, *pd, r, source, copy_regions.at(source), copy.scope)) used_share.insert(source);
       }
       Stmt compute = build_stage(*pd, r, penv, in_thread, in_serial, shared_caches);
       if (scope == MemScope::Shared) {
