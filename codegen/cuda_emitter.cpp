@@ -193,7 +193,10 @@ std::string KernelWriter::write() {
   open(head.str());
   for (const auto& p : kernel_.params) declare(p);
   if (dynamic_smem_) line("extern __shared__ __align__(16) unsigned char cusched_smem[];");
+  // The cluster reductions leave each thread's last arrival pending; it completes here.
+  if (kernel_.cluster > 1) line("bool cusched_cluster_pending = false;");
   stmt(kernel_.body);
+  if (kernel_.cluster > 1) line("cusched::cluster_settle(cusched_cluster_pending);");
   close();
   return out_.str();
 }
@@ -535,9 +538,10 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   close();
 }
 
-// Across the blocks of the cluster: each thread leaves its value in a shared slot of
-// its block and combines the slots of the same thread in every block, in rank order,
-// through distributed shared memory.
+// Across the blocks of the cluster through distributed shared memory. When the stage
+// combined across the whole block first, every thread holds the same value and one
+// value per block crosses the cluster; otherwise each thread combines the slots of its
+// own thread index in every block.
 void KernelWriter::cluster_all_reduce(const StmtNode& s) {
   if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
     fail("malformed-ir", "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
@@ -550,16 +554,31 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s) {
     fail("allreduce-needs-register", "Kernel '" + kernel_.name + "' combines '" + s.buffer + "' across the cluster, but it is not a register buffer in scope.",
          "AllReduce combines per-thread values: allocate the buffer in registers.");
   const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
+  const int a = thread_axis_index(s.combined_axis);
+  const bool uniform = a >= 0 && s.combined_width == kernel_.block[a] && threads == kernel_.block[a];
   const std::string value = expr_.element(s.buffer, s.index), op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(s.width), scratch = "cusched_reduce" + std::to_string(reductions_++);
+  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
   open("");
-  shared_array(scratch, vb->dtype, threads);
-  if (arg) {
-    shared_array(scratch + "_index", ib->dtype, threads);
-    line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + expr_.element(s.index_buffer, s.index) + ", " + w + ", " +
-         scratch + ", " + scratch + "_index);");
+  if (uniform) {
+    shared_array(scratch, vb->dtype, 2);  // [0]: this block's value, [1]: the cluster's total
+    if (arg) {
+      shared_array(scratch + "_index", ib->dtype, 2);
+      line("cusched::cluster_allreduce_arg_uniform<" + op + ">(" + value + ", " + index + ", " + w + ", &" + scratch + "[0], &" +
+           scratch + "_index[0], &" + scratch + "[1], &" + scratch + "_index[1], cusched_cluster_pending);");
+    } else {
+      line(value + " = cusched::cluster_allreduce_uniform<" + op + ">(" + value + ", " + w + ", &" + scratch + "[0], &" + scratch +
+           "[1], cusched_cluster_pending);");
+    }
   } else {
-    line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
+    shared_array(scratch, vb->dtype, threads);
+    if (arg) {
+      shared_array(scratch + "_index", ib->dtype, threads);
+      line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
+           "_index, cusched_cluster_pending);");
+    } else {
+      line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ", cusched_cluster_pending);");
+    }
   }
   close();
 }

@@ -69,7 +69,7 @@ Stmt make_barrier() {
 }
 
 Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op, GpuAxis axis,
-                    int64_t width, const std::string& kind) {
+                    int64_t width, const std::string& kind, GpuAxis combined_axis, int64_t combined_width) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::AllReduce;
   n->buffer = buffer;
@@ -79,6 +79,8 @@ Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, 
   n->reduce_axis = axis;
   n->width = width;
   n->reduce_kind = kind;
+  n->combined_axis = combined_axis;
+  n->combined_width = combined_width;
   return n;
 }
 

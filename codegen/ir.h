@@ -29,9 +29,12 @@
 //   - AllReduce combines the register value buffer[index] (and, for argmin/argmax,
 //     index_buffer[index]) over the `width` threads that differ only in their index
 //     on `axis`, and leaves the combined value in all of them. With kind "cluster"
-//     (axis cluster.x, width C) it combines, in the order of the blocks' ranks, the
-//     values that the threads of the same index hold in each block of the cluster;
-//     every thread of the cluster reaches it.
+//     (axis cluster.x, width C) it combines the values that the threads of the same
+//     index hold in each block of the cluster, in an order that is the same in every
+//     block; every thread of the cluster reaches it. `combined_axis` and
+//     `combined_width` name the combine across threads that precedes it in the same
+//     stage (None when there is none): when that group is the whole block, every thread
+//     of a block holds the same value and one value per block crosses the cluster.
 //   - AsyncCopy reads `copy_bytes` (4 or 16) bytes starting at `value` (a load of a
 //     global buffer) when the thread reaches it and writes them to buffer[index ..]
 //     (shared) later: the write belongs to the thread's open copy group, AsyncCommit
@@ -109,7 +112,9 @@ struct StmtNode {
   std::string index_buffer;     // argmin/argmax: the register buffer of the index
   GpuAxis reduce_axis = GpuAxis::ThreadX;
   int64_t width = 32;
-  std::string reduce_kind = "warp";    // "warp" or "block"
+  std::string reduce_kind = "warp";    // "warp", "block" or "cluster"
+  GpuAxis combined_axis = GpuAxis::None;  // kind "cluster": the preceding combine across threads
+  int64_t combined_width = 0;
   // Mma (buffer/index: the accumulators)
   std::string mma_shape;               // "m16n8k8" or "m16n8k16"
   std::string mma_precision;           // "tf32", "3xtf32", "bf16" or "f16"
@@ -132,7 +137,8 @@ Stmt make_allocate(const std::string& buffer, MemScope scope, DType dtype, int64
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_barrier();
 Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op,
-                    GpuAxis axis, int64_t width, const std::string& kind);
+                    GpuAxis axis, int64_t width, const std::string& kind, GpuAxis combined_axis = GpuAxis::None,
+                    int64_t combined_width = 0);
 Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load, int64_t bytes = 4);
 Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes, const std::string& barrier,
                     Expr barrier_index);

@@ -1030,12 +1030,13 @@ class KernelBuilder {
     };
     const DerivedLoop* thread_loop = loop_named(c.s.cross_thread_loop);
     const DerivedLoop* cluster_loop = loop_named(c.s.cross_cluster_loop);
-    auto combine_across = [&](const DerivedLoop* l, const std::string& kind, const std::string& var) {
+    auto combine_across = [&](const DerivedLoop* l, const std::string& kind, const std::string& var, const DerivedLoop* before) {
       seq.push_back(make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
-                             make_allreduce(acc, arg ? acc_idx : "", make_var(var), op, l->info.axis, l->info.extent, kind)));
+                             make_allreduce(acc, arg ? acc_idx : "", make_var(var), op, l->info.axis, l->info.extent, kind,
+                                            before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0)));
     };
-    if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a");
-    if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_c");
+    if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a", nullptr);
+    if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_c", thread_loop);
     // Write-out.
     std::vector<Expr> idx;
     for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));

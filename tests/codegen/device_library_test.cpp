@@ -92,8 +92,12 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   // A kernel without __cluster_dims__ is a cluster of one block: rank 0 is this block.
   __shared__ float cs[256];
   __shared__ long long csi[256];
-  v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs);
-  cusched::cluster_allreduce_arg<cusched::ArgMaxOp>(v, i, 1, cs, csi);
+  bool pending = false;
+  v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs, pending);
+  cusched::cluster_allreduce_arg<cusched::ArgMaxOp>(v, i, 1, cs, csi, pending);
+  v = cusched::cluster_allreduce_uniform<cusched::MaxOp>(v, 1, &cs[0], &cs[1], pending);
+  cusched::cluster_allreduce_arg_uniform<cusched::ArgMinOp>(v, i, 1, &cs[2], &csi[2], &cs[3], &csi[3], pending);
+  cusched::cluster_settle(pending);
   fa[0] = cusched::pack_bf16x2(v, v) ^ cusched::pack_f16x2(v, v);
   o[threadIdx.x] = v + static_cast<float>(d) + acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(fa[0]);
   oi[threadIdx.x] = i + n + cusched::linear_thread_index() + cusched::max_of(1LL, i) + cusched::min_of(2, 3);
