@@ -564,10 +564,10 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s) {
     shared_array(scratch, vb->dtype, 2);  // [0]: this block's value, [1]: the cluster's total
     if (arg) {
       shared_array(scratch + "_index", ib->dtype, 2);
-      line("cusched::cluster_allreduce_arg_uniform<" + op + ">(" + value + ", " + index + ", " + w + ", &" + scratch + "[0], &" +
+      line("cusched::cluster_allreduce_arg_uniform<" + op + ", " + w + ">(" + value + ", " + index + ", &" + scratch + "[0], &" +
            scratch + "_index[0], &" + scratch + "[1], &" + scratch + "_index[1], cusched_cluster_pending);");
     } else {
-      line(value + " = cusched::cluster_allreduce_uniform<" + op + ">(" + value + ", " + w + ", &" + scratch + "[0], &" + scratch +
+      line(value + " = cusched::cluster_allreduce_uniform<" + op + ", " + w + ">(" + value + ", &" + scratch + "[0], &" + scratch +
            "[1], cusched_cluster_pending);");
     }
   } else {

@@ -43,8 +43,9 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
   // copies), the max and the sum of exp read that copy (cache_read share) and are
   // combined in the block and then across the cluster through distributed shared memory,
   // and the block normalises its slice from the copy: X is read from memory once.
-  // 0.6403 ms on the H200 (8 x 128 threads: 0.6547; 4 x 256: 0.6737; 16 x 128: 0.8378;
-  // torch.compile 0.7807; bench/RESULTS.md, session 5 calls 2 and 3).
+  // 0.6072 ms on the H200 with one value per block crossing the cluster (8 x 128
+  // threads: 0.6521; 4 x 256: 0.6855; 16 x 128: 0.6936; torch.compile 0.7804;
+  // bench/RESULTS.md, session 6 call 3).
   p.best_schedule = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256);
   return p;
 }
@@ -58,9 +59,10 @@ Problem make_softmax_large() {
   p.title = "Softmax over the last dimension of KernelBench's (4096, 393216) tensor";
   // Rows in 16 slices over clusters of 16 blocks (a non-portable cluster size) of 512
   // threads, each slice (96 KiB) in shared memory and read by the max, the sum and the
-  // output: 5.5726 ms on the H200 (8 slices of 192 KiB: 5.8473; rows over clusters of 4
-  // re-reading X: 6.0055; torch.compile 4.7431; bench/RESULTS.md, session 5 call 3).
-  // Two blocks fit per SM, so a block's copy overlaps another's passes only in pairs.
+  // output: 4.4931 ms on the H200 (16 x 1024 threads: 4.7608; 8 slices of 192 KiB over
+  // 1024 threads: 5.1503; rows over clusters of 4 re-reading X: 6.0036; torch.compile
+  // 4.7450; bench/RESULTS.md, session 6 call 3). Two blocks fit per SM, so a block's copy
+  // overlaps another's passes only in pairs.
   p.best_schedule = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 16, 512);
   return p;
 }

@@ -69,21 +69,24 @@ __device__ __forceinline__ void cluster_allreduce_arg(T& v, I& i, int blocks, T*
 }
 
 // When every thread of the block holds the same value: thread 0 leaves it in the
-// block's one slot, the first warp reads the `blocks` ranks' slots (lane l reads rank
-// l % blocks; `blocks` is a power of two) and combines them with shuffles, the same
-// tree in every block, and the block reads the total from `total`. The slot and the
-// total are not written again before the next cluster barrier, which every thread
-// reaches only after reading them.
-template <typename Op, typename T>
-__device__ __forceinline__ T cluster_allreduce_uniform(T v, int blocks, T* slot, T* total, bool& pending) {
+// block's one slot, the cluster synchronises, thread 0 reads the `Blocks` ranks' slots
+// (all loads in flight at once) and combines them in rank order, and the block reads the
+// total from `total`. The slot and the total are not written again before the next
+// cluster barrier, which every thread reaches only after reading them.
+template <typename Op, int Blocks, typename T>
+__device__ __forceinline__ T cluster_allreduce_uniform(T v, T* slot, T* total, bool& pending) {
   const int tid = linear_thread_index();
   cluster_settle(pending);
   if (tid == 0) *slot = v;
   cluster_barrier();
-  if (tid < 32) {
-    T r = *cluster_peer(slot, static_cast<unsigned int>(tid % blocks));
-    r = warp_allreduce<Op>(r, blocks);
-    if (tid == 0) *total = r;
+  if (tid == 0) {
+    T part[Blocks];
+#pragma unroll
+    for (int b = 0; b < Blocks; ++b) part[b] = *cluster_peer(slot, b);
+    T r = part[0];
+#pragma unroll
+    for (int b = 1; b < Blocks; ++b) r = Op::combine(r, part[b]);
+    *total = r;
   }
   __syncthreads();
   const T r = *total;
@@ -92,9 +95,9 @@ __device__ __forceinline__ T cluster_allreduce_uniform(T v, int blocks, T* slot,
   return r;
 }
 
-template <typename Op, typename T, typename I>
-__device__ __forceinline__ void cluster_allreduce_arg_uniform(T& v, I& i, int blocks, T* slot, I* index_slot, T* total,
-                                                              I* index_total, bool& pending) {
+template <typename Op, int Blocks, typename T, typename I>
+__device__ __forceinline__ void cluster_allreduce_arg_uniform(T& v, I& i, T* slot, I* index_slot, T* total, I* index_total,
+                                                              bool& pending) {
   const int tid = linear_thread_index();
   cluster_settle(pending);
   if (tid == 0) {
@@ -102,14 +105,24 @@ __device__ __forceinline__ void cluster_allreduce_arg_uniform(T& v, I& i, int bl
     *index_slot = i;
   }
   cluster_barrier();
-  if (tid < 32) {
-    T rv = *cluster_peer(slot, static_cast<unsigned int>(tid % blocks));
-    I ri = *cluster_peer(index_slot, static_cast<unsigned int>(tid % blocks));
-    warp_allreduce_arg<Op>(rv, ri, blocks);
-    if (tid == 0) {
-      *total = rv;
-      *index_total = ri;
+  if (tid == 0) {
+    T pv[Blocks];
+    I pi[Blocks];
+#pragma unroll
+    for (int b = 0; b < Blocks; ++b) {
+      pv[b] = *cluster_peer(slot, b);
+      pi[b] = *cluster_peer(index_slot, b);
     }
+    T rv = pv[0];
+    I ri = pi[0];
+#pragma unroll
+    for (int b = 1; b < Blocks; ++b)
+      if (Op::prefer(pv[b], pi[b], rv, ri)) {
+        rv = pv[b];
+        ri = pi[b];
+      }
+    *total = rv;
+    *index_total = ri;
   }
   __syncthreads();
   v = *total;

@@ -95,8 +95,8 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   bool pending = false;
   v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs, pending);
   cusched::cluster_allreduce_arg<cusched::ArgMaxOp>(v, i, 1, cs, csi, pending);
-  v = cusched::cluster_allreduce_uniform<cusched::MaxOp>(v, 1, &cs[0], &cs[1], pending);
-  cusched::cluster_allreduce_arg_uniform<cusched::ArgMinOp>(v, i, 1, &cs[2], &csi[2], &cs[3], &csi[3], pending);
+  v = cusched::cluster_allreduce_uniform<cusched::MaxOp, 1>(v, &cs[0], &cs[1], pending);
+  cusched::cluster_allreduce_arg_uniform<cusched::ArgMinOp, 1>(v, i, &cs[2], &csi[2], &cs[3], &csi[3], pending);
   cusched::cluster_settle(pending);
   fa[0] = cusched::pack_bf16x2(v, v) ^ cusched::pack_f16x2(v, v);
   o[threadIdx.x] = v + static_cast<float>(d) + acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(fa[0]);
