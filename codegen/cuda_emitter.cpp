@@ -193,6 +193,9 @@ std::string KernelWriter::write() {
   open(head.str());
   for (const auto& p : kernel_.params) declare(p);
   if (dynamic_smem_) line("extern __shared__ __align__(16) unsigned char cusched_smem[];");
+  // The next kernel may be scheduled now; this one waits for the previous kernel's results.
+  line("cusched::allow_next_grid();");
+  line("cusched::wait_for_previous_grid();");
   // The cluster reductions leave each thread's last arrival pending; it completes here.
   if (kernel_.cluster > 1) line("bool cusched_cluster_pending = false;");
   stmt(kernel_.body);

@@ -56,23 +56,35 @@ void LaunchSequence::enqueue(CUstream stream) const {
   const CudaDriver& d = driver();
   for (const auto& [ptr, bytes] : zeroed_)
     if (bytes) check_cuda(d.MemsetD8Async(ptr, 0, bytes, stream), "cuMemsetD8Async");
-  for (const auto& l : launches_) launch(stream, l);
+  for (size_t i = 0; i < launches_.size(); ++i) launch(stream, launches_[i], i > 0);
 }
 
-void LaunchSequence::enqueue_launch(CUstream stream, size_t index) const { launch(stream, launches_.at(index)); }
+void LaunchSequence::enqueue_launch(CUstream stream, size_t index) const { launch(stream, launches_.at(index), false); }
 
-void LaunchSequence::launch(CUstream stream, const Bound& l) const {
+void LaunchSequence::launch(CUstream stream, const Bound& l, bool dependent) const {
   const CudaDriver& d = driver();
   std::vector<void*> params;
   auto args = l.args;  // cuLaunchKernel reads each parameter through a pointer
   for (auto& a : args) params.push_back(&a);
   const auto& g = l.spec->grid;
   const auto& b = l.spec->block;
-  check_cuda(d.LaunchKernel(l.function, static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
-                            static_cast<unsigned>(g[2]), static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
-                            static_cast<unsigned>(b[2]), static_cast<unsigned>(l.spec->dynamic_smem_bytes), stream,
-                            params.data(), nullptr),
-             "Launching '" + l.spec->kernel + "'");
+  CUlaunchConfig config{};
+  config.gridDimX = static_cast<unsigned>(g[0]);
+  config.gridDimY = static_cast<unsigned>(g[1]);
+  config.gridDimZ = static_cast<unsigned>(g[2]);
+  config.blockDimX = static_cast<unsigned>(b[0]);
+  config.blockDimY = static_cast<unsigned>(b[1]);
+  config.blockDimZ = static_cast<unsigned>(b[2]);
+  config.sharedMemBytes = static_cast<unsigned>(l.spec->dynamic_smem_bytes);
+  config.hStream = stream;
+  CUlaunchAttribute programmatic{};
+  programmatic.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  programmatic.value.programmaticStreamSerializationAllowed = 1;
+  if (dependent) {
+    config.attrs = &programmatic;
+    config.numAttrs = 1;
+  }
+  check_cuda(d.LaunchKernelEx(&config, l.function, params.data(), nullptr), "Launching '" + l.spec->kernel + "'");
 }
 
 }  // namespace cusched::runtime

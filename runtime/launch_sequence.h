@@ -31,7 +31,10 @@ class LaunchSequence {
                  const std::map<std::string, CUdeviceptr>& buffers);
 
   // Zeroes the scratch and zero_before_launch buffers, then launches each
-  // kernel in order, all on `stream`.
+  // kernel in order, all on `stream`. Every kernel after the first is a programmatic
+  // dependent launch: its blocks may be scheduled while the previous kernel's last
+  // blocks run, and generated kernels wait for the previous grid's completion and
+  // memory (griddepcontrol.wait) before their first instruction of work.
   void enqueue(CUstream stream) const;
 
   // Launches only kernel `index` of the sequence (no zeroing): for timing one launch
@@ -49,7 +52,7 @@ class LaunchSequence {
   std::vector<Bound> launches_;
   std::vector<std::pair<CUdeviceptr, size_t>> zeroed_;
 
-  void launch(CUstream stream, const Bound& l) const;
+  void launch(CUstream stream, const Bound& l, bool dependent) const;
 };
 
 }  // namespace cusched::runtime

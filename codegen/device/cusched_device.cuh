@@ -7,9 +7,11 @@
 //   cusched_mma.cuh         tensor-core mma.sync and ldmatrix wrappers
 //   cusched_async_copy.cuh  cp.async 4- and 16-byte copies with commit / wait_group
 //   cusched_copy.cuh        bulk copies (sm_90) tracked by mbarriers
+//   cusched_launch.cuh      programmatic dependent launch: the kernel's first statements (sm_90)
 #include "cusched_numeric.cuh"
 #include "cusched_reduce.cuh"
 #include "cusched_cluster.cuh"
 #include "cusched_mma.cuh"
 #include "cusched_async_copy.cuh"
 #include "cusched_copy.cuh"
+#include "cusched_launch.cuh"

@@ -18,7 +18,7 @@ TEST(DeviceLibrary, EmbedsTheUmbrellaHeaderAndItsParts) {
   }
 }
 
-TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtOrShfl) {
+TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtShflOrGridDependencies) {
   for (const auto& [name, text] : device_headers()) {
     for (size_t at = text.find("asm"); at != std::string::npos; at = text.find("asm", at + 3)) {
       size_t quote = text.find('"', at);
@@ -33,7 +33,7 @@ TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtOrShfl) {
       }
       std::string instr = text.substr(start, text.find_first_of(" .", start) - start);
       EXPECT_TRUE(instr == "mma" || instr == "ldmatrix" || instr == "cp" || instr == "cvt" || instr == "shfl" ||
-                  instr == "mbarrier" || instr == "fence" || instr == "barrier" || instr == "mapa")
+                  instr == "mbarrier" || instr == "fence" || instr == "barrier" || instr == "mapa" || instr == "griddepcontrol")
           << name << " uses inline asm '" << instr << "'";
     }
   }
@@ -92,6 +92,8 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   // A kernel without __cluster_dims__ is a cluster of one block: rank 0 is this block.
   __shared__ float cs[256];
   __shared__ long long csi[256];
+  cusched::allow_next_grid();
+  cusched::wait_for_previous_grid();
   bool pending = false;
   v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs, pending);
   cusched::cluster_allreduce_arg<cusched::ArgMaxOp>(v, i, 1, cs, csi, pending);

@@ -48,6 +48,23 @@ TEST(CudaEmitter, ProvablyAlignedVectorLoopBecomesFloat4) {
   expect_compiles(src);
 }
 
+// A kernel launched as a programmatic dependent may start before the previous kernel
+// ends: it must wait for it before its first load or store.
+TEST(CudaEmitter, EveryKernelWaitsForThePreviousGridBeforeItsFirstAccess) {
+  std::string src = emit_cuda(test::elementwise_program(4, 4, 0));
+  const size_t body = src.find("add_kernel(");
+  ASSERT_NE(body, std::string::npos) << src;
+  const size_t allow = src.find("cusched::allow_next_grid();", body);
+  const size_t wait = src.find("cusched::wait_for_previous_grid();", body);
+  ASSERT_NE(allow, std::string::npos) << src;
+  ASSERT_NE(wait, std::string::npos) << src;
+  EXPECT_LT(allow, wait);
+  const size_t first_access = std::min(src.find("A[", body), src.find("C[", body));
+  ASSERT_NE(first_access, std::string::npos) << src;
+  EXPECT_LT(wait, first_access) << src;
+  expect_compiles(src);
+}
+
 TEST(CudaEmitter, TwoLaneVectorLoopBecomesFloat2) {
   std::string src = emit_cuda(test::elementwise_program(2, 2, 0));
   EXPECT_TRUE(has(src, "float2")) << src;
