@@ -48,7 +48,7 @@ def main():
         fmt = lambda x: "%.4f" % x if isinstance(x, (int, float)) and x == x else "-"
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, fmt(ms), fmt(eager), fmt(comp), ("%.2fx" % sp) if sp else "-",
-            ("%.1f" % gpu["pct_of_floor"]) if gpu.get("pct_of_floor") else "-", run.get("precision", "-"),
+            ("%.1f" % gpu["pct_of_floor"]) if gpu.get("pct_of_floor") else "-", run.get("precision", "-") + ("+fast math" if run.get("math") == "fast" else ""),
             run.get("verdict", "-"), match))
     if speedups:
         g = math.exp(sum(math.log(s) for s in speedups) / len(speedups))

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "codegen/fast_math.h"
 #include "dsl/error.h"
 
 namespace cusched {
@@ -260,6 +261,19 @@ CudaValue CudaExprEmitter::binary(const ExprNode& n) {
 }
 
 CudaValue CudaExprEmitter::call(const ExprNode& n) {
+  if (const FastMathFunction* f = fast_math_function(n.name)) {
+    if (static_cast<int>(n.args.size()) != f->arity)
+      fail("malformed-ir", "The IR calls " + n.name + " with " + std::to_string(n.args.size()) + " arguments.",
+           "Pass " + std::to_string(f->arity) + "; this is a lowering bug.");
+    // The reference computes the exact operation in double.
+    if (reference_f64_) {
+      const Expr& a = n.args[0];
+      return emit(n.name == "fast_div" ? a / n.args[1] : n.name == "fast_exp" ? exp(a) : log(a));
+    }
+    std::string text = std::string(f->intrinsic) + "(" + text_as(n.args[0], DType::f32);
+    if (f->arity == 2) text += ", " + text_as(n.args[1], DType::f32);
+    return round_back({text + ")", DType::f32, kPrimary}, n.type);
+  }
   if (n.name == "round_tf32" || n.name == "round_bf16" || n.name == "round_f16") {
     if (n.args.size() != 1) fail("malformed-ir", "The IR calls " + n.name + " with " + std::to_string(n.args.size()) + " arguments.", "Pass one f32 value.");
     // The reference computes the algorithm itself, without operand rounding.

@@ -248,12 +248,14 @@ class KernelCompiler {
         static const std::map<std::string, IOp> fns = {
             {"exp", IOp::Exp}, {"log", IOp::Log}, {"sqrt", IOp::Sqrt}, {"rsqrt", IOp::Rsqrt},
             {"tanh", IOp::Tanh}, {"erf", IOp::Erf}, {"abs", IOp::Abs}, {"round_tf32", IOp::RoundTf32},
-            {"round_bf16", IOp::RoundBf16}, {"round_f16", IOp::RoundF16}};
+            {"round_bf16", IOp::RoundBf16}, {"round_f16", IOp::RoundF16},
+            // Fast math (codegen/fast_math.h): evaluated exactly here.
+            {"fast_exp", IOp::Exp}, {"fast_log", IOp::Log}, {"fast_div", IOp::FloatDiv}};
         auto it = fns.find(n.name);
         if (it == fns.end())
           fail("unknown-function", "Kernel '" + kernel_.name + "' calls '" + n.name + "', which the interpreter does not know.",
-               "Use one of exp, log, sqrt, rsqrt, tanh, erf, abs, round_tf32, round_bf16, round_f16.");
-        arity(1);
+               "Use one of exp, log, sqrt, rsqrt, tanh, erf, abs, round_tf32, round_bf16, round_f16, fast_exp, fast_log, fast_div.");
+        arity(it->second == IOp::FloatDiv ? 2 : 1);
         c.op = it->second;
         if (c.op == IOp::Abs && !dtype_is_float(n.type)) c.rounding = Rounding::None;
         break;

@@ -6,7 +6,9 @@
 //   - Load has exactly one argument, a flat element index into the named buffer;
 //   - Call may also name the rounding functions "round_tf32", "round_bf16",
 //     "round_f16" (round an f32 value to that operand precision, nearest-even;
-//     tf32 is "round to nearest, ties away" as cvt.rna does).
+//     tf32 is "round to nearest, ties away" as cvt.rna does), and the fast-math calls
+//     "fast_exp", "fast_log", "fast_div" (codegen/fast_math.h): the GPU computes them
+//     with approximate intrinsics, the interpreter exactly.
 // Execution model (what the interpreter emulates and the emitter implements):
 //   - A Kernel runs its body once per block of its grid and per thread of its block.
 //   - For loops bound to blockIdx.* iterate over the grid (they are the outermost
@@ -167,6 +169,7 @@ struct LoweredProgram {
   std::string problem;
   std::string schedule_hash;
   std::string precision = "f32";
+  std::string math = "exact";        // "fast" when a stage uses fast-math intrinsics
   std::vector<BufferSpec> buffers;   // inputs, outputs and scratch (intermediate stages computed at root)
   std::vector<Kernel> kernels;
   std::vector<std::string> schedule_text;  // the steps, one line each, for comments

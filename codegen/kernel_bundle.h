@@ -37,6 +37,7 @@ struct KernelBundle {
   std::string problem;
   std::string schedule_hash;
   std::string precision = "f32";           // "f32", "tf32", "bf16", "f16", "f64" (reference)
+  std::string math = "exact";              // "fast": some stage uses fast-math intrinsics (codegen/fast_math.h)
   std::string source;                      // CUDA C++
   std::map<std::string, std::string> headers;  // include name -> contents, given to NVRTC
   std::vector<BufferSpec> buffers;

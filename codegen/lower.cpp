@@ -14,8 +14,10 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
   p.schedule_hash = schedule.hash();
   std::istringstream text(schedule.to_text());
   for (std::string line; std::getline(text, line);) p.schedule_text.push_back(line);
-  for (const auto& [name, s] : state.schedules)
+  for (const auto& [name, s] : state.schedules) {
     if (s.precision != "f32") p.precision = s.precision;
+    if (s.math == "fast") p.math = "fast";
+  }
 
   p.buffers = plan_global_buffers(state);          // 1. inputs, outputs, scratch
   p.kernels = build_kernels(state, p.buffers);     // 2. loop nests, compute_at, cache_read, reductions

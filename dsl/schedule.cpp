@@ -168,8 +168,8 @@ Schedule& Schedule::tensor_core(const std::string& stage, const std::string& sha
   return *this;
 }
 
-Schedule& Schedule::precision(const std::string& stage, const std::string& operands) {
-  apply({{"op", "precision"}, {"stage", stage}, {"operands", operands}});
+Schedule& Schedule::precision(const std::string& stage, const std::string& operands, const std::string& math) {
+  apply({{"op", "precision"}, {"stage", stage}, {"operands", operands}, {"math", math}});
   return *this;
 }
 

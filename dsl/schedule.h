@@ -51,7 +51,7 @@ class Schedule {
   Schedule& cross_thread_reduce(const std::string& stage, const std::string& loop, const std::string& kind);
   Schedule& pipeline(const std::string& stage, const std::string& loop, int depth);
   Schedule& tensor_core(const std::string& stage, const std::string& shape, const std::string& precision);
-  Schedule& precision(const std::string& stage, const std::string& operands);
+  Schedule& precision(const std::string& stage, const std::string& operands, const std::string& math = "exact");
   Schedule& launch_bounds(const std::string& stage, int max_threads, int min_blocks = 1);
 
  private:

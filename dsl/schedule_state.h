@@ -71,6 +71,7 @@ struct StageSchedule {
   bool pipeline_bulk = false;              // Hopper bulk copy engine instead of cp.async
   std::string tensor_core_shape;           // "", "m16n8k8", "m16n8k16"
   std::string precision = "f32";           // operand precision: f32, tf32, bf16, f16
+  std::string math = "exact";              // "fast": f32 exp, log and division as approximate intrinsics
   int launch_max_threads = 0, launch_min_blocks = 0;
 
   const LoopInfo* find_loop(const std::string& name) const;

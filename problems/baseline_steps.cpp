@@ -31,6 +31,12 @@ json tiled_grid_steps(const std::string& stage, const std::string& i, const std:
   return steps;
 }
 
+json fast_math_steps(const std::vector<std::string>& stages) {
+  json s = json::array();
+  for (const auto& st : stages) s.push_back({{"op", "precision"}, {"stage", st}, {"operands", "f32"}, {"math", "fast"}});
+  return s;
+}
+
 json concat_steps(std::initializer_list<json> parts) {
   json out = json::array();
   for (const auto& p : parts)

@@ -79,6 +79,10 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
 // the combining arithmetic.
 nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns, int64_t rows);
 
+// f32 operands and fast math (exp, log and division as approximate intrinsics) for
+// each of `stages`.
+nlohmann::json fast_math_steps(const std::vector<std::string>& stages);
+
 nlohmann::json concat_steps(std::initializer_list<nlohmann::json> parts);
 
 }  // namespace cusched

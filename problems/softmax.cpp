@@ -43,10 +43,11 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
   // copies), the max and the sum of exp read that copy (cache_read share) and are
   // combined in the block and then across the cluster through distributed shared memory,
   // and the block normalises its slice from the copy: X is read from memory once.
-  // 0.6072 ms on the H200 with one value per block crossing the cluster (8 x 128
-  // threads: 0.6521; 4 x 256: 0.6855; 16 x 128: 0.6936; torch.compile 0.7804;
-  // bench/RESULTS.md, session 6 call 3).
-  p.best_schedule = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256);
+  // The sum and the output use fast math (__expf, __fdividef). 0.6072 ms on the H200
+  // with exact math and one value per block crossing the cluster (8 x 128 threads:
+  // 0.6521; 4 x 256: 0.6855; 16 x 128: 0.6936; torch.compile 0.7804; bench/RESULTS.md,
+  // session 6 call 3).
+  p.best_schedule = concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256), fast_math_steps({"S", "Y"})});
   return p;
 }
 
@@ -62,8 +63,9 @@ Problem make_softmax_large() {
   // output: 4.4931 ms on the H200 (16 x 1024 threads: 4.7608; 8 slices of 192 KiB over
   // 1024 threads: 5.1503; rows over clusters of 4 re-reading X: 6.0036; torch.compile
   // 4.7450; bench/RESULTS.md, session 6 call 3). Two blocks fit per SM, so a block's copy
-  // overlaps another's passes only in pairs.
-  p.best_schedule = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 16, 512);
+  // overlaps another's passes only in pairs. The sum and the output use fast math.
+  p.best_schedule =
+      concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 16, 512), fast_math_steps({"S", "Y"})});
   return p;
 }
 

@@ -26,7 +26,7 @@ EvalConfig EvalConfig::from_json(const nlohmann::json& j) { return j.get<EvalCon
 
 nlohmann::json CandidateOutcome::to_json() const {
   nlohmann::json j = {{"verdict", verdict}, {"reason", reason}, {"schedule_hash", schedule_hash},
-                      {"precision", precision}, {"cost_estimate_ms", cost_estimate_ms},
+                      {"precision", precision}, {"math", math}, {"cost_estimate_ms", cost_estimate_ms},
                       {"audit_findings", audit_findings}, {"audit_ms", audit_ms}};
   if (!error.code.empty()) j["error"] = error.to_json();
   if (gpu) j["gpu"] = gpu->to_json();
@@ -48,6 +48,7 @@ CandidateOutcome CandidateOutcome::from_json(const nlohmann::json& j) {
   o.reason = j.at("reason");
   o.schedule_hash = j.at("schedule_hash");
   o.precision = j.at("precision");
+  o.math = j.value("math", "exact");
   o.cost_estimate_ms = runtime::json_number_or_nan(j, "cost_estimate_ms");
   o.audit_findings = j.at("audit_findings");
   o.audit_ms = runtime::json_number_or_nan(j, "audit_ms");
@@ -173,6 +174,7 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
     return out;
   }
   out.precision = out.bundle.precision;
+  out.math = out.bundle.math;
   if (cfg.check_bench || cfg.size == "bench") try {
     LoweredProgram bench = cfg.size == "bench" ? prog
                                                : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);

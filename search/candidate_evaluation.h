@@ -43,6 +43,7 @@ struct CandidateOutcome {
   std::optional<runtime::InterpVerification> interp;
   double cost_estimate_ms = 0;   // the analytical cost model's estimate
   std::string precision = "f32";
+  std::string math = "exact";    // "fast" when a stage uses fast-math intrinsics
   bool verified() const { return verdict == "ok"; }
   // The evaluation record the store keeps: every field but steps, ir_text and
   // bundle, which the store keeps apart; error, gpu and interp only when set.

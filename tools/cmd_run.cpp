@@ -20,7 +20,8 @@ struct Options {
 void print_outcome(const search::CandidateOutcome& o) {
   std::printf("verdict      %s\n", o.verdict.c_str());
   std::printf("why          %s\n", o.reason.c_str());
-  std::printf("schedule     %s (precision %s)\n", o.schedule_hash.c_str(), o.precision.c_str());
+  std::printf("schedule     %s (precision %s%s)\n", o.schedule_hash.c_str(), o.precision.c_str(),
+              o.math == "fast" ? ", fast math" : "");
   if (o.audit_findings.is_array() && !o.audit_findings.empty())
     std::printf("audit        %zu finding(s), %.0f ms\n", o.audit_findings.size(), o.audit_ms);
   if (o.interp) {

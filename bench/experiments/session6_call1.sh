@@ -27,23 +27,7 @@ for f in $H/*.cu; do
   if [ $(( $(date +%s) - start )) -gt ${DEADLINE_S:-540} ]; then echo "$(basename $f .cu): skipped (deadline)" >> "$OUT/softmax_check.txt"; continue; fi
   n=$(basename $f .cu); p=${n%%__*}
   timeout 120 cusched check -p $p --size bench --no-audit $f > /tmp/checks/$n.json 2> /tmp/checks/$n.err
-  rc=$?
-  python3 - "/tmp/checks/$n.json" "$n" "$rc" >> "$OUT/softmax_check.txt" <<'PY'
-import json, sys
-path, name, rc = sys.argv[1:]
-try:
-    j = json.load(open(path))
-except Exception as e:
-    print(f"{name:42s} rc={rc} unreadable output: " + open(path[:-5] + ".err").read()[-400:].replace("\n", " ")); sys.exit()
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o: return o[k]
-        for v in o.values():
-            r = find(v, k)
-            if r is not None: return r
-    return None
-print(f"{name:42s} {find(j,'verdict')!s:12s} {find(j,'median_ms')!s:>10s} ms  {str(find(j,'reason') or '')[:100]}")
-PY
+  python3 bench/experiments/check_summary.py "$n" "/tmp/checks/$n.json" /tmp/checks/$n.err >> "$OUT/softmax_check.txt"
 done
 echo "softmax checks: $(( $(date +%s) - start )) s" >> "$OUT/softmax_check.txt"
 echo "total: $(( $(date +%s) - start )) s" >> "$OUT/layernorm.txt"

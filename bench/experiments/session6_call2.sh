@@ -18,23 +18,7 @@ for f in $H/layernorm__persistent_grid.cu $H/softmax__generated_best.cu $H/softm
   if [ $(( $(date +%s) - start )) -gt ${DEADLINE_S:-500} ]; then echo "$n: skipped (deadline)" >> "$OUT/checks.txt"; continue; fi
   timeout 90 cusched check -p $p --size bench --no-audit $f > /tmp/checks/$n.json 2> /tmp/checks/$n.err
   rc=$?
-  python3 - "/tmp/checks/$n.json" "$n" "$rc" >> "$OUT/checks.txt" <<'PY'
-import json, sys
-path, name, rc = sys.argv[1:]
-try:
-    j = json.load(open(path))
-except Exception as e:
-    print(f"{name:42s} rc={rc} unreadable output: " + open(path[:-5] + ".err").read()[-400:].replace("\n", " ")); sys.exit()
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o: return o[k]
-        for v in o.values():
-            r = find(v, k)
-            if r is not None: return r
-    return None
-ms = find(j, 'median_ms')
-print(f"{name:42s} {find(j,'verdict')!s:12s} {ms if ms is None else round(ms, 4)!s:>8s} ms  {str(find(j,'reason') or '')[:110]}")
-PY
+  python3 bench/experiments/check_summary.py "$n" "/tmp/checks/$n.json" /tmp/checks/$n.err >> "$OUT/checks.txt"
 done
 echo "total: $(( $(date +%s) - start )) s" >> "$OUT/checks.txt"
 cat "$OUT/checks.txt"

@@ -37,23 +37,7 @@ for f in $H/softmax__*.cu $H/softmax_large__*.cu; do
   n=$(basename $f .cu); p=${n%%__*}
   if [ $(( $(date +%s) - start )) -gt ${DEADLINE_S:-420} ]; then echo "$n: skipped (deadline)" >> "$OUT/checks.txt"; continue; fi
   timeout 90 cusched check -p $p --size bench --no-audit $f > /tmp/checks/$n.json 2> /tmp/checks/$n.err
-  python3 - "/tmp/checks/$n.json" "$n" >> "$OUT/checks.txt" <<'PY'
-import json, sys
-path, name = sys.argv[1:]
-try:
-    j = json.load(open(path))
-except Exception:
-    print(f"{name:36s} unreadable: " + open(path[:-5] + ".err").read()[-300:].replace("\n", " ")); sys.exit()
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o: return o[k]
-        for v in o.values():
-            r = find(v, k)
-            if r is not None: return r
-    return None
-ms = find(j, 'median_ms')
-print(f"{name:36s} {find(j,'verdict')!s:10s} {ms if ms is None else round(ms, 4)!s:>8s} ms  {str(find(j,'reason') or '')[:90]}")
-PY
+  python3 bench/experiments/check_summary.py "$n" "/tmp/checks/$n.json" /tmp/checks/$n.err >> "$OUT/checks.txt"
 done
 echo "total: $(( $(date +%s) - start )) s" >> "$OUT/checks.txt"
 cat "$OUT/layernorm.txt" "$OUT/checks.txt"

@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "codegen/fast_math.h"
 #include "codegen/mma_layout.h"
 #include "codegen/passes/affine.h"
 #include "codegen/passes/ldmatrix_plan.h"
@@ -250,9 +251,11 @@ class KernelBuilder {
     });
   }
 
-  // Lowers the loads of a value expression to flat loads of buffers.
-  Expr lower_value(const Expr& e, const Env& env, const Env& caches, const std::string& precision) {
-    return rewrite(e, [&](const Expr& x) -> Expr {
+  // Lowers the loads of a value expression to flat loads of buffers, with the stage's
+  // operand rounding and, under math "fast", its fast-math calls.
+  Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s) {
+    const std::string& precision = s.precision;
+    Expr lowered = rewrite(e, [&](const Expr& x) -> Expr {
       if (x->op != ExprOp::Load || x->args.size() == 0) return x;
       if (x->args.size() == 1 && !x->tensor && !x->func && st_.stage_def(x->name) == nullptr &&
           !st_.ctx.pipeline.find_input(x->name))
@@ -263,6 +266,7 @@ class KernelBuilder {
         out = make_call("round_" + precision, {out}, x.type());
       return out;
     });
+    return s.math == "fast" ? with_fast_math(lowered) : lowered;
   }
 
   Expr load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches) {
@@ -928,7 +932,7 @@ class KernelBuilder {
     if (p == static_cast<int>(c.nest.loops.size())) {
       std::vector<Expr> idx;
       for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
-      Expr value = lower_value(c.body, env, caches, c.s.precision);
+      Expr value = lower_value(c.body, env, caches, c.s);
       return guarded(c.nest.guards, make_store(c.self.buffer, flat_index(c.self, idx), value));
     }
     const DerivedLoop& l = c.nest.loops[p];
@@ -1000,7 +1004,7 @@ class KernelBuilder {
     }
     Stmt main_nest = loops_down_to(c, r0, static_cast<int>(loops.size()), env, caches, in_thread, in_serial,
                                    [&](const Env& e2, const Env& c2) -> Stmt {
-        Expr v = lower_value(c.body, e2, c2, c.s.precision);
+        Expr v = lower_value(c.body, e2, c2, c.s);
         Expr cur = make_load(acc, acc_t, {acc_index});
         Stmt upd;
         if (!arg) {
@@ -1163,7 +1167,7 @@ class KernelBuilder {
           std::vector<Expr> conds;
           for (const auto& g : c.nest.guards)
             if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
-          return Operand{lower_value(substitute(factor, at), e2, c2, c.s.precision), conjunction(conds)};
+          return Operand{lower_value(substitute(factor, at), e2, c2, c.s), conjunction(conds)};
         };
         std::vector<Operand> a_ops, b_ops;
         for (int i = 0; i < L.a_count; ++i) {

@@ -307,6 +307,28 @@ TEST_F(Cli, RunOnTheInterpreterVerifiesAndMeasuresNoGpuTime) {
   EXPECT_GE(j["interp"]["trials"].get<int>(), 3);
 }
 
+// A stage with fast math verifies on the interpreter (which evaluates the exact
+// operations) and the outcome says so; without it the outcome says exact.
+TEST_F(Cli, RunReportsFastMath) {
+  fs::path fast = write("fast.json", R"([{"op": "split", "stage": "Y", "loop": "j", "factor": 64},
+    {"op": "bind", "stage": "Y", "loop": "i", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "ji", "axis": "threadIdx.x"},
+    {"op": "precision", "stage": "Y", "operands": "f32", "math": "fast"}])");
+  CommandResult r = run("run --problem softmax --schedule '" + fast.string() + "' --backend interp --no-audit --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "ok");
+  EXPECT_EQ(j["math"], "fast");
+  CommandResult e = run("run --problem softmax --schedule baseline --backend interp --no-audit --json");
+  ASSERT_EQ(e.exit_code, 0) << e.out << e.err;
+  EXPECT_EQ(json::parse(e.out)["math"], "exact");
+  CommandResult c = run("lower --problem softmax --schedule '" + fast.string() + "' --emit cuda");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("__expf("), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("__fdividef("), std::string::npos) << c.out;
+}
+
 // `lower` prints the IR (schedule loop names, scopes, GPU axes, barriers) and the CUDA
 // source with its launch plan.
 TEST_F(Cli, LowerPrintsIrWithScheduleLoopNamesAndGpuAxes) {

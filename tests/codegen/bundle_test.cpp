@@ -43,6 +43,15 @@ TEST(Bundle, DynamicSharedMemoryReachesTheLaunch) {
   EXPECT_EQ(b.launches[0].dynamic_smem_bytes, 65536);
 }
 
+TEST(Bundle, RecordsFastMathExceptInTheReference) {
+  LoweredProgram p = test::elementwise_program(4, 4, 0);
+  EXPECT_EQ(make_bundle(p).math, "exact");
+  p.math = "fast";
+  EXPECT_EQ(make_bundle(p).math, "fast");
+  EXPECT_EQ(KernelBundle::from_json(make_bundle(p).to_json()).math, "fast");
+  EXPECT_EQ(make_bundle(p, {.reference_f64 = true}).math, "exact");
+}
+
 TEST(Bundle, SurvivesJsonRoundTrip) {
   KernelBundle b = make_bundle(test::argmax_program(32, "warp"));
   KernelBundle c = KernelBundle::from_json(b.to_json());

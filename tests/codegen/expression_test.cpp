@@ -6,6 +6,7 @@
 
 #include "codegen/cuda_emitter.h"
 #include "codegen/device_library.h"
+#include "codegen/fast_math.h"
 #include "hand_built_ir.h"
 #include "nvrtc_check.h"
 
@@ -56,6 +57,21 @@ TEST(CudaExpressions, ReferenceMathUsesDoubleFunctions) {
   EXPECT_FALSE(has(s, "expf")) << s;
   EXPECT_FALSE(has(s, "0.1f")) << s;
   expect_compiles(e, DType::f32, true);
+}
+
+TEST(CudaExpressions, FastMathUsesApproximateIntrinsicsAndTheReferenceStaysExact) {
+  Expr e = with_fast_math(exp(a()) / (log(a()) + 2.0f));
+  std::string s = stored(e);
+  EXPECT_TRUE(has(s, "__fdividef(__expf(A[t]), __logf(A[t]) + 2.0f)")) << s;
+  EXPECT_FALSE(has(s, "expf(A[t]) /")) << s;
+  expect_compiles(e);
+  std::string r = stored(e, DType::f32, true);
+  EXPECT_TRUE(has(r, "exp(static_cast<double>(A[t])) / (log(static_cast<double>(A[t])) + 2.0)")) << r;
+  EXPECT_FALSE(has(r, "__")) << r;
+  expect_compiles(e, DType::f32, true);
+  // Integer division and f64 math are left alone.
+  Expr i = with_fast_math(ld("I", DType::i32, v("t")) / 3);
+  EXPECT_EQ(i->op, ExprOp::Div);
 }
 
 TEST(CudaExpressions, SpecialValuesUseDeviceLibraryHelpers) {

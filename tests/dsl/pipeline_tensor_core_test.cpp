@@ -104,6 +104,17 @@ TEST(Precision, AdmittedByTheDefaultTolerance) {
   EXPECT_EQ(strict.state().stage("C").precision, "f32");
 }
 
+TEST(Precision, FastMathIsRecordedPerStageAndExactByDefault) {
+  Schedule s = build(problem_context("softmax", true), json::parse(R"([
+    {"op": "precision", "stage": "Y", "operands": "f32", "math": "fast"},
+    {"op": "precision", "stage": "S", "operands": "f32"}])"));
+  EXPECT_EQ(s.state().stage("Y").math, "fast");
+  EXPECT_EQ(s.state().stage("S").math, "exact");
+  EXPECT_EQ(s.state().stage("M").math, "exact");
+  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "precision", "stage": "Y", "operands": "f32", "math": "approximate"}])"),
+                    0, "precision", "bad-choice");
+}
+
 TEST(PrecisionErrors, StrictToleranceForbidsLowerPrecision) {
   for (const char* p : {"tf32", "bf16", "f16"})
     expect_step_error(problem_context("matmul", true),

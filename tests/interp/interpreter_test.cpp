@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "codegen/fast_math.h"
 #include "tests/interp/ir_test_support.h"
 
 namespace cusched {
@@ -73,6 +74,29 @@ TEST(Interpreter, F32ArithmeticRoundsEveryResultAndF64DoesNot) {
   EXPECT_EQ(buf["Z"][0], 1e8 + 1);
   EXPECT_EQ(buf["Y"][1], 1e8);
   EXPECT_EQ(buf["Z"][1], 0.0);  // (1e8f + 1) - 1e8f is 0 in f32
+}
+
+// The GPU computes fast-math calls with approximate intrinsics; the interpreter gives
+// the exact f32 operation, so a stage means the same with and without math "fast".
+TEST(Interpreter, FastMathCallsEvaluateTheExactOperation) {
+  auto run = [](bool fast) {
+    Expr x = load("X", var("ii")), d = load("D", var("ii"));
+    Expr value = exp(x) / d + log(d);
+    if (fast) value = with_fast_math(value);
+    Stmt body = bound("ii", 64, GpuAxis::ThreadX, make_store("Y", var("ii"), value));
+    LoweredProgram p = program({buffer("X", DType::f32, 64, BufferRole::Input), buffer("D", DType::f32, 64, BufferRole::Input),
+                                buffer("Y", DType::f32, 64, BufferRole::Output)},
+                               {kernel("k", {1, 1, 1}, {64, 1, 1}, {"X", "D", "Y"}, body)});
+    HostBuffers buf{{"X", float_values(64, 3, 0)}, {"D", float_values(64, 1, 2)}};
+    interpret(p, buf);
+    return buf["Y"];
+  };
+  const std::vector<double> exact = run(false), fast = run(true);
+  ASSERT_EQ(fast.size(), 64u);
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_FALSE(std::isnan(fast[i])) << i;
+    EXPECT_EQ(fast[i], exact[i]) << "element " << i;
+  }
 }
 
 TEST(Interpreter, StoresConvertToTheBufferType) {

@@ -1,0 +1,31 @@
+#include "codegen/fast_math.h"
+
+namespace cusched {
+
+namespace {
+
+const FastMathFunction kFunctions[] = {
+    {"fast_exp", "__expf", 1},
+    {"fast_log", "__logf", 1},
+    {"fast_div", "__fdividef", 2},
+};
+
+}  // namespace
+
+const FastMathFunction* fast_math_function(const std::string& name) {
+  for (const auto& f : kFunctions)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+Expr with_fast_math(const Expr& value) {
+  return rewrite(value, [](const Expr& x) -> Expr {
+    if (x.type() != DType::f32) return x;
+    if (x->op == ExprOp::Call && (x->name == "exp" || x->name == "log") && x->args.size() == 1)
+      return make_call("fast_" + x->name, x->args, DType::f32);
+    if (x->op == ExprOp::Div && x->args.size() == 2) return make_call("fast_div", x->args, DType::f32);
+    return x;
+  });
+}
+
+}  // namespace cusched
