@@ -448,7 +448,8 @@ std::vector<std::string> class_moves(ProblemClass c) {
   switch (c) {
     case ProblemClass::pointwise: return {"retile", "retile", "vectorize", "vectorize", "unroll", "random"};
     case ProblemClass::reduction: return {"retile", "retile", "fuse_producers", "vectorize", "unroll", "register_tile", "random"};
-    case ProblemClass::normalisation: return {"retile", "retile", "fuse_producers", "vectorize", "vectorize", "unroll", "stage_shared", "random"};
+    case ProblemClass::normalisation:
+      return {"retile", "retile", "fuse_producers", "vectorize", "vectorize", "unroll", "stage_shared", "fast_math", "random"};
     case ProblemClass::matmul: return {"retile", "retile", "register_tile", "pipeline", "pipeline", "stage_shared", "precision", "unroll"};
     case ProblemClass::convolution: return {"retile", "retile", "register_tile", "stage_shared", "unroll", "vectorize", "precision"};
   }

@@ -327,8 +327,33 @@ std::optional<MoveResult> precision(const json& steps, const ScheduleState& st, 
   json out = json::array();
   for (const auto& step : steps)
     if (!(step.value("op", "") == "precision" && step_stage_name(step) == stage)) out.push_back(step);
-  out.push_back({{"op", "precision"}, {"stage", stage}, {"operands", operands}});
+  out.push_back({{"op", "precision"}, {"stage", stage}, {"operands", operands}, {"math", st.stage(stage).math}});
   return MoveResult{"precision", "use " + operands + " operands in " + stage, out};
+}
+
+// True when `e` computes an f32 exp or log or divides f32 values.
+bool has_fast_math_candidate(const Expr& e) {
+  if (!e.defined()) return false;
+  if (e.type() == DType::f32 && ((e->op == ExprOp::Call && (e->name == "exp" || e->name == "log")) || e->op == ExprOp::Div))
+    return true;
+  for (const auto& a : e->args)
+    if (has_fast_math_candidate(a)) return true;
+  return false;
+}
+
+// fast_math: a stage that computes exp, log or an f32 division switches to the GPU's
+// approximate intrinsics, keeping its operand precision.
+std::optional<MoveResult> fast_math(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
+  std::vector<std::string> stages;
+  for (const auto& name : scheduled_stages(st))
+    if (st.stage(name).math != "fast" && has_fast_math_candidate(st.stage_def(name)->body)) stages.push_back(name);
+  if (stages.empty()) return std::nullopt;
+  std::string stage = pick(stages, rng);
+  json out = json::array();
+  for (const auto& step : steps)
+    if (!(step.value("op", "") == "precision" && step_stage_name(step) == stage)) out.push_back(step);
+  out.push_back({{"op", "precision"}, {"stage", stage}, {"operands", st.stage(stage).precision}, {"math", "fast"}});
+  return MoveResult{"fast_math", "compute exp, log and division in " + stage + " with fast-math intrinsics", out};
 }
 
 // pipeline: the shared-memory copies a stage makes at a serial loop issued
@@ -365,8 +390,8 @@ std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std
 }  // namespace
 
 const std::vector<std::string>& move_names() {
-  static const std::vector<std::string> names = {"retile", "vectorize", "fuse_producers", "stage_shared",
-                                                 "register_tile", "unroll", "precision", "pipeline", "random"};
+  static const std::vector<std::string> names = {"retile",  "vectorize", "fuse_producers", "stage_shared", "register_tile",
+                                                 "unroll",  "precision", "fast_math",      "pipeline",     "random"};
   return names;
 }
 
@@ -379,6 +404,7 @@ std::optional<MoveResult> apply_move(const std::string& name, const nlohmann::js
   if (name == "register_tile") return register_tile(steps, state, rng);
   if (name == "unroll") return unroll(steps, state, rng);
   if (name == "precision") return precision(steps, state, rng);
+  if (name == "fast_math") return fast_math(steps, state, rng);
   if (name == "pipeline") return pipeline(steps, state, rng);
   if (name == "random") return random_fresh(steps, state, rng);
   return std::nullopt;

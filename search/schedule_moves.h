@@ -2,7 +2,7 @@
 // The moves of the built-in proposer: edits of a schedule's JSON steps, each
 // trying one optimisation idea (another split factor, a vectorized inner loop,
 // producers fused into their consumer, a shared-memory copy, a register tile,
-// unrolling, a lower operand precision). A move may produce an illegal schedule;
+// unrolling, a lower operand precision, fast-math intrinsics). A move may produce an illegal schedule;
 // the caller validates every result before evaluating it.
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,7 +22,7 @@ struct MoveResult {
 };
 
 // Every move's name: retile, vectorize, fuse_producers, stage_shared, register_tile,
-// unroll, precision, random.
+// unroll, precision, fast_math, pipeline, random.
 const std::vector<std::string>& move_names();
 
 // Applies move `name` to `steps`, a legal schedule whose state is `state`, drawing

@@ -120,6 +120,33 @@ TEST(ScheduleMoves, PipelineMakesStagedCopiesAsynchronous) {
   EXPECT_FALSE(apply_move("pipeline", flat, Schedule::from_json(relu.context("bench"), flat).state(), rng));
 }
 
+TEST(ScheduleMoves, FastMathSwitchesAStageThatComputesExpAndKeepsItsOperands) {
+  const Problem& p = find_problem("softmax");
+  json base = validate_schedule(p.context("bench"), p.baseline_schedule).steps;
+  ScheduleState st = Schedule::from_json(p.context("bench"), base).state();
+  std::mt19937_64 rng(7);
+  std::set<std::string> switched;
+  for (int i = 0; i < 20; ++i) {
+    auto m = apply_move("fast_math", base, st, rng);
+    ASSERT_TRUE(m);
+    ASSERT_TRUE(legal_at(p, m->schedule, "bench")) << m->schedule.dump();
+    const json& step = m->schedule.back();
+    EXPECT_EQ(step["op"], "precision");
+    EXPECT_EQ(step["math"], "fast");
+    EXPECT_EQ(step["operands"], "f32");
+    switched.insert(step["stage"].get<std::string>());
+  }
+  // M is a maximum: no exp, log or division to approximate.
+  EXPECT_EQ(switched, (std::set<std::string>{"S", "Y"}));
+  // Once every such stage is fast there is nothing left to switch.
+  json both = concat_steps({base, fast_math_steps({"S", "Y"})});
+  EXPECT_FALSE(apply_move("fast_math", both, Schedule::from_json(p.context("bench"), both).state(), rng));
+  // relu computes none of them.
+  const Problem& relu = find_problem("relu");
+  json flat = validate_schedule(relu.context("bench"), relu.best_schedule).steps;
+  EXPECT_FALSE(apply_move("fast_math", flat, Schedule::from_json(relu.context("bench"), flat).state(), rng));
+}
+
 TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
   const Problem& p = find_problem("softmax");
   int legal = 0;
