@@ -112,7 +112,8 @@ class KernelWriter {
   void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
-  void cluster_all_reduce(const StmtNode& s);
+  // vb / ib: the value and (argmin/argmax) index buffers, checked to be registers.
+  void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib);
   void mma(const StmtNode& s);
   void ldmatrix(const StmtNode& s);
   std::string bound_text(const Expr& e) {
@@ -474,20 +475,6 @@ void KernelWriter::ldmatrix(const StmtNode& s) {
 }
 
 void KernelWriter::all_reduce(const StmtNode& s) {
-  if (s.reduce_kind == "cluster") {
-    cluster_all_reduce(s);
-    return;
-  }
-  const int a = thread_axis_index(s.reduce_axis);
-  if (a < 0)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
-         "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");
-  const int64_t dim = kernel_.block[a], width = s.width;
-  if (width < 1 || dim % width != 0)
-    fail("allreduce-width-mismatch",
-         "Kernel '" + kernel_.name + "' reduces over groups of " + std::to_string(width) + " threads along " +
-             gpu_axis_name(s.reduce_axis) + ", which does not divide the block's " + std::to_string(dim) + " threads there.",
-         "Use a width that divides the block size on the reduce axis.");
   const bool arg = s.reduce_op == ReduceOp::ArgMin || s.reduce_op == ReduceOp::ArgMax;
   const EmittedBuffer* vb = lookup(s.buffer);
   const EmittedBuffer* ib = arg ? lookup(s.index_buffer) : nullptr;
@@ -501,6 +488,20 @@ void KernelWriter::all_reduce(const StmtNode& s) {
            "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " + mem_scope_name(b->scope) + " buffer.",
            "AllReduce combines per-thread values: allocate the buffer in registers.");
   }
+  if (s.reduce_kind == "cluster") {
+    cluster_all_reduce(s, *vb, ib);
+    return;
+  }
+  const int a = thread_axis_index(s.reduce_axis);
+  if (a < 0)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
+         "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");
+  const int64_t dim = kernel_.block[a], width = s.width;
+  if (width < 1 || dim % width != 0)
+    fail("allreduce-width-mismatch",
+         "Kernel '" + kernel_.name + "' reduces over groups of " + std::to_string(width) + " threads along " +
+             gpu_axis_name(s.reduce_axis) + ", which does not divide the block's " + std::to_string(dim) + " threads there.",
+         "Use a width that divides the block size on the reduce axis.");
   const std::string value = expr_.element(s.buffer, s.index);
   const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
   const std::string op = reduce_op_struct(s.reduce_op);
@@ -545,17 +546,12 @@ void KernelWriter::all_reduce(const StmtNode& s) {
 // combined across the whole block first, every thread holds the same value and one
 // value per block crosses the cluster; otherwise each thread combines the slots of its
 // own thread index in every block.
-void KernelWriter::cluster_all_reduce(const StmtNode& s) {
+void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib) {
   if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
     fail("malformed-ir", "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
              gpu_axis_name(s.reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster) + ".",
          "Combine across cluster.x with the cluster's full width; this is a lowering bug.");
-  const bool arg = s.reduce_op == ReduceOp::ArgMin || s.reduce_op == ReduceOp::ArgMax;
-  const EmittedBuffer* vb = lookup(s.buffer);
-  const EmittedBuffer* ib = arg ? lookup(s.index_buffer) : nullptr;
-  if (!vb || vb->scope != MemScope::Register || (arg && (!ib || ib->scope != MemScope::Register)))
-    fail("allreduce-needs-register", "Kernel '" + kernel_.name + "' combines '" + s.buffer + "' across the cluster, but it is not a register buffer in scope.",
-         "AllReduce combines per-thread values: allocate the buffer in registers.");
+  const bool arg = ib != nullptr;
   const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
   const int a = thread_axis_index(s.combined_axis);
   const bool uniform = a >= 0 && s.combined_width == kernel_.block[a] && threads == kernel_.block[a];
@@ -564,7 +560,7 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s) {
   const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
   open("");
   if (uniform) {
-    shared_array(scratch, vb->dtype, 2);  // [0]: this block's value, [1]: the cluster's total
+    shared_array(scratch, vb.dtype, 2);  // [0]: this block's value, [1]: the cluster's total
     if (arg) {
       shared_array(scratch + "_index", ib->dtype, 2);
       line("cusched::cluster_allreduce_arg_uniform<" + op + ", " + w + ">(" + value + ", " + index + ", &" + scratch + "[0], &" +
@@ -574,7 +570,7 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s) {
            "[1], cusched_cluster_pending);");
     }
   } else {
-    shared_array(scratch, vb->dtype, threads);
+    shared_array(scratch, vb.dtype, threads);
     if (arg) {
       shared_array(scratch + "_index", ib->dtype, threads);
       line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
