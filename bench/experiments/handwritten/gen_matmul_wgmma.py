@@ -4,7 +4,10 @@
 per block, each computing 64 x 256 of a 128 x 256 tile with m64n256k8 wgmmas from
 128-byte-swizzled shared tiles; A is copied with cp.async, B (row-major, N contiguous)
 is loaded to registers and stored transposed (tf32 wgmma reads both operands K-major);
-a 4-stage pipeline. Usage: gen_matmul_wgmma.py OUT.cu"""
+a 4-stage pipeline. With --inflight 1 each k-step leaves its wgmmas running while the
+next k-step's are issued (wgmma.wait_group 1), and the copies run STAGES - 2 k-steps
+ahead so that they never overwrite a stage an unfinished wgmma reads.
+Usage: gen_matmul_wgmma.py OUT.cu [--inflight 0|1]"""
 import sys
 
 acc = ", ".join(f"%{i}" for i in range(128))
@@ -22,6 +25,8 @@ src = r'''// problem: matmul
 #define B_STAGE_BYTES (BN * BK * 4)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 #define KT (K / BK)
+#define INFLIGHT_GROUPS @INFLIGHT@
+#define AHEAD (STAGES - 1 - INFLIGHT_GROUPS)
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
@@ -93,7 +98,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
   };
 
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
+  for (int s = 0; s < AHEAD; ++s) {
     load_a(s, s);
     asm volatile("cp.async.commit_group;\n" ::: "memory");
     load_b(s);
@@ -101,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
   }
   for (int kt = 0; kt < KT; ++kt) {
     const int s = kt % STAGES;
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(AHEAD - 1) : "memory");
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     __syncthreads();
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -110,15 +115,16 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
 #pragma unroll
     for (int kk = 0; kk < BK / 8; ++kk) wgmma_tf32(d, descriptor(a_base + kk * 32), descriptor(b_base + kk * 32));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    const int next = kt + STAGES - 1;
+    const int next = kt + AHEAD;
     if (next < KT) {
       load_a(next, next % STAGES);
       load_b(next);
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
     if (next < KT) store_b(next % STAGES);
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(INFLIGHT_GROUPS) : "memory");
   }
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   const int row = m0 + wg * 64 + (warp & 3) * 16 + (lane >> 2);
 #pragma unroll
   for (int j = 0; j < 32; ++j) {
@@ -129,5 +135,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
 }
 // cusched-launch size=bench grid=16,32,1 block=256,1,1 smem=197632
 '''
-src = src.replace("{ACC}", "{" + acc + "}").replace("OUTS", outs)
+inflight = int(sys.argv[sys.argv.index("--inflight") + 1]) if "--inflight" in sys.argv else 0
+src = src.replace("{ACC}", "{" + acc + "}").replace("OUTS", outs).replace("@INFLIGHT@", str(inflight))
 open(sys.argv[1], "w").write(src)
