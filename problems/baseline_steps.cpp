@@ -31,6 +31,28 @@ json tiled_grid_steps(const std::string& stage, const std::string& i, const std:
   return steps;
 }
 
+json conv_row_implicit_gemm_steps(const std::string& stage, int64_t depth) {
+  json steps = json::parse(R"([
+    {"op": "split", "loop": "ow", "factor": 128, "outer": "owo", "inner": "owi"},
+    {"op": "split", "loop": "owi", "factor": 64, "outer": "oww", "inner": "own"},
+    {"op": "split", "loop": "o", "factor": 32, "outer": "o_w", "inner": "om"},
+    {"op": "split", "loop": "rc", "factor": 16, "outer": "rco", "inner": "rci"},
+    {"op": "reorder", "loops": ["n", "oh", "owo", "rco", "kh", "kw", "o_w", "oww", "om", "own", "rci"]},
+    {"op": "bind", "loop": "n", "axis": "blockIdx.z"},
+    {"op": "bind", "loop": "oh", "axis": "blockIdx.y"},
+    {"op": "bind", "loop": "owo", "axis": "blockIdx.x"},
+    {"op": "bind", "loop": "o_w", "axis": "threadIdx.z"},
+    {"op": "bind", "loop": "oww", "axis": "threadIdx.y"},
+    {"op": "cache_read", "source": "X", "scope": "shared", "at": "kw", "pad": 8},
+    {"op": "cache_read", "source": "weight", "scope": "shared", "at": "kw", "pad": 0},
+    {"op": "tensor_core", "shape": "m16n8k8", "precision": "tf32"},
+    {"op": "launch_bounds", "max_threads": 256, "min_blocks": 2}
+  ])");
+  steps.push_back({{"op", "pipeline"}, {"loop", "kw"}, {"depth", depth}});
+  for (auto& s : steps) s["stage"] = stage;
+  return steps;
+}
+
 json fast_math_steps(const std::vector<std::string>& stages) {
   json s = json::array();
   for (const auto& st : stages) s.push_back({{"op", "precision"}, {"stage", st}, {"operands", "f32"}, {"math", "fast"}});

@@ -79,6 +79,14 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
 // the combining arithmetic.
 nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns, int64_t rows);
 
+// The convolutions' TF32 implicit GEMM on `stage` (loops n, oh, ow, o, rc, kh, kw; input
+// X, weights "weight"): per block one output row of 128 columns x all output channels,
+// 8 warps of 32 channels x 64 columns, rc in chunks of 16 with kh and kw serial inside;
+// at each (kh, kw) the chunk's input rows (padded by 8) and that tap's weights are staged
+// in shared memory with a `depth`-buffer cp.async pipeline at kw; 2 blocks of 256
+// threads per SM.
+nlohmann::json conv_row_implicit_gemm_steps(const std::string& stage, int64_t depth);
+
 // f32 operands and fast math (exp, log and division as approximate intrinsics) for
 // each of `stages`.
 nlohmann::json fast_math_steps(const std::vector<std::string>& stages);

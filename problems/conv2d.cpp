@@ -39,24 +39,8 @@ Problem make_conv2d() {
   // [o][rc], rc contiguous) are copied into shared memory, double-buffered with cp.async at
   // kw. The accumulators go through a padded shared tile (cache_write shared, 103 KB in
   // all) so that the output is written row by row, coalesced.
-  p.best_schedule = nlohmann::json::parse(R"([
-    {"stage": "Y", "op": "split", "loop": "ow", "factor": 128, "outer": "owo", "inner": "owi"},
-    {"stage": "Y", "op": "split", "loop": "owi", "factor": 64, "outer": "oww", "inner": "own"},
-    {"stage": "Y", "op": "split", "loop": "o", "factor": 32, "outer": "o_w", "inner": "om"},
-    {"stage": "Y", "op": "split", "loop": "rc", "factor": 16, "outer": "rco", "inner": "rci"},
-    {"stage": "Y", "op": "reorder", "loops": ["n", "oh", "owo", "rco", "kh", "kw", "o_w", "oww", "om", "own", "rci"]},
-    {"stage": "Y", "op": "bind", "loop": "n", "axis": "blockIdx.z"},
-    {"stage": "Y", "op": "bind", "loop": "oh", "axis": "blockIdx.y"},
-    {"stage": "Y", "op": "bind", "loop": "owo", "axis": "blockIdx.x"},
-    {"stage": "Y", "op": "bind", "loop": "o_w", "axis": "threadIdx.z"},
-    {"stage": "Y", "op": "bind", "loop": "oww", "axis": "threadIdx.y"},
-    {"stage": "Y", "op": "cache_read", "source": "X", "scope": "shared", "at": "kw", "pad": 8},
-    {"stage": "Y", "op": "cache_read", "source": "weight", "scope": "shared", "at": "kw", "pad": 0},
-    {"stage": "Y", "op": "tensor_core", "shape": "m16n8k8", "precision": "tf32"},
-    {"stage": "Y", "op": "pipeline", "loop": "kw", "depth": 2},
-    {"stage": "Y", "op": "cache_write", "scope": "shared"},
-    {"stage": "Y", "op": "launch_bounds", "max_threads": 256, "min_blocks": 2}
-  ])");
+  p.best_schedule = concat_steps({conv_row_implicit_gemm_steps("Y", 2), nlohmann::json::parse(R"([
+    {"stage": "Y", "op": "cache_write", "scope": "shared"}])")});
   return p;
 }
 

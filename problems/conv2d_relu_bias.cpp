@@ -45,22 +45,7 @@ Problem make_conv2d_relu_bias() {
   // 3-buffer cp.async pipeline at kw; the accumulators are stored from registers. A second
   // kernel adds the biases and applies ReLU with float4 accesses. 8.5999 ms on the H200
   // (with a shared output tile: 9.4914; torch.compile 8.7159; bench/RESULTS.md, session 5).
-  p.best_schedule = nlohmann::json::parse(R"([
-    {"stage": "Conv", "op": "split", "loop": "ow", "factor": 128, "outer": "owo", "inner": "owi"},
-    {"stage": "Conv", "op": "split", "loop": "owi", "factor": 64, "outer": "oww", "inner": "own"},
-    {"stage": "Conv", "op": "split", "loop": "o", "factor": 32, "outer": "o_w", "inner": "om"},
-    {"stage": "Conv", "op": "split", "loop": "rc", "factor": 16, "outer": "rco", "inner": "rci"},
-    {"stage": "Conv", "op": "reorder", "loops": ["n", "oh", "owo", "rco", "kh", "kw", "o_w", "oww", "om", "own", "rci"]},
-    {"stage": "Conv", "op": "bind", "loop": "n", "axis": "blockIdx.z"},
-    {"stage": "Conv", "op": "bind", "loop": "oh", "axis": "blockIdx.y"},
-    {"stage": "Conv", "op": "bind", "loop": "owo", "axis": "blockIdx.x"},
-    {"stage": "Conv", "op": "bind", "loop": "o_w", "axis": "threadIdx.z"},
-    {"stage": "Conv", "op": "bind", "loop": "oww", "axis": "threadIdx.y"},
-    {"stage": "Conv", "op": "cache_read", "source": "X", "scope": "shared", "at": "kw", "pad": 8},
-    {"stage": "Conv", "op": "cache_read", "source": "weight", "scope": "shared", "at": "kw", "pad": 0},
-    {"stage": "Conv", "op": "tensor_core", "shape": "m16n8k8", "precision": "tf32"},
-    {"stage": "Conv", "op": "pipeline", "loop": "kw", "depth": 3},
-    {"stage": "Conv", "op": "launch_bounds", "max_threads": 256, "min_blocks": 2},
+  p.best_schedule = concat_steps({conv_row_implicit_gemm_steps("Conv", 3), nlohmann::json::parse(R"([
     {"op": "fuse", "stage": "Y", "outer": "oh", "inner": "ow", "fused": "hw"},
     {"op": "fuse", "stage": "Y", "outer": "n", "inner": "o", "fused": "no"},
     {"op": "split", "stage": "Y", "loop": "hw", "factor": 4, "outer": "hwo", "inner": "hwv"},
@@ -69,7 +54,7 @@ Problem make_conv2d_relu_bias() {
     {"op": "bind", "stage": "Y", "loop": "hb", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Y", "loop": "ht", "axis": "threadIdx.x"},
     {"op": "vectorize", "stage": "Y", "loop": "hwv"}
-  ])");
+  ])")});
   return p;
 }
 
