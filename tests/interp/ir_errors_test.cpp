@@ -7,6 +7,7 @@
 #include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
 #include "tests/interp/ir_test_support.h"
 
 namespace cusched {
@@ -119,20 +120,7 @@ LoweredProgram lowered_tensor_core_tile() {
   ScheduleContext c;
   c.pipeline = Pipeline({compute("C", {i, j}, sum(k, A(i, k) * B(k, j)))});
   c.sizes = {{"M", 64}, {"N", 48}, {"K", 40}};
-  const nlohmann::json steps = nlohmann::json::parse(R"([
-    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 32, "y_factor": 16},
-    {"op": "split", "stage": "C", "loop": "ii", "factor": 16, "outer": "iw", "inner": "im"},
-    {"op": "split", "stage": "C", "loop": "ji", "factor": 8, "outer": "jw", "inner": "jn"},
-    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
-    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "iw", "jw", "im", "jn", "ki"]},
-    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "C", "loop": "iw", "axis": "threadIdx.z"},
-    {"op": "bind", "stage": "C", "loop": "jw", "axis": "threadIdx.y"},
-    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4},
-    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "pad": 8},
-    {"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}
-  ])");
+  const nlohmann::json steps = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {32, 16, 16, 8, 8});
   return lower(Schedule::from_json(c, steps), "matmul");
 }
 

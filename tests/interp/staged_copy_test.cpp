@@ -11,6 +11,7 @@
 #include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
+#include "problems/baseline_steps.h"
 #include "tests/interp/ir_test_support.h"
 
 namespace cusched {
@@ -172,26 +173,7 @@ TEST(StagedCopy, BulkPipelinesCopyOnlyTheRowsInsideTheSource) {
 
 // A tensor-core tile: blocks of bm x bn, warps of wm x wn, K staged bk at a time.
 nlohmann::json tensor_core_steps(int bm, int bn, int wm, int wn, int bk) {
-  nlohmann::json s = nlohmann::json::parse(R"([
-    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 0, "y_factor": 0},
-    {"op": "split", "stage": "C", "loop": "ii", "factor": 0, "outer": "iw", "inner": "im"},
-    {"op": "split", "stage": "C", "loop": "ji", "factor": 0, "outer": "jw", "inner": "jn"},
-    {"op": "split", "stage": "C", "loop": "k", "factor": 0, "outer": "ko", "inner": "ki"},
-    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "iw", "jw", "im", "jn", "ki"]},
-    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "C", "loop": "iw", "axis": "threadIdx.z"},
-    {"op": "bind", "stage": "C", "loop": "jw", "axis": "threadIdx.y"},
-    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4},
-    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "pad": 8},
-    {"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}
-  ])");
-  s[0]["x_factor"] = bm;
-  s[0]["y_factor"] = bn;
-  s[1]["factor"] = wm;
-  s[2]["factor"] = wn;
-  s[3]["factor"] = bk;
-  return s;
+  return tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {bm, bn, wm, wn, bk});
 }
 
 TEST(StagedCopy, TensorCoreTilesGiveTheSameResultWithEveryCopyEngine) {
