@@ -10,6 +10,7 @@
 #include "problems/problem.h"
 #include "runtime/interp_verification.h"
 #include "tests/property/schedule_checks.h"
+#include "tests/property/staged_tile_schedules.h"
 
 namespace cusched {
 namespace {
@@ -26,23 +27,7 @@ nlohmann::json with_shared_output(nlohmann::json steps, const std::string& stage
   return steps;
 }
 
-// A CUDA-core tile: bm x bn outputs per block, one per thread, K in steps of 8 staged in shared memory.
-nlohmann::json cuda_core_steps(int bm, int bn) {
-  nlohmann::json s = nlohmann::json::parse(R"([
-    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 0, "y_factor": 0},
-    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
-    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "ii", "ji", "ki"]},
-    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "C", "loop": "ii", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"},
-    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
-    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"}
-  ])");
-  s[0]["x_factor"] = bm;
-  s[0]["y_factor"] = bn;
-  return s;
-}
+nlohmann::json cuda_core_steps(int bm, int bn) { return testing::cuda_core_staged_tile_steps(bm, bn); }
 
 TEST(CacheWriteShared, TensorCoreTilesMatchTheReference) {
   // matmul small is 64 x 48 x 40: 32 x 16 blocks divide it, 128 x 128 blocks overhang it.

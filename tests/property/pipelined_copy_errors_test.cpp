@@ -10,6 +10,7 @@
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
 #include "problems/problem.h"
+#include "tests/property/staged_tile_schedules.h"
 
 namespace cusched {
 namespace {
@@ -41,17 +42,7 @@ ScheduleContext matmul_of(DType t) {
 // A 16 x 16 CUDA-core tile with K steps of 8; A and B staged in shared memory at each
 // step and the copies pipelined two deep on `engine`.
 nlohmann::json pipelined_tile(const std::string& engine) {
-  nlohmann::json s = nlohmann::json::parse(R"([
-    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 16, "y_factor": 16},
-    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
-    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "ii", "ji", "ki"]},
-    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "C", "loop": "ii", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"},
-    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
-    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"}
-  ])");
+  nlohmann::json s = testing::cuda_core_staged_tile_steps(16, 16);
   s.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 2}, {"engine", engine}});
   return s;
 }
