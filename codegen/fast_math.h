@@ -23,4 +23,7 @@ const FastMathFunction* fast_math_function(const std::string& name);
 // fast-math call.
 Expr with_fast_math(const Expr& value);
 
+// True when `value` has an operation that with_fast_math replaces.
+bool has_fast_math_operation(const Expr& value);
+
 }  // namespace cusched

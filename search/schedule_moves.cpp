@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/fast_math.h"
 #include "dsl/random_schedule.h"
 
 namespace cusched::search {
@@ -331,22 +332,12 @@ std::optional<MoveResult> precision(const json& steps, const ScheduleState& st, 
   return MoveResult{"precision", "use " + operands + " operands in " + stage, out};
 }
 
-// True when `e` computes an f32 exp or log or divides f32 values.
-bool has_fast_math_candidate(const Expr& e) {
-  if (!e.defined()) return false;
-  if (e.type() == DType::f32 && ((e->op == ExprOp::Call && (e->name == "exp" || e->name == "log")) || e->op == ExprOp::Div))
-    return true;
-  for (const auto& a : e->args)
-    if (has_fast_math_candidate(a)) return true;
-  return false;
-}
-
 // fast_math: a stage that computes exp, log or an f32 division switches to the GPU's
 // approximate intrinsics, keeping its operand precision.
 std::optional<MoveResult> fast_math(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
   std::vector<std::string> stages;
   for (const auto& name : scheduled_stages(st))
-    if (st.stage(name).math != "fast" && has_fast_math_candidate(st.stage_def(name)->body)) stages.push_back(name);
+    if (st.stage(name).math != "fast" && has_fast_math_operation(st.stage_def(name)->body)) stages.push_back(name);
   if (stages.empty()) return std::nullopt;
   std::string stage = pick(stages, rng);
   json out = json::array();

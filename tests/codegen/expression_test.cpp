@@ -72,6 +72,11 @@ TEST(CudaExpressions, FastMathUsesApproximateIntrinsicsAndTheReferenceStaysExact
   // Integer division and f64 math are left alone.
   Expr i = with_fast_math(ld("I", DType::i32, v("t")) / 3);
   EXPECT_EQ(i->op, ExprOp::Div);
+  EXPECT_TRUE(has_fast_math_operation(exp(a()) + 1.0f));
+  EXPECT_TRUE(has_fast_math_operation(a() / 2.0f));
+  EXPECT_FALSE(has_fast_math_operation(ld("I", DType::i32, v("t")) / 3));
+  EXPECT_FALSE(has_fast_math_operation(exp(cast(DType::f64, a()))));
+  EXPECT_FALSE(has_fast_math_operation(sqrt(a()) * a()));
 }
 
 TEST(CudaExpressions, SpecialValuesUseDeviceLibraryHelpers) {
