@@ -123,6 +123,10 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
   }
   for (const auto& b : bundle.buffers)
     if (b.zero_before_launch) o << "  cudaMemsetAsync(" << var[b.name] << ", 0, " << b.bytes() << ", stream);\n";
+  // Every kernel after the first is a programmatic dependent launch, as the runtime
+  // times them: its blocks may start while the previous kernel finishes, and the
+  // generated kernel waits for it (griddepcontrol.wait) before any work.
+  bool first = true;
   for (const auto& l : bundle.launches) {
     o << "  {\n    void* args[] = {";
     for (size_t i = 0; i < l.args.size(); ++i) o << (i ? ", " : "") << "(void*)&" << var[l.args[i]];
@@ -133,9 +137,22 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
         << l.dynamic_smem_bytes << ");\n";
     if (l.cluster > 8)
       o << "    cudaFuncSetAttribute((const void*)" << l.kernel << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
-    o << "    cudaLaunchKernel((const void*)" << l.kernel << ", dim3(" << l.grid[0] << ", " << l.grid[1] << ", " << l.grid[2]
-      << "), dim3(" << l.block[0] << ", " << l.block[1] << ", " << l.block[2] << "), args, " << l.dynamic_smem_bytes
-      << ", stream);\n  }\n";
+    const std::string grid = "dim3(" + std::to_string(l.grid[0]) + ", " + std::to_string(l.grid[1]) + ", " + std::to_string(l.grid[2]) + ")";
+    const std::string block = "dim3(" + std::to_string(l.block[0]) + ", " + std::to_string(l.block[1]) + ", " + std::to_string(l.block[2]) + ")";
+    if (first) {
+      o << "    cudaLaunchKernel((const void*)" << l.kernel << ", " << grid << ", " << block << ", args, " << l.dynamic_smem_bytes
+        << ", stream);\n  }\n";
+    } else {
+      o << "    cudaLaunchAttribute dependent[1];\n";
+      o << "    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;\n";
+      o << "    dependent[0].val.programmaticStreamSerializationAllowed = 1;\n";
+      o << "    cudaLaunchConfig_t config = {};\n";
+      o << "    config.gridDim = " << grid << ";\n    config.blockDim = " << block << ";\n";
+      o << "    config.dynamicSmemBytes = " << l.dynamic_smem_bytes << ";\n    config.stream = stream;\n";
+      o << "    config.attrs = dependent;\n    config.numAttrs = 1;\n";
+      o << "    cudaLaunchKernelExC(&config, (const void*)" << l.kernel << ", args);\n  }\n";
+    }
+    first = false;
   }
   for (const auto* b : scratch) o << "  cudaFreeAsync(" << var[b->name] << ", stream);\n";
   o << "}\n\n";

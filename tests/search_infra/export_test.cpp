@@ -71,6 +71,14 @@ TEST(Export, LauncherTakesInputsAndOutputsInBufferOrder) {
   EXPECT_NE(s.find("cudaFuncSetAttribute((const void*)sum_rows, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536)"),
             std::string::npos);
   EXPECT_LT(s.find("(const void*)scale_rows"), s.find("(const void*)sum_rows"));
+  // The first kernel launches plainly, the next as a programmatic dependent launch.
+  EXPECT_NE(s.find("cudaLaunchKernel((const void*)scale_rows, dim3(2, 1, 1), dim3(128, 1, 1), args, 0, stream);"), std::string::npos) << s;
+  const size_t ex = s.find("cudaLaunchKernelExC(&config, (const void*)sum_rows, args);");
+  ASSERT_NE(ex, std::string::npos) << s;
+  const size_t attr = s.rfind("cudaLaunchAttributeProgrammaticStreamSerialization", ex);
+  ASSERT_NE(attr, std::string::npos);
+  EXPECT_GT(attr, s.find("(const void*)scale_rows"));
+  EXPECT_NE(s.find("config.dynamicSmemBytes = 65536;"), std::string::npos);
   EXPECT_EQ(s.find("NonPortableClusterSize"), std::string::npos) << "no kernel forms a cluster of more than 8 blocks";
   // PyTorch snippet in a trailing comment.
   auto snippet = s.find("/* PyTorch check");
