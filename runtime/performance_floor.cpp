@@ -16,6 +16,13 @@ double flop_rate(const std::string& precision) {
        "Use one of f32, tf32, 3xtf32, bf16, f16, f64.");
 }
 
+namespace {
+
+// The floor's FLOPs at the peak rate of its precision, in seconds.
+double compute_seconds(const Floor& floor) { return floor.flops > 0 ? floor.flops / flop_rate(floor.precision) : 0; }
+
+}  // namespace
+
 double floor_ms(const Floor& floor, const MemoryBandwidth& bw) {
   double memory_s = 0;
   if (bw.copy > 0 && bw.read > bw.copy) {
@@ -24,14 +31,12 @@ double floor_ms(const Floor& floor, const MemoryBandwidth& bw) {
   } else if (bw.copy > 0) {
     memory_s = floor.bytes / bw.copy;
   }
-  double compute_s = floor.flops > 0 ? floor.flops / flop_rate(floor.precision) : 0;
-  return std::max(memory_s, compute_s) * 1e3;
+  return std::max(memory_s, compute_seconds(floor)) * 1e3;
 }
 
 double least_possible_ms(const Floor& floor, const MemoryBandwidth& bw) {
   if (bw.peak <= 0) return floor_ms(floor, bw);
-  const double compute_s = floor.flops > 0 ? floor.flops / flop_rate(floor.precision) : 0;
-  return std::max(floor.bytes / bw.peak, compute_s) * 1e3;
+  return std::max(floor.bytes / bw.peak, compute_seconds(floor)) * 1e3;
 }
 
 TimeSummary summarize_times(std::vector<double> times_ms) {

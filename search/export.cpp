@@ -126,8 +126,8 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
   // Every kernel after the first is a programmatic dependent launch, as the runtime
   // times them: its blocks may start while the previous kernel finishes, and the
   // generated kernel waits for it (griddepcontrol.wait) before any work.
-  bool first = true;
-  for (const auto& l : bundle.launches) {
+  for (size_t li = 0; li < bundle.launches.size(); ++li) {
+    const LaunchSpec& l = bundle.launches[li];
     o << "  {\n    void* args[] = {";
     for (size_t i = 0; i < l.args.size(); ++i) o << (i ? ", " : "") << "(void*)&" << var[l.args[i]];
     if (l.args.empty()) o << "nullptr";
@@ -139,7 +139,7 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
       o << "    cudaFuncSetAttribute((const void*)" << l.kernel << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
     const std::string grid = "dim3(" + std::to_string(l.grid[0]) + ", " + std::to_string(l.grid[1]) + ", " + std::to_string(l.grid[2]) + ")";
     const std::string block = "dim3(" + std::to_string(l.block[0]) + ", " + std::to_string(l.block[1]) + ", " + std::to_string(l.block[2]) + ")";
-    if (first) {
+    if (li == 0) {
       o << "    cudaLaunchKernel((const void*)" << l.kernel << ", " << grid << ", " << block << ", args, " << l.dynamic_smem_bytes
         << ", stream);\n  }\n";
     } else {
@@ -152,7 +152,6 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
       o << "    config.attrs = dependent;\n    config.numAttrs = 1;\n";
       o << "    cudaLaunchKernelExC(&config, (const void*)" << l.kernel << ", args);\n  }\n";
     }
-    first = false;
   }
   for (const auto* b : scratch) o << "  cudaFreeAsync(" << var[b->name] << ", stream);\n";
   o << "}\n\n";
