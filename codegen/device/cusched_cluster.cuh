@@ -70,7 +70,7 @@ __device__ __forceinline__ void cluster_allreduce_arg(T& v, I& i, int blocks, T*
 
 // When every thread of the block holds the same value: thread 0 leaves it in the
 // block's one slot, the cluster synchronises, thread 0 reads the `Blocks` ranks' slots
-// (all loads in flight at once) and combines them in rank order, and the block reads the
+// (an unrolled loop of independent loads) and combines them in rank order, and the block reads the
 // total from `total`. The slot and the total are not written again before the next
 // cluster barrier, which every thread reaches only after reading them.
 template <typename Op, int Blocks, typename T>

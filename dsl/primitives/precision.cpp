@@ -10,9 +10,9 @@ PrimitiveDef precision_primitive() {
       "Chooses the precision in which a stage's multiplication operands are rounded: f32 (exact float), tf32 (10-bit "
       "mantissa, what tensor cores read from f32), bf16 or f16. Accumulation stays in f32. Legal only when the "
       "problem's tolerance admits the rounding; every result records the precision it used. With math \"fast\" the "
-      "stage's f32 exp, log and division become the GPU's approximate intrinsics (__expf, __logf, __fdividef: a few "
-      "ulp, within 2^-21 relative for exp arguments up to 100 in magnitude), which the CPU interpreter evaluates "
-      "exactly; only the GPU's verification sees their error.";
+      "stage's f32 exp, log and division become the GPU's approximate intrinsics (__expf, __logf, __fdividef), which "
+      "the CPU interpreter evaluates exactly; only the GPU's verification against the float64 reference sees their "
+      "error.";
   p.args = {stage_arg(true), enum_arg("operands", {"f32", "tf32", "bf16", "f16"}, "Operand precision."),
             enum_arg("math", {"exact", "fast"}, "exp, log and f32 division: exact (IEEE, as libdevice) or fast (approximate intrinsics).",
                      false, "exact")};

@@ -8,8 +8,8 @@ PrimitiveDef reverse_primitive() {
   p.name = "reverse";
   p.summary =
       "Runs a pure loop from its last iteration to its first: a new loop r of the same extent N iterates var = "
-      "N-1-r. Bound to a block axis, it reverses the order in which blocks are issued, so that a kernel first "
-      "reads what the previous kernel read last (still in L2). Reduction loops keep their order.";
+      "N-1-r. Bound to a block axis, it reverses the order in which blocks are issued (for example to read first "
+      "what the previous kernel read last). Reduction loops keep their order.";
   p.args = {stage_arg(false), name_arg("loop", "The pure loop to reverse."),
             name_arg("name", "Name of the reversed loop (default loop + \"_rev\").", false)};
   p.before = "for h in 0..256:\n  Y[h] = f(X[h])";
