@@ -8,6 +8,8 @@
 #include "codegen/cuda_expr_emitter.h"
 #include "codegen/cuda_vector_access.h"
 #include "codegen/mma_layout.h"
+#include "codegen/passes/simplify.h"
+#include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 
 namespace cusched {
@@ -76,6 +78,50 @@ bool stmt_mentions_var(const Stmt& s, const std::string& var) {
   return false;
 }
 
+// The largest alignment of the shared arrays that a statement allocates (16 at least).
+int64_t largest_shared_alignment(const Stmt& s) {
+  if (!s) return 16;
+  int64_t a = s->kind == StmtKind::Allocate && s->scope == MemScope::Shared ? std::max<int64_t>(s->alignment, 16) : 16;
+  for (const auto& c : s->body) a = std::max(a, largest_shared_alignment(c));
+  return a;
+}
+
+void collect_wgmma_fragments(const Stmt& s, std::set<std::string>& out) {
+  if (!s) return;
+  if (s->kind == StmtKind::Wgmma)
+    for (const auto& o : s->operands)
+      if (o->op == ExprOp::Load) out.insert(o->name);
+  for (const auto& c : s->body) collect_wgmma_fragments(c, out);
+}
+
+void collect_wgmma_widths(const Stmt& s, std::set<int64_t>& out) {
+  if (!s) return;
+  if (s->kind == StmtKind::Wgmma) out.insert(s->width);
+  for (const auto& c : s->body) collect_wgmma_widths(c, out);
+}
+
+std::string wgmma_function_name(int64_t n) { return "cusched_wgmma_m64n" + std::to_string(n) + "k8_tf32"; }
+
+// wgmma.mma_async m64nNk8 with tf32 A in registers and B through a descriptor,
+// D = A x B + D on N/2 accumulators per thread (its operand list depends on N). The A
+// registers are read-write operands of 32-bit words (the fragment arrays are declared
+// as words, tf32_words), so that the instruction reads the fragment's own registers, not
+// copies that the compiler may reuse while the instruction is in flight.
+std::string wgmma_function(int64_t n) {
+  const int64_t acc = n / 2;
+  std::ostringstream os;
+  os << "__device__ __forceinline__ void " << wgmma_function_name(n)
+     << "(float* d, unsigned int& a0, unsigned int& a1, unsigned int& a2, unsigned int& a3, unsigned long long b) {\n";
+  os << "  asm volatile(\n      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n";
+  os << "      \"wgmma.mma_async.sync.aligned.m64n" << n << "k8.f32.tf32.tf32 {";
+  for (int64_t i = 0; i < acc; ++i) os << (i ? ", " : "") << "%" << i;
+  os << "}, {%" << acc << ", %" << acc + 1 << ", %" << acc + 2 << ", %" << acc + 3 << "}, %" << acc + 4
+     << ", p, 1, 1;\\n}\\n\"\n      : ";
+  for (int64_t i = 0; i < acc; ++i) os << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
+  os << ", \"+r\"(a0), \"+r\"(a1), \"+r\"(a2), \"+r\"(a3)\n      : \"l\"(b));\n}\n";
+  return os.str();
+}
+
 // Writes one kernel. With `dynamic_smem`, shared arrays are carved from one
 // `extern __shared__` array instead of being declared statically.
 class KernelWriter {
@@ -105,7 +151,7 @@ class KernelWriter {
   }
   bool declared_here(const std::string& name) const { return c_names_.back().count(name) > 0; }
   void declare(const std::string& name) { c_names_.back().insert(name); }
-  std::string shared_array(const std::string& name, DType t, int64_t elements);
+  std::string shared_array(const std::string& name, DType t, int64_t elements, int64_t alignment = 16);
 
   void stmt(const Stmt& s);
   void for_loop(const StmtNode& s);
@@ -116,6 +162,7 @@ class KernelWriter {
   void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib);
   void mma(const StmtNode& s);
   void ldmatrix(const StmtNode& s);
+  void wgmma(const StmtNode& s);
   std::string bound_text(const Expr& e) {
     return operand_text(expr_.emit_as(e, DType::i32), kRelationalPrecedence, true);
   }
@@ -132,6 +179,9 @@ class KernelWriter {
   std::vector<std::set<std::string>> c_names_;                  // names declared per C scope
   int64_t shared_bytes_ = 0;
   int reductions_ = 0, vectors_ = 0;
+  // Register arrays of wgmma A fragments: declared as 32-bit words holding the tf32
+  // values' bits (stores convert), which the instruction and hold_register take in place.
+  std::set<std::string> tf32_words_;
 };
 
 const EmittedBuffer* KernelWriter::lookup(const std::string& name) const {
@@ -143,14 +193,15 @@ const EmittedBuffer* KernelWriter::lookup(const std::string& name) const {
 
 // Declares a shared array (statically, or carved from the dynamic array) and
 // returns the name to index it by.
-std::string KernelWriter::shared_array(const std::string& name, DType t, int64_t elements) {
+std::string KernelWriter::shared_array(const std::string& name, DType t, int64_t elements, int64_t alignment) {
   const std::string c = cuda_type_name(t);
-  int64_t offset = shared_bytes_;
-  shared_bytes_ += round_up_16(elements * dtype_bytes(t));
+  alignment = std::max<int64_t>(alignment, 16);
+  int64_t offset = (shared_bytes_ + alignment - 1) / alignment * alignment;
+  shared_bytes_ = offset + round_up_16(elements * dtype_bytes(t));
   if (dynamic_smem_)
     line(c + "* " + name + " = reinterpret_cast<" + c + "*>(cusched_smem + " + std::to_string(offset) + ");");
   else
-    line("__shared__ __align__(16) " + c + " " + name + "[" + std::to_string(elements) + "];");
+    line("__shared__ __align__(" + std::to_string(alignment) + ") " + c + " " + name + "[" + std::to_string(elements) + "];");
   declare(name);
   return name;
 }
@@ -179,6 +230,7 @@ std::string KernelWriter::write() {
     params.push_back((stored.count(name) ? c : "const " + c) + "* __restrict__ " + name);
   }
 
+  collect_wgmma_fragments(kernel_.body, tf32_words_);
   c_names_.emplace_back();
   std::ostringstream head;
   head << "extern \"C\" __global__ void ";
@@ -193,7 +245,8 @@ std::string KernelWriter::write() {
   head << ")";
   open(head.str());
   for (const auto& p : kernel_.params) declare(p);
-  if (dynamic_smem_) line("extern __shared__ __align__(16) unsigned char cusched_smem[];");
+  if (dynamic_smem_)
+    line("extern __shared__ __align__(" + std::to_string(largest_shared_alignment(kernel_.body)) + ") unsigned char cusched_smem[];");
   // The next kernel may be scheduled now; this one waits for the previous kernel's results.
   line("cusched::allow_next_grid();");
   line("cusched::wait_for_previous_grid();");
@@ -216,7 +269,8 @@ void KernelWriter::stmt(const Stmt& s) {
       break;
     case StmtKind::Store: {
       std::string target = expr_.element(s->buffer, s->index);
-      line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
+      if (tf32_words_.count(s->buffer)) line(target + " = __float_as_uint(" + expr_.text_as(s->value, DType::f32) + ");");
+      else line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
       break;
     }
     case StmtKind::Allocate:
@@ -245,6 +299,23 @@ void KernelWriter::stmt(const Stmt& s) {
       break;
     case StmtKind::LdMatrix:
       ldmatrix(*s);
+      break;
+    case StmtKind::Wgmma:
+      wgmma(*s);
+      break;
+    case StmtKind::WgmmaFence:
+      line("cusched::wgmma_fence();");
+      break;
+    case StmtKind::WgmmaCommit:
+      line("cusched::wgmma_commit();");
+      break;
+    case StmtKind::WgmmaWait:
+      line("cusched::wgmma_wait<" + std::to_string(s->width) + ">();");
+      for (int64_t i = 0; i < s->size; ++i)
+        line("cusched::hold_register(" + expr_.element(s->source, simplify(s->index + make_int(i))) + ");");
+      break;
+    case StmtKind::AsyncProxyFence:
+      line("cusched::async_proxy_fence();");
       break;
     case StmtKind::AsyncCopy: {
       if (s->value->op != ExprOp::Load || s->value->args.size() != 1)
@@ -387,10 +458,11 @@ void KernelWriter::allocate(const StmtNode& s) {
   bool brace = declared_here(s.buffer);
   if (brace) open("");
   if (s.scope == MemScope::Register) {
-    line(cuda_type_name(t) + " " + s.buffer + "[" + std::to_string(s.size) + "];");
+    line((tf32_words_.count(s.buffer) ? std::string("unsigned int") : cuda_type_name(t)) + " " + s.buffer + "[" +
+         std::to_string(s.size) + "];");
     declare(s.buffer);
   } else {
-    shared_array(s.buffer, t, s.size);
+    shared_array(s.buffer, t, s.size, s.alignment);
   }
   allocated_.push_back({{s.buffer, EmittedBuffer{t, s.scope, false}}});
   if (!s.body.empty()) stmt(s.body[0]);
@@ -439,6 +511,35 @@ void KernelWriter::mma(const StmtNode& s) {
     line("cusched::mma_m16n8k16_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
   }
   close();
+}
+
+// One warpgroup MMA: this thread's A elements as tf32 bit patterns, the descriptor of
+// B's shared tile, accumulating in place into N/2 consecutive accumulators through the
+// source's function for this N (wgmma_function).
+void KernelWriter::wgmma(const StmtNode& s) {
+  const EmittedBuffer* acc = lookup(s.buffer);
+  const EmittedBuffer* b = lookup(s.source);
+  if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32 || !b || b->scope != MemScope::Shared ||
+      b->dtype != DType::f32 || options_.reference_f64)
+    fail("wgmma-unsupported", "Kernel '" + kernel_.name + "' has a wgmma into '" + s.buffer + "' reading '" + s.source +
+             "', which are not an f32 register array and an f32 shared array in scope" +
+             (options_.reference_f64 ? " (the f64 reference has no warpgroup tensor cores)." : "."),
+         "Allocate the accumulators as f32 registers and stage B as f32 in shared memory; emit tensor-core kernels in their own precision.");
+  if (s.operands.size() != static_cast<size_t>(kWgmmaAElements) || s.mma_precision != "tf32")
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' has a wgmma with " + std::to_string(s.operands.size()) + " A elements in " +
+             s.mma_precision + ".",
+         "Give each thread its four tf32 A elements.");
+  std::string args = "&" + expr_.element(s.buffer, s.index);
+  for (const auto& o : s.operands) {
+    const EmittedBuffer* r = o->op == ExprOp::Load && o->args.size() == 1 ? lookup(o->name) : nullptr;
+    if (!r || r->scope != MemScope::Register || r->dtype != DType::f32)
+      fail("malformed-ir", "Kernel '" + kernel_.name + "' gives a wgmma the A element " + to_string(o) +
+               ", which is not an element of an f32 register array.",
+           "Load the A fragment into registers before the wgmma and pass its elements.");
+    args += ", " + expr_.element(o->name, o->args[0]);
+  }
+  args += ", cusched::wgmma_descriptor_sw128(&" + expr_.element(s.source, s.value) + ")";
+  line(wgmma_function_name(s.width) + "(" + args + ");");
 }
 
 // One warp-wide ldmatrix: the lane's row address, then the received words unpacked
@@ -614,6 +715,9 @@ EmittedCuda emit_cuda_program(const LoweredProgram& program, const EmitOptions& 
   os << "\n";
   for (const auto& step : program.schedule_text) os << "//   " << comment_text(step) << "\n";
   os << "\n#include \"cusched_device.cuh\"\n";
+  std::set<int64_t> wgmma_widths;
+  for (const auto& k : program.kernels) collect_wgmma_widths(k.body, wgmma_widths);
+  for (int64_t n : wgmma_widths) os << "\n" << wgmma_function(n);
   for (const auto& k : program.kernels) {
     std::string text;
     int64_t dynamic = 0;

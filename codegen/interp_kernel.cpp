@@ -1,4 +1,5 @@
 #include "codegen/interp_kernel.h"
+#include "codegen/wgmma_layout.h"
 
 #include <map>
 
@@ -341,6 +342,7 @@ class KernelCompiler {
         b.scope = s->scope;
         b.dtype = s->dtype;
         b.size = s->size;
+        b.alignment = s->alignment;
         c.buffer = static_cast<int>(out_.buffers.size());
         out_.buffers.push_back(b);
         allocations_.emplace_back(s->buffer, c.buffer);
@@ -482,6 +484,54 @@ class KernelCompiler {
                "Make the block a multiple of 32 threads.");
         break;
       }
+      case StmtKind::Wgmma: {
+        c.collective = true;
+        c.index = expr(s->index);
+        c.value = expr(s->value);
+        c.width = s->width;
+        c.buffer = resolve_buffer(s->buffer, "accumulates into");
+        c.source_buffer = resolve_buffer(s->source, "reads a wgmma operand from");
+        const InterpBuffer& acc = out_.buffers[c.buffer];
+        const InterpBuffer& b = out_.buffers[c.source_buffer];
+        if (acc.scope != MemScope::Register || acc.dtype != DType::f32)
+          malformed("accumulates wgmma tiles into '" + s->buffer + "', which is not an f32 register buffer",
+                    "Allocate the accumulators as f32 registers.");
+        if (b.scope != MemScope::Shared || b.dtype != DType::f32)
+          malformed("reads a wgmma B operand from '" + s->source + "', which is not an f32 shared buffer",
+                    "Stage B as f32 in shared memory.");
+        if (b.alignment < kWgmmaSwizzleAtomBytes)
+          fail("wgmma-b-misaligned",
+               "Kernel '" + kernel_.name + "' reads a wgmma B operand from shared buffer '" + s->source + "', aligned to " +
+                   std::to_string(b.alignment) + " bytes; the 128-byte swizzle needs 1024.",
+               "Allocate the swizzled copy aligned to 1024 bytes.");
+        if (s->width < 8 || s->width > kWgmmaMaxN || s->width % 8 != 0 || s->mma_precision != "tf32")
+          malformed("has a wgmma m64n" + std::to_string(s->width) + "k8 with " + s->mma_precision + " operands",
+                    "Use N a multiple of 8 up to 256 with tf32 operands.");
+        if (static_cast<int>(s->operands.size()) != kWgmmaAElements)
+          malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements", "Give each thread its four A elements.");
+        for (const auto& o : s->operands) c.operands.push_back(expr(o));
+        if ((kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) % kWgmmaThreads != 0)
+          fail("wgmma-partial-warpgroup",
+               "Kernel '" + kernel_.name + "' runs warpgroup tensor-core instructions in a block of " +
+                   std::to_string(kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) + " threads, which is not whole warpgroups of 128.",
+               "Make the block a multiple of 128 threads.");
+        break;
+      }
+      case StmtKind::WgmmaFence:
+      case StmtKind::WgmmaCommit:
+        c.collective = true;
+        break;
+      case StmtKind::WgmmaWait:
+        c.collective = true;
+        c.width = s->width;
+        if (!s->source.empty()) {
+          c.source_buffer = resolve_buffer(s->source, "holds");
+          if (out_.buffers[c.source_buffer].scope != MemScope::Register)
+            malformed("holds '" + s->source + "' across a wgmma wait, which is not a register buffer", "Hold register buffers only.");
+        }
+        break;
+      case StmtKind::AsyncProxyFence:
+        break;
       case StmtKind::Mma: {
         c.collective = true;
         c.layout = &mma_layout(s->mma_shape);

@@ -44,6 +44,7 @@ struct InterpBuffer {
   DType dtype = DType::f32;
   int64_t size = 0;                    // elements (per thread for registers)
   BufferRole role = BufferRole::Input; // global buffers
+  int64_t alignment = 16;              // shared: byte alignment of the array's start
 };
 
 struct CStmt {
@@ -71,6 +72,8 @@ struct CStmt {
   const MmaLayout* layout = nullptr;
   bool split_tf32 = false;             // 3xtf32 operands
   // LdMatrix (buffer/index: the fragment; value: this lane's row address)
+  // Wgmma (buffer/index: accumulators; operands: A; source_buffer/value: B and its
+  // descriptor start; width: N). WgmmaWait: width groups in flight.
   int source_buffer = -1;
   int matrices = 4;
   bool transpose = false;

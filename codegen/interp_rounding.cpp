@@ -1,5 +1,8 @@
 #include "codegen/interp_rounding.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include <cmath>
 #include <limits>
 
@@ -24,6 +27,17 @@ double round_to_f32(double x) { return static_cast<double>(static_cast<float>(x)
 double round_to_f16(double x) { return round_to_format(x, 11, -14, 15, false); }
 double round_to_bf16(double x) { return round_to_format(x, 8, -126, 127, false); }
 double round_to_tf32(double x) { return round_to_format(x, 11, -126, 127, true); }
+
+double truncate_to_tf32(double x) {
+  const float f = static_cast<float>(x);
+  if (!std::isfinite(f)) return f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits &= 0xFFFFE000u;
+  float t;
+  std::memcpy(&t, &bits, sizeof t);
+  return t;
+}
 
 static double truncate_saturating(double x, double lo, double hi) {
   if (std::isnan(x)) return 0;

@@ -9,6 +9,7 @@
 #include "codegen/interp_kernel.h"
 #include "codegen/interp_rounding.h"
 #include "codegen/ldmatrix.h"
+#include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 
 namespace cusched {
@@ -149,6 +150,9 @@ class KernelRunner {
     mbarrier_ids_.clear();
     mbarriers_.clear();
     observed_phases_.assign(threads_, {});
+    open_wgmma_.clear();
+    wgmma_groups_.clear();
+    wgmma_acc_.clear();
     stats_.blocks += cluster_;
     stats_.threads += threads_;
     if (k_.body.collective) {
@@ -159,6 +163,12 @@ class KernelRunner {
         exec_thread(k_.body);
       }
     }
+    if (!open_wgmma_.empty() || !wgmma_groups_.empty())
+      fail("wgmma-not-waited",
+           "Kernel '" + k_.name + "', block " + block_text() + " ends with warpgroup tensor-core instructions in flight (" +
+               std::to_string(wgmma_groups_.size()) + " committed groups, " + std::to_string(open_wgmma_.size()) +
+               " uncommitted instructions).",
+           "Commit every wgmma and wait for all groups (wgmma_wait 0) before the accumulators are read and the kernel ends.");
   }
 
   void set_thread(int64_t t) {
@@ -642,10 +652,16 @@ class KernelRunner {
           copy_groups_[t_].pop_front();
         }
         return;
+      case StmtKind::AsyncProxyFence:
+        return;
       case StmtKind::Barrier:
       case StmtKind::AllReduce:
       case StmtKind::Mma:
       case StmtKind::LdMatrix:
+      case StmtKind::Wgmma:
+      case StmtKind::WgmmaFence:
+      case StmtKind::WgmmaCommit:
+      case StmtKind::WgmmaWait:
         fail("internal-error", "The interpreter reached a collective statement in per-thread mode.",
              "Report this as a bug in the interpreter.");
     }
@@ -763,6 +779,22 @@ class KernelRunner {
       case StmtKind::LdMatrix:
         ldmatrix(s);
         return;
+      case StmtKind::Wgmma:
+        wgmma(s);
+        return;
+      case StmtKind::WgmmaFence:
+        return;
+      case StmtKind::WgmmaCommit:
+        wgmma_groups_.push_back(std::move(open_wgmma_));
+        open_wgmma_.clear();
+        return;
+      case StmtKind::WgmmaWait:
+        while (static_cast<int64_t>(wgmma_groups_.size()) > s.width) {
+          retire_wgmma_group(wgmma_groups_.front());
+          wgmma_groups_.pop_front();
+        }
+        return;
+      case StmtKind::AsyncProxyFence:
       case StmtKind::Store:
       case StmtKind::AsyncCopy:
       case StmtKind::AsyncCommit:
@@ -928,6 +960,115 @@ class KernelRunner {
     }
   }
 
+  // ---- Wgmma ----
+  // An element that an in-flight wgmma reads or writes: buffer, slot in the buffer's
+  // storage (register slots are per thread), and its value.
+  struct WgmmaAccess {
+    int buffer;
+    int64_t slot;
+    double value;
+  };
+  struct WgmmaOp {
+    std::vector<WgmmaAccess> reads;    // A registers and B shared elements, with the values read at issue
+    std::vector<WgmmaAccess> results;  // accumulators, written when the group retires
+    int64_t warpgroup = 0;
+  };
+
+  int64_t register_slot(int b, int64_t t, double index) {
+    const int64_t i = checked_index(b, index, "wgmma access");
+    return t * k_.buffers[b].size + i;
+  }
+
+  // Each warpgroup's threads supply their A elements; B is read from shared memory
+  // through the descriptor (codegen/wgmma_layout.h), its f32 values truncated to tf32
+  // as the tensor cores read them. D = C + A x B is computed now, from the
+  // accumulators an earlier in-flight wgmma leaves (or the registers), and lands in
+  // the registers when the group retires; the elements read must not change before.
+  void wgmma(const CStmt& s) {
+    step(threads_);
+    const int64_t N = s.width, NA = N / 2;
+    const InterpBuffer& bb = k_.buffers[s.source_buffer];
+    for (int64_t w0 = 0; w0 < threads_; w0 += kWgmmaThreads) {
+      WgmmaOp op;
+      op.warpgroup = w0 / kWgmmaThreads;
+      std::vector<double> A(kWgmmaM * kWgmmaK), C(kWgmmaM * N), B(kWgmmaK * N);
+      std::vector<int64_t> acc_slot(kWgmmaThreads * NA);
+      double start = 0;
+      for (int lane = 0; lane < kWgmmaThreads; ++lane) {
+        const int64_t t = w0 + lane;
+        set_thread(t);
+        const double st = eval(s.value);
+        if (lane == 0) start = st;
+        else if (st != start)
+          fail("wgmma-descriptor-divergent",
+               "In " + where() + ", the wgmma's B descriptor starts at element " + number(st) + " of '" + bb.name + "' but at " +
+                   number(start) + " in the warpgroup's first thread.",
+               "Give every thread of a warpgroup the same B descriptor.");
+        for (int i = 0; i < kWgmmaAElements; ++i) {
+          const CExpr& o = s.operands[i];
+          const double v = eval(o);
+          if (o.op == IOp::Load && k_.buffers[o.buffer].scope == MemScope::Register)
+            op.reads.push_back({o.buffer, register_slot(o.buffer, t, eval(o.args[0])), v});
+          const WgmmaElement e = wgmma_a_element(lane, i);
+          A[e.row * kWgmmaK + e.col] = v;
+        }
+        const double base = eval(s.index);
+        for (int64_t j = 0; j < NA; ++j) {
+          const int64_t slot = register_slot(s.buffer, t, base + static_cast<double>(j));
+          acc_slot[lane * NA + j] = slot;
+          auto pending = wgmma_acc_.find({s.buffer, slot});
+          const WgmmaElement e = wgmma_accumulator(lane, static_cast<int>(j));
+          C[e.row * N + e.col] = pending != wgmma_acc_.end() ? pending->second : load(s.buffer, base + static_cast<double>(j));
+        }
+      }
+      set_thread(w0);
+      const int64_t start_bytes = static_cast<int64_t>(start) * 4;
+      if (start < 0 || start_bytes % 16 != 0)
+        fail("wgmma-b-misaligned",
+             "In " + where() + ", the wgmma's B descriptor starts at element " + number(start) + " of '" + bb.name +
+                 "', which is not a 16-byte boundary.",
+             "Start B's descriptor at a 16-byte aligned element.");
+      for (int k = 0; k < kWgmmaK; ++k)
+        for (int64_t n = 0; n < N; ++n) {
+          const int64_t address = wgmma_b_address(start_bytes, k, static_cast<int>(n));
+          const double v = load(s.source_buffer, static_cast<double>(address / 4));
+          op.reads.push_back({s.source_buffer, shared_slot(s.source_buffer, address / 4), v});
+          B[k * N + n] = truncate_to_tf32(v);
+        }
+      for (int lane = 0; lane < kWgmmaThreads; ++lane)
+        for (int64_t j = 0; j < NA; ++j) {
+          const WgmmaElement e = wgmma_accumulator(lane, static_cast<int>(j));
+          double sum = C[e.row * N + e.col];
+          for (int k = 0; k < kWgmmaK; ++k) sum += A[e.row * kWgmmaK + k] * B[k * N + e.col];
+          const double v = convert_to_dtype(sum, DType::f32);
+          const int64_t slot = acc_slot[lane * NA + j];
+          wgmma_acc_[{s.buffer, slot}] = v;
+          op.results.push_back({s.buffer, slot, v});
+        }
+      open_wgmma_.push_back(std::move(op));
+    }
+  }
+
+  void retire_wgmma_group(const std::vector<WgmmaOp>& group) {
+    for (const WgmmaOp& op : group) {
+      for (const WgmmaAccess& r : op.reads)
+        if (!(bufs_[r.buffer].data[r.slot] == r.value) && !(std::isnan(r.value) && std::isnan(bufs_[r.buffer].data[r.slot])))
+          fail("wgmma-operand-overwritten",
+               "In kernel '" + k_.name + "', block " + block_text() + ", warpgroup " + std::to_string(op.warpgroup) + ", the " +
+                   mem_scope_name(k_.buffers[r.buffer].scope) + " buffer '" + k_.buffers[r.buffer].name +
+                   "' that an in-flight wgmma reads changed (slot " + std::to_string(r.slot) + ": " + number(r.value) + " -> " +
+                   number(bufs_[r.buffer].data[r.slot]) + ") before its group was waited for.",
+               "Wait for the wgmma's group (wgmma_wait) before overwriting its A registers or its shared B tile: keep "
+               "fragments double-buffered and refill a staged buffer only after the k-step that reads it has retired.");
+      for (const WgmmaAccess& r : op.results) {
+        bufs_[r.buffer].data[r.slot] = r.value;
+        bufs_[r.buffer].init[r.slot] = 1;
+        auto it = wgmma_acc_.find({r.buffer, r.slot});
+        if (it != wgmma_acc_.end() && it->second == r.value) wgmma_acc_.erase(it);
+      }
+    }
+  }
+
   // ---- LdMatrix ----
   // Each warp's lanes give their row addresses; every lane then reads the elements the
   // instruction hands it (codegen/ldmatrix.h) and writes them to its fragment.
@@ -961,6 +1102,9 @@ class KernelRunner {
       }
   }
 
+  std::vector<WgmmaOp> open_wgmma_;                                // the block's uncommitted wgmma instructions
+  std::deque<std::vector<WgmmaOp>> wgmma_groups_;                  // committed groups in flight, oldest first
+  std::map<std::pair<int, int64_t>, double> wgmma_acc_;            // accumulator slot -> value an in-flight wgmma leaves
   std::vector<std::vector<PendingCopy>> open_copies_;              // per thread: the open copy group
   std::vector<std::deque<std::vector<PendingCopy>>> copy_groups_;  // per thread: committed groups in flight
   std::map<std::pair<int, int64_t>, int> mbarrier_ids_;            // (buffer, element) -> index into mbarriers_

@@ -168,17 +168,75 @@ Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::
   return n;
 }
 
+Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index, std::vector<Expr> a_operands,
+                const std::string& b_shared, Expr b_start) {
+  auto s = std::make_shared<StmtNode>();
+  s->kind = StmtKind::Wgmma;
+  s->mma_shape = "m64n" + std::to_string(n) + "k8";
+  s->mma_precision = precision;
+  s->width = n;
+  s->buffer = acc;
+  s->index = std::move(acc_index);
+  s->operands = std::move(a_operands);
+  s->source = b_shared;
+  s->value = std::move(b_start);
+  return s;
+}
+
+static Stmt bare(StmtKind kind) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = kind;
+  return n;
+}
+
+Stmt make_wgmma_fence() { return bare(StmtKind::WgmmaFence); }
+Stmt make_wgmma_commit() { return bare(StmtKind::WgmmaCommit); }
+Stmt make_async_proxy_fence() { return bare(StmtKind::AsyncProxyFence); }
+
+Stmt make_wgmma_wait(int64_t groups_in_flight, const std::string& held, Expr held_index, int64_t held_count) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::WgmmaWait;
+  n->width = groups_in_flight;
+  n->source = held;
+  n->index = std::move(held_index);
+  n->size = held_count;
+  return n;
+}
+
+Stmt make_aligned_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, int64_t alignment, Stmt body) {
+  auto n = std::make_shared<StmtNode>(*make_allocate(buffer, scope, dtype, size, std::move(body)));
+  n->alignment = alignment;
+  return n;
+}
+
 const BufferSpec* LoweredProgram::find_buffer(const std::string& name) const {
   for (const auto& b : buffers)
     if (b.name == name) return &b;
   return nullptr;
 }
 
+Stmt map_stmt_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) {
+  auto n = std::make_shared<StmtNode>(*s);
+  if (n->min.defined()) n->min = f(n->min);
+  if (n->extent.defined()) n->extent = f(n->extent);
+  if (n->index.defined()) n->index = f(n->index);
+  if (n->value.defined()) n->value = f(n->value);
+  if (n->cond.defined()) n->cond = f(n->cond);
+  if (n->barrier_index.defined()) n->barrier_index = f(n->barrier_index);
+  for (auto& o : n->operands) o = f(o);
+  for (auto& c : n->body) c = map_stmt_exprs(c, f);
+  return n;
+}
+
 bool contains_collective(const Stmt& s) {
   if (!s) return false;
-  if (s->kind == StmtKind::Barrier || s->kind == StmtKind::AllReduce || s->kind == StmtKind::Mma ||
-      s->kind == StmtKind::LdMatrix)
-    return true;
+  switch (s->kind) {
+    case StmtKind::Barrier: case StmtKind::AllReduce: case StmtKind::Mma: case StmtKind::LdMatrix:
+    case StmtKind::Wgmma: case StmtKind::WgmmaFence: case StmtKind::WgmmaCommit: case StmtKind::WgmmaWait:
+      return true;
+    default:
+      break;
+  }
   for (const auto& c : s->body)
     if (contains_collective(c)) return true;
   return false;
@@ -217,7 +275,7 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     case StmtKind::Allocate:
       os << pad << "allocate " << s->buffer << ": " << dtype_name(s->dtype) << "[" << s->size << "] in "
-         << mem_scope_name(s->scope) << "\n"
+         << mem_scope_name(s->scope) << (s->alignment > 16 ? ", aligned to " + std::to_string(s->alignment) + " bytes" : "") << "\n"
          << print_stmt(s->body[0], indent);
       break;
     case StmtKind::If:
@@ -267,6 +325,25 @@ std::string print_stmt(const Stmt& s, int indent) {
            << " = " << to_string(s->operands[i]) << "\n";
       break;
     }
+    case StmtKind::Wgmma:
+      os << pad << "wgmma_" << s->mma_shape << "_" << s->mma_precision << "(" << s->buffer << "[" << to_string(s->index)
+         << " .. +" << s->width / 2 - 1 << "], B = " << s->source << "[" << to_string(s->value) << " ..] K-major, 128-byte swizzle) [warpgroup]\n";
+      for (size_t i = 0; i < s->operands.size(); ++i) os << pad << "  a" << i << " = " << to_string(s->operands[i]) << "\n";
+      break;
+    case StmtKind::WgmmaFence:
+      os << pad << "wgmma_fence [warpgroup]\n";
+      break;
+    case StmtKind::WgmmaCommit:
+      os << pad << "wgmma_commit [warpgroup]\n";
+      break;
+    case StmtKind::WgmmaWait:
+      os << pad << "wgmma_wait(" << s->width << " in flight";
+      if (!s->source.empty()) os << "; holds " << s->source << "[" << to_string(s->index) << " .. +" << s->size - 1 << "]";
+      os << ") [warpgroup]\n";
+      break;
+    case StmtKind::AsyncProxyFence:
+      os << pad << "async_proxy_fence\n";
+      break;
     case StmtKind::LdMatrix:
       os << pad << s->buffer << "[" << to_string(s->index) << " ..] <- ldmatrix_x" << s->matrices
          << (s->transpose ? "_trans" : "") << "(" << s->source << "[" << to_string(s->value) << "]) [warp]\n";

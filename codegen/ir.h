@@ -61,6 +61,25 @@
 //     that lane) and holds four f32 accumulators at buffer[index .. index+3]; the warp's
 //     16x8 tile D = C + A x B replaces them. The block's threads form warps in order of
 //     their linear index `tid`.
+//   - Wgmma is one warpgroup-wide asynchronous tensor-core instruction,
+//     wgmma.mma_async m64nNk8 with tf32 operands (codegen/wgmma_layout.h; N = `width`):
+//     the 128 threads of each warpgroup (threads 128w .. 128w+127 by `tid`) reach it
+//     together. Each thread supplies four A elements (`operands`, evaluated in that
+//     thread) and holds N/2 f32 accumulators at buffer[index ..]; B (8 x N) is read from
+//     the shared buffer `source` through a matrix descriptor whose start is element
+//     `value`: K-major rows of 32 four-byte elements with the 128-byte swizzle, rows in
+//     groups of 8 that are 1024 bytes apart, the start 32-byte aligned inside a
+//     1024-byte aligned group. The instruction reads its operands and writes its
+//     accumulators at some time before a WgmmaWait retires its group: WgmmaCommit
+//     closes the warpgroup's open group, WgmmaWait with `width` N retires all but the
+//     N most recent groups; until then its operand registers and shared elements must
+//     not change and its accumulators must not be read. WgmmaWait may name `source`
+//     (register buffer) elements index .. index+size-1 that the thread keeps unchanged
+//     until that point (the compiler must not reuse their registers earlier).
+//     WgmmaFence orders the thread's register writes before the next Wgmma reads them;
+//     AsyncProxyFence orders the thread's shared-memory writes (plain stores and
+//     completed cp.async copies) before Wgmma instructions read them; a Barrier after
+//     it publishes them to the block.
 //   - LdMatrix is one warp-wide ldmatrix.sync.aligned.m8n8 load (codegen/ldmatrix.h):
 //     every thread of a warp reaches it together. It reads `matrices` (1, 2 or 4) 8x8
 //     matrices of 16-byte rows from the shared buffer `source`; lane l supplies in `value`
@@ -71,6 +90,7 @@
 //     2 (l % 4) + 1. The word's elements go to buffer[index + j * w ..] (a register
 //     array of the source's element type; w = 4 / element bytes elements per word).
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,7 +106,8 @@ std::string mem_scope_name(MemScope s);
 
 enum class StmtKind {
   Block, For, Store, Allocate, If, Barrier, AllReduce, Mma, AsyncCopy, AsyncCommit, AsyncWait,
-  BulkCopy, MbarrierInit, MbarrierExpect, MbarrierWait, LdMatrix
+  BulkCopy, MbarrierInit, MbarrierExpect, MbarrierWait, LdMatrix, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
+  AsyncProxyFence
 };
 
 struct StmtNode;
@@ -106,7 +127,8 @@ struct StmtNode {
   Expr value;                   // Store
   MemScope scope = MemScope::Global;   // Allocate
   DType dtype = DType::f32;     // Allocate
-  int64_t size = 0;             // Allocate: elements
+  int64_t size = 0;             // Allocate: elements; WgmmaWait: registers held
+  int64_t alignment = 16;       // Allocate (shared): byte alignment of the array
   // If
   Expr cond;
   // AllReduce
@@ -122,6 +144,9 @@ struct StmtNode {
   std::string mma_precision;           // "tf32", "3xtf32", "bf16" or "f16"
   std::vector<Expr> operands;          // this lane's A fragment elements, then its B fragment elements
   // LdMatrix (buffer/index: the fragment; value: this lane's row address in `source`)
+  // Wgmma (buffer/index: accumulators; operands: A; source/value: B's shared buffer
+  // and descriptor start; width: N). WgmmaWait (width: groups in flight; source/index/
+  // size: the registers held)
   std::string source;
   int matrices = 4;
   bool transpose = false;
@@ -153,6 +178,15 @@ Stmt make_mma(const std::string& shape, const std::string& precision, const std:
               std::vector<Expr> operands);
 Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::string& shared_source, Expr row_address,
                    int matrices, bool transpose);
+Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index, std::vector<Expr> a_operands,
+                const std::string& b_shared, Expr b_start);
+Stmt make_wgmma_fence();
+Stmt make_wgmma_commit();
+// `held`: a register buffer whose elements held_index .. +held_count-1 stay unchanged until here ("" for none).
+Stmt make_wgmma_wait(int64_t groups_in_flight, const std::string& held = "", Expr held_index = Expr(), int64_t held_count = 0);
+Stmt make_async_proxy_fence();
+// An Allocate with a byte alignment (shared arrays).
+Stmt make_aligned_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, int64_t alignment, Stmt body);
 
 struct Kernel {
   std::string name;
@@ -180,7 +214,11 @@ struct LoweredProgram {
 // Readable text of the IR (`cusched lower --emit ir`).
 std::string print_ir(const LoweredProgram& p);
 std::string print_stmt(const Stmt& s, int indent = 0);
-// True when the statement contains a Barrier, AllReduce, Mma or LdMatrix anywhere inside.
+// The statement with `f` applied to every expression it holds (bounds, indices, values,
+// conditions, operands), at every depth.
+Stmt map_stmt_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f);
+// True when the statement contains a Barrier, AllReduce, Mma, LdMatrix or a Wgmma
+// statement (Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait) anywhere inside.
 bool contains_collective(const Stmt& s);
 
 }  // namespace cusched

@@ -103,6 +103,29 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
   return s;
 }
 
+nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n, const std::string& k,
+                                const std::string& a_source, int a_pad, const std::string& b_source, const std::string& batch,
+                                int bn, int warpgroups, int depth) {
+  nlohmann::json order = nlohmann::json::array();
+  if (!batch.empty()) order.push_back(batch);
+  for (const char* l : {"no", "mo", "ko", "mw", "mi", "ni", "ki"}) order.push_back(l);
+  nlohmann::json s = nlohmann::json::array({
+      {{"op", "split"}, {"stage", stage}, {"loop", n}, {"factor", bn}, {"outer", "no"}, {"inner", "ni"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", m}, {"factor", 64 * warpgroups}, {"outer", "mo"}, {"inner", "mt"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", "mt"}, {"factor", 64}, {"outer", "mw"}, {"inner", "mi"}},
+      {{"op", "split"}, {"stage", stage}, {"loop", k}, {"factor", 32}, {"outer", "ko"}, {"inner", "ki"}},
+      {{"op", "reorder"}, {"stage", stage}, {"loops", order}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "no"}, {"axis", "blockIdx.y"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "mo"}, {"axis", "blockIdx.x"}},
+      {{"op", "bind"}, {"stage", stage}, {"loop", "mw"}, {"axis", "threadIdx.y"}},
+      {{"op", "cache_read"}, {"stage", stage}, {"source", b_source}, {"scope", "shared"}, {"at", "ko"}, {"swizzle", true}},
+      {{"op", "cache_read"}, {"stage", stage}, {"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}},
+      {{"op", "tensor_core"}, {"stage", stage}, {"shape", "m64nNk8"}, {"precision", "tf32"}}});
+  if (!batch.empty()) s.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
+  if (depth > 1) s.push_back({{"op", "pipeline"}, {"stage", stage}, {"loop", "ko"}, {"depth", depth}});
+  return s;
+}
+
 nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j, int threads) {
   return nlohmann::json::array({
       {{"op", "split"}, {"stage", stage}, {"loop", j}, {"factor", 4}, {"outer", j + "o"}, {"inner", j + "v"}},

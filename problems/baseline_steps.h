@@ -48,6 +48,19 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
                                       const std::string& k, const std::string& a, int a_pad, const std::string& b,
                                       int b_pad, const std::string& batch = "", TensorCoreTile tile = {});
 
+// Steps for a sum-of-products stage `stage` = sum(k, ..) on warpgroup tensor cores
+// (tensor_core m64nNk8, tf32): the loop `n` tiles by `bn` (up to 256) onto blockIdx.y,
+// the loop `m` by 64 x `warpgroups` onto blockIdx.x (`batch`, if not empty, onto
+// blockIdx.z), its warpgroups onto threadIdx.y. The factor that varies with `n`,
+// `b_source`, must run along k in memory: its copy is staged K-major with the 128-byte
+// swizzle, which the tensor cores read; `a_source` (varying with `m`) is staged padded by
+// `a_pad` and loaded into registers. Both copies are made at each 32-wide k step and
+// software-pipelined `depth` deep (3 or more keeps a k step in flight). For C = A @ B
+// with B (K, N) row-major, take m = j and n = i: the instruction computes C's transpose.
+nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n, const std::string& k,
+                                const std::string& a_source, int a_pad, const std::string& b_source,
+                                const std::string& batch = "", int bn = 256, int warpgroups = 2, int depth = 4);
+
 // Concatenation of step lists.
 // Steps for a row-wise normaliser Y(row, col) = f(X(row, col), R1(row), R2(row), ...)
 // whose row reductions R1, R2, ... (over `rvar`, the same extent as `col`) are spread

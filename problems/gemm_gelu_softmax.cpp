@@ -37,7 +37,7 @@ Problem make_gemm_gelu_softmax() {
   // one 1024-thread block per row: bias + GELU inlined, the row max and the row sum
   // block-reduced into shared memory (compute_at), and the normalised row written with
   // float4 stores (the 32 MB G stays in L2 between its three reads).
-  p.best_schedule = concat_steps({tensor_core_tile_steps("G", "i", "j", "k", "X", 4, "weight", 4, "", {128, 128, 64, 32, 32, "tf32", 3}),
+  p.best_schedule = concat_steps({wgmma_tile_steps("G", "i", "j", "k", "X", 4, "weight"),
                                   nlohmann::json::parse(R"([
     {"op": "compute_inline", "stage": "A"},
     {"op": "bind", "stage": "Y", "loop": "i", "axis": "blockIdx.x"},

@@ -25,7 +25,7 @@ Problem matmul_problem(const std::string& name, const std::string& title, const 
   p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt}, {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
   p.flops = [](const SizeBindings& s) { return 2.0 * s.at("M") * s.at("N") * s.at("K"); };
   p.baseline_schedule = tiled_grid_steps("C", "i", "j");
-  p.best_schedule = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {128, 128, 64, 64, 16, "tf32", 4});
+  p.best_schedule = wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A");
   return p;
 }
 

@@ -9,6 +9,7 @@
 
 #include "codegen/linear_form.h"
 #include "codegen/mma_layout.h"
+#include "codegen/wgmma_layout.h"
 #include "dsl/expr_substitute.h"
 #include "runtime/performance_floor.h"
 
@@ -199,6 +200,12 @@ struct Walker {
         flops += mult * 2.0 * l.m * l.n * l.k / 32.0 * kF32Rate / runtime::flop_rate(s->mma_precision);
         return;
       }
+      case StmtKind::Wgmma:
+        // Each thread's share of the warpgroup's 2*64*N*8 (B is read by the tensor cores).
+        for (const auto& o : s->operands) expr(o, mult, tx_var, vec_var);
+        flops += mult * 2.0 * kWgmmaM * static_cast<double>(s->width) * kWgmmaK / kWgmmaThreads * kF32Rate /
+                 runtime::flop_rate(s->mma_precision);
+        return;
       default:
         break;
     }

@@ -8,6 +8,7 @@
 //   cusched_async_copy.cuh  cp.async 4- and 16-byte copies with commit / wait_group
 //   cusched_copy.cuh        bulk copies (sm_90) tracked by mbarriers
 //   cusched_launch.cuh      programmatic dependent launch: the kernel's first statements (sm_90)
+//   cusched_wgmma.cuh       warpgroup tensor-core ordering and matrix descriptors (sm_90a)
 #include "cusched_numeric.cuh"
 #include "cusched_reduce.cuh"
 #include "cusched_cluster.cuh"
@@ -15,3 +16,4 @@
 #include "cusched_async_copy.cuh"
 #include "cusched_copy.cuh"
 #include "cusched_launch.cuh"
+#include "cusched_wgmma.cuh"

@@ -7,6 +7,7 @@
 
 #include "codegen/fast_math.h"
 #include "codegen/mma_layout.h"
+#include "codegen/wgmma_layout.h"
 #include "codegen/passes/affine.h"
 #include "codegen/passes/ldmatrix_plan.h"
 #include "codegen/passes/passes.h"
@@ -294,10 +295,12 @@ class KernelBuilder {
     for (const auto& a : e->args) collect_loads(a, name, out);
   }
 
-  // The region of `name` that `body` reads while the loops in `sweep` run.
+  // The region of `name` that `body` reads while the loops in `sweep` run. A dimension
+  // whose region would reach the tensor's extent is the whole dimension, unless
+  // `whole_tile` asks for the loops' full range (tails beyond the tensor included).
   bool region_of(const Expr& body, const std::string& name, const std::map<std::string, Expr>& orig,
                  const std::map<std::string, int64_t>& sweep, const std::vector<int64_t>& full,
-                 std::vector<Expr>& min, std::vector<int64_t>& extent) {
+                 std::vector<Expr>& min, std::vector<int64_t>& extent, bool whole_tile = false) {
     std::vector<std::vector<Expr>> loads;
     collect_loads(body, name, loads);
     min.assign(full.size(), make_int(0));
@@ -337,7 +340,7 @@ class KernelBuilder {
         }
         hi_off = std::max(hi_off, new_hi);
       }
-      if (ok && hi_off + 1 < full[d]) {
+      if (ok && (hi_off + 1 < full[d] || whole_tile)) {
         min[d] = lo->to_expr();
         extent[d] = hi_off + 1;
       }
@@ -404,7 +407,8 @@ class KernelBuilder {
     std::map<GpuAxis, int64_t> extent;
     for (const auto& l : c.nest.loops)
       if (is_thread_axis(l.info.axis)) extent[l.info.axis] = std::max(extent[l.info.axis], l.info.extent);
-    if (!c.s.tensor_core_shape.empty()) extent[GpuAxis::ThreadX] = std::max<int64_t>(extent[GpuAxis::ThreadX], 32);
+    if (!c.s.tensor_core_shape.empty())
+      extent[GpuAxis::ThreadX] = std::max<int64_t>(extent[GpuAxis::ThreadX], uses_wgmma(c) ? kWgmmaThreads : 32);
     int64_t n = 1;
     for (const auto& [axis, e] : extent) n *= e;
     return n;
@@ -417,6 +421,14 @@ class KernelBuilder {
   }
 
   // The loop, preceded by the first copies of its software pipeline if it has one.
+  // The storage of a realization around `body`. A swizzled shared copy starts at a
+  // 1024-byte boundary, where the 128-byte swizzle pattern that wgmma reads starts.
+  static Stmt allocate_realization(DType t, const Realization& r, Stmt body) {
+    if (r.scope == MemScope::Shared && r.swizzle_chunk > 0)
+      return make_aligned_allocate(r.buffer, r.scope, t, r.size, kWgmmaSwizzleAtomBytes, body);
+    return make_allocate(r.buffer, r.scope, t, r.size, body);
+  }
+
   Stmt make_loop(const DerivedLoop& l, Stmt body, bool keep_kind = true) {
     LoopKind k = keep_kind ? l.info.kind : (l.info.kind == LoopKind::Vectorized ? LoopKind::Unrolled : l.info.kind);
     Stmt loop = make_for(l.var, make_int(0), make_int(l.info.extent), k, l.info.axis, body);
@@ -424,8 +436,7 @@ class KernelBuilder {
     if (it == prologue_.end()) return loop;
     // The pipeline's buffers live across the loop's iterations: allocated around it.
     Stmt s = make_block({it->second.copies, loop});
-    for (auto a = it->second.buffers.rbegin(); a != it->second.buffers.rend(); ++a)
-      s = make_allocate(a->second.buffer, a->second.scope, a->first, a->second.size, s);
+    for (auto a = it->second.buffers.rbegin(); a != it->second.buffers.rend(); ++a) s = allocate_realization(a->first, a->second, s);
     prologue_.erase(it);
     return s;
   }
@@ -504,8 +515,12 @@ class KernelBuilder {
     const DerivedLoop& here = c.nest.loops[p];
     const int64_t depth = c.s.pipeline_loop == loop ? c.s.pipeline_depth : 0;
     const bool bulk = depth > 0 && c.s.pipeline_bulk;
+    // Iterations the cp.async copies run ahead: depth - 1, one fewer while a k-step of
+    // wgmma instructions stays in flight and still reads the buffer before.
+    const int64_t lead = depth - 1 - wgmma_groups_in_flight(c);
+    const bool wgmma = uses_wgmma(c);
     const std::string bar = here.var + "_bar";  // the bulk pipeline's mbarriers, one per buffer
-    std::vector<std::vector<Stmt>> async_copies(depth);  // [iteration offset]: issues
+    std::vector<std::vector<Stmt>> async_copies(depth);  // [iteration offset]: issues (cp.async: lead + 1 of them)
     std::vector<Expr> bulk_bytes(depth);                                 // [iteration offset]: bytes the bulk copies move
     std::vector<std::pair<DType, Realization>> pipeline_buffers;
     const int64_t min_threads = threads_at_least(c);
@@ -531,7 +546,8 @@ class KernelBuilder {
       }
       std::vector<Expr> mn;
       std::vector<int64_t> ex;
-      region_of(c.body, cr.source, {}, sweep, full, mn, ex);
+      // A wgmma stage's tensor cores read whole tiles from its copies: tails included (zeroed).
+      region_of(c.body, cr.source, {}, sweep, full, mn, ex, wgmma);
       copy_regions[cr.source] = {mn, ex, full};
       if (cr.scope == "shared" && in_thread)
         fail("shared-copy-in-thread-loop", "cache_read of '" + cr.source + "' into shared memory is made at loop '" + loop +
@@ -580,6 +596,19 @@ class KernelBuilder {
           conds.push_back(a[d] < make_int(full[d]));
         }
         return conds;
+      };
+      // A copy of the elements that lie in the source; in a wgmma stage, whose tensor cores
+      // read whole staged rows, the elements outside it (tails) are written as zeros.
+      auto zero_outside = [&](const std::vector<Expr>& conds, Stmt copy, const Realization& dst, const std::vector<Expr>& a,
+                              int64_t lanes) {
+        if (!wgmma || conds.empty()) return guarded(conds, copy);
+        std::vector<Stmt> zeros;
+        for (int64_t k = 0; k < lanes; ++k) {
+          std::vector<Expr> e = a;
+          e.back() = e.back() + make_int(k);
+          zeros.push_back(make_store(cr.name, flat_index(dst, e), make_float(0.0)));
+        }
+        return make_if(conjunction(conds), copy, make_block(zeros));
       };
       const int64_t pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
       // 16 bytes (4 elements) per copy where every chunk of 4 innermost elements starts
@@ -663,14 +692,12 @@ class KernelBuilder {
           Realization at = r;
           for (auto& m : at.min) m = substitute(m, {{here.var, it}});
           at.offset = buffer_of(it, depth) * make_int(S);
-          std::vector<Expr> conds = in_source(a);
-          conds.insert(conds.begin(), e < make_int(units));
           Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
           return make_for(cv, make_int(0), (make_int(units) + nt - make_int(1)) / nt, copy_loop_kind(units, min_threads),
-                          GpuAxis::None, guarded(conds, st));
+                          GpuAxis::None, guarded({e < make_int(units)}, zero_outside(in_source(a), st, at, a, lanes)));
         };
-        for (int64_t s = 0; s < depth; ++s)
-          async_copies[s].push_back(issue(s + 1 < depth ? make_int(s) : make_var(here.var) + make_int(depth - 1)));
+        for (int64_t s = 0; s <= lead; ++s)
+          async_copies[s].push_back(issue(s < lead ? make_int(s) : make_var(here.var) + make_int(lead)));
         keep_pipeline_buffers(cr.source, t, r, S);
         return;
       }
@@ -692,12 +719,11 @@ class KernelBuilder {
           st = make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None,
                         make_store(cr.name, flat_index(r, lane), load(cr.source, lane, t, env, {})));
         }
-        std::vector<Expr> conds = in_source(a);
-        conds.insert(conds.begin(), e < make_int(units));
         Stmt loopst = make_for(cv, make_int(0), (make_int(units) + nt - make_int(1)) / nt, copy_loop_kind(units, min_threads),
-                               GpuAxis::None, guarded(conds, st));
+                               GpuAxis::None, guarded({e < make_int(units)}, zero_outside(in_source(a), st, r, a, lanes)));
         if (in_serial) pre.push_back(make_barrier());
         pre.push_back(loopst);
+        if (wgmma) pre.push_back(make_async_proxy_fence());
         pre.push_back(make_barrier());
       } else {
         std::string cv = cr.name + "_r" + std::to_string(uid_++);
@@ -799,17 +825,19 @@ class KernelBuilder {
       pre.push_back(make_mbarrier_wait(bar, buffer_of(v, depth), (v / make_int(depth)) % make_int(2)));
       end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
     } else if (depth > 0 && !async_copies[0].empty()) {
-      // Before the loop: the copies of iterations 0 .. depth-2, one group each.
+      // Before the loop: the copies of iterations 0 .. lead-1, one group each.
       std::vector<Stmt> first;
-      for (int64_t s = 0; s + 1 < depth; ++s) {
+      for (int64_t s = 0; s < lead; ++s) {
         if (s < here.info.extent) first.push_back(make_block(async_copies[s]));
         first.push_back(make_async_commit());  // one group per iteration, empty past the loop's end
       }
       prologue_[here.var] = {make_block(first), pipeline_buffers};
-      // In the loop: issue iteration v + depth - 1, wait for iteration v's group, share it.
-      pre.push_back(make_if(make_var(here.var) + make_int(depth - 1) < make_int(here.info.extent), make_block(async_copies[depth - 1])));
+      // In the loop: issue iteration v + lead, wait for iteration v's group, share it
+      // (in a wgmma stage, ordered before the tensor cores' reads of shared memory).
+      pre.push_back(make_if(make_var(here.var) + make_int(lead) < make_int(here.info.extent), make_block(async_copies[lead])));
       pre.push_back(make_async_commit());
-      pre.push_back(make_async_wait(depth - 1));
+      pre.push_back(make_async_wait(lead));
+      if (wgmma) pre.push_back(make_async_proxy_fence());
       pre.push_back(make_barrier());
       end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
     }
@@ -818,8 +846,7 @@ class KernelBuilder {
     pre.push_back(rest);
     if (end_barrier) pre.push_back(make_barrier());
     Stmt s = make_block(pre);
-    for (auto it = allocs.rbegin(); it != allocs.rend(); ++it)
-      s = make_allocate(it->second.buffer, it->second.scope, it->first, it->second.size, s);
+    for (auto it = allocs.rbegin(); it != allocs.rend(); ++it) s = allocate_realization(it->first, it->second, s);
     return s;
   }
 
@@ -1067,19 +1094,32 @@ class KernelBuilder {
     return make_allocate(acc, MemScope::Register, acc_t, acc_size, body);
   }
 
-  // A sum of products on tensor cores. The stage's three innermost loops (its last two
-  // pure loops m and n and its last reduction loop k) become, per warp, a grid of
-  // 16 x 8 accumulator tiles updated by Mma statements; the 32 lanes of each warp run
-  // on threadIdx.x. Loops between the first reduction loop and the tile are reduction
-  // loops or thread loops (the warps of the block).
-  Stmt emit_tensor_core(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+  // The tensor-core tile of a stage: its three innermost loops (the last two pure loops
+  // m and n and the last reduction loop k), the factors of its product that vary with m
+  // (fa) and with n (fb), and the thread loops between its first reduction loop and the
+  // tile, which pick a warp's (or warpgroup's) tile.
+  struct TensorCoreTile {
+    int nl = 0, r0 = 0, qm = 0, qn = 0, qk = 0;
+    std::vector<int> red;
+    std::string mv, nv, kv;
+    int64_t M = 0, N = 0, K = 0;
+    Expr fa, fb;
+    std::vector<const DerivedLoop*> warp_loops;
+  };
+
+  TensorCoreTile tensor_core_tile(const Ctx& c) const {
     const auto& loops = c.nest.loops;
     const std::string& stage = c.f.name;
-    const MmaLayout& L = mma_layout(c.s.tensor_core_shape);
-    const int nl = static_cast<int>(loops.size()), r0 = first_reduction(c);
-    std::vector<int> pure, red;
-    for (int q = 0; q < nl; ++q) (loops[q].info.reduction ? red : pure).push_back(q);
-    const int qm = pure[pure.size() - 2], qn = pure.back(), qk = red.back();
+    TensorCoreTile T;
+    T.nl = static_cast<int>(loops.size());
+    T.r0 = first_reduction(c);
+    const int nl = T.nl, r0 = T.r0;
+    std::vector<int> pure;
+    for (int q = 0; q < nl; ++q) (loops[q].info.reduction ? T.red : pure).push_back(q);
+    T.qm = pure[pure.size() - 2];
+    T.qn = pure.back();
+    T.qk = T.red.back();
+    const int qm = T.qm, qn = T.qn, qk = T.qk;
     const std::set<int> tile = {qm, qn, qk};
     if (*tile.begin() != nl - 3 || tile.size() != 3)
       fail("tensor-core-loops-not-innermost",
@@ -1088,7 +1128,7 @@ class KernelBuilder {
            "Reorder the stage so that its last two pure loops and its last reduction loop come last.");
     for (const auto& l : loops) {
       if (l.info.axis == GpuAxis::ThreadX)
-        fail("tensor-core-uses-thread-x", "Stage '" + stage + "' binds loop '" + l.info.name + "' to threadIdx.x, which tensor_core needs for the 32 lanes of each warp.",
+        fail("tensor-core-uses-thread-x", "Stage '" + stage + "' binds loop '" + l.info.name + "' to threadIdx.x, which tensor_core needs for the lanes of each warp (warpgroup).",
              "Bind the loops that pick a warp's tile to threadIdx.y and threadIdx.z.");
     }
     for (int q : tile)
@@ -1113,32 +1153,66 @@ class KernelBuilder {
         fail("tensor-core-placement-inside-tile", "Something is computed or staged at loop '" + n + "', inside the tensor-core tile of stage '" + stage + "'.",
              "Make copies and producers at a loop outside the tile (the reduction's outer loop).");
     }
-    const int64_t M = loops[qm].info.extent, N = loops[qn].info.extent, K = loops[qk].info.extent;
+    T.M = loops[qm].info.extent;
+    T.N = loops[qn].info.extent;
+    T.K = loops[qk].info.extent;
+    // The two factors of the product: A varies with m, B with n.
+    Expr prod = c.body;
+    while (prod->op == ExprOp::Cast) prod = prod->args[0];
+    T.mv = loops[qm].var;
+    T.nv = loops[qn].var;
+    T.kv = loops[qk].var;
+    T.fa = prod->args[0];
+    T.fb = prod->args[1];
+    if (mentions_var(T.fb, T.mv)) std::swap(T.fa, T.fb);
+    if (mentions_var(T.fb, T.mv) || mentions_var(T.fa, T.nv))
+      fail("tensor-core-not-matmul", "In stage '" + stage + "', a factor of the product depends on both tile loops '" + loops[qm].info.name +
+               "' and '" + loops[qn].info.name + "'.",
+           "Use tensor_core on C(i, j) = sum(k, A(i, k) * B(k, j)) with i and j the tile's loops.");
+    // Tails of non-dividing splits: a lane's operand outside the domain is zero, and
+    // its accumulators there are not written out.
+    for (const auto& g : c.nest.guards)
+      if (mentions_var(g, T.mv) && mentions_var(g, T.nv))
+        fail("tensor-core-not-matmul", "Stage '" + stage + "' has a bound that couples its tile loops '" + loops[qm].info.name + "' and '" +
+                 loops[qn].info.name + "'.",
+             "Do not fuse the tile's row and column loops.");
+    for (int q = r0; q < nl - 3; ++q)
+      if (!loops[q].info.reduction) T.warp_loops.push_back(&loops[q]);
+    return T;
+  }
+
+  // A fragment element: its lowered value with the tail guard that zeroes it (guards
+  // that mention `skip`, the other tile loop, do not apply).
+  Expr tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip,
+                    const Env& env, const Env& caches) {
+    std::vector<Expr> conds;
+    for (const auto& g : c.nest.guards)
+      if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
+    Expr v = lower_value(substitute(factor, at), env, caches, c.s);
+    Expr cond = conjunction(conds);
+    return cond.defined() ? select(cond, v, make_float(0.0)) : v;
+  }
+
+  // A sum of products on tensor cores. The stage's three innermost loops (its last two
+  // pure loops m and n and its last reduction loop k) become, per warp, a grid of
+  // 16 x 8 accumulator tiles updated by Mma statements; the 32 lanes of each warp run
+  // on threadIdx.x. Loops between the first reduction loop and the tile are reduction
+  // loops or thread loops (the warps of the block).
+  Stmt emit_tensor_core(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    if (uses_wgmma(c)) return emit_wgmma(c, env, caches, in_thread, in_serial);
+    const auto& loops = c.nest.loops;
+    const std::string& stage = c.f.name;
+    const MmaLayout& L = mma_layout(c.s.tensor_core_shape);
+    const TensorCoreTile T = tensor_core_tile(c);
+    const int nl = T.nl, r0 = T.r0, qm = T.qm, qn = T.qn;
+    const std::vector<int>& red = T.red;
+    const int64_t M = T.M, N = T.N, K = T.K;
     if (M % L.m || N % L.n || K % L.k)
       fail("tensor-core-shape-does-not-tile", "The tile loops of stage '" + stage + "' (" + std::to_string(M) + " x " + std::to_string(N) +
                " x " + std::to_string(K) + ") do not tile by " + c.s.tensor_core_shape + ".",
            "Split so that the tile's loops are multiples of " + std::to_string(L.m) + ", " + std::to_string(L.n) + " and " + std::to_string(L.k) + ".");
-    // The two factors of the product: A varies with m, B with n.
-    auto strip = [](Expr e) {
-      while (e->op == ExprOp::Cast) e = e->args[0];
-      return e;
-    };
-    Expr prod = strip(c.body);
-    const std::string mv = loops[qm].var, nv = loops[qn].var, kv = loops[qk].var;
-    Expr fa = prod->args[0], fb = prod->args[1];
-    if (mentions_var(fb, mv)) std::swap(fa, fb);
-    if (mentions_var(fb, mv) || mentions_var(fa, nv))
-      fail("tensor-core-not-matmul", "In stage '" + stage + "', a factor of the product depends on both tile loops '" + loops[qm].info.name +
-               "' and '" + loops[qn].info.name + "'.",
-           "Use tensor_core on C(i, j) = sum(k, A(i, k) * B(k, j)) with i and j the tile's loops.");
-
-    // Tails of non-dividing splits: a lane's operand outside the domain is zero, and
-    // its accumulators there are not written out.
-    for (const auto& g : c.nest.guards)
-      if (mentions_var(g, mv) && mentions_var(g, nv))
-        fail("tensor-core-not-matmul", "Stage '" + stage + "' has a bound that couples its tile loops '" + loops[qm].info.name + "' and '" +
-                 loops[qn].info.name + "'.",
-             "Do not fuse the tile's row and column loops.");
+    const std::string &mv = T.mv, &nv = T.nv, &kv = T.kv;
+    const Expr fa = T.fa, fb = T.fb;
     const std::string acc = stage + "_acc", lane = stage + "_lane", mt = stage + "_mt", nt = stage + "_nt", kt = stage + "_kt";
     const int64_t MT = M / L.m, NT = N / L.n, KT = K / L.k, acc_size = MT * NT * 4;
     const Expr lanev = make_var(lane), group = lanev / make_int(4), quad = lanev % make_int(4);
@@ -1147,11 +1221,8 @@ class KernelBuilder {
     auto tile_loop = [&](const std::string& v, int64_t extent, Stmt body) {
       return make_for(v, make_int(0), make_int(extent), extent <= 8 ? LoopKind::Unrolled : LoopKind::Serial, GpuAxis::None, body);
     };
-    std::vector<const DerivedLoop*> warp_loops;  // thread loops inside the reduction: each picks a warp's tile
-    for (int q = r0; q < nl - 3; ++q)
-      if (!loops[q].info.reduction) warp_loops.push_back(&loops[q]);
     auto over_warps = [&](Stmt leaf) {
-      for (auto it = warp_loops.rbegin(); it != warp_loops.rend(); ++it) leaf = make_loop(**it, leaf, false);
+      for (auto it = T.warp_loops.rbegin(); it != T.warp_loops.rend(); ++it) leaf = make_loop(**it, leaf, false);
       return leaf;
     };
     const std::string ai = stage + "_ai";
@@ -1251,6 +1322,200 @@ class KernelBuilder {
     }
     Stmt write_nest = over_warps(lane_loop(tile_loop(mt, MT, tile_loop(nt, NT, per_tile))));
     return make_allocate(acc, MemScope::Register, DType::f32, acc_size, make_block({init, main_nest, write_nest}));
+  }
+
+  static bool uses_wgmma(const Ctx& c) { return c.s.tensor_core_shape == "m64nNk8"; }
+
+  // Groups of wgmma instructions a k-step leaves in flight: one when every staged copy
+  // of the stage is made at its pipelined reduction loop, at least 3 buffers deep (the
+  // copies then run depth - 2 iterations ahead, so that they never refill the buffer that
+  // the k-step in flight reads); otherwise none (each k-step waits for its own).
+  int wgmma_groups_in_flight(const Ctx& c) const {
+    if (!uses_wgmma(c) || c.s.pipeline_depth < 3 || c.s.pipeline_bulk || c.s.cache_reads.empty()) return 0;
+    for (const auto& cr : c.s.cache_reads)
+      if (cr.at_loop != c.s.pipeline_loop) return 0;
+    int reductions = 0;
+    bool pipelined_reduction = false;
+    for (const auto& l : c.nest.loops) {
+      reductions += l.info.reduction;
+      pipelined_reduction |= l.info.name == c.s.pipeline_loop && l.info.reduction;
+    }
+    return pipelined_reduction && reductions == 2 ? 1 : 0;  // the pipelined loop and the tile's k loop
+  }
+
+  // `s` with the If whose condition is `cond` (the same expression object) replaced by
+  // its then-branch or its else-branch.
+  static Stmt take_branch(const Stmt& s, const Expr& cond, bool then_branch) {
+    if (s->kind == StmtKind::If && s->cond.get() == cond.get()) return then_branch ? s->body[0] : s->body[1];
+    auto n = std::make_shared<StmtNode>(*s);
+    for (auto& c : n->body) c = take_branch(c, cond, then_branch);
+    return n;
+  }
+
+  // The loop of `var` in `s` run two iterations per trip: its body for an even iteration
+  // (the If on `parity` takes its then-branch) and for the odd one after it (the
+  // else-branch), and an even last iteration after the loop when the extent is odd.
+  static Stmt unroll_pairs(const Stmt& s, const std::string& var, const Expr& parity) {
+    if (s->kind != StmtKind::For || s->var != var) {
+      auto n = std::make_shared<StmtNode>(*s);
+      for (auto& c : n->body) c = unroll_pairs(c, var, parity);
+      return n;
+    }
+    int64_t extent = 0;
+    if (!is_const_int(s->extent, &extent))
+      fail("lowering-internal", "The pipelined loop '" + var + "' of a wgmma stage has no constant extent.", "Report this schedule.");
+    const std::string pv = var + "_pair";
+    auto iteration = [&](bool even, const Expr& at) {
+      return map_stmt_exprs(take_branch(s->body[0], parity, even), [&](const Expr& e) { return substitute(e, {{var, at}}); });
+    };
+    Stmt pairs = make_for(pv, make_int(0), make_int(extent / 2), LoopKind::Serial, GpuAxis::None,
+                          make_block({iteration(true, make_var(pv) * make_int(2)),
+                                      iteration(false, make_var(pv) * make_int(2) + make_int(1))}));
+    if (extent % 2 == 0) return pairs;
+    return make_block({pairs, iteration(true, make_int(extent - 1))});
+  }
+
+  // A sum of products on warpgroup tensor cores (wgmma.mma_async m64nNk8, tf32;
+  // codegen/wgmma_layout.h). The tile's m loop is split into 64-row parts, each one
+  // instruction per k8 step over all N columns of the n loop; the 128 threads of each
+  // warpgroup run on threadIdx.x, the thread loops between the first reduction loop and
+  // the tile pick a warpgroup's tile. A (the factor that varies with m) is loaded into
+  // registers; B (the factor that varies with n) is read by the tensor cores from its
+  // shared copy: K-major 32-float rows with the 128-byte swizzle. With a k-step in
+  // flight (wgmma_groups_in_flight) the fragments are double-buffered by the parity of
+  // the reduction's iteration, and each k-step holds the other buffer until its wait.
+  Stmt emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+    const auto& loops = c.nest.loops;
+    const std::string& stage = c.f.name;
+    const TensorCoreTile T = tensor_core_tile(c);
+    if (T.M % kWgmmaM || T.N % 8 || T.N > kWgmmaMaxN || T.K % kWgmmaK)
+      fail("tensor-core-shape-does-not-tile", "The tile loops of stage '" + stage + "' (" + std::to_string(T.M) + " x " +
+               std::to_string(T.N) + " x " + std::to_string(T.K) + ") do not tile by m64nNk8.",
+           "Split so that the tile's m loop is a multiple of 64, its n loop a multiple of 8 up to 256 and its k loop a multiple of 8.");
+    if (c.s.precision != "tf32")
+      fail("tensor-core-shape-precision", "Stage '" + stage + "' uses m64nNk8 with " + c.s.precision + " operands.",
+           "Use m64nNk8 with tf32 operands.");
+    const int64_t MT = T.M / kWgmmaM, KT = T.K / kWgmmaK, NA = T.N / 2, per_step = MT * KT * kWgmmaAElements;
+    const int inflight = wgmma_groups_in_flight(c);
+    const std::string acc = stage + "_acc", lane = stage + "_lane", frag = stage + "_fa";
+    const Expr lanev = make_var(lane), warp = lanev / make_int(32), group = (lanev % make_int(32)) / make_int(4),
+               quad = lanev % make_int(4);
+    auto lane_loop = [&](Stmt body) {
+      return make_for(lane, make_int(0), make_int(kWgmmaThreads), LoopKind::Serial, GpuAxis::ThreadX, body);
+    };
+    auto around = [&](Stmt body) {
+      for (auto it = T.warp_loops.rbegin(); it != T.warp_loops.rend(); ++it) body = make_loop(**it, body, false);
+      return body;
+    };
+    const std::string ai = stage + "_ai";
+    Stmt init = around(lane_loop(make_for(ai, make_int(0), make_int(MT * NA), LoopKind::Unrolled, GpuAxis::None,
+                                          make_store(acc, make_var(ai), make_float(0.0)))));
+    // With a k-step in flight, the parity of the pipelined reduction loop's iteration
+    // picks the fragment buffer.
+    std::string pipelined_var;
+    for (const auto& l : loops)
+      if (l.info.name == c.s.pipeline_loop) pipelined_var = l.var;
+    const Expr parity = make_var(pipelined_var.empty() ? "unused" : pipelined_var) % make_int(2) == make_int(0);
+    Stmt main_nest = loops_down_to(c, T.r0, T.nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
+      const auto [b_buffer, b_start] = wgmma_b_operand(c, T, c2);
+      auto step = [&](int parity) {
+        std::vector<Stmt> s;
+        const int64_t base = parity * per_step;
+        auto frag_index = [&](int64_t mt, int64_t kt, int i) { return base + (mt * KT + kt) * kWgmmaAElements + i; };
+        for (int64_t mt = 0; mt < MT; ++mt)
+          for (int64_t kt = 0; kt < KT; ++kt)
+            for (int i = 0; i < kWgmmaAElements; ++i) {
+              const WgmmaElement e = wgmma_a_element(0, i);  // the offsets of element i from thread 0's row and column
+              Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
+              Expr k = make_int(kt * kWgmmaK + e.col) + quad;
+              s.push_back(make_store(frag, make_int(frag_index(mt, kt, i)), tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2)));
+            }
+        s.push_back(make_wgmma_fence());
+        for (int64_t mt = 0; mt < MT; ++mt)
+          for (int64_t kt = 0; kt < KT; ++kt) {
+            std::vector<Expr> a;
+            for (int i = 0; i < kWgmmaAElements; ++i) a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i))}));
+            s.push_back(make_wgmma("tf32", T.N, acc, make_int(mt * NA), a, b_buffer, b_start + make_int(kt * kWgmmaK)));
+          }
+        s.push_back(make_wgmma_commit());
+        s.push_back(inflight ? make_wgmma_wait(1, frag, make_int((1 - parity) * per_step), per_step) : make_wgmma_wait(0));
+        return make_block(s);
+      };
+      Stmt body = inflight ? make_if(parity, step(0), step(1)) : step(0);
+      return lane_loop(body);
+    });
+    // Each fragment buffer gets its own copy of the k-step: no branch merges accumulators
+    // that a wgmma still writes.
+    if (inflight) main_nest = unroll_pairs(main_nest, pipelined_var, parity);
+    Stmt drain = around(lane_loop(make_wgmma_wait(0)));
+
+    // Write-out: each thread stores its N/2 accumulators of every 64-row part.
+    const std::string mtv = stage + "_mt", j = stage + "_aj";
+    const Expr jv = make_var(j);
+    Expr row = make_var(mtv) * make_int(kWgmmaM) + warp * make_int(16) + group + ((jv / make_int(2)) % make_int(2)) * make_int(8);
+    Expr col = (jv / make_int(4)) * make_int(8) + quad * make_int(2) + jv % make_int(2);
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(substitute(c.orig.at(c.f.vars[d]), {{T.mv, row}, {T.nv, col}}));
+    std::vector<Expr> wguards;
+    if (!output_tiles_.count(c.self.buffer))
+      for (const auto& g : c.nest.guards)
+        if (std::none_of(T.red.begin(), T.red.end(), [&](int q) { return mentions_var(g, loops[q].var); }))
+          wguards.push_back(substitute(g, {{T.mv, row}, {T.nv, col}}));
+    Stmt write = guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx),
+                                             make_load(acc, DType::f32, {make_var(mtv) * make_int(NA) + jv})));
+    Stmt write_nest = around(lane_loop(make_for(mtv, make_int(0), make_int(MT), LoopKind::Unrolled, GpuAxis::None,
+                                                make_for(j, make_int(0), make_int(NA), LoopKind::Unrolled, GpuAxis::None, write))));
+    Stmt body = make_block({init, main_nest, drain, write_nest});
+    body = make_allocate(frag, MemScope::Register, DType::f32, (inflight ? 2 : 1) * per_step, body);
+    return make_allocate(acc, MemScope::Register, DType::f32, MT * NA, body);
+  }
+
+  // The shared buffer and descriptor start (element index, k = 0, n = 0) of a wgmma's B
+  // operand: the factor that varies with n must read a swizzled shared copy whose rows
+  // are 32 four-byte elements along k (K-major, the 128-byte swizzle), n stepping rows
+  // and k stepping columns one by one, the tile's first row at a 1024-byte boundary.
+  std::pair<std::string, Expr> wgmma_b_operand(const Ctx& c, const TensorCoreTile& T, const Env& caches) {
+    const std::string& stage = c.f.name;
+    Expr fb = T.fb;
+    while (fb->op == ExprOp::Cast) fb = fb->args[0];
+    auto it = fb->op == ExprOp::Load ? caches.find(fb->name) : caches.end();
+    if (it == caches.end() || it->second.scope != MemScope::Shared)
+      fail("wgmma-b-not-shared", "Stage '" + stage + "' uses m64nNk8, but its operand " + to_string(T.fb) +
+               " is not read from a shared copy at the tile.",
+           "Stage it with cache_read scope shared (swizzle true) at the reduction loop outside the tile.");
+    const Realization& r = it->second;
+    const size_t dims = fb->args.size();
+    auto coefficient = [](const Expr& e, const std::string& v) -> std::optional<int64_t> {
+      auto f = linear_form(e, true);
+      if (!f) return std::nullopt;
+      for (const auto& [key, atom] : f->atoms)
+        if (mentions_var(atom, v)) return std::nullopt;
+      auto k = f->coeff.find(v);
+      return k == f->coeff.end() ? 0 : k->second;
+    };
+    bool layout = dims >= 2 && fb.type() == DType::f32 && r.swizzle_chunk == 4 && r.swizzle_rows == 8 &&
+                  r.extent.back() * 4 == kWgmmaSwizzleRowBytes && r.stride[dims - 2] == r.extent.back() &&
+                  r.extent[dims - 2] % 8 == 0 && r.extent[dims - 2] >= T.N;
+    for (size_t d = 0; layout && d < dims; ++d) {
+      auto cn = coefficient(fb->args[d], T.nv), ck = coefficient(fb->args[d], T.kv);
+      layout = cn && ck && *cn == (d + 2 == dims ? 1 : 0) && *ck == (d + 1 == dims ? 1 : 0);
+    }
+    if (!layout)
+      fail("wgmma-b-layout", "Stage '" + stage + "' uses m64nNk8, but the shared copy '" + r.buffer + "' of its operand " + to_string(T.fb) +
+               " is not K-major rows of 32 f32 elements with the 128-byte swizzle (n along rows, k along columns).",
+           "Stage the operand with cache_read swizzle true over a region of 32 elements along the reduction (split k by 32 "
+           "outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so that this operand "
+           "varies with the n loop.");
+    Realization logical = r;
+    logical.swizzle_chunk = logical.swizzle_rows = 0;
+    std::vector<Expr> args;
+    for (const auto& a : fb->args) args.push_back(substitute(a, {{T.nv, make_int(0)}, {T.kv, make_int(0)}}));
+    Expr start = flat_index(logical, args);
+    if (!provably_multiple_of(start, kWgmmaSwizzleAtomBytes / 4))
+      fail("wgmma-b-alignment", "Stage '" + stage + "' uses m64nNk8, but the tile's first row of '" + r.buffer +
+               "' is not provably 1024 bytes from the copy's start (" + to_string(start) + ").",
+           "Make the staged region start at the tile's first row: stage at the loop just outside the tile.");
+    return {r.buffer, start};
   }
 };
 

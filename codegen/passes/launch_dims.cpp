@@ -15,19 +15,6 @@ static int axis_index(GpuAxis a) {
   }
 }
 
-static Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) {
-  auto n = std::make_shared<StmtNode>(*s);
-  if (n->min.defined()) n->min = f(n->min);
-  if (n->extent.defined()) n->extent = f(n->extent);
-  if (n->index.defined()) n->index = f(n->index);
-  if (n->value.defined()) n->value = f(n->value);
-  if (n->cond.defined()) n->cond = f(n->cond);
-  if (n->barrier_index.defined()) n->barrier_index = f(n->barrier_index);
-  for (auto& o : n->operands) o = f(o);
-  for (auto& c : n->body) c = map_exprs(c, f);
-  return n;
-}
-
 void assign_launch_dims(Kernel& k) {
   std::function<void(const Stmt&)> scan = [&](const Stmt& s) {
     if (s->kind == StmtKind::For && s->axis != GpuAxis::None) {
@@ -84,9 +71,9 @@ void assign_launch_dims(Kernel& k) {
   };
   check(k.body);
   Expr nt = make_int(threads);
-  k.body = map_exprs(k.body, [&](const Expr& e) { return substitute(e, {{"__nthreads", nt}}); });
+  k.body = map_stmt_exprs(k.body, [&](const Expr& e) { return substitute(e, {{"__nthreads", nt}}); });
 }
 
-void simplify_kernel(Kernel& k) { k.body = map_exprs(k.body, [](const Expr& e) { return simplify(e); }); }
+void simplify_kernel(Kernel& k) { k.body = map_stmt_exprs(k.body, [](const Expr& e) { return simplify(e); }); }
 
 }  // namespace cusched

@@ -6,6 +6,7 @@
 
 #include "codegen/interpreter.h"
 #include "codegen/ir.h"
+#include "dsl/dsl.h"
 #include "dsl/error.h"
 
 namespace cusched::test {
@@ -61,6 +62,24 @@ inline std::string error_code(const std::function<void()>& f, std::string* messa
     return e.error().code;
   }
   return "";
+}
+
+// The matmul C(i, j) = sum(k, A(i, k) * B(k, j)) of (M, K) x (K, N) at the given sizes,
+// for schedules lowered by these tests.
+struct Sizes {
+  int64_t m, n, k;
+};
+
+inline ScheduleContext matmul_context(Sizes z) {
+  Size M("M"), N("N"), K("K");
+  Tensor A("A", DType::f32, {M, K}), B("B", DType::f32, {K, N});
+  Var i("i", M), j("j", N);
+  RVar k("k", K);
+  Func C = compute("C", {i, j}, sum(k, A(i, k) * B(k, j)));
+  ScheduleContext c;
+  c.pipeline = Pipeline({C});
+  c.sizes = {{"M", z.m}, {"N", z.n}, {"K", z.k}};
+  return c;
 }
 
 }  // namespace cusched::test

@@ -19,22 +19,6 @@ namespace {
 
 using namespace cusched::test;
 
-struct Sizes {
-  int64_t m, n, k;
-};
-
-ScheduleContext matmul_context(Sizes z) {
-  Size M("M"), N("N"), K("K");
-  Tensor A("A", DType::f32, {M, K}), B("B", DType::f32, {K, N});
-  Var i("i", M), j("j", N);
-  RVar k("k", K);
-  Func C = compute("C", {i, j}, sum(k, A(i, k) * B(k, j)));
-  ScheduleContext c;
-  c.pipeline = Pipeline({C});
-  c.sizes = {{"M", z.m}, {"N", z.n}, {"K", z.k}};
-  return c;
-}
-
 // A CUDA-core register tile: blocks of bm x bn points, 4 rows per thread, K staged bk
 // at a time in shared memory (rows padded by `pad`), optionally pipelined.
 nlohmann::json tile_steps(int bm, int bn, int bk, int pad, int depth = 0, const std::string& engine = "cp.async") {

@@ -14,13 +14,18 @@ using testing::bench_bundle;
 using testing::ptx_of;
 using testing::sm90a_cubin_bytes;
 
+// The mma.sync tiles (m16n8k8) that the matmul and gemm problems used before warpgroup MMA.
+nlohmann::json matmul_mma_tile(const std::string& batch = "") {
+  return tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, batch, {128, 128, 64, 64, 16, "tf32", 4});
+}
+
 nlohmann::json shared_output(nlohmann::json steps, const std::string& stage) {
   steps.push_back({{"op", "cache_write"}, {"stage", stage}, {"scope", "shared"}});
   return steps;
 }
 
-TEST(TensorCoreLoadsCompile, MatmulBestLoadsAWithLdmatrix) {
-  KernelBundle b = bench_bundle("matmul", find_problem("matmul").best_schedule);
+TEST(TensorCoreLoadsCompile, MatmulTileLoadsAWithLdmatrix) {
+  KernelBundle b = bench_bundle("matmul", matmul_mma_tile());
   EXPECT_NE(b.source.find("cusched::ldmatrix_x4("), std::string::npos) << b.source;
   const std::string p = ptx_of(b);
   EXPECT_NE(p.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
@@ -30,7 +35,9 @@ TEST(TensorCoreLoadsCompile, MatmulBestLoadsAWithLdmatrix) {
 
 TEST(TensorCoreLoadsCompile, GemmWithTransposedWeightLoadsBothOperandsWithLdmatrix) {
   // weight is (OUT, IN): B's fragment rows run along k, so it loads with .x2 as well.
-  KernelBundle b = bench_bundle("gemm_add_relu", find_problem("gemm_add_relu").best_schedule);
+  nlohmann::json steps = concat_steps({tensor_core_tile_steps("G", "i", "j", "k", "X", 4, "weight", 4, "", {128, 128, 64, 32, 32, "tf32", 3}),
+                                      flat_grid_steps("Y", {"i", "j"})});
+  KernelBundle b = bench_bundle("gemm_add_relu", steps);
   const std::string p = ptx_of(b);
   EXPECT_NE(p.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
   EXPECT_NE(p.find("ldmatrix.sync.aligned.m8n8.x2.shared.b16"), std::string::npos);
@@ -40,7 +47,7 @@ TEST(TensorCoreLoadsCompile, GemmWithTransposedWeightLoadsBothOperandsWithLdmatr
 TEST(TensorCoreLoadsCompile, SharedOutputTileStoresWithVectorStores) {
   for (const char* problem : {"matmul", "bmm"}) {
     SCOPED_TRACE(problem);
-    KernelBundle b = bench_bundle(problem, shared_output(find_problem(problem).best_schedule, "C"));
+    KernelBundle b = bench_bundle(problem, shared_output(matmul_mma_tile(std::string(problem) == "bmm" ? "b" : ""), "C"));
     EXPECT_NE(b.source.find("C_tile"), std::string::npos) << b.source;
     const std::string p = ptx_of(b);
     EXPECT_NE(p.find("st.global.v4.f32"), std::string::npos) << "the tile goes out 16 bytes at a time";
@@ -48,6 +55,21 @@ TEST(TensorCoreLoadsCompile, SharedOutputTileStoresWithVectorStores) {
     EXPECT_NE(p.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
     EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
   }
+}
+
+// The warpgroup tile of the matmul best schedule: the instruction written for N = 256,
+// fragments declared as 32-bit words held across the wait, one k-step in flight, the
+// swizzled copy aligned for the 128-byte swizzle; PTX with wgmma and a CUBIN for sm_90a.
+TEST(TensorCoreLoadsCompile, MatmulBestIssuesWarpgroupMmaWithAStepInFlight) {
+  KernelBundle b = bench_bundle("matmul", find_problem("matmul").best_schedule);
+  for (const char* text : {"wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", "unsigned int C_fa[32]",
+                           "cusched::wgmma_wait<1>();", "cusched::hold_register(C_fa[16]);", "cusched::wgmma_wait<0>();",
+                           "__align__(1024) unsigned char cusched_smem[]", "cusched::async_proxy_fence();"})
+    EXPECT_NE(b.source.find(text), std::string::npos) << text;
+  const std::string p = ptx_of(b);
+  EXPECT_NE(p.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"), std::string::npos);
+  EXPECT_NE(p.find("wgmma.wait_group.sync.aligned 1"), std::string::npos);
+  EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
 }
 
 }  // namespace

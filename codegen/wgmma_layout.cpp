@@ -1,0 +1,20 @@
+#include "codegen/wgmma_layout.h"
+
+namespace cusched {
+
+WgmmaElement wgmma_a_element(int thread, int i) {
+  const int w = thread / 32, g = (thread % 32) / 4, q = thread % 4;
+  return {16 * w + g + 8 * (i % 2), q + 4 * (i / 2)};
+}
+
+WgmmaElement wgmma_accumulator(int thread, int j) {
+  const int w = thread / 32, g = (thread % 32) / 4, q = thread % 4;
+  return {16 * w + g + 8 * ((j / 2) % 2), 8 * (j / 4) + 2 * q + j % 2};
+}
+
+int64_t wgmma_b_address(int64_t start, int k, int n) {
+  const int64_t a = start + kWgmmaSwizzleAtomBytes * (n / 8) + kWgmmaSwizzleRowBytes * (n % 8) + 4 * k;
+  return a ^ (((a >> 7) & 7) << 4);
+}
+
+}  // namespace cusched

@@ -1,0 +1,48 @@
+// On the GPU: warpgroup tensor-core tiles (tensor_core m64nNk8) verify at the small size,
+// where every tile loop of the matmul problems has a tail (zero-filled staged rows,
+// unwritten accumulators), with one k-step in flight (pipeline 4 deep), with each
+// k-step waited for (pipeline 2 deep) and without a pipeline; and the gemm whose
+// operands both run along k.
+#include <gtest/gtest.h>
+
+#include "problems/baseline_steps.h"
+#include "runtime/cuda_driver.h"
+#include "search/candidate_evaluation.h"
+
+namespace cusched {
+namespace {
+
+search::CandidateOutcome run_small(const std::string& problem, const nlohmann::json& steps, runtime::Worker& worker) {
+  search::EvalConfig cfg;
+  cfg.backend = "gpu";
+  cfg.size = "small";
+  cfg.seed = 11;
+  cfg.time_it = false;
+  cfg.audit = false;
+  cfg.check_bench = false;
+  return search::evaluate_candidate(find_problem(problem), steps, cfg, &worker);
+}
+
+TEST(GpuWgmma, MatmulTilesWithTailsVerify) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  for (const char* problem : {"matmul", "matmul_rect"})
+    for (int depth : {4, 2, 0}) {
+      auto out = run_small(problem, wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 256, 2, depth), worker);
+      EXPECT_EQ(out.verdict, "ok") << problem << ", pipeline depth " << depth << ": " << out.reason;
+    }
+  auto out = run_small("bmm", wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "b"), worker);
+  EXPECT_EQ(out.verdict, "ok") << "bmm: " << out.reason;
+}
+
+TEST(GpuWgmma, GemmWithBothOperandsAlongKVerifies) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  for (const char* problem : {"gemm_add_relu", "gemm_gelu_softmax"}) {
+    auto out = run_small(problem, find_problem(problem).best_schedule, worker);
+    EXPECT_EQ(out.verdict, "ok") << problem << ": " << out.reason;
+  }
+}
+
+}  // namespace
+}  // namespace cusched
