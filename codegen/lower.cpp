@@ -23,9 +23,10 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
   p.kernels = build_kernels(state, p.buffers);     // 2. loop nests, compute_at, cache_read, reductions
   for (auto& k : p.kernels) {
     assign_launch_dims(k);                         // 3. grid, block, barrier placement rule
-    check_register_arrays(k);                      // 4. per-thread arrays of a sane size
-    remove_redundant_barriers(k);                  // 5. back-to-back barriers
-    simplify_kernel(k);                            // 6. constant folding
+    drop_covered_copy_guards(k);                   // 4. copy loops that no thread overruns
+    check_register_arrays(k);                      // 5. per-thread arrays of a sane size
+    remove_redundant_barriers(k);                  // 6. back-to-back barriers
+    simplify_kernel(k);                            // 7. constant folding
   }
   return p;
 }

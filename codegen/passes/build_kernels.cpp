@@ -832,14 +832,27 @@ class KernelBuilder {
         first.push_back(make_async_commit());  // one group per iteration, empty past the loop's end
       }
       prologue_[here.var] = {make_block(first), pipeline_buffers};
-      // In the loop: issue iteration v + lead, wait for iteration v's group, share it
-      // (in a wgmma stage, ordered before the tensor cores' reads of shared memory).
-      pre.push_back(make_if(make_var(here.var) + make_int(lead) < make_int(here.info.extent), make_block(async_copies[lead])));
-      pre.push_back(make_async_commit());
-      pre.push_back(make_async_wait(lead));
-      if (wgmma) pre.push_back(make_async_proxy_fence());
-      pre.push_back(make_barrier());
-      end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
+      Stmt issue = make_if(make_var(here.var) + make_int(lead) < make_int(here.info.extent), make_block(async_copies[lead]));
+      if (lead < depth - 1) {
+        // A k-step of wgmma in flight: wait for iteration v's group and share it
+        // (ordered before the tensor cores' reads), then refill the buffer of iteration
+        // v - 2. Every thread passed this barrier only after finishing iteration v - 1,
+        // whose last wait retired the instructions of v - 2: one barrier per iteration.
+        pre.push_back(make_async_wait(lead - 1));
+        pre.push_back(make_async_proxy_fence());
+        pre.push_back(make_barrier());
+        pre.push_back(issue);
+        pre.push_back(make_async_commit());
+      } else {
+        // In the loop: issue iteration v + lead, wait for iteration v's group, share it
+        // (in a wgmma stage, ordered before the tensor cores' reads of shared memory).
+        pre.push_back(issue);
+        pre.push_back(make_async_commit());
+        pre.push_back(make_async_wait(lead));
+        if (wgmma) pre.push_back(make_async_proxy_fence());
+        pre.push_back(make_barrier());
+        end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
+      }
     }
     Stmt rest = inner(env, caches);
     if (pre.empty()) return rest;

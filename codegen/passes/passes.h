@@ -12,6 +12,8 @@ std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<
 // Grid and block sizes, thread-count placeholders, and the rule that a thread loop
 // around a barrier spans the whole block.
 void assign_launch_dims(Kernel& k);
+// Drops the guards of cooperative copy loops that every thread's every iteration passes.
+void drop_covered_copy_guards(Kernel& k);
 // Rejects per-thread (register) arrays larger than kMaxRegisterArrayElements.
 constexpr int64_t kMaxRegisterArrayElements = 1024;
 void check_register_arrays(const Kernel& k);
