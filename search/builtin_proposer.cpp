@@ -409,10 +409,37 @@ void tensor_core_sketches(std::vector<Sketch>& out, const Problem& p, const Func
   }
 }
 
+// Warpgroup tensor-core tiles (wgmma, TF32) of a sum of products with an operand that
+// runs along k in memory: the tensor cores read that one from a swizzled copy (B's when
+// both do), the other is loaded into registers; the tile's n follows the first, so for
+// C = A @ B with B's rows along j the tile computes C's transpose (m = j, n = i).
+void wgmma_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& f) {
+  if (f.body->rvars.size() != 1 || f.vars.size() > 3) return;
+  auto src = matmul_sources(f);
+  if (src.size() != 2) return;
+  const bool a_along_k = src[0].second == 4, b_along_k = src[1].second == 4;
+  if (!a_along_k && !b_along_k) return;
+  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
+  const std::string m = b_along_k ? i : j, n = b_along_k ? j : i;
+  const auto& in_registers = b_along_k ? src[0] : src[1];
+  const auto& through_descriptor = b_along_k ? src[1] : src[0];
+  for (int bn : {256, 128})
+    for (int depth : {4, 3}) {
+      json s = wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
+                                through_descriptor.first, batch, bn, 2, depth);
+      schedule_rest(s, p, {f.name}, 256);
+      out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name + " on Hopper warpgroup MMA (wgmma, TF32; " +
+                         through_descriptor.first + " read from a swizzled copy, " + in_registers.first + " from registers" +
+                         (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " + std::to_string(depth) + " deep",
+                     s});
+    }
+}
+
 std::vector<Sketch> matmul_sketches(const Problem& p) {
   std::vector<Sketch> out;
   for (const auto& f : p.pipeline.stages()) {
     if (!sum_of_products(*f) || f->vars.size() < 2) continue;
+    wgmma_sketches(out, p, *f);
     tensor_core_sketches(out, p, *f);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
       json s = json::array();

@@ -181,6 +181,27 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
     EXPECT_EQ(s.idea.find("clusters of"), std::string::npos) << s.idea;
 }
 
+// Sums of products with an operand along k get warpgroup tensor-core sketches: C's
+// transpose for A @ B (B's rows run along j), the plain orientation for X @ W^T (both
+// along k); all legal at the bench size, the deepest 256-wide ones verify at the small.
+TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
+  for (const auto& [problem, transposed] : std::vector<std::pair<std::string, bool>>{{"matmul", true}, {"bmm", true}, {"gemm_add_relu", false}}) {
+    const Problem& p = find_problem(problem);
+    int wgmma = 0;
+    for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+      if (s.idea.find("wgmma") == std::string::npos) continue;
+      ++wgmma;
+      EXPECT_EQ(s.idea.find("C's transpose") != std::string::npos, transposed) << s.idea;
+      ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
+      if (s.idea.rfind("256x128", 0) == 0 && s.idea.find("4 deep") != std::string::npos) {
+        auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+        EXPECT_EQ(r.verdict, "ok") << problem << ": " << r.message << r.error.message << "\n" << s.idea;
+      }
+    }
+    EXPECT_EQ(wgmma, 4) << problem;
+  }
+}
+
 TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
   const Problem& p = find_problem("layernorm");
   int split = 0, rows_on_x = 0;
