@@ -1194,6 +1194,12 @@ class KernelBuilder {
     return T;
   }
 
+  // `leaf` inside the thread loops that pick a warp's (warpgroup's) tile.
+  Stmt over_warps(const TensorCoreTile& T, Stmt leaf) {
+    for (auto it = T.warp_loops.rbegin(); it != T.warp_loops.rend(); ++it) leaf = make_loop(**it, leaf, false);
+    return leaf;
+  }
+
   // A fragment element: its lowered value with the tail guard that zeroes it (guards
   // that mention `skip`, the other tile loop, do not apply).
   Expr tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip,
@@ -1234,12 +1240,8 @@ class KernelBuilder {
     auto tile_loop = [&](const std::string& v, int64_t extent, Stmt body) {
       return make_for(v, make_int(0), make_int(extent), extent <= 8 ? LoopKind::Unrolled : LoopKind::Serial, GpuAxis::None, body);
     };
-    auto over_warps = [&](Stmt leaf) {
-      for (auto it = T.warp_loops.rbegin(); it != T.warp_loops.rend(); ++it) leaf = make_loop(**it, leaf, false);
-      return leaf;
-    };
     const std::string ai = stage + "_ai";
-    Stmt init = over_warps(lane_loop(make_for(ai, make_int(0), make_int(acc_size), LoopKind::Unrolled, GpuAxis::None,
+    Stmt init = over_warps(T, lane_loop(make_for(ai, make_int(0), make_int(acc_size), LoopKind::Unrolled, GpuAxis::None,
                                               make_store(acc, make_var(ai), make_float(0.0)))));
 
     Stmt main_nest = loops_down_to(c, r0, nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
@@ -1333,7 +1335,7 @@ class KernelBuilder {
       per_tile = make_for(jr, make_int(0), make_int(2), LoopKind::Unrolled, GpuAxis::None,
                           make_for(jc, make_int(0), make_int(2), LoopKind::Vectorized, GpuAxis::None, pair));
     }
-    Stmt write_nest = over_warps(lane_loop(tile_loop(mt, MT, tile_loop(nt, NT, per_tile))));
+    Stmt write_nest = over_warps(T, lane_loop(tile_loop(mt, MT, tile_loop(nt, NT, per_tile))));
     return make_allocate(acc, MemScope::Register, DType::f32, acc_size, make_block({init, main_nest, write_nest}));
   }
 
@@ -1416,19 +1418,18 @@ class KernelBuilder {
     auto lane_loop = [&](Stmt body) {
       return make_for(lane, make_int(0), make_int(kWgmmaThreads), LoopKind::Serial, GpuAxis::ThreadX, body);
     };
-    auto around = [&](Stmt body) {
-      for (auto it = T.warp_loops.rbegin(); it != T.warp_loops.rend(); ++it) body = make_loop(**it, body, false);
-      return body;
-    };
     const std::string ai = stage + "_ai";
-    Stmt init = around(lane_loop(make_for(ai, make_int(0), make_int(MT * NA), LoopKind::Unrolled, GpuAxis::None,
+    Stmt init = over_warps(T, lane_loop(make_for(ai, make_int(0), make_int(MT * NA), LoopKind::Unrolled, GpuAxis::None,
                                           make_store(acc, make_var(ai), make_float(0.0)))));
     // With a k-step in flight, the parity of the pipelined reduction loop's iteration
     // picks the fragment buffer.
     std::string pipelined_var;
+    Expr parity;
     for (const auto& l : loops)
-      if (l.info.name == c.s.pipeline_loop) pipelined_var = l.var;
-    const Expr parity = make_var(pipelined_var.empty() ? "unused" : pipelined_var) % make_int(2) == make_int(0);
+      if (inflight && l.info.name == c.s.pipeline_loop) {
+        pipelined_var = l.var;
+        parity = make_var(l.var) % make_int(2) == make_int(0);
+      }
     Stmt main_nest = loops_down_to(c, T.r0, T.nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
       const auto [b_buffer, b_start] = wgmma_b_operand(c, T, c2);
       auto step = [&](int parity) {
@@ -1460,9 +1461,11 @@ class KernelBuilder {
     // Each fragment buffer gets its own copy of the k-step: no branch merges accumulators
     // that a wgmma still writes.
     if (inflight) main_nest = unroll_pairs(main_nest, pipelined_var, parity);
-    Stmt drain = around(lane_loop(make_wgmma_wait(0)));
+    Stmt drain = over_warps(T, lane_loop(make_wgmma_wait(0)));
 
-    // Write-out: each thread stores its N/2 accumulators of every 64-row part.
+    // Write-out: each thread stores its N/2 accumulators of every 64-row part, at the
+    // rows and columns of codegen/wgmma_layout.h (the interpreter places the results by
+    // that layout, so a difference here shows as a wrong tile).
     const std::string mtv = stage + "_mt", j = stage + "_aj";
     const Expr jv = make_var(j);
     Expr row = make_var(mtv) * make_int(kWgmmaM) + warp * make_int(16) + group + ((jv / make_int(2)) % make_int(2)) * make_int(8);
@@ -1476,7 +1479,7 @@ class KernelBuilder {
           wguards.push_back(substitute(g, {{T.mv, row}, {T.nv, col}}));
     Stmt write = guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx),
                                              make_load(acc, DType::f32, {make_var(mtv) * make_int(NA) + jv})));
-    Stmt write_nest = around(lane_loop(make_for(mtv, make_int(0), make_int(MT), LoopKind::Unrolled, GpuAxis::None,
+    Stmt write_nest = over_warps(T, lane_loop(make_for(mtv, make_int(0), make_int(MT), LoopKind::Unrolled, GpuAxis::None,
                                                 make_for(j, make_int(0), make_int(NA), LoopKind::Unrolled, GpuAxis::None, write))));
     Stmt body = make_block({init, main_nest, drain, write_nest});
     body = make_allocate(frag, MemScope::Register, DType::f32, (inflight ? 2 : 1) * per_step, body);
