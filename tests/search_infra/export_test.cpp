@@ -98,7 +98,7 @@ TEST(Export, CompilesWithNvcc) {
   std::filesystem::create_directories(dir);
   auto cu = dir / "kernel.cu";
   std::ofstream(cu) << export_kernel(small_bundle(), {"x * 2", 1e-4, 1e-4, "", "kernel.cu"});
-  std::string cmd = nvcc + " -c -arch=sm_90a -o " + (dir / "kernel.o").string() + " " + cu.string() + " > " +
+  std::string cmd = nvcc + " -c -gencode arch=compute_90a,code=sm_90a -o " + (dir / "kernel.o").string() + " " + cu.string() + " > " +
                     (dir / "nvcc.log").string() + " 2>&1";
   int rc = std::system(cmd.c_str());
   std::ifstream log(dir / "nvcc.log");
