@@ -86,15 +86,6 @@ int64_t largest_shared_alignment(const Stmt& s) {
   return a;
 }
 
-bool mentions_tid(const Stmt& s) {
-  bool found = false;
-  map_stmt_exprs(s, [&](const Expr& e) {
-    found |= mentions_var(e, "tid");
-    return e;
-  });
-  return found;
-}
-
 void collect_wgmma_fragments(const Stmt& s, std::set<std::string>& out) {
   if (!s) return;
   if (s->kind == StmtKind::Wgmma)
@@ -256,15 +247,6 @@ std::string KernelWriter::write() {
   for (const auto& p : kernel_.params) declare(p);
   if (dynamic_smem_)
     line("extern __shared__ __align__(" + std::to_string(largest_shared_alignment(kernel_.body)) + ") unsigned char cusched_smem[];");
-  // The linear thread index from the block's constant sizes, so that index arithmetic on
-  // it folds (and the compiler sees its range).
-  if (mentions_tid(kernel_.body)) {
-    std::string tid = "threadIdx.x";
-    if (kernel_.block[1] > 1) tid += " + " + std::to_string(kernel_.block[0]) + "u * threadIdx.y";
-    if (kernel_.block[2] > 1) tid += " + " + std::to_string(kernel_.block[0] * kernel_.block[1]) + "u * threadIdx.z";
-    line("const int cusched_tid = static_cast<int>(" + tid + ");");
-    expr_.tid_text = "cusched_tid";
-  }
   // The next kernel may be scheduled now; this one waits for the previous kernel's results.
   line("cusched::allow_next_grid();");
   line("cusched::wait_for_previous_grid();");

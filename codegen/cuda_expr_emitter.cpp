@@ -164,7 +164,7 @@ CudaValue CudaExprEmitter::var(const ExprNode& n) const {
   if (auto it = var_values.find(n.name); it != var_values.end()) return int_literal(it->second, t);
   CudaValue v;
   if (n.name == "tid") {
-    v = {tid_text, DType::i32, kPrimary};
+    v = {"cusched::linear_thread_index()", DType::i32, kPrimary};
   } else if (n.name.rfind("threadIdx.", 0) == 0 || n.name.rfind("blockIdx.", 0) == 0) {
     v = {"static_cast<int>(" + n.name + ")", DType::i32, kPrimary};
   } else {

@@ -48,9 +48,6 @@ class CudaExprEmitter {
   // and loads replaced by a vector component.
   std::map<std::string, int64_t> var_values;
   std::map<const ExprNode*, std::string> load_texts;
-  // The text of the linear thread index `tid` (a kernel that knows its block size
-  // declares it from constants).
-  std::string tid_text = "cusched::linear_thread_index()";
 
  private:
   DType arith_type(DType t) const;
