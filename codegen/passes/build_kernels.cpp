@@ -421,6 +421,15 @@ class KernelBuilder {
   }
 
   // The loop, preceded by the first copies of its software pipeline if it has one.
+  // A loop `v` that spreads `units` over the block's threads: in iteration v the thread
+  // `tid` takes unit e = v * threads + tid, guarded by e < units (drop_covered_copy_guards
+  // removes the guard when no thread overruns).
+  static Stmt over_block_threads(const std::string& v, int64_t units, LoopKind kind, const std::function<Stmt(const Expr&)>& body) {
+    const Expr nt = make_var(kNumThreads), e = make_var(v) * nt + make_var("tid");
+    return make_for(v, make_int(0), (make_int(units) + nt - make_int(1)) / nt, kind, GpuAxis::None,
+                    guarded({e < make_int(units)}, body(e)));
+  }
+
   // The storage of a realization around `body`. A swizzled shared copy starts at a
   // 1024-byte boundary, where the 128-byte swizzle pattern that wgmma reads starts.
   static Stmt allocate_realization(DType t, const Realization& r, Stmt body) {
@@ -684,17 +693,15 @@ class KernelBuilder {
         // The copy of the region for iteration `it` into buffer it % depth, one unit
         // (4 or 16 bytes) per thread at a time.
         auto issue = [&](const Expr& it) {
-          std::string cv = cr.name + "_a" + std::to_string(uid_++);
-          Expr nt = make_var(kNumThreads);
-          Expr e = make_var(cv) * nt + make_var("tid");
-          std::vector<Expr> a = src_index(e, lanes);
-          for (auto& x : a) x = substitute(x, {{here.var, it}});
-          Realization at = r;
-          for (auto& m : at.min) m = substitute(m, {{here.var, it}});
-          at.offset = buffer_of(it, depth) * make_int(S);
-          Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
-          return make_for(cv, make_int(0), (make_int(units) + nt - make_int(1)) / nt, copy_loop_kind(units, min_threads),
-                          GpuAxis::None, guarded({e < make_int(units)}, zero_outside(in_source(a), st, at, a, lanes)));
+          return over_block_threads(cr.name + "_a" + std::to_string(uid_++), units, copy_loop_kind(units, min_threads), [&](const Expr& e) {
+            std::vector<Expr> a = src_index(e, lanes);
+            for (auto& x : a) x = substitute(x, {{here.var, it}});
+            Realization at = r;
+            for (auto& m : at.min) m = substitute(m, {{here.var, it}});
+            at.offset = buffer_of(it, depth) * make_int(S);
+            Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
+            return zero_outside(in_source(a), st, at, a, lanes);
+          });
         };
         for (int64_t s = 0; s <= lead; ++s)
           async_copies[s].push_back(issue(s < lead ? make_int(s) : make_var(here.var) + make_int(lead)));
@@ -705,22 +712,21 @@ class KernelBuilder {
         // One unit per thread at a time: an element, or a chunk of 4 elements copied by
         // a Vectorized loop that the emitter turns into one float4 load and store.
         const int64_t lanes = copies_16_bytes(r) ? 4 : 1, units = total / lanes;
-        std::string cv = cr.name + "_c" + std::to_string(uid_++);
-        Expr nt = make_var(kNumThreads);
-        Expr e = make_var(cv) * nt + make_var("tid");
-        std::vector<Expr> a = src_index(e, lanes);
-        Stmt st;
-        if (lanes == 1) {
-          st = make_store(cr.name, flat_index(r, a), load(cr.source, a, t, env, {}));
-        } else {
-          std::string lv = cr.name + "_v" + std::to_string(uid_++);
-          std::vector<Expr> lane = a;
-          lane.back() = lane.back() + make_var(lv);
-          st = make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None,
-                        make_store(cr.name, flat_index(r, lane), load(cr.source, lane, t, env, {})));
-        }
-        Stmt loopst = make_for(cv, make_int(0), (make_int(units) + nt - make_int(1)) / nt, copy_loop_kind(units, min_threads),
-                               GpuAxis::None, guarded({e < make_int(units)}, zero_outside(in_source(a), st, r, a, lanes)));
+        const std::string cv = cr.name + "_c" + std::to_string(uid_++);
+        Stmt loopst = over_block_threads(cv, units, copy_loop_kind(units, min_threads), [&](const Expr& e) {
+          std::vector<Expr> a = src_index(e, lanes);
+          Stmt st;
+          if (lanes == 1) {
+            st = make_store(cr.name, flat_index(r, a), load(cr.source, a, t, env, {}));
+          } else {
+            std::string lv = cr.name + "_v" + std::to_string(uid_++);
+            std::vector<Expr> lane = a;
+            lane.back() = lane.back() + make_var(lv);
+            st = make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None,
+                          make_store(cr.name, flat_index(r, lane), load(cr.source, lane, t, env, {})));
+          }
+          return zero_outside(in_source(a), st, r, a, lanes);
+        });
         if (in_serial) pre.push_back(make_barrier());
         pre.push_back(loopst);
         if (wgmma) pre.push_back(make_async_proxy_fence());
