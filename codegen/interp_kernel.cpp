@@ -1,9 +1,9 @@
 #include "codegen/interp_kernel.h"
-#include "codegen/wgmma_layout.h"
 
 #include <map>
 
 #include "codegen/interp_rounding.h"
+#include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 
 namespace cusched {

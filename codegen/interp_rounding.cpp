@@ -1,9 +1,8 @@
 #include "codegen/interp_rounding.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
-
-#include <cmath>
 #include <limits>
 
 namespace cusched {
