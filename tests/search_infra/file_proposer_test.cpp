@@ -47,6 +47,15 @@ TEST(FileProposer, JsonLinesWithBadLines) {
   EXPECT_TRUE(has_event(third, "exhausted"));
 }
 
+// A folder of that name left by an earlier process with the same pid is cleared, so the
+// proposals below are exactly the ones written here.
+TEST(FileProposer, FreshPathClearsAFolderLeftThere) {
+  auto dir = std::filesystem::path(cusched::search::testing::fresh_path("left_behind"));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "z.json") << "[]";
+  EXPECT_FALSE(std::filesystem::exists(cusched::search::testing::fresh_path("left_behind")));
+}
+
 TEST(FileProposer, FilesAndFolders) {
   auto dir = std::filesystem::path(cusched::search::testing::fresh_path("proposals"));
   std::filesystem::create_directories(dir);

@@ -14,7 +14,9 @@ inline std::string fresh_path(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("cusched_report_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   auto p = dir / name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + suffix);
+  // remove_all: a test that made a folder here leaves it; a later process with the same
+  // pid (they are reused) must find the name free, not fail on a non-empty folder.
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove_all(p.string() + suffix);
   return p.string();
 }
 
