@@ -14,8 +14,7 @@ python3 bench/torch_baselines.py --problems-json /tmp/problems.json --tf32 --no-
 probe() {  # name generator args...
   local name=$1 gen=$2; shift 2
   python3 bench/experiments/handwritten/$gen /tmp/$name.cu "$@"
-  timeout 90 cusched check -p matmul --size bench --no-audit --precision tf32 /tmp/$name.cu > /tmp/$name.json 2> /tmp/$name.err
-  python3 bench/experiments/check_summary.py $name /tmp/$name.json /tmp/$name.err >> "$OUT/probes.txt"
+  bash bench/experiments/check_line.sh check matmul tf32 $name /tmp/$name.cu >> "$OUT/probes.txt"
 }
 probe ct_s4 gen_matmul_wgmma_ct.py --stages 4
 probe ct_s4_g8 gen_matmul_wgmma_ct.py --stages 4 --group 8

@@ -12,8 +12,7 @@ ln_moments_probe > "$OUT/ln_probe.txt" 2>&1
 probe() {  # name generator args...
   local name=$1 gen=$2; shift 2
   python3 bench/experiments/handwritten/$gen /tmp/$name.cu "$@"
-  timeout 90 cusched check -p matmul --size bench --no-audit --precision tf32 /tmp/$name.cu > /tmp/$name.json 2> /tmp/$name.err
-  python3 bench/experiments/check_summary.py $name /tmp/$name.json /tmp/$name.err >> "$OUT/probes.txt"
+  bash bench/experiments/check_line.sh check matmul tf32 $name /tmp/$name.cu >> "$OUT/probes.txt"
   cp /tmp/$name.json "$OUT/" 2>/dev/null
 }
 probe ct_i0_s4 gen_matmul_wgmma_ct.py --inflight 0 --stages 4

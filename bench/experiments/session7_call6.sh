@@ -1,19 +1,15 @@
 #!/bin/bash
 # Session-7 device call 6: the GPU suites (with the new GpuWgmma tests), then the wgmma
 # matmul with one barrier per k-step (copies issued after the barrier), with launch bounds
-# (256, 1) and with a 3-deep pipeline, and the hand probe without its fragment rounding.
+# (256, 1) and with a 3-deep pipeline (wgmma/variants.py).
 # Needs .carry/gpu. Writes $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
-{
-  echo "== gpu_runtime_tests"; timeout 150 gpu_runtime_tests --gtest_brief=1 2>&1 | tail -3
-  echo "== gpu_property_tests"; CUSCHED_GPU_PROPERTY_COUNT=3 timeout 200 gpu_property_tests --gtest_brief=1 2>&1 | tail -6
-} > "$OUT/tests.log" 2>&1
+bash bench/experiments/gpu_suites.sh 3 200 > "$OUT/tests.log" 2>&1
 : > "$OUT/wgmma.txt"
-for f in bench/experiments/wgmma/*.json; do
-  n=$(basename $f .json)
-  timeout 120 cusched run -p matmul -s $f --size bench --no-audit --json > /tmp/$n.json 2> /tmp/$n.err
-  python3 bench/experiments/check_summary.py $n /tmp/$n.json /tmp/$n.err >> "$OUT/wgmma.txt"
+python3 bench/experiments/wgmma/variants.py "$(command -v cusched)" /tmp best d3 lb
+for n in best d3 lb; do
+  bash bench/experiments/check_line.sh run matmul matmul_$n /tmp/matmul_$n.json >> "$OUT/wgmma.txt"
 done
 cat "$OUT/tests.log" "$OUT/wgmma.txt"

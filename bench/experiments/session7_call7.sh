@@ -6,14 +6,11 @@ set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
 : > "$OUT/check.txt"
-chk() {  # name file
-  timeout 90 cusched check -p matmul --size bench --no-audit --precision tf32 "$2" > /tmp/$1.json 2> /tmp/$1.err
-  python3 bench/experiments/check_summary.py $1 /tmp/$1.json /tmp/$1.err >> "$OUT/check.txt"
-}
+chk() { bash bench/experiments/check_line.sh check matmul tf32 "$1" "$2" >> "$OUT/check.txt"; }  # name file
 python3 bench/experiments/handwritten/gen_matmul_wgmma_ct.py /tmp/probe.cu --inflight 1 --stages 4
+python3 bench/experiments/wgmma_check/make_variants.py /tmp generated generated_tid
 chk probe_ct /tmp/probe.cu
-chk generated bench/experiments/wgmma_check/generated.cu
-chk generated_tid bench/experiments/wgmma_check/generated_tid.cu
-timeout 120 cusched run -p matmul -s best --size bench --no-audit --json > /tmp/run.json 2> /tmp/run.err
-python3 bench/experiments/check_summary.py run_best /tmp/run.json /tmp/run.err >> "$OUT/check.txt"
+chk generated /tmp/generated.cu
+chk generated_tid /tmp/generated_tid.cu
+bash bench/experiments/check_line.sh run matmul run_best best >> "$OUT/check.txt"
 cat "$OUT/check.txt"

@@ -1,13 +1,21 @@
 #!/bin/bash
-# Session-7 device call 8: variants of the generated wgmma matmul kernel through
-# `cusched check`, to find what makes it slower than the hand probe: A registers as
-# plain inputs, without the held registers, and in blocks of 256 x 1 threads.
+# Session-7 device calls 8-10: variants of the generated wgmma matmul kernel through
+# `cusched check`, to find what makes it slower than the hand probe. Each argument is a
+# variant of wgmma_check/make_variants.py, or probe_split_layout (the hand probe with the
+# generated kernel's shared layout). The calls ran:
+#   call 8:  session7_call8.sh generated gen_r_inputs gen_no_hold gen_block256
+#   call 9:  session7_call8.sh generated gen_no_pdl probe_split_layout
+#   call 10: session7_call8.sh gen_unsigned_tid
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
 : > "$OUT/check.txt"
-for f in gen_unsigned_tid; do
-  timeout 90 cusched check -p matmul --size bench --no-audit --precision tf32 bench/experiments/wgmma_check/$f.cu > /tmp/$f.json 2> /tmp/$f.err
-  python3 bench/experiments/check_summary.py $f /tmp/$f.json /tmp/$f.err >> "$OUT/check.txt"
+for f in "$@"; do
+  if [ "$f" = probe_split_layout ]; then
+    python3 bench/experiments/handwritten/gen_matmul_wgmma_ct.py /tmp/$f.cu --split-layout 1
+  else
+    python3 bench/experiments/wgmma_check/make_variants.py /tmp "$f"
+  fi
+  bash bench/experiments/check_line.sh check matmul tf32 $f /tmp/$f.cu >> "$OUT/check.txt"
 done
 cat "$OUT/check.txt"

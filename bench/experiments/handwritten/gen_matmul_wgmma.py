@@ -10,8 +10,8 @@ ahead so that they never overwrite a stage an unfinished wgmma reads.
 Usage: gen_matmul_wgmma.py OUT.cu [--inflight 0|1]"""
 import sys
 
-acc = ", ".join(f"%{i}" for i in range(128))
-outs = ", ".join(f'"+f"(d[{i}])' for i in range(128))
+from wgmma_probe_common import arg, fill
+
 src = r'''// problem: matmul
 // Hand-written probe (bench/experiments/handwritten/gen_matmul_wgmma.py).
 #define M 4096
@@ -28,20 +28,11 @@ src = r'''// problem: matmul
 #define INFLIGHT_GROUPS @INFLIGHT@
 #define AHEAD (STAGES - 1 - INFLIGHT_GROUPS)
 
-__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+@HELPERS@
 
 // Element (row, k) of a K-major tile of 32-float (128-byte) rows, 16-byte chunks XOR-swizzled by row % 8.
 __device__ __forceinline__ unsigned swizzled(int row, int k) {
   return static_cast<unsigned>(row * 128 + ((((k >> 2) ^ (row & 7))) << 4) + ((k & 3) << 2));
-}
-
-// wgmma shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart.
-__device__ __forceinline__ unsigned long long descriptor(unsigned addr) {
-  unsigned long long d = static_cast<unsigned long long>((addr & 0x3FFFF) >> 4);
-  d |= static_cast<unsigned long long>(1) << 16;
-  d |= static_cast<unsigned long long>(1024 >> 4) << 32;
-  d |= static_cast<unsigned long long>(1) << 62;
-  return d;
 }
 
 __device__ __forceinline__ void wgmma_tf32(float* d, unsigned long long da, unsigned long long db) {
@@ -50,10 +41,6 @@ __device__ __forceinline__ void wgmma_tf32(float* d, unsigned long long da, unsi
       "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {ACC}, %128, %129, p, 1, 1;\n}\n"
       : OUTS
       : "l"(da), "l"(db));
-}
-
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(__cvta_generic_to_global(src)) : "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* __restrict__ A, const float* __restrict__ B,
@@ -135,6 +122,4 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
 }
 // cusched-launch size=bench grid=16,32,1 block=256,1,1 smem=197632
 '''
-inflight = int(sys.argv[sys.argv.index("--inflight") + 1]) if "--inflight" in sys.argv else 0
-src = src.replace("{ACC}", "{" + acc + "}").replace("OUTS", outs).replace("@INFLIGHT@", str(inflight))
-open(sys.argv[1], "w").write(src)
+open(sys.argv[1], "w").write(fill(src, INFLIGHT=arg("--inflight", 0)))

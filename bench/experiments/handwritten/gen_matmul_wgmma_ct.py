@@ -9,18 +9,15 @@ computes 128 n x 256 m with two warpgroups of m64n256k8 wgmmas; the copies are c
 next k-step's fragments load (wait_group 1; --inflight 0 waits for each k-step), fragments
 double-buffered.
 Measured with `cusched check -p matmul --precision tf32`.
-Usage: gen_matmul_wgmma_ct.py OUT.cu [--stages S] [--group G] [--inflight 0|1]
-  --group G: blocks walk the m tiles in groups of G n-tiles wide (L2 rasterisation); 0 = plain."""
+Usage: gen_matmul_wgmma_ct.py OUT.cu [--stages S] [--group G] [--inflight 0|1] [--split-layout 0|1]
+  --group G: blocks walk the m tiles in groups of G n-tiles wide (L2 rasterisation); 0 = plain.
+  --split-layout 1: all A buffers first, then all B buffers (the generated kernel's layout)
+    instead of each stage's A and B together."""
 import sys
 
-def arg(name, default):
-    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+from wgmma_probe_common import arg, fill
 
 stages = arg("--stages", 4)
-group = arg("--group", 0)
-inflight = arg("--inflight", 1)
-acc = ", ".join(f"%{i}" for i in range(128))
-outs = ", ".join(f'"+f"(d[{i}])' for i in range(128))
 src = r'''// problem: matmul
 // Hand-written probe (bench/experiments/handwritten/gen_matmul_wgmma_ct.py).
 #define M 4096
@@ -38,17 +35,15 @@ src = r'''// problem: matmul
 #define KT (K / BK)
 #define INFLIGHT @INFLIGHT@
 #define AHEAD (STAGES - 1 - INFLIGHT)
+#if @SPLIT@
+#define A_OFFSET(s) ((s) * A_STAGE_BYTES)
+#define B_OFFSET(s) (STAGES * A_STAGE_BYTES + (s) * B_STAGE_BYTES)
+#else
+#define A_OFFSET(s) ((s) * STAGE_BYTES)
+#define B_OFFSET(s) ((s) * STAGE_BYTES + A_STAGE_BYTES)
+#endif
 
-__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-
-// K-major, 128-byte swizzle, 8-row groups 1024 bytes apart.
-__device__ __forceinline__ unsigned long long descriptor(unsigned addr) {
-  unsigned long long d = static_cast<unsigned long long>((addr & 0x3FFFF) >> 4);
-  d |= static_cast<unsigned long long>(1) << 16;
-  d |= static_cast<unsigned long long>(1024 >> 4) << 32;
-  d |= static_cast<unsigned long long>(1) << 62;
-  return d;
-}
+@HELPERS@
 
 __device__ __forceinline__ void wgmma_tf32_rs(float* d, const unsigned* a, unsigned long long db) {
   asm volatile(
@@ -56,10 +51,6 @@ __device__ __forceinline__ void wgmma_tf32_rs(float* d, const unsigned* a, unsig
       "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {ACC}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
       : OUTS
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
-}
-
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(__cvta_generic_to_global(src)) : "memory");
 }
 
 __device__ __forceinline__ unsigned tf32_bits(float x) {
@@ -91,13 +82,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
   unsigned frag[2][16];
 
   auto load_stage = [&](int kt, int s) {
-    const unsigned a_dst = tiles_addr + s * STAGE_BYTES;
+    const unsigned a_dst = tiles_addr + A_OFFSET(s);
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const int q = tid + i * 256, row = q >> 3, c = q & 7;
       cp_async16(a_dst + row * 128 + ((c ^ (row & 7)) << 4), A + static_cast<size_t>(m0 + row) * K + kt * BK + c * 4);
     }
-    const unsigned b_dst = a_dst + A_STAGE_BYTES;
+    const unsigned b_dst = tiles_addr + B_OFFSET(s);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int q = tid + i * 256, k = q >> 5, c = q & 31;
@@ -106,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
   };
   // Fragment of B^T (rows n, cols k) for warp `warp` of warpgroup `wg`, k8 slices kk = 0..3.
   auto load_frag = [&](int s, unsigned* f) {
-    const float* bs = reinterpret_cast<const float*>(tiles + s * STAGE_BYTES + A_STAGE_BYTES);
+    const float* bs = reinterpret_cast<const float*>(tiles + B_OFFSET(s));
     const int n = wg * 64 + warp * 16 + (lane >> 2), k = lane & 3;
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
@@ -135,7 +126,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
     asm volatile("cp.async.commit_group;\n" ::: "memory");
     load_frag(s, cur);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-    const unsigned a_base = tiles_addr + s * STAGE_BYTES;
+    const unsigned a_base = tiles_addr + A_OFFSET(s);
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) wgmma_tf32_rs(d, cur + kk * 4, descriptor(a_base + kk * 32));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
@@ -162,7 +153,5 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(const float* 
 }
 // cusched-launch size=bench grid=32,16,1 block=256,1,1 smem=@SMEM@
 '''
-smem = stages * (256 * 32 * 4 + 32 * 136 * 4) + 1024
-src = (src.replace("{ACC}", "{" + acc + "}").replace("OUTS", outs).replace("@STAGES@", str(stages))
-       .replace("@GROUP@", str(group)).replace("@INFLIGHT@", str(inflight)).replace("@SMEM@", str(smem)))
-open(sys.argv[1], "w").write(src)
+open(sys.argv[1], "w").write(fill(src, STAGES=stages, GROUP=arg("--group", 0), INFLIGHT=arg("--inflight", 1),
+                                 SPLIT=arg("--split-layout", 0), SMEM=stages * (256 * 32 * 4 + 32 * 136 * 4) + 1024))

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Writes the variants of generated.cu (the wgmma matmul kernel that `cusched lower` emitted
+before the copy-guard pass, renamed to the matmul kernel contract) that session 7's calls 7-10
+measured through `cusched check`, each one text change away from it:
+  generated_tid     the thread index from the block's constant sizes instead of blockDim
+  gen_r_inputs      the A registers as plain inputs of the wgmma instruction
+  gen_no_hold       without the held registers after each wait
+  gen_block256      blocks of 256 x 1 threads (warpgroup = threadIdx.x / 128)
+  gen_no_pdl        without the dependent-launch statements
+  gen_unsigned_tid  the thread index as an unsigned value declared once
+Usage: make_variants.py OUT_DIR [NAME ...]   (default: all)"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def variants(src):
+    return {
+        "generated": src,
+        "generated_tid": src.replace("cusched::linear_thread_index()", "static_cast<int>(threadIdx.x + 128 * threadIdx.y)"),
+        "gen_r_inputs": src.replace('"+f"(d[127]), "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3)\n      : "l"(b)',
+                                    '"+f"(d[127])\n      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(b)'),
+        "gen_no_hold": re.sub(r"\n\s*cusched::hold_register\([^)]*\);", "", src),
+        "gen_block256": src.replace("const int C_mw = threadIdx.y;", "const int C_mw = threadIdx.x / 128;")
+                           .replace("const int C_lane = threadIdx.x;", "const int C_lane = threadIdx.x % 128;")
+                           .replace("cusched::linear_thread_index()", "static_cast<int>(threadIdx.x)")
+                           .replace("block=128,2,1", "block=256,1,1"),
+        "gen_no_pdl": src.replace("  cusched::allow_next_grid();\n  cusched::wait_for_previous_grid();\n", ""),
+        "gen_unsigned_tid": src.replace("cusched::linear_thread_index()", "cusched_tid")
+                               .replace("  cusched::allow_next_grid();\n",
+                                        "  const unsigned cusched_tid = threadIdx.x + 128u * threadIdx.y;\n  cusched::allow_next_grid();\n", 1),
+    }
+
+
+def main():
+    out = sys.argv[1]
+    src = open(os.path.join(HERE, "generated.cu")).read()
+    all_variants = variants(src)
+    for name in sys.argv[2:] or all_variants:
+        text = all_variants[name]
+        if name != "generated" and text == src:
+            sys.exit(f"variant {name}: its change no longer applies to generated.cu")
+        open(os.path.join(out, name + ".cu"), "w").write(text)
+
+
+if __name__ == "__main__":
+    main()
