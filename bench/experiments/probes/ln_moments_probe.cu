@@ -7,18 +7,9 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
-constexpr long long kElems = 16LL * 64 * 256 * 256;
+#include "probe_common.cuh"
 
-__device__ __forceinline__ float block_sum(float v, float* red) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();
-  if (lane == 0) red[warp] = v;
-  __syncthreads();
-  float t = 0.f;
-  for (int w = 0; w < blockDim.x / 32; ++w) t += red[w];
-  return t;
-}
+constexpr long long kElems = 16LL * 64 * 256 * 256;
 
 __device__ __forceinline__ float4 ld_hint(const float4* p) {
   float4 v;
@@ -87,26 +78,6 @@ __global__ void read_stream(const float4* __restrict__ src, float* __restrict__ 
   }
   for (; i < n; i += stride) acc += src[i].x + src[i].y + src[i].z + src[i].w;
   if (acc == 12345.f) out[0] = acc;
-}
-
-template <typename F>
-static float median_ms(F launch, void* flush, size_t flush_bytes) {
-  std::vector<float> t;
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  for (int i = 0; i < 33; ++i) {
-    cudaMemsetAsync(flush, i, flush_bytes);
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    if (i >= 3) t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 int main() {
