@@ -8,23 +8,13 @@
 
 #include "problems/baseline_steps.h"
 #include "runtime/cuda_driver.h"
-#include "search/candidate_evaluation.h"
+#include "tests/gpu_property/gpu_candidate.h"
 #include "tests/property/cluster_test_schedules.h"
 
 namespace cusched {
 namespace {
 
-search::CandidateOutcome run_on_gpu(const std::string& problem, const nlohmann::json& steps, const std::string& size,
-                                    runtime::Worker& worker) {
-  search::EvalConfig cfg;
-  cfg.backend = "gpu";
-  cfg.size = size;
-  cfg.seed = 7;
-  cfg.time_it = size == "bench";
-  cfg.audit = false;
-  cfg.check_bench = false;
-  return search::evaluate_candidate(find_problem(problem), steps, cfg, &worker);
-}
+using testing::run_on_gpu;
 
 TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheSmallSize) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;

@@ -7,20 +7,13 @@
 
 #include "problems/baseline_steps.h"
 #include "runtime/cuda_driver.h"
-#include "search/candidate_evaluation.h"
+#include "tests/gpu_property/gpu_candidate.h"
 
 namespace cusched {
 namespace {
 
 search::CandidateOutcome run_small(const std::string& problem, const nlohmann::json& steps, runtime::Worker& worker) {
-  search::EvalConfig cfg;
-  cfg.backend = "gpu";
-  cfg.size = "small";
-  cfg.seed = 11;
-  cfg.time_it = false;
-  cfg.audit = false;
-  cfg.check_bench = false;
-  return search::evaluate_candidate(find_problem(problem), steps, cfg, &worker);
+  return testing::run_on_gpu(problem, steps, "small", worker, 11);
 }
 
 TEST(GpuWgmma, MatmulTilesWithTailsVerify) {

@@ -6,8 +6,8 @@
 
 #include "codegen/interpreter.h"
 #include "codegen/ir.h"
-#include "dsl/dsl.h"
 #include "dsl/error.h"
+#include "problems/problem.h"
 
 namespace cusched::test {
 
@@ -64,20 +64,14 @@ inline std::string error_code(const std::function<void()>& f, std::string* messa
   return "";
 }
 
-// The matmul C(i, j) = sum(k, A(i, k) * B(k, j)) of (M, K) x (K, N) at the given sizes,
-// for schedules lowered by these tests.
+// The matmul problem's C(i, j) = sum(k, A(i, k) * B(k, j)) of (M, K) x (K, N) at the
+// given sizes, for schedules lowered by these tests.
 struct Sizes {
   int64_t m, n, k;
 };
 
 inline ScheduleContext matmul_context(Sizes z) {
-  Size M("M"), N("N"), K("K");
-  Tensor A("A", DType::f32, {M, K}), B("B", DType::f32, {K, N});
-  Var i("i", M), j("j", N);
-  RVar k("k", K);
-  Func C = compute("C", {i, j}, sum(k, A(i, k) * B(k, j)));
-  ScheduleContext c;
-  c.pipeline = Pipeline({C});
+  ScheduleContext c = find_problem("matmul").context("small");
   c.sizes = {{"M", z.m}, {"N", z.n}, {"K", z.k}};
   return c;
 }
