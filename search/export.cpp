@@ -137,8 +137,10 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
         << l.dynamic_smem_bytes << ");\n";
     if (l.cluster > 8)
       o << "    cudaFuncSetAttribute((const void*)" << l.kernel << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
-    const std::string grid = "dim3(" + std::to_string(l.grid[0]) + ", " + std::to_string(l.grid[1]) + ", " + std::to_string(l.grid[2]) + ")";
-    const std::string block = "dim3(" + std::to_string(l.block[0]) + ", " + std::to_string(l.block[1]) + ", " + std::to_string(l.block[2]) + ")";
+    auto dim3_text = [](const std::array<int64_t, 3>& d) {
+      return "dim3(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
+    };
+    const std::string grid = dim3_text(l.grid), block = dim3_text(l.block);
     if (li == 0) {
       o << "    cudaLaunchKernel((const void*)" << l.kernel << ", " << grid << ", " << block << ", args, " << l.dynamic_smem_bytes
         << ", stream);\n  }\n";
