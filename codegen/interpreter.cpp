@@ -980,8 +980,8 @@ class KernelRunner {
   }
 
   // Each warpgroup's threads supply their A elements; B is read from shared memory
-  // through the descriptor (codegen/wgmma_layout.h), its f32 values truncated to tf32
-  // as the tensor cores read them. D = C + A x B is computed now, from the
+  // through the descriptor (codegen/wgmma_layout.h). The f32 values of both are
+  // truncated to tf32 as the tensor cores read them. D = C + A x B is computed now, from the
   // accumulators an earlier in-flight wgmma leaves (or the registers), and lands in
   // the registers when the group retires; the elements read must not change before.
   void wgmma(const CStmt& s) {
@@ -1010,7 +1010,7 @@ class KernelRunner {
           if (o.op == IOp::Load && k_.buffers[o.buffer].scope == MemScope::Register)
             op.reads.push_back({o.buffer, register_slot(o.buffer, t, eval(o.args[0])), v});
           const WgmmaElement e = wgmma_a_element(lane, i);
-          A[e.row * kWgmmaK + e.col] = v;
+          A[e.row * kWgmmaK + e.col] = truncate_to_tf32(v);
         }
         const double base = eval(s.index);
         for (int64_t j = 0; j < NA; ++j) {

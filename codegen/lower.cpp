@@ -24,9 +24,10 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
   for (auto& k : p.kernels) {
     assign_launch_dims(k);                         // 3. grid, block, barrier placement rule
     drop_covered_copy_guards(k);                   // 4. copy loops that no thread overruns
-    check_register_arrays(k);                      // 5. per-thread arrays of a sane size
-    remove_redundant_barriers(k);                  // 6. back-to-back barriers
-    simplify_kernel(k);                            // 7. constant folding
+    simplify_divisions(k);                         // 5. divisions through the indices' ranges
+    check_register_arrays(k);                      // 6. per-thread arrays of a sane size
+    remove_redundant_barriers(k);                  // 7. back-to-back barriers
+    simplify_kernel(k);                            // 8. constant folding
   }
   return p;
 }

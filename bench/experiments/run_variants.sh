@@ -3,17 +3,19 @@
 # `cusched search --proposer file` per problem (one worker, so inputs and the
 # float64 reference are generated once per problem), and prints a table of the
 # verified medians. Usage: VARIANTS="softmax sum_dim1" bash bench/experiments/run_variants.sh
+# (an entry PROBLEM:FOLDER takes the variants from bench/experiments/FOLDER).
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
 VDIR=${VDIR:-$OUT}   # where the stores and logs go
 mkdir -p "$VDIR"
-for p in ${VARIANTS:-softmax sum_dim1 matmul gemm_add_relu}; do
+for entry in ${VARIANTS:-softmax sum_dim1 matmul gemm_add_relu}; do
+  p=${entry%%:*} folder=${entry#*:}
   start=$(date +%s)
-  timeout ${VARIANT_TIMEOUT:-300} cusched search -p "$p" --proposer file --proposals bench/experiments/$p \
-      --rounds 1 --ideas 64 --per-idea 1 --threads 8 --no-audit --db "$VDIR/variants_$p.db" > "$VDIR/variants_$p.log" 2>&1
-  echo "== $p: exit $? after $(( $(date +%s) - start )) s"
-  python3 - "$VDIR/variants_$p.db" <<'PY'
+  timeout ${VARIANT_TIMEOUT:-300} cusched search -p "$p" --proposer file --proposals bench/experiments/$folder \
+      --rounds 1 --ideas 64 --per-idea 1 --threads 8 --no-audit --db "$VDIR/variants_$folder.db" > "$VDIR/variants_$folder.log" 2>&1
+  echo "== $entry: exit $? after $(( $(date +%s) - start )) s"
+  python3 - "$VDIR/variants_$folder.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 for idea, verdict, ms, pct, reason in db.execute(

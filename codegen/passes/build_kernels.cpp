@@ -253,9 +253,10 @@ class KernelBuilder {
   }
 
   // Lowers the loads of a value expression to flat loads of buffers, with the stage's
-  // operand rounding and, under math "fast", its fast-math calls.
-  Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s) {
-    const std::string& precision = s.precision;
+  // operand rounding (unless `round_operands` is false: the instruction that reads the
+  // value rounds it itself) and, under math "fast", its fast-math calls.
+  Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s, bool round_operands = true) {
+    const std::string precision = round_operands ? s.precision : "f32";
     Expr lowered = rewrite(e, [&](const Expr& x) -> Expr {
       if (x->op != ExprOp::Load || x->args.size() == 0) return x;
       if (x->args.size() == 1 && !x->tensor && !x->func && st_.stage_def(x->name) == nullptr &&
@@ -1209,11 +1210,11 @@ class KernelBuilder {
   // A fragment element: its lowered value with the tail guard that zeroes it (guards
   // that mention `skip`, the other tile loop, do not apply).
   Expr tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip,
-                    const Env& env, const Env& caches) {
+                    const Env& env, const Env& caches, bool round_operands = true) {
     std::vector<Expr> conds;
     for (const auto& g : c.nest.guards)
       if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
-    Expr v = lower_value(substitute(factor, at), env, caches, c.s);
+    Expr v = lower_value(substitute(factor, at), env, caches, c.s, round_operands);
     Expr cond = conjunction(conds);
     return cond.defined() ? select(cond, v, make_float(0.0)) : v;
   }
@@ -1448,7 +1449,9 @@ class KernelBuilder {
               const WgmmaElement e = wgmma_a_element(0, i);  // the offsets of element i from thread 0's row and column
               Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
               Expr k = make_int(kt * kWgmmaK + e.col) + quad;
-              s.push_back(make_store(frag, make_int(frag_index(mt, kt, i)), tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2)));
+              // f32 bits: the tensor core truncates A to tf32, as it does B.
+              s.push_back(make_store(frag, make_int(frag_index(mt, kt, i)),
+                                     tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false)));
             }
         s.push_back(make_wgmma_fence());
         for (int64_t mt = 0; mt < MT; ++mt)

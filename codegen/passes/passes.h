@@ -14,6 +14,9 @@ std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<
 void assign_launch_dims(Kernel& k);
 // Drops the guards of cooperative copy loops that every thread's every iteration passes.
 void drop_covered_copy_guards(Kernel& k);
+// Integer divisions and moduli by constants split through the ranges of the kernel's
+// indices where exact: (v * 256 + tid) / 8 -> v * 32 + tid / 8, (v * 256 + tid) % 8 -> tid % 8.
+void simplify_divisions(Kernel& k);
 // Rejects per-thread (register) arrays larger than kMaxRegisterArrayElements.
 constexpr int64_t kMaxRegisterArrayElements = 1024;
 void check_register_arrays(const Kernel& k);

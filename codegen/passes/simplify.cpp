@@ -44,6 +44,9 @@ Expr simplify(const Expr& e) {
         if (ca && cb && b != 0) return make_int(a % b, t);
         if (is_int(n.args[1], 1)) return make_int(0, t);
         break;
+      case ExprOp::BitXor:
+        if (ca && cb) return make_int(a ^ b, t);
+        break;
       default: break;
     }
     // Collect sums into one canonical linear form over variables and opaque terms

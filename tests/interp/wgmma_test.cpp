@@ -3,11 +3,14 @@
 // pipelined loop runs two pairs and a last step: C matches an f64 product of the
 // operands within TF32 rounding; leaving two k-steps in flight overwrites the operands
 // of one still reading them, and dropping the final wait ends the block with
-// instructions in flight, both reported by the interpreter.
+// instructions in flight, both reported by the interpreter. Both operands reach the
+// tensor cores as f32 bits that they truncate to tf32: C is the sum of the truncated
+// products, rounded to f32 once per k8 instruction, and not the rounded operands' sum.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "codegen/interp_rounding.h"
 #include "codegen/lower.h"
 #include "problems/baseline_steps.h"
 #include "tests/interp/ir_test_support.h"
@@ -59,6 +62,35 @@ TEST(Wgmma, TileWithTwoStepsInFlightMatchesTheProduct) {
       for (int64_t k = 0; k < z.k; ++k) want += b["A"][i * z.k + k] * b["B"][k * z.n + j];
       ASSERT_NEAR(b["C"][i * z.n + j], want, 1e-2 * (1 + std::fabs(want))) << i << ", " << j;
     }
+}
+
+// C(i, j) with both operands passed through `to_tf32`, accumulated per k8 instruction in
+// double and rounded to f32 after each, as the interpreter's tensor cores do.
+double product_per_k8_step(const HostBuffers& b, int64_t i, int64_t j, double (*to_tf32)(double)) {
+  const Sizes z = kFiveSteps;
+  float acc = 0;
+  for (int64_t k0 = 0; k0 < z.k; k0 += 8) {
+    double step = acc;
+    for (int64_t k = k0; k < k0 + 8; ++k) step += to_tf32(b.at("A")[i * z.k + k]) * to_tf32(b.at("B")[k * z.n + j]);
+    acc = static_cast<float>(step);
+  }
+  return acc;
+}
+
+TEST(Wgmma, TensorCoresTruncateBothOperandsToTf32) {
+  const LoweredProgram p = lowered_tile();
+  EXPECT_EQ(print_ir(p).find("round_tf32"), std::string::npos) << "the A fragments are loaded unrounded";
+  HostBuffers b = inputs();
+  interpret(p, b);
+  const Sizes z = kFiveSteps;
+  double rounded_apart = 0;
+  for (int64_t i = 0; i < z.m; ++i)
+    for (int64_t j = 0; j < z.n; ++j) {
+      const double got = b["C"][i * z.n + j], want = product_per_k8_step(b, i, j, truncate_to_tf32);
+      ASSERT_NEAR(got, want, 1e-6 * (1 + std::fabs(want))) << i << ", " << j;
+      rounded_apart = std::max(rounded_apart, std::fabs(got - product_per_k8_step(b, i, j, round_to_tf32)));
+    }
+  EXPECT_GT(rounded_apart, 1e-4) << "the inputs do not tell truncation from rounding";
 }
 
 TEST(Wgmma, OperandsOverwrittenInFlightAreReported) {

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Writes the session-8 LayerNorm variants: the statistics reduced over a cluster of
+blocks per row (one kernel for the moments instead of two), channel slices interleaved
+or contiguous, and the normalisation's blocks issued in reverse. Y's steps are the
+best-known schedule's. Usage: gen_variants.py [OUT_DIR] (default: this folder)."""
+import json
+import os
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+out = sys.argv[1] if len(sys.argv) > 1 else here
+cusched = os.environ.get("CUSCHED", "cusched")
+best = json.loads(subprocess.run([cusched, "validate", "-p", "layernorm", "-s", "best"], capture_output=True,
+                                 text=True, check=True).stdout)["steps"]
+y_steps = [s for s in best if s.get("stage") == "Y"]
+
+
+def moments(cluster, threads, unroll=8, interleave=True):
+    split = ({"op": "split", "stage": "Moments", "loop": "rc", "factor": cluster, "outer": "rca", "inner": "rcq"}
+             if interleave else
+             {"op": "split", "stage": "Moments", "loop": "rc", "parts": cluster, "outer": "rcq", "inner": "rca"})
+    return [split,
+            {"op": "fuse", "stage": "Moments", "outer": "rh", "inner": "rw", "fused": "rhw"},
+            {"op": "split", "stage": "Moments", "loop": "rhw", "factor": 4, "outer": "rq", "inner": "rv"},
+            {"op": "split", "stage": "Moments", "loop": "rq", "factor": threads, "outer": "ro", "inner": "rt"},
+            {"op": "split", "stage": "Moments", "loop": "ro", "factor": unroll, "outer": "roo", "inner": "ru"},
+            {"op": "reorder", "stage": "Moments", "loops": ["rcq", "rca", "roo", "ru", "rt", "m", "rv"]},
+            {"op": "bind", "stage": "Moments", "loop": "b", "axis": "blockIdx.y"},
+            {"op": "cross_thread_reduce", "stage": "Moments", "loop": "rt", "kind": "block"},
+            {"op": "cross_thread_reduce", "stage": "Moments", "loop": "rcq", "kind": "cluster"},
+            {"op": "unroll", "stage": "Moments", "loop": "ru"},
+            {"op": "unroll", "stage": "Moments", "loop": "m"},
+            {"op": "vectorize", "stage": "Moments", "loop": "rv"}]
+
+
+
+
+def reversed_y(steps):
+    """Y's steps with its block loops c and ho reversed after the reorder, before binding."""
+    out = []
+    for s in steps:
+        s = dict(s)
+        if s["op"] == "bind" and s["loop"] in ("c", "ho"):
+            s["loop"] += "_rev"
+        out.append(s)
+        if s["op"] == "reorder" and s.get("stage") == "Y":
+            out += [{"op": "reverse", "stage": "Y", "loop": "c", "name": "c_rev"},
+                    {"op": "reverse", "stage": "Y", "loop": "ho", "name": "ho_rev"}]
+    return out
+
+variants = {
+    "ctl": best,
+    "ctl_rev": [s for s in best if s.get("stage") != "Y"] + reversed_y(y_steps),
+    "cl16_t512_il": moments(16, 512) + y_steps,
+    "cl16_t512_il_rev": moments(16, 512) + reversed_y(y_steps),
+    "cl16_t1024_il": moments(16, 1024) + y_steps,
+    "cl16_t256_il": moments(16, 256) + y_steps,
+    "cl16_t512_ct": moments(16, 512, interleave=False) + y_steps,
+    "cl8_t1024_il": moments(8, 1024) + y_steps,
+    "cl8_t1024_il_rev": moments(8, 1024) + reversed_y(y_steps),
+}
+for name, steps in variants.items():
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(steps, f, indent=1)
+print(" ".join(sorted(variants)))

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Writes the matmul best schedule's kernel as `cusched lower` emits it now, renamed to the
+matmul kernel contract, and text variants of it for `cusched check` (session 8):
+  emitted        as emitted
+  trunc          the A fragments passed as f32 bits (the tensor core truncates to tf32,
+                 as it does for B) instead of rounded with round_tf32
+  idx            the copy loops' indices with the thread index's range used:
+                 (a * 256 + tid) / d -> a * (256 / d) + tid / d and (a * 256 + tid) % d -> tid % d
+  trunc_idx      both
+Usage: emitted_variants.py OUT_DIR [NAME ...]   (CUSCHED names the binary; default cusched)"""
+import os
+import re
+import subprocess
+import sys
+
+THREADS = 256
+
+
+def simplify_indices(src):
+    tid = r"cusched::linear_thread_index\(\)"
+    def div(m):
+        d = int(m.group(2))
+        return f"({m.group(1)} * {THREADS // d} + cusched::linear_thread_index() / {d})" if THREADS % d == 0 else m.group(0)
+    def mod(m):
+        return f"(cusched::linear_thread_index() % {m.group(2)})" if THREADS % int(m.group(2)) == 0 else m.group(0)
+    src = re.sub(rf"\((\w+) \* {THREADS} \+ {tid}\) / (\d+)(?! %)", div, src)
+    # (a * 256 + tid) / 8 % 8: the multiple of 8 drops out of the modulus as well.
+    def div_mod(m):
+        d, e = int(m.group(2)), int(m.group(3))
+        return f"(cusched::linear_thread_index() / {d} % {e})" if (THREADS // d) % e == 0 else m.group(0)
+    src = re.sub(rf"\((\w+) \* {THREADS} \+ {tid}\) / (\d+) % (\d+)", div_mod, src)
+    return re.sub(rf"\((\w+) \* {THREADS} \+ {tid}\) % (\d+)", mod, src)
+
+
+def variants(src):
+    trunc = re.sub(r"__float_as_uint\(cusched::round_tf32\((B_shared\[[^\]]*\])\)\)", r"__float_as_uint(\1)", src)
+    return {"emitted": src, "trunc": trunc, "idx": simplify_indices(src), "trunc_idx": simplify_indices(trunc)}
+
+
+def main():
+    out = sys.argv[1]
+    cusched = os.environ.get("CUSCHED", "cusched")
+    src = subprocess.run([cusched, "lower", "-p", "matmul", "-s", "best", "--size", "bench", "--emit", "cuda"],
+                         capture_output=True, text=True, check=True).stdout
+    src = src.replace("__global__ void k0_C(", "__global__ void matmul_kernel(")
+    launch = re.search(r"// kernel k0_C: grid \((\d+), (\d+), (\d+)\), block \((\d+), (\d+), (\d+)\), (\d+) bytes", src)
+    src += "// cusched-launch size=bench grid={},{},{} block={},{},{} smem={}\n".format(*launch.groups())
+    all_variants = variants(src)
+    for name in sys.argv[2:] or all_variants:
+        text = all_variants[name]
+        if name != "emitted" and text == src:
+            sys.exit(f"variant {name}: its change no longer applies to the emitted kernel")
+        open(os.path.join(out, name + ".cu"), "w").write(text)
+
+
+if __name__ == "__main__":
+    main()

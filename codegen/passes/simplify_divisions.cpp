@@ -1,0 +1,186 @@
+// Integer divisions and moduli by a positive constant d, rewritten through the ranges of
+// the kernel's indices (loop variables, the thread index, thread and block indices).
+// The dividend is taken as a linear form M + R, M the terms whose coefficients (and the
+// part of the constant) are multiples of d. When both parts are never negative,
+//   (M + R) / d = M / d + R / d   and   (M + R) % d = R % d,
+// and R / d, R % d fold to 0 and R when R < d. A cooperative copy's
+// (v * 256 + tid) / 8 becomes v * 32 + tid / 8 and its (v * 256 + tid) % 8 becomes tid % 8,
+// so the compiler sees one thread-dependent base plus constant offsets instead of a
+// division per copy. Values are unchanged: the rewrite applies only where it is exact
+// for C's truncating division.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "codegen/linear_form.h"
+#include "codegen/passes/passes.h"
+#include "codegen/passes/simplify.h"
+#include "dsl/expr_substitute.h"
+
+namespace cusched {
+
+namespace {
+
+constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 4;
+
+struct Range {
+  int64_t lo = 0, hi = 0;  // inclusive; hi is kUnbounded when not known
+};
+
+using Ranges = std::map<std::string, Range>;
+
+int64_t clamp_add(int64_t a, int64_t b) { return std::clamp(a + b, -kUnbounded, kUnbounded); }
+
+int64_t clamp_mul(int64_t a, int64_t c) {
+  if (a == 0 || c == 0) return 0;
+  if (std::abs(a) >= kUnbounded / std::abs(c)) return (a > 0) == (c > 0) ? kUnbounded : -kUnbounded;
+  return a * c;
+}
+
+Range scaled(Range r, int64_t c) {
+  const int64_t a = clamp_mul(r.lo, c), b = clamp_mul(r.hi, c);
+  return {std::min(a, b), std::max(a, b)};
+}
+
+std::optional<Range> range_of(const Expr& e, const Ranges& known);
+
+// The range of a linear form's terms (and its constant), when every term has one.
+std::optional<Range> range_of(const LinearForm& f, const Ranges& known) {
+  Range r{f.constant, f.constant};
+  for (const auto& [key, c] : f.coeff) {
+    if (c == 0) continue;
+    auto atom = f.atoms.find(key);
+    std::optional<Range> t;
+    if (atom != f.atoms.end()) {
+      t = range_of(atom->second, known);
+    } else if (auto it = known.find(key); it != known.end()) {
+      t = it->second;
+    }
+    if (!t) return std::nullopt;
+    const Range s = scaled(*t, c);
+    r = {clamp_add(r.lo, s.lo), clamp_add(r.hi, s.hi)};
+  }
+  return r;
+}
+
+std::optional<Range> range_of(const Expr& e, const Ranges& known) {
+  if (!e.defined() || dtype_is_float(e.type()) || e.type() == DType::boolean) return std::nullopt;
+  const ExprNode& n = *e;
+  int64_t d = 0;
+  switch (n.op) {
+    case ExprOp::Div:
+    case ExprOp::Mod: {
+      if (!is_const_int(n.args[1], &d) || d <= 0) return std::nullopt;
+      auto x = range_of(n.args[0], known);
+      if (!x || x->lo < 0) return std::nullopt;
+      if (n.op == ExprOp::Div) return Range{x->lo / d, x->hi / d};
+      return x->hi < d ? *x : Range{0, d - 1};
+    }
+    case ExprOp::BitXor: {
+      auto a = range_of(n.args[0], known), b = range_of(n.args[1], known);
+      if (!a || !b || a->lo < 0 || b->lo < 0 || a->hi >= kUnbounded || b->hi >= kUnbounded) return std::nullopt;
+      int64_t mask = 1;
+      while (mask <= std::max(a->hi, b->hi)) mask <<= 1;
+      return Range{0, mask - 1};
+    }
+    case ExprOp::Min:
+    case ExprOp::Max: {
+      auto a = range_of(n.args[0], known), b = range_of(n.args[1], known);
+      if (!a || !b) return std::nullopt;
+      if (n.op == ExprOp::Min) return Range{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+      return Range{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+    }
+    case ExprOp::Cast:
+      return range_of(n.args[0], known);
+    default:
+      break;
+  }
+  auto f = linear_form(e, true);
+  if (!f) return std::nullopt;
+  // A lone opaque term is not a linear form of anything smaller: stop there.
+  if (f->constant == 0 && f->coeff.size() == 1 && f->coeff.begin()->second == 1 && f->atoms.count(f->coeff.begin()->first))
+    return std::nullopt;
+  return range_of(*f, known);
+}
+
+// x / d or x % d through the ranges, or undefined when no exact rewrite applies.
+Expr divide(const Expr& x, int64_t d, bool modulus, const Ranges& known) {
+  auto f = linear_form(x, true);
+  if (!f) return Expr();
+  LinearForm multiple, rest;
+  multiple.atoms = rest.atoms = f->atoms;
+  for (const auto& [key, c] : f->coeff) {
+    if (c == 0) continue;
+    (c % d == 0 ? multiple : rest).coeff[key] = c;
+  }
+  // The constant's multiple of d goes with M while the rest stays non-negative.
+  const int64_t c = f->constant;
+  multiple.constant = c >= 0 ? c / d * d : 0;
+  rest.constant = c - multiple.constant;
+  auto rm = range_of(multiple, known), rr = range_of(rest, known);
+  if (!rm || !rr || rm->lo < 0 || rr->lo < 0) return Expr();
+  const bool has_multiple = multiple.constant != 0 || !multiple.coeff.empty();
+  const bool rest_below_d = rr->hi < d;
+  if (!has_multiple && !rest_below_d) return Expr();
+  const Expr r = rest.to_expr();
+  if (modulus) return rest_below_d ? r : r % make_int(d, x.type());
+  LinearForm quotient = multiple;
+  for (auto& [key, coeff] : quotient.coeff) coeff /= d;
+  quotient.constant /= d;
+  Expr q = quotient.to_expr();
+  if (!rest_below_d) q = q + r / make_int(d, x.type());
+  return simplify(q);
+}
+
+Expr rewrite_divisions(const Expr& e, const Ranges& known) {
+  return rewrite(e, [&](const Expr& x) -> Expr {
+    int64_t d = 0;
+    if ((x->op != ExprOp::Div && x->op != ExprOp::Mod) || !is_const_int(x->args[1], &d) || d <= 0) return x;
+    if (dtype_is_float(x.type())) return x;
+    Expr r = divide(x->args[0], d, x->op == ExprOp::Mod, known);
+    return r.defined() && r.type() == x.type() ? r : x;
+  });
+}
+
+Stmt simplify_in(const Stmt& s, Ranges known) {
+  auto n = std::make_shared<StmtNode>(*s);
+  auto own = [&](Expr& e) {
+    if (e.defined()) e = rewrite_divisions(e, known);
+  };
+  own(n->min);
+  own(n->extent);
+  own(n->index);
+  own(n->value);
+  own(n->cond);
+  own(n->barrier_index);
+  for (auto& o : n->operands) own(o);
+  if (n->kind == StmtKind::For) {
+    int64_t lo = 0, extent = 0;
+    const bool constant_min = is_const_int(simplify(n->min), &lo);
+    if (constant_min && is_const_int(simplify(n->extent), &extent) && extent > 0)
+      known[n->var] = {lo, lo + extent - 1};
+    else if (constant_min)
+      known[n->var] = {lo, kUnbounded};
+    else
+      known.erase(n->var);
+  }
+  for (auto& c : n->body) c = simplify_in(c, known);
+  return n;
+}
+
+}  // namespace
+
+void simplify_divisions(Kernel& k) {
+  Ranges known;
+  const int64_t threads = k.block[0] * k.block[1] * k.block[2];
+  known["tid"] = {0, threads - 1};
+  const char* axes[] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    known[std::string("threadIdx.") + axes[a]] = {0, k.block[a] - 1};
+    known[std::string("blockIdx.") + axes[a]] = {0, k.grid[a] - 1};
+  }
+  k.body = simplify_in(k.body, known);
+}
+
+}  // namespace cusched
