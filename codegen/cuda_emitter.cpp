@@ -251,7 +251,11 @@ std::string KernelWriter::write() {
   line("cusched::allow_next_grid();");
   line("cusched::wait_for_previous_grid();");
   // The cluster reductions leave each thread's last arrival pending; it completes here.
-  if (kernel_.cluster > 1) line("bool cusched_cluster_pending = false;");
+  // The pushed ones alternate between two phases of slots.
+  if (kernel_.cluster > 1) {
+    line("bool cusched_cluster_pending = false;");
+    line("unsigned int cusched_cluster_phase = 0;");
+  }
   stmt(kernel_.body);
   if (kernel_.cluster > 1) line("cusched::cluster_settle(cusched_cluster_pending);");
   close();
@@ -644,9 +648,9 @@ void KernelWriter::all_reduce(const StmtNode& s) {
 }
 
 // Across the blocks of the cluster through distributed shared memory. When the stage
-// combined across the whole block first, every thread holds the same value and one
-// value per block crosses the cluster; otherwise each thread combines the slots of its
-// own thread index in every block.
+// combined across the whole block first, every thread holds the same value and each
+// block pushes that one value into every block's slots; otherwise each thread combines
+// the slots of its own thread index in every block.
 void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib) {
   if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
     fail("malformed-ir", "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
@@ -661,14 +665,14 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb
   const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
   open("");
   if (uniform) {
-    shared_array(scratch, vb.dtype, 2);  // [0]: this block's value, [1]: the cluster's total
+    shared_array(scratch, vb.dtype, 2 * s.width);  // two phases of one slot per block
     if (arg) {
-      shared_array(scratch + "_index", ib->dtype, 2);
-      line("cusched::cluster_allreduce_arg_uniform<" + op + ", " + w + ">(" + value + ", " + index + ", &" + scratch + "[0], &" +
-           scratch + "_index[0], &" + scratch + "[1], &" + scratch + "_index[1], cusched_cluster_pending);");
+      shared_array(scratch + "_index", ib->dtype, 2 * s.width);
+      line("cusched::cluster_allreduce_arg_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " + scratch + ", " +
+           scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
     } else {
-      line(value + " = cusched::cluster_allreduce_uniform<" + op + ", " + w + ">(" + value + ", &" + scratch + "[0], &" + scratch +
-           "[1], cusched_cluster_pending);");
+      line(value + " = cusched::cluster_allreduce_uniform_push<" + op + ", " + w + ">(" + value + ", " + scratch +
+           ", cusched_cluster_phase, cusched_cluster_pending);");
     }
   } else {
     shared_array(scratch, vb.dtype, threads);

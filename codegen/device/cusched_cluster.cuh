@@ -1,12 +1,15 @@
 #pragma once
-// All-reductions across the blocks of a thread-block cluster (sm_90): each thread (or,
-// when every thread of a block holds the same value, one thread) leaves its value in a
-// shared slot of its block, the cluster synchronises, and the slots of all blocks are
-// combined through distributed shared memory. Each reduction ends with this thread's
+// All-reductions across the blocks of a thread-block cluster (sm_90), through
+// distributed shared memory. When every thread of a block holds the same value, each
+// block pushes it into a slot of every block and the cluster synchronises once
+// (cluster_allreduce_uniform_push). Otherwise each thread leaves its value in a shared
+// slot of its block, the cluster synchronises, and every thread reads the slots of its
+// own index in all blocks (cluster_allreduce); that reduction ends with this thread's
 // arrival at the cluster barrier that keeps the slots alive until every block has read
-// them; the matching wait (cluster_settle) comes at the next cluster reduction or at the
-// kernel's end, so the blocks do not stop there. Every thread of every block must call
-// these, with the kernel's one `pending` flag, and call cluster_settle before it ends.
+// them, and the matching wait (cluster_settle) comes at the next cluster reduction or at
+// the kernel's end, so the blocks do not stop there. Every thread of every block must
+// call these, with the kernel's one `pending` flag and `phase` counter, and call
+// cluster_settle before it ends.
 #include "cusched_reduce.cuh"
 
 namespace cusched {
@@ -30,6 +33,15 @@ __device__ __forceinline__ const T* cluster_peer(const T* local, unsigned int ra
   asm volatile("mapa.u64 %0, %1, %2;" : "=l"(remote) : "l"(reinterpret_cast<unsigned long long>(local)), "r"(rank));
   return reinterpret_cast<const T*>(remote);
 }
+
+template <typename T>
+__device__ __forceinline__ T* cluster_peer(T* local, unsigned int rank) {
+  return const_cast<T*>(cluster_peer(static_cast<const T*>(local), rank));
+}
+
+// This block's rank in its cluster of `Blocks`: clusters run along x (blockIdx.x).
+template <int Blocks>
+__device__ __forceinline__ unsigned int cluster_rank() { return blockIdx.x % Blocks; }
 
 // Every thread combines the slots of its own thread index in all blocks, in rank order.
 template <typename Op, typename T>
@@ -68,67 +80,54 @@ __device__ __forceinline__ void cluster_allreduce_arg(T& v, I& i, int blocks, T*
   i = ri;
 }
 
-// When every thread of the block holds the same value: thread 0 leaves it in the
-// block's one slot, the cluster synchronises, thread 0 reads the `Blocks` ranks' slots
-// (an unrolled loop of independent loads) and combines them in rank order, and the block reads the
-// total from `total`. The slot and the total are not written again before the next
-// cluster barrier, which every thread reaches only after reading them.
+// When every thread of the block holds the same value, pushed instead of pulled: the
+// block writes its value into slot `rank` of every block's slots (one thread per block
+// written to), the cluster synchronises once, and every thread combines its own block's
+// `Blocks` slots in rank order. `slots` holds two phases of `Blocks` values, taken in
+// turn by the kernel's `phase` counter, so that a block running ahead writes the next
+// reduction's values into the other phase: it writes a phase again only after another
+// cluster barrier, which every block reaches after reading that phase. No block reads
+// another's shared memory after the barrier, so none has to wait for the others to end.
 template <typename Op, int Blocks, typename T>
-__device__ __forceinline__ T cluster_allreduce_uniform(T v, T* slot, T* total, bool& pending) {
+__device__ __forceinline__ T cluster_allreduce_uniform_push(T v, T* slots, unsigned int& phase, bool& pending) {
   const int tid = linear_thread_index();
+  const int threads = static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
   cluster_settle(pending);
-  if (tid == 0) *slot = v;
+  T* own = slots + (phase & 1u) * Blocks;
+  const unsigned int rank = cluster_rank<Blocks>();
+  for (int b = tid; b < Blocks; b += threads) *cluster_peer(own + rank, static_cast<unsigned int>(b)) = v;
   cluster_barrier();
-  if (tid == 0) {
-    T part[Blocks];
+  T r = own[0];
 #pragma unroll
-    for (int b = 0; b < Blocks; ++b) part[b] = *cluster_peer(slot, b);
-    T r = part[0];
-#pragma unroll
-    for (int b = 1; b < Blocks; ++b) r = Op::combine(r, part[b]);
-    *total = r;
-  }
-  __syncthreads();
-  const T r = *total;
-  cluster_arrive();
-  pending = true;
+  for (int b = 1; b < Blocks; ++b) r = Op::combine(r, own[b]);
+  ++phase;
   return r;
 }
 
+// The (value, index) form of cluster_allreduce_uniform_push.
 template <typename Op, int Blocks, typename T, typename I>
-__device__ __forceinline__ void cluster_allreduce_arg_uniform(T& v, I& i, T* slot, I* index_slot, T* total, I* index_total,
-                                                              bool& pending) {
+__device__ __forceinline__ void cluster_allreduce_arg_uniform_push(T& v, I& i, T* slots, I* index_slots, unsigned int& phase,
+                                                                   bool& pending) {
   const int tid = linear_thread_index();
+  const int threads = static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
   cluster_settle(pending);
-  if (tid == 0) {
-    *slot = v;
-    *index_slot = i;
+  const unsigned int p = (phase & 1u) * Blocks, rank = cluster_rank<Blocks>();
+  for (int b = tid; b < Blocks; b += threads) {
+    *cluster_peer(slots + p + rank, static_cast<unsigned int>(b)) = v;
+    *cluster_peer(index_slots + p + rank, static_cast<unsigned int>(b)) = i;
   }
   cluster_barrier();
-  if (tid == 0) {
-    T pv[Blocks];
-    I pi[Blocks];
+  T rv = slots[p];
+  I ri = index_slots[p];
 #pragma unroll
-    for (int b = 0; b < Blocks; ++b) {
-      pv[b] = *cluster_peer(slot, b);
-      pi[b] = *cluster_peer(index_slot, b);
+  for (int b = 1; b < Blocks; ++b)
+    if (Op::prefer(slots[p + b], index_slots[p + b], rv, ri)) {
+      rv = slots[p + b];
+      ri = index_slots[p + b];
     }
-    T rv = pv[0];
-    I ri = pi[0];
-#pragma unroll
-    for (int b = 1; b < Blocks; ++b)
-      if (Op::prefer(pv[b], pi[b], rv, ri)) {
-        rv = pv[b];
-        ri = pi[b];
-      }
-    *total = rv;
-    *index_total = ri;
-  }
-  __syncthreads();
-  v = *total;
-  i = *index_total;
-  cluster_arrive();
-  pending = true;
+  ++phase;
+  v = rv;
+  i = ri;
 }
 
 }  // namespace cusched

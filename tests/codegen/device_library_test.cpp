@@ -111,10 +111,11 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   cusched::allow_next_grid();
   cusched::wait_for_previous_grid();
   bool pending = false;
+  unsigned int phase = 0;
   v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs, pending);
   cusched::cluster_allreduce_arg<cusched::ArgMaxOp>(v, i, 1, cs, csi, pending);
-  v = cusched::cluster_allreduce_uniform<cusched::MaxOp, 1>(v, &cs[0], &cs[1], pending);
-  cusched::cluster_allreduce_arg_uniform<cusched::ArgMinOp, 1>(v, i, &cs[2], &csi[2], &cs[3], &csi[3], pending);
+  v = cusched::cluster_allreduce_uniform_push<cusched::MaxOp, 1>(v, cs, phase, pending);
+  cusched::cluster_allreduce_arg_uniform_push<cusched::ArgMinOp, 1>(v, i, cs, csi, phase, pending);
   cusched::cluster_settle(pending);
   fa[0] = cusched::pack_bf16x2(v, v) ^ cusched::pack_f16x2(v, v);
   o[threadIdx.x] = v + static_cast<float>(d) + acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(fa[0]);

@@ -52,7 +52,12 @@ std::string error_of(const LoweredProgram& p) {
 TEST(Wgmma, TileWithTwoStepsInFlightMatchesTheProduct) {
   const LoweredProgram p = lowered_tile();
   const std::string ir = print_ir(p);
-  ASSERT_NE(ir.find("for C_ko_pair in [0, 2)"), std::string::npos) << ir;
+  const size_t pair = ir.find("for C_ko_pair in [0, 2)");
+  ASSERT_NE(pair, std::string::npos) << ir;
+  // Each k-step loads its fragments, then issues the refill copies, then its wgmmas.
+  const size_t fragments = ir.find("C_fa[", pair), refill = ir.find("<- async", pair), fence = ir.find("wgmma_fence", pair);
+  EXPECT_LT(fragments, refill) << ir;
+  EXPECT_LT(refill, fence) << ir;
   HostBuffers b = inputs();
   interpret(p, b);
   const Sizes z = kFiveSteps;

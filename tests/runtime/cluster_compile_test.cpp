@@ -19,13 +19,15 @@ using testing::sm90a_cubin_bytes;
 TEST(ClusterCompile, SoftmaxRowsOverAClusterUseClusterBarriersAndDistributedSharedMemory) {
   KernelBundle b = bench_bundle("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 8, 1024));
   EXPECT_NE(b.source.find("__cluster_dims__(8, 1, 1)"), std::string::npos) << b.source;
-  EXPECT_NE(b.source.find("cusched::cluster_allreduce_uniform<cusched::MaxOp, 8>"), std::string::npos) << b.source;
-  EXPECT_NE(b.source.find("cusched::cluster_allreduce_uniform<cusched::SumOp, 8>"), std::string::npos);
+  // One value per block, pushed into two phases of eight slots.
+  EXPECT_NE(b.source.find("cusched::cluster_allreduce_uniform_push<cusched::MaxOp, 8>"), std::string::npos) << b.source;
+  EXPECT_NE(b.source.find("cusched::cluster_allreduce_uniform_push<cusched::SumOp, 8>"), std::string::npos);
+  EXPECT_NE(b.source.find("float cusched_reduce1[16];"), std::string::npos);
   EXPECT_EQ(b.source.find("cusched::cluster_allreduce<"), std::string::npos);
-  // The last reduction's arrival completes before the kernel ends.
+  // Any arrival still pending completes before the kernel ends.
   const size_t settle = b.source.rfind("cusched::cluster_settle(cusched_cluster_pending);");
   ASSERT_NE(settle, std::string::npos);
-  EXPECT_GT(settle, b.source.rfind("cluster_allreduce_uniform<cusched::SumOp, 8>"));
+  EXPECT_GT(settle, b.source.rfind("cluster_allreduce_uniform_push<cusched::SumOp, 8>"));
   ASSERT_EQ(b.launches.size(), 1u);
   EXPECT_EQ(b.launches[0].grid[0], 8);     // one cluster along x
   EXPECT_EQ(b.launches[0].grid[1], 4096);  // the rows

@@ -7,6 +7,9 @@ matmul kernel contract, and text variants of it for `cusched check` (session 8):
   idx            the copy loops' indices with the thread index's range used:
                  (a * 256 + tid) / d -> a * (256 / d) + tid / d and (a * 256 + tid) % d -> tid % d
   trunc_idx      both
+  (the code generator does both since session 8's call 4; on its output:)
+  copies_after_mma   each k-step's refill copies issued after its wgmma instructions
+  frags_first        each k-step's A fragments loaded before its refill copies are issued
 Usage: emitted_variants.py OUT_DIR [NAME ...]   (CUSCHED names the binary; default cusched)"""
 import os
 import re
@@ -32,9 +35,22 @@ def simplify_indices(src):
     return re.sub(rf"\((\w+) \* {THREADS} \+ {tid}\) % (\d+)", mod, src)
 
 
+STEP = re.compile(
+    r"(    if \(C_ko_pair \* 2 \+ \d+ < 128\) \{\n.*?\n    \}\n    cusched::cp_async_commit\(\);\n)"  # refill copies
+    r"(    \{\n      const int C_mw = threadIdx.y;\n      \{\n        const int C_lane = threadIdx.x;\n"
+    r"(?:        C_fa\[\d+\] = [^\n]*\n)+)"                                                               # fragment loads
+    r"(        cusched::wgmma_fence\(\);\n(?:        cusched_wgmma[^\n]*\n)+        cusched::wgmma_commit\(\);\n)",  # wgmmas
+    re.S)
+
+
+def reordered(src, order):
+    return STEP.sub(lambda m: "".join(m.group(i) for i in order), src)
+
+
 def variants(src):
     trunc = re.sub(r"__float_as_uint\(cusched::round_tf32\((B_shared\[[^\]]*\])\)\)", r"__float_as_uint(\1)", src)
-    return {"emitted": src, "trunc": trunc, "idx": simplify_indices(src), "trunc_idx": simplify_indices(trunc)}
+    return {"emitted": src, "trunc": trunc, "idx": simplify_indices(src), "trunc_idx": simplify_indices(trunc),
+            "copies_after_mma": reordered(src, (2, 3, 1)), "frags_first": reordered(src, (2, 1, 3))}
 
 
 def main():
