@@ -126,6 +126,12 @@ nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, 
   return s;
 }
 
+nlohmann::json linear_wgmma_steps(const std::string& stage) {
+  nlohmann::json s = wgmma_tile_steps(stage, "i", "j", "k", "X", 4, "weight");
+  s.push_back({{"op", "launch_bounds"}, {"stage", stage}, {"max_threads", 2 * 128}, {"min_blocks", 1}});
+  return s;
+}
+
 nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j, int threads) {
   return nlohmann::json::array({
       {{"op", "split"}, {"stage", stage}, {"loop", j}, {"factor", 4}, {"outer", j + "o"}, {"inner", j + "v"}},

@@ -61,6 +61,12 @@ nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, 
                                 const std::string& a_source, int a_pad, const std::string& b_source,
                                 const std::string& batch = "", int bn = 256, int warpgroups = 2, int depth = 4);
 
+// nn.Linear's product G(i, j) = sum_k X(i, k) * weight(j, k) (both factors along k) as
+// wgmma_tile_steps with X in registers and weight read by the tensor cores, the kernel
+// declared __launch_bounds__(256, 1) (1024 x 8192 x 8192: 0.4948 -> 0.4872 ms without
+// and with; bench/RESULTS.md, session 8).
+nlohmann::json linear_wgmma_steps(const std::string& stage = "G");
+
 // Concatenation of step lists.
 // Steps for a row-wise normaliser Y(row, col) = f(X(row, col), R1(row), R2(row), ...)
 // whose row reductions R1, R2, ... (over `rvar`, the same extent as `col`) are spread

@@ -32,12 +32,11 @@ Problem make_gemm_gelu_softmax() {
   p.baseline_schedule = concat_steps({tiled_grid_steps("G", "i", "j"), flat_grid_steps("A", {"i", "j"}),
                                       flat_grid_steps("M", {"i"}, 64), flat_grid_steps("S", {"i"}, 64),
                                       flat_grid_steps("Y", {"i", "j"})});
-  // The GEMM on TF32 tensor cores with gemm_add_relu's tile (128 x 128 blocks, 64 x 32
-  // warps, K staged 32 at a time in a 3-deep cp.async pipeline) into G; then one kernel,
+  // The GEMM on warpgroup TF32 tensor cores as gemm_add_relu's (linear_wgmma_steps) into G; then one kernel,
   // one 1024-thread block per row: bias + GELU inlined, the row max and the row sum
   // block-reduced into shared memory (compute_at), and the normalised row written with
   // float4 stores (the 32 MB G stays in L2 between its three reads).
-  p.best_schedule = concat_steps({wgmma_tile_steps("G", "i", "j", "k", "X", 4, "weight"),
+  p.best_schedule = concat_steps({linear_wgmma_steps(),
                                   nlohmann::json::parse(R"([
     {"op": "compute_inline", "stage": "A"},
     {"op": "bind", "stage": "Y", "loop": "i", "axis": "blockIdx.x"},

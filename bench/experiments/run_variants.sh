@@ -10,12 +10,12 @@ source bench/gpu_env.sh
 VDIR=${VDIR:-$OUT}   # where the stores and logs go
 mkdir -p "$VDIR"
 for entry in ${VARIANTS:-softmax sum_dim1 matmul gemm_add_relu}; do
-  p=${entry%%:*} folder=${entry#*:}
+  p=${entry%%:*} folder=${entry#*:} tag=${folder//\//_}
   start=$(date +%s)
   timeout ${VARIANT_TIMEOUT:-300} cusched search -p "$p" --proposer file --proposals bench/experiments/$folder \
-      --rounds 1 --ideas 64 --per-idea 1 --threads 8 --no-audit --db "$VDIR/variants_$folder.db" > "$VDIR/variants_$folder.log" 2>&1
+      --rounds 1 --ideas 64 --per-idea 1 --threads 8 --no-audit --db "$VDIR/variants_$tag.db" > "$VDIR/variants_$tag.log" 2>&1
   echo "== $entry: exit $? after $(( $(date +%s) - start )) s"
-  python3 - "$VDIR/variants_$folder.db" <<'PY'
+  python3 - "$VDIR/variants_$tag.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 for idea, verdict, ms, pct, reason in db.execute(

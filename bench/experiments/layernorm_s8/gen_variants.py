@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Writes the session-8 LayerNorm variants: the statistics reduced over a cluster of
-blocks per row (one kernel for the moments instead of two), channel slices interleaved
-or contiguous, and the normalisation's blocks issued in reverse. Y's steps are the
-best-known schedule's. Usage: gen_variants.py [OUT_DIR] (default: this folder)."""
+"""Writes the session-8 LayerNorm variants. Set "call2": the statistics reduced over a
+cluster of blocks per row (one kernel for the moments instead of two), channel slices
+interleaved or contiguous, and the normalisation's blocks issued in reverse. Set "call7":
+clusters of 16 (8) channel blocks leave 4 (8) partial moments per row and each normalisation
+block combines its rows' partials itself (two kernels instead of three). Y's steps are
+the best-known schedule's. Usage: gen_variants.py [SET] [OUT_DIR] (default: call2, this folder)."""
 import json
 import os
 import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-out = sys.argv[1] if len(sys.argv) > 1 else here
+chosen = sys.argv[1] if len(sys.argv) > 1 else "call2"
+out = sys.argv[2] if len(sys.argv) > 2 else here
 cusched = os.environ.get("CUSCHED", "cusched")
 best = json.loads(subprocess.run([cusched, "validate", "-p", "layernorm", "-s", "best"], capture_output=True,
                                  text=True, check=True).stdout)["steps"]
@@ -49,7 +52,32 @@ def reversed_y(steps):
                     {"op": "reverse", "stage": "Y", "loop": "ho", "name": "ho_rev"}]
     return out
 
-variants = {
+
+
+def partials_over_clusters(parts=4):
+    """Moments_rf: `parts` partials per row, each the sum over a cluster of 64 / parts channel blocks."""
+    return [{"op": "split", "stage": "Moments", "loop": "rc", "parts": parts, "outer": "rcg", "inner": "rcq"},
+            {"op": "rfactor", "stage": "Moments", "loop": "rcg", "name": "Moments_rf"},
+            {"op": "fuse", "stage": "Moments_rf", "outer": "rcg", "inner": "b", "fused": "gb"},
+            {"op": "bind", "stage": "Moments_rf", "loop": "gb", "axis": "blockIdx.y"},
+            {"op": "split", "stage": "Moments_rf", "loop": "rw", "factor": 4, "outer": "rwo", "inner": "rwv"},
+            {"op": "split", "stage": "Moments_rf", "loop": "rh", "factor": 4, "outer": "rho", "inner": "rht"},
+            {"op": "split", "stage": "Moments_rf", "loop": "rho", "factor": 8, "outer": "rhoo", "inner": "rhu"},
+            {"op": "reorder", "stage": "Moments_rf", "loops": ["rcq", "rhoo", "rhu", "rht", "rwo", "m", "rwv"]},
+            {"op": "fuse", "stage": "Moments_rf", "outer": "rht", "inner": "rwo", "fused": "rt"},
+            {"op": "cross_thread_reduce", "stage": "Moments_rf", "loop": "rt", "kind": "block"},
+            {"op": "cross_thread_reduce", "stage": "Moments_rf", "loop": "rcq", "kind": "cluster"},
+            {"op": "unroll", "stage": "Moments_rf", "loop": "rhu"},
+            {"op": "unroll", "stage": "Moments_rf", "loop": "m"},
+            {"op": "vectorize", "stage": "Moments_rf", "loop": "rwv"}]
+
+
+def combine_in_y(block_loop="ho"):
+    """Each normalisation block combines the partials of its 16 rows (48 threads, one moment each)."""
+    return [{"op": "compute_at", "stage": "Moments", "consumer": "Y", "loop": block_loop},
+            {"op": "fuse", "stage": "Moments", "outer": "b", "inner": "m", "fused": "bm"},
+            {"op": "bind", "stage": "Moments", "loop": "bm", "axis": "threadIdx.x"}]
+sets = {"call2": {
     "ctl": best,
     "ctl_rev": [s for s in best if s.get("stage") != "Y"] + reversed_y(y_steps),
     "cl16_t512_il": moments(16, 512) + y_steps,
@@ -59,7 +87,13 @@ variants = {
     "cl16_t512_ct": moments(16, 512, interleave=False) + y_steps,
     "cl8_t1024_il": moments(8, 1024) + y_steps,
     "cl8_t1024_il_rev": moments(8, 1024) + reversed_y(y_steps),
-}
+}, "call7": {
+    "ctl": best,
+    "partials4_combined_in_y": partials_over_clusters(4) + y_steps + combine_in_y(),
+    "partials4_combined_in_y_rev": partials_over_clusters(4) + reversed_y(y_steps) + combine_in_y("ho_rev"),
+    "partials8_combined_in_y": partials_over_clusters(8) + y_steps + combine_in_y(),
+}}
+variants = sets[chosen]
 for name, steps in variants.items():
     with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump(steps, f, indent=1)

@@ -2,7 +2,9 @@
 // normalisation kernel (the best schedule's k0 and k2 at 16 x 64 x 256 x 256), with and
 // without L2 eviction-priority hints: the moments kernel marks a fraction of X's lines
 // evict_last (createpolicy.fractional) so that the normalisation finds them in L2, and the
-// normalisation reads X and writes Y evict_first. L2 flushed before each pair, median of 30.
+// normalisation reads X and writes Y evict_first; or (session 8) only the blocks of the last
+// channels the moments kernel reads mark their lines evict_last, and the normalisation reads
+// those channels first. L2 flushed before each pair, median of 30.
 // Build: nvcc -O3 -gencode arch=compute_90a,code=sm_90a ln_l2_probe.cu -o probe
 #include <cstdio>
 #include <vector>
@@ -34,9 +36,12 @@ __device__ __forceinline__ void st_policy(float* p, float4 v, unsigned long long
                : "memory");
 }
 
-// fraction < 0: plain loads; else loads under an evict_last policy for that fraction of lines.
-__global__ void __launch_bounds__(256) moments(const float* __restrict__ X, float* __restrict__ out, float fraction) {
+// fraction < 0: plain loads; else loads under an evict_last policy for that fraction of lines,
+// in the blocks of channels from_channel .. 63.
+__global__ void __launch_bounds__(256) moments(const float* __restrict__ X, float* __restrict__ out, float fraction,
+                                               int from_channel = 0) {
   const int rcb = blockIdx.x, rt = threadIdx.x;
+  if (rcb / 16 < from_channel) fraction = -1.f;
   const float* base = X + (rcb % 16) * 4194304LL + (rcb / 16) * 65536 + (rt % 64) * 4 + (rt / 64) * 256;
   const float s = X[(rcb % 16) * 4194304LL];
   const unsigned long long pol = fraction >= 0.f ? policy_last(fraction) : 0ull;
@@ -107,8 +112,8 @@ int main() {
   if (e != cudaSuccess) { printf("setup: %s\n", cudaGetErrorString(e)); return 1; }
   for (int i = 0; i < 50; ++i) moments<<<1024, 256>>>(X, part, -1.f);
   cudaDeviceSynchronize();
-  auto pair = [&](float fraction, int first, int reverse) {
-    moments<<<1024, 256>>>(X, part, fraction);
+  auto pair = [&](float fraction, int first, int reverse, int from_channel = 0) {
+    moments<<<1024, 256>>>(X, part, fraction, from_channel);
     normalise<<<dim3(64, 64), 256>>>(X, W, Bs, mom, Y, first, reverse);
   };
   printf("%-44s %.4f ms\n", "moments alone", median_ms([&] { moments<<<1024, 256>>>(X, part, -1.f); }, flush, flush_bytes));
@@ -123,6 +128,13 @@ int main() {
     printf("%-44s %.4f ms\n", name, median_ms([&] { pair(f, 1, 0); }, flush, flush_bytes));
   }
   printf("%-44s %.4f ms\n", "pair, evict_first only", median_ms([&] { pair(-1.f, 1, 0); }, flush, flush_bytes));
+  for (int channels : {2, 4, 6, 8, 12}) {
+    char name[80];
+    snprintf(name, sizeof name, "pair, last %d channels evict_last, reversed", channels);
+    printf("%-44s %.4f ms\n", name, median_ms([&] { pair(1.f, 0, 1, 64 - channels); }, flush, flush_bytes));
+    snprintf(name, sizeof name, "  the same, normalisation evict_first");
+    printf("%-44s %.4f ms\n", name, median_ms([&] { pair(1.f, 1, 1, 64 - channels); }, flush, flush_bytes));
+  }
   e = cudaDeviceSynchronize();
   if (e != cudaSuccess) printf("error: %s\n", cudaGetErrorString(e));
   return 0;
