@@ -7,15 +7,7 @@ set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
 bash bench/experiments/gpu_suites.sh 4 200 > "$OUT/suites.txt" 2>&1
-PROBLEMS="matmul matmul_rect bmm gemm_add_relu gemm_scale_leakyrelu gemm_gelu_softmax softmax softmax_large cross_entropy argmax_dim1 max_dim1 sum_dim1" \
-  MODE=cusched SKIP_TESTS=1 bash bench/run_gpu_bench.sh > /dev/null 2>&1
-python3 - "$OUT/runs.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    d = json.loads(line)
-    t = d.get("gpu") or {}
-    print(f"{d['problem']:22s} {d.get('verdict','?'):12s} {t.get('median_ms', float('nan')):8.4f} ms")
-PY
+bash bench/experiments/cusched_runs.sh matmul matmul_rect bmm gemm_add_relu gemm_scale_leakyrelu gemm_gelu_softmax softmax softmax_large cross_entropy argmax_dim1 max_dim1 sum_dim1
 source bench/experiments/ncu_common.sh
 stalls mm '^k0_C' 0 cusched run -p matmul -s best --size bench --no-audit
 stalls softmax '^k0_Y' 0 cusched run -p softmax -s best --size bench --no-audit
