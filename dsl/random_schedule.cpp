@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dsl/error.h"
+#include "dsl/expr_substitute.h"
 #include "dsl/schedule.h"
 
 namespace cusched {
@@ -121,12 +122,72 @@ class Generator {
     }
   }
 
-  // Tensor-core tiles: a block tile of its last two pure loops, warps on threadIdx.z / y,
-  // K in steps, optionally staged in shared memory, then tensor_core, and sometimes
-  // cache_write scope shared.
+  // The product's two loads (a sum of two loads' product, casts looked through).
+  std::pair<Expr, Expr> product_loads(const FuncDef* f) {
+    auto strip = [](Expr e) {
+      while (e->op == ExprOp::Cast) e = e->args[0];
+      return e;
+    };
+    const Expr p = strip(f->body->args[0]);
+    return {strip(p->args[0]), strip(p->args[1])};
+  }
+
+  // Warpgroup tensor-core tiles (m64nNk8): the factor read along k in memory (its last
+  // index is the reduction variable) varies with n and is staged K-major with the
+  // 128-byte swizzle; the other factor varies with m and is loaded into registers,
+  // sometimes from a padded shared copy; one or two warpgroups on threadIdx.y, and
+  // sometimes a pipeline (3 or more deep keeps a k-step in flight).
+  bool wgmma_tile(const std::string& name, const std::vector<std::string>& pure, const std::string& k) {
+    const FuncDef* f = s_.state().stage_def(name);
+    const auto [x, y] = product_loads(f);
+    const std::string i = pure[pure.size() - 2], j = pure.back();
+    auto along_k = [&](const Expr& load) { return !load->args.empty() && load->args.back()->op == ExprOp::Var && load->args.back()->name == k; };
+    auto varies_with = [&](const Expr& load, const std::string& v) {
+      for (const auto& a : load->args)
+        if (mentions_var(a, v)) return true;
+      return false;
+    };
+    // The n factor: along k and varying with exactly one of the tile's loops.
+    Expr nf, mf;
+    std::string m, n;
+    for (const auto& [cand, other] : {std::pair<Expr, Expr>{x, y}, std::pair<Expr, Expr>{y, x}}) {
+      if (nf.defined() || !along_k(cand)) continue;
+      if (varies_with(cand, j) && !varies_with(cand, i)) nf = cand, mf = other, n = j, m = i;
+      else if (varies_with(cand, i) && !varies_with(cand, j)) nf = cand, mf = other, n = i, m = j;
+    }
+    if (!nf.defined()) return false;
+    const int64_t warpgroups = pick(std::vector<int64_t>{1, 2}), bn = pick(std::vector<int64_t>{8, 16, 32, 64});
+    std::string no = fresh(n + "o"), ni = fresh(n + "i"), mo = fresh(m + "o"), mt = fresh(m + "t"), mw = fresh(m + "w"),
+                mi = fresh(m + "i"), ko = fresh(k + "o"), ki = fresh(k + "i");
+    nlohmann::json order = nlohmann::json::array();
+    if (pure.size() == 3) order.push_back(pure[0]);
+    for (const auto& l : {no, mo, ko, mw, mi, ni, ki}) order.push_back(l);
+    bool ok = try_step({{"op", "split"}, {"stage", name}, {"loop", n}, {"factor", bn}, {"outer", no}, {"inner", ni}}) &&
+              try_step({{"op", "split"}, {"stage", name}, {"loop", m}, {"factor", 64 * warpgroups}, {"outer", mo}, {"inner", mt}}) &&
+              try_step({{"op", "split"}, {"stage", name}, {"loop", mt}, {"factor", 64}, {"outer", mw}, {"inner", mi}}) &&
+              try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", 32}, {"outer", ko}, {"inner", ki}}) &&
+              try_step({{"op", "reorder"}, {"stage", name}, {"loops", order}}) &&
+              try_step({{"op", "bind"}, {"stage", name}, {"loop", no}, {"axis", "blockIdx.y"}}) &&
+              try_step({{"op", "bind"}, {"stage", name}, {"loop", mo}, {"axis", "blockIdx.x"}}) &&
+              try_step({{"op", "bind"}, {"stage", name}, {"loop", mw}, {"axis", "threadIdx.y"}}) &&
+              try_step({{"op", "cache_read"}, {"stage", name}, {"source", nf->name}, {"scope", "shared"}, {"at", ko}, {"swizzle", true},
+                        {"name", fresh(nf->name + "_kmajor")}});
+    if (!ok) return false;
+    const bool staged_m = chance(0.7) && try_step({{"op", "cache_read"}, {"stage", name}, {"source", mf->name}, {"scope", "shared"}, {"at", ko},
+                                                   {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(mf->name + "_tile")}});
+    if (!try_step({{"op", "tensor_core"}, {"stage", name}, {"shape", "m64nNk8"}, {"precision", "tf32"}})) return false;
+    if (pure.size() == 3) try_step({{"op", "bind"}, {"stage", name}, {"loop", pure[0]}, {"axis", "blockIdx.z"}});
+    if (staged_m && chance(0.6)) try_step({{"op", "pipeline"}, {"stage", name}, {"loop", ko}, {"depth", pick(std::vector<int>{2, 3, 4})}});
+    return true;
+  }
+
+  // Tensor-core tiles: sometimes warpgroup tiles (wgmma_tile); otherwise a block tile of
+  // its last two pure loops, warps on threadIdx.z / y, K in steps, optionally staged in
+  // shared memory, then tensor_core (mma.sync), and sometimes cache_write scope shared.
   bool tensor_core_tile(const std::string& name) {
     auto pure = loops(name, false), red = loops(name, true);
     if (pure.size() < 2 || red.size() != 1) return false;
+    if (chance(0.4)) return wgmma_tile(name, pure, red[0]);
     std::string i = pure[pure.size() - 2], j = pure.back(), k = red[0];
     int64_t bm = pick(std::vector<int64_t>{16, 32, 64}), bn = pick(std::vector<int64_t>{8, 16, 32, 64});
     int64_t wm = bm > 16 && chance(0.5) ? bm / 2 : bm, wn = bn > 8 && chance(0.5) ? bn / 2 : bn;

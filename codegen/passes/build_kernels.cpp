@@ -1230,7 +1230,7 @@ class KernelBuilder {
     const std::string& stage = c.f.name;
     const MmaLayout& L = mma_layout(c.s.tensor_core_shape);
     const TensorCoreTile T = tensor_core_tile(c);
-    const int nl = T.nl, r0 = T.r0, qm = T.qm, qn = T.qn;
+    const int nl = T.nl, r0 = T.r0;
     const std::vector<int>& red = T.red;
     const int64_t M = T.M, N = T.N, K = T.K;
     if (M % L.m || N % L.n || K % L.k)

@@ -31,7 +31,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   int count = static_cast<int>(env_or("CUSCHED_PROPERTY_COUNT", 200));
   std::mt19937_64 rng(seed * 1000003 + std::hash<std::string>{}(p.name));
   ScheduleContext ctx = p.context("small");
-  int verified = 0, rejected = 0, tensor_core = 0, cluster = 0, vector_reduction = 0;
+  int verified = 0, rejected = 0, tensor_core = 0, wgmma = 0, cluster = 0, vector_reduction = 0;
   for (int n = 0; n < count; ++n) {
     nlohmann::json steps = random_schedule(ctx, rng);
     Schedule s = Schedule::from_json(ctx, steps);  // every step was accepted once: must replay
@@ -47,6 +47,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     ASSERT_EQ(r.verdict, "ok") << r.message << "\nschedule: " << steps.dump() << "\nreproduce with CUSCHED_PROPERTY_SEED=" << seed;
     ++verified;
     if (steps.dump().find("\"tensor_core\"") != std::string::npos) ++tensor_core;
+    if (steps.dump().find("\"m64nNk8\"") != std::string::npos) ++wgmma;
     if (steps.dump().find("\"cluster\"") != std::string::npos) ++cluster;
     for (const auto& [stage, ss] : s.state().schedules)
       for (const auto& [name, l] : ss.loops)
@@ -58,9 +59,11 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   }
   // Most generated schedules must lower and run, or the property says little.
   EXPECT_GE(verified, count * 7 / 10) << "only " << verified << " of " << count << " verified, " << rejected << " rejected";
-  // The matmul-like algorithms' schedules include tensor-core tiles, emulated warp by warp.
+  // The matmul-like algorithms' schedules include tensor-core tiles, emulated warp by warp,
+  // warpgroup tiles (wgmma) among them.
   if (p.name == "matmul" || p.name == "gemm_add_relu") {
     EXPECT_GE(tensor_core, count / 20) << "too few tensor-core schedules verified";
+    EXPECT_GE(wgmma, count / 100) << "too few warpgroup tensor-core schedules verified";
   }
   // Reductions are sometimes combined across a thread-block cluster, or vectorized.
   if (p.name == "sum_dim1" || p.name == "softmax") {
@@ -68,6 +71,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     EXPECT_GE(vector_reduction, 1) << "no vectorized reduction verified";
   }
   RecordProperty("tensor_core", tensor_core);
+  RecordProperty("wgmma", wgmma);
   RecordProperty("cluster", cluster);
   RecordProperty("vector_reduction", vector_reduction);
   RecordProperty("verified", verified);

@@ -1,9 +1,14 @@
 // Tensor-core tiles at the bench size compile for sm_90a with their operand fragments
 // loaded by ldmatrix, and with cache_write scope shared their output tile written to
 // global memory with 16-byte vector stores. The PTX (NVRTC for compute_90a) is checked
-// and the CUBIN (sm_90a) built. No GPU is needed.
+// and the CUBIN (sm_90a) built; so are the warpgroup tiles that the random schedule
+// generator draws (other tile widths, one or two warpgroups, A staged or not, pipelines of
+// every depth), which the property tests only run in the interpreter. No GPU is needed.
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "dsl/random_schedule.h"
 #include "problems/baseline_steps.h"
 #include "tests/runtime/bench_kernel_compile.h"
 
@@ -70,6 +75,25 @@ TEST(TensorCoreLoadsCompile, MatmulBestIssuesWarpgroupMmaWithAStepInFlight) {
   EXPECT_NE(p.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"), std::string::npos);
   EXPECT_NE(p.find("wgmma.wait_group.sync.aligned 1"), std::string::npos);
   EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
+}
+
+TEST(TensorCoreLoadsCompile, RandomWarpgroupTilesCompileForSm90a) {
+  std::mt19937_64 rng(8);
+  int compiled = 0;
+  for (const char* name : {"matmul", "gemm_add_relu", "bmm"}) {
+    const Problem& p = find_problem(name);
+    const ScheduleContext ctx = p.context("small");
+    for (int n = 0, found = 0; n < 400 && found < 3; ++n) {
+      const nlohmann::json steps = random_schedule(ctx, rng);
+      if (steps.dump().find("m64nNk8") == std::string::npos) continue;
+      ++found;
+      const KernelBundle b = make_bundle(lower(Schedule::from_json(ctx, steps), p.name));
+      EXPECT_NE(b.source.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos) << steps.dump();
+      EXPECT_GT(sm90a_cubin_bytes(b), 1000u) << steps.dump();
+      ++compiled;
+    }
+  }
+  EXPECT_EQ(compiled, 9) << "the generator drew too few warpgroup tiles";
 }
 
 }  // namespace
