@@ -405,12 +405,7 @@ class KernelCompiler {
         break;
       }
       case StmtKind::AsyncCopy:
-        c.index = expr(s->index);
-        c.value = expr(s->value);
-        c.buffer = resolve_buffer(s->buffer, "copies asynchronously into");
-        if (out_.buffers[c.buffer].scope != MemScope::Shared)
-          malformed("copies asynchronously into '" + s->buffer + "', which is not a shared buffer",
-                    "Copy asynchronously from global into shared memory only.");
+        copy_into_shared(c, s, "copies asynchronously into", "Copy asynchronously from global into shared memory only.");
         if (s->value->op != ExprOp::Load)
           malformed("copies asynchronously into '" + s->buffer + "' a value that is not a load",
                     "Copy one element of a global buffer.");
@@ -422,13 +417,8 @@ class KernelCompiler {
         c.copy_bytes = s->copy_bytes;
         break;
       case StmtKind::BulkCopy:
-        c.index = expr(s->index);
-        c.value = expr(s->value);
+        copy_into_shared(c, s, "bulk-copies into", "Bulk-copy from global into shared memory only.");
         c.extent = expr(s->extent);
-        c.buffer = resolve_buffer(s->buffer, "bulk-copies into");
-        if (out_.buffers[c.buffer].scope != MemScope::Shared)
-          malformed("bulk-copies into '" + s->buffer + "', which is not a shared buffer",
-                    "Bulk-copy from global into shared memory only.");
         if (s->value->op != ExprOp::Load || out_.buffers[c.value.buffer].scope != MemScope::Global)
           malformed("bulk-copies into '" + s->buffer + "' a value that is not a load of a global buffer",
                     "Bulk-copy from a global buffer.");
@@ -477,10 +467,10 @@ class KernelCompiler {
           malformed("transposes 32-bit elements with ldmatrix", "Transpose only 16-bit elements (.trans works on b16).");
         if (s->matrices != 1 && s->matrices != 2 && s->matrices != 4)
           malformed("loads " + std::to_string(s->matrices) + " matrices with one ldmatrix", "Load 1, 2 or 4 matrices.");
-        if ((kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) % 32 != 0)
+        if (threads_per_block() % 32 != 0)
           fail("mma-partial-warp",
                "Kernel '" + kernel_.name + "' runs warp-wide ldmatrix loads in a block of " +
-                   std::to_string(kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) + " threads, which is not whole warps.",
+                   std::to_string(threads_per_block()) + " threads, which is not whole warps.",
                "Make the block a multiple of 32 threads.");
         break;
       }
@@ -510,10 +500,10 @@ class KernelCompiler {
         if (static_cast<int>(s->operands.size()) != kWgmmaAElements)
           malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements", "Give each thread its four A elements.");
         for (const auto& o : s->operands) c.operands.push_back(expr(o));
-        if ((kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) % kWgmmaThreads != 0)
+        if (threads_per_block() % kWgmmaThreads != 0)
           fail("wgmma-partial-warpgroup",
                "Kernel '" + kernel_.name + "' runs warpgroup tensor-core instructions in a block of " +
-                   std::to_string(kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) + " threads, which is not whole warpgroups of 128.",
+                   std::to_string(threads_per_block()) + " threads, which is not whole warpgroups of 128.",
                "Make the block a multiple of 128 threads.");
         break;
       }
@@ -546,16 +536,27 @@ class KernelCompiler {
           malformed("has an Mma with " + std::to_string(s->operands.size()) + " operands",
                     "Give each lane its A fragment elements and then its B fragment elements.");
         for (const auto& o : s->operands) c.operands.push_back(expr(o));
-        if ((kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) % 32 != 0)
+        if (threads_per_block() % 32 != 0)
           fail("mma-partial-warp",
                "Kernel '" + kernel_.name + "' runs tensor-core instructions in a block of " +
-                   std::to_string(kernel_.block[0] * kernel_.block[1] * kernel_.block[2]) + " threads, which is not whole warps.",
+                   std::to_string(threads_per_block()) + " threads, which is not whole warps.",
                "Make the block a multiple of 32 threads.");
         break;
       }
     }
     return c;
   }
+
+  // A copy's destination index, source value and destination buffer, which must be shared
+  // (`verb` as in "copies asynchronously into").
+  void copy_into_shared(CStmt& c, const Stmt& s, const std::string& verb, const std::string& fix) {
+    c.index = expr(s->index);
+    c.value = expr(s->value);
+    c.buffer = resolve_buffer(s->buffer, verb);
+    if (out_.buffers[c.buffer].scope != MemScope::Shared) malformed(verb + " '" + s->buffer + "', which is not a shared buffer", fix);
+  }
+
+  int64_t threads_per_block() const { return kernel_.block[0] * kernel_.block[1] * kernel_.block[2]; }
 
   const Kernel& kernel_;
   const LoweredProgram& program_;

@@ -1,5 +1,6 @@
 #include "codegen/interpreter.h"
 
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -131,9 +132,10 @@ class KernelRunner {
     for (int64_t t = 0; t < threads_; ++t) {
       double* e = &env_[t * nslots_];
       const int64_t lt = t % tpb_;
-      e[kThreadX] = static_cast<double>(lt % k_.block[0]);
-      e[kThreadY] = static_cast<double>((lt / k_.block[0]) % k_.block[1]);
-      e[kThreadZ] = static_cast<double>(lt / (k_.block[0] * k_.block[1]));
+      const std::array<int64_t, 3> xyz = thread_xyz(lt);
+      e[kThreadX] = static_cast<double>(xyz[0]);
+      e[kThreadY] = static_cast<double>(xyz[1]);
+      e[kThreadZ] = static_cast<double>(xyz[2]);
       e[kBlockX] = static_cast<double>(bx + t / tpb_);
       e[kBlockY] = static_cast<double>(by);
       e[kBlockZ] = static_cast<double>(bz);
@@ -177,12 +179,20 @@ class KernelRunner {
   }
 
   // ---- where things happen, for messages ----
+  // threadIdx.x, .y and .z of the thread with linear index `lt` in its block.
+  std::array<int64_t, 3> thread_xyz(int64_t lt) const {
+    return {lt % k_.block[0], (lt / k_.block[0]) % k_.block[1], lt / (k_.block[0] * k_.block[1])};
+  }
+  std::string thread_triple(int64_t lt) const {
+    const std::array<int64_t, 3> xyz = thread_xyz(lt);
+    return triple(xyz[0], xyz[1], xyz[2]);
+  }
   std::string block_text() const { return triple(bidx_[0] + t_ / tpb_, bidx_[1], bidx_[2]); }
   // Thread t of the running group: its index in its block, and its block when the
   // group is a cluster.
   std::string thread_text(int64_t t) const {
     const int64_t lt = t % tpb_;
-    std::string s = triple(lt % k_.block[0], (lt / k_.block[0]) % k_.block[1], lt / (k_.block[0] * k_.block[1]));
+    std::string s = thread_triple(lt);
     if (cluster_ > 1) s += " of block " + triple(bidx_[0] + t / tpb_, bidx_[1], bidx_[2]);
     return s;
   }
@@ -393,8 +403,7 @@ class KernelRunner {
   std::string global_thread_text(int64_t g) const {
     int64_t b = g / tpb_, t = g % tpb_;
     int64_t bx = b % k_.grid[0], by = (b / k_.grid[0]) % k_.grid[1], bz = b / (k_.grid[0] * k_.grid[1]);
-    return "thread " + triple(t % k_.block[0], (t / k_.block[0]) % k_.block[1], t / (k_.block[0] * k_.block[1])) +
-           " of block " + triple(bx, by, bz);
+    return "thread " + thread_triple(t) + " of block " + triple(bx, by, bz);
   }
 
   // Two accesses to global memory conflict when they come from different threads and
