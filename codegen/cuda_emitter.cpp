@@ -1,5 +1,7 @@
 #include "codegen/cuda_emitter.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -250,6 +252,15 @@ std::string KernelWriter::write() {
   // The next kernel may be scheduled now; this one waits for the previous kernel's results.
   line("cusched::allow_next_grid();");
   line("cusched::wait_for_previous_grid();");
+  // One L2 policy per hinted input (l2_hint), made before the loads that carry it.
+  for (const auto& [buffer, hint] : kernel_.l2_hints) {
+    if (std::find(kernel_.params.begin(), kernel_.params.end(), buffer) == kernel_.params.end()) continue;
+    const std::string policy = "cusched_l2_" + buffer;
+    char fraction[16];
+    std::snprintf(fraction, sizeof fraction, "%.2ff", static_cast<double>(hint.percent) / 100.0);
+    line("const unsigned long long " + policy + " = cusched::l2_policy_" + hint.policy + "(" + fraction + ");");
+    expr_.l2_policies[buffer] = policy;
+  }
   // The cluster reductions leave each thread's last arrival pending; it completes here.
   // The pushed ones alternate between two phases of slots.
   if (kernel_.cluster > 1) {
@@ -426,7 +437,10 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
   std::vector<std::string> names;
   for (const ExprNode* l : plan.vector_loads) {
     std::string name = l->name + "_vec" + std::to_string(vectors_++);
-    line("const " + vt + " " + name + " = *reinterpret_cast<const " + vt + "*>(&" + expr_.element(l->name, l->args[0]) + ");");
+    const std::string address = "reinterpret_cast<const " + vt + "*>(&" + expr_.element(l->name, l->args[0]) + ")";
+    auto policy = expr_.l2_policies.find(l->name);
+    line("const " + vt + " " + name + " = " +
+         (policy != expr_.l2_policies.end() ? "cusched::load_l2(" + address + ", " + policy->second + ")" : "*" + address) + ";");
     declare(name);
     names.push_back(name);
   }

@@ -199,7 +199,10 @@ CudaValue CudaExprEmitter::load(const ExprNode& n) {
   if (n.args.size() != 1)
     fail("malformed-ir", "The IR loads from '" + n.name + "' with " + std::to_string(n.args.size()) + " indices.",
          "Loads in the loop IR take one flat element index; this is a lowering bug.");
-  return {n.name + "[" + index_text(*b, n.args[0]) + "]", b->dtype, kPrimary};
+  const std::string element = n.name + "[" + index_text(*b, n.args[0]) + "]";
+  if (auto policy = l2_policies.find(n.name); policy != l2_policies.end())
+    return {"cusched::load_l2(&" + element + ", " + policy->second + ")", b->dtype, kPrimary};
+  return {element, b->dtype, kPrimary};
 }
 
 CudaValue CudaExprEmitter::binary(const ExprNode& n) {

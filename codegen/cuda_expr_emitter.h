@@ -48,6 +48,8 @@ class CudaExprEmitter {
   // and loads replaced by a vector component.
   std::map<std::string, int64_t> var_values;
   std::map<const ExprNode*, std::string> load_texts;
+  // Buffers whose loads carry an L2 eviction policy (l2_hint), with the policy's variable.
+  std::map<std::string, std::string> l2_policies;
 
  private:
   DType arith_type(DType t) const;

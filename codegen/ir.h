@@ -91,6 +91,7 @@
 //     array of the source's element type; w = 4 / element bytes elements per word).
 #include <array>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -196,6 +197,7 @@ struct Kernel {
   Stmt body;
   int launch_max_threads = 0, launch_min_blocks = 0;
   int64_t cluster = 1;               // blocks per thread-block cluster along x (1: none)
+  std::map<std::string, L2Hint> l2_hints;  // input buffer -> L2 eviction priority of its loads
 };
 
 // The lowered program: the global buffers and the kernels, launched in order.

@@ -74,5 +74,6 @@ PrimitiveDef pipeline_primitive();
 PrimitiveDef tensor_core_primitive();
 PrimitiveDef precision_primitive();
 PrimitiveDef launch_bounds_primitive();
+PrimitiveDef l2_hint_primitive();
 
 }  // namespace cusched

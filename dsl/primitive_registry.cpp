@@ -13,7 +13,7 @@ const std::vector<PrimitiveDef>& primitives() {
       vectorize_primitive(),   compute_at_primitive(),    compute_inline_primitive(),
       compute_root_primitive(), cache_read_primitive(),   cache_write_primitive(),
       rfactor_primitive(),     cross_thread_reduce_primitive(), pipeline_primitive(),
-      tensor_core_primitive(), precision_primitive(),     launch_bounds_primitive(),
+      tensor_core_primitive(), precision_primitive(),     launch_bounds_primitive(),   l2_hint_primitive(),
   };
   return all;
 }

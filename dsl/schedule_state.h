@@ -53,6 +53,12 @@ struct CacheRead {
   bool share = false;   // also read by the producers computed at at_loop
 };
 
+// An L2 eviction priority for a kernel's global loads of one input (l2_hint).
+struct L2Hint {
+  std::string policy;    // "evict_last", "evict_first" or "evict_normal"
+  int64_t percent = 100; // the share of the input's cache lines the priority applies to
+};
+
 struct StageSchedule {
   std::string stage;
   std::vector<std::string> order;          // current loops, outermost first
@@ -73,6 +79,7 @@ struct StageSchedule {
   std::string precision = "f32";           // operand precision: f32, tf32, bf16, f16
   std::string math = "exact";              // "fast": f32 exp, log and division as approximate intrinsics
   int launch_max_threads = 0, launch_min_blocks = 0;
+  std::map<std::string, L2Hint> l2_hints;  // input -> priority of the stage's kernel's loads of it
 
   const LoopInfo* find_loop(const std::string& name) const;
   int position(const std::string& loop) const;  // index in order, -1 if absent

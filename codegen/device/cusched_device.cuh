@@ -9,6 +9,7 @@
 //   cusched_copy.cuh        bulk copies (sm_90) tracked by mbarriers
 //   cusched_launch.cuh      programmatic dependent launch: the kernel's first statements (sm_90)
 //   cusched_wgmma.cuh       warpgroup tensor-core ordering and matrix descriptors (sm_90a)
+//   cusched_l2.cuh          L2 eviction-priority policies and loads that carry them
 #include "cusched_numeric.cuh"
 #include "cusched_reduce.cuh"
 #include "cusched_cluster.cuh"
@@ -17,3 +18,4 @@
 #include "cusched_copy.cuh"
 #include "cusched_launch.cuh"
 #include "cusched_wgmma.cuh"
+#include "cusched_l2.cuh"

@@ -207,6 +207,7 @@ class KernelBuilder {
     k.body = build_stage(root, self, env, false, false);
     k.launch_max_threads = s.launch_max_threads;
     k.launch_min_blocks = s.launch_min_blocks;
+    k.l2_hints = s.l2_hints;
     for (const auto& b : order_of_globals())
       if (used_.count(b)) k.params.push_back(b);
     return k;
@@ -1552,6 +1553,9 @@ std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<
   for (const auto& f : state.stages) {
     const StageSchedule& s = state.schedules.at(f->name);
     bool output = state.is_output(f->name);
+    if (s.location != ComputeLocation::Root && !s.l2_hints.empty())
+      fail("l2-hint-not-root", "Stage '" + f->name + "' has an l2_hint but is not computed at root, so it has no kernel of its own.",
+           "Give the hint to the root stage of the kernel that computes it.");
     if (s.location == ComputeLocation::Root || output) {
       if (output && s.location != ComputeLocation::Root)
         fail("output-not-root", "Output stage '" + f->name + "' must be computed at root.", "Remove compute_at/compute_inline for it.");

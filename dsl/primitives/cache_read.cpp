@@ -3,7 +3,7 @@
 
 namespace cusched {
 
-static bool reads(const Expr& e, const std::string& name) {
+bool reads(const Expr& e, const std::string& name) {
   if (!e.defined()) return false;
   if (e->op == ExprOp::Load && e->name == name) return true;
   for (const auto& a : e->args)

@@ -228,9 +228,9 @@ TEST_F(Cli, SchemaListsEveryPrimitive) {
   for (const auto& alt : schema["items"]["anyOf"]) ops.insert(alt["properties"]["op"]["const"].get<std::string>());
   for (const char* op : {"split", "tile", "reorder", "fuse", "reverse", "bind", "unroll", "vectorize", "compute_at", "compute_inline",
                          "compute_root", "cache_read", "cache_write", "rfactor", "cross_thread_reduce", "pipeline",
-                         "tensor_core", "precision", "launch_bounds"})
+                         "tensor_core", "precision", "launch_bounds", "l2_hint"})
     EXPECT_TRUE(ops.count(op)) << op;
-  EXPECT_EQ(ops.size(), 19u);
+  EXPECT_EQ(ops.size(), 20u);
 }
 
 TEST_F(Cli, PrimitivesPrintsTheCheckedInReference) {

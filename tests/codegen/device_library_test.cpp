@@ -18,7 +18,7 @@ TEST(DeviceLibrary, EmbedsTheUmbrellaHeaderAndItsParts) {
   }
 }
 
-TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtShflOrGridDependencies) {
+TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtShflGridDependenciesOrCachePolicies) {
   int empty = 0;
   for (const auto& [name, text] : device_headers()) {
     for (size_t at = text.find("asm"); at != std::string::npos; at = text.find("asm", at + 3)) {
@@ -39,7 +39,7 @@ TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtShflOrGridDepende
       std::string instr = text.substr(start, text.find_first_of(" .", start) - start);
       EXPECT_TRUE(instr == "mma" || instr == "ldmatrix" || instr == "cp" || instr == "cvt" || instr == "shfl" ||
                   instr == "mbarrier" || instr == "fence" || instr == "barrier" || instr == "mapa" || instr == "griddepcontrol" ||
-                  instr == "wgmma")
+                  instr == "wgmma" || instr == "createpolicy" || instr == "ld")
           << name << " uses inline asm '" << instr << "'";
     }
   }
@@ -117,6 +117,9 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   v = cusched::cluster_allreduce_uniform_push<cusched::MaxOp, 1>(v, cs, phase, pending);
   cusched::cluster_allreduce_arg_uniform_push<cusched::ArgMinOp, 1>(v, i, cs, csi, phase, pending);
   cusched::cluster_settle(pending);
+  const unsigned long long keep = cusched::l2_policy_evict_last(0.05f), drop = cusched::l2_policy_evict_first(1.0f);
+  v += cusched::load_l2(a, keep) + cusched::load_l2(reinterpret_cast<const float2*>(a), drop).y +
+       cusched::load_l2(reinterpret_cast<const float4*>(a), cusched::l2_policy_evict_normal(0.5f)).w;
   fa[0] = cusched::pack_bf16x2(v, v) ^ cusched::pack_f16x2(v, v);
   o[threadIdx.x] = v + static_cast<float>(d) + acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(fa[0]);
   oi[threadIdx.x] = i + n + cusched::linear_thread_index() + cusched::max_of(1LL, i) + cusched::min_of(2, 3);
