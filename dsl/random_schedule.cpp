@@ -305,6 +305,10 @@ class Generator {
     }
     if (reduction && chance(0.1)) try_step({{"op", "precision"}, {"stage", name}, {"operands", "tf32"}});
     if (chance(0.1)) try_step({{"op", "launch_bounds"}, {"stage", name}, {"max_threads", 1024}});
+    if (chance(0.1) && !s_.state().ctx.pipeline.inputs().empty())
+      try_step({{"op", "l2_hint"}, {"stage", name}, {"source", pick(s_.state().ctx.pipeline.inputs())->name},
+                {"policy", pick(std::vector<std::string>{"evict_last", "evict_first", "evict_normal"})},
+                {"percent", pick(std::vector<int>{5, 50, 100})}});
   }
 };
 

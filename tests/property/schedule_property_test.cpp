@@ -31,7 +31,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   int count = static_cast<int>(env_or("CUSCHED_PROPERTY_COUNT", 200));
   std::mt19937_64 rng(seed * 1000003 + std::hash<std::string>{}(p.name));
   ScheduleContext ctx = p.context("small");
-  int verified = 0, rejected = 0, tensor_core = 0, wgmma = 0, cluster = 0, vector_reduction = 0;
+  int verified = 0, rejected = 0, tensor_core = 0, wgmma = 0, cluster = 0, vector_reduction = 0, l2_hint = 0;
   for (int n = 0; n < count; ++n) {
     nlohmann::json steps = random_schedule(ctx, rng);
     Schedule s = Schedule::from_json(ctx, steps);  // every step was accepted once: must replay
@@ -48,6 +48,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     ++verified;
     if (steps.dump().find("\"tensor_core\"") != std::string::npos) ++tensor_core;
     if (steps.dump().find("\"m64nNk8\"") != std::string::npos) ++wgmma;
+    if (steps.dump().find("\"l2_hint\"") != std::string::npos) ++l2_hint;
     if (steps.dump().find("\"cluster\"") != std::string::npos) ++cluster;
     for (const auto& [stage, ss] : s.state().schedules)
       for (const auto& [name, l] : ss.loops)
@@ -65,6 +66,8 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     EXPECT_GE(tensor_core, count / 20) << "too few tensor-core schedules verified";
     EXPECT_GE(wgmma, count / 100) << "too few warpgroup tensor-core schedules verified";
   }
+  // Kernels' input loads sometimes carry an L2 eviction priority (the values must not change).
+  EXPECT_GE(l2_hint, 1) << "no schedule with an L2 hint verified";
   // Reductions are sometimes combined across a thread-block cluster, or vectorized.
   if (p.name == "sum_dim1" || p.name == "softmax") {
     EXPECT_GE(cluster, 1) << "no cluster reduction verified";
@@ -72,6 +75,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   }
   RecordProperty("tensor_core", tensor_core);
   RecordProperty("wgmma", wgmma);
+  RecordProperty("l2_hint", l2_hint);
   RecordProperty("cluster", cluster);
   RecordProperty("vector_reduction", vector_reduction);
   RecordProperty("verified", verified);

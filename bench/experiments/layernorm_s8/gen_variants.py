@@ -3,8 +3,10 @@
 cluster of blocks per row (one kernel for the moments instead of two), channel slices
 interleaved or contiguous, and the normalisation's blocks issued in reverse. Set "call7":
 clusters of 16 (8) channel blocks leave 4 (8) partial moments per row and each normalisation
-block combines its rows' partials itself (two kernels instead of three). Y's steps are
-the best-known schedule's. Usage: gen_variants.py [SET] [OUT_DIR] (default: call2, this folder)."""
+block combines its rows' partials itself (two kernels instead of three). Set "l2": the
+best-known schedule with its moments kernel's loads of X under an evict_last policy for
+3-10% of the lines (the l2_hint primitive; the probe of call 7 measured 5% at -3 us),
+alone and with the normalisation's blocks reversed. Y's steps are the best-known schedule's. Usage: gen_variants.py [SET] [OUT_DIR] (default: call2, this folder)."""
 import json
 import os
 import subprocess
@@ -92,6 +94,12 @@ sets = {"call2": {
     "partials4_combined_in_y": partials_over_clusters(4) + y_steps + combine_in_y(),
     "partials4_combined_in_y_rev": partials_over_clusters(4) + reversed_y(y_steps) + combine_in_y("ho_rev"),
     "partials8_combined_in_y": partials_over_clusters(8) + y_steps + combine_in_y(),
+}, "l2": {
+    "ctl": best,
+    **{f"evict_last_{p}": best + [{"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": p}]
+       for p in (3, 5, 8, 10)},
+    "evict_last_5_rev": [s for s in best if s.get("stage") != "Y"] + reversed_y(y_steps) +
+                        [{"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": 5}],
 }}
 variants = sets[chosen]
 for name, steps in variants.items():
