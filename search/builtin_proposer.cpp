@@ -476,7 +476,8 @@ std::vector<std::string> class_moves(ProblemClass c) {
     case ProblemClass::pointwise: return {"retile", "retile", "vectorize", "vectorize", "unroll", "random"};
     case ProblemClass::reduction: return {"retile", "retile", "fuse_producers", "vectorize", "unroll", "register_tile", "random"};
     case ProblemClass::normalisation:
-      return {"retile", "retile", "fuse_producers", "vectorize", "vectorize", "unroll", "stage_shared", "fast_math", "random"};
+      return {"retile", "retile", "fuse_producers", "vectorize", "vectorize", "unroll", "stage_shared", "fast_math", "l2_keep",
+              "random"};
     case ProblemClass::matmul: return {"retile", "retile", "register_tile", "pipeline", "pipeline", "stage_shared", "precision", "unroll"};
     case ProblemClass::convolution: return {"retile", "retile", "register_tile", "stage_shared", "unroll", "vectorize", "precision"};
   }

@@ -374,6 +374,38 @@ std::optional<MoveResult> pipeline(const json& steps, const ScheduleState& st, s
                     out};
 }
 
+bool loads(const Expr& e, const std::string& name) {
+  if (!e.defined()) return false;
+  if (e->op == ExprOp::Load && e->name == name) return true;
+  for (const auto& a : e->args)
+    if (loads(a, name)) return true;
+  return false;
+}
+
+// l2_keep: an f32 input that two or more kernels read (stages computed at root, in
+// pipeline order) gets an evict_last L2 priority on the first kernel's loads, for 5 or 10%
+// of its lines, so that the next kernel finds that part in L2 (LayerNorm's statistics
+// and normalisation both read X).
+std::optional<MoveResult> l2_keep(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
+  std::vector<std::pair<std::string, std::string>> sites;  // (first kernel's stage, input)
+  for (const auto& in : st.ctx.pipeline.inputs()) {
+    if (in->dtype != DType::f32) continue;
+    std::vector<std::string> readers;
+    for (const auto& f : st.stages)
+      if (st.stage(f->name).location == ComputeLocation::Root && loads(f->body, in->name)) readers.push_back(f->name);
+    if (readers.size() >= 2 && !st.stage(readers[0]).l2_hints.count(in->name)) sites.push_back({readers[0], in->name});
+  }
+  if (sites.empty()) return std::nullopt;
+  auto [stage, input] = pick(sites, rng);
+  const int percent = pick(std::vector<int>{5, 10}, rng);
+  json out = steps;
+  out.push_back({{"op", "l2_hint"}, {"stage", stage}, {"source", input}, {"policy", "evict_last"}, {"percent", percent}});
+  return MoveResult{"l2_keep",
+                    "keep " + std::to_string(percent) + "% of " + input + "'s lines in L2 after " + stage +
+                        "'s kernel reads them (evict_last), for the next kernel that reads " + input,
+                    out};
+}
+
 std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std::mt19937_64& rng) {
   return MoveResult{"random", "a fresh random legal schedule", random_schedule(st.ctx, rng)};
 }
@@ -382,7 +414,8 @@ std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std
 
 const std::vector<std::string>& move_names() {
   static const std::vector<std::string> names = {"retile",  "vectorize", "fuse_producers", "stage_shared", "register_tile",
-                                                 "unroll",  "precision", "fast_math",      "pipeline",     "random"};
+                                                 "unroll",  "precision", "fast_math",      "pipeline",     "l2_keep",
+                                                 "random"};
   return names;
 }
 
@@ -397,6 +430,7 @@ std::optional<MoveResult> apply_move(const std::string& name, const nlohmann::js
   if (name == "precision") return precision(steps, state, rng);
   if (name == "fast_math") return fast_math(steps, state, rng);
   if (name == "pipeline") return pipeline(steps, state, rng);
+  if (name == "l2_keep") return l2_keep(steps, state, rng);
   if (name == "random") return random_fresh(steps, state, rng);
   return std::nullopt;
 }

@@ -22,7 +22,7 @@ struct MoveResult {
 };
 
 // Every move's name: retile, vectorize, fuse_producers, stage_shared, register_tile,
-// unroll, precision, fast_math, pipeline, random.
+// unroll, precision, fast_math, pipeline, l2_keep, random.
 const std::vector<std::string>& move_names();
 
 // Applies move `name` to `steps`, a legal schedule whose state is `state`, drawing

@@ -147,6 +147,29 @@ TEST(ScheduleMoves, FastMathSwitchesAStageThatComputesExpAndKeepsItsOperands) {
   EXPECT_FALSE(apply_move("fast_math", flat, Schedule::from_json(relu.context("bench"), flat).state(), rng));
 }
 
+TEST(ScheduleMoves, L2KeepHintsTheFirstOfTwoKernelsThatReadAnInput) {
+  const Problem& p = find_problem("layernorm");
+  json best = validate_schedule(p.context("bench"), p.best_schedule).steps;
+  ScheduleState st = Schedule::from_json(p.context("bench"), best).state();
+  std::mt19937_64 rng(3);
+  auto m = apply_move("l2_keep", best, st, rng);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(legal_at(p, m->schedule, "bench")) << m->schedule.dump();
+  const json& step = m->schedule.back();
+  EXPECT_EQ(step["op"], "l2_hint");
+  // X is read by the moments kernel (Moments_rf) and by the normalisation (Y): the first
+  // keeps part of it; weight and bias are read by Y alone.
+  EXPECT_EQ(step["stage"], "Moments_rf");
+  EXPECT_EQ(step["source"], "X");
+  EXPECT_EQ(step["policy"], "evict_last");
+  EXPECT_TRUE(step["percent"] == 5 || step["percent"] == 10) << step.dump();
+  // Once hinted, there is nothing left to keep; a one-kernel problem has nothing either.
+  EXPECT_FALSE(apply_move("l2_keep", m->schedule, Schedule::from_json(p.context("bench"), m->schedule).state(), rng));
+  const Problem& relu = find_problem("relu");
+  json flat = validate_schedule(relu.context("bench"), relu.best_schedule).steps;
+  EXPECT_FALSE(apply_move("l2_keep", flat, Schedule::from_json(relu.context("bench"), flat).state(), rng));
+}
+
 TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
   const Problem& p = find_problem("softmax");
   int legal = 0;
