@@ -52,6 +52,14 @@ Expr reduction_identity(ReduceOp op, DType t) {
   return make_int(0, t);
 }
 
+bool loads_from(const Expr& e, const std::string& name) {
+  if (!e.defined()) return false;
+  if (e->op == ExprOp::Load && e->name == name) return true;
+  for (const auto& a : e->args)
+    if (loads_from(a, name)) return true;
+  return false;
+}
+
 bool mentions_var(const Expr& e, const std::string& var) {
   if (!e.defined()) return false;
   if (e->op == ExprOp::Var && e->name == var) return true;

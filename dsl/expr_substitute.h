@@ -14,6 +14,8 @@ Expr substitute(const Expr& e, const std::map<std::string, Expr>& values);
 Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f);
 // True when `e` mentions the variable `var`.
 bool mentions_var(const Expr& e, const std::string& var);
+// True when `e` loads from the tensor or stage `name`.
+bool loads_from(const Expr& e, const std::string& name);
 // The identity of a reduction (0 for sum, -inf for maximum, ...) in type t.
 Expr reduction_identity(ReduceOp op, DType t);
 

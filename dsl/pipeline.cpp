@@ -5,6 +5,7 @@
 #include <set>
 
 #include "dsl/error.h"
+#include "dsl/expr_substitute.h"
 
 namespace cusched {
 
@@ -70,18 +71,10 @@ bool Pipeline::is_output(const std::string& name) const {
   return false;
 }
 
-static bool loads(const Expr& e, const std::string& name) {
-  if (!e.defined()) return false;
-  if (e->op == ExprOp::Load && e->name == name) return true;
-  for (const auto& a : e->args)
-    if (loads(a, name)) return true;
-  return false;
-}
-
 std::vector<const FuncDef*> Pipeline::consumers(const std::string& name) const {
   std::vector<const FuncDef*> out;
   for (const auto& s : stages_)
-    if (loads(s->body, name)) out.push_back(s.get());
+    if (loads_from(s->body, name)) out.push_back(s.get());
   return out;
 }
 

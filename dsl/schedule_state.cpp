@@ -1,6 +1,7 @@
 #include "dsl/schedule_state.h"
 
 #include "dsl/error.h"
+#include "dsl/expr_substitute.h"
 
 namespace cusched {
 
@@ -117,18 +118,10 @@ std::string ScheduleState::stage_of_loop(const std::string& loop, const std::str
   return found[0];
 }
 
-static bool loads_name(const Expr& e, const std::string& name) {
-  if (!e.defined()) return false;
-  if (e->op == ExprOp::Load && e->name == name) return true;
-  for (const auto& a : e->args)
-    if (loads_name(a, name)) return true;
-  return false;
-}
-
 std::vector<std::string> ScheduleState::consumers_of(const std::string& name) const {
   std::vector<std::string> out;
   for (const auto& s : stages)
-    if (loads_name(s->body, name)) out.push_back(s->name);
+    if (loads_from(s->body, name)) out.push_back(s->name);
   return out;
 }
 

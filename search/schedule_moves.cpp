@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/fast_math.h"
+#include "dsl/expr_substitute.h"
 #include "dsl/random_schedule.h"
 
 namespace cusched::search {
@@ -374,14 +375,6 @@ std::optional<MoveResult> pipeline(const json& steps, const ScheduleState& st, s
                     out};
 }
 
-bool loads(const Expr& e, const std::string& name) {
-  if (!e.defined()) return false;
-  if (e->op == ExprOp::Load && e->name == name) return true;
-  for (const auto& a : e->args)
-    if (loads(a, name)) return true;
-  return false;
-}
-
 // l2_keep: an f32 input that two or more kernels read (stages computed at root, in
 // pipeline order) gets an evict_last L2 priority on the first kernel's loads, for 5 or 10%
 // of its lines, so that the next kernel finds that part in L2 (LayerNorm's statistics
@@ -392,7 +385,7 @@ std::optional<MoveResult> l2_keep(const json& steps, const ScheduleState& st, st
     if (in->dtype != DType::f32) continue;
     std::vector<std::string> readers;
     for (const auto& f : st.stages)
-      if (st.stage(f->name).location == ComputeLocation::Root && loads(f->body, in->name)) readers.push_back(f->name);
+      if (st.stage(f->name).location == ComputeLocation::Root && loads_from(f->body, in->name)) readers.push_back(f->name);
     if (readers.size() >= 2 && !st.stage(readers[0]).l2_hints.count(in->name)) sites.push_back({readers[0], in->name});
   }
   if (sites.empty()) return std::nullopt;

@@ -46,9 +46,6 @@ inline ArgSpec enum_arg(const std::string& name, std::vector<std::string> choice
 // shared by bind and cross_thread_reduce kind cluster).
 void require_cluster_extent(const LoopInfo& l);
 
-// Whether `e` loads from the tensor or stage `name` (shared by cache_read and l2_hint).
-bool reads(const Expr& e, const std::string& name);
-
 // Splits `loop` of stage `s` into outer and inner loops (shared by split and tile).
 void split_loop(StageSchedule& s, const std::string& loop, int64_t factor, const std::string& outer,
                 const std::string& inner);

@@ -1,15 +1,8 @@
 #include "dsl/error.h"
+#include "dsl/expr_substitute.h"
 #include "dsl/primitives/arg_helpers.h"
 
 namespace cusched {
-
-bool reads(const Expr& e, const std::string& name) {
-  if (!e.defined()) return false;
-  if (e->op == ExprOp::Load && e->name == name) return true;
-  for (const auto& a : e->args)
-    if (reads(a, name)) return true;
-  return false;
-}
 
 PrimitiveDef cache_read_primitive() {
   PrimitiveDef p;
@@ -46,7 +39,7 @@ PrimitiveDef cache_read_primitive() {
     std::string stage = step["stage"], source = step["source"], at = step["at"];
     StageSchedule& s = st.stage(stage);
     const FuncDef* f = st.stage_def(stage);
-    if (!reads(f->body, source))
+    if (!loads_from(f->body, source))
       fail("cache-read-not-read", "Stage '" + stage + "' does not read '" + source + "'.", "Name a tensor or stage that it reads.");
     require_loop(s, at);
     if (step["pad"].get<int64_t>() < 0) fail("bad-padding", "Padding must not be negative.", "Use 0 or a positive element count.");

@@ -1,4 +1,5 @@
 #include "dsl/error.h"
+#include "dsl/expr_substitute.h"
 #include "dsl/primitives/arg_helpers.h"
 
 namespace cusched {
@@ -27,7 +28,7 @@ PrimitiveDef l2_hint_primitive() {
     if (!input)
       fail("l2-hint-not-input", "'" + source + "' is not an input tensor of the pipeline; l2_hint steers the loads of inputs.",
            "Name one of the pipeline's input tensors.");
-    if (!reads(f->body, source))
+    if (!loads_from(f->body, source))
       fail("l2-hint-not-read", "Stage '" + stage + "' does not read '" + source + "'.", "Name an input that the stage reads.");
     if (input->dtype != DType::f32)
       fail("l2-hint-dtype", "Input '" + source + "' holds " + dtype_name(input->dtype) + " elements; l2_hint handles f32 inputs.",
