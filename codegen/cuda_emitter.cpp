@@ -437,10 +437,8 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
   std::vector<std::string> names;
   for (const ExprNode* l : plan.vector_loads) {
     std::string name = l->name + "_vec" + std::to_string(vectors_++);
-    const std::string address = "reinterpret_cast<const " + vt + "*>(&" + expr_.element(l->name, l->args[0]) + ")";
-    auto policy = expr_.l2_policies.find(l->name);
     line("const " + vt + " " + name + " = " +
-         (policy != expr_.l2_policies.end() ? "cusched::load_l2(" + address + ", " + policy->second + ")" : "*" + address) + ";");
+         expr_.load_through(l->name, "reinterpret_cast<const " + vt + "*>(&" + expr_.element(l->name, l->args[0]) + ")") + ";");
     declare(name);
     names.push_back(name);
   }

@@ -200,9 +200,13 @@ CudaValue CudaExprEmitter::load(const ExprNode& n) {
     fail("malformed-ir", "The IR loads from '" + n.name + "' with " + std::to_string(n.args.size()) + " indices.",
          "Loads in the loop IR take one flat element index; this is a lowering bug.");
   const std::string element = n.name + "[" + index_text(*b, n.args[0]) + "]";
-  if (auto policy = l2_policies.find(n.name); policy != l2_policies.end())
-    return {"cusched::load_l2(&" + element + ", " + policy->second + ")", b->dtype, kPrimary};
+  if (l2_policies.count(n.name)) return {load_through(n.name, "&" + element), b->dtype, kPrimary};
   return {element, b->dtype, kPrimary};
+}
+
+std::string CudaExprEmitter::load_through(const std::string& buffer, const std::string& pointer) const {
+  auto policy = l2_policies.find(buffer);
+  return policy == l2_policies.end() ? "*" + pointer : "cusched::load_l2(" + pointer + ", " + policy->second + ")";
 }
 
 CudaValue CudaExprEmitter::binary(const ExprNode& n) {

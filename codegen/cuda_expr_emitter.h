@@ -50,6 +50,9 @@ class CudaExprEmitter {
   std::map<const ExprNode*, std::string> load_texts;
   // Buffers whose loads carry an L2 eviction policy (l2_hint), with the policy's variable.
   std::map<std::string, std::string> l2_policies;
+  // The load through `pointer` into `buffer`: `*pointer`, or cusched::load_l2 with the
+  // buffer's policy.
+  std::string load_through(const std::string& buffer, const std::string& pointer) const;
 
  private:
   DType arith_type(DType t) const;

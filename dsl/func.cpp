@@ -24,15 +24,20 @@ Expr Tensor::at(std::vector<Expr> indices) const {
 
 bool FuncDef::is_reduction() const { return body.defined() && body->op == ExprOp::Reduce; }
 
-bool FuncDef::is_sum_of_two_loads() const {
-  if (!is_reduction() || body->reduce_op != ReduceOp::Sum) return false;
+std::optional<std::pair<Expr, Expr>> FuncDef::product_loads() const {
+  if (!is_reduction() || body->reduce_op != ReduceOp::Sum) return std::nullopt;
   auto strip = [](Expr e) {
     while (e->op == ExprOp::Cast) e = e->args[0];
     return e;
   };
   Expr p = strip(body->args[0]);
-  return p->op == ExprOp::Mul && strip(p->args[0])->op == ExprOp::Load && strip(p->args[1])->op == ExprOp::Load;
+  if (p->op != ExprOp::Mul) return std::nullopt;
+  Expr a = strip(p->args[0]), b = strip(p->args[1]);
+  if (a->op != ExprOp::Load || b->op != ExprOp::Load) return std::nullopt;
+  return std::make_pair(a, b);
 }
+
+bool FuncDef::is_sum_of_two_loads() const { return product_loads().has_value(); }
 
 Expr Func::at(std::vector<Expr> indices) const {
   if (!def_) fail("undefined-func", "A Func is used before it is defined.", "Assign it with compute() first.");

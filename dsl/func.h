@@ -2,7 +2,9 @@
 // Tensors (inputs) and Funcs (stages) of an algorithm.
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/expr.h"
@@ -43,6 +45,8 @@ struct FuncDef {
   // A sum over its reduction variables of the product of two loads (casts allowed):
   // the shape tensor_core lowers.
   bool is_sum_of_two_loads() const;
+  // The product's two loads, casts looked through (nullopt unless is_sum_of_two_loads).
+  std::optional<std::pair<Expr, Expr>> product_loads() const;
 };
 
 // A stage: a value defined at every point of a rectangular domain.

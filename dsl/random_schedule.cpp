@@ -122,38 +122,22 @@ class Generator {
     }
   }
 
-  // The product's two loads (a sum of two loads' product, casts looked through).
-  std::pair<Expr, Expr> product_loads(const FuncDef* f) {
-    auto strip = [](Expr e) {
-      while (e->op == ExprOp::Cast) e = e->args[0];
-      return e;
-    };
-    const Expr p = strip(f->body->args[0]);
-    return {strip(p->args[0]), strip(p->args[1])};
-  }
-
   // Warpgroup tensor-core tiles (m64nNk8): the factor read along k in memory (its last
   // index is the reduction variable) varies with n and is staged K-major with the
   // 128-byte swizzle; the other factor varies with m and is loaded into registers,
   // sometimes from a padded shared copy; one or two warpgroups on threadIdx.y, and
   // sometimes a pipeline (3 or more deep keeps a k-step in flight).
   bool wgmma_tile(const std::string& name, const std::vector<std::string>& pure, const std::string& k) {
-    const FuncDef* f = s_.state().stage_def(name);
-    const auto [x, y] = product_loads(f);
+    const auto [x, y] = *s_.state().stage_def(name)->product_loads();
     const std::string i = pure[pure.size() - 2], j = pure.back();
     auto along_k = [&](const Expr& load) { return !load->args.empty() && load->args.back()->op == ExprOp::Var && load->args.back()->name == k; };
-    auto varies_with = [&](const Expr& load, const std::string& v) {
-      for (const auto& a : load->args)
-        if (mentions_var(a, v)) return true;
-      return false;
-    };
     // The n factor: along k and varying with exactly one of the tile's loops.
     Expr nf, mf;
     std::string m, n;
     for (const auto& [cand, other] : {std::pair<Expr, Expr>{x, y}, std::pair<Expr, Expr>{y, x}}) {
       if (nf.defined() || !along_k(cand)) continue;
-      if (varies_with(cand, j) && !varies_with(cand, i)) nf = cand, mf = other, n = j, m = i;
-      else if (varies_with(cand, i) && !varies_with(cand, j)) nf = cand, mf = other, n = i, m = j;
+      if (mentions_var(cand, j) && !mentions_var(cand, i)) nf = cand, mf = other, n = j, m = i;
+      else if (mentions_var(cand, i) && !mentions_var(cand, j)) nf = cand, mf = other, n = i, m = j;
     }
     if (!nf.defined()) return false;
     const int64_t warpgroups = pick(std::vector<int64_t>{1, 2}), bn = pick(std::vector<int64_t>{8, 16, 32, 64});

@@ -255,7 +255,8 @@ class KernelBuilder {
 
   // Lowers the loads of a value expression to flat loads of buffers, with the stage's
   // operand rounding (unless `round_operands` is false: the instruction that reads the
-  // value rounds it itself) and, under math "fast", its fast-math calls.
+  // value converts it itself, as wgmma truncates to tf32) and, under math "fast", its
+  // fast-math calls.
   Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s, bool round_operands = true) {
     const std::string precision = round_operands ? s.precision : "f32";
     Expr lowered = rewrite(e, [&](const Expr& x) -> Expr {
@@ -422,7 +423,6 @@ class KernelBuilder {
     return -1;
   }
 
-  // The loop, preceded by the first copies of its software pipeline if it has one.
   // A loop `v` that spreads `units` over the block's threads: in iteration v the thread
   // `tid` takes unit e = v * threads + tid, guarded by e < units (drop_covered_copy_guards
   // removes the guard when no thread overruns).
@@ -440,6 +440,7 @@ class KernelBuilder {
     return make_allocate(r.buffer, r.scope, t, r.size, body);
   }
 
+  // The loop, preceded by the first copies of its software pipeline if it has one.
   Stmt make_loop(const DerivedLoop& l, Stmt body, bool keep_kind = true) {
     LoopKind k = keep_kind ? l.info.kind : (l.info.kind == LoopKind::Vectorized ? LoopKind::Unrolled : l.info.kind);
     Stmt loop = make_for(l.var, make_int(0), make_int(l.info.extent), k, l.info.axis, body);
