@@ -17,8 +17,10 @@ applies stops the script with a message.
 Usage: emitted_variants.py OUT_DIR [NAME ...]   (CUSCHED names the binary; default cusched)"""
 import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from emitted_kernel import emitted_for_check, write_variants  # noqa: E402
 
 THREADS = 256
 
@@ -58,19 +60,7 @@ def variants(src):
 
 
 def main():
-    out = sys.argv[1]
-    cusched = os.environ.get("CUSCHED", "cusched")
-    src = subprocess.run([cusched, "lower", "-p", "matmul", "-s", "best", "--size", "bench", "--emit", "cuda"],
-                         capture_output=True, text=True, check=True).stdout
-    src = src.replace("__global__ void k0_C(", "__global__ void matmul_kernel(")
-    launch = re.search(r"// kernel k0_C: grid \((\d+), (\d+), (\d+)\), block \((\d+), (\d+), (\d+)\), (\d+) bytes", src)
-    src += "// cusched-launch size=bench grid={},{},{} block={},{},{} smem={}\n".format(*launch.groups())
-    all_variants = variants(src)
-    for name in sys.argv[2:] or all_variants:
-        text = all_variants[name]
-        if name != "emitted" and text == src:
-            sys.exit(f"variant {name}: its change no longer applies to the emitted kernel")
-        open(os.path.join(out, name + ".cu"), "w").write(text)
+    write_variants(sys.argv[1], variants(emitted_for_check("matmul")), "emitted", sys.argv[2:])
 
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from emitted_kernel import write_variants  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -35,14 +38,8 @@ def variants(src):
 
 
 def main():
-    out = sys.argv[1]
     src = open(os.path.join(HERE, "generated.cu")).read()
-    all_variants = variants(src)
-    for name in sys.argv[2:] or all_variants:
-        text = all_variants[name]
-        if name != "generated" and text == src:
-            sys.exit(f"variant {name}: its change no longer applies to generated.cu")
-        open(os.path.join(out, name + ".cu"), "w").write(text)
+    write_variants(sys.argv[1], variants(src), "generated", sys.argv[2:])
 
 
 if __name__ == "__main__":
