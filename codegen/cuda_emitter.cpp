@@ -229,7 +229,17 @@ std::string KernelWriter::write() {
     EmittedBuffer e{emitted_dtype(*b, options_), MemScope::Global, b->elements() > std::numeric_limits<int32_t>::max()};
     globals_[name] = e;
     std::string c = cuda_type_name(e.dtype);
-    params.push_back((stored.count(name) ? c : "const " + c) + "* __restrict__ " + name);
+    // A read-only pointer that is also __restrict__ lets the compiler load through the
+    // non-coherent path (ld.global.nc), which assumes the data fixed for the kernel's
+    // whole life; ptxas may then hoist those loads above griddepcontrol.wait. Only the
+    // pipeline's inputs are fixed while a dependent kernel runs; buffers that an earlier
+    // kernel of the sequence writes are read through plain pointers (coherent loads).
+    if (stored.count(name))
+      params.push_back(c + "* __restrict__ " + name);
+    else if (b->role == BufferRole::Input)
+      params.push_back("const " + c + "* __restrict__ " + name);
+    else
+      params.push_back("const " + c + "* " + name);
   }
 
   collect_wgmma_fragments(kernel_.body, tf32_words_);

@@ -1,5 +1,8 @@
 #include "runtime/launch_sequence.h"
 
+#include <cstdlib>
+#include <string>
+
 #include "runtime/gpu_context.h"
 
 namespace cusched::runtime {
@@ -52,11 +55,23 @@ LaunchSequence::LaunchSequence(const KernelBundle& bundle, const LoadedModule& m
   }
 }
 
+namespace {
+
+// CUSCHED_SERIAL_LAUNCHES=1: every kernel starts after the previous one has ended (no
+// programmatic dependent launch), to tell a dependent-launch fault from a kernel fault.
+bool serial_launches() {
+  const char* env = std::getenv("CUSCHED_SERIAL_LAUNCHES");
+  return env && std::string(env) == "1";
+}
+
+}  // namespace
+
 void LaunchSequence::enqueue(CUstream stream) const {
   const CudaDriver& d = driver();
   for (const auto& [ptr, bytes] : zeroed_)
     if (bytes) check_cuda(d.MemsetD8Async(ptr, 0, bytes, stream), "cuMemsetD8Async");
-  for (size_t i = 0; i < launches_.size(); ++i) launch(stream, launches_[i], i > 0);
+  const bool serial = serial_launches();
+  for (size_t i = 0; i < launches_.size(); ++i) launch(stream, launches_[i], i > 0 && !serial);
 }
 
 void LaunchSequence::enqueue_launch(CUstream stream, size_t index) const { launch(stream, launches_.at(index), false); }

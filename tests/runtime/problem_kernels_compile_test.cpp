@@ -3,6 +3,9 @@
 // variants of the tensor-core and CUDA-core matmul tiles. No GPU is needed.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
+
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "problems/baseline_steps.h"
@@ -37,6 +40,32 @@ TEST(ProblemKernels, PipelinedMatmulTilesCompileAndUseCpAsync) {
   EXPECT_NE(b.source.find("cusched::cp_async_16("), std::string::npos);
   EXPECT_NE(b.source.find("cusched::cp_async_wait<2>()"), std::string::npos);
   EXPECT_GT(compile_at_bench(p, tc).cubin.size(), 1000u);
+}
+
+// Only the pipeline's inputs stay fixed while a dependent kernel runs, so only they are
+// read through `const T* __restrict__` (which lets the compiler use non-coherent loads
+// that ptxas may hoist above griddepcontrol.wait); a buffer an earlier kernel writes is
+// read through a plain `const T*`.
+TEST(ProblemKernels, OnlyInputsAreReadThroughRestrictPointers) {
+  const std::regex param(R"((const )?([A-Za-z_0-9 ]+)\* (__restrict__ )?(\w+)[,)])");
+  int plain_reads = 0;
+  for (const auto& p : all_problems()) {
+    for (const auto* steps : {&p.baseline_schedule, &p.best_schedule}) {
+      SCOPED_TRACE(p.name + (steps == &p.best_schedule ? " best" : " baseline"));
+      KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), *steps), p.name));
+      std::set<std::string> inputs;
+      for (const auto& buf : b.buffers)
+        if (buf.role == BufferRole::Input) inputs.insert(buf.name);
+      for (std::sregex_iterator it(b.source.begin(), b.source.end(), param), end; it != end; ++it) {
+        const auto& m = *it;
+        if (!m[1].matched) continue;  // stored buffers
+        const std::string name = m[4];
+        EXPECT_EQ(m[3].matched, inputs.count(name) == 1) << "read-only parameter " << m.str();
+        if (!m[3].matched) ++plain_reads;
+      }
+    }
+  }
+  EXPECT_GT(plain_reads, 0) << "no problem has a kernel that reads another kernel's output";
 }
 
 }  // namespace
