@@ -64,8 +64,11 @@ Problem make_layernorm() {
   // Kernel 2: 16 blocks combine each row's 64 partial moments.
   // Kernel 3: the normalisation over (channel, h-chunk) tiles, each thread one float4 of
   // a row chunk and looping over the 16 rows (4 unrolled), so that weight and bias are
-  // loaded once per thread instead of once per row. 0.2165 ms on the H200 (the row on the
-  // block with the combine fused into it: 0.2191; bench/RESULTS.md, session 5 call 3).
+  // loaded once per thread instead of once per row. The moments kernel loads X with an
+  // L2 evict_last policy on 5% of its lines and the normalisation issues its blocks in
+  // reverse, so that it reads first the lines most likely still in L2: 0.2112 ms on the
+  // H200 (0.2146 without the hint and the reversal, 3% / 8% / 10% of the lines 0.2118 /
+  // 0.2124 / 0.2126; bench/RESULTS.md, session 9 call 1).
   p.best_schedule = nlohmann::json::parse(R"([
     {"op": "rfactor", "stage": "Moments", "loop": "rc", "name": "Moments_rf"},
     {"op": "fuse", "stage": "Moments_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
@@ -87,12 +90,15 @@ Problem make_layernorm() {
     {"op": "split", "stage": "Y", "loop": "h", "factor": 4, "outer": "ho", "inner": "hi"},
     {"op": "split", "stage": "Y", "loop": "b", "factor": 4, "outer": "bo", "inner": "bu"},
     {"op": "reorder", "stage": "Y", "loops": ["c", "ho", "hi", "wo", "bo", "bu", "wv"]},
-    {"op": "bind", "stage": "Y", "loop": "ho", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Y", "loop": "c", "axis": "blockIdx.y"},
+    {"op": "reverse", "stage": "Y", "loop": "c", "name": "c_rev"},
+    {"op": "reverse", "stage": "Y", "loop": "ho", "name": "ho_rev"},
+    {"op": "bind", "stage": "Y", "loop": "ho_rev", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "c_rev", "axis": "blockIdx.y"},
     {"op": "fuse", "stage": "Y", "outer": "hi", "inner": "wo", "fused": "t"},
     {"op": "bind", "stage": "Y", "loop": "t", "axis": "threadIdx.x"},
     {"op": "unroll", "stage": "Y", "loop": "bu"},
-    {"op": "vectorize", "stage": "Y", "loop": "wv"}
+    {"op": "vectorize", "stage": "Y", "loop": "wv"},
+    {"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": 5}
   ])");
   return p;
 }

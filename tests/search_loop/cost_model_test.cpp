@@ -97,8 +97,9 @@ TEST(CostModel, FusedAndSplitOutputLoopsAreCoalesced) {
   // A flat grid over the fused (b, c, h, w) puts the thread and vector lanes inside
   // divisions and moduli of the fused index; the accesses are still contiguous.
   const Problem& p = find_problem("layernorm");
-  nlohmann::json steps = p.best_schedule;
-  while (!steps.empty() && steps.back()["stage"] == "Y") steps.erase(steps.size() - 1);
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : p.best_schedule)
+    if (s["stage"] != "Y") steps.push_back(s);
   for (const char* s : {R"({"op": "fuse", "stage": "Y", "outer": "b", "inner": "c", "fused": "bc"})",
                         R"({"op": "fuse", "stage": "Y", "outer": "bc", "inner": "h", "fused": "bch"})",
                         R"({"op": "fuse", "stage": "Y", "outer": "bch", "inner": "w", "fused": "f"})",
