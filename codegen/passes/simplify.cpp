@@ -12,6 +12,31 @@ static bool is_int(const Expr& e, int64_t v) {
   return is_const_int(e, &x) && x == v;
 }
 
+// k * (x % c) + k * c * (x / c) is k * x for every integer x and constant c != 0 (C's
+// truncating division and remainder satisfy (x / c) * c + x % c == x). Folds each such
+// pair of opaque terms of `f` back into x's own terms; true when one was folded.
+static bool fold_quotient_remainder_pairs(LinearForm& f) {
+  for (const auto& [mod_key, mod] : f.atoms) {
+    int64_t c, k = f.coeff.count(mod_key) ? f.coeff.at(mod_key) : 0;
+    if (mod->op != ExprOp::Mod || k == 0 || !is_const_int(mod->args[1], &c) || c == 0) continue;
+    const std::string dividend = to_string(mod->args[0]);
+    for (const auto& [div_key, div] : f.atoms) {
+      int64_t d;
+      if (div->op != ExprOp::Div || !is_const_int(div->args[1], &d) || d != c || to_string(div->args[0]) != dividend) continue;
+      if (!f.coeff.count(div_key) || f.coeff.at(div_key) != k * c) continue;
+      auto x = linear_form(mod->args[0], true);
+      if (!x) continue;
+      f.coeff.erase(mod_key);
+      f.coeff.erase(div_key);
+      for (const auto& [v, xc] : x->coeff) f.coeff[v] += k * xc;
+      f.constant += k * x->constant;
+      f.atoms.insert(x->atoms.begin(), x->atoms.end());
+      return true;
+    }
+  }
+  return false;
+}
+
 Expr simplify(const Expr& e) {
   return rewrite(e, [](const Expr& x) -> Expr {
     const ExprNode& n = *x;
@@ -53,6 +78,8 @@ Expr simplify(const Expr& e) {
     // (divisions, moduli, loads), so that (a + t) - a becomes t.
     if (n.op == ExprOp::Add || n.op == ExprOp::Sub || n.op == ExprOp::Mul) {
       if (auto f = linear_form(x, true)) {
+        while (fold_quotient_remainder_pairs(*f)) {
+        }
         Expr c = f->to_expr();
         if (c.type() == x.type()) return c;
       }
