@@ -12,6 +12,11 @@ def emitted_for_check(problem):
     cusched = os.environ.get("CUSCHED", "cusched")
     src = subprocess.run([cusched, "lower", "-p", problem, "-s", "best", "--size", "bench", "--emit", "cuda"],
                          capture_output=True, text=True, check=True).stdout
+    return source_for_check(problem, src)
+
+
+def source_for_check(problem, src):
+    """An emitted one-kernel source renamed to the problem's contract, with its launch line."""
     kernels = re.findall(r"// kernel (k\d+_\w+): grid \((\d+), (\d+), (\d+)\), block \((\d+), (\d+), (\d+)\)(?:, (\d+) bytes)?", src)
     if len(kernels) != 1:
         sys.exit(f"{problem}: {len(kernels)} kernels; the contract takes one")

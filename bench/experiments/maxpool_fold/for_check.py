@@ -1,0 +1,17 @@
+#!/usr/bin/env python3
+"""Writes the max-pool kernel as emitted before and after the quotient/remainder fold
+(commit 3 of session 9; the two sources beside this script) in `cusched check` form.
+Usage: for_check.py OUT_DIR"""
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from emitted_kernel import source_for_check  # noqa: E402
+
+os.makedirs(sys.argv[1], exist_ok=True)
+for name in ("emitted_before_fold", "emitted_after_fold"):
+    with open(os.path.join(here, name + ".cu")) as f:
+        text = source_for_check("maxpool2d", f.read())
+    with open(os.path.join(sys.argv[1], "maxpool2d_" + name + ".cu"), "w") as f:
+        f.write(text)
