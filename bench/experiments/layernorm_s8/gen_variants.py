@@ -19,6 +19,7 @@ cusched = os.environ.get("CUSCHED", "cusched")
 best = json.loads(subprocess.run([cusched, "validate", "-p", "layernorm", "-s", "best"], capture_output=True,
                                  text=True, check=True).stdout)["steps"]
 y_steps = [s for s in best if s.get("stage") == "Y"]
+y_block = "ho_rev" if any(s["op"] == "reverse" for s in y_steps) else "ho"  # Y's block loop over h-chunks
 
 
 def moments(cluster, threads, unroll=8, interleave=True):
@@ -42,7 +43,10 @@ def moments(cluster, threads, unroll=8, interleave=True):
 
 
 def reversed_y(steps):
-    """Y's steps with its block loops c and ho reversed after the reorder, before binding."""
+    """Y's steps with its block loops c and ho reversed after the reorder, before binding
+    (unchanged when they already reverse them, as the best-known schedule does since session 9)."""
+    if any(s["op"] == "reverse" for s in steps):
+        return list(steps)
     out = []
     for s in steps:
         s = dict(s)
@@ -74,11 +78,32 @@ def partials_over_clusters(parts=4):
             {"op": "vectorize", "stage": "Moments_rf", "loop": "rwv"}]
 
 
-def combine_in_y(block_loop="ho"):
-    """Each normalisation block combines the partials of its 16 rows (48 threads, one moment each)."""
+def partials_per_block(parts, rows_per_pass):
+    """Moments_rf: `parts` partials per row, each one block's serial sum over 64 / parts
+    channels (no cluster), 64 * rows_per_pass threads of one float4 each per pass."""
+    return [{"op": "split", "stage": "Moments", "loop": "rc", "parts": parts, "outer": "rcg", "inner": "rcq"},
+            {"op": "rfactor", "stage": "Moments", "loop": "rcg", "name": "Moments_rf"},
+            {"op": "fuse", "stage": "Moments_rf", "outer": "rcg", "inner": "b", "fused": "gb"},
+            {"op": "bind", "stage": "Moments_rf", "loop": "gb", "axis": "blockIdx.x"},
+            {"op": "split", "stage": "Moments_rf", "loop": "rw", "factor": 4, "outer": "rwo", "inner": "rwv"},
+            {"op": "split", "stage": "Moments_rf", "loop": "rh", "factor": rows_per_pass, "outer": "rho", "inner": "rht"},
+            {"op": "split", "stage": "Moments_rf", "loop": "rho", "factor": 8, "outer": "rhoo", "inner": "rhu"},
+            {"op": "reorder", "stage": "Moments_rf", "loops": ["rcq", "rhoo", "rhu", "rht", "rwo", "m", "rwv"]},
+            {"op": "fuse", "stage": "Moments_rf", "outer": "rht", "inner": "rwo", "fused": "rt"},
+            {"op": "cross_thread_reduce", "stage": "Moments_rf", "loop": "rt", "kind": "block"},
+            {"op": "unroll", "stage": "Moments_rf", "loop": "rhu"},
+            {"op": "unroll", "stage": "Moments_rf", "loop": "m"},
+            {"op": "vectorize", "stage": "Moments_rf", "loop": "rwv"},
+            {"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": 5}]
+
+
+def combine_in_y(block_loop="ho", unrolled_loop=None):
+    """Each normalisation block combines the partials of its 16 rows (48 threads, one moment
+    each), with the partials' loop unrolled when named (all loads in flight at once)."""
     return [{"op": "compute_at", "stage": "Moments", "consumer": "Y", "loop": block_loop},
             {"op": "fuse", "stage": "Moments", "outer": "b", "inner": "m", "fused": "bm"},
-            {"op": "bind", "stage": "Moments", "loop": "bm", "axis": "threadIdx.x"}]
+            {"op": "bind", "stage": "Moments", "loop": "bm", "axis": "threadIdx.x"}] + (
+            [{"op": "unroll", "stage": "Moments", "loop": unrolled_loop}] if unrolled_loop else [])
 sets = {"call2": {
     "ctl": best,
     "ctl_rev": [s for s in best if s.get("stage") != "Y"] + reversed_y(y_steps),
@@ -91,15 +116,19 @@ sets = {"call2": {
     "cl8_t1024_il_rev": moments(8, 1024) + reversed_y(y_steps),
 }, "call7": {
     "ctl": best,
-    "partials4_combined_in_y": partials_over_clusters(4) + y_steps + combine_in_y(),
+    "partials4_combined_in_y": partials_over_clusters(4) + y_steps + combine_in_y(y_block),
     "partials4_combined_in_y_rev": partials_over_clusters(4) + reversed_y(y_steps) + combine_in_y("ho_rev"),
-    "partials8_combined_in_y": partials_over_clusters(8) + y_steps + combine_in_y(),
+    "partials8_combined_in_y": partials_over_clusters(8) + y_steps + combine_in_y(y_block),
 }, "l2": {
     "ctl": best,
     **{f"evict_last_{p}": best + [{"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": p}]
        for p in (3, 5, 8, 10)},
     "evict_last_5_rev": [s for s in best if s.get("stage") != "Y"] + reversed_y(y_steps) +
                         [{"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": 5}],
+}, "s9": {
+    "ctl": best,
+    **{f"p{parts}_t{64 * rows}": partials_per_block(parts, rows) + reversed_y(y_steps) + combine_in_y("ho_rev", "rcg")
+       for parts, rows in ((8, 8), (8, 16), (16, 4), (16, 8), (32, 4), (32, 8))},
 }}
 variants = sets[chosen]
 for name, steps in variants.items():
