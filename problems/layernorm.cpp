@@ -35,7 +35,7 @@ Problem make_layernorm() {
       "large-mean, small-spread inputs. The mean and the variance depend on s only through sums made in the same "
       "stage, so rounding that stage's reads (precision tf32) cannot shift the mean that the normalisation subtracts.";
   p.pipeline = Pipeline({Y});
-  p.sizes = {{"small", {{"B", 2}, {"C", 4}, {"H", 6}, {"W", 8}}},
+  p.sizes = {{"small", {{"B", 2}, {"C", 8}, {"H", 6}, {"W", 8}}},
              {"bench", {{"B", 16}, {"C", 64}, {"H", 256}, {"W", 256}}}};
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 100, 0.5}},
               {"weight", {"normal", 1, 0.1}, std::nullopt},
@@ -57,35 +57,33 @@ Problem make_layernorm() {
     {"op": "bind", "stage": "Y", "loop": "hwo", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Y", "loop": "hwi", "axis": "threadIdx.x"}
   ])");
-  // Kernel 1: one block per (channel, row) = 1024 blocks of 256 threads, one wave; each
-  // thread owns 4 consecutive w (one float4 load, its lanes summed in order) of 64
-  // w-quads x 4 rows, walks h in steps of 4 rows (8 loads unrolled) and keeps the three
-  // sums in acc[3] from one load of x per element; a block reduction combines them.
-  // Kernel 2: 16 blocks combine each row's 64 partial moments.
-  // Kernel 3: the normalisation over (channel, h-chunk) tiles, each thread one float4 of
-  // a row chunk and looping over the 16 rows (4 unrolled), so that weight and bias are
-  // loaded once per thread instead of once per row. The moments kernel loads X with an
-  // L2 evict_last policy on 5% of its lines and the normalisation issues its blocks in
-  // reverse, so that it reads first the lines most likely still in L2: 0.2112 ms on the
-  // H200 (0.2146 without the hint and the reversal, 3% / 8% / 10% of the lines 0.2118 /
-  // 0.2124 / 0.2126; bench/RESULTS.md, session 9 call 1).
+  // Two kernels. Kernel 1: each row's channels in 8 groups of 8, one block of 1024 threads
+  // per (group, row) = 128 blocks; each thread owns 4 consecutive w (one float4 load, its
+  // lanes summed in order) of 64 w-quads x 16 rows, walks its group's channels and h in
+  // steps of 16 rows (8 loads unrolled) and keeps the three sums from one load of x per
+  // element; a block reduction leaves 8 partial moments per row. X is loaded under an L2
+  // evict_last policy for 5% of its lines. Kernel 2: the normalisation over (channel,
+  // h-chunk) tiles issued in reverse (it reads first what kernel 1 read last), each block
+  // first combining its 16 rows' partials (48 threads, the 8 loads in flight at once),
+  // then each thread one float4 of a row chunk looping over the 16 rows (4 unrolled), so
+  // that weight and bias are loaded once per thread. 0.2089 ms on the H200 against 0.2113
+  // for three kernels (64 partials per row, a kernel of 16 blocks combining them; 16 or 32
+  // partials per row 0.2116-0.2574; bench/RESULTS.md, session 9 call 8).
   p.best_schedule = nlohmann::json::parse(R"([
-    {"op": "rfactor", "stage": "Moments", "loop": "rc", "name": "Moments_rf"},
-    {"op": "fuse", "stage": "Moments_rf", "outer": "rc", "inner": "b", "fused": "rcb"},
-    {"op": "bind", "stage": "Moments_rf", "loop": "rcb", "axis": "blockIdx.x"},
+    {"op": "split", "stage": "Moments", "loop": "rc", "parts": 8, "outer": "rcg", "inner": "rcq"},
+    {"op": "rfactor", "stage": "Moments", "loop": "rcg", "name": "Moments_rf"},
+    {"op": "fuse", "stage": "Moments_rf", "outer": "rcg", "inner": "b", "fused": "gb"},
+    {"op": "bind", "stage": "Moments_rf", "loop": "gb", "axis": "blockIdx.x"},
     {"op": "split", "stage": "Moments_rf", "loop": "rw", "factor": 4, "outer": "rwo", "inner": "rwv"},
-    {"op": "split", "stage": "Moments_rf", "loop": "rh", "factor": 4, "outer": "rho", "inner": "rht"},
+    {"op": "split", "stage": "Moments_rf", "loop": "rh", "factor": 16, "outer": "rho", "inner": "rht"},
     {"op": "split", "stage": "Moments_rf", "loop": "rho", "factor": 8, "outer": "rhoo", "inner": "rhu"},
-    {"op": "reorder", "stage": "Moments_rf", "loops": ["rhoo", "rhu", "rht", "rwo", "m", "rwv"]},
+    {"op": "reorder", "stage": "Moments_rf", "loops": ["rcq", "rhoo", "rhu", "rht", "rwo", "m", "rwv"]},
     {"op": "fuse", "stage": "Moments_rf", "outer": "rht", "inner": "rwo", "fused": "rt"},
     {"op": "cross_thread_reduce", "stage": "Moments_rf", "loop": "rt", "kind": "block"},
     {"op": "unroll", "stage": "Moments_rf", "loop": "rhu"},
     {"op": "unroll", "stage": "Moments_rf", "loop": "m"},
     {"op": "vectorize", "stage": "Moments_rf", "loop": "rwv"},
-    {"op": "reorder", "stage": "Moments", "loops": ["rc", "m"]},
-    {"op": "bind", "stage": "Moments", "loop": "b", "axis": "blockIdx.x"},
-    {"op": "unroll", "stage": "Moments", "loop": "m"},
-    {"op": "cross_thread_reduce", "stage": "Moments", "loop": "rc", "kind": "block"},
+    {"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": 5},
     {"op": "split", "stage": "Y", "loop": "w", "factor": 4, "outer": "wo", "inner": "wv"},
     {"op": "split", "stage": "Y", "loop": "h", "factor": 4, "outer": "ho", "inner": "hi"},
     {"op": "split", "stage": "Y", "loop": "b", "factor": 4, "outer": "bo", "inner": "bu"},
@@ -98,7 +96,10 @@ Problem make_layernorm() {
     {"op": "bind", "stage": "Y", "loop": "t", "axis": "threadIdx.x"},
     {"op": "unroll", "stage": "Y", "loop": "bu"},
     {"op": "vectorize", "stage": "Y", "loop": "wv"},
-    {"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": 5}
+    {"op": "compute_at", "stage": "Moments", "consumer": "Y", "loop": "ho_rev"},
+    {"op": "fuse", "stage": "Moments", "outer": "b", "inner": "m", "fused": "bm"},
+    {"op": "bind", "stage": "Moments", "loop": "bm", "axis": "threadIdx.x"},
+    {"op": "unroll", "stage": "Moments", "loop": "rcg"}
   ])");
   return p;
 }

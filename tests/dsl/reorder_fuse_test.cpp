@@ -56,7 +56,7 @@ TEST(Fuse, NamesTheFusedLoopByDefaultAndFusesReductionLoops) {
     {"op": "fuse", "stage": "Moments", "outer": "rh", "inner": "rw"},
     {"op": "fuse", "stage": "Moments", "outer": "rc", "inner": "rhrw"}])"));
   EXPECT_EQ(loop_order(s, "Moments"), (std::vector<std::string>{"b", "m", "rcrhrw"}));
-  EXPECT_EQ(loop(s, "Moments", "rcrhrw").extent, 4 * 6 * 8);
+  EXPECT_EQ(loop(s, "Moments", "rcrhrw").extent, 8 * 6 * 8);  // C x H x W at the small size
   EXPECT_TRUE(loop(s, "Moments", "rcrhrw").reduction);
 }
 

@@ -98,8 +98,9 @@ TEST(CostModel, FusedAndSplitOutputLoopsAreCoalesced) {
   // divisions and moduli of the fused index; the accesses are still contiguous.
   const Problem& p = find_problem("layernorm");
   nlohmann::json steps = nlohmann::json::array();
+  // The statistics as in the best-known schedule, but computed at the root, not in Y's blocks.
   for (const auto& s : p.best_schedule)
-    if (s["stage"] != "Y") steps.push_back(s);
+    if (s["stage"] != "Y" && !(s["stage"] == "Moments" && s["op"] != "split" && s["op"] != "rfactor")) steps.push_back(s);
   for (const char* s : {R"({"op": "fuse", "stage": "Y", "outer": "b", "inner": "c", "fused": "bc"})",
                         R"({"op": "fuse", "stage": "Y", "outer": "bc", "inner": "h", "fused": "bch"})",
                         R"({"op": "fuse", "stage": "Y", "outer": "bch", "inner": "w", "fused": "f"})",
