@@ -88,8 +88,8 @@ void flat_grid(json& steps, const FuncDef& f, int64_t threads, int64_t vec) {
 // float4 lanes and `threads` threads with the column blocks on blockIdx.y: consecutive
 // blocks are different rows of the same columns, so operands indexed by the columns
 // only (a normalisation's weight and bias) are read from L2 by every row.
-void rows_across_blocks(json& steps, const FuncDef& f, const std::vector<std::string>& rows,
-                        const std::vector<std::string>& cols, int64_t threads) {
+std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<std::string>& rows,
+                               const std::vector<std::string>& cols, int64_t threads) {
   std::string r = fuse_all(steps, f.name, rows, "rw");
   std::string c = fuse_all(steps, f.name, cols, "cl");
   steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}});
@@ -99,6 +99,7 @@ void rows_across_blocks(json& steps, const FuncDef& f, const std::vector<std::st
   steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clo"}, {"axis", "blockIdx.y"}});
   steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clt"}, {"axis", "threadIdx.x"}});
   steps.push_back({{"op", "vectorize"}, {"stage", f.name}, {"loop", "clv"}});
+  return r;
 }
 
 // The stage's reduction loops fused, split by `threads` and combined across them.
@@ -210,26 +211,53 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
 // (the chunk's last reduction loop across the block's threads, small pure loops such as
 // a moment index unrolled into register accumulators), a small stage combines the
 // chunks, and the output is float4 accesses on a flat grid or with the rows
-// (`row_vars`, both lists non-empty) on blockIdx.x.
+// (`row_vars`, both lists non-empty) on blockIdx.x. With the rows on blockIdx.x there is
+// also a two-kernel form: the first variable split into 8 parts, each partial block
+// reducing its part's chunks serially, and every output block combining its row's 8
+// partials itself (the statistic computed at the output's row loop, its pure loops on
+// threads), so that no kernel of its own combines them.
 void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& y,
                         const std::vector<const FuncDef*>& producers, const std::vector<std::string>& row_vars,
                         const std::vector<std::string>& col_vars) {
   for (const auto* f : producers)
     if (f->body->rvars.size() < 2 || f->body->reduce_op == ReduceOp::ArgMax || f->body->reduce_op == ReduceOp::ArgMin) return;
+  // The two-kernel form: kParts partials per row from blocks of 1024 threads (float4 lanes
+  // of the last reduction variable times rows of the one before it). It needs three or
+  // more reduction variables, kParts chunks of the first at every size, and a last one
+  // of at most 4096 elements in whole float4s at the bench size.
+  constexpr int64_t kParts = 8, kThreads = 1024;
+  auto extent_at = [](const auto& r, const SizeBindings& sizes) -> int64_t { return r.extent ? r.extent : eval_int(r.extent_expr, sizes); };
+  bool parts_fit = true;
+  for (const auto* f : producers) {
+    const auto& rv = f->body->rvars;
+    const int64_t last = extent_at(rv.back(), p.size("bench"));
+    parts_fit = parts_fit && rv.size() >= 3 && last % 4 == 0 && last / 4 <= kThreads;
+    for (const auto& [size, bindings] : p.sizes) parts_fit = parts_fit && extent_at(rv[0], bindings) >= kParts;
+  }
   for (int64_t unroll : {1, 8})
-  for (bool rows_on_x : {false, true}) {
+  for (bool rows_on_x : {false, true})
+  for (bool combine_in_output : {false, true}) {
+    if (combine_in_output && (!rows_on_x || !parts_fit)) continue;
     json s = json::array();
+    std::vector<std::pair<const FuncDef*, std::string>> combined;  // statistics combined in the output, their parts loop
     std::set<std::string> done = {y.name};
     for (const auto* f : producers) {
       const auto& rv = f->body->rvars;
       std::vector<std::string> rows, small;
       for (const auto& v : f->vars)
         (std::find(y.vars.begin(), y.vars.end(), v) != y.vars.end() ? rows : small).push_back(v);
-      const std::string rf = f->name + "_rf", chunk = rv[0].name, last = rv.back().name;
+      const std::string rf = f->name + "_rf", last = rv.back().name;
+      std::string chunk = rv[0].name, inner_chunk;
+      if (combine_in_output) {
+        inner_chunk = chunk + "q";
+        s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}});
+        chunk += "g";
+      }
       s.push_back({{"op", "rfactor"}, {"stage", f->name}, {"loop", chunk}, {"name", rf}});
       // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
       json order = json::array({chunk});
       for (const auto& r : rows) order.push_back(r);
+      if (!inner_chunk.empty()) order.push_back(inner_chunk);
       for (size_t i = 1; i < rv.size(); ++i) order.push_back(rv[i].name);
       for (const auto& m : small) order.push_back(m);
       s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order}});
@@ -239,6 +267,37 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
         block += r;
       }
       s.push_back({{"op", "bind"}, {"stage", rf}, {"loop", block}, {"axis", "blockIdx.x"}});
+      if (combine_in_output) {
+        // Threads: the last variable's float4 lanes times as many rows of the one before as fill kThreads.
+        const std::string mid = rv[rv.size() - 2].name;
+        const int64_t quads = extent_at(rv.back(), p.size("bench")) / 4;
+        s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}});
+        s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", kThreads / quads}, {"outer", mid + "o"}, {"inner", mid + "t"}});
+        json serial = json::array({inner_chunk});
+        for (size_t i = 1; i + 2 < rv.size(); ++i) serial.push_back(rv[i].name);
+        if (unroll > 1) {
+          s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}});
+          serial.push_back(mid + "oo");
+          serial.push_back(mid + "u");
+        } else {
+          serial.push_back(mid + "o");
+        }
+        json order2 = serial;
+        order2.push_back(mid + "t");
+        order2.push_back(last + "x");
+        for (const auto& m : small) order2.push_back(m);
+        order2.push_back(last + "v");
+        s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order2}});
+        s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}});
+        s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", "rt"}, {"kind", "block"}});
+        if (unroll > 1) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
+        for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
+        s.push_back({{"op", "vectorize"}, {"stage", rf}, {"loop", last + "v"}});
+        done.insert(f->name);
+        done.insert(rf);
+        combined.emplace_back(f, chunk);
+        continue;
+      }
       if (unroll > 1 && rv.size() >= 3) {
         const std::string mid = rv[rv.size() - 2].name;
         s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}});
@@ -247,6 +306,8 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
       s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}});
       s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", last + "t"}, {"kind", "block"}});
+      done.insert(f->name);
+      done.insert(rf);
       // The combining stage: one block per row, the chunks across its threads.
       json forder = json::array({chunk});
       for (const auto& m : small) forder.push_back(m);
@@ -256,14 +317,19 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", m}});
       s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}});
       s.push_back({{"op", "cross_thread_reduce"}, {"stage", f->name}, {"loop", chunk + "t"}, {"kind", "block"}});
-      done.insert(f->name);
-      done.insert(rf);
     }
-    if (rows_on_x) rows_across_blocks(s, y, row_vars, col_vars, 64);
-    else flat_grid(s, y, 256, 4);
+    const std::string row_loop = rows_on_x ? rows_across_blocks(s, y, row_vars, col_vars, combine_in_output ? 256 : 64) : "";
+    if (!rows_on_x) flat_grid(s, y, 256, 4);
+    // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
+    for (const auto& [f, parts_loop] : combined) {
+      s.push_back({{"op", "compute_at"}, {"stage", f->name}, {"consumer", y.name}, {"loop", row_loop}});
+      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", fuse_all(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}});
+      s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", parts_loop}});
+    }
     schedule_rest(s, p, done, 256);
-    out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined per row" +
-                       std::string(unroll > 1 ? ", the middle loop unrolled by 8" : "") +
+    out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined " +
+                       std::string(combine_in_output ? "by every output block from 8 partials per row" : "per row") +
+                       (unroll > 1 ? ", the middle loop unrolled by 8" : "") +
                        (rows_on_x ? ", float4 output with the rows on blockIdx.x" : ", float4 output on a flat grid"),
                    s});
   }

@@ -233,13 +233,20 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
 
 TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
   const Problem& p = find_problem("layernorm");
-  int split = 0, rows_on_x = 0;
+  int split = 0, rows_on_x = 0, combined_in_output = 0;
   for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
     if (s.idea.find("split rows") == std::string::npos) continue;
     ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.schedule.dump();
     LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), s.schedule), p.name);
-    EXPECT_GE(lowered.kernels[0].grid[0] * lowered.kernels[0].grid[1] * lowered.kernels[0].grid[2], 132)
-        << "the partial reduction must fill the GPU: " << s.idea;
+    const bool in_output = s.idea.find("combined by every output block") != std::string::npos;
+    const int64_t partial_blocks = lowered.kernels[0].grid[0] * lowered.kernels[0].grid[1] * lowered.kernels[0].grid[2];
+    if (in_output) {
+      // 8 parts of each of the 16 rows, 1024 threads each: the shape measured fastest.
+      EXPECT_EQ(partial_blocks, 8 * 16) << s.idea;
+      EXPECT_EQ(lowered.kernels[0].block[0] * lowered.kernels[0].block[1] * lowered.kernels[0].block[2], 1024) << s.idea;
+    } else {
+      EXPECT_GE(partial_blocks, 132) << "the partial reduction must fill the GPU: " << s.idea;
+    }
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
     EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message << "\n" << s.schedule.dump();
     ++split;
@@ -248,9 +255,14 @@ TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
       ++rows_on_x;
       EXPECT_EQ(lowered.kernels.back().grid[0], 16) << s.schedule.dump();
     }
+    // The partial moments are combined either by a kernel of their own or, from 8 parts
+    // per row, by every output block (two kernels: the partials and the output).
+    combined_in_output += in_output;
+    EXPECT_EQ(lowered.kernels.size(), in_output ? 2u : 3u) << s.idea;
   }
-  EXPECT_EQ(split, 4);
-  EXPECT_EQ(rows_on_x, 2);
+  EXPECT_EQ(split, 6);
+  EXPECT_EQ(rows_on_x, 4);
+  EXPECT_EQ(combined_in_output, 2);
 }
 
 TEST(Sketches, MatmulProblemsHaveLegalTensorCoreSketchesThatLower) {
