@@ -206,6 +206,38 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
   return out;
 }
 
+// The threads of a partial-reduction block (stage `rf`, reduction variables `rv` of
+// which the first is on blocks, `serial_first` its part's serial loop) over two loops:
+// float4 lanes of the last reduction variable (extent `last_extent` at the bench size)
+// times as many rows of the one before as fill `threads`; the rows' outer loop unrolled
+// by `unroll` (1: not), the small pure loops unrolled into register accumulators.
+void partial_threads_over_two_loops(json& s, const std::string& rf, const std::vector<ReductionVar>& rv,
+                                    const std::string& serial_first, const std::vector<std::string>& small, int64_t threads,
+                                    int64_t last_extent, int64_t unroll) {
+  const std::string mid = rv[rv.size() - 2].name, last = rv.back().name;
+  s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}});
+  s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}});
+  json order = json::array({serial_first});
+  for (size_t i = 1; i + 2 < rv.size(); ++i) order.push_back(rv[i].name);
+  if (unroll > 1) {
+    s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}});
+    order.push_back(mid + "oo");
+    order.push_back(mid + "u");
+  } else {
+    order.push_back(mid + "o");
+  }
+  order.push_back(mid + "t");
+  order.push_back(last + "x");
+  for (const auto& m : small) order.push_back(m);
+  order.push_back(last + "v");
+  s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order}});
+  s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}});
+  s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", "rt"}, {"kind", "block"}});
+  if (unroll > 1) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
+  for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
+  s.push_back({{"op", "vectorize"}, {"stage", rf}, {"loop", last + "v"}});
+}
+
 // For few, long rows: each reduction producer (with two or more reduction variables)
 // is rfactored over its first one, so that many blocks each reduce one chunk of a row
 // (the chunk's last reduction loop across the block's threads, small pure loops such as
@@ -268,31 +300,7 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       }
       s.push_back({{"op", "bind"}, {"stage", rf}, {"loop", block}, {"axis", "blockIdx.x"}});
       if (combine_in_output) {
-        // Threads: the last variable's float4 lanes times as many rows of the one before as fill kThreads.
-        const std::string mid = rv[rv.size() - 2].name;
-        const int64_t quads = extent_at(rv.back(), p.size("bench")) / 4;
-        s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}});
-        s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", kThreads / quads}, {"outer", mid + "o"}, {"inner", mid + "t"}});
-        json serial = json::array({inner_chunk});
-        for (size_t i = 1; i + 2 < rv.size(); ++i) serial.push_back(rv[i].name);
-        if (unroll > 1) {
-          s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}});
-          serial.push_back(mid + "oo");
-          serial.push_back(mid + "u");
-        } else {
-          serial.push_back(mid + "o");
-        }
-        json order2 = serial;
-        order2.push_back(mid + "t");
-        order2.push_back(last + "x");
-        for (const auto& m : small) order2.push_back(m);
-        order2.push_back(last + "v");
-        s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order2}});
-        s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}});
-        s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", "rt"}, {"kind", "block"}});
-        if (unroll > 1) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
-        for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
-        s.push_back({{"op", "vectorize"}, {"stage", rf}, {"loop", last + "v"}});
+        partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads, extent_at(rv.back(), p.size("bench")), unroll);
         done.insert(f->name);
         done.insert(rf);
         combined.emplace_back(f, chunk);
