@@ -46,9 +46,11 @@ bool sum_of_products(const FuncDef& f) {
   return !a.empty() && !c.empty();
 }
 
+int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) { return r.extent ? r.extent : eval_int(r.extent_expr, sizes); }
+
 int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
   int64_t n = 1;
-  for (const auto& r : f.body->rvars) n *= r.extent ? r.extent : eval_int(r.extent_expr, sizes);
+  for (const auto& r : f.body->rvars) n *= rvar_extent(r, sizes);
   return n;
 }
 
@@ -258,13 +260,12 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
   // more reduction variables, kParts chunks of the first at every size, and a last one
   // of at most 4096 elements in whole float4s at the bench size.
   constexpr int64_t kParts = 8, kThreads = 1024;
-  auto extent_at = [](const auto& r, const SizeBindings& sizes) -> int64_t { return r.extent ? r.extent : eval_int(r.extent_expr, sizes); };
   bool parts_fit = true;
   for (const auto* f : producers) {
     const auto& rv = f->body->rvars;
-    const int64_t last = extent_at(rv.back(), p.size("bench"));
+    const int64_t last = rvar_extent(rv.back(), p.size("bench"));
     parts_fit = parts_fit && rv.size() >= 3 && last % 4 == 0 && last / 4 <= kThreads;
-    for (const auto& [size, bindings] : p.sizes) parts_fit = parts_fit && extent_at(rv[0], bindings) >= kParts;
+    for (const auto& [size, bindings] : p.sizes) parts_fit = parts_fit && rvar_extent(rv[0], bindings) >= kParts;
   }
   for (int64_t unroll : {1, 8})
   for (bool rows_on_x : {false, true})
@@ -286,6 +287,8 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
         chunk += "g";
       }
       s.push_back({{"op", "rfactor"}, {"stage", f->name}, {"loop", chunk}, {"name", rf}});
+      done.insert(f->name);
+      done.insert(rf);
       // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
       json order = json::array({chunk});
       for (const auto& r : rows) order.push_back(r);
@@ -300,9 +303,7 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       }
       s.push_back({{"op", "bind"}, {"stage", rf}, {"loop", block}, {"axis", "blockIdx.x"}});
       if (combine_in_output) {
-        partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads, extent_at(rv.back(), p.size("bench")), unroll);
-        done.insert(f->name);
-        done.insert(rf);
+        partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads, rvar_extent(rv.back(), p.size("bench")), unroll);
         combined.emplace_back(f, chunk);
         continue;
       }
@@ -314,8 +315,6 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
       s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}});
       s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", last + "t"}, {"kind", "block"}});
-      done.insert(f->name);
-      done.insert(rf);
       // The combining stage: one block per row, the chunks across its threads.
       json forder = json::array({chunk});
       for (const auto& m : small) forder.push_back(m);
@@ -336,7 +335,7 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
     }
     schedule_rest(s, p, done, 256);
     out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined " +
-                       std::string(combine_in_output ? "by every output block from 8 partials per row" : "per row") +
+                       (combine_in_output ? "by every output block from " + std::to_string(kParts) + " partials per row" : std::string("per row")) +
                        (unroll > 1 ? ", the middle loop unrolled by 8" : "") +
                        (rows_on_x ? ", float4 output with the rows on blockIdx.x" : ", float4 output on a flat grid"),
                    s});

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "codegen/fast_math.h"
-#include "dsl/expr_substitute.h"
 #include "dsl/random_schedule.h"
 
 namespace cusched::search {
@@ -383,9 +382,8 @@ std::optional<MoveResult> l2_keep(const json& steps, const ScheduleState& st, st
   std::vector<std::pair<std::string, std::string>> sites;  // (first kernel's stage, input)
   for (const auto& in : st.ctx.pipeline.inputs()) {
     if (in->dtype != DType::f32) continue;
-    std::vector<std::string> readers;
-    for (const auto& f : st.stages)
-      if (st.stage(f->name).location == ComputeLocation::Root && loads_from(f->body, in->name)) readers.push_back(f->name);
+    std::vector<std::string> readers = st.consumers_of(in->name);
+    std::erase_if(readers, [&](const std::string& r) { return st.stage(r).location != ComputeLocation::Root; });
     if (readers.size() >= 2 && !st.stage(readers[0]).l2_hints.count(in->name)) sites.push_back({readers[0], in->name});
   }
   if (sites.empty()) return std::nullopt;
