@@ -1,14 +1,16 @@
 #!/bin/bash
 # Session-9 device call 2: the cross-entropy schedule that the GPU property suite found
-# writing a non-finite loss (ce_nonfinite/drawn.json) and three reductions of it, each run
-# 4 times at the small size with programmatic dependent launch and 4 times with
+# writing a non-finite loss (ce_nonfinite/drawn.json) and three reductions of it
+# (ce_nonfinite/reductions.py), each run 4 times at the small size with programmatic
+# dependent launch and 4 times with
 # CUSCHED_SERIAL_LAUNCHES=1; the property suite's cross-entropy case both ways; the SASS
 # of the drawn schedule's kernels. Writes $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
+python3 bench/experiments/ce_nonfinite/reductions.py /tmp/ce_nonfinite
 : > "$OUT/ce.txt"
-for f in bench/experiments/ce_nonfinite/*.json; do
+for f in /tmp/ce_nonfinite/*.json; do
   for serial in 0 1; do
     line="$(basename $f .json) serial=$serial:"
     for t in 1 2 3 4; do
@@ -24,7 +26,7 @@ for serial in 0 1; do
   CUSCHED_SERIAL_LAUNCHES=$serial CUSCHED_GPU_PROPERTY_COUNT=12 timeout 200 gpu_property_tests --gtest_brief=1 \
       --gtest_filter='*cross_entropy*' 2>&1 | grep -E "NaN|checked|PASSED|FAILED" | head -8 >> "$OUT/ce.txt"
 done
-cusched lower -p cross_entropy -s bench/experiments/ce_nonfinite/drawn.json --size small --emit cuda > /tmp/drawn.cu
+cusched lower -p cross_entropy -s /tmp/ce_nonfinite/drawn.json --size small --emit cuda > /tmp/drawn.cu
 CUDA_BIN=$(dirname "$(find /usr/local/cuda*/ -name cuobjdump 2>/dev/null | head -1)")
 $CUDA_BIN/nvcc -arch=sm_90a -std=c++17 -I codegen/device -cubin -x cu /tmp/drawn.cu -o /tmp/drawn.cubin > /dev/null 2>&1
 $CUDA_BIN/cuobjdump -sass /tmp/drawn.cubin > "$OUT/drawn.sass" 2>&1
