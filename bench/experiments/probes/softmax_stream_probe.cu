@@ -171,6 +171,66 @@ __global__ void __launch_bounds__(kThreads) softmax_prefetch(const float* __rest
   cluster_wait();
 }
 
+template <int T>
+__device__ __forceinline__ float block_reduce(float v, float* red, bool is_max) {
+  for (int o = 16; o > 0; o /= 2) {
+    const float w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = is_max ? fmaxf(v, w) : v + w;
+  }
+  __syncthreads();
+  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
+  __syncthreads();
+  float t = red[0];
+#pragma unroll
+  for (int w = 1; w < T / 32; ++w) t = is_max ? fmaxf(t, red[w]) : t + red[w];
+  return t;
+}
+
+// Softmax over clusters of 8 blocks of T threads, each block's 32 KiB slice held partly in
+// shared memory (the first V - R float4 of each thread) and partly in registers (the last
+// R): less shared memory per block lets more blocks reside on a multiprocessor.
+template <int T, int R, int MinBlocks>
+__global__ void __launch_bounds__(T, MinBlocks) softmax_hybrid(const float* __restrict__ X, float* __restrict__ Y) {
+  constexpr int V = kSlice / 4 / T, S = V - R;
+  __shared__ __align__(16) float xs[S > 0 ? S * T * 4 : 4];
+  __shared__ float red[T / 32];
+  __shared__ float max_slots[16], sum_slots[16];
+  unsigned parity = 0;
+  const long long base = static_cast<long long>(blockIdx.y) * kCols + blockIdx.x * kSlice;
+  float4 rv[R > 0 ? R : 1];
+#pragma unroll
+  for (int c = 0; c < V; ++c) {
+    const float4 v = *reinterpret_cast<const float4*>(&X[base + c * T * 4 + threadIdx.x * 4]);
+    if (c < S) *reinterpret_cast<float4*>(&xs[c * T * 4 + threadIdx.x * 4]) = v;
+    else rv[c - S] = v;
+  }
+  __syncthreads();
+  auto at = [&](int c) { return c < S ? *reinterpret_cast<const float4*>(&xs[c * T * 4 + threadIdx.x * 4]) : rv[c - S]; };
+  float m = -INFINITY;
+#pragma unroll
+  for (int c = 0; c < V; ++c) {
+    const float4 x = at(c);
+    m = fmaxf(m, fmaxf(fmaxf(x.x, x.y), fmaxf(x.z, x.w)));
+  }
+  m = cluster_combine<true>(block_reduce<T>(m, red, true), max_slots, parity);
+  float s = 0.f;
+#pragma unroll
+  for (int c = 0; c < V; ++c) {
+    const float4 x = at(c);
+    s += __expf(x.x - m) + __expf(x.y - m) + __expf(x.z - m) + __expf(x.w - m);
+  }
+  s = cluster_combine<false>(block_reduce<T>(s, red, false), sum_slots, parity);
+  const float inv = 1.f / s;
+#pragma unroll
+  for (int c = 0; c < V; ++c) {
+    const float4 x = at(c);
+    *reinterpret_cast<float4*>(&Y[base + c * T * 4 + threadIdx.x * 4]) =
+        make_float4(__expf(x.x - m) * inv, __expf(x.y - m) * inv, __expf(x.z - m) * inv, __expf(x.w - m) * inv);
+  }
+  cluster_arrive();
+  cluster_wait();
+}
+
 template <typename K>
 float time_kernel(K kernel, const float* X, float* Y, int rows_per_pass, int cluster, size_t smem, void* flush, size_t flush_bytes) {
   cudaLaunchConfig_t cfg = {};
@@ -221,6 +281,36 @@ int main() {
   report("slice via shared, clusters of 8, two barriers", time_slices<kSharedBarriers>(X, Y, kRows, 8, flush, flush_bytes));
   report("softmax, clusters of 8", time_slices<kSoftmax>(X, Y, kRows, 8, flush, flush_bytes));
   printf("rows 0 and %d sum to %.6f, %.6f\n", kRows - 1, row_sum(0), row_sum(kRows - 1));
+  auto hybrid = [&](auto kernel, int threads, int in_registers, const char* bounds) {
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+    cudaFuncAttributes a;
+    cudaFuncGetAttributes(&a, kernel);
+    char name[120];
+    snprintf(name, sizeof name, "hybrid %dx%d, %d of %d float4 in registers, %s: %d regs, %d/SM", 8, threads, in_registers,
+             kSlice / 4 / threads, bounds, a.numRegs, per_sm);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(8, kRows, 1);
+    cfg.blockDim = dim3(threads, 1, 1);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim = {8, 1, 1};
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    report(name, median_ms([&] { cudaLaunchKernelEx(&cfg, kernel, X, Y); }, flush, flush_bytes));
+    printf("rows 0 and %d sum to %.6f, %.6f; %s\n", kRows - 1, row_sum(0), row_sum(kRows - 1), cudaGetErrorString(cudaGetLastError()));
+  };
+  for (int round = 0; round < 2; ++round) {
+    hybrid(softmax_hybrid<256, 0, 1>, 256, 0, "bounds 1");
+    hybrid(softmax_hybrid<256, 1, 7>, 256, 1, "bounds 7");
+    hybrid(softmax_hybrid<256, 2, 8>, 256, 2, "bounds 8");
+    hybrid(softmax_hybrid<128, 0, 1>, 128, 0, "bounds 1");
+    hybrid(softmax_hybrid<128, 2, 7>, 128, 2, "bounds 7");
+    hybrid(softmax_hybrid<128, 4, 9>, 128, 4, "bounds 9");
+    hybrid(softmax_hybrid<128, 6, 10>, 128, 6, "bounds 10");
+    hybrid(softmax_hybrid<128, 8, 8>, 128, 8, "bounds 8");
+    hybrid(softmax_hybrid<512, 1, 3>, 512, 1, "bounds 3");
+  }
   const size_t two_slices = 2 * kSlice * sizeof(float);
   cudaFuncSetAttribute(softmax_prefetch, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(two_slices));
   {
