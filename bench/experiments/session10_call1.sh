@@ -1,7 +1,8 @@
 #!/bin/bash
 # Session-10 device call 1: softmax's memory-stream probes (softmax_s10/gen_variants.py:
 # L2 prefetch-size hints, cluster reductions through st.async and mbarriers instead of
-# cluster barriers, Y written by a bulk copy) against the emitted kernel, two rounds.
+# cluster barriers, Y written by a bulk copy; VARIANTS_S10 picks others) against the
+# emitted kernel, two rounds.
 # Writes $OUT.
 set -u
 cd "$(dirname "$0")/../.."
@@ -11,7 +12,7 @@ mkdir -p /tmp/s10
 python3 bench/experiments/softmax_s10/gen_variants.py /tmp/s10
 : > "$OUT/check.txt"
 for round in 1 2; do
-  for v in control l2_256 nc_256 mbar bulk_store mbar_l2_256 mbar_bulk_store; do
+  for v in ${VARIANTS_S10:-control l2_256 nc_256 mbar bulk_store mbar_l2_256 mbar_bulk_store}; do
     bash bench/experiments/check_line.sh check softmax f32 "softmax_${v}_$round" /tmp/s10/softmax_$v.cu >> "$OUT/check.txt"
   done
 done

@@ -10,7 +10,11 @@ the best-schedule kernel as emitted (control):
             in all, after the mbarriers are initialised, overlapping the loads);
   bulk_store  Y written by one bulk copy (cp.async.bulk shared -> global) of the slice
             normalised in place in shared memory;
-  and their combinations. Usage: gen_variants.py OUT_DIR (CUSCHED names the binary)."""
+  and their combinations;
+  regsR_bB  the last R of each thread's 8 float4 chunks kept in registers (the shared copy
+            4 KiB per chunk smaller, so that more blocks fit on a multiprocessor), with
+            __launch_bounds__(256, B).
+Usage: gen_variants.py OUT_DIR (CUSCHED names the binary)."""
 import os
 import sys
 
@@ -125,6 +129,30 @@ def bulk_store(text):
                     "  }\n  cusched::cluster_settle(cusched_cluster_pending);\n")
 
 
+def registers_last(text, in_registers, min_blocks):
+    """The last `in_registers` of each thread's 8 float4 chunks kept in registers instead of
+    shared memory (X_shared shrinks by 4 KiB per chunk), the reading loops unrolled so that
+    each chunk's place is known at compile time, and __launch_bounds__(256, min_blocks)."""
+    kept = 8 - in_registers
+    text = replaced(text, "void __cluster_dims__(8, 1, 1) softmax_kernel(",
+                    f"void __cluster_dims__(8, 1, 1) __launch_bounds__(256, {min_blocks}) softmax_kernel(")
+    text = replaced(text, "    __shared__ __align__(16) float X_shared[8192];\n",
+                    f"    __shared__ __align__(16) float X_shared[{kept * 1024}];\n    float4 X_reg[{in_registers}];\n")
+    store = "        *reinterpret_cast<float4*>(&X_shared[X_shared_c0 * 1024 + cusched::linear_thread_index() * 4]) = make_float4(X_vec0.x, X_vec0.y, X_vec0.z, X_vec0.w);\n"
+    text = replaced(text, store, f"        if (X_shared_c0 < {kept}) {{\n  " + store +
+                    f"        }} else {{\n          X_reg[X_shared_c0 - {kept}] = X_vec0;\n        }}\n")
+    for loop, vec in (("M_ko", "X_shared_vec1"), ("S_ko", "X_shared_vec2"), ("Y_jo", "X_shared_vec3")):
+        text = replaced(text, f"        for (int {loop} = 0; {loop} < 8; ++{loop}) {{\n",
+                        f"        #pragma unroll\n        for (int {loop} = 0; {loop} < 8; ++{loop}) {{\n") if loop != "Y_jo" else replaced(
+                        text, f"    for (int {loop} = 0; {loop} < 8; ++{loop}) {{\n",
+                        f"    #pragma unroll\n    for (int {loop} = 0; {loop} < 8; ++{loop}) {{\n")
+        start = text.index(f"const float4 {vec} = ")
+        end = text.index(";\n", start)
+        load = text[start + len(f"const float4 {vec} = "):end]
+        text = text[:start] + f"const float4 {vec} = {loop} < {kept} ? {load} : X_reg[{loop} - {kept}]" + text[end:]
+    return text
+
+
 variants = {
     "control": control,
     "l2_256": l2_256(with_helpers, False),
@@ -133,5 +161,9 @@ variants = {
     "bulk_store": bulk_store(with_helpers),
     "mbar_l2_256": l2_256(mbar(with_helpers), False),
     "mbar_bulk_store": bulk_store(mbar(with_helpers)),
+    "regs1_b7": registers_last(control, 1, 7),
+    "regs1_b6": registers_last(control, 1, 6),
+    "regs2_b8": registers_last(control, 2, 8),
+    "regs2_b7": registers_last(control, 2, 7),
 }
 write_variants(out, variants, "control", prefix="softmax_")
