@@ -452,6 +452,24 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
     declare(name);
     names.push_back(name);
   }
+  // A Select of a vector load and register elements: one vector from the arm its
+  // condition picks (the other arm is not read).
+  for (const ExprNode* sel : plan.vector_selects) {
+    const ExprNode& l = *sel->args[1];
+    const ExprNode& r = *sel->args[2];
+    std::string elements;
+    for (int k = 0; k < plan.lanes; ++k) {
+      expr_.var_values[s.var] = plan.first + k;
+      elements += (k ? ", " : "") + expr_.element(r.name, r.args[0]);
+    }
+    expr_.var_values[s.var] = plan.first;
+    std::string name = l.name + "_vec" + std::to_string(vectors_++);
+    line("const " + vt + " " + name + " = " + expr_.text_as(sel->args[0], DType::boolean) + " ? " +
+         expr_.load_through(l.name, "reinterpret_cast<const " + vt + "*>(&" + expr_.element(l.name, l.args[0]) + ")") +
+         " : make_" + vt + "(" + elements + ");");
+    declare(name);
+    names.push_back(name);
+  }
   std::string target = expr_.element(plan.store->buffer, plan.store->index);
   const DType target_type = lookup(plan.store->buffer)->dtype;
   std::vector<std::string> lanes;
@@ -459,12 +477,15 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
     expr_.var_values[s.var] = plan.first + k;
     for (size_t i = 0; i < plan.vector_loads.size(); ++i)
       expr_.load_texts[plan.vector_loads[i]] = names[i] + "." + components[k];
+    for (size_t i = 0; i < plan.vector_selects.size(); ++i)
+      expr_.load_texts[plan.vector_selects[i]] = names[plan.vector_loads.size() + i] + "." + components[k];
     if (plan.accumulate) line(target + " = " + expr_.text_as(plan.store->value, target_type) + ";");
+    else if (plan.register_target) line(expr_.element(plan.store->buffer, plan.store->index) + " = " + expr_.text_as(plan.store->value, target_type) + ";");
     else lanes.push_back(expr_.text_as(plan.store->value, DType::f32));
   }
   expr_.load_texts.clear();
   expr_.var_values = saved_vars;
-  if (!plan.accumulate) {
+  if (!plan.accumulate && !plan.register_target) {
     std::string args;
     for (size_t k = 0; k < lanes.size(); ++k) args += (k ? ", " : "") + lanes[k];
     line("*reinterpret_cast<" + vt + "*>(&" + target + ") = make_" + vt + "(" + args + ");");

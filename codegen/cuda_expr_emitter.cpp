@@ -323,6 +323,7 @@ CudaValue CudaExprEmitter::emit(const Expr& e) {
     }
     case ExprOp::Select: {
       DType t = storage_type(n.type);
+      if (auto it = load_texts.find(&n); it != load_texts.end()) return {it->second, t, kPrimary};  // one lane of a vector read
       CudaValue c = emit_as(n.args[0], DType::boolean), a = emit_as(n.args[1], t), b = emit_as(n.args[2], t);
       return {operand_text(c, kConditional - 1) + " ? " + operand_text(a, kConditional - 1) + " : " +
                   operand_text(b, kConditional - 1),

@@ -15,6 +15,18 @@ void collect_loads(const Expr& e, std::vector<const ExprNode*>& out) {
   for (const auto& a : e->args) collect_loads(a, out);
 }
 
+// Loads outside the Selects that are read as one vector, and those Selects.
+void collect_loads_and_selects(const Expr& e, const std::function<bool(const ExprNode&)>& vector_select,
+                               std::vector<const ExprNode*>& loads, std::vector<const ExprNode*>& selects) {
+  if (!e.defined()) return;
+  if (e->op == ExprOp::Select && vector_select(*e)) {
+    if (std::find(selects.begin(), selects.end(), e.get()) == selects.end()) selects.push_back(e.get());
+    return;
+  }
+  if (e->op == ExprOp::Load) loads.push_back(e.get());
+  for (const auto& a : e->args) collect_loads_and_selects(a, vector_select, loads, selects);
+}
+
 bool vectorizable_buffer(const EmittedBuffer* b) {
   return b && b->dtype == DType::f32 && (b->scope == MemScope::Global || b->scope == MemScope::Shared);
 }
@@ -51,9 +63,10 @@ std::optional<VectorAccessPlan> plan_vector_access(
   if (!store || store->kind != StmtKind::Store) return std::nullopt;
   const EmittedBuffer* target = lookup(store->buffer);
   const bool accumulate = !mentions_var(store->index, loop.var);
+  const bool register_target = !accumulate && target && target->scope == MemScope::Register;
   if (accumulate) {
     if (!target || target->scope != MemScope::Register) return std::nullopt;
-  } else {
+  } else if (!register_target) {
     if (!vectorizable_buffer(target)) return std::nullopt;
     if (!is_aligned_lane_index(store->index, loop.var, first, extent)) return std::nullopt;
   }
@@ -64,19 +77,34 @@ std::optional<VectorAccessPlan> plan_vector_access(
   plan.store = store;
   plan.guard = guard;
   plan.accumulate = accumulate;
+  plan.register_target = register_target;
+  // A vector load: of another f32 global or shared buffer at an aligned base + v, whose
+  // index holds no load that depends on v.
+  auto vector_load = [&](const ExprNode& l) {
+    if (l.op != ExprOp::Load || l.args.size() != 1 || l.name == store->buffer || !vectorizable_buffer(lookup(l.name))) return false;
+    if (!is_aligned_lane_index(l.args[0], loop.var, first, extent)) return false;
+    std::vector<const ExprNode*> inner;
+    collect_loads(l.args[0], inner);
+    for (const ExprNode* i : inner)
+      if (mentions_var(i->args.empty() ? Expr() : i->args[0], loop.var)) return false;
+    return true;
+  };
+  auto vector_select = [&](const ExprNode& n) {
+    if (mentions_var(n.args[0], loop.var) || !vector_load(*n.args[1])) return false;
+    const ExprNode& other = *n.args[2];
+    if (other.op != ExprOp::Load || other.args.size() != 1) return false;
+    const EmittedBuffer* b = lookup(other.name);
+    std::vector<const ExprNode*> inner;
+    collect_loads(other.args[0], inner);
+    return b && b->scope == MemScope::Register && b->dtype == DType::f32 && inner.empty();
+  };
   std::vector<const ExprNode*> loads;
-  collect_loads(store->value, loads);
+  collect_loads_and_selects(store->value, vector_select, loads, plan.vector_selects);
   for (const ExprNode* l : loads) {
     if (l->args.size() != 1 || !mentions_var(l->args[0], loop.var)) continue;
     const EmittedBuffer* b = lookup(l->name);
     if (b && b->scope == MemScope::Register) continue;  // read lane by lane
-    if (l->name == store->buffer || !vectorizable_buffer(b)) return std::nullopt;
-    if (!is_aligned_lane_index(l->args[0], loop.var, first, extent)) return std::nullopt;
-    // A load whose index holds another load of var cannot be read as one vector.
-    std::vector<const ExprNode*> inner;
-    collect_loads(l->args[0], inner);
-    for (const ExprNode* i : inner)
-      if (mentions_var(i->args.empty() ? Expr() : i->args[0], loop.var)) return std::nullopt;
+    if (!vector_load(*l)) return std::nullopt;
     if (std::find(plan.vector_loads.begin(), plan.vector_loads.end(), l) == plan.vector_loads.end())
       plan.vector_loads.push_back(l);
   }

@@ -7,7 +7,10 @@
 // depends on v reads another f32 global or shared buffer at `base' + v` (or is a
 // register array, read lane by lane), and each base (plus the loop's min) is provably
 // a multiple of the lane count: in its affine form every coefficient and the constant
-// are multiples of it.
+// are multiples of it. A pointwise store may also target a register array at base + v
+// (assigned lane by lane). A Select whose condition does not depend on v, reading such
+// a buffer in one arm and a register array in the other (a shared copy's register tail,
+// cache_read registers), is read as one vector from whichever arm the condition picks.
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,7 +27,9 @@ struct VectorAccessPlan {
   const StmtNode* store = nullptr;           // the Store of the body
   const StmtNode* guard = nullptr;           // the If around it, or null
   bool accumulate = false;                   // the Store updates one register element per lane, in order
+  bool register_target = false;              // a pointwise Store into a register array, lane by lane
   std::vector<const ExprNode*> vector_loads; // loads read as one vector each
+  std::vector<const ExprNode*> vector_selects;  // Selects of a vector load or register elements, one vector each
 };
 
 // The plan for `loop` (a Vectorized For), or nullopt when the access pattern is not

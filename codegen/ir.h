@@ -189,6 +189,15 @@ Stmt make_async_proxy_fence();
 // An Allocate with a byte alignment (shared arrays).
 Stmt make_aligned_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, int64_t alignment, Stmt body);
 
+// A shared copy whose last copy steps stay in registers (cache_read registers): thread
+// tid's step v copied unit v * threads + tid (`lanes` elements from flat index
+// unit * lanes of `shared`); the steps at flat index `start` and above went to element
+// (v - start / (threads * lanes)) * lanes + lane of the thread's register array `registers`.
+struct RegisterTail {
+  std::string shared, registers;
+  int64_t start = 0, threads = 0, lanes = 1;
+};
+
 struct Kernel {
   std::string name;
   std::array<int64_t, 3> grid{1, 1, 1};
@@ -198,6 +207,7 @@ struct Kernel {
   int launch_max_threads = 0, launch_min_blocks = 0;
   int64_t cluster = 1;               // blocks per thread-block cluster along x (1: none)
   std::map<std::string, L2Hint> l2_hints;  // input buffer -> L2 eviction priority of its loads
+  std::vector<RegisterTail> register_tails;
 };
 
 // The lowered program: the global buffers and the kernels, launched in order.

@@ -25,10 +25,11 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
     assign_launch_dims(k);                         // 3. grid, block, barrier placement rule
     drop_covered_copy_guards(k);                   // 4. copy loops that no thread overruns
     simplify_divisions(k);                         // 5. divisions through the indices' ranges
-    issue_refills_after_fragments(k);              // 6. wgmma k-steps: copies after the fragment loads
-    check_register_arrays(k);                      // 7. per-thread arrays of a sane size
-    remove_redundant_barriers(k);                  // 8. back-to-back barriers
-    simplify_kernel(k);                            // 9. constant folding
+    resolve_register_tails(k);                     // 6. shared copies' register tails: owner and register
+    issue_refills_after_fragments(k);              // 7. wgmma k-steps: copies after the fragment loads
+    check_register_arrays(k);                      // 8. per-thread arrays of a sane size
+    remove_redundant_barriers(k);                  // 9. back-to-back barriers
+    simplify_kernel(k);                            // 10. constant folding
   }
   return p;
 }

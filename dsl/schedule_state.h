@@ -51,6 +51,7 @@ struct CacheRead {
   int pad = 0;          // elements added to the innermost dimension
   bool swizzle = false; // XOR swizzle of 16-byte chunks instead of padding
   bool share = false;   // also read by the producers computed at at_loop
+  int registers = 0;    // a shared copy's last copy steps kept in the copying threads' registers
 };
 
 // An L2 eviction priority for a kernel's global loads of one input (l2_hint).

@@ -174,7 +174,8 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
 
 nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                               const std::vector<std::string>& reductions, const std::string& rvar,
-                                              const std::string& source, int64_t cluster, int64_t threads) {
+                                              const std::string& source, int64_t cluster, int64_t threads,
+                                              int64_t registers) {
   // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x (var t: threads) x (var v: 4 lanes)
   auto slices = [&](const std::string& stage, const std::string& var) {
     return nlohmann::json::array({
@@ -194,6 +195,11 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
     s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "c"}, {"kind", "cluster"}});
   }
   s.push_back({{"op", "cache_read"}, {"stage", out}, {"source", source}, {"scope", "shared"}, {"at", col + "c"}, {"share", true}});
+  if (registers > 0) {
+    s.back()["registers"] = registers;
+    s.push_back({{"op", "unroll"}, {"stage", out}, {"loop", col + "o"}});
+    for (const auto& r : reductions) s.push_back({{"op", "unroll"}, {"stage", r}, {"loop", rvar + "o"}});
+  }
   return s;
 }
 

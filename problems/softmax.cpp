@@ -43,11 +43,15 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
   // copies), the max and the sum of exp read that copy (cache_read share) and are
   // combined in the block and then across the cluster through distributed shared memory,
   // and the block normalises its slice from the copy: X is read from memory once.
-  // The sum and the output use fast math (__expf, __fdividef). 0.6072 ms on the H200
-  // with exact math and one value per block crossing the cluster (8 x 128 threads:
-  // 0.6521; 4 x 256: 0.6855; 16 x 128: 0.6936; torch.compile 0.7804; bench/RESULTS.md,
-  // session 6 call 3).
-  p.best_schedule = concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256), fast_math_steps({"S", "Y"})});
+  // The sum and the output use fast math (__expf, __fdividef). Each thread keeps the last
+  // 2 of its 8 float4 in registers (cache_read registers): the shared copy is 24 KiB, so
+  // that 8 blocks of 256 threads (32 registers each: launch bounds) fit on a multiprocessor
+  // instead of 6; a block waiting at the cluster barriers holds its slice, and the more
+  // blocks wait, the more loads are in flight. 0.5419 ms by hand with this change, 0.5658
+  // without (bench/RESULTS.md, session 10 calls 2-4; torch.compile 0.78).
+  p.best_schedule = concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256, 2),
+                                  nlohmann::json::array({{{"op", "launch_bounds"}, {"stage", "Y"}, {"max_threads", 256}, {"min_blocks", 8}}}),
+                                  fast_math_steps({"S", "Y"})});
   return p;
 }
 

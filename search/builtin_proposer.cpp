@@ -365,7 +365,8 @@ std::string input_read_by_all(const std::vector<const FuncDef*>& stages) {
 // slice, the cluster combines the blocks' results, and each block normalises its slice;
 // either every block takes every cluster-th chunk of the row and re-reads it, or each
 // block takes one contiguous slice that it copies into shared memory once for the
-// reductions and the output (when they all read one input).
+// reductions and the output (when they all read one input), part of it kept in
+// registers in some sketches.
 void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std::vector<const FuncDef*>& producers,
                           const std::vector<std::string>& row_vars, const std::vector<std::string>& col_vars) {
   if (row_vars.size() != 1 || col_vars.size() != 1 || producers.empty()) return;
@@ -391,6 +392,16 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
       out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) + " reductions and the output, over clusters of " +
                          std::to_string(cluster) + " blocks of " + std::to_string(threads) + " threads",
                      cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, threads)});
+  // The same slices of 256 threads with each thread's last 2 float4 in registers, so that
+  // 8 blocks (32 registers each: launch bounds) share a multiprocessor while they wait
+  // for their cluster.
+  for (int64_t cluster : {4, 8, 16}) {
+    json s = cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, 256, 2);
+    s.push_back({{"op", "launch_bounds"}, {"stage", y.name}, {"max_threads", 256}, {"min_blocks", 8}});
+    out.push_back({"row slices over clusters of " + std::to_string(cluster) +
+                       " blocks of 256 threads, each thread's last 2 float4 in registers (8 blocks per SM)",
+                   s});
+  }
 }
 
 std::vector<Sketch> normalisation_sketches(const Problem& p) {

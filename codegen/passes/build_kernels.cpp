@@ -30,6 +30,10 @@ struct Realization {
   // XOR swizzle (cache_read swizzle): elements per 16-byte chunk and the number of rows
   // whose chunk orders differ; 0 = plain row-major.
   int64_t swizzle_chunk = 0, swizzle_rows = 0;
+  // cache_read registers: the elements at flat index tail_start and above live in the
+  // register array tail_buffer of the thread that copied them (RegisterTail in ir.h).
+  std::string tail_buffer;
+  int64_t tail_start = 0, tail_threads = 0, tail_lanes = 1;
 };
 
 Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad = 0) {
@@ -183,6 +187,7 @@ class KernelBuilder {
 
   Kernel build(const FuncDef& root, int index) {
     used_.clear();
+    register_tails_.clear();
     const StageSchedule& s = st_.schedules.at(root.name);
     bool seen_other = false;
     for (const auto& n : s.order) {
@@ -208,6 +213,7 @@ class KernelBuilder {
     k.launch_max_threads = s.launch_max_threads;
     k.launch_min_blocks = s.launch_min_blocks;
     k.l2_hints = s.l2_hints;
+    k.register_tails = register_tails_;
     for (const auto& b : order_of_globals())
       if (used_.count(b)) k.params.push_back(b);
     return k;
@@ -218,6 +224,7 @@ class KernelBuilder {
   const ScheduleState& st_;
   std::map<std::string, BufferSpec> globals_;
   std::set<std::string> used_;
+  std::vector<RegisterTail> register_tails_;  // of the kernel being built
   int uid_ = 0;
   struct Prologue {
     Stmt copies;                                       // issued before the loop
@@ -275,6 +282,15 @@ class KernelBuilder {
 
   Expr load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches) {
     auto c = caches.find(name);
+    if (c != caches.end() && !c->second.tail_buffer.empty()) {
+      // Shared below tail_start, else the copying thread's register; resolve_register_tails
+      // proves that thread is the reader and rewrites the register index.
+      const Realization& r = c->second;
+      const Expr f = flat_index(r, args), step = make_int(r.tail_threads * r.tail_lanes);
+      const Expr reg = (f / step - make_int(r.tail_start / (r.tail_threads * r.tail_lanes))) * make_int(r.tail_lanes) +
+                       f % make_int(r.tail_lanes);
+      return select(f < make_int(r.tail_start), make_load(r.buffer, t, {f}), make_load(r.tail_buffer, t, {reg}));
+    }
     if (c != caches.end()) return make_load(c->second.buffer, t, {flat_index(c->second, args)});
     auto r = env.find(name);
     if (r != env.end()) {
@@ -684,6 +700,10 @@ class KernelBuilder {
         keep_pipeline_buffers(cr.source, t, r, S);
         return;
       }
+      if (cr.registers > 0 && depth > 0)
+        fail("registers-pipelined", "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+                 " copy steps in registers, but it is software-pipelined at loop '" + loop + "', whose buffers rotate in shared memory.",
+             "Drop registers, or drop the pipeline step.");
       if (scope == MemScope::Shared && depth > 0) {
         if (dtype_bytes(t) != 4)
           fail("pipeline-element-size", "cache_read of '" + cr.source + "' is pipelined at loop '" + loop + "', but its " +
@@ -709,6 +729,46 @@ class KernelBuilder {
         for (int64_t s = 0; s <= lead; ++s)
           async_copies[s].push_back(issue(s < lead ? make_int(s) : make_var(here.var) + make_int(lead)));
         keep_pipeline_buffers(cr.source, t, r, S);
+        return;
+      }
+      // A register tail where the copy divides evenly over the threads: step v of each
+      // thread copies unit v * threads + tid, and the last steps (all but one at most) go
+      // to the thread's register array, unrolled so that each register element is named by
+      // a constant. Elsewhere (a copy of another size) the copy stays wholly shared.
+      const int64_t tail_lanes = scope == MemScope::Shared && copies_16_bytes(r) ? 4 : 1, tail_units = total / tail_lanes;
+      if (scope == MemScope::Shared && cr.registers > 0 && tail_units % min_threads == 0 && tail_units / min_threads > 1) {
+        const int64_t lanes = tail_lanes, units = tail_units, threads = min_threads, steps = units / threads;
+        const int64_t kept = std::max<int64_t>(1, steps - cr.registers);
+        Realization tail = dense(cr.name + "_registers", MemScope::Register, {make_int(0)}, {(steps - kept) * lanes});
+        const std::string cv = cr.name + "_c" + std::to_string(uid_++);
+        const Expr v = make_var(cv), e = v * make_int(threads) + make_var("tid");
+        std::vector<Expr> a = src_index(e, lanes);
+        auto copy_to = [&](const std::function<Stmt(const std::vector<Expr>&, const Expr&)>& store) {
+          if (lanes == 1) return store(a, make_int(0));
+          const std::string lv = cr.name + "_v" + std::to_string(uid_++);
+          std::vector<Expr> lane = a;
+          lane.back() = lane.back() + make_var(lv);
+          return make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None, store(lane, make_var(lv)));
+        };
+        Stmt to_shared = copy_to([&](const std::vector<Expr>& x, const Expr&) {
+          return make_store(cr.name, flat_index(r, x), load(cr.source, x, t, env, {}));
+        });
+        Stmt to_registers = copy_to([&](const std::vector<Expr>& x, const Expr& lane) {
+          return make_store(tail.buffer, (v - make_int(kept)) * make_int(lanes) + lane, load(cr.source, x, t, env, {}));
+        });
+        Stmt body = guarded(in_source(a), make_if(v < make_int(kept), to_shared, to_registers));
+        if (in_serial) pre.push_back(make_barrier());
+        pre.push_back(make_for(cv, make_int(0), make_int(steps), LoopKind::Unrolled, GpuAxis::None, body));
+        pre.push_back(make_barrier());
+        r.size = kept * threads * lanes;
+        r.tail_buffer = tail.buffer;
+        r.tail_start = r.size;
+        r.tail_threads = threads;
+        r.tail_lanes = lanes;
+        register_tails_.push_back({r.buffer, tail.buffer, r.tail_start, threads, lanes});
+        caches[cr.source] = r;
+        allocs.push_back({t, r});
+        allocs.push_back({t, tail});
         return;
       }
       if (scope == MemScope::Shared) {

@@ -17,6 +17,9 @@ void drop_covered_copy_guards(Kernel& k);
 // Integer divisions and moduli by constants split through the ranges of the kernel's
 // indices where exact: (v * 256 + tid) / 8 -> v * 32 + tid / 8, (v * 256 + tid) % 8 -> tid % 8.
 void simplify_divisions(Kernel& k);
+// Proves that every read of a shared copy's register tail (cache_read registers) is made
+// by the thread that copied the element, and names its register by the unrolled loops.
+void resolve_register_tails(Kernel& k);
 // In a pipelined wgmma k-step, the refill copies issued between the A fragment loads and
 // the wgmma fence, where the thread loops run every thread of the block once.
 void issue_refills_after_fragments(Kernel& k);

@@ -34,6 +34,16 @@ TEST(CacheRead, StagesAStageIntoRegisters) {
   EXPECT_EQ(s.state().stage("Y").cache_reads[0].name, "S_register");
 }
 
+TEST(CacheRead, KeepsTheLastCopyStepsInRegistersWhenAsked) {
+  Schedule s = build(problem_context("matmul"), with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared",
+                                                                 "at": "ko", "registers": 2},
+                                                                {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"})"));
+  const auto& reads = s.state().stage("C").cache_reads;
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_EQ(reads[0].registers, 2);
+  EXPECT_EQ(reads[1].registers, 0) << "the default keeps the whole copy shared";
+}
+
 TEST(CacheReadErrors, EachError) {
   auto ctx = problem_context("matmul");
   expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "X", "scope": "shared", "at": "ko"})"), 1,
@@ -48,6 +58,15 @@ TEST(CacheReadErrors, EachError) {
   expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
                                          {"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "ki"})"),
                     2, "cache_read", "cache-read-twice");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": -1})"),
+                    1, "cache_read", "bad-registers");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "ko", "registers": 1})"),
+                    1, "cache_read", "registers-not-shared");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": 1,
+                                          "swizzle": true})"),
+                    1, "cache_read", "registers-padded");
+  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": 17})"),
+                    1, "cache_read", "registers-too-many");
   expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "B"})"),
                     1, "cache_read", "duplicate-name");
   expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "C"})"),

@@ -188,7 +188,7 @@ TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
 // lowers to one kernel with its cluster on the grid's x axis, and the small ones verify.
 TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
   const Problem& p = find_problem("softmax");
-  int clusters = 0;
+  int clusters = 0, with_register_tail = 0;
   for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
     if (s.idea.find("clusters of") == std::string::npos) continue;
     ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
@@ -196,6 +196,16 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
     ASSERT_EQ(lowered.kernels.size(), 1u);
     EXPECT_GE(lowered.kernels[0].cluster, 2) << s.idea;
     EXPECT_EQ(lowered.kernels[0].grid[0], lowered.kernels[0].cluster) << s.idea;
+    if (s.idea.find("in registers") != std::string::npos) {
+      // 2 float4 of each of 256 threads: 8 KiB of the slice in registers.
+      ASSERT_EQ(lowered.kernels[0].register_tails.size(), 1u) << s.idea;
+      const RegisterTail& t = lowered.kernels[0].register_tails[0];
+      EXPECT_EQ(65536 / lowered.kernels[0].cluster - t.start, 2 * 4 * 256) << s.idea;
+      EXPECT_EQ(lowered.kernels[0].launch_min_blocks, 8) << s.idea;
+      if (lowered.kernels[0].cluster == 8)
+        EXPECT_EQ(concat_steps({s.schedule, fast_math_steps({"S", "Y"})}), p.best_schedule) << "softmax's best is this sketch with fast math";
+      ++with_register_tail;
+    }
     if (s.idea.find("of 2 blocks of 512") != std::string::npos || s.idea.find("clusters of 16 blocks of 128") != std::string::npos) {
       auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
       EXPECT_EQ(r.verdict, "ok") << r.message << "\n" << s.idea;
@@ -203,8 +213,10 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
     ++clusters;
   }
   // 12 strided-chunk sketches (clusters of 2, 4, 8 x 512, 1024 threads x scalar or float4
-  // reductions) and 9 slice sketches (clusters of 4, 8, 16 x 128, 256, 512 threads).
-  EXPECT_EQ(clusters, 21);
+  // reductions), 9 slice sketches (clusters of 4, 8, 16 x 128, 256, 512 threads) and 3
+  // slice sketches with a register tail (clusters of 4, 8, 16 x 256 threads).
+  EXPECT_EQ(clusters, 24);
+  EXPECT_EQ(with_register_tail, 3);
   // LayerNorm's statistics have several reduction variables: no cluster sketches.
   for (const auto& s : class_sketches(find_problem("layernorm"), ProblemClass::normalisation))
     EXPECT_EQ(s.idea.find("clusters of"), std::string::npos) << s.idea;
