@@ -26,6 +26,7 @@ struct MpiEvaluator::Rank {
   size_t index = 0;      // the batch index of its task
   int64_t task = 0;      // the id of its task
   double deadline = 0;   // steady-clock seconds
+  double last_heard = 0; // steady-clock seconds of its task's send or its latest heartbeat
   std::string sent;      // the task text, kept until the send completes
   MPI_Request send = MPI_REQUEST_NULL;
   std::string received;
@@ -34,8 +35,8 @@ struct MpiEvaluator::Rank {
 };
 
 MpiEvaluator::MpiEvaluator(std::vector<RankInfo> ranks, std::shared_ptr<Evaluator> fallback, double timeout_s,
-                           std::ostream& log)
-    : fallback_(std::move(fallback)), timeout_s_(timeout_s), log_(log) {
+                           double silence_s, std::ostream& log)
+    : fallback_(std::move(fallback)), timeout_s_(timeout_s), silence_s_(silence_s), log_(log) {
   for (auto& info : ranks) {
     auto r = std::make_unique<Rank>();
     r->info = std::move(info);
@@ -100,6 +101,7 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
         r.sent = encode_task(r.task, problem.name, cfg, batch[r.index]);
         r.busy = true;
         r.deadline = now_s() + timeout_s_;
+        r.last_heard = now_s();
         if (MPI_Isend(r.sent.data(), static_cast<int>(r.sent.size()), MPI_CHAR, r.info.rank, kTagTask, MPI_COMM_WORLD,
                       &r.send) != MPI_SUCCESS) {
           lose(r, "could not be sent a task", queue);
@@ -113,6 +115,23 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
           lose(r, "failed while taking a task", queue);
           continue;
         }
+      }
+      // Heartbeats of the rank's task (empty messages).
+      bool failed = false;
+      for (;;) {
+        int arrived = 0;
+        MPI_Message message;
+        if (MPI_Improbe(r.info.rank, kTagAlive, MPI_COMM_WORLD, &arrived, &message, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+            (arrived && MPI_Mrecv(nullptr, 0, MPI_CHAR, &message, MPI_STATUS_IGNORE) != MPI_SUCCESS)) {
+          failed = true;
+          break;
+        }
+        if (!arrived) break;
+        r.last_heard = now_s();
+      }
+      if (failed) {
+        lose(r, "failed while sending a heartbeat", queue);
+        continue;
       }
       if (!r.receiving()) {
         int arrived = 0;
@@ -160,7 +179,10 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
           continue;
         }
       }
-      if (now_s() > r.deadline) lose(r, "did not answer within " + std::to_string(static_cast<int>(timeout_s_)) + " s", queue);
+      if (r.busy && now_s() - r.last_heard > silence_s_)
+        lose(r, "sent no heartbeat for " + std::to_string(static_cast<int>(silence_s_)) + " s (the rank is gone)", queue);
+      else if (r.busy && now_s() > r.deadline)
+        lose(r, "did not answer within " + std::to_string(static_cast<int>(timeout_s_)) + " s", queue);
     }
     if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(kPollMicroseconds));
   }

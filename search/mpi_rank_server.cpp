@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,11 +30,22 @@ std::optional<int> tasks_before_dying(int rank) {
   return std::atoi(s.substr(colon + 1).c_str());
 }
 
+// The test hook's seconds of delay in each evaluation of this rank, if it names this rank.
+double seconds_of_delay(int rank) {
+  const char* v = std::getenv("CUSCHED_TEST_MPI_RANK_SLOW");
+  if (!v) return 0;
+  std::string s = v;
+  auto colon = s.find(':');
+  if (colon == std::string::npos || std::atoi(s.substr(0, colon).c_str()) != rank) return 0;
+  return std::atof(s.substr(colon + 1).c_str());
+}
+
 }  // namespace
 
 int serve_rank(MpiSession& session, std::ostream& log) {
   using namespace mpi_protocol;
   const auto dies_after = tasks_before_dying(session.rank());
+  const double delay = seconds_of_delay(session.rank());
   const bool trace = std::getenv("CUSCHED_MPI_TRACE") != nullptr;
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -64,24 +76,35 @@ int serve_rank(MpiSession& session, std::ostream& log) {
     int64_t id = 0;
     CandidateOutcome outcome;
     const double began = seconds();
-    try {
-      EvaluationTask task = decode_task(text);
-      id = task.id;
-      outcome = std::move(task.prepared);
-      if (task.config.backend != "interp" && !worker && session.self().device >= 0)
-        worker = std::make_unique<runtime::Worker>(session.self().device);
-      if (task.config.backend != "interp" && !worker)
-        fail("no-gpu-on-rank", "Rank " + std::to_string(session.rank()) + " was sent a GPU task but has no GPU.",
-             "Give every evaluator rank a GPU, or search with --backend interp.");
-      verify_prepared(find_problem(task.problem), task.config, worker.get(), outcome);
-    } catch (const UserError& e) {
-      outcome.verdict = "internal_error";
-      outcome.error = e.error();
-      outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.error().to_string();
-    } catch (const std::exception& e) {
-      outcome.verdict = "internal_error";
-      outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.what();
-    }
+    // The evaluation runs on its own thread while this one (the only one that calls
+    // MPI) sends rank 0 a heartbeat every kHeartbeatMilliseconds.
+    auto evaluation = std::async(std::launch::async, [&] {
+      try {
+        EvaluationTask task = decode_task(text);
+        id = task.id;
+        outcome = std::move(task.prepared);
+        if (delay > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+        if (task.config.backend != "interp" && !worker && session.self().device >= 0)
+          worker = std::make_unique<runtime::Worker>(session.self().device);
+        if (task.config.backend != "interp" && !worker)
+          fail("no-gpu-on-rank", "Rank " + std::to_string(session.rank()) + " was sent a GPU task but has no GPU.",
+               "Give every evaluator rank a GPU, or search with --backend interp.");
+        verify_prepared(find_problem(task.problem), task.config, worker.get(), outcome);
+      } catch (const UserError& e) {
+        outcome.verdict = "internal_error";
+        outcome.error = e.error();
+        outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.error().to_string();
+      } catch (const std::exception& e) {
+        outcome.verdict = "internal_error";
+        outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.what();
+      }
+    });
+    while (evaluation.wait_for(std::chrono::milliseconds(kHeartbeatMilliseconds)) != std::future_status::ready)
+      if (MPI_Send(nullptr, 0, MPI_CHAR, 0, kTagAlive, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        log << "rank " << session.rank() << ": could not send a heartbeat to rank 0; exiting" << std::endl;
+        std::_Exit(1);  // the evaluation thread cannot be joined cleanly from here
+      }
+    evaluation.get();
     if (trace)
       log << "rank " << session.rank() << " [" << began << " s]: task " << id << " " << outcome.verdict << " in "
           << seconds() - began << " s" << std::endl;

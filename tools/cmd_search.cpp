@@ -31,7 +31,7 @@ struct Options {
   int64_t budget_candidates = 0, budget_tokens = 0;
   double budget_minutes = 0;
   bool resume = false, no_audit = false, strict = false, mpi = false;
-  double rank_timeout = 0;
+  double rank_timeout = 0, rank_silence = 30;
   std::string replay_timings;
   uint64_t seed = 1;
   int threads = 0;
@@ -77,7 +77,7 @@ std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, 
       std::cout << "warning: rank " << r.rank << " may run on one CPU core only; "
                 << (r.rank == 0 ? "lowering and auditing" : "its GPU worker") << " will be slow there: launch with "
                 << "mpirun --bind-to none" << std::endl;
-  return std::make_shared<search::MpiEvaluator>(std::move(ranks), fallback, rank_timeout_s(o, so), std::cout);
+  return std::make_shared<search::MpiEvaluator>(std::move(ranks), fallback, rank_timeout_s(o, so), o.rank_silence, std::cout);
 }
 #endif
 
@@ -216,6 +216,10 @@ CommandRegistration reg{{"search", "Search schedules of a problem in rounds (bui
                                           "--mpi: seconds to wait for one result before a rank is dropped (default: 120 interp, "
                                           "watchdog + 600 gpu)")
                                ->check(CLI::PositiveNumber);
+                           sub.add_option("--rank-silence", o->rank_silence,
+                                          "--mpi: seconds without a heartbeat from a rank that is evaluating (it sends one "
+                                          "every 0.5 s) before it is taken for dead and dropped (default 30)")
+                               ->check(CLI::Range(2.0, 3600.0));
                            sub.add_option("--replay-timings", o->replay_timings,
                                           "JSON file of {schedule hash: ms}: evaluators take these times instead of measuring");
                            return [o, &sub] {

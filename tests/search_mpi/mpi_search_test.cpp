@@ -1,6 +1,8 @@
 // `mpirun --oversubscribe -n N cusched search --mpi` with the interpreter at the
 // small size: every candidate is stored once, a rank killed mid-search loses
-// nothing, and replayed timings give the same search on 1 and on 3 ranks.
+// nothing (dropped by the answer timeout, or by its missing heartbeat long before
+// that timeout), a slow rank that still sends heartbeats is kept, and replayed
+// timings give the same search on 1 and on 3 ranks.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,6 +97,36 @@ TEST(MpiSearch, RankKilledMidSearchLosesNoCandidate) {
   EXPECT_NE(l.log.find("MPI evaluators alive 1/2"), std::string::npos) << l.log;
   EXPECT_NE(l.log.find("done: run"), std::string::npos) << l.log;
   expect_complete(db, 3, l.log);
+}
+
+TEST(MpiSearch, ADeadRankIsDroppedWhenItsHeartbeatStops) {
+  std::string db = temp_path("silent") + ".db";
+  // Rank 2 kills itself when its second task arrives. The answer timeout (600 s) is
+  // far beyond the test's 60 s deadline: only the missing heartbeat can drop the rank.
+  setenv("CUSCHED_TEST_MPI_RANK_DIES", "2:1", 1);
+  Launch l = mpi_search(3, db, "--rounds 3 --ideas 2 --per-idea 3 --rank-timeout 600 --rank-silence 3",
+                        "--enable-recovery -x CUSCHED_TEST_MPI_RANK_DIES");
+  unsetenv("CUSCHED_TEST_MPI_RANK_DIES");
+  EXPECT_NE(l.log.find("rank 2 ("), std::string::npos) << l.log;
+  EXPECT_NE(l.log.find("sent no heartbeat for 3 s (the rank is gone): dropped, its candidate goes back to the queue"),
+            std::string::npos)
+      << l.log;
+  EXPECT_NE(l.log.find("MPI evaluators alive 1/2"), std::string::npos) << l.log;
+  EXPECT_NE(l.log.find("done: run"), std::string::npos) << l.log;
+  expect_complete(db, 3, l.log);
+}
+
+TEST(MpiSearch, ASlowRankThatSendsHeartbeatsIsKept) {
+  std::string db = temp_path("slow") + ".db";
+  // Each of rank 1's evaluations takes 4 s longer, twice the 2 s of silence allowed:
+  // its heartbeats keep it.
+  setenv("CUSCHED_TEST_MPI_RANK_SLOW", "1:4", 1);
+  Launch l = mpi_search(3, db, "--rounds 1 --ideas 2 --per-idea 2 --rank-silence 2", "-x CUSCHED_TEST_MPI_RANK_SLOW");
+  unsetenv("CUSCHED_TEST_MPI_RANK_SLOW");
+  EXPECT_EQ(l.rc, 0) << l.log;
+  EXPECT_EQ(l.log.find("dropped"), std::string::npos) << l.log;
+  EXPECT_NE(l.log.find("MPI evaluators alive 2/2"), std::string::npos) << l.log;
+  expect_complete(db, 1, l.log);
 }
 
 TEST(MpiSearch, RankZeroEvaluatesWhenItsOnlyRankDies) {
