@@ -4,9 +4,11 @@
 #include <signal.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
-#include <future>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -40,6 +42,54 @@ double seconds_of_delay(int rank) {
   return std::atof(s.substr(colon + 1).c_str());
 }
 
+// One thread that runs the rank's evaluations, one at a time, for the rank's whole life:
+// its GPU worker process is started (and restarted after a crash) from this thread, and
+// the kernel sends a worker SIGKILL when the thread that started it ends.
+class EvaluationThread {
+ public:
+  EvaluationThread() : thread_([this] { loop(); }) {}
+  ~EvaluationThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  void start(std::function<void()> job) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = std::move(job);
+    finished_ = false;
+    changed_.notify_all();
+  }
+  // True once the job has finished; waits at most `wait`.
+  bool finished_within(std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, wait, [&] { return finished_; });
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return job_ || quit_; });
+      if (!job_) return;
+      auto job = std::move(job_);
+      job_ = nullptr;
+      lock.unlock();
+      job();
+      lock.lock();
+      finished_ = true;
+      changed_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::function<void()> job_;
+  bool finished_ = false, quit_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 int serve_rank(MpiSession& session, std::ostream& log) {
@@ -49,7 +99,8 @@ int serve_rank(MpiSession& session, std::ostream& log) {
   const bool trace = std::getenv("CUSCHED_MPI_TRACE") != nullptr;
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  std::unique_ptr<runtime::Worker> worker;
+  std::unique_ptr<runtime::Worker> worker;  // used and restarted only on `evaluator`'s thread
+  EvaluationThread evaluator;
   int answered = 0;
   for (;;) {
     MPI_Status status;
@@ -76,9 +127,9 @@ int serve_rank(MpiSession& session, std::ostream& log) {
     int64_t id = 0;
     CandidateOutcome outcome;
     const double began = seconds();
-    // The evaluation runs on its own thread while this one (the only one that calls
-    // MPI) sends rank 0 a heartbeat every kHeartbeatMilliseconds.
-    auto evaluation = std::async(std::launch::async, [&] {
+    // The evaluation runs on the evaluation thread while this one (the only one that
+    // calls MPI) sends rank 0 a heartbeat every kHeartbeatMilliseconds.
+    evaluator.start([&] {
       try {
         EvaluationTask task = decode_task(text);
         id = task.id;
@@ -99,12 +150,11 @@ int serve_rank(MpiSession& session, std::ostream& log) {
         outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.what();
       }
     });
-    while (evaluation.wait_for(std::chrono::milliseconds(kHeartbeatMilliseconds)) != std::future_status::ready)
+    while (!evaluator.finished_within(std::chrono::milliseconds(kHeartbeatMilliseconds)))
       if (MPI_Send(nullptr, 0, MPI_CHAR, 0, kTagAlive, MPI_COMM_WORLD) != MPI_SUCCESS) {
         log << "rank " << session.rank() << ": could not send a heartbeat to rank 0; exiting" << std::endl;
         std::_Exit(1);  // the evaluation thread cannot be joined cleanly from here
       }
-    evaluation.get();
     if (trace)
       log << "rank " << session.rank() << " [" << began << " s]: task " << id << " " << outcome.verdict << " in "
           << seconds() - began << " s" << std::endl;
