@@ -5,11 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
-mkdir -p /tmp/carrylib
-for f in .carry/gpu/lib/*; do
-  case "$(basename "$f")" in libmpi*|libopen-*|libhwloc*|libevent*) ;; *) ln -sf "$PWD/$f" /tmp/carrylib/ ;; esac
-done
-export LD_LIBRARY_PATH=/tmp/carrylib:$NVRTC_DIR
+source bench/experiments/host_mpi_env.sh
 (
   sleep 10
   for pid in $(pgrep -f "cusched search -p softmax"); do
