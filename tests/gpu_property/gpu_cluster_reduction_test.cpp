@@ -1,7 +1,8 @@
 // On the GPU: reductions combined across the blocks of a thread-block cluster verify
 // at the small size (softmax over clusters of 2, 4 and 8 blocks; an argmax with ties
 // across blocks) and at the benchmark size (softmax rows over clusters of 8 blocks of
-// 1024 threads, the launch a real run makes).
+// 1024 threads, the launch a real run makes; softmax's best schedule, whose slices keep
+// 2 float4 per thread in registers).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -48,6 +49,16 @@ TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheBenchSize) {
   auto out = run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 8, 1024), "bench", worker);
   EXPECT_EQ(out.verdict, "ok") << out.reason;
   std::cout << "softmax (4096, 65536), clusters of 8 blocks: " << out.reason << "\n";
+}
+
+TEST(GpuClusterReduction, SoftmaxBestWithARegisterTailVerifiesAtTheBenchSize) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  // At the small size the slices do not divide over the threads and stay shared; at the
+  // bench size the last 2 of each thread's 8 float4 are in registers.
+  auto out = run_on_gpu("softmax", find_problem("softmax").best_schedule, "bench", worker);
+  EXPECT_EQ(out.verdict, "ok") << out.reason;
+  std::cout << "softmax (4096, 65536), best schedule: " << out.reason << "\n";
 }
 
 }  // namespace
