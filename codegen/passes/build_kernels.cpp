@@ -700,6 +700,11 @@ class KernelBuilder {
         keep_pipeline_buffers(cr.source, t, r, S);
         return;
       }
+      if (cr.registers > 0 && !c.s.tensor_core_shape.empty())
+        fail("registers-tensor-cores", "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+                 " copy steps in registers, but stage '" + c.f.name + "' uses tensor cores, which read their operands from "
+                 "shared memory directly (ldmatrix, wgmma descriptors), not through the copying thread.",
+             "Drop registers on a tensor-core stage's copies.");
       if (cr.registers > 0 && depth > 0)
         fail("registers-pipelined", "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
                  " copy steps in registers, but it is software-pipelined at loop '" + loop + "', whose buffers rotate in shared memory.",

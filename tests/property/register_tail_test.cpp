@@ -5,7 +5,8 @@
 // (the small size's 300 columns) or has too few steps; the emitted kernel of the bench
 // size compiled by NVRTC to the registers and shared memory that let 8 blocks of 256
 // threads share a multiprocessor; and the errors: a read by another thread, a read inside
-// a loop that is not unrolled, a tail on a register copy, a padded copy, a pipelined copy.
+// a loop that is not unrolled, a tail on a register copy, a padded copy, a pipelined copy,
+// a tensor-core stage's copy.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -146,7 +147,7 @@ TEST(RegisterTail, AReadByAnotherThreadIsRefused) {
   EXPECT_EQ(verify_even(reversed, 5).verdict, "ok");
 }
 
-TEST(RegisterTail, RegisterCopiesAndPipelinedCopiesTakeNoTail) {
+TEST(RegisterTail, RegisterPipelinedAndTensorCoreCopiesTakeNoTail) {
   nlohmann::json on_register = slices_with_tail(8, 256, 2);
   for (auto& step : on_register)
     if (step["op"] == "cache_read") step["scope"] = "register";
@@ -164,6 +165,17 @@ TEST(RegisterTail, RegisterCopiesAndPipelinedCopiesTakeNoTail) {
   for (auto& step : pipelined)
     if (step["op"] == "cache_read") step["registers"] = 1;
   EXPECT_EQ(lowering_error("matmul", pipelined), "registers-pipelined");
+
+  // A TF32 mma.sync tile (A staged with 4 floats of padding, B with 8): the fragments are
+  // read from shared memory by the tensor-core lanes, not by the copying threads.
+  nlohmann::json mma = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {32, 16, 16, 8, 8, "tf32", 0, "m16n8k8"});
+  EXPECT_EQ(lowering_error("matmul", mma), "");
+  for (auto& step : mma)
+    if (step["op"] == "cache_read") {
+      step["registers"] = 1;
+      step["pad"] = 0;
+    }
+  EXPECT_EQ(lowering_error("matmul", mma), "registers-tensor-cores");
 }
 
 }  // namespace
