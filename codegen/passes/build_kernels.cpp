@@ -30,10 +30,9 @@ struct Realization {
   // XOR swizzle (cache_read swizzle): elements per 16-byte chunk and the number of rows
   // whose chunk orders differ; 0 = plain row-major.
   int64_t swizzle_chunk = 0, swizzle_rows = 0;
-  // cache_read registers: the elements at flat index tail_start and above live in the
-  // register array tail_buffer of the thread that copied them (RegisterTail in ir.h).
-  std::string tail_buffer;
-  int64_t tail_start = 0, tail_threads = 0, tail_lanes = 1;
+  // cache_read registers: the elements at flat index tail->start and above live in the
+  // register array of the thread that copied them.
+  std::optional<RegisterTail> tail;
 };
 
 Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad = 0) {
@@ -282,14 +281,14 @@ class KernelBuilder {
 
   Expr load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches) {
     auto c = caches.find(name);
-    if (c != caches.end() && !c->second.tail_buffer.empty()) {
-      // Shared below tail_start, else the copying thread's register; resolve_register_tails
+    if (c != caches.end() && c->second.tail) {
+      // Shared below the tail's start, else the copying thread's register; resolve_register_tails
       // proves that thread is the reader and rewrites the register index.
-      const Realization& r = c->second;
-      const Expr f = flat_index(r, args), step = make_int(r.tail_threads * r.tail_lanes);
-      const Expr reg = (f / step - make_int(r.tail_start / (r.tail_threads * r.tail_lanes))) * make_int(r.tail_lanes) +
-                       f % make_int(r.tail_lanes);
-      return select(f < make_int(r.tail_start), make_load(r.buffer, t, {f}), make_load(r.tail_buffer, t, {reg}));
+      const RegisterTail& tail = *c->second.tail;
+      const int64_t step = tail.threads * tail.lanes;
+      const Expr f = flat_index(c->second, args);
+      const Expr reg = (f / make_int(step) - make_int(tail.start / step)) * make_int(tail.lanes) + f % make_int(tail.lanes);
+      return select(f < make_int(tail.start), make_load(tail.shared, t, {f}), make_load(tail.registers, t, {reg}));
     }
     if (c != caches.end()) return make_load(c->second.buffer, t, {flat_index(c->second, args)});
     auto r = env.find(name);
@@ -736,64 +735,53 @@ class KernelBuilder {
         keep_pipeline_buffers(cr.source, t, r, S);
         return;
       }
+      // One unit of a synchronous shared copy: an element, or a chunk of 4 elements copied
+      // by a Vectorized loop that the emitter turns into one float4 load and store.
+      // `store` makes the store of the elements at coordinates x, lane `lane` of the unit.
+      const int64_t lanes = scope == MemScope::Shared && copies_16_bytes(r) ? 4 : 1, units = total / lanes;
+      auto unit_copy = [&](const std::vector<Expr>& a, const std::function<Stmt(const std::vector<Expr>&, const Expr&)>& store) {
+        if (lanes == 1) return store(a, make_int(0));
+        const std::string lv = cr.name + "_v" + std::to_string(uid_++);
+        std::vector<Expr> lane = a;
+        lane.back() = lane.back() + make_var(lv);
+        return make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None, store(lane, make_var(lv)));
+      };
+      auto to_shared = [&](const std::vector<Expr>& x, const Expr&) {
+        return make_store(cr.name, flat_index(r, x), load(cr.source, x, t, env, {}));
+      };
       // A register tail where the copy divides evenly over the threads: step v of each
       // thread copies unit v * threads + tid, and the last steps (all but one at most) go
       // to the thread's register array, unrolled so that each register element is named by
       // a constant. Elsewhere (a copy of another size) the copy stays wholly shared.
-      const int64_t tail_lanes = scope == MemScope::Shared && copies_16_bytes(r) ? 4 : 1, tail_units = total / tail_lanes;
-      if (scope == MemScope::Shared && cr.registers > 0 && tail_units % min_threads == 0 && tail_units / min_threads > 1) {
-        const int64_t lanes = tail_lanes, units = tail_units, threads = min_threads, steps = units / threads;
+      if (scope == MemScope::Shared && cr.registers > 0 && units % min_threads == 0 && units / min_threads > 1) {
+        const int64_t threads = min_threads, steps = units / threads;
         const int64_t kept = std::max<int64_t>(1, steps - cr.registers);
         Realization tail = dense(cr.name + "_registers", MemScope::Register, {make_int(0)}, {(steps - kept) * lanes});
         const std::string cv = cr.name + "_c" + std::to_string(uid_++);
         const Expr v = make_var(cv), e = v * make_int(threads) + make_var("tid");
         std::vector<Expr> a = src_index(e, lanes);
-        auto copy_to = [&](const std::function<Stmt(const std::vector<Expr>&, const Expr&)>& store) {
-          if (lanes == 1) return store(a, make_int(0));
-          const std::string lv = cr.name + "_v" + std::to_string(uid_++);
-          std::vector<Expr> lane = a;
-          lane.back() = lane.back() + make_var(lv);
-          return make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None, store(lane, make_var(lv)));
-        };
-        Stmt to_shared = copy_to([&](const std::vector<Expr>& x, const Expr&) {
-          return make_store(cr.name, flat_index(r, x), load(cr.source, x, t, env, {}));
-        });
-        Stmt to_registers = copy_to([&](const std::vector<Expr>& x, const Expr& lane) {
+        Stmt shared_step = unit_copy(a, to_shared);
+        Stmt to_registers = unit_copy(a, [&](const std::vector<Expr>& x, const Expr& lane) {
           return make_store(tail.buffer, (v - make_int(kept)) * make_int(lanes) + lane, load(cr.source, x, t, env, {}));
         });
-        Stmt body = guarded(in_source(a), make_if(v < make_int(kept), to_shared, to_registers));
+        Stmt body = guarded(in_source(a), make_if(v < make_int(kept), shared_step, to_registers));
         if (in_serial) pre.push_back(make_barrier());
         pre.push_back(make_for(cv, make_int(0), make_int(steps), LoopKind::Unrolled, GpuAxis::None, body));
         pre.push_back(make_barrier());
         r.size = kept * threads * lanes;
-        r.tail_buffer = tail.buffer;
-        r.tail_start = r.size;
-        r.tail_threads = threads;
-        r.tail_lanes = lanes;
-        register_tails_.push_back({r.buffer, tail.buffer, r.tail_start, threads, lanes});
+        r.tail = RegisterTail{r.buffer, tail.buffer, r.size, threads, lanes};
+        register_tails_.push_back(*r.tail);
         caches[cr.source] = r;
         allocs.push_back({t, r});
         allocs.push_back({t, tail});
         return;
       }
       if (scope == MemScope::Shared) {
-        // One unit per thread at a time: an element, or a chunk of 4 elements copied by
-        // a Vectorized loop that the emitter turns into one float4 load and store.
-        const int64_t lanes = copies_16_bytes(r) ? 4 : 1, units = total / lanes;
+        // One unit per thread at a time.
         const std::string cv = cr.name + "_c" + std::to_string(uid_++);
         Stmt loopst = over_block_threads(cv, units, copy_loop_kind(units, min_threads), [&](const Expr& e) {
           std::vector<Expr> a = src_index(e, lanes);
-          Stmt st;
-          if (lanes == 1) {
-            st = make_store(cr.name, flat_index(r, a), load(cr.source, a, t, env, {}));
-          } else {
-            std::string lv = cr.name + "_v" + std::to_string(uid_++);
-            std::vector<Expr> lane = a;
-            lane.back() = lane.back() + make_var(lv);
-            st = make_for(lv, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None,
-                          make_store(cr.name, flat_index(r, lane), load(cr.source, lane, t, env, {})));
-          }
-          return zero_outside(in_source(a), st, r, a, lanes);
+          return zero_outside(in_source(a), unit_copy(a, to_shared), r, a, lanes);
         });
         if (in_serial) pre.push_back(make_barrier());
         pre.push_back(loopst);
