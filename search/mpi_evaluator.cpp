@@ -179,9 +179,9 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
           continue;
         }
       }
-      if (r.busy && now_s() - r.last_heard > silence_s_)
+      if (now_s() - r.last_heard > silence_s_)
         lose(r, "sent no heartbeat for " + std::to_string(static_cast<int>(silence_s_)) + " s (the rank is gone)", queue);
-      else if (r.busy && now_s() > r.deadline)
+      else if (now_s() > r.deadline)
         lose(r, "did not answer within " + std::to_string(static_cast<int>(timeout_s_)) + " s", queue);
     }
     if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(kPollMicroseconds));

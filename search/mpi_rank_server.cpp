@@ -22,24 +22,15 @@
 namespace cusched::search {
 namespace {
 
-// The test hook's task count for this rank, if it names this rank.
-std::optional<int> tasks_before_dying(int rank) {
-  const char* v = std::getenv("CUSCHED_TEST_MPI_RANK_DIES");
+// The value a test hook (an environment variable "RANK:VALUE") gives this rank, if it
+// names this rank.
+std::optional<std::string> test_hook_value(const char* variable, int rank) {
+  const char* v = std::getenv(variable);
   if (!v) return std::nullopt;
   std::string s = v;
   auto colon = s.find(':');
   if (colon == std::string::npos || std::atoi(s.substr(0, colon).c_str()) != rank) return std::nullopt;
-  return std::atoi(s.substr(colon + 1).c_str());
-}
-
-// The test hook's seconds of delay in each evaluation of this rank, if it names this rank.
-double seconds_of_delay(int rank) {
-  const char* v = std::getenv("CUSCHED_TEST_MPI_RANK_SLOW");
-  if (!v) return 0;
-  std::string s = v;
-  auto colon = s.find(':');
-  if (colon == std::string::npos || std::atoi(s.substr(0, colon).c_str()) != rank) return 0;
-  return std::atof(s.substr(colon + 1).c_str());
+  return s.substr(colon + 1);
 }
 
 // One thread that runs the rank's evaluations, one at a time, for the rank's whole life:
@@ -94,8 +85,12 @@ class EvaluationThread {
 
 int serve_rank(MpiSession& session, std::ostream& log) {
   using namespace mpi_protocol;
-  const auto dies_after = tasks_before_dying(session.rank());
-  const double delay = seconds_of_delay(session.rank());
+  // Test hooks: the rank kills itself when a task arrives after it has answered N, and
+  // each of its evaluations takes S seconds longer.
+  std::optional<int> dies_after;
+  if (auto v = test_hook_value("CUSCHED_TEST_MPI_RANK_DIES", session.rank())) dies_after = std::atoi(v->c_str());
+  const auto slow = test_hook_value("CUSCHED_TEST_MPI_RANK_SLOW", session.rank());
+  const double delay = slow ? std::atof(slow->c_str()) : 0;
   const bool trace = std::getenv("CUSCHED_MPI_TRACE") != nullptr;
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };

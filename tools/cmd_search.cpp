@@ -14,6 +14,7 @@
 #include "search/llm_proposer.h"
 #include "search/host_evaluator.h"
 #include "search/loop.h"
+#include "search/mpi_protocol.h"
 #ifdef CUSCHED_HAVE_MPI
 #include "search/mpi_evaluator.h"
 #include "search/mpi_rank_server.h"
@@ -218,7 +219,8 @@ CommandRegistration reg{{"search", "Search schedules of a problem in rounds (bui
                                ->check(CLI::PositiveNumber);
                            sub.add_option("--rank-silence", o->rank_silence,
                                           "--mpi: seconds without a heartbeat from a rank that is evaluating (it sends one "
-                                          "every 0.5 s) before it is taken for dead and dropped (default 30)")
+                                          "every " + std::to_string(search::mpi_protocol::kHeartbeatMilliseconds) +
+                                              " ms) before it is taken for dead and dropped (default 30)")
                                ->check(CLI::Range(2.0, 3600.0));
                            sub.add_option("--replay-timings", o->replay_timings,
                                           "JSON file of {schedule hash: ms}: evaluators take these times instead of measuring");
