@@ -392,14 +392,15 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
       out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) + " reductions and the output, over clusters of " +
                          std::to_string(cluster) + " blocks of " + std::to_string(threads) + " threads",
                      cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, threads)});
-  // The same slices of 256 threads with each thread's last 2 float4 in registers, so that
-  // 8 blocks (32 registers each: launch bounds) share a multiprocessor while they wait
-  // for their cluster.
+  // The same slices of 256 threads with each thread's last 2 float4 in registers and
+  // launch bounds of 8 blocks per multiprocessor (32 registers each), so that more blocks
+  // fit while they wait for their cluster (8 where a block's shared memory is at most
+  // 228 KiB / 8 less the 1 KiB each block reserves: clusters of 8 at softmax's bench size).
   for (int64_t cluster : {4, 8, 16}) {
     json s = cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, 256, 2);
     s.push_back({{"op", "launch_bounds"}, {"stage", y.name}, {"max_threads", 256}, {"min_blocks", 8}});
     out.push_back({"row slices over clusters of " + std::to_string(cluster) +
-                       " blocks of 256 threads, each thread's last 2 float4 in registers (8 blocks per SM)",
+                       " blocks of 256 threads, each thread's last 2 float4 in registers, launch bounds of 8 blocks per SM",
                    s});
   }
 }
