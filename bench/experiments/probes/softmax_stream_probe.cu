@@ -60,6 +60,25 @@ __device__ __forceinline__ float cluster_combine(float v, float* slots, unsigned
   return r;
 }
 
+// The row's maximum and the reciprocal of its sum of exp, from this block's slice in
+// shared memory, each combined over the block and then the cluster.
+__device__ __forceinline__ float2 slice_statistics(const float* xs, float* red, float* max_slots, float* sum_slots,
+                                                   unsigned& parity) {
+  float m = -INFINITY;
+  for (int c = 0; c < kVecPerThread; ++c) {
+    const float4 x = *reinterpret_cast<const float4*>(&xs[c * 1024 + threadIdx.x * 4]);
+    m = fmaxf(m, fmaxf(fmaxf(x.x, x.y), fmaxf(x.z, x.w)));
+  }
+  m = cluster_combine<true>(block_max(m, red), max_slots, parity);
+  float s = 0.f;
+  for (int c = 0; c < kVecPerThread; ++c) {
+    const float4 x = *reinterpret_cast<const float4*>(&xs[c * 1024 + threadIdx.x * 4]);
+    s += __expf(x.x - m) + __expf(x.y - m) + __expf(x.z - m) + __expf(x.w - m);
+  }
+  s = cluster_combine<false>(block_sum(s, red), sum_slots, parity);
+  return make_float2(m, 1.f / s);
+}
+
 template <int M>
 __device__ __forceinline__ void do_slice(const float* __restrict__ X, float* __restrict__ Y, long long base, float* xs,
                                          float* red, float* max_slots, float* sum_slots, unsigned& parity) {
@@ -81,19 +100,9 @@ __device__ __forceinline__ void do_slice(const float* __restrict__ X, float* __r
     cluster_arrive();
     cluster_wait();
   } else if (M == kSoftmax) {
-    m = -INFINITY;
-    for (int c = 0; c < kVecPerThread; ++c) {
-      const float4 x = *reinterpret_cast<const float4*>(&xs[c * 1024 + threadIdx.x * 4]);
-      m = fmaxf(m, fmaxf(fmaxf(x.x, x.y), fmaxf(x.z, x.w)));
-    }
-    m = cluster_combine<true>(block_max(m, red), max_slots, parity);
-    float s = 0.f;
-    for (int c = 0; c < kVecPerThread; ++c) {
-      const float4 x = *reinterpret_cast<const float4*>(&xs[c * 1024 + threadIdx.x * 4]);
-      s += __expf(x.x - m) + __expf(x.y - m) + __expf(x.z - m) + __expf(x.w - m);
-    }
-    s = cluster_combine<false>(block_sum(s, red), sum_slots, parity);
-    inv = 1.f / s;
+    const float2 st = slice_statistics(xs, red, max_slots, sum_slots, parity);
+    m = st.x;
+    inv = st.y;
   }
 #pragma unroll
   for (int c = 0; c < kVecPerThread; ++c) {
@@ -146,19 +155,8 @@ __global__ void __launch_bounds__(kThreads) softmax_prefetch(const float* __rest
     asm volatile("cp.async.wait_group 1;" ::: "memory");
     __syncthreads();
     const long long base = static_cast<long long>(row) * kCols + blockIdx.x * kSlice;
-    float m = -INFINITY;
-    for (int c = 0; c < kVecPerThread; ++c) {
-      const float4 x = *reinterpret_cast<const float4*>(&xs[c * 1024 + threadIdx.x * 4]);
-      m = fmaxf(m, fmaxf(fmaxf(x.x, x.y), fmaxf(x.z, x.w)));
-    }
-    m = cluster_combine<true>(block_max(m, red), max_slots, parity);
-    float s = 0.f;
-    for (int c = 0; c < kVecPerThread; ++c) {
-      const float4 x = *reinterpret_cast<const float4*>(&xs[c * 1024 + threadIdx.x * 4]);
-      s += __expf(x.x - m) + __expf(x.y - m) + __expf(x.z - m) + __expf(x.w - m);
-    }
-    s = cluster_combine<false>(block_sum(s, red), sum_slots, parity);
-    const float inv = 1.f / s;
+    const float2 st = slice_statistics(xs, red, max_slots, sum_slots, parity);
+    const float m = st.x, inv = st.y;
 #pragma unroll
     for (int c = 0; c < kVecPerThread; ++c) {
       const float4 x = *reinterpret_cast<const float4*>(&xs[c * 1024 + threadIdx.x * 4]);
