@@ -94,12 +94,14 @@ class TailReads {
     q.constant = (f->constant >= 0 ? f->constant : f->constant - step + 1) / step;
     r.constant = f->constant - q.constant * step;
     int64_t r_max = r.constant;
+    bool by_thread = false;
     for (const auto& [var, c] : f->coeff) {
       if (c == 0) continue;
       if (var == "threadIdx.x") {
         if (c != t.lanes)
           refuse(t, "with threadIdx.x at stride " + std::to_string(c) + " where the copy puts consecutive threads " + std::to_string(t.lanes) +
                         " elements apart, so another thread holds the element.");
+        by_thread = true;
         continue;
       }
       auto loop = ctx.loops.find(var);
@@ -115,7 +117,7 @@ class TailReads {
       r.coeff[var] = c;
       r_max += c * (loop->second.extent - 1);
     }
-    if (!f->coeff.count("threadIdx.x")) refuse(t, "at an index that does not depend on the thread, so one thread reads other threads' elements.");
+    if (!by_thread) refuse(t, "at an index that does not depend on the thread, so one thread reads other threads' elements.");
     if (r_max >= t.lanes)
       refuse(t, "with an index whose part below the thread's stride spans " + std::to_string(r_max + 1) + " elements, more than the " +
                     std::to_string(t.lanes) + " that one copy step of a thread holds.");
