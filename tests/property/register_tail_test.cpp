@@ -33,25 +33,16 @@ Problem softmax_of_even_rows() {
 }
 
 runtime::InterpVerification verify_even(const nlohmann::json& steps, uint64_t seed) {
-  const Problem p = softmax_of_even_rows();
-  return runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", seed, 1);
+  return verify_small(softmax_of_even_rows(), steps, seed);
 }
 
-std::string ir_of_even(const nlohmann::json& steps) {
-  const Problem p = softmax_of_even_rows();
-  return print_ir(lower(Schedule::from_json(p.context("small"), steps), "softmax"));
-}
+std::string ir_of_even(const nlohmann::json& steps) { return testing::ir_of(softmax_of_even_rows(), steps); }
 
 // The lowering error of `steps` at 2 x 24576, or "".
 std::string error_of_even(const nlohmann::json& steps, std::string* message = nullptr) {
-  const Problem p = softmax_of_even_rows();
-  try {
-    lower(Schedule::from_json(p.context("small"), steps), "softmax");
-  } catch (const UserError& e) {
-    if (message) *message = e.error().message;
-    return e.error().code;
-  }
-  return "";
+  const auto e = testing::lowering_failure(softmax_of_even_rows(), steps);
+  if (e && message) *message = e->message;
+  return e ? e->code : "";
 }
 
 // Softmax's row slices over clusters of `cluster` blocks of `threads` threads, the last
