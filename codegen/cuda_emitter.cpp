@@ -1,3 +1,5 @@
+// The CUDA emitter: the program's source (header, wgmma functions, one kernel each) and each
+// kernel's frame, loops, allocations and statements (KernelWriter, cuda_kernel_writer.h).
 #include "codegen/cuda_emitter.h"
 
 #include <algorithm>
@@ -7,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "codegen/cuda_expr_emitter.h"
-#include "codegen/cuda_vector_access.h"
+#include "codegen/cuda_kernel_writer.h"
+#include "codegen/gpu_axis.h"
 #include "codegen/mma_layout.h"
 #include "codegen/passes/simplify.h"
 #include "codegen/wgmma_layout.h"
@@ -16,27 +18,10 @@
 
 namespace cusched {
 
-namespace {
+namespace cuda_emit {
 
-constexpr int kRelationalPrecedence = 6;
-
-int block_axis_index(GpuAxis a) {
-  switch (a) {
-    case GpuAxis::BlockX: return 0;
-    case GpuAxis::BlockY: return 1;
-    case GpuAxis::BlockZ: return 2;
-    default: return -1;
-  }
-}
-
-int thread_axis_index(GpuAxis a) {
-  switch (a) {
-    case GpuAxis::ThreadX: return 0;
-    case GpuAxis::ThreadY: return 1;
-    case GpuAxis::ThreadZ: return 2;
-    default: return -1;
-  }
-}
+int block_axis_index(GpuAxis a) { return is_block_axis(a) ? gpu_axis_dimension(a) : -1; }
+int thread_axis_index(GpuAxis a) { return is_thread_axis(a) ? gpu_axis_dimension(a) : -1; }
 
 const char* axis_letter(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 
@@ -124,67 +109,6 @@ std::string wgmma_function(int64_t n) {
   return os.str();
 }
 
-// Writes one kernel. With `dynamic_smem`, shared arrays are carved from one
-// `extern __shared__` array instead of being declared statically.
-class KernelWriter {
- public:
-  KernelWriter(const LoweredProgram& program, const Kernel& kernel, const EmitOptions& options, bool dynamic_smem)
-      : program_(program),
-        kernel_(kernel),
-        options_(options),
-        dynamic_smem_(dynamic_smem),
-        expr_([this](const std::string& name) { return lookup(name); }, options.reference_f64) {}
-
-  std::string write();
-  int64_t shared_bytes() const { return shared_bytes_; }
-
- private:
-  const EmittedBuffer* lookup(const std::string& name) const;
-  void line(const std::string& text) { out_ << std::string(2 * indent_, ' ') << text << "\n"; }
-  void open(const std::string& head) {
-    line(head.empty() ? "{" : head + " {");
-    ++indent_;
-    c_names_.emplace_back();
-  }
-  void close() {
-    --indent_;
-    c_names_.pop_back();
-    line("}");
-  }
-  bool declared_here(const std::string& name) const { return c_names_.back().count(name) > 0; }
-  void declare(const std::string& name) { c_names_.back().insert(name); }
-  std::string shared_array(const std::string& name, DType t, int64_t elements, int64_t alignment = 16);
-
-  void stmt(const Stmt& s);
-  void for_loop(const StmtNode& s);
-  void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
-  void allocate(const StmtNode& s);
-  void all_reduce(const StmtNode& s);
-  // vb / ib: the value and (argmin/argmax) index buffers, checked to be registers.
-  void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib);
-  void mma(const StmtNode& s);
-  void ldmatrix(const StmtNode& s);
-  void wgmma(const StmtNode& s);
-  std::string bound_text(const Expr& e) {
-    return operand_text(expr_.emit_as(e, DType::i32), kRelationalPrecedence, true);
-  }
-
-  const LoweredProgram& program_;
-  const Kernel& kernel_;
-  const EmitOptions& options_;
-  bool dynamic_smem_;
-  CudaExprEmitter expr_;
-  std::ostringstream out_;
-  int indent_ = 0;
-  std::map<std::string, EmittedBuffer> globals_;
-  std::vector<std::map<std::string, EmittedBuffer>> allocated_;  // IR scopes of Allocate
-  std::vector<std::set<std::string>> c_names_;                  // names declared per C scope
-  int64_t shared_bytes_ = 0;
-  int reductions_ = 0, vectors_ = 0;
-  // Register arrays of wgmma A fragments: declared as 32-bit words holding the tf32
-  // values' bits (stores convert), which the instruction and hold_register take in place.
-  std::set<std::string> tf32_words_;
-};
 
 const EmittedBuffer* KernelWriter::lookup(const std::string& name) const {
   for (auto it = allocated_.rbegin(); it != allocated_.rend(); ++it)
@@ -517,218 +441,14 @@ void KernelWriter::allocate(const StmtNode& s) {
   if (brace) close();
 }
 
-// One tensor-core instruction for the warp: this lane's fragments, then mma.sync
-// accumulating in place into four consecutive accumulators.
-void KernelWriter::mma(const StmtNode& s) {
-  const MmaLayout& l = mma_layout(s.mma_shape);
-  const EmittedBuffer* acc = lookup(s.buffer);
-  if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' accumulates tensor-core tiles into '" + s.buffer + "', which is not an f32 register array in scope.",
-         "Allocate the accumulators as f32 registers around the Mma.");
-  if (static_cast<int>(s.operands.size()) != l.a_count + l.b_count)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' has an Mma with " + std::to_string(s.operands.size()) + " operands; " + s.mma_shape +
-             " takes " + std::to_string(l.a_count + l.b_count) + ".",
-         "Give each lane its A fragment elements and then its B fragment elements.");
-  auto values = [&](int first, int count) {
-    std::vector<std::string> v;
-    for (int i = first; i < first + count; ++i) v.push_back(expr_.text_as(s.operands[i], DType::f32));
-    return v;
-  };
-  auto joined = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
-    return out;
-  };
-  const std::vector<std::string> a = values(0, l.a_count), b = values(l.a_count, l.b_count);
-  const std::string d = "&" + expr_.element(s.buffer, s.index);
-  open("");
-  if (s.mma_shape == "m16n8k8") {
-    line("const float mma_a[4] = {" + joined(a) + "};");
-    line("const float mma_b[2] = {" + joined(b) + "};");
-    line("cusched::mma_m16n8k8_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
-  } else {
-    const std::string pack = s.mma_precision == "bf16" ? "cusched::pack_bf16x2" : "cusched::pack_f16x2";
-    auto pairs = [&](const std::vector<std::string>& v) {
-      std::vector<std::string> out;
-      for (size_t i = 0; i + 1 < v.size(); i += 2) out.push_back(pack + "(" + v[i] + ", " + v[i + 1] + ")");
-      return out;
-    };
-    line("const unsigned int mma_a[4] = {" + joined(pairs(a)) + "};");
-    line("const unsigned int mma_b[2] = {" + joined(pairs(b)) + "};");
-    line("cusched::mma_m16n8k16_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
-  }
-  close();
-}
+}  // namespace cuda_emit
 
-// One warpgroup MMA: this thread's A elements as tf32 bit patterns, the descriptor of
-// B's shared tile, accumulating in place into N/2 consecutive accumulators through the
-// source's function for this N (wgmma_function).
-void KernelWriter::wgmma(const StmtNode& s) {
-  const EmittedBuffer* acc = lookup(s.buffer);
-  const EmittedBuffer* b = lookup(s.source);
-  if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32 || !b || b->scope != MemScope::Shared ||
-      b->dtype != DType::f32 || options_.reference_f64)
-    fail("wgmma-unsupported", "Kernel '" + kernel_.name + "' has a wgmma into '" + s.buffer + "' reading '" + s.source +
-             "', which are not an f32 register array and an f32 shared array in scope" +
-             (options_.reference_f64 ? " (the f64 reference has no warpgroup tensor cores)." : "."),
-         "Allocate the accumulators as f32 registers and stage B as f32 in shared memory; emit tensor-core kernels in their own precision.");
-  if (s.operands.size() != static_cast<size_t>(kWgmmaAElements) || s.mma_precision != "tf32")
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' has a wgmma with " + std::to_string(s.operands.size()) + " A elements in " +
-             s.mma_precision + ".",
-         "Give each thread its four tf32 A elements.");
-  std::string args = "&" + expr_.element(s.buffer, s.index);
-  for (const auto& o : s.operands) {
-    const EmittedBuffer* r = o->op == ExprOp::Load && o->args.size() == 1 ? lookup(o->name) : nullptr;
-    if (!r || r->scope != MemScope::Register || r->dtype != DType::f32)
-      fail("malformed-ir", "Kernel '" + kernel_.name + "' gives a wgmma the A element " + to_string(o) +
-               ", which is not an element of an f32 register array.",
-           "Load the A fragment into registers before the wgmma and pass its elements.");
-    args += ", " + expr_.element(o->name, o->args[0]);
-  }
-  args += ", cusched::wgmma_descriptor_sw128(&" + expr_.element(s.source, s.value) + ")";
-  line(wgmma_function_name(s.width) + "(" + args + ");");
-}
+namespace {
 
-// One warp-wide ldmatrix: the lane's row address, then the received words unpacked
-// into the fragment's elements (cusched_mma.cuh).
-void KernelWriter::ldmatrix(const StmtNode& s) {
-  const EmittedBuffer* frag = lookup(s.buffer);
-  const EmittedBuffer* src = lookup(s.source);
-  if (!frag || frag->scope != MemScope::Register || !src || src->scope != MemScope::Shared || frag->dtype != src->dtype)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' loads ldmatrix fragment '" + s.buffer + "' from '" + s.source +
-             "', which are not a register array and a shared array of one element type in scope.",
-         "Allocate the fragment in registers with the shared source's element type.");
-  const int bytes = dtype_bytes(src->dtype);
-  if (options_.reference_f64 || (bytes != 2 && bytes != 4) || (s.transpose && bytes != 2) ||
-      (s.matrices != 1 && s.matrices != 2 && s.matrices != 4))
-    fail("ldmatrix-unsupported", "Kernel '" + kernel_.name + "' loads '" + s.buffer + "' with an ldmatrix of " +
-             std::to_string(s.matrices) + " matrices of " + dtype_name(src->dtype) + (s.transpose ? " elements, transposed," : " elements") +
-             (options_.reference_f64 ? " in the f64 reference, whose shared arrays hold doubles." : ", which the instruction does not have."),
-         "Load 1, 2 or 4 matrices of 16-bit or 32-bit elements (transposed only 16-bit), and emit tensor-core kernels in their own precision.");
-  const std::string n = std::to_string(s.matrices);
-  open("");
-  line("unsigned int ldm[" + n + "];");
-  line(std::string("cusched::ldmatrix_x") + n + (s.transpose ? "_trans" : "") + "(ldm, &" + expr_.element(s.source, s.value) + ");");
-  const int per_word = 4 / bytes;
-  for (int j = 0; j < s.matrices; ++j)
-    for (int e = 0; e < per_word; ++e) {
-      const std::string target = expr_.element(s.buffer, s.index + make_int(j * per_word + e));
-      const std::string word = "ldm[" + std::to_string(j) + "]";
-      if (bytes == 4) line(target + " = __uint_as_float(" + word + ");");
-      else
-        line(target + " = " + (src->dtype == DType::bf16 ? "__ushort_as_bfloat16" : "__ushort_as_half") +
-             "(static_cast<unsigned short>(" + word + (e ? " >> 16" : " & 0xffffu") + "));");
-    }
-  close();
-}
-
-void KernelWriter::all_reduce(const StmtNode& s) {
-  const bool arg = s.reduce_op == ReduceOp::ArgMin || s.reduce_op == ReduceOp::ArgMax;
-  const EmittedBuffer* vb = lookup(s.buffer);
-  const EmittedBuffer* ib = arg ? lookup(s.index_buffer) : nullptr;
-  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.index_buffer, ib}}) {
-    if (name == s.index_buffer && !arg) continue;
-    if (!b)
-      fail("unknown-buffer", "Kernel '" + kernel_.name + "' reduces '" + name + "', which is not allocated in scope.",
-           "Allocate the reduced value (and, for argmin/argmax, its index) in registers around the AllReduce.");
-    if (b->scope != MemScope::Register)
-      fail("allreduce-needs-register",
-           "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " + mem_scope_name(b->scope) + " buffer.",
-           "AllReduce combines per-thread values: allocate the buffer in registers.");
-  }
-  if (s.reduce_kind == "cluster") {
-    cluster_all_reduce(s, *vb, ib);
-    return;
-  }
-  const int a = thread_axis_index(s.reduce_axis);
-  if (a < 0)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
-         "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");
-  const int64_t dim = kernel_.block[a], width = s.width;
-  if (width < 1 || dim % width != 0)
-    fail("allreduce-width-mismatch",
-         "Kernel '" + kernel_.name + "' reduces over groups of " + std::to_string(width) + " threads along " +
-             gpu_axis_name(s.reduce_axis) + ", which does not divide the block's " + std::to_string(dim) + " threads there.",
-         "Use a width that divides the block size on the reduce axis.");
-  const std::string value = expr_.element(s.buffer, s.index);
-  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
-  const std::string op = reduce_op_struct(s.reduce_op);
-  const std::string w = std::to_string(width);
-  const bool pow2 = (width & (width - 1)) == 0;
-  const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
-
-  // The cheapest exact implementation for the group shape: shuffles when the group
-  // is a power-of-two run of lanes inside one warp, shuffles plus one value per warp
-  // when it is whole warps along x, otherwise one value per thread in shared memory.
-  if (a == 0 && pow2 && width <= 32) {
-    if (arg) line("cusched::warp_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ");");
-    else line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
-    return;
-  }
-  const bool whole_warps = a == 0 && width % 32 == 0;
-  const int64_t slots = whole_warps ? threads / 32 : threads;
-  const std::string scratch = "cusched_reduce" + std::to_string(reductions_++);
-  open("");
-  shared_array(scratch, vb->dtype, slots);
-  if (arg) shared_array(scratch + "_index", ib->dtype, slots);
-  if (whole_warps) {
-    if (arg)
-      line("cusched::block_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
-           "_index);");
-    else
-      line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
-  } else {
-    const int64_t stride = a == 0 ? 1 : a == 1 ? kernel_.block[0] : kernel_.block[0] * kernel_.block[1];
-    const std::string group = "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " +
-                              std::to_string(stride);
-    if (arg)
-      line("cusched::block_allreduce_arg_strided<" + op + ">(" + value + ", " + index + ", " + group + ", " + scratch +
-           ", " + scratch + "_index);");
-    else
-      line(value + " = cusched::block_allreduce_strided<" + op + ">(" + value + ", " + group + ", " + scratch + ");");
-  }
-  close();
-}
-
-// Across the blocks of the cluster through distributed shared memory. When the stage
-// combined across the whole block first, every thread holds the same value and each
-// block pushes that one value into every block's slots; otherwise each thread combines
-// the slots of its own thread index in every block.
-void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib) {
-  if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
-             gpu_axis_name(s.reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster) + ".",
-         "Combine across cluster.x with the cluster's full width; this is a lowering bug.");
-  const bool arg = ib != nullptr;
-  const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
-  const int a = thread_axis_index(s.combined_axis);
-  const bool uniform = a >= 0 && s.combined_width == kernel_.block[a] && threads == kernel_.block[a];
-  const std::string value = expr_.element(s.buffer, s.index), op = reduce_op_struct(s.reduce_op);
-  const std::string w = std::to_string(s.width), scratch = "cusched_reduce" + std::to_string(reductions_++);
-  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
-  open("");
-  if (uniform) {
-    shared_array(scratch, vb.dtype, 2 * s.width);  // two phases of one slot per block
-    if (arg) {
-      shared_array(scratch + "_index", ib->dtype, 2 * s.width);
-      line("cusched::cluster_allreduce_arg_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " + scratch + ", " +
-           scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
-    } else {
-      line(value + " = cusched::cluster_allreduce_uniform_push<" + op + ", " + w + ">(" + value + ", " + scratch +
-           ", cusched_cluster_phase, cusched_cluster_pending);");
-    }
-  } else {
-    shared_array(scratch, vb.dtype, threads);
-    if (arg) {
-      shared_array(scratch + "_index", ib->dtype, threads);
-      line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
-           "_index, cusched_cluster_pending);");
-    } else {
-      line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ", cusched_cluster_pending);");
-    }
-  }
-  close();
-}
+using cuda_emit::collect_wgmma_widths;
+using cuda_emit::comment_text;
+using cuda_emit::KernelWriter;
+using cuda_emit::wgmma_function;
 
 std::string launch_comment(const Kernel& k, int64_t dynamic_smem) {
   std::ostringstream os;

@@ -1,5 +1,6 @@
 #include "codegen/cuda_vector_access.h"
 
+#include "codegen/expr_loads.h"
 #include "codegen/linear_form.h"
 
 #include <algorithm>
@@ -8,12 +9,6 @@
 namespace cusched {
 
 namespace {
-
-void collect_loads(const Expr& e, std::vector<const ExprNode*>& out) {
-  if (!e.defined()) return;
-  if (e->op == ExprOp::Load) out.push_back(e.get());
-  for (const auto& a : e->args) collect_loads(a, out);
-}
 
 // Loads outside the Selects that are read as one vector, and those Selects.
 void collect_loads_and_selects(const Expr& e, const std::function<bool(const ExprNode&)>& vector_select,
@@ -83,9 +78,7 @@ std::optional<VectorAccessPlan> plan_vector_access(
   auto vector_load = [&](const ExprNode& l) {
     if (l.op != ExprOp::Load || l.args.size() != 1 || l.name == store->buffer || !vectorizable_buffer(lookup(l.name))) return false;
     if (!is_aligned_lane_index(l.args[0], loop.var, first, extent)) return false;
-    std::vector<const ExprNode*> inner;
-    collect_loads(l.args[0], inner);
-    for (const ExprNode* i : inner)
+    for (const ExprNode* i : loads_in(l.args[0]))
       if (mentions_var(i->args.empty() ? Expr() : i->args[0], loop.var)) return false;
     return true;
   };
@@ -94,9 +87,7 @@ std::optional<VectorAccessPlan> plan_vector_access(
     const ExprNode& other = *n.args[2];
     if (other.op != ExprOp::Load || other.args.size() != 1) return false;
     const EmittedBuffer* b = lookup(other.name);
-    std::vector<const ExprNode*> inner;
-    collect_loads(other.args[0], inner);
-    return b && b->scope == MemScope::Register && b->dtype == DType::f32 && inner.empty();
+    return b && b->scope == MemScope::Register && b->dtype == DType::f32 && loads_in(other.args[0]).empty();
   };
   std::vector<const ExprNode*> loads;
   collect_loads_and_selects(store->value, vector_select, loads, plan.vector_selects);

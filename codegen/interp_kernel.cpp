@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "codegen/gpu_axis.h"
 #include "codegen/interp_rounding.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
@@ -16,15 +17,6 @@ Rounding rounding_of(DType t) {
     case DType::f16: return Rounding::F16;
     case DType::bf16: return Rounding::BF16;
     default: return Rounding::None;
-  }
-}
-
-int thread_axis_index(GpuAxis a) {
-  switch (a) {
-    case GpuAxis::ThreadX: case GpuAxis::BlockX: return 0;
-    case GpuAxis::ThreadY: case GpuAxis::BlockY: return 1;
-    case GpuAxis::ThreadZ: case GpuAxis::BlockZ: return 2;
-    default: return -1;
   }
 }
 
@@ -298,7 +290,7 @@ class KernelCompiler {
         c.extent = expr(s->extent);
         c.axis = s->axis;
         int64_t ext = 0;
-        int ax = thread_axis_index(s->axis);
+        int ax = gpu_axis_dimension(s->axis);
         if (is_block_axis(s->axis) && is_const_int(s->extent, &ext) && ext > kernel_.grid[ax])
           fail("grid-too-small",
                "Kernel '" + kernel_.name + "' binds loop '" + s->var + "' of extent " + std::to_string(ext) + " to " +
@@ -387,7 +379,7 @@ class KernelCompiler {
           c.cluster_kind = true;
           break;
         }
-        c.reduce_axis = thread_axis_index(s->reduce_axis);
+        c.reduce_axis = gpu_axis_dimension(s->reduce_axis);
         if (!is_thread_axis(s->reduce_axis))
           malformed("reduces over " + gpu_axis_name(s->reduce_axis) + ", which is not a thread axis",
                     "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");

@@ -1,13 +1,57 @@
 // Lowering, as the ordered list of its passes.
 #include "codegen/lower.h"
 
+#include <functional>
 #include <sstream>
 
+#include "codegen/lowering_passes.h"
 #include "codegen/passes/passes.h"
 
 namespace cusched {
+namespace {
 
-LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) {
+struct LoweringPass {
+  const char* name;  // the pass's function (codegen/passes/NAME.cpp)
+  std::function<void(const ScheduleState&, LoweredProgram&)> run;
+};
+
+// A pass that transforms (or checks) each kernel on its own.
+template <typename KernelPass>
+std::function<void(const ScheduleState&, LoweredProgram&)> each_kernel(KernelPass pass) {
+  return [pass](const ScheduleState&, LoweredProgram& p) {
+    for (auto& k : p.kernels) pass(k);
+  };
+}
+
+const std::vector<LoweringPass>& lowering_passes() {
+  static const std::vector<LoweringPass> passes = {
+      // 1. inputs, outputs, scratch
+      {"plan_global_buffers", [](const ScheduleState& st, LoweredProgram& p) { p.buffers = plan_global_buffers(st); }},
+      // 2. loop nests, compute_at, cache_read, reductions, tensor cores (codegen/lowering/)
+      {"build_kernels", [](const ScheduleState& st, LoweredProgram& p) { p.kernels = build_kernels(st, p.buffers); }},
+      {"assign_launch_dims", each_kernel(assign_launch_dims)},                       // 3. grid, block, barrier placement rule
+      {"drop_covered_copy_guards", each_kernel(drop_covered_copy_guards)},           // 4. copy loops that no thread overruns
+      {"simplify_divisions", each_kernel(simplify_divisions)},                       // 5. divisions through the indices' ranges
+      {"resolve_register_tails", each_kernel(resolve_register_tails)},               // 6. register tails: owner and register
+      {"issue_refills_after_fragments", each_kernel(issue_refills_after_fragments)},  // 7. wgmma k-steps: copies after the fragment loads
+      {"check_register_arrays", each_kernel([](const Kernel& k) { check_register_arrays(k); })},  // 8. per-thread arrays of a sane size
+      {"remove_redundant_barriers", each_kernel(remove_redundant_barriers)},         // 9. back-to-back barriers
+      {"simplify_kernel", each_kernel(simplify_kernel)},                             // 10. constant folding
+  };
+  return passes;
+}
+
+}  // namespace
+
+std::vector<std::string> lowering_pass_names() {
+  std::vector<std::string> out;
+  for (const auto& pass : lowering_passes()) out.push_back(pass.name);
+  return out;
+}
+
+LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) { return lower_observed(schedule, problem_name, {}); }
+
+LoweredProgram lower_observed(const Schedule& schedule, const std::string& problem_name, const PassObserver& after_pass) {
   const ScheduleState& state = schedule.state();
   LoweredProgram p;
   p.problem = problem_name;
@@ -18,18 +62,9 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
     if (s.precision != "f32") p.precision = s.precision;
     if (s.math == "fast") p.math = "fast";
   }
-
-  p.buffers = plan_global_buffers(state);          // 1. inputs, outputs, scratch
-  p.kernels = build_kernels(state, p.buffers);     // 2. loop nests, compute_at, cache_read, reductions
-  for (auto& k : p.kernels) {
-    assign_launch_dims(k);                         // 3. grid, block, barrier placement rule
-    drop_covered_copy_guards(k);                   // 4. copy loops that no thread overruns
-    simplify_divisions(k);                         // 5. divisions through the indices' ranges
-    resolve_register_tails(k);                     // 6. shared copies' register tails: owner and register
-    issue_refills_after_fragments(k);              // 7. wgmma k-steps: copies after the fragment loads
-    check_register_arrays(k);                      // 8. per-thread arrays of a sane size
-    remove_redundant_barriers(k);                  // 9. back-to-back barriers
-    simplify_kernel(k);                            // 10. constant folding
+  for (const auto& pass : lowering_passes()) {
+    pass.run(state, p);
+    if (after_pass) after_pass(pass.name, p);
   }
   return p;
 }

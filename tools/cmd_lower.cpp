@@ -1,10 +1,15 @@
-// `cusched lower --problem P --schedule S --emit ir|cuda|bundle|cost`: the lowered program.
+// `cusched lower --problem P --schedule S --emit ir|cuda|bundle|cost`: the lowered program;
+// `--emit ir --after PASS|all` the IR after one pass of lowering or after each.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "codegen/bundle.h"
 #include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
+#include "codegen/lowering_passes.h"
+#include "dsl/error.h"
 #include "problems/problem.h"
 #include "search/cost_model.h"
 #include "tools/command.h"
@@ -13,8 +18,26 @@
 namespace cusched::tools {
 namespace {
 
+// The observer that prints the IR after the pass named `after` (every pass: "all");
+// none when `after` is empty. Fails on an unknown pass name or an --emit other than ir.
+PassObserver after_pass_dump(const std::string& after, const std::string& emit) {
+  if (after.empty()) return {};
+  const std::vector<std::string> names = lowering_pass_names();
+  std::ostringstream list;
+  for (size_t i = 0; i < names.size(); ++i) list << (i ? ", " : "") << names[i];
+  if (emit != "ir")
+    fail("after-needs-ir", "--after prints the loop IR between lowering passes, but --emit is '" + emit + "'.",
+         "Use --emit ir with --after, or drop --after.");
+  if (after != "all" && std::find(names.begin(), names.end(), after) == names.end())
+    fail("unknown-lowering-pass", "Lowering has no pass named '" + after + "'.", "Use all or one of: " + list.str() + ".");
+  return [after](const std::string& pass, const LoweredProgram& program) {
+    if (after != "all" && after != pass) return;
+    std::cout << "# after " << pass << "\n" << print_ir(program) << "\n";
+  };
+}
+
 struct Options {
-  std::string problem, schedule = "baseline", size = "bench", emit = "ir";
+  std::string problem, schedule = "baseline", size = "bench", emit = "ir", after;
   bool reference = false;
 };
 
@@ -26,14 +49,22 @@ CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA 
                            sub.add_option("--size", o->size, "small or bench")->check(CLI::IsMember({"small", "bench"}));
                            sub.add_option("--emit", o->emit, "ir, cuda, bundle, or cost (the cost model's estimate per kernel)")
                                ->check(CLI::IsMember({"ir", "cuda", "bundle", "cost"}));
+                           sub.add_option("--after", o->after,
+                                          "With --emit ir: the IR after this lowering pass, or after each (all); help lists the passes");
                            sub.add_flag("--reference", o->reference, "Lower the float64 reference instead of the schedule");
                            return [o] {
                              try {
+                               if (o->after == "help") {
+                                 for (const auto& name : lowering_pass_names()) std::cout << name << "\n";
+                                 return kExitOk;
+                               }
+                               PassObserver dump = after_pass_dump(o->after, o->emit);
                                const Problem& p = find_problem(o->problem);
                                ScheduleContext ctx = p.context(o->size);
                                Schedule s = o->reference ? reference_schedule(ctx)
                                                          : Schedule::from_json(ctx, load_schedule_json(p, o->schedule));
-                               LoweredProgram prog = lower(s, p.name);
+                               LoweredProgram prog = lower_observed(s, p.name, dump);
+                               if (dump) return kExitOk;
                                EmitOptions eo;
                                eo.reference_f64 = o->reference;
                                if (o->emit == "ir") {

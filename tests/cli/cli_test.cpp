@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -343,6 +344,61 @@ TEST_F(Cli, LowerPrintsIrWithScheduleLoopNamesAndGpuAxes) {
   EXPECT_NE(c.out.find("extern \"C\" __global__"), std::string::npos);
   EXPECT_NE(c.out.find("float4"), std::string::npos);
   EXPECT_NE(c.out.find("// launch plan"), std::string::npos);
+}
+
+// `lower --emit ir --after` prints the IR between lowering's passes: `help` names the
+// passes (each a function in codegen/passes/NAME.cpp), `all` prints the program after
+// each of them in order, the last the same as the plain IR, and a name prints that one.
+TEST_F(Cli, LowerDumpsIrAfterEachPass) {
+  CommandResult h = run("lower --problem softmax --after help");
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  std::vector<std::string> passes;
+  std::istringstream lines(h.out);
+  for (std::string line; std::getline(lines, line);) passes.push_back(line);
+  ASSERT_GE(passes.size(), 3u) << h.out;
+  EXPECT_EQ(passes.front(), "plan_global_buffers");
+  EXPECT_NE(std::find(passes.begin(), passes.end(), "build_kernels"), passes.end());
+  for (const auto& pass : passes)
+    EXPECT_TRUE(fs::exists(fs::path(CUSCHED_SOURCE_DIR) / "codegen" / "passes" / (pass + ".cpp"))) << pass;
+
+  CommandResult all = run("lower --problem softmax --schedule best --size small --emit ir --after all");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  std::vector<std::string> sections;  // the IR printed after each pass, in order
+  size_t at = 0;
+  for (const auto& pass : passes) {
+    const std::string header = "# after " + pass + "\n";
+    size_t found = all.out.find(header, at);
+    ASSERT_NE(found, std::string::npos) << "no IR after " << pass;
+    if (!sections.empty()) sections.back() = all.out.substr(at, found - at);
+    at = found + header.size();
+    sections.push_back("");
+  }
+  sections.back() = all.out.substr(at);
+  // Before build_kernels there are buffers but no kernel; assign_launch_dims replaces
+  // the block's thread-count placeholder by the block's size.
+  EXPECT_NE(sections[0].find("buffer "), std::string::npos);
+  EXPECT_EQ(sections[0].find("kernel "), std::string::npos);
+  EXPECT_NE(sections[1].find("kernel "), std::string::npos);
+  const size_t launch = std::find(passes.begin(), passes.end(), "assign_launch_dims") - passes.begin();
+  ASSERT_LT(launch, passes.size());
+  EXPECT_NE(sections[launch - 1].find("__nthreads"), std::string::npos);
+  EXPECT_EQ(sections[launch].find("__nthreads"), std::string::npos);
+  CommandResult plain = run("lower --problem softmax --schedule best --size small --emit ir");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(sections.back(), plain.out + "\n");
+
+  CommandResult one = run("lower --problem softmax --schedule best --size small --emit ir --after build_kernels");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, "# after build_kernels\n" + sections[1]);
+
+  CommandResult unknown = run("lower --problem softmax --emit ir --after build_kernel");
+  EXPECT_EQ(unknown.exit_code, 1);
+  json e = json::parse(unknown.out)["error"];
+  EXPECT_EQ(e["code"], "unknown-lowering-pass");
+  EXPECT_NE(e["hint"].get<std::string>().find("build_kernels"), std::string::npos) << e.dump();
+  CommandResult cuda = run("lower --problem softmax --emit cuda --after all");
+  EXPECT_EQ(cuda.exit_code, 1);
+  EXPECT_EQ(json::parse(cuda.out)["error"]["code"], "after-needs-ir");
 }
 
 }  // namespace

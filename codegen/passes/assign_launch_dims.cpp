@@ -1,5 +1,6 @@
 #include <functional>
 
+#include "codegen/gpu_axis.h"
 #include "codegen/passes/passes.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
@@ -7,15 +8,15 @@
 
 namespace cusched {
 
-static int axis_index(GpuAxis a) {
-  switch (a) {
-    case GpuAxis::BlockX: case GpuAxis::ThreadX: return 0;
-    case GpuAxis::BlockY: case GpuAxis::ThreadY: return 1;
-    default: return 2;
-  }
-}
-
 void assign_launch_dims(Kernel& k) {
+  // The grid or block dimension of a loop bound to a block or thread axis.
+  auto dimension = [](const StmtNode& s) -> size_t {
+    const int d = gpu_axis_dimension(s.axis);
+    if (d < 0)
+      fail("lowering-internal", "Loop '" + s.var + "' is bound to " + gpu_axis_name(s.axis) + ", which has no grid or block dimension.",
+           "Report this schedule.");
+    return static_cast<size_t>(d);
+  };
   std::function<void(const Stmt&)> scan = [&](const Stmt& s) {
     if (s->kind == StmtKind::For && s->axis != GpuAxis::None) {
       int64_t e;
@@ -25,7 +26,7 @@ void assign_launch_dims(Kernel& k) {
         k.cluster = std::max(k.cluster, e);
       } else {
         auto& dims = is_block_axis(s->axis) ? k.grid : k.block;
-        dims[axis_index(s->axis)] = std::max(dims[axis_index(s->axis)], e);
+        dims[dimension(*s)] = std::max(dims[dimension(*s)], e);
       }
     }
     for (const auto& c : s->body) scan(c);
@@ -58,7 +59,7 @@ void assign_launch_dims(Kernel& k) {
     if (s->kind == StmtKind::For && (is_thread_axis(s->axis) || cluster) && contains_collective(s->body[0])) {
       int64_t e = 0;
       is_const_int(simplify(s->extent), &e);
-      const int64_t span = cluster ? k.cluster : k.block[axis_index(s->axis)];
+      const int64_t span = cluster ? k.cluster : k.block[dimension(*s)];
       if (e != span)
         fail(cluster ? "barrier-in-partial-cluster-loop" : "barrier-in-partial-thread-loop",
              std::string(cluster ? "Cluster" : "Thread") + " loop '" + s->var + "' (extent " + std::to_string(e) +
@@ -73,7 +74,5 @@ void assign_launch_dims(Kernel& k) {
   Expr nt = make_int(threads);
   k.body = map_stmt_exprs(k.body, [&](const Expr& e) { return substitute(e, {{"__nthreads", nt}}); });
 }
-
-void simplify_kernel(Kernel& k) { k.body = map_stmt_exprs(k.body, [](const Expr& e) { return simplify(e); }); }
 
 }  // namespace cusched

@@ -1,0 +1,117 @@
+// The CUDA of AllReduce: warp shuffles, a block combine through shared memory, and
+// the combine across the blocks of a cluster (the device library's cluster functions).
+#include "codegen/cuda_kernel_writer.h"
+
+#include "dsl/error.h"
+
+namespace cusched::cuda_emit {
+
+void KernelWriter::all_reduce(const StmtNode& s) {
+  const bool arg = s.reduce_op == ReduceOp::ArgMin || s.reduce_op == ReduceOp::ArgMax;
+  const EmittedBuffer* vb = lookup(s.buffer);
+  const EmittedBuffer* ib = arg ? lookup(s.index_buffer) : nullptr;
+  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.index_buffer, ib}}) {
+    if (name == s.index_buffer && !arg) continue;
+    if (!b)
+      fail("unknown-buffer", "Kernel '" + kernel_.name + "' reduces '" + name + "', which is not allocated in scope.",
+           "Allocate the reduced value (and, for argmin/argmax, its index) in registers around the AllReduce.");
+    if (b->scope != MemScope::Register)
+      fail("allreduce-needs-register",
+           "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " + mem_scope_name(b->scope) + " buffer.",
+           "AllReduce combines per-thread values: allocate the buffer in registers.");
+  }
+  if (s.reduce_kind == "cluster") {
+    cluster_all_reduce(s, *vb, ib);
+    return;
+  }
+  const int a = thread_axis_index(s.reduce_axis);
+  if (a < 0)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
+         "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");
+  const int64_t dim = kernel_.block[a], width = s.width;
+  if (width < 1 || dim % width != 0)
+    fail("allreduce-width-mismatch",
+         "Kernel '" + kernel_.name + "' reduces over groups of " + std::to_string(width) + " threads along " +
+             gpu_axis_name(s.reduce_axis) + ", which does not divide the block's " + std::to_string(dim) + " threads there.",
+         "Use a width that divides the block size on the reduce axis.");
+  const std::string value = expr_.element(s.buffer, s.index);
+  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
+  const std::string op = reduce_op_struct(s.reduce_op);
+  const std::string w = std::to_string(width);
+  const bool pow2 = (width & (width - 1)) == 0;
+  const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
+
+  // The cheapest exact implementation for the group shape: shuffles when the group
+  // is a power-of-two run of lanes inside one warp, shuffles plus one value per warp
+  // when it is whole warps along x, otherwise one value per thread in shared memory.
+  if (a == 0 && pow2 && width <= 32) {
+    if (arg) line("cusched::warp_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ");");
+    else line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
+    return;
+  }
+  const bool whole_warps = a == 0 && width % 32 == 0;
+  const int64_t slots = whole_warps ? threads / 32 : threads;
+  const std::string scratch = "cusched_reduce" + std::to_string(reductions_++);
+  open("");
+  shared_array(scratch, vb->dtype, slots);
+  if (arg) shared_array(scratch + "_index", ib->dtype, slots);
+  if (whole_warps) {
+    if (arg)
+      line("cusched::block_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
+           "_index);");
+    else
+      line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
+  } else {
+    const int64_t stride = a == 0 ? 1 : a == 1 ? kernel_.block[0] : kernel_.block[0] * kernel_.block[1];
+    const std::string group = "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " +
+                              std::to_string(stride);
+    if (arg)
+      line("cusched::block_allreduce_arg_strided<" + op + ">(" + value + ", " + index + ", " + group + ", " + scratch +
+           ", " + scratch + "_index);");
+    else
+      line(value + " = cusched::block_allreduce_strided<" + op + ">(" + value + ", " + group + ", " + scratch + ");");
+  }
+  close();
+}
+
+// Across the blocks of the cluster through distributed shared memory. When the stage
+// combined across the whole block first, every thread holds the same value and each
+// block pushes that one value into every block's slots; otherwise each thread combines
+// the slots of its own thread index in every block.
+void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib) {
+  if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
+             gpu_axis_name(s.reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster) + ".",
+         "Combine across cluster.x with the cluster's full width; this is a lowering bug.");
+  const bool arg = ib != nullptr;
+  const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
+  const int a = thread_axis_index(s.combined_axis);
+  const bool uniform = a >= 0 && s.combined_width == kernel_.block[a] && threads == kernel_.block[a];
+  const std::string value = expr_.element(s.buffer, s.index), op = reduce_op_struct(s.reduce_op);
+  const std::string w = std::to_string(s.width), scratch = "cusched_reduce" + std::to_string(reductions_++);
+  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
+  open("");
+  if (uniform) {
+    shared_array(scratch, vb.dtype, 2 * s.width);  // two phases of one slot per block
+    if (arg) {
+      shared_array(scratch + "_index", ib->dtype, 2 * s.width);
+      line("cusched::cluster_allreduce_arg_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " + scratch + ", " +
+           scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
+    } else {
+      line(value + " = cusched::cluster_allreduce_uniform_push<" + op + ", " + w + ">(" + value + ", " + scratch +
+           ", cusched_cluster_phase, cusched_cluster_pending);");
+    }
+  } else {
+    shared_array(scratch, vb.dtype, threads);
+    if (arg) {
+      shared_array(scratch + "_index", ib->dtype, threads);
+      line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
+           "_index, cusched_cluster_pending);");
+    } else {
+      line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ", cusched_cluster_pending);");
+    }
+  }
+  close();
+}
+
+}  // namespace cusched::cuda_emit

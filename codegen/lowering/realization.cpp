@@ -1,0 +1,82 @@
+// The realization of a tensor region: its layout and the flat index of a point in it.
+#include "codegen/lowering/realization.h"
+
+#include <algorithm>
+
+#include "codegen/linear_form.h"
+#include "codegen/wgmma_layout.h"
+#include "dsl/error.h"
+
+namespace cusched::lowering {
+
+Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad) {
+  Realization r;
+  r.buffer = buffer;
+  r.scope = scope;
+  r.min = std::move(min);
+  r.extent = std::move(extent);
+  r.stride.assign(r.extent.size(), 1);
+  int64_t s = 1;
+  for (int d = static_cast<int>(r.extent.size()) - 1; d >= 0; --d) {
+    r.stride[d] = s;
+    s *= r.extent[d] + (d == static_cast<int>(r.extent.size()) - 1 ? pad : 0);
+  }
+  r.size = s;
+  return r;
+}
+
+Expr exact_quotient(const Expr& e, int64_t k) {
+  auto f = linear_form(e, true);
+  if (!f || f->constant % k != 0) return Expr();
+  for (auto& [term, c] : f->coeff) {
+    if (c % k != 0) return Expr();
+    c /= k;
+  }
+  f->constant /= k;
+  return f->to_expr();
+}
+
+void swizzle_rows_of(Realization& r, int element_bytes, const std::string& source) {
+  const int64_t chunk = 16 / element_bytes, cols = r.extent.back();
+  const int64_t chunks = cols % chunk == 0 ? cols / chunk : 0, rows = std::min<int64_t>(chunks, 8);
+  if (r.extent.size() < 2 || chunks == 0 || (rows & (rows - 1)) != 0 || chunks % rows != 0)
+    fail("swizzle-layout",
+         "cache_read of '" + source + "' asks for a swizzle, but its copy's rows of " + std::to_string(cols) +
+             " elements are not a power-of-two or multiple-of-8 number of 16-byte chunks (or the copy has one dimension).",
+         "Use pad instead of swizzle for this copy, or choose tile sizes whose staged rows are 4, 8, 16, 32, ... floats.");
+  r.swizzle_chunk = chunk;
+  r.swizzle_rows = rows;
+}
+
+Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
+  Expr idx;
+  for (size_t d = 0; d < args.size(); ++d) {
+    Expr local = args[d];
+    int64_t m;
+    if (!(is_const_int(r.min[d], &m) && m == 0)) local = local - r.min[d];
+    if (r.swizzle_chunk > 0 && d + 1 == args.size() && d > 0) {
+      Expr row = args[d - 1];
+      if (!(is_const_int(r.min[d - 1], &m) && m == 0)) row = row - r.min[d - 1];
+      const Expr chunk = make_int(r.swizzle_chunk);
+      if (Expr q = exact_quotient(local, r.swizzle_chunk); q.defined())  // a whole chunk's first element
+        local = bit_xor(q, row % make_int(r.swizzle_rows)) * chunk;
+      else
+        local = bit_xor(local / chunk, row % make_int(r.swizzle_rows)) * chunk + local % chunk;
+    }
+    Expr term = r.stride[d] == 1 ? local : local * make_int(r.stride[d]);
+    idx = idx.defined() ? idx + term : term;
+  }
+  if (r.offset.defined()) idx = idx.defined() ? idx + r.offset : r.offset;
+  return idx.defined() ? idx : make_int(0);
+}
+
+// A block's copy loop over `units` units, each thread taking every n-th: unrolled when
+bool provably_multiple_of(const Expr& e, int64_t n) { return exact_quotient(e, n).defined(); }
+
+Stmt allocate_realization(DType t, const Realization& r, Stmt body) {
+  if (r.scope == MemScope::Shared && r.swizzle_chunk > 0)
+    return make_aligned_allocate(r.buffer, r.scope, t, r.size, kWgmmaSwizzleAtomBytes, body);
+  return make_allocate(r.buffer, r.scope, t, r.size, body);
+}
+
+}  // namespace cusched::lowering

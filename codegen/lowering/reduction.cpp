@@ -1,0 +1,120 @@
+// A reduction's accumulators in registers, initialised, updated by its reduction
+// loops (sum, product, max, min, argmax, argmin), combined across the block's threads
+// (cross_thread_reduce kind warp or block) and across the blocks of a cluster
+// (cross_thread_reduce kind cluster), and written out.
+#include "codegen/lowering/kernel_builder.h"
+
+#include "dsl/expr_substitute.h"
+
+namespace cusched::lowering {
+
+// A reduction from its first reduction loop inward: accumulators in registers over
+// the pure loops inside, initialised, updated by the reduction loops, combined
+// across threads when asked, and written out.
+Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
+  if (!c.s.tensor_core_shape.empty()) return emit_tensor_core(c, env, caches, in_thread, in_serial);
+  int r0 = first_reduction(c);
+  const auto& loops = c.nest.loops;
+  ReduceOp op = c.f.body->reduce_op;
+  bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+  DType vt = c.f.body->args[0].type();
+  if (c.f.body->args[0]->weak) vt = dtype_is_float(vt) ? DType::f32 : DType::i32;
+  DType acc_t = arg ? vt : c.f.dtype;
+  std::string acc = c.f.name + "_acc", acc_idx = c.f.name + "_acc_index";
+  // Accumulator layout: the pure loops inside r0 that are not thread-bound.
+  std::vector<const DerivedLoop*> inner_pure;
+  for (size_t q = r0; q < loops.size(); ++q)
+    if (!loops[q].info.reduction) inner_pure.push_back(&loops[q]);
+  Expr acc_index = make_int(0);
+  int64_t acc_size = 1;
+  for (auto it = inner_pure.rbegin(); it != inner_pure.rend(); ++it) {
+    if (is_thread_axis((*it)->info.axis)) continue;
+    acc_index = acc_index + make_var((*it)->var) * make_int(acc_size);
+    acc_size *= (*it)->info.extent;
+  }
+  auto over_inner_pure = [&](Stmt leaf) {
+    for (auto it = inner_pure.rbegin(); it != inner_pure.rend(); ++it) leaf = make_loop(**it, leaf, false);
+    return leaf;
+  };
+  Expr ident = reduction_identity(op == ReduceOp::ArgMax ? ReduceOp::Max : op == ReduceOp::ArgMin ? ReduceOp::Min : op, acc_t);
+  std::vector<Stmt> init = {make_store(acc, acc_index, ident)};
+  if (arg) init.push_back(make_store(acc_idx, acc_index, make_int(0, DType::i64)));
+  Stmt init_nest = over_inner_pure(make_block(init));
+
+  // The update, inside all loops from r0 inward.
+  Expr flat_r;
+  {
+    int64_t stride = 1;
+    const auto& rv = c.f.body->rvars;
+    for (int i = static_cast<int>(rv.size()) - 1; i >= 0; --i) {
+      Expr term = cast(DType::i64, c.orig.at(rv[i].name)) * make_int(stride, DType::i64);
+      flat_r = flat_r.defined() ? flat_r + term : term;
+      stride *= eval_int(rv[i].extent_expr, st_.ctx.sizes);
+    }
+  }
+  Stmt main_nest = loops_down_to(c, r0, static_cast<int>(loops.size()), env, caches, in_thread, in_serial,
+                                 [&](const Env& e2, const Env& c2) -> Stmt {
+      Expr v = lower_value(c.body, e2, c2, c.s);
+      Expr cur = make_load(acc, acc_t, {acc_index});
+      Stmt upd;
+      if (!arg) {
+        Expr nv;
+        switch (op) {
+          case ReduceOp::Sum: nv = cur + v; break;
+          case ReduceOp::Product: nv = cur * v; break;
+          case ReduceOp::Max: nv = max(cur, v); break;
+          default: nv = min(cur, v); break;
+        }
+        upd = make_store(acc, acc_index, nv);
+      } else {
+        Expr ci = make_load(acc_idx, DType::i64, {acc_index});
+        Expr better = op == ReduceOp::ArgMax ? (v > cur) : (v < cur);
+        Expr cond = better || (v == cur && flat_r < ci);
+        upd = make_if(cond, make_block({make_store(acc, acc_index, v), make_store(acc_idx, acc_index, flat_r)}));
+      }
+      return guarded(c.nest.guards, upd);
+  });
+
+  std::vector<Stmt> seq = {init_nest, main_nest};
+  // The combines: across the block's threads first, then across the cluster's blocks.
+  auto loop_named = [&](const std::string& name) -> const DerivedLoop* {
+    for (const auto& l : loops)
+      if (!name.empty() && l.info.name == name) return &l;
+    return nullptr;
+  };
+  const DerivedLoop* thread_loop = loop_named(c.s.cross_thread_loop);
+  const DerivedLoop* cluster_loop = loop_named(c.s.cross_cluster_loop);
+  auto combine_across = [&](const DerivedLoop* l, const std::string& kind, const std::string& var, const DerivedLoop* before) {
+    seq.push_back(make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
+                           make_allreduce(acc, arg ? acc_idx : "", make_var(var), op, l->info.axis, l->info.extent, kind,
+                                          before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0)));
+  };
+  if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a", nullptr);
+  if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_c", thread_loop);
+  // Write-out.
+  std::vector<Expr> idx;
+  for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
+  Expr out = make_load(arg ? acc_idx : acc, arg ? DType::i64 : acc_t, {acc_index});
+  std::vector<Expr> wguards;
+  for (const auto& g : c.nest.guards) {
+    bool uses_reduction = false;
+    std::function<void(const Expr&)> scan = [&](const Expr& e) {
+      if (e->op == ExprOp::Var)
+        for (const auto& l : loops)
+          if (l.var == e->name && l.info.reduction) uses_reduction = true;
+      for (const auto& a : e->args) scan(a);
+    };
+    scan(g);
+    if (!uses_reduction) wguards.push_back(g);
+  }
+  if (thread_loop) wguards.push_back(make_var(gpu_axis_name(thread_loop->info.axis)) == make_int(0));
+  // Every block of the cluster holds the total: each writes its own on-chip copy,
+  // and only the first writes a global result.
+  if (cluster_loop && c.self.scope == MemScope::Global) wguards.push_back(make_var("blockIdx.x") == make_int(0));
+  seq.push_back(over_inner_pure(guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), out))));
+  Stmt body = make_block(seq);
+  if (arg) body = make_allocate(acc_idx, MemScope::Register, DType::i64, acc_size, body);
+  return make_allocate(acc, MemScope::Register, acc_t, acc_size, body);
+}
+
+}  // namespace cusched::lowering

@@ -1,0 +1,66 @@
+// The region of a tensor that a body reads while some loops sweep: what a producer
+// computed at a loop (compute_at) and a staged copy (cache_read) hold.
+#include "codegen/lowering/kernel_builder.h"
+
+#include "codegen/expr_loads.h"
+#include <algorithm>
+#include "codegen/passes/affine.h"
+#include "dsl/expr_substitute.h"
+
+namespace cusched::lowering {
+
+// The region of `name` that `body` reads while the loops in `sweep` run. A dimension
+// whose region would reach the tensor's extent is the whole dimension, unless
+// `whole_tile` asks for the loops' full range (tails beyond the tensor included).
+bool KernelBuilder::region_of(const Expr& body, const std::string& name, const std::map<std::string, Expr>& orig,
+                              const std::map<std::string, int64_t>& sweep, const std::vector<int64_t>& full,
+                              std::vector<Expr>& min, std::vector<int64_t>& extent, bool whole_tile) {
+  std::vector<std::vector<Expr>> loads;  // the index tuples with which `body` loads `name`
+  for (const ExprNode* l : loads_in(body))
+    if (l->name == name) loads.push_back(l->args);
+  min.assign(full.size(), make_int(0));
+  extent = full;
+  if (loads.empty()) return false;
+  for (size_t d = 0; d < full.size(); ++d) {
+    std::optional<LinearForm> lo;
+    int64_t hi_off = 0;
+    bool ok = true;
+    for (const auto& args : loads) {
+      auto r = index_range(substitute(args[d], orig), sweep);
+      if (!r) {
+        ok = false;
+        break;
+      }
+      if (!lo) {
+        lo = r->min_form;
+        hi_off = r->extent - 1;
+        continue;
+      }
+      // Union: the mins must differ by a constant.
+      LinearForm diff = r->min_form;
+      for (const auto& [v, c] : lo->coeff) diff.coeff[v] -= c;
+      diff.constant -= lo->constant;
+      bool constant = true;
+      for (const auto& [v, c] : diff.coeff) constant &= c == 0;
+      if (!constant) {
+        ok = false;
+        break;
+      }
+      int64_t shift = diff.constant;
+      int64_t new_hi = std::max(hi_off, shift + r->extent - 1);
+      if (shift < 0) {
+        lo->constant += shift;
+        new_hi -= shift;
+        hi_off -= shift;
+      }
+      hi_off = std::max(hi_off, new_hi);
+    }
+    if (ok && (hi_off + 1 < full[d] || whole_tile)) {
+      min[d] = lo->to_expr();
+      extent[d] = hi_off + 1;
+    }
+  }
+  return true;
+}
+
+}  // namespace cusched::lowering

@@ -1,0 +1,77 @@
+// A stage's values: loads of inlined stages expanded (compute_inline), loads of
+// tensors lowered to flat loads of their realizations, the operand rounding of the
+// stage's precision (set_precision) and its fast-math calls (set_math fast).
+#include "codegen/lowering/kernel_builder.h"
+
+#include "codegen/fast_math.h"
+#include "dsl/error.h"
+#include "dsl/expr_substitute.h"
+
+namespace cusched::lowering {
+
+bool KernelBuilder::is_inline(const std::string& name) const {
+  auto it = st_.schedules.find(name);
+  return it != st_.schedules.end() && it->second.location == ComputeLocation::Inline;
+}
+
+// Expands loads of inlined stages in `e`.
+Expr KernelBuilder::inline_stages(const Expr& e) const {
+  return rewrite(e, [&](const Expr& x) -> Expr {
+    if (x->op == ExprOp::Load && !x->tensor && is_inline(x->name)) {
+      const FuncDef& p = def(x->name);
+      std::map<std::string, Expr> m;
+      for (size_t d = 0; d < p.vars.size(); ++d) m[p.vars[d]] = x->args[d];
+      return inline_stages(substitute(p.body, m));
+    }
+    return x;
+  });
+}
+
+// Lowers the loads of a value expression to flat loads of buffers, with the stage's
+// operand rounding (unless `round_operands` is false: the instruction that reads the
+// value converts it itself, as wgmma truncates to tf32) and, under math "fast", its
+// fast-math calls.
+Expr KernelBuilder::lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s, bool round_operands) {
+  const std::string precision = round_operands ? s.precision : "f32";
+  Expr lowered = rewrite(e, [&](const Expr& x) -> Expr {
+    if (x->op != ExprOp::Load || x->args.size() == 0) return x;
+    if (x->args.size() == 1 && !x->tensor && !x->func && st_.stage_def(x->name) == nullptr &&
+        !st_.ctx.pipeline.find_input(x->name))
+      return x;  // already flat
+    Expr out = load(x->name, x->args, x.type(), env, caches);
+    // 3xtf32 operands stay f32: the tensor-core instruction splits them itself.
+    if (precision != "f32" && precision != "3xtf32" && dtype_is_float(x.type()))
+      out = make_call("round_" + precision, {out}, x.type());
+    return out;
+  });
+  return s.math == "fast" ? with_fast_math(lowered) : lowered;
+}
+
+Expr KernelBuilder::load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches) {
+  auto c = caches.find(name);
+  if (c != caches.end() && c->second.tail) {
+    // Shared below the tail's start, else the copying thread's register; resolve_register_tails
+    // proves that thread is the reader and rewrites the register index.
+    const RegisterTail& tail = *c->second.tail;
+    const int64_t step = tail.threads * tail.lanes;
+    const Expr f = flat_index(c->second, args);
+    const Expr reg = (f / make_int(step) - make_int(tail.start / step)) * make_int(tail.lanes) + f % make_int(tail.lanes);
+    return select(f < make_int(tail.start), make_load(tail.shared, t, {f}), make_load(tail.registers, t, {reg}));
+  }
+  if (c != caches.end()) return make_load(c->second.buffer, t, {flat_index(c->second, args)});
+  auto r = env.find(name);
+  if (r != env.end()) {
+    if (r->second.scope == MemScope::Global) used_.insert(r->second.buffer);
+    return make_load(r->second.buffer, t, {flat_index(r->second, args)});
+  }
+  auto g = globals_.find(name);
+  if (g != globals_.end() && g->second.role == BufferRole::Input) {
+    used_.insert(name);
+    std::vector<Expr> z(g->second.shape.size(), make_int(0));
+    return make_load(name, t, {flat_index(dense(name, MemScope::Global, z, g->second.shape), args)});
+  }
+  fail("producer-not-visible", "Stage '" + name + "' is read where it has not been computed: it is computed inside another stage's loop that does not enclose this read.",
+       "Compute it at root, or at a loop that encloses every stage that reads it.");
+}
+
+}  // namespace cusched::lowering

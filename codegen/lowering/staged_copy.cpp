@@ -1,0 +1,178 @@
+// cache_read: the region of its source that a copy made at a loop holds, its
+// realization (pad, swizzle), and the choice among the copy strategies: bulk_copy.cpp,
+// async_copy.cpp, register_tail.cpp, shared_copy.cpp.
+#include "codegen/lowering/kernel_builder.h"
+
+#include "codegen/passes/affine.h"
+#include "dsl/error.h"
+
+namespace cusched::lowering {
+
+LoopKind copy_loop_kind(int64_t units, int64_t min_threads) {
+  return (units + min_threads - 1) / min_threads <= 16 ? LoopKind::Unrolled : LoopKind::Serial;
+}
+
+Expr buffer_of(const Expr& it, int64_t depth) {
+  int64_t k = 0;
+  return is_const_int(it, &k) ? make_int(k % depth) : it % make_int(depth);
+}
+
+Stmt over_block_threads(const std::string& v, int64_t units, LoopKind kind, const std::function<Stmt(const Expr&)>& body) {
+  const Expr nt = make_var(kNumThreads), e = make_var(v) * nt + make_var("tid");
+  return make_for(v, make_int(0), (make_int(units) + nt - make_int(1)) / nt, kind, GpuAxis::None,
+                  guarded({e < make_int(units)}, body(e)));
+}
+
+std::vector<Expr> StagedCopy::src_index(const Expr& e, int64_t lanes) const {
+  std::vector<Expr> args;
+  int64_t inner = total / lanes;
+  for (size_t d = 0; d < ex.size(); ++d) {
+    const bool last = d + 1 == ex.size();
+    const int64_t units = last ? ex[d] / lanes : ex[d];
+    inner /= units;
+    Expr coord = units == 1 ? make_int(0) : inner == 1 ? e : e / make_int(inner);
+    if (d > 0 && units > 1) coord = coord % make_int(units);
+    if (last && lanes > 1) coord = coord * make_int(lanes);
+    args.push_back(mn[d] + coord);
+  }
+  return args;
+}
+
+std::vector<Expr> StagedCopy::in_source(const std::vector<Expr>& a) const {
+  std::vector<Expr> conds;
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (inside[d]) continue;
+    conds.push_back(a[d] < make_int(full[d]));
+  }
+  return conds;
+}
+
+Stmt StagedCopy::zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
+                              const std::vector<Expr>& a, int64_t lanes) const {
+  if (!wgmma || conds.empty()) return guarded(conds, copy);
+  std::vector<Stmt> zeros;
+  for (int64_t k = 0; k < lanes; ++k) {
+    std::vector<Expr> e = a;
+    e.back() = e.back() + make_int(k);
+    zeros.push_back(make_store(cr.name, flat_index(dst, e), make_float(0.0)));
+  }
+  return make_if(conjunction(conds), copy, make_block(zeros));
+}
+
+StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
+  const Ctx& c = pl.c;
+  const int p = pl.p;
+  const std::string& loop = pl.loop;
+  const bool in_thread = pl.in_thread, wgmma = pl.wgmma;
+  const auto& sweep = pl.sweep;
+  auto& copy_regions = pl.copy_regions;
+  StagedCopy cp(cr);
+  std::vector<int64_t>& full = cp.full;
+  DType& t = cp.t;
+  if (auto* in = st_.ctx.pipeline.find_input(cr.source)) {
+    full = eval_shape(in->shape, st_.ctx.sizes);
+    t = in->dtype;
+  } else {
+    const FuncDef& sd = def(cr.source);
+    full = eval_shape(sd.extents, st_.ctx.sizes);
+    t = sd.dtype;
+  }
+  std::vector<Expr>& mn = cp.mn;
+  std::vector<int64_t>& ex = cp.ex;
+  // A wgmma stage's tensor cores read whole tiles from its copies: tails included (zeroed).
+  region_of(c.body, cr.source, {}, sweep, full, mn, ex, wgmma);
+  copy_regions[cr.source] = {mn, ex, full};
+  if (cr.scope == "shared" && in_thread)
+    fail("shared-copy-in-thread-loop", "cache_read of '" + cr.source + "' into shared memory is made at loop '" + loop +
+             "', which is inside a thread loop, so each thread would overwrite the block's copy.",
+         "Make the copy at a loop outside the stage's threadIdx loops, or use scope register.");
+  MemScope& scope = cp.scope;
+  Realization& r = cp.r;
+  scope = cr.scope == "shared" ? MemScope::Shared : MemScope::Register;
+  r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
+  if (cr.swizzle && scope == MemScope::Shared) swizzle_rows_of(r, dtype_bytes(t), cr.source);
+  int64_t& total = cp.total;
+  for (auto e : ex) total *= e;
+  // Dimensions in which the region stays inside the source for every iteration of
+  // the loops around the copy (its min swept over their extents).
+  std::vector<bool>& inside = cp.inside;
+  inside.assign(ex.size(), false);
+  for (size_t d = 0; d < ex.size(); ++d) {
+    std::map<std::string, int64_t> around;
+    for (int q = 0; q <= p; ++q) around[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
+    auto range = index_range(mn[d], around);
+    bool fixed = range.has_value();
+    if (range)
+      for (const auto& [v, k] : range->min_form.coeff) fixed &= k == 0;
+    inside[d] = ex[d] == full[d] || (fixed && range->min_form.constant >= 0 &&
+                                     range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
+  }
+  cp.pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
+  return cp;
+}
+
+// 16 bytes (4 elements) per copy where every chunk of 4 innermost elements starts
+// 16-byte aligned in both buffers and lies wholly inside or wholly outside the source.
+bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, const Realization& dst) {
+  const CacheRead& cr = cp.cr;
+  const std::vector<int64_t>& full = cp.full;
+  const DType t = cp.t;
+  const std::vector<Expr>& mn = cp.mn;
+  const std::vector<int64_t>& ex = cp.ex;
+  const MemScope scope = cp.scope;
+  const int64_t pitch = cp.pitch;
+  const Env& env = pl.env;
+  if (scope != MemScope::Shared || dtype_bytes(t) != 4 || ex.back() % 4 != 0 || pitch % 4 != 0 || full.back() % 4 != 0 ||
+      !provably_multiple_of(mn.back(), 4))
+    return false;
+  std::vector<Expr> a = cp.src_index(make_var(cr.name + "_chunk"), 4);
+  Expr src = load(cr.source, a, t, env, {});
+  return provably_multiple_of(src->args[0], 4) && provably_multiple_of(flat_index(dst, a), 4);
+}
+
+// A pipelined copy's storage holds `depth` buffers; iteration v reads buffer v % depth.
+void KernelBuilder::keep_pipeline_buffers(Placement& pl, const std::string& source, DType t, Realization& r, int64_t buffer_size) {
+  r.offset = buffer_of(make_var(pl.here.var), pl.depth) * make_int(buffer_size);
+  Realization storage = r;
+  storage.size = buffer_size * pl.depth;
+  pl.caches[source] = r;
+  pl.pipeline_buffers.push_back({t, storage});
+}
+
+// The copy strategy: on the bulk engine (pipeline engine bulk), with cp.async (pipeline),
+// synchronously with a register tail (registers), synchronously into shared memory, or
+// into each thread's registers (scope register).
+void KernelBuilder::place_copy(Placement& pl, const CacheRead& cr) {
+  StagedCopy cp = staged_copy(pl, cr);
+  const Ctx& c = pl.c;
+  const std::string& loop = pl.loop;
+  const int64_t depth = pl.depth, min_threads = pl.min_threads;
+  const MemScope scope = cp.scope;
+  if (scope == MemScope::Shared && pl.bulk) return place_bulk_copy(pl, cp);
+  if (cr.registers > 0 && !c.s.tensor_core_shape.empty())
+    fail("registers-tensor-cores", "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+             " copy steps in registers, but stage '" + c.f.name + "' uses tensor cores, which read their operands from "
+             "shared memory directly (ldmatrix, wgmma descriptors), not through the copying thread.",
+         "Drop registers on a tensor-core stage's copies.");
+  if (cr.registers > 0 && depth > 0)
+    fail("registers-pipelined", "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+             " copy steps in registers, but it is software-pipelined at loop '" + loop + "', whose buffers rotate in shared memory.",
+         "Drop registers, or drop the pipeline step.");
+  if (scope == MemScope::Shared && depth > 0) return place_async_copy(pl, cp);
+  // A synchronous copy's unit: 4 elements where 16-byte copies are provably aligned.
+  const int64_t lanes = scope == MemScope::Shared && copies_16_bytes(pl, cp, cp.r) ? 4 : 1, units = cp.total / lanes;
+  // A register tail where the copy divides evenly over the threads: step v of each
+  // thread copies unit v * threads + tid, and the last steps (all but one at most) go
+  // to the thread's register array, unrolled so that each register element is named by
+  // a constant. Elsewhere (a copy of another size) the copy stays wholly shared.
+  if (scope == MemScope::Shared && cr.registers > 0 && units % min_threads == 0 && units / min_threads > 1)
+    return place_register_tail(pl, cp, lanes);
+  if (scope == MemScope::Shared)
+    place_shared_copy(pl, cp, lanes);
+  else
+    place_register_copy(pl, cp);
+  pl.caches[cr.source] = cp.r;
+  pl.allocs.push_back({cp.t, cp.r});
+}
+
+}  // namespace cusched::lowering
