@@ -4,10 +4,13 @@
 #include <sstream>
 
 #include "codegen/passes/passes.h"
+#include "dsl/error_attribution.h"
 
 namespace cusched {
 
-LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) {
+namespace {
+
+LoweredProgram run_passes(const Schedule& schedule, const std::string& problem_name) {
   const ScheduleState& state = schedule.state();
   LoweredProgram p;
   p.problem = problem_name;
@@ -32,6 +35,20 @@ LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) 
     simplify_kernel(k);                            // 10. constant folding
   }
   return p;
+}
+
+}  // namespace
+
+// The whole-schedule legality first (phase "schedule"), then the passes; their errors
+// name the step behind the stage, loop or copy they are about (phase "lowering").
+LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) {
+  schedule.check_legality();
+  try {
+    return run_passes(schedule, problem_name);
+  } catch (UserError& e) {
+    attribute_error_to_step(e.error(), schedule.state(), schedule.steps(), "lowering");
+    throw;
+  }
 }
 
 Schedule reference_schedule(const ScheduleContext& ctx) {
