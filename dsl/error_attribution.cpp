@@ -24,6 +24,8 @@ std::string stage_of_error(const Error& e, const ScheduleState& st, const std::s
   std::string stage = first_match(e.message, named, is_stage);
   if (stage.empty()) stage = first_match(e.message, kernel, is_stage);
   if (!stage.empty()) return stage;
+  for (const auto& [name, s] : st.schedules)  // a loop of the lowered program: "<stage>_<loop>"
+    if (loop.rfind(name + "_", 0) == 0 && s.find_loop(loop.substr(name.size() + 1))) return name;
   for (const auto& [name, s] : st.schedules) {
     if (!loop.empty() && s.find_loop(loop)) return name;
     for (const auto& cr : s.cache_reads)
@@ -66,7 +68,9 @@ void attribute_error_to_step(Error& e, const ScheduleState& st, const std::vecto
   const std::string source = first_match(e.message, source_re, [](const std::string&) { return true; });
   const std::string stage = stage_of_error(e, st, loop, source);
   if (stage.empty()) return;
-  const int step = step_behind(e.code, st.schedules.at(stage), loop, source);
+  const StageSchedule& s = st.schedules.at(stage);
+  const std::string own_loop = s.find_loop(loop) || loop.rfind(stage + "_", 0) != 0 ? loop : loop.substr(stage.size() + 1);
+  const int step = step_behind(e.code, s, own_loop, source);
   if (step < 0 || step >= static_cast<int>(steps.size())) return;
   e.step = step;
   if (steps[step].contains("op")) e.op = steps[step]["op"];
