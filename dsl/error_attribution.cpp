@@ -34,9 +34,14 @@ std::string stage_of_error(const Error& e, const ScheduleState& st, const std::s
   return "";
 }
 
-int latest_binding(const StageSchedule& s) {
+// The latest step that bound a loop of `s` to an axis that `axes` takes.
+template <typename Axes>
+int latest_binding(const StageSchedule& s, Axes axes) {
   int step = -1;
-  for (const auto& [loop, b] : s.provenance.binding) step = std::max(step, b);
+  for (const auto& [loop, b] : s.provenance.binding) {
+    const LoopInfo* l = s.find_loop(loop);
+    if (l && axes(l->axis)) step = std::max(step, b);
+  }
   return step;
 }
 
@@ -50,9 +55,12 @@ int step_behind(const std::string& code, const StageSchedule& s, const std::stri
   if (starts_with(code, "tensor-core-") || starts_with(code, "wgmma-") || starts_with(code, "mma-") ||
       starts_with(code, "ldmatrix-"))
     return std::max({p.tensor_core, p.order, copy});
-  if (code == "launch-bounds-too-small") return std::max(p.launch_bounds, latest_binding(s));
-  if (code == "too-many-threads" || code == "grid-too-large" || code == "cluster-with-block-x")
-    return std::max(latest_binding(s), p.order);
+  if (code == "launch-bounds-too-small") return std::max(p.launch_bounds, latest_binding(s, is_thread_axis));
+  if (code == "too-many-threads") return std::max(latest_binding(s, is_thread_axis), p.order);
+  if (code == "grid-too-large")
+    return std::max(latest_binding(s, [](GpuAxis a) { return a == GpuAxis::BlockY || a == GpuAxis::BlockZ; }), p.order);
+  if (code == "cluster-with-block-x")
+    return latest_binding(s, [](GpuAxis a) { return a == GpuAxis::BlockX || a == GpuAxis::ClusterX; });
   if (code == "producer-not-visible") return p.location;
   if (!loop.empty() && p.binding_of(loop) >= 0) return p.binding_of(loop);
   return p.last;

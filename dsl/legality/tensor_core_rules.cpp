@@ -3,6 +3,7 @@
 // loops between the first reduction loop and the tile pick a warp's tile (thread
 // axes other than threadIdx.x, which holds the lanes); no cross-thread reduction; the
 // warpgroup instruction takes tf32 operands.
+#include <algorithm>
 #include <set>
 
 #include "dsl/legality/legality_rules.h"

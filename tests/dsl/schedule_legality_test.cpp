@@ -116,6 +116,35 @@ TEST(ScheduleLegality, AnOutputComputedInsideAnotherStageIsRefused) {
   }
 }
 
+TEST(ScheduleLegality, APipelineOfTwoByteCopiesNamesThePipelineStep) {
+  // No built-in problem has 2-byte inputs: C = A B over f16 at 64 x 48 x 40.
+  Size M("M"), N("N"), K("K");
+  Tensor A("A", DType::f16, {M, K}), B("B", DType::f16, {K, N});
+  Var i("i", M), j("j", N);
+  RVar k("k", K);
+  ScheduleContext ctx;
+  ctx.pipeline = Pipeline({compute("C", {i, j}, sum(k, A(i, k) * B(k, j)))});
+  ctx.sizes = {{"M", 64}, {"N", 48}, {"K", 40}};
+  json steps = json::parse(R"([
+    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 16, "y_factor": 16},
+    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
+    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "ii", "ji", "ki"]},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "C", "loop": "ii", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"}
+  ])");
+  EXPECT_TRUE(validate_schedule(ctx, steps).ok) << "the synchronous 2-byte copy is legal";
+  steps.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 2}, {"engine", "cp.async"}});
+  ValidationResult r = validate_schedule(ctx, steps);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, "pipeline-element-size");
+  EXPECT_EQ(r.error.step, 8);
+  EXPECT_EQ(r.error.op, "pipeline");
+  EXPECT_EQ(r.error.phase, "schedule");
+}
+
 TEST(ScheduleLegality, StepErrorsCarryPhaseScheduleAndTheFieldRoundTrips) {
   ValidationResult r = validate_schedule(matmul(), json::parse(R"([{"op": "split", "stage": "C", "loop": "nope", "factor": 2}])"));
   ASSERT_FALSE(r.ok);

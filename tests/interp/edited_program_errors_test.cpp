@@ -83,24 +83,38 @@ TEST(EditedProgramErrors, TheFloat64ReferenceHasNoWarpgroupTensorCores) {
   EXPECT_EQ(error_code([&] { emit_cuda(p, {.reference_f64 = true}); }), "wgmma-unsupported");
 }
 
-TEST(EditedProgramErrors, LaunchDimensionsSmallerThanTheBoundLoops) {
-  LoweredProgram grid = wgmma_tile();
-  grid.kernels[0].grid[0] = 1;
-  grid.kernels[0].grid[1] = 1;
-  EXPECT_EQ(interpreter_error(grid), "grid-too-small");
-  LoweredProgram block = wgmma_tile();
-  block.kernels[0].block[1] = 1;
-  EXPECT_EQ(interpreter_error(block), "block-too-small");
-}
-
-TEST(EditedProgramErrors, ACrossThreadCombineOfASharedBuffer) {
-  // softmax's baseline reduces each row across a block; the combine reads registers.
+// softmax (small: 8 x 300) with the row maximum M of each row (blockIdx.x) reduced by a
+// warp (32 lanes of threadIdx.x), combined across the warp from registers.
+LoweredProgram warp_row_maximum() {
   const Problem& softmax = find_problem("softmax");
   const nlohmann::json steps = nlohmann::json::parse(R"([
     {"op": "split", "stage": "M", "loop": "k", "factor": 32, "outer": "ko", "inner": "kt"},
     {"op": "bind", "stage": "M", "loop": "i", "axis": "blockIdx.x"},
     {"op": "cross_thread_reduce", "stage": "M", "loop": "kt", "kind": "warp"}])");
-  LoweredProgram p = lower(Schedule::from_json(softmax.context("small"), steps), softmax.name);
+  return lower(Schedule::from_json(softmax.context("small"), steps), softmax.name);
+}
+
+HostBuffers softmax_inputs() {
+  HostBuffers b;
+  for (int i = 0; i < 8 * 300; ++i) b["X"].push_back(static_cast<float>(i % 7));
+  return b;
+}
+
+TEST(EditedProgramErrors, LaunchDimensionsSmallerThanTheBoundLoops) {
+  LoweredProgram grid = warp_row_maximum();
+  HostBuffers b = softmax_inputs();
+  EXPECT_EQ(error_code([&] { interpret(grid, b); }), "");
+  ASSERT_EQ(grid.kernels[0].grid[0], 8);
+  grid.kernels[0].grid[0] = 4;
+  EXPECT_EQ(error_code([&] { interpret(grid, b); }), "grid-too-small");
+  LoweredProgram block = wgmma_tile();
+  ASSERT_EQ(block.kernels[0].block[1], 2) << "two warpgroups on threadIdx.y";
+  block.kernels[0].block[1] = 1;
+  EXPECT_EQ(interpreter_error(block), "block-too-small");
+}
+
+TEST(EditedProgramErrors, ACrossThreadCombineOfASharedBuffer) {
+  LoweredProgram p = warp_row_maximum();
   EXPECT_EQ(error_code([&] { emit_cuda(p); }), "");
   std::string reduced;
   edit_program(p, [](const StmtNode& s) { return s.kind == StmtKind::AllReduce; }, [&](StmtNode& s) { reduced = s.buffer; });
@@ -108,8 +122,7 @@ TEST(EditedProgramErrors, ACrossThreadCombineOfASharedBuffer) {
   edit_program(p, [&](const StmtNode& s) { return s.kind == StmtKind::Allocate && s.buffer == reduced; },
                [](StmtNode& s) { s.scope = MemScope::Shared; });
   EXPECT_EQ(error_code([&] { emit_cuda(p); }), "allreduce-needs-register");
-  HostBuffers b;
-  for (int i = 0; i < 8 * 300; ++i) b["X"].push_back(static_cast<float>(i % 7));
+  HostBuffers b = softmax_inputs();
   EXPECT_EQ(error_code([&] { interpret(p, b); }), "allreduce-needs-register");
 }
 
