@@ -6,6 +6,7 @@
 
 #include "codegen/lowering_passes.h"
 #include "codegen/passes/passes.h"
+#include "dsl/error_attribution.h"
 
 namespace cusched {
 namespace {
@@ -51,7 +52,9 @@ std::vector<std::string> lowering_pass_names() {
 
 LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) { return lower_observed(schedule, problem_name, {}); }
 
-LoweredProgram lower_observed(const Schedule& schedule, const std::string& problem_name, const PassObserver& after_pass) {
+namespace {
+
+LoweredProgram run_passes(const Schedule& schedule, const std::string& problem_name, const PassObserver& after_pass) {
   const ScheduleState& state = schedule.state();
   LoweredProgram p;
   p.problem = problem_name;
@@ -67,6 +70,20 @@ LoweredProgram lower_observed(const Schedule& schedule, const std::string& probl
     if (after_pass) after_pass(pass.name, p);
   }
   return p;
+}
+
+}  // namespace
+
+// The whole-schedule legality first (phase "schedule"), then the passes; their errors
+// name the step behind the stage, loop or copy they are about (phase "lowering").
+LoweredProgram lower_observed(const Schedule& schedule, const std::string& problem_name, const PassObserver& after_pass) {
+  schedule.check_legality();
+  try {
+    return run_passes(schedule, problem_name, after_pass);
+  } catch (UserError& e) {
+    attribute_error_to_step(e.error(), schedule.state(), schedule.steps(), "lowering");
+    throw;
+  }
 }
 
 Schedule reference_schedule(const ScheduleContext& ctx) {

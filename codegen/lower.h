@@ -7,8 +7,10 @@
 
 namespace cusched {
 
-// Throws UserError (barrier-in-partial-thread-loop, ...)
-// when the schedule cannot be lowered.
+// Checks the whole-schedule legality (Schedule::check_legality), then lowers. Throws
+// UserError when the schedule cannot be lowered: phase "schedule" for a broken
+// whole-schedule rule, phase "lowering" for a rule on the lowered program, each with the
+// step behind it where one can be attributed.
 LoweredProgram lower(const Schedule& schedule, const std::string& problem_name);
 
 // The reference schedule: every stage at root, its pure loops fused and spread over

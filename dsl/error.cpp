@@ -9,6 +9,7 @@ nlohmann::json Error::to_json() const {
   j["code"] = code;
   j["message"] = message;
   if (!hint.empty()) j["hint"] = hint;
+  if (!phase.empty()) j["phase"] = phase;
   return j;
 }
 
@@ -19,6 +20,7 @@ Error Error::from_json(const nlohmann::json& j) {
   e.code = j.value("code", "");
   e.message = j.value("message", "");
   e.hint = j.value("hint", "");
+  e.phase = j.value("phase", "");
   return e;
 }
 

@@ -13,6 +13,10 @@ struct Error {
   std::string code;     // stable kebab-case identifier, e.g. "unknown-loop"
   std::string message;  // full sentence saying what is wrong
   std::string hint;     // full sentence saying how to fix it
+  // Which phase of the legality refused: "schedule" (a step, or the whole-schedule rules
+  // of dsl/schedule_legality.h) or "lowering" (a rule that needs the lowered program);
+  // empty for errors outside a schedule's legality.
+  std::string phase;
 
   nlohmann::json to_json() const;
   static Error from_json(const nlohmann::json& j);  // the inverse of to_json

@@ -9,6 +9,29 @@
 namespace cusched {
 namespace {
 
+// `steps` made to pass the whole-schedule legality: the step that each broken rule
+// names is dropped (with the later steps that no longer apply) until none is broken.
+nlohmann::json with_whole_schedule_legality(const ScheduleContext& ctx, nlohmann::json steps) {
+  for (size_t round = 0; round <= steps.size(); ++round) {
+    Schedule s(ctx);
+    for (const auto& step : steps) {
+      try {
+        s.apply(step);
+      } catch (const UserError&) {
+      }
+    }
+    steps = s.to_json();
+    try {
+      s.check_legality();
+      return steps;
+    } catch (const UserError& e) {
+      if (e.error().step < 0) return nlohmann::json::array();
+      steps.erase(steps.begin() + e.error().step);
+    }
+  }
+  return nlohmann::json::array();
+}
+
 class Generator {
  public:
   Generator(const ScheduleContext& ctx, std::mt19937_64& rng) : s_(ctx), rng_(rng) {}
@@ -18,7 +41,7 @@ class Generator {
     for (const auto& f : s_.state().stages) order.push_back(f->name);
     std::reverse(order.begin(), order.end());  // consumers before producers
     for (const auto& name : order) schedule_stage(name);
-    return s_.to_json();
+    return with_whole_schedule_legality(s_.state().ctx, s_.to_json());
   }
 
  private:

@@ -1,6 +1,6 @@
 #pragma once
 // Random schedules: legal ones built step by step through the registry (each step
-// the registry rejects is dropped), and mutations that are mostly illegal. The
+// the registry or the whole-schedule legality rejects is dropped), and mutations that are mostly illegal. The
 // property tests and the search's built-in proposer use them.
 #include <nlohmann/json.hpp>
 #include <random>
@@ -9,7 +9,8 @@
 
 namespace cusched {
 
-// A random schedule that the registry accepts at every step.
+// A random schedule that the registry accepts at every step and that passes the
+// whole-schedule legality (a step that breaks a whole-schedule rule is dropped).
 nlohmann::json random_schedule(const ScheduleContext& ctx, std::mt19937_64& rng);
 
 // One random change to `schedule` (a bad factor, a wrong loop name, a reduction loop

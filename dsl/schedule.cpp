@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "dsl/error.h"
+#include "dsl/schedule_legality.h"
 
 namespace cusched {
 
@@ -16,6 +17,7 @@ const StepJson& Schedule::apply(StepJson step) {
     StepJson norm = normalize_step(step);
     ScheduleState next = state_;
     find_primitive(op)->apply(next, norm);
+    next.record_provenance(state_, index);
     for (auto it = norm.begin(); it != norm.end();) {
       if (it->is_null()) it = norm.erase(it);
       else ++it;
@@ -26,6 +28,7 @@ const StepJson& Schedule::apply(StepJson step) {
   } catch (UserError& e) {
     e.error().step = index;
     if (e.error().op.empty()) e.error().op = op;
+    e.error().phase = "schedule";
     throw;
   } catch (const nlohmann::json::exception& e) {
     Error err;
@@ -34,6 +37,7 @@ const StepJson& Schedule::apply(StepJson step) {
     err.code = "bad-argument";
     err.message = std::string("The step's arguments could not be read: ") + e.what() + ".";
     err.hint = "Check the argument types against `cusched schema`.";
+    err.phase = "schedule";
     throw UserError(err);
   }
 }
@@ -44,8 +48,11 @@ Schedule Schedule::from_json(ScheduleContext ctx, const nlohmann::json& steps) {
          "Wrap the steps in [...], each an object with an \"op\" field.");
   Schedule s(std::move(ctx));
   for (const auto& step : steps) s.apply(step);
+  s.check_legality();
   return s;
 }
+
+void Schedule::check_legality() const { check_schedule_legality(state_, steps_); }
 
 nlohmann::json Schedule::to_json() const { return nlohmann::json(steps_); }
 

@@ -20,9 +20,14 @@ class Schedule {
   // Checks one step against the registry and applies it. On an illegal step throws
   // UserError whose Error carries the step index and op; the schedule is unchanged.
   const StepJson& apply(StepJson step);
-  // Builds a schedule from a JSON array of steps.
+  // Checks the finished schedule against the whole-schedule legality rules
+  // (dsl/schedule_legality.h); throws UserError naming the step that caused a broken rule.
+  // from_json and from_text call it; the chainable API leaves it to the caller (lowering
+  // calls it), so that a chain may pass through states that its later steps make legal.
+  void check_legality() const;
+  // Builds a schedule from a JSON array of steps and checks its legality.
   static Schedule from_json(ScheduleContext ctx, const nlohmann::json& steps);
-  // Builds a schedule from the one-line-per-step text form.
+  // Builds a schedule from the one-line-per-step text form and checks its legality.
   static Schedule from_text(ScheduleContext ctx, const std::string& text);
 
   const std::vector<StepJson>& steps() const { return steps_; }

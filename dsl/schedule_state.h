@@ -60,6 +60,28 @@ struct L2Hint {
   int64_t percent = 100; // the share of the input's cache lines the priority applies to
 };
 
+// Which step (its index in the schedule) last set each part of a stage's schedule that
+// the whole-schedule legality rules read, so that an error names the step that caused
+// it; -1 where no step has set it (the stage's initial schedule).
+struct StageProvenance {
+  int order = -1;        // the loops and their order: split, tile, fuse, reorder, reverse, rfactor
+  int location = -1;     // compute_at, compute_inline, compute_root
+  int cache_write = -1;
+  int cross_thread = -1;  // cross_thread_reduce, any kind
+  int pipeline = -1;
+  int tensor_core = -1;
+  int precision = -1;     // the operand precision and math: precision, tensor_core
+  int launch_bounds = -1;
+  int l2_hint = -1;
+  std::map<std::string, int> binding;     // loop -> the step that last bound it (bind, cross_thread_reduce)
+  std::map<std::string, int> loop_kind;   // loop -> the step that last unrolled or vectorized it
+  std::map<std::string, int> cache_read;  // source -> the step that staged its copy
+  int last = -1;                          // the last step that changed anything of the stage
+
+  int binding_of(const std::string& loop) const;     // -1 when never bound
+  int cache_read_of(const std::string& source) const;
+};
+
 struct StageSchedule {
   std::string stage;
   std::vector<std::string> order;          // current loops, outermost first
@@ -81,6 +103,7 @@ struct StageSchedule {
   std::string math = "exact";              // "fast": f32 exp, log and division as approximate intrinsics
   int launch_max_threads = 0, launch_min_blocks = 0;
   std::map<std::string, L2Hint> l2_hints;  // input -> priority of the stage's kernel's loads of it
+  StageProvenance provenance;              // which step set the fields above
 
   const LoopInfo* find_loop(const std::string& name) const;
   int position(const std::string& loop) const;  // index in order, -1 if absent
@@ -108,6 +131,9 @@ struct ScheduleState {
   std::vector<std::string> consumers_of(const std::string& name) const;
   // Initial loops of a stage: its pure variables then its reduction variables.
   static StageSchedule initial_schedule(const FuncDef& f, const SizeBindings& sizes);
+  // Records step `step` as the setter of every field that differs between `before`
+  // (the state before the step) and this state.
+  void record_provenance(const ScheduleState& before, int step);
 };
 
 }  // namespace cusched

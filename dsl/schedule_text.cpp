@@ -46,7 +46,7 @@ Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
       auto eq = word.find('=');
       if (eq == std::string::npos || eq == 0) {
         Error e{index, op, "bad-text-step", "The word '" + word + "' is not of the form key=value.",
-                "Write each argument as key=value, e.g. factor=128."};
+                "Write each argument as key=value, e.g. factor=128.", "schedule"};
         throw UserError(e);
       }
       std::string key = word.substr(0, eq), value = word.substr(eq + 1);
@@ -80,6 +80,7 @@ Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
     s.apply(step);
     ++index;
   }
+  s.check_legality();
   return s;
 }
 

@@ -1,7 +1,10 @@
-// `cusched validate --problem P --schedule S`: checks a schedule against the registry
-// and the problem; prints the normalised steps, or the structured error and exits 1.
+// `cusched validate --problem P --schedule S`: the whole legality of a schedule for a
+// problem at a size: its steps against the registry and the problem, the whole-schedule
+// rules, and lowering. Prints the normalised steps, or the structured error (its
+// "phase" says which part refused: "schedule" or "lowering") and exits 1.
 #include <iostream>
 
+#include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "tools/command.h"
@@ -15,7 +18,7 @@ struct Options {
   bool strict = false;
 };
 
-CommandRegistration reg{{"validate", "Check a schedule for a problem; print its normalised steps or a structured error",
+CommandRegistration reg{{"validate", "Check a schedule for a problem, lowering included; print its normalised steps or a structured error",
                          [](CLI::App& sub) -> std::function<int()> {
                            auto o = std::make_shared<Options>();
                            sub.add_option("--problem,-p", o->problem, "Problem name (see `cusched problems`)")->required();
@@ -28,6 +31,7 @@ CommandRegistration reg{{"validate", "Check a schedule for a problem; print its 
                                const Problem& p = find_problem(o->problem);
                                nlohmann::json steps = load_schedule_json(p, o->schedule);
                                Schedule s = Schedule::from_json(p.context(o->size, o->strict), steps);
+                               lower(s, p.name);
                                if (o->format == "text") std::cout << s.to_text();
                                else std::cout << nlohmann::json({{"ok", true}, {"hash", s.hash()}, {"steps", s.to_json()}}).dump(2) << "\n";
                                return kExitOk;

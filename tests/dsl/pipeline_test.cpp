@@ -90,6 +90,21 @@ TEST(PipelineErrors, TwoDifferentStagesWithOneName) {
   EXPECT_EQ(error_code([&] { Pipeline({Y}); }), "duplicate-name");
 }
 
+TEST(PipelineErrors, AStageThatReadsItself) {
+  // compute() cannot build a cycle (a stage is defined before it is read); the pipeline
+  // still refuses one made by editing a definition.
+  Size N("N");
+  Tensor A("A", DType::f32, {N});
+  Var i("i", N);
+  Func T = compute("T", {i}, A(i) * 2.0);
+  Func Y = compute("Y", {i}, T(i) + 1.0);
+  EXPECT_EQ(error_code([&] { Pipeline({Y}); }), "");
+  auto* t = const_cast<FuncDef*>(T.ptr().get());
+  t->body = Y(i) * 2.0;
+  EXPECT_EQ(error_code([&] { Pipeline({Y}); }), "cyclic-pipeline");
+  t->body = Expr();  // breaks the reference cycle
+}
+
 TEST(PipelineErrors, TwoDifferentInputsWithOneName) {
   Size N("N");
   Tensor A1("A", DType::f32, {N}), A2("A", DType::f16, {N});

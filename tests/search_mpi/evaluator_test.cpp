@@ -239,7 +239,7 @@ void expect_same_config(const EvalConfig& a, const EvalConfig& b) {
 }
 
 Error error_with_every_field(const std::string& code) {
-  return Error{4, "split", code, "The factor does not divide the extent.", "Pick a divisor of the extent."};
+  return Error{4, "split", code, "The factor does not divide the extent.", "Pick a divisor of the extent.", "schedule"};
 }
 
 // A CandidateOutcome with no field at its default, gpu and interp included
@@ -303,6 +303,7 @@ void expect_same_error(const Error& a, const Error& b) {
   EXPECT_EQ(a.code, b.code);
   EXPECT_EQ(a.message, b.message);
   EXPECT_EQ(a.hint, b.hint);
+  EXPECT_EQ(a.phase, b.phase);
 }
 
 void expect_same_outcome(const CandidateOutcome& a, const CandidateOutcome& b) {

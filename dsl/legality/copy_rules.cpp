@@ -1,0 +1,56 @@
+// Rules on staged copies (cache_read) that the copy strategy chosen for them cannot
+// realize: registers with tensor cores or pipelines, pipelines of elements cp.async
+// does not copy, swizzles on the bulk copy engine.
+#include "dsl/legality/legality_rules.h"
+
+namespace cusched::legality {
+namespace {
+
+int element_bytes(const ScheduleState& st, const std::string& source) {
+  if (const TensorDef* in = st.ctx.pipeline.find_input(source)) return dtype_bytes(in->dtype);
+  const FuncDef* f = st.stage_def(source);
+  return f ? dtype_bytes(f->dtype) : 4;
+}
+
+}  // namespace
+
+void check_copy_rules(const Rules& r) {
+  for (const auto& f : r.st.stages) {
+    const StageSchedule& s = r.st.schedules.at(f->name);
+    const StageProvenance& pv = s.provenance;
+    if (!r.built(f->name)) continue;
+    for (const auto& cr : s.cache_reads) {
+      if (s.position(cr.at_loop) < 0) continue;
+      const bool shared = cr.scope == "shared";
+      const int64_t depth = s.pipeline_loop == cr.at_loop ? s.pipeline_depth : 0;
+      const int copy = pv.cache_read_of(cr.source);
+      if (shared && depth > 0 && s.pipeline_bulk) {
+        if (cr.swizzle)
+          r.refuse(latest({copy, pv.pipeline}), "bulk-copy-swizzle",
+                   "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
+                   "Pad the copy instead of swizzling it, or pipeline it with engine cp.async.");
+        continue;
+      }
+      if (cr.registers > 0 && !s.tensor_core_shape.empty())
+        r.refuse(latest({copy, pv.tensor_core}), "registers-tensor-cores",
+                 "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) + " copy steps in registers, but stage '" +
+                     f->name + "' uses tensor cores, which read their operands from shared memory directly (ldmatrix, wgmma "
+                     "descriptors), not through the copying thread.",
+                 "Drop registers on a tensor-core stage's copies.");
+      if (cr.registers > 0 && depth > 0)
+        r.refuse(latest({copy, pv.pipeline}), "registers-pipelined",
+                 "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+                     " copy steps in registers, but it is software-pipelined at loop '" + cr.at_loop +
+                     "', whose buffers rotate in shared memory.",
+                 "Drop registers, or drop the pipeline step.");
+      const int bytes = element_bytes(r.st, cr.source);
+      if (shared && depth > 0 && bytes != 4)
+        r.refuse(latest({copy, pv.pipeline}), "pipeline-element-size",
+                 "cache_read of '" + cr.source + "' is pipelined at loop '" + cr.at_loop + "', but its " + std::to_string(bytes) +
+                     "-byte elements cannot be copied with 4-byte cp.async.",
+                 "Pipeline copies of 4-byte elements (f32, i32), or drop the pipeline step.");
+    }
+  }
+}
+
+}  // namespace cusched::legality
