@@ -191,8 +191,15 @@ class Parser {
             "Give it a distinct name.");
   }
 
+  static bool only_sizes(const Expr& e) {
+    if (e->op == ExprOp::Var || e->op == ExprOp::Load) return false;
+    for (const auto& a : e->args)
+      if (!only_sizes(a)) return false;
+    return true;
+  }
+
   void check_extent(const Expr& e, const Token& at) {
-    if (dtype_is_float(e.type()) || e.type() == DType::boolean)
+    if (dtype_is_float(e.type()) || e.type() == DType::boolean || !only_sizes(e))
       error("type-error", at, "An extent must be an integer expression of sizes and literals.",
             "Write the extent as a size name, an integer or arithmetic of those.");
   }

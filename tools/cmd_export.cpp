@@ -10,6 +10,7 @@
 #include "search/export.h"
 #include "search/store.h"
 #include "tools/command.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -46,12 +47,13 @@ CommandRegistration reg{{"export", "Export a stored candidate as a standalone .c
                                if (run_of)
                                  if (auto info = store.find_run(*run_of)) {
                                    try {
-                                     const Problem& p = find_problem(info->problem);
+                                     Problem p = problem_of_run(*info);
                                      if (opts.torch_op.empty()) opts.torch_op = p.torch_semantics;
                                      opts.atol = p.atol;
                                      opts.rtol = p.rtol;
                                    } catch (const UserError&) {
-                                     // A problem this build does not know: the check keeps its placeholder line.
+                                     // A run without a stored definition, of a problem this build does not know: the
+                                     // check keeps its placeholder line.
                                    }
                                  }
                                std::string text = search::export_candidate(store, candidate, run, opts);
