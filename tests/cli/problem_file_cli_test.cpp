@@ -141,6 +141,19 @@ TEST_F(ProblemFileCli, UntiledShapesVerifyThroughGuards) {
   }
 }
 
+TEST_F(ProblemFileCli, ShapesASchedulesCannotTakeAreRefusedByItsLegality) {
+  // layernorm's best splits the channels into 8 parts: three channels cannot take it.
+  CommandResult r = run("run -p layernorm -s best --shape B=2,C=3,H=5,W=8 --backend interp --no-audit --json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "invalid_schedule");
+  EXPECT_EQ(j["error"]["code"], "bad-parts");
+  // Its best schedule still verifies at a shape that it does tile, odd widths included.
+  CommandResult ok = run("run -p matmul -s best --shape M=17,N=9,K=5 --backend interp --no-audit --json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(json::parse(ok.out)["verdict"], "ok");
+}
+
 TEST_F(ProblemFileCli, AbsurdShapesAreStructuredErrors) {
   EXPECT_EQ(error_code("lower -p softmax --shape R=0"), "bad-shape");
   EXPECT_EQ(error_code("lower -p softmax --shape R=-4"), "bad-shape");
