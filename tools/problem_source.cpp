@@ -11,8 +11,6 @@
 
 namespace cusched::tools {
 
-int64_t bytes_at(const Problem& p, const SizeBindings& s);
-
 namespace {
 
 int64_t checked_multiply(int64_t a, int64_t b, const std::string& what) {
@@ -42,6 +40,25 @@ int64_t elements(const std::vector<Expr>& dims, const SizeBindings& s, const std
     n = checked_multiply(n, v, what);
   }
   return n;
+}
+
+// Bytes of every input and output at `s`, in exact integers.
+int64_t input_bytes(const Problem& p, const SizeBindings& s) {
+  int64_t bytes = 0;
+  for (const auto& in : p.pipeline.inputs())
+    bytes = checked_add(bytes, checked_multiply(elements(in->shape, s, "input " + in->name), dtype_bytes(in->dtype), "input " + in->name),
+                        "the buffers");
+  return bytes;
+}
+
+int64_t bytes_at(const Problem& p, const SizeBindings& s) {
+  int64_t bytes = input_bytes(p, s);
+  for (const auto& out : p.pipeline.outputs()) {
+    const FuncDef* f = p.pipeline.find_stage(out);
+    bytes = checked_add(bytes, checked_multiply(elements(f->extents, s, "output " + out), dtype_bytes(f->dtype), "output " + out),
+                        "the buffers");
+  }
+  return bytes;
 }
 
 void check_sizes(const Problem& p, const SizeBindings& s) {
@@ -116,25 +133,10 @@ std::string resolve_size(Problem& p, const std::string& size, const std::string&
 
 int64_t buffer_bytes(const Problem& p, const std::string& size) { return bytes_at(p, p.size(size)); }
 
-int64_t bytes_at(const Problem& p, const SizeBindings& s) {
-  int64_t bytes = 0;
-  for (const auto& in : p.pipeline.inputs())
-    bytes = checked_add(bytes, checked_multiply(elements(in->shape, s, "input " + in->name), dtype_bytes(in->dtype), "input " + in->name),
-                        "the buffers");
-  for (const auto& out : p.pipeline.outputs()) {
-    const FuncDef* f = p.pipeline.find_stage(out);
-    bytes = checked_add(bytes, checked_multiply(elements(f->extents, s, "output " + out), dtype_bytes(f->dtype), "output " + out),
-                        "the buffers");
-  }
-  return bytes;
-}
 
 void require_fits_device(const Problem& p, const std::string& size, int64_t device_memory) {
   if (device_memory <= 0) return;
-  int64_t inputs = 0, outputs = 0;
-  const SizeBindings& s = p.size(size);
-  for (const auto& in : p.pipeline.inputs()) inputs += elements(in->shape, s, in->name) * dtype_bytes(in->dtype);
-  outputs = buffer_bytes(p, size) - inputs;
+  int64_t inputs = input_bytes(p, p.size(size)), outputs = buffer_bytes(p, size) - inputs;
   int64_t need = checked_add(inputs, checked_multiply(outputs, 2, "the outputs"), "the buffers");
   if (need > device_memory)
     fail("shape-exceeds-device-memory",

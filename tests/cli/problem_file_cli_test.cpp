@@ -109,6 +109,11 @@ TEST_P(EveryDataFile, FromTheCommandLineAloneAndAfterTheFileIsGone) {
   report_and_export("with the file");
   fs::remove(file);
   report_and_export("after the file is deleted");
+  // The best schedule lowered again at another shape, from the stored definition.
+  std::string shape = GetParam() == "contract3" ? "I=33" : "R=33";
+  CommandResult shaped = run("export '" + db + "' -o shaped.cu --shape " + shape);
+  ASSERT_EQ(shaped.exit_code, 0) << shaped.out << shaped.err;
+  EXPECT_NE(read_file(dir_ / "shaped.cu").find("not at this shape"), std::string::npos);
   CommandResult resumed = run("search " + p + " --resume --rounds 3 --no-audit --db '" + db + "'");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
   CommandResult gone = run("validate " + p + " -s baseline");
