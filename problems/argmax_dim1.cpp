@@ -21,7 +21,7 @@ Problem make_argmax_dim1() {
   p.sizes = {{"small", {{"B", 3}, {"D1", 17}, {"D2", 29}}}, {"bench", {{"B", 128}, {"D1", 4096}, {"D2", 4095}}}};
   // Adversarial: few distinct values, so most columns hold ties for the maximum.
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"randint", 0, 7}}};
-  p.flops = [](const SizeBindings& s) { return 1.0 * s.at("B") * s.at("D1") * s.at("D2"); };
+  p.flops = 1.0 * Expr(B) * D1 * D2;
   p.baseline_schedule = flat_grid_steps("I", {"b", "j"});
   // One block per b reads whole rows: 1024 threads x 4 adjacent columns, each step of r
   // staging the thread's values in registers (cache_read register) so that their loads go

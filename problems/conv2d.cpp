@@ -23,9 +23,7 @@ Problem make_conv2d() {
   p.sizes = {{"small", {{"N", 2}, {"CI", 3}, {"CO", 4}, {"H", 9}, {"W", 11}}},
              {"bench", {{"N", 16}, {"CI", 16}, {"CO", 128}, {"H", 1024}, {"W", 1024}}}};
   p.inputs = {{"X", {"normal", 0, 1}, std::nullopt}, {"weight", {"normal", 0, 0.1}, std::nullopt}};
-  p.flops = [](const SizeBindings& s) {
-    return 2.0 * s.at("N") * s.at("CO") * (s.at("H") - 2) * (s.at("W") - 2) * s.at("CI") * kKernel * kKernel;
-  };
+  p.flops = 2.0 * Expr(N) * CO * (Expr(H) - 2) * (Expr(W) - 2) * CI * kKernel * kKernel;
   p.baseline_schedule = concat_steps({nlohmann::json::parse(R"([
     {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.z"},
     {"op": "bind", "stage": "Y", "loop": "o", "axis": "blockIdx.y"}

@@ -29,10 +29,8 @@ Problem make_conv2d_relu_bias() {
               {"weight", {"normal", 0, 0.05}, std::nullopt},
               {"conv_bias", {"normal", 0, 1}, std::nullopt},
               {"bias", {"normal", 0, 1}, std::nullopt}};
-  p.flops = [](const SizeBindings& s) {
-    double out = 1.0 * s.at("N") * s.at("CO") * (s.at("H") - 2) * (s.at("W") - 2);
-    return 2.0 * out * s.at("CI") * kKernel * kKernel + 3.0 * out;
-  };
+  Expr outputs = 1.0 * Expr(N) * CO * (Expr(H) - 2) * (Expr(W) - 2);
+  p.flops = 2.0 * outputs * CI * kKernel * kKernel + 3.0 * outputs;
   p.baseline_schedule = concat_steps({nlohmann::json::parse(R"([
     {"op": "bind", "stage": "Conv", "loop": "n", "axis": "blockIdx.z"},
     {"op": "bind", "stage": "Conv", "loop": "o", "axis": "blockIdx.y"}

@@ -28,7 +28,7 @@ Problem make_cross_entropy() {
   p.sizes = {{"small", {{"N", 2}, {"C", 4096}}}, {"bench", {{"N", 32768}, {"C", 4096}}}};
   p.inputs = {{"logits", {"normal", 0, 1}, InputDistribution{"normal", 40, 4}},
               {"targets", {"randint", 0, 4095}, std::nullopt}};
-  p.flops = [](const SizeBindings& s) { return 4.0 * s.at("N") * s.at("C"); };
+  p.flops = 4.0 * Expr(N) * C;
   p.baseline_schedule = concat_steps({flat_grid_steps("M", {"i"}), flat_grid_steps("S", {"i"}),
                                       flat_grid_steps("Nll", {"i"}), nlohmann::json::parse(R"([
     {"op": "bind", "stage": "Total", "loop": "o", "axis": "blockIdx.x"},

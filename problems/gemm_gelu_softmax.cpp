@@ -28,7 +28,7 @@ Problem make_gemm_gelu_softmax() {
   p.inputs = {{"X", {"normal", 0, 1}, std::nullopt},
               {"weight", {"normal", 0, 0.01}, std::nullopt},
               {"bias", {"normal", 0, 1}, std::nullopt}};
-  p.flops = [](const SizeBindings& s) { return 2.0 * s.at("BATCH") * s.at("OUT") * s.at("IN") + 12.0 * s.at("BATCH") * s.at("OUT"); };
+  p.flops = 2.0 * Expr(Bn) * OUT * IN + 12.0 * Expr(Bn) * OUT;
   p.baseline_schedule = concat_steps({tiled_grid_steps("G", "i", "j"), flat_grid_steps("A", {"i", "j"}),
                                       flat_grid_steps("M", {"i"}, 64), flat_grid_steps("S", {"i"}, 64),
                                       flat_grid_steps("Y", {"i", "j"})});

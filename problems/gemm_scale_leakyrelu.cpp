@@ -24,7 +24,7 @@ Problem make_gemm_scale_leakyrelu() {
   p.inputs = {{"X", {"normal", 0, 1}, std::nullopt},
               {"weight", {"normal", 0, 0.01}, std::nullopt},
               {"bias", {"normal", 0, 1}, std::nullopt}};
-  p.flops = [](const SizeBindings& s) { return 2.0 * s.at("BATCH") * s.at("OUT") * s.at("IN") + 3.0 * s.at("BATCH") * s.at("OUT"); };
+  p.flops = 2.0 * Expr(Bn) * OUT * IN + 3.0 * Expr(Bn) * OUT;
   p.baseline_schedule = concat_steps({tiled_grid_steps("G", "i", "j"), flat_grid_steps("Y", {"i", "j"})});
   p.best_schedule = concat_steps({linear_wgmma_steps(), flat_grid_steps("Y", {"i", "j"})});
   return p;

@@ -40,7 +40,7 @@ Problem make_layernorm() {
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 100, 0.5}},
               {"weight", {"normal", 1, 0.1}, std::nullopt},
               {"bias", {"normal", 0, 0.1}, std::nullopt}};
-  p.flops = [](const SizeBindings& s) { return 8.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
+  p.flops = 8.0 * Expr(B) * C * H * W;
   // One block per statistic, its 4 M-element sum split over 256 threads: a single
   // thread's f32 sum of a whole row loses the variance at the bench size.
   p.baseline_schedule = nlohmann::json::parse(R"([

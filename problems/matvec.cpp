@@ -20,7 +20,7 @@ Problem make_matvec() {
   p.pipeline = Pipeline({C});
   p.sizes = {{"small", {{"M", 37}, {"K", 91}}}, {"bench", {{"M", 2048}, {"K", 1048576}}}};
   p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt}, {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
-  p.flops = [](const SizeBindings& s) { return 2.0 * s.at("M") * s.at("K"); };
+  p.flops = 2.0 * Expr(M) * K;
   p.baseline_schedule = flat_grid_steps("C", {"i", "j"}, 64);
   // Two rows per block of 512 threads: A's rows come through shared memory in 8 KB chunks
   // with 16-byte cp.async, four chunks in flight; each thread keeps one partial per row

@@ -22,7 +22,7 @@ Problem make_max_dim1() {
   // Adversarial: every value negative, so a maximum that starts from 0 instead of -inf
   // shows (and the values are distinct, so the reference is not constant).
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", -40, 4}}};
-  p.flops = [](const SizeBindings& s) { return 1.0 * s.at("B") * s.at("D1") * s.at("D2"); };
+  p.flops = 1.0 * Expr(B) * D1 * D2;
   p.baseline_schedule = flat_grid_steps("M", {"b", "j"});
   // One block per b reads whole rows: 1024 threads x 4 adjacent columns, each step of r
   // staging 4 rows x 4 values in registers (cache_read register) so that all 16 loads go

@@ -32,10 +32,7 @@ Problem make_maxpool2d() {
              {"bench", {{"N", 32}, {"C", 64}, {"H", 512}, {"W", 512}}}};
   // Adversarial: every value negative, so a padding value of 0 instead of -inf shows.
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"uniform", -2, -1}}};
-  p.flops = [](const SizeBindings& s) {
-    double oh = (s.at("H") + 2 * kPad - kKernel) / kStride + 1, ow = (s.at("W") + 2 * kPad - kKernel) / kStride + 1;
-    return 1.0 * s.at("N") * s.at("C") * oh * ow * kKernel * kKernel;
-  };
+  p.flops = 1.0 * Expr(N) * C * OH * OW * kKernel * kKernel;
   p.baseline_schedule = flat_grid_steps("Y", {"n", "c", "oh", "ow"});
   // One block per 7 output rows of one (n, c) plane, 511 threads (73 x 7) with one output
   // column each, so a warp reads and writes 32 adjacent columns; every thread computes its

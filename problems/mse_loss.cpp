@@ -23,7 +23,7 @@ Problem make_mse_loss() {
   p.pipeline = Pipeline({Loss});
   p.sizes = {{"small", {{"R", 13}, {"D", 77}}}, {"bench", {{"R", 32768}, {"D", 32768}}}};
   p.inputs = {{"predictions", {"normal", 0, 1}, std::nullopt}, {"targets", {"normal", 0, 1}, std::nullopt}};
-  p.flops = [](const SizeBindings& s) { return 3.0 * s.at("R") * s.at("D"); };
+  p.flops = 3.0 * Expr(R) * D;
   p.baseline_schedule = concat_steps({flat_grid_steps("RowSum", {"i"}), nlohmann::json::parse(R"([
     {"op": "bind", "stage": "Total", "loop": "o", "axis": "blockIdx.x"},
     {"op": "bind", "stage": "Loss", "loop": "o", "axis": "blockIdx.x"}

@@ -27,17 +27,56 @@ double Problem::min_bytes(const SizeBindings& s) const {
 
 const SizeBindings& Problem::size(const std::string& which) const {
   auto it = sizes.find(which);
-  if (it == sizes.end())
-    fail("unknown-size", "Problem '" + name + "' has no size named '" + which + "'.", "Use --size small or --size bench.");
+  if (it == sizes.end()) {
+    std::string names;
+    for (const auto& [n, _] : sizes) names += (names.empty() ? "" : ", ") + n;
+    fail("unknown-size", "Problem '" + name + "' has no size named '" + which + "'.",
+         "Use one of its sizes (" + names + ") with --size, or give the sizes with --shape NAME=V,....");
+  }
   return it->second;
+}
+
+namespace {
+
+// The value of a flop-count expression: integer nodes in int64, floating-point nodes in double.
+double flop_value(const Expr& e, const SizeBindings& s);
+
+int64_t flop_integer(const Expr& e, const SizeBindings& s) {
+  if (dtype_is_float(e.type())) return static_cast<int64_t>(flop_value(e, s));
+  return eval_int(e, s);
+}
+
+double flop_value(const Expr& e, const SizeBindings& s) {
+  if (!dtype_is_float(e.type())) return static_cast<double>(eval_int(e, s));
+  const ExprNode& n = *e;
+  auto arg = [&](int i) { return flop_value(n.args[i], s); };
+  switch (n.op) {
+    case ExprOp::FloatImm: return n.fval;
+    case ExprOp::Cast: return dtype_is_float(n.args[0].type()) ? arg(0) : static_cast<double>(flop_integer(n.args[0], s));
+    case ExprOp::Add: return arg(0) + arg(1);
+    case ExprOp::Sub: return arg(0) - arg(1);
+    case ExprOp::Mul: return arg(0) * arg(1);
+    case ExprOp::Div: return arg(0) / arg(1);
+    case ExprOp::Neg: return -arg(0);
+    default:
+      fail("bad-flops", "The FLOP count '" + to_string(e) + "' is not arithmetic of numbers and sizes.",
+           "Write it with literals, size names, +, -, * and /, e.g. 2.0 * M * N * K.");
+  }
+}
+
+}  // namespace
+
+double FlopCount::operator()(const SizeBindings& sizes) const {
+  if (!expr.defined()) return 0;
+  return flop_value(expr, sizes);
 }
 
 ScheduleContext Problem::context(const std::string& size_name, bool strict) const {
   ScheduleContext c;
   c.pipeline = pipeline;
   c.sizes = size(size_name);
-  c.atol = strict ? 1e-4 : atol;
-  c.rtol = strict ? 1e-4 : rtol;
+  c.atol = strict ? strict_atol : atol;
+  c.rtol = strict ? strict_rtol : rtol;
   return c;
 }
 

@@ -2,7 +2,6 @@
 // A benchmark problem: the algorithm, its shapes, the PyTorch semantics it
 // reproduces, tolerance, input distributions, floor, kernel contract and its
 // built-in schedules.
-#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +24,16 @@ struct ProblemInput {
   std::optional<InputDistribution> adversarial;  // e.g. large mean and small spread for normalisations
 };
 
+// Useful floating-point operations as an expression over the size names: its
+// floating-point parts are evaluated in double, its integer parts in 64-bit integers.
+struct FlopCount {
+  Expr expr;
+  FlopCount() = default;
+  FlopCount(Expr e) : expr(std::move(e)) {}  // NOLINT: a problem assigns the expression directly
+  double operator()(const SizeBindings& sizes) const;
+  explicit operator bool() const { return expr.defined(); }
+};
+
 struct Problem {
   std::string name;           // e.g. "softmax"
   std::string level;          // "1" or "2"
@@ -32,10 +41,12 @@ struct Problem {
   std::string torch_semantics;  // the exact PyTorch expression reproduced, e.g. "torch.softmax(x, dim=1)"
   std::string notes;          // defaults that matter (eps, reduction, padding)
   Pipeline pipeline;
-  std::map<std::string, SizeBindings> sizes;  // "small" (CPU tests) and "bench" (KernelBench's shapes)
-  double atol = 1e-2, rtol = 1e-2;             // KernelBench tolerance; the strict variant uses 1e-4
+  std::map<std::string, SizeBindings> sizes;  // any names; "small" (CPU tests) and default_size among them
+  std::string default_size = "bench";          // the size a command uses when none is named
+  double atol = 1e-2, rtol = 1e-2;             // KernelBench tolerance
+  double strict_atol = 1e-4, strict_rtol = 1e-4;  // the strict variant (--strict)
   std::vector<ProblemInput> inputs;
-  std::function<double(const SizeBindings&)> flops;  // useful floating-point operations
+  FlopCount flops;                             // useful floating-point operations
   nlohmann::json baseline_schedule;  // simple and correct
   nlohmann::json best_schedule;      // the fastest known
 

@@ -28,7 +28,7 @@ Problem make_rmsnorm() {
              {"bench", {{"B", 112}, {"C", 64}, {"H", 512}, {"W", 512}}}};
   // Adversarial: values so small that eps dominates the mean square.
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 0, 1e-3}}};
-  p.flops = [](const SizeBindings& s) { return 4.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
+  p.flops = 4.0 * Expr(B) * C * H * W;
   p.baseline_schedule = concat_steps({flat_grid_steps("SumSq", {"b", "h", "w"}), flat_grid_steps("Y", {"b", "c", "h", "w"})});
   // One kernel: a thread per (b, h, w), 256 consecutive w per block (coalesced along w).
   // The thread's 64 channel values are loaded once into registers (cache_read register,

@@ -21,7 +21,7 @@ Problem make_sum_dim1() {
   p.pipeline = Pipeline({S});
   p.sizes = {{"small", {{"B", 3}, {"D1", 17}, {"D2", 29}}}, {"bench", {{"B", 128}, {"D1", 4096}, {"D2", 4095}}}};
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 100, 1}}};
-  p.flops = [](const SizeBindings& s) { return 1.0 * s.at("B") * s.at("D1") * s.at("D2"); };
+  p.flops = 1.0 * Expr(B) * D1 * D2;
   p.baseline_schedule = flat_grid_steps("S", {"b", "j"});
   // One block per b reads whole rows: 1024 threads x 4 adjacent columns, each step of r
   // staging 4 rows x 4 values in registers (cache_read register) so that all 16 loads go
@@ -47,7 +47,7 @@ Problem make_sum_dim1_small() {
   p.sizes = {{"small", {{"B", 2}, {"C", 5}, {"H", 7}, {"W", 9}}},
              {"bench", {{"B", 16}, {"C", 64}, {"H", 256}, {"W", 256}}}};
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 100, 1}}};
-  p.flops = [](const SizeBindings& s) { return 1.0 * s.at("B") * s.at("C") * s.at("H") * s.at("W"); };
+  p.flops = 1.0 * Expr(B) * C * H * W;
   p.baseline_schedule = flat_grid_steps("S", {"b", "h", "w"});
   p.best_schedule = nlohmann::json::parse(R"([
     {"op": "split", "stage": "S", "loop": "w", "factor": 4, "outer": "wo", "inner": "wv"},

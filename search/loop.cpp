@@ -10,6 +10,7 @@
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
+#include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
 #include "runtime/worker.h"
 #include "search/candidate_evaluation.h"
@@ -49,6 +50,7 @@ SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer,
 SearchSummary SearchLoop::run() {
   RunInfo info;
   info.problem = problem_.name;
+  info.problem_definition = problem_to_json(problem_);
   info.size = options_.resolved_size();
   info.backend = options_.backend;
   info.seed = options_.seed;

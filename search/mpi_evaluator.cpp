@@ -98,7 +98,7 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
         r.index = queue.front();
         queue.pop_front();
         r.task = next_task_++;
-        r.sent = encode_task(r.task, problem.name, cfg, batch[r.index]);
+        r.sent = encode_task(r.task, problem, cfg, batch[r.index]);
         r.busy = true;
         r.deadline = now_s() + timeout_s_;
         r.last_heard = now_s();

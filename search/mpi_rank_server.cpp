@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "problems/problem.h"
+#include "problems/problem_file.h"
 #include "runtime/worker.h"
 #include "search/evaluator.h"
 #include "search/mpi_protocol.h"
@@ -95,6 +96,8 @@ int serve_rank(MpiSession& session, std::ostream& log) {
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::unique_ptr<runtime::Worker> worker;  // used and restarted only on `evaluator`'s thread
+  std::shared_ptr<Problem> problem;         // the last definition received, read on `evaluator`'s thread
+  nlohmann::json problem_definition;
   EvaluationThread evaluator;
   int answered = 0;
   for (;;) {
@@ -135,7 +138,16 @@ int serve_rank(MpiSession& session, std::ostream& log) {
         if (task.config.backend != "interp" && !worker)
           fail("no-gpu-on-rank", "Rank " + std::to_string(session.rank()) + " was sent a GPU task but has no GPU.",
                "Give every evaluator rank a GPU, or search with --backend interp.");
-        verify_prepared(find_problem(task.problem), task.config, worker.get(), outcome);
+        // The definition rank 0 sent, read once per problem: a problem file exists only there.
+        if (task.definition.is_null()) {
+          verify_prepared(find_problem(task.problem), task.config, worker.get(), outcome);
+        } else {
+          if (task.definition != problem_definition) {
+            problem = std::make_shared<Problem>(problem_from_json(task.definition, "the task from rank 0"));
+            problem_definition = task.definition;
+          }
+          verify_prepared(*problem, task.config, worker.get(), outcome);
+        }
       } catch (const UserError& e) {
         outcome.verdict = "internal_error";
         outcome.error = e.error();

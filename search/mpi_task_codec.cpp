@@ -1,5 +1,7 @@
 #include "search/mpi_task_codec.h"
 
+#include "problems/problem_file.h"
+
 namespace cusched::search {
 namespace {
 
@@ -13,9 +15,12 @@ nlohmann::json parse(const std::string& text, const char* code, const char* what
 
 }  // namespace
 
-std::string encode_task(int64_t id, const std::string& problem, const EvalConfig& cfg, const CandidateOutcome& prepared) {
-  nlohmann::json j = {
-      {"task", id}, {"problem", problem}, {"config", cfg.to_json()}, {"outcome", prepared.to_json_with_artifacts()}};
+std::string encode_task(int64_t id, const Problem& problem, const EvalConfig& cfg, const CandidateOutcome& prepared) {
+  nlohmann::json j = {{"task", id},
+                      {"problem", problem.name},
+                      {"definition", problem_to_json(problem)},
+                      {"config", cfg.to_json()},
+                      {"outcome", prepared.to_json_with_artifacts()}};
   return j.dump();
 }
 
@@ -25,6 +30,7 @@ EvaluationTask decode_task(const std::string& text) {
   try {
     t.id = j["task"];
     t.problem = j.at("problem");
+    if (j.contains("definition")) t.definition = j["definition"];
     t.config = EvalConfig::from_json(j.at("config"));
     t.prepared = CandidateOutcome::from_json(j.at("outcome"));
   } catch (const nlohmann::json::exception& e) {

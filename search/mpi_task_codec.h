@@ -1,6 +1,7 @@
 #pragma once
 // The messages between MPI rank 0 and its evaluator ranks, as JSON text:
-//   task   {"task": id, "problem": name, "config": EvalConfig::to_json,
+//   task   {"task": id, "problem": name, "definition": the problem's file form,
+//           "config": EvalConfig::to_json,
 //           "outcome": the prepared CandidateOutcome::to_json_with_artifacts}
 //   result {"task": id, "outcome": the verified CandidateOutcome::to_json_with_artifacts}
 // Both carry every field: a rank verifies the outcome rank 0 prepared, and rank 0
@@ -16,11 +17,12 @@ namespace cusched::search {
 struct EvaluationTask {
   int64_t id = 0;
   std::string problem;
+  nlohmann::json definition;  // problems/problem_file.h; null from a sender that gave only the name
   EvalConfig config;
   CandidateOutcome prepared;  // as prepare_candidate left it (verdict empty)
 };
 
-std::string encode_task(int64_t id, const std::string& problem, const EvalConfig& cfg, const CandidateOutcome& prepared);
+std::string encode_task(int64_t id, const Problem& problem, const EvalConfig& cfg, const CandidateOutcome& prepared);
 // Throws UserError ("bad-task-message") when `text` is not a task.
 EvaluationTask decode_task(const std::string& text);
 

@@ -128,7 +128,8 @@ CREATE TABLE IF NOT EXISTS runs (
   config TEXT NOT NULL,
   seed INTEGER NOT NULL,
   created TEXT NOT NULL,
-  status TEXT NOT NULL
+  status TEXT NOT NULL,
+  problem_definition TEXT
 );
 CREATE TABLE IF NOT EXISTS rounds (
   id INTEGER PRIMARY KEY,
@@ -298,6 +299,10 @@ Store::~Store() {
 void Store::migrate() {
   Transaction t(db_);
   exec(db_, kSchema);
+  // Stores written before runs kept their problem's definition gain the column.
+  bool has_definition = false;
+  for (Statement c(db_, "PRAGMA table_info(runs)"); c.step();) has_definition = has_definition || c.text(1) == "problem_definition";
+  if (!has_definition) exec(db_, "ALTER TABLE runs ADD COLUMN problem_definition TEXT");
   Statement q(db_, "SELECT MAX(version) FROM schema_version");
   q.step();
   if (q.is_null(0)) {
@@ -315,7 +320,8 @@ int64_t Store::create_run(const RunInfo& run) {
   if (run.backend != "gpu" && run.backend != "interp")
     fail("bad-backend", "Run backend '" + run.backend + "' is neither gpu nor interp.", "Use gpu or interp.");
   Transaction t(db_);
-  Statement(db_, "INSERT INTO runs(problem, size, backend, config, seed, created, status) VALUES (?,?,?,?,?,?,?)")
+  Statement(db_, "INSERT INTO runs(problem, size, backend, config, seed, created, status, problem_definition) "
+                 "VALUES (?,?,?,?,?,?,?,?)")
       .bind(1, run.problem)
       .bind(2, run.size)
       .bind(3, run.backend)
@@ -323,6 +329,7 @@ int64_t Store::create_run(const RunInfo& run) {
       .bind(5, static_cast<int64_t>(run.seed))
       .bind(6, now_utc())
       .bind(7, run.status)
+      .bind_json(8, run.problem_definition)
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   t.commit();
@@ -339,18 +346,19 @@ static RunInfo read_run(const Statement& s) {
   r.seed = static_cast<uint64_t>(s.i64(5));
   r.created = s.text(6);
   r.status = s.text(7);
+  if (!s.is_null(8)) r.problem_definition = s.json(8);
   return r;
 }
 
 std::optional<RunInfo> Store::find_run(int64_t id) const {
-  Statement s(db_, "SELECT id, problem, size, backend, config, seed, created, status FROM runs WHERE id = ?");
+  Statement s(db_, "SELECT id, problem, size, backend, config, seed, created, status, problem_definition FROM runs WHERE id = ?");
   s.bind(1, id);
   if (!s.step()) return std::nullopt;
   return read_run(s);
 }
 
 std::vector<RunInfo> Store::list_runs() const {
-  Statement s(db_, "SELECT id, problem, size, backend, config, seed, created, status FROM runs ORDER BY id");
+  Statement s(db_, "SELECT id, problem, size, backend, config, seed, created, status, problem_definition FROM runs ORDER BY id");
   std::vector<RunInfo> out;
   while (s.step()) out.push_back(read_run(s));
   return out;

@@ -24,6 +24,10 @@ struct RunInfo {
   uint64_t seed = 0;
   std::string created;            // UTC, ISO 8601
   std::string status = "running"; // free text chosen by the loop: "running", "finished", ...
+  // The problem's full definition (its file form, problems/problem_file.h), so that a
+  // report, an export or a resume never needs the file or the build that defined it;
+  // null in runs stored without it.
+  nlohmann::json problem_definition;
 };
 
 struct RoundInfo {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tools/command.h"
+#include "tools/problem_source.h"
 
 #ifdef CUSCHED_HAVE_AUDIT
 #include "audit/audit.h"
@@ -71,7 +72,7 @@ int run_audit(const AuditFlags& f) {
   try {
     // The project's device library is always available to the audited file.
     for (const auto& [name, text] : device_headers()) options.headers.emplace(name, text);
-    if (!f.problem.empty()) options.contract = audit::KernelContract::from_json(kernel_contract(find_problem(f.problem)));
+    if (!f.problem.empty()) options.contract = audit::KernelContract::from_json(kernel_contract(resolve_problem(f.problem)));
     if (!f.contract_path.empty()) {
       std::string text;
       if (!read_file(f.contract_path, text))

@@ -11,13 +11,14 @@
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
 #include "tools/command.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
 namespace {
 
 struct Options {
-  std::string problem, file, size = "bench", precision = "f32", grid, block;
+  std::string problem, file, size, shape, precision = "f32", grid, block;
   int64_t dynamic_smem = -1;
   bool strict = false, no_audit = false;
   uint64_t seed = 1;
@@ -54,9 +55,10 @@ void read_launch_comment(const std::string& src, const std::string& size, Option
 CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu kernel against a problem's kernel contract",
                          [](CLI::App& sub) -> std::function<int()> {
                            auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem, "Problem name")->required();
+                           sub.add_option("--problem,-p", o->problem, "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or ending in .json)")->required();
                            sub.add_option("file", o->file, "The .cu file")->required();
-                           sub.add_option("--size", o->size, "small or bench")->check(CLI::IsMember({"small", "bench"}));
+                           sub.add_option("--size", o->size, "Size table (default: the problem's default size)");
+                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
                            sub.add_option("--grid", o->grid, "Grid X,Y,Z (else from a // cusched-launch comment)");
                            sub.add_option("--block", o->block, "Block X,Y,Z (else from a // cusched-launch comment)");
                            sub.add_option("--dynamic-smem", o->dynamic_smem, "Dynamic shared memory in bytes");
@@ -66,7 +68,8 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
                            return [o] {
                              try {
-                               const Problem& p = find_problem(o->problem);
+                               Problem p = resolve_problem(o->problem);
+                               o->size = resolve_size(p, o->size, o->shape);
                                std::ifstream in(o->file);
                                if (!in) fail("unreadable-file", "Cannot read '" + o->file + "'.", "Check the path.");
                                std::stringstream ss;
@@ -122,6 +125,7 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                                  cfg.size = o->size;
                                  cfg.seed = o->seed;
                                  cfg.strict = o->strict;
+                                 require_fits_device(p, o->size, device_memory_bytes());
                                  search::verify_bundle_on_gpu(p, cfg, nullptr, out);
                                }
                                std::cout << out.to_json().dump(2) << "\n";

@@ -5,20 +5,50 @@
 #include <fstream>
 #include <iostream>
 
+#include "codegen/bundle.h"
+#include "codegen/lower.h"
 #include "dsl/error.h"
+#include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "search/export.h"
 #include "search/store.h"
 #include "tools/command.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
 namespace {
 
 struct Options {
-  std::string db, output = "kernel.cu", torch_op;
+  std::string db, output = "kernel.cu", torch_op, shape;
   int64_t candidate = 0, run = 0;  // 0: not given
 };
+
+// The candidate's schedule lowered again at `shape` over its run's size.
+std::string export_at_shape(const search::Store& store, std::optional<int64_t> candidate, std::optional<int64_t> run,
+                            const std::string& shape, search::ExportOptions opts) {
+  std::optional<search::RunInfo> info = run ? store.find_run(*run) : std::nullopt;
+  if (!info) fail("export-no-run", "The store has no run to export from.", "Run `cusched search` with this --db first.");
+  nlohmann::json steps;
+  if (candidate) {
+    auto c = store.candidate(*candidate);
+    if (!c) fail("export-no-candidate", "The store has no candidate " + std::to_string(*candidate) + ".", "Pass an id that `cusched report` lists.");
+    steps = c->schedule;
+  } else {
+    auto best = store.leaderboard(info->id, 1);
+    if (best.empty())
+      fail("export-nothing-verified", "Run " + std::to_string(info->id) + " has no verified candidate.",
+           "Export a candidate by --candidate, or search longer.");
+    candidate = best[0].candidate.id;
+    steps = best[0].candidate.schedule;
+  }
+  Problem p = problem_of_run(*info);
+  std::string size = resolve_size(p, info->size, shape);
+  Schedule s = Schedule::from_json(p.context(size), steps);
+  opts.title = p.name + ", candidate " + std::to_string(*candidate) + " lowered at " + size +
+               " (verified at " + info->size + ", not at this shape: run it with `cusched run --shape` first)";
+  return search::export_kernel(make_bundle(lower(s, p.name)), opts);
+}
 
 CommandRegistration reg{{"export", "Export a stored candidate as a standalone .cu file with a launcher and a PyTorch check",
                          [](CLI::App& sub) -> std::function<int()> {
@@ -30,6 +60,9 @@ CommandRegistration reg{{"export", "Export a stored candidate as a standalone .c
                            sub.add_option("--torch-op", o->torch_op,
                                           "PyTorch expression for the check, naming inputs by buffer name "
                                           "(default: the problem's own, e.g. torch.softmax(X, dim=1))");
+                           sub.add_option("--shape", o->shape,
+                                          "Lower the candidate's schedule again at these sizes (NAME=V,...) and export that "
+                                          "kernel: specialised to the shape and not verified at it");
                            return [o] {
                              try {
                                search::Store store(o->db, search::Store::Mode::existing_only);
@@ -46,15 +79,17 @@ CommandRegistration reg{{"export", "Export a stored candidate as a standalone .c
                                if (run_of)
                                  if (auto info = store.find_run(*run_of)) {
                                    try {
-                                     const Problem& p = find_problem(info->problem);
+                                     Problem p = problem_of_run(*info);
                                      if (opts.torch_op.empty()) opts.torch_op = p.torch_semantics;
                                      opts.atol = p.atol;
                                      opts.rtol = p.rtol;
                                    } catch (const UserError&) {
-                                     // A problem this build does not know: the check keeps its placeholder line.
+                                     // A run without a stored definition, of a problem this build does not know: the
+                                     // check keeps its placeholder line.
                                    }
                                  }
-                               std::string text = search::export_candidate(store, candidate, run, opts);
+                               std::string text = o->shape.empty() ? search::export_candidate(store, candidate, run, opts)
+                                                                   : export_at_shape(store, candidate, run_of, o->shape, opts);
                                std::ofstream out(o->output, std::ios::binary | std::ios::trunc);
                                if (!(out << text).flush())
                                  fail("export-write-failed", "The file '" + o->output + "' cannot be written.",

@@ -13,6 +13,7 @@
 #include "problems/problem.h"
 #include "search/cost_model.h"
 #include "tools/command.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -37,16 +38,17 @@ PassObserver after_pass_dump(const std::string& after, const std::string& emit) 
 }
 
 struct Options {
-  std::string problem, schedule = "baseline", size = "bench", emit = "ir", after;
+  std::string problem, schedule = "baseline", size, shape, emit = "ir", after;
   bool reference = false;
 };
 
 CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA source and launch plan, or bundle",
                          [](CLI::App& sub) -> std::function<int()> {
                            auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem, "Problem name")->required();
+                           sub.add_option("--problem,-p", o->problem, "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or ending in .json)")->required();
                            sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best");
-                           sub.add_option("--size", o->size, "small or bench")->check(CLI::IsMember({"small", "bench"}));
+                           sub.add_option("--size", o->size, "Size table (default: the problem's default size)");
+                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
                            sub.add_option("--emit", o->emit, "ir, cuda, bundle, or cost (the cost model's estimate per kernel)")
                                ->check(CLI::IsMember({"ir", "cuda", "bundle", "cost"}));
                            sub.add_option("--after", o->after,
@@ -59,8 +61,8 @@ CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA 
                                  return kExitOk;
                                }
                                PassObserver dump = after_pass_dump(o->after, o->emit);
-                               const Problem& p = find_problem(o->problem);
-                               ScheduleContext ctx = p.context(o->size);
+                               Problem p = resolve_problem(o->problem);
+                               ScheduleContext ctx = p.context(resolve_size(p, o->size, o->shape));
                                Schedule s = o->reference ? reference_schedule(ctx)
                                                          : Schedule::from_json(ctx, load_schedule_json(p, o->schedule));
                                LoweredProgram prog = lower_observed(s, p.name, dump);

@@ -6,13 +6,14 @@
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
 #include "tools/command.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
 namespace {
 
 struct Options {
-  std::string problem, schedule = "best", size, backend = "gpu", inputs, save_io;
+  std::string problem, schedule = "best", size, shape, backend = "gpu", inputs, save_io;
   bool json = false, strict = false, no_audit = false, per_launch = false;
   uint64_t seed = 1;
 };
@@ -52,10 +53,10 @@ void print_outcome(const search::CandidateOutcome& o) {
 CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a problem",
                          [](CLI::App& sub) -> std::function<int()> {
                            auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem, "Problem name")->required();
+                           sub.add_option("--problem,-p", o->problem, "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or ending in .json)")->required();
                            sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best (default best)");
-                           sub.add_option("--size", o->size, "small or bench (default: bench on gpu, small on interp)")
-                               ->check(CLI::IsMember({"small", "bench"}));
+                           sub.add_option("--size", o->size, "Size table (default: the problem's default size on gpu, small on interp)");
+                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
                            sub.add_option("--backend", o->backend, "gpu or interp")->check(CLI::IsMember({"gpu", "interp"}));
                            sub.add_option("--inputs", o->inputs, "Directory of <input>.npy files used as the first trial");
                            sub.add_option("--save-io", o->save_io, "Directory to write inputs and outputs as .npy");
@@ -67,10 +68,10 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                                         "Also time each launch of a multi-kernel schedule alone (L2 flushed, same repeats)");
                            return [o] {
                              try {
-                               const Problem& p = find_problem(o->problem);
+                               Problem p = resolve_problem(o->problem);
                                search::EvalConfig cfg;
                                cfg.backend = o->backend;
-                               cfg.size = o->size.empty() ? (o->backend == "gpu" ? "bench" : "small") : o->size;
+                               cfg.size = resolve_size(p, o->size, o->shape, o->backend == "gpu" ? "" : "small");
                                cfg.seed = o->seed;
                                cfg.strict = o->strict;
                                cfg.inputs_dir = o->inputs;
@@ -82,6 +83,7 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                                    std::cerr << err->message << "\n";
                                    return kExitNoGpu;
                                  }
+                                 require_fits_device(p, cfg.size, device_memory_bytes());
                                }
                                auto steps = load_schedule_json(p, o->schedule);
                                auto out = search::evaluate_candidate(p, steps, cfg, nullptr);

@@ -3,6 +3,7 @@
 // --mpi one process evaluates on every GPU of its host; with --mpi (under mpirun)
 // rank 0 searches and the other ranks evaluate.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -21,13 +22,14 @@
 #include "search/mpi_session.h"
 #endif
 #include "tools/command.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
 namespace {
 
 struct Options {
-  std::string problem, proposer = "builtin", db, backend, proposals;
+  std::string problem, shape, proposer = "builtin", db, backend, proposals;
   int rounds = 4, ideas = 4, per_idea = 4;
   int64_t budget_candidates = 0, budget_tokens = 0;
   double budget_minutes = 0;
@@ -95,7 +97,15 @@ int run_search(const Options& o, CLI::App& sub) {
     fail("mpi-not-built", "This cusched was built without MPI, so --mpi is not available.",
          "Install libopenmpi-dev and rebuild (CUSCHED_WITH_MPI=ON), or drop --mpi to use every GPU of this host.");
 #endif
-  const Problem& problem = find_problem(o.problem);
+  // A resumed run takes its problem from the store when -p is left out or names a file
+  // that is gone: the store keeps every run's definition.
+  bool from_store = o.resume && (o.problem.empty() || (names_problem_file(o.problem) && !std::filesystem::exists(o.problem)));
+  if (o.problem.empty() && !o.resume)
+    fail("missing-problem", "search needs a problem.", "Pass -p NAME or -p path/to/problem.json (or --resume --db FILE).");
+  if (from_store && o.db.empty())
+    fail("missing-db", "Resuming without the problem file needs the store.", "Pass --db FILE, the store the search wrote.");
+  std::optional<Problem> problem;
+  if (!from_store) problem = resolve_problem(o.problem);
   search::SearchOptions so;
   so.rounds = o.rounds;
   so.ideas = o.ideas;
@@ -109,14 +119,19 @@ int run_search(const Options& o, CLI::App& sub) {
   so.cpu_threads = o.threads;
   so.backend = o.backend.empty() ? "gpu" : o.backend;
 
-  std::string db = o.db.empty() ? search::default_db_path(problem.name) : o.db;
+  std::string db = o.db.empty() ? search::default_db_path(problem->name) : o.db;
   search::Store store(db, o.resume ? search::Store::Mode::existing_only : search::Store::Mode::create_if_missing);
   std::optional<search::RunInfo> resumed;
   if (o.resume) {
-    resumed = latest_run_of(store, problem.name);
+    if (from_store) {
+      if (auto id = store.latest_run()) resumed = store.find_run(*id);
+    } else {
+      resumed = latest_run_of(store, problem->name);
+    }
     if (!resumed)
-      fail("no-run-to-resume", "The store '" + db + "' has no run of problem '" + problem.name + "'.",
+      fail("no-run-to-resume", "The store '" + db + "' has no run" + (problem ? " of problem '" + problem->name + "'" : "") + ".",
            "Start a search without --resume, or name the right store with --db.");
+    if (from_store || !resumed->problem_definition.is_null()) problem = problem_of_run(*resumed);
     // A resumed run keeps its own settings unless a flag overrides them.
     const auto& c = resumed->config;
     if (!sub.count("--rounds") && c.contains("rounds")) so.rounds = c["rounds"];
@@ -148,15 +163,22 @@ int run_search(const Options& o, CLI::App& sub) {
     }
   }
 
+  if (!resumed) {
+    so.size = resolve_size(*problem, "", o.shape, so.backend == "gpu" ? "" : "small");
+    if (so.backend == "gpu" && !gpu_elsewhere) require_fits_device(*problem, so.size, device_memory_bytes());
+  } else if (!o.shape.empty()) {
+    fail("shape-on-resume", "A resumed run keeps the shape it was started with.", "Drop --shape, or start a new run.");
+  }
+
   std::unique_ptr<search::Proposer> proposer;
   std::unique_ptr<search::LlmClient> client;
   if (o.proposer == "builtin") {
     search::BuiltinProposerConfig bc;
     bc.sizes = {so.resolved_size()};
-    if (so.resolved_size() != "bench") bc.sizes.push_back("bench");
+    if (so.resolved_size() != problem->default_size) bc.sizes.push_back(problem->default_size);
     bc.strict = so.strict;
     bc.seed = so.seed;
-    proposer = std::make_unique<search::BuiltinProposer>(problem, bc);
+    proposer = std::make_unique<search::BuiltinProposer>(*problem, bc);
   } else if (o.proposer == "llm") {
     search::LlmConfig lc = o.llm;
     lc.fill_from_env();
@@ -182,7 +204,7 @@ int run_search(const Options& o, CLI::App& sub) {
 #ifdef CUSCHED_HAVE_MPI
   if (mpi) evaluator = mpi_evaluator(*mpi, o, so);
 #endif
-  search::SearchLoop loop(problem, store, *proposer, so, std::cout, evaluator);
+  search::SearchLoop loop(*problem, store, *proposer, so, std::cout, evaluator);
   search::SearchSummary s = resumed ? loop.resume(resumed->id) : loop.run();
   return s.best ? static_cast<int>(kExitOk) : static_cast<int>(kExitFailure);
 }
@@ -190,7 +212,11 @@ int run_search(const Options& o, CLI::App& sub) {
 CommandRegistration reg{{"search", "Search schedules of a problem in rounds (built-in, LLM or file proposer)",
                          [](CLI::App& sub) -> std::function<int()> {
                            auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem, "Problem name (cusched problems lists them)")->required();
+                           sub.add_option("--problem,-p", o->problem,
+                                          "Problem: a built-in name (cusched problems lists them) or a problem file (a path "
+                                          "containing / or ending in .json); with --resume it may be left out");
+                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the default size (small on "
+                                                               "the interpreter); kernels are specialised to them");
                            sub.add_option("--proposer", o->proposer, "builtin (default), llm or file")
                                ->check(CLI::IsMember({"builtin", "llm", "file"}));
                            sub.add_option("--rounds", o->rounds, "Rounds (default 4)")->check(CLI::PositiveNumber);

@@ -8,29 +8,32 @@
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "tools/command.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
 namespace {
 
 struct Options {
-  std::string problem, schedule, size = "bench", format = "json";
+  std::string problem, schedule, size, shape, format = "json";
   bool strict = false;
 };
 
 CommandRegistration reg{{"validate", "Check a schedule for a problem, lowering included; print its normalised steps or a structured error",
                          [](CLI::App& sub) -> std::function<int()> {
                            auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem, "Problem name (see `cusched problems`)")->required();
+                           sub.add_option("--problem,-p", o->problem, "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or ending in .json)")->required();
                            sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, - for stdin, baseline or best")->required();
-                           sub.add_option("--size", o->size, "Problem size the schedule is checked at")->check(CLI::IsMember({"small", "bench"}));
+                           sub.add_option("--size", o->size, "Size table the schedule is checked at (default: the problem's default size)");
+                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
                            sub.add_option("--format", o->format, "Output of a valid schedule")->check(CLI::IsMember({"json", "text"}));
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            return [o] {
                              try {
-                               const Problem& p = find_problem(o->problem);
+                               Problem p = resolve_problem(o->problem);
+                               std::string size = resolve_size(p, o->size, o->shape);
                                nlohmann::json steps = load_schedule_json(p, o->schedule);
-                               Schedule s = Schedule::from_json(p.context(o->size, o->strict), steps);
+                               Schedule s = Schedule::from_json(p.context(size, o->strict), steps);
                                lower(s, p.name);
                                if (o->format == "text") std::cout << s.to_text();
                                else std::cout << nlohmann::json({{"ok", true}, {"hash", s.hash()}, {"steps", s.to_json()}}).dump(2) << "\n";

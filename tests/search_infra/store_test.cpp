@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -321,4 +322,46 @@ TEST(Store, TwoProcessesWritingConcurrently) {
   EXPECT_EQ(s.evaluations(run).size(), 2u * kPerWriter);
   EXPECT_EQ(s.candidates(run).size(), 2u * kPerWriter + 1);
   EXPECT_EQ(s.round_summaries(run).size(), 1u);
+}
+
+TEST(Store, RunsKeepTheirProblemDefinition) {
+  std::string path = temp_db("definition.db");
+  nlohmann::json definition = {{"name", "row_sumsq"}, {"stages", {"S(i in R) = sum(k in D: X(i, k) * X(i, k))"}}};
+  int64_t with, without;
+  {
+    Store s(path);
+    RunInfo r;
+    r.problem = "row_sumsq";
+    r.size = "small";
+    r.backend = "interp";
+    r.problem_definition = definition;
+    with = s.create_run(r);
+    without = gpu_run(s);
+  }
+  Store s(path, Store::Mode::existing_only);
+  EXPECT_EQ(s.find_run(with)->problem_definition, definition);
+  EXPECT_TRUE(s.find_run(without)->problem_definition.is_null());
+  EXPECT_EQ(s.list_runs().front().problem_definition, definition);
+}
+
+TEST(Store, AStoreWithoutTheDefinitionColumnGainsIt) {
+  std::string path = temp_db("old_schema.db");
+  {
+    Store s(path);
+    gpu_run(s);
+  }
+  // The runs table as stores wrote it before runs kept their definition.
+  std::string sql = "sqlite3 '" + path + "' \"CREATE TABLE runs_old AS SELECT id, problem, size, backend, config, seed, created, "
+                    "status FROM runs; DROP TABLE runs; ALTER TABLE runs_old RENAME TO runs;\"";
+  if (std::system(sql.c_str()) != 0) GTEST_SKIP() << "the sqlite3 command is not installed";
+  Store s(path, Store::Mode::existing_only);
+  ASSERT_EQ(s.list_runs().size(), 1u);
+  EXPECT_TRUE(s.list_runs()[0].problem_definition.is_null());
+  RunInfo r;
+  r.problem = "relu";
+  r.size = "small";
+  r.backend = "interp";
+  r.problem_definition = {{"name", "relu"}};
+  int64_t id = s.create_run(r);
+  EXPECT_EQ(s.find_run(id)->problem_definition["name"], "relu");
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "problems/problem_file.h"
 #include "search/evaluator.h"
 #include "search/host_evaluator.h"
 #include "search/local_evaluator.h"
@@ -146,9 +147,10 @@ TEST(MpiTaskCodec, TaskCarriesScheduleConfigAndBundle) {
   cfg.seed = 42;
   cfg.strict = true;
   cfg.watchdog_s = 7;
-  EvaluationTask t = decode_task(encode_task(9, "relu", cfg, prepared));
+  EvaluationTask t = decode_task(encode_task(9, relu, cfg, prepared));
   EXPECT_EQ(t.id, 9);
   EXPECT_EQ(t.problem, "relu");
+  EXPECT_EQ(t.definition, problem_to_json(relu));
   EXPECT_EQ(t.config.backend, "gpu");
   EXPECT_EQ(t.config.size, "bench");
   EXPECT_EQ(t.config.seed, 42u);
@@ -368,7 +370,7 @@ TEST(MpiTaskCodec, TaskCarriesEveryFieldOfTheConfigAndTheOutcome) {
   const EvalConfig cfg = config_with_every_field();
   const CandidateOutcome prepared = outcome_with_every_field();
   ASSERT_FALSE(prepared.bundle.source.empty());
-  EvaluationTask t = decode_task(encode_task(11, "relu", cfg, prepared));
+  EvaluationTask t = decode_task(encode_task(11, find_problem("relu"), cfg, prepared));
   EXPECT_EQ(t.id, 11);
   EXPECT_EQ(t.problem, "relu");
   expect_same_config(t.config, cfg);
