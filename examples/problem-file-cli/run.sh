@@ -20,7 +20,7 @@ step "validate: the baseline schedule is legal at the small size"
 "$cusched" validate -p "$problem" -s baseline --size small --format text
 
 step "lower: the loop IR and the CUDA source"
-"$cusched" lower -p "$problem" -s baseline --size small --emit ir | head -n 20
+"$cusched" lower -p "$problem" -s baseline --size small --emit ir | sed -n 1,20p
 "$cusched" lower -p "$problem" -s baseline --size small --emit cuda > "$work/baseline.cu"
 echo "wrote $work/baseline.cu ($(wc -l < "$work/baseline.cu") lines)"
 

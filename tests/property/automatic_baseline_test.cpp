@@ -1,7 +1,8 @@
 // The automatic baseline of every built-in problem verifies in the CPU interpreter at
 // the small size and at odd shapes: every size odd, each size in turn 1, and each size
 // in turn past one block (257), so that guards, blocks smaller than their extent and
-// single-point loops are all exercised.
+// single-point loops are all exercised. A shape at which the reference output is
+// constant (a softmax over one column) says nothing about a schedule and is skipped.
 #include <gtest/gtest.h>
 
 #include "dsl/schedule.h"
@@ -45,6 +46,22 @@ std::vector<std::pair<std::string, SizeBindings>> odd_shapes(const Problem& p) {
   return out;
 }
 
+// `p` at `sizes`, named "shape": an integer input drawn up to a size minus one (an index
+// into that dimension, such as cross_entropy's targets) is drawn up to the new value
+// minus one.
+Problem at_shape(Problem p, const SizeBindings& sizes) {
+  const SizeBindings& small = p.size("small");
+  for (auto& in : p.inputs)
+    if (in.standard.kind == "randint")
+      for (const auto& [name, v] : small)
+        if (in.standard.b == static_cast<double>(v - 1)) {
+          in.standard.b = static_cast<double>(sizes.at(name) - 1);
+          break;
+        }
+  p.sizes["shape"] = sizes;
+  return p;
+}
+
 std::string describe(const SizeBindings& sizes) {
   std::string s;
   for (const auto& [name, v] : sizes) s += (s.empty() ? "" : ",") + name + "=" + std::to_string(v);
@@ -54,20 +71,23 @@ std::string describe(const SizeBindings& sizes) {
 class AutomaticBaseline : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AutomaticBaseline, VerifiesAtTheSmallSizeAndAtOddShapes) {
-  Problem p = find_problem(GetParam());
-  const nlohmann::json steps = automatic_baseline(p.pipeline);
-  auto shapes = odd_shapes(p);
-  shapes.insert(shapes.begin(), {"small", p.size("small")});
-  ASSERT_GE(shapes.size(), 3u) << "too few well-formed shapes to say anything";
+  const Problem& problem = find_problem(GetParam());
+  const nlohmann::json steps = automatic_baseline(problem.pipeline);
+  auto shapes = odd_shapes(problem);
+  shapes.insert(shapes.begin(), {"small", problem.size("small")});
   uint64_t seed = 1;
+  int verified = 0;
   for (const auto& [label, sizes] : shapes) {
-    SCOPED_TRACE(p.name + " at " + label + " (" + describe(sizes) + ")");
-    p.sizes["shape"] = sizes;
+    SCOPED_TRACE(problem.name + " at " + label + " (" + describe(sizes) + ")");
+    const Problem p = at_shape(problem, sizes);
     ValidationResult v = validate_schedule(p.context("shape"), steps);
     ASSERT_TRUE(v.ok) << v.error.code << ": " << v.error.message << "\n" << steps.dump();
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("shape"), steps), "shape", seed++, 1);
+    if (r.verdict == "reference_degenerate" && label != "small") continue;
     EXPECT_EQ(r.verdict, "ok") << r.message << "\n" << steps.dump();
+    verified += r.verdict == "ok";
   }
+  EXPECT_GE(verified, 3) << "too few shapes verified to say anything";
 }
 
 TEST_P(AutomaticBaseline, PutsEveryStageWithPointsOnBlocksAndReductionsAcrossThreads) {
@@ -82,7 +102,9 @@ TEST_P(AutomaticBaseline, PutsEveryStageWithPointsOnBlocksAndReductionsAcrossThr
       block |= is_block_axis(l.axis);
       thread |= is_thread_axis(l.axis);
     }
-    if (!f->vars.empty()) EXPECT_TRUE(block) << "no loop on a block axis";
+    if (!f->vars.empty()) {
+      EXPECT_TRUE(block) << "no loop on a block axis";
+    }
     if (f->is_reduction()) {
       EXPECT_FALSE(ss.cross_thread_loop.empty()) << "the reduction is not combined across threads";
       EXPECT_EQ(ss.loops.at(ss.cross_thread_loop).extent, kAutomaticBaselineThreads);
