@@ -86,16 +86,4 @@ LoweredProgram lower_observed(const Schedule& schedule, const std::string& probl
   }
 }
 
-Schedule reference_schedule(const ScheduleContext& ctx) {
-  Schedule s(ctx);
-  for (const auto& f : ctx.pipeline.stages()) {
-    std::string loop = f->vars.empty() ? "" : f->vars[0];
-    for (size_t d = 1; d < f->vars.size(); ++d) loop = s.fuse(f->name, loop, f->vars[d], "fused" + std::to_string(d));
-    if (loop.empty()) continue;
-    auto [o, i] = s.split(f->name, loop, 256, "ref_block", "ref_thread");
-    s.bind(f->name, o, GpuAxis::BlockX).bind(f->name, i, GpuAxis::ThreadX);
-  }
-  return s;
-}
-
 }  // namespace cusched

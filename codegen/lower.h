@@ -13,8 +13,4 @@ namespace cusched {
 // step behind it where one can be attributed.
 LoweredProgram lower(const Schedule& schedule, const std::string& problem_name);
 
-// The reference schedule: every stage at root, its pure loops fused and spread over
-// 256-thread blocks, reductions serial in each thread. Used for the float64 reference.
-Schedule reference_schedule(const ScheduleContext& ctx);
-
 }  // namespace cusched

@@ -4,19 +4,47 @@ namespace cusched {
 
 using nlohmann::json;
 
-json flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int threads) {
-  json steps = json::array();
-  std::string flat = loops.at(0);
+std::string fuse_loops(json& steps, const std::string& stage, const std::vector<std::string>& loops, const std::string& name) {
+  std::string cur = loops.at(0);
   for (size_t n = 1; n < loops.size(); ++n) {
-    std::string fused = stage + "_f" + std::to_string(n);
-    steps.push_back({{"op", "fuse"}, {"stage", stage}, {"outer", flat}, {"inner", loops[n]}, {"fused", fused}});
-    flat = fused;
+    std::string fused = n + 1 == loops.size() ? name : name + std::to_string(n);
+    steps.push_back({{"op", "fuse"}, {"stage", stage}, {"outer", cur}, {"inner", loops[n]}, {"fused", fused}});
+    cur = fused;
   }
-  std::string outer = stage + "_blk", inner = stage + "_thr";
-  steps.push_back(
-      {{"op", "split"}, {"stage", stage}, {"loop", flat}, {"factor", threads}, {"outer", outer}, {"inner", inner}});
-  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", outer}, {"axis", "blockIdx.x"}});
-  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", inner}, {"axis", "threadIdx.x"}});
+  return cur;
+}
+
+json flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int64_t threads, int64_t vector) {
+  using N = FlatGridNames;
+  json steps = json::array();
+  std::string loop = fuse_loops(steps, stage, loops, N::fused);
+  if (vector > 1) {
+    steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", loop}, {"factor", vector}, {"outer", N::vectors}, {"inner", N::lanes}});
+    loop = N::vectors;
+  }
+  steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", loop}, {"factor", threads}, {"outer", N::blocks}, {"inner", N::threads}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", N::blocks}, {"axis", "blockIdx.x"}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", N::threads}, {"axis", "threadIdx.x"}});
+  if (vector > 1) steps.push_back({{"op", "vectorize"}, {"stage", stage}, {"loop", N::lanes}});
+  return steps;
+}
+
+json cross_thread_reduction_steps(const std::string& stage, const std::vector<std::string>& rvars, int64_t threads) {
+  json steps = json::array();
+  std::string k = fuse_loops(steps, stage, rvars, "red");
+  steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", k}, {"factor", threads}, {"outer", "red_serial"}, {"inner", "red_thread"}});
+  steps.push_back({{"op", "cross_thread_reduce"}, {"stage", stage}, {"loop", "red_thread"}, {"kind", threads <= 32 ? "warp" : "block"}});
+  return steps;
+}
+
+json block_per_point_steps(const std::string& stage, const std::vector<std::string>& vars, const std::vector<std::string>& rvars,
+                           int64_t threads) {
+  json steps = json::array();
+  if (!vars.empty()) {
+    const std::string points = fuse_loops(steps, stage, vars, FlatGridNames::fused);
+    steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", points}, {"axis", "blockIdx.x"}});
+  }
+  for (auto& s : cross_thread_reduction_steps(stage, rvars, threads)) steps.push_back(std::move(s));
   return steps;
 }
 

@@ -6,10 +6,42 @@
 
 namespace cusched {
 
+// The loop names of a flat grid, one scheme for every schedule that builds one: the
+// fused loop, its float4 split (vectors x lanes) and its split over blocks x threads.
+struct FlatGridNames {
+  static constexpr const char* fused = "flat";
+  static constexpr const char* vectors = "flat_vec";
+  static constexpr const char* lanes = "flat_lane";
+  static constexpr const char* blocks = "flat_block";
+  static constexpr const char* threads = "flat_thread";
+};
+
+// Appends the steps that fuse the adjacent loops `loops` (outermost first) of `stage`
+// into one loop named `name` (the intermediate fused loops `name`1, `name`2, ...);
+// returns the fused loop's name, the loop itself when there is only one.
+std::string fuse_loops(nlohmann::json& steps, const std::string& stage, const std::vector<std::string>& loops,
+                       const std::string& name);
+
 // Steps that fuse the adjacent pure loops `loops` (outermost first) of `stage` into
 // one loop, split it by `threads` and bind the outer part to blockIdx.x and the inner
-// part to threadIdx.x: one thread per point of those loops, the rest serial inside.
-nlohmann::json flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int threads = 256);
+// part to threadIdx.x: one thread per point of those loops (a bounds guard where the
+// extent is not a multiple of `threads`), the rest serial inside. With `vector` > 1
+// each thread takes `vector` adjacent points as one vector access (the fused loop
+// split by `vector` first, its inner part vectorized).
+nlohmann::json flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int64_t threads = 256,
+                               int64_t vector = 1);
+
+// Steps that combine the reduction loops `rvars` of `stage` (fused, split by `threads`)
+// across the threads of a block (kind "warp" for 32 threads or fewer, else "block"):
+// each thread reduces its share serially, then the threads combine.
+nlohmann::json cross_thread_reduction_steps(const std::string& stage, const std::vector<std::string>& rvars,
+                                            int64_t threads);
+
+// Steps for a reduction stage with one block per output point: the pure loops `vars`
+// fused onto blockIdx.x (none: a single block) and the reduction across `threads`
+// threads (cross_thread_reduction_steps).
+nlohmann::json block_per_point_steps(const std::string& stage, const std::vector<std::string>& vars,
+                                     const std::vector<std::string>& rvars, int64_t threads);
 
 // Steps that tile the pure loops `i` (rows) and `j` (columns) of `stage` by 16 x 16 and
 // bind the tiles to blockIdx.y / blockIdx.x and the points to threadIdx.y / threadIdx.x;

@@ -29,6 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::string& install_prefix() {
+  static std::string prefix;
+  return prefix;
+}
+
 bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path); }
 
 std::string exit_text(int status) {
@@ -62,10 +67,17 @@ std::string find_worker_binary() {
     std::string beside = (self.parent_path() / "cusched-worker").string();
     if (executable(beside)) return beside;
   }
+  if (!install_prefix().empty()) {
+    std::string installed = (fs::path(install_prefix()) / "bin" / "cusched-worker").string();
+    if (executable(installed)) return installed;
+  }
   if (executable(CUSCHED_WORKER_BUILD_PATH)) return CUSCHED_WORKER_BUILD_PATH;
-  fail("worker-not-found", "The cusched-worker executable was not found next to this program or in the build tree.",
+  fail("worker-not-found",
+       "The cusched-worker executable was not found next to this program, in the installed package or in the build tree.",
        "Set CUSCHED_WORKER to the path of cusched-worker.");
 }
+
+void set_install_prefix(const std::string& prefix) { install_prefix() = prefix; }
 
 Worker::Worker(int device, std::string binary) : device_(device), binary_(std::move(binary)) {}
 

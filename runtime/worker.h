@@ -16,9 +16,14 @@
 
 namespace cusched::runtime {
 
-// $CUSCHED_WORKER, else cusched-worker next to this executable, else the
-// build-tree path baked in at compile time. Throws UserError ("worker-not-found").
+// $CUSCHED_WORKER, else cusched-worker next to this executable, else the one in the
+// installed package (set_install_prefix), else the build-tree path baked in at compile
+// time. Throws UserError ("worker-not-found").
 std::string find_worker_binary();
+
+// The prefix cusched is installed under: its cusched-worker is `prefix`/bin/cusched-worker.
+// cusched/cusched.h calls it for programs built against the installed package.
+void set_install_prefix(const std::string& prefix);
 
 class Worker {
  public:

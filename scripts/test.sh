@@ -1,6 +1,8 @@
 #!/bin/bash
-# Builds cusched with its tests and runs them: CTest (its summary is the last lines),
-# then the schedule-parser fuzzer for a fixed budget (CUSCHED_FUZZ_SECONDS, default 60).
+# Builds cusched with its tests and runs them: the schedule-parser fuzzer for a fixed
+# budget (CUSCHED_FUZZ_SECONDS, default 60), CTest, then the install test
+# (scripts/test_install.sh: the examples built and run against the installed package;
+# its summary is the last lines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh --tests
@@ -11,4 +13,6 @@ if [ -x tests/fuzz/run_fuzz.sh ]; then
   tests/fuzz/run_fuzz.sh "${CUSCHED_FUZZ_SECONDS:-60}" || status=$?
 fi
 (cd build-test && ctest --output-on-failure -j"$(nproc)" --timeout 900) || status=$?
+# The installed package: install into a temporary prefix, build and run the examples against it.
+scripts/test_install.sh build-test || status=$?
 exit $status

@@ -10,6 +10,7 @@
 #include "dsl/expr_substitute.h"
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
+#include "problems/automatic_baseline.h"
 #include "problems/baseline_steps.h"
 #include "codegen/bundle.h"
 #include "search/candidate_evaluation.h"
@@ -56,13 +57,11 @@ int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
 
 // Steps fusing `loops` of `stage` (outermost first) into one loop; returns its name.
 std::string fuse_all(json& steps, const std::string& stage, const std::vector<std::string>& loops, const std::string& name) {
-  std::string cur = loops[0];
-  for (size_t i = 1; i < loops.size(); ++i) {
-    std::string fused = i + 1 == loops.size() ? name : name + std::to_string(i);
-    steps.push_back({{"op", "fuse"}, {"stage", stage}, {"outer", cur}, {"inner", loops[i]}, {"fused", fused}});
-    cur = fused;
-  }
-  return cur;
+  return fuse_loops(steps, stage, loops, name);
+}
+
+void append(json& steps, const json& more) {
+  for (const auto& s : more) steps.push_back(s);
 }
 
 std::vector<std::string> reduction_var_names(const FuncDef& f) {
@@ -75,15 +74,7 @@ std::vector<std::string> reduction_var_names(const FuncDef& f) {
 // One thread per point of the stage's pure loops (fused), `threads` per block,
 // optionally `vec` contiguous points per thread as one vector access.
 void flat_grid(json& steps, const FuncDef& f, int64_t threads, int64_t vec) {
-  std::string loop = fuse_all(steps, f.name, f.vars, "pf");
-  if (vec > 1) {
-    steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", loop}, {"factor", vec}, {"outer", "pfx"}, {"inner", "pfv"}});
-    loop = "pfx";
-  }
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", loop}, {"factor", threads}, {"outer", "pfo"}, {"inner", "pft"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "pfo"}, {"axis", "blockIdx.x"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "pft"}, {"axis", "threadIdx.x"}});
-  if (vec > 1) steps.push_back({{"op", "vectorize"}, {"stage", f.name}, {"loop", "pfv"}});
+  append(steps, flat_grid_steps(f.name, f.vars, threads, vec));
 }
 
 // The output's row loops fused onto blockIdx.x and its column loops, fused, split into
@@ -106,18 +97,12 @@ std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<
 
 // The stage's reduction loops fused, split by `threads` and combined across them.
 void cross_thread(json& steps, const FuncDef& f, int64_t threads) {
-  std::string k = fuse_all(steps, f.name, reduction_var_names(f), "rf");
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", k}, {"factor", threads}, {"outer", "rfo"}, {"inner", "rft"}});
-  steps.push_back({{"op", "cross_thread_reduce"}, {"stage", f.name}, {"loop", "rft"}, {"kind", threads <= 32 ? "warp" : "block"}});
+  append(steps, cross_thread_reduction_steps(f.name, reduction_var_names(f), threads));
 }
 
 // One block per output point, the reduction combined across `threads` threads.
 void block_per_point(json& steps, const FuncDef& f, int64_t threads) {
-  if (!f.vars.empty()) {
-    std::string p = fuse_all(steps, f.name, f.vars, "pf");
-    steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", p}, {"axis", "blockIdx.x"}});
-  }
-  cross_thread(steps, f, threads);
+  append(steps, block_per_point_steps(f.name, f.vars, reduction_var_names(f), threads));
 }
 
 // A 2-D thread tile over the last two pure loops, batch loops fused onto blockIdx.z,
@@ -674,7 +659,7 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
   };
   // The baseline and single moves applied to it.
   std::vector<Scored> base;
-  json baseline = legal(problem_.baseline_schedule);
+  json baseline = legal(baseline_schedule_of(problem_));
   if (!baseline.is_null()) {
     admit(baseline, base, "baseline", "the problem's baseline schedule");
     ScheduleState st = Schedule::from_json(problem_.context(config_.cost_size, config_.strict), baseline).state();

@@ -1,7 +1,8 @@
 #pragma once
 // The built-in proposer: needs no network. It starts from the problem's baseline
-// schedule, sketches for the problem's class and random legal schedules, then
-// evolves the best candidates with schedule moves (search/schedule_moves.h).
+// schedule (the automatic baseline where it has none), sketches for the problem's
+// class and random legal schedules, then evolves the best candidates with schedule
+// moves (search/schedule_moves.h).
 // Every proposal is legal at each configured size; the analytical cost model
 // picks which of several mutants of one idea are proposed.
 #include <cstdint>

@@ -11,6 +11,7 @@
 #ifdef CUSCHED_HAVE_AUDIT
 #include "audit/audit.h"
 #include "codegen/device_library.h"
+#include "problems/automatic_baseline.h"
 #include "problems/contract.h"
 #endif
 

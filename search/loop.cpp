@@ -10,6 +10,7 @@
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
+#include "problems/automatic_baseline.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
 #include "runtime/worker.h"
@@ -133,7 +134,7 @@ bool SearchLoop::do_round(int64_t run, int index) {
   std::vector<Proposal> proposals;
   std::string source = proposer_.name();
   const bool with_baseline = index == 0 && store_.candidates(run).empty();
-  if (with_baseline) proposals.push_back({"the problem's baseline schedule", problem_.baseline_schedule, std::nullopt});
+  if (with_baseline) proposals.push_back({"the problem's baseline schedule", baseline_schedule_of(problem_), std::nullopt});
   proposals.insert(proposals.end(), props.proposals.begin(), props.proposals.end());
   std::map<std::string, int64_t> idea_ids;
   std::vector<CandidateRecord> fresh_candidates;

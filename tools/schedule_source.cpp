@@ -9,8 +9,8 @@
 namespace cusched::tools {
 
 nlohmann::json load_schedule_json(const Problem& problem, const std::string& source) {
-  if (source == "baseline") return problem.baseline_schedule;
-  if (source == "best") return problem.best_schedule;
+  if (source == "baseline") return baseline_schedule_of(problem);
+  if (source == "best") return best_schedule_of(problem);
   std::string text;
   if (source == "-") {
     std::ostringstream os;

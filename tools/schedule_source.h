@@ -1,10 +1,12 @@
 #pragma once
 // Where a command takes a schedule: a JSON file, "-" for stdin, or "baseline" /
-// "best" for the problem's own built-in schedules.
+// "best" for the problem's own schedules (problems/automatic_baseline.h: the automatic
+// baseline where the problem has none).
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "dsl/error.h"
+#include "problems/automatic_baseline.h"
 #include "problems/problem.h"
 
 namespace cusched::tools {
