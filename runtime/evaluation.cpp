@@ -456,7 +456,7 @@ class Evaluation {
         oc = check_output(b->name, b->dtype, cand_out.at(b->name).data(), ref.data(), b->elements(), req_.tol,
                           !b->zero_before_launch);
       if (auto failed = judge(index, plan, *b, rc, oc)) return failed;
-      if (req_.time_it && !plan.from_dir && (host_references_.count(index) || host_references_.size() < kMaxTimingSets))
+      if (req_.time_it && !plan.from_dir && (host_references_.count(index) || host_references_.size() < host_timing_sets()))
         host_references_[index][b->name] = std::move(ref);
     }
     return std::nullopt;
@@ -648,6 +648,15 @@ class Evaluation {
     const std::map<std::string, DeviceBuffer>* device_references = nullptr;
   };
 
+  // How many trials' references the host check keeps for the timed runs: up to
+  // kMaxTimingSets within 8 GiB of host memory, at least one.
+  size_t host_timing_sets() const {
+    size_t per_trial = 0;
+    for (const auto* b : with_role(req_.candidate, BufferRole::Output)) per_trial += static_cast<size_t>(b->elements()) * 8;
+    const size_t budget = size_t{8} << 30;
+    return std::max<size_t>(1, std::min(kMaxTimingSets, per_trial ? budget / per_trial : kMaxTimingSets));
+  }
+
   const DeviceBuffer& guard_pattern(const GpuContext& ctx) {
     if (!guard_pattern_) guard_pattern_ = std::make_unique<DeviceBuffer>(guard_pattern_buffer(ctx));
     return *guard_pattern_;
@@ -660,7 +669,6 @@ class Evaluation {
     const auto& cand = req_.candidate;
     const std::string where = " in timed run " + std::to_string(run) + " (on the inputs of trial " +
                               std::to_string(set.trial) + ", " + set.label + ")";
-    TrialPlan plan{"timed run " + std::to_string(run) + " on " + set.label, 0, false, false};
     if (auto g = damaged_guard(alloc, checker, checker ? &guard_pattern(ctx) : nullptr))
       return fail_trial(set.trial, Verdict::out_of_bounds_write, g->buffer, out_of_bounds_message(*g, where));
     for (const auto* b : with_role(cand, BufferRole::Output)) {
@@ -700,14 +708,16 @@ class Evaluation {
     std::vector<std::unique_ptr<Allocation>> allocs;
     std::vector<std::unique_ptr<LaunchSequence>> seqs;
     for (const auto& set : sets) {
+      // Buffers for a further set only while the device keeps its margin (runtime/trial_cache.h).
+      if (!allocs.empty() && !device_has_room(0, bundle_bytes(req_.candidate))) break;
       InputProtection protection;
       allocs.push_back(allocate_buffers(req_.candidate, ctx, set.host_inputs, set.device_inputs, true, req_.read_only_inputs,
                                         &protection, req_.watchdog_s));
       note_protection(protection);
       seqs.push_back(std::make_unique<LaunchSequence>(req_.candidate, cand_module, allocs.back()->addresses));
     }
-    res_.timing_input_sets = static_cast<int>(sets.size());
-    const size_t n = sets.size();
+    res_.timing_input_sets = static_cast<int>(allocs.size());
+    const size_t n = allocs.size();
     std::optional<EvalResult> failure;
     int run = 0;
     TimedRunHooks hooks;

@@ -54,9 +54,11 @@ struct Instruction {
 };
 
 std::optional<Instruction> parse(const std::string& raw) {
-  std::string text = raw.substr(0, raw.find("//"));
-  text = trim(text);
-  if (text.empty() || text[0] == '.' || text.back() == ':' || text[0] == '{' || text[0] == '}') return std::nullopt;
+  std::string text = trim(raw);
+  // Inline asm arrives wrapped in braces: "{ cvt.rn.bf16.f32 %rs1, %f1;}".
+  while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim(text.substr(1));
+  while (!text.empty() && (text.back() == '{' || text.back() == '}')) text = trim(text.substr(0, text.size() - 1));
+  if (text.empty() || text[0] == '.' || text.back() == ':') return std::nullopt;
   if (text[0] == '@') {
     size_t sp = text.find_first_of(" \t");
     if (sp == std::string::npos) return std::nullopt;
@@ -121,34 +123,62 @@ int cleared_low_bits(const std::string& immediate) {
 std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) {
   std::vector<ReducedPrecisionUse> uses;
   std::map<std::string, bool> holds_float_bits;  // 32-bit registers moved from an f32 register
-  std::stringstream ss(ptx);
-  std::string line;
-  int number = 0;
-  while (std::getline(ss, line)) {
-    ++number;
+  struct Mask {
+    int cleared = 0;
+    std::string text;
+    int line = 0;
+  };
+  std::map<std::string, Mask> masked;  // 32-bit registers that hold a value with low mantissa bits cleared
+  auto report_mask = [&](const Mask& m) { uses.push_back({m.cleared >= 16 ? "bf16" : "tf32", m.text, m.line}); };
+  // One statement at a time: a line may hold several (inline asm), each ended by ';'.
+  std::vector<std::pair<std::string, int>> statements;
+  {
+    std::stringstream ss(ptx);
+    std::string line;
+    int number = 0;
+    while (std::getline(ss, line)) {
+      ++number;
+      line = line.substr(0, line.find("//"));
+      for (const auto& part : split(line, ';'))
+        if (!trim(part).empty()) statements.emplace_back(part, number);
+    }
+  }
+  for (const auto& [line, number] : statements) {
     auto ins = parse(line);
     if (!ins) continue;
+    std::string text = trim(line);
+    while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim(text.substr(1));
     std::string p = instruction_precision(*ins);
     if (!p.empty()) {
-      uses.push_back({p, trim(line.substr(0, line.find("//"))), number});
+      uses.push_back({p, text, number});
       continue;
     }
     const std::string& op = ins->opcode;
-    if ((op == "mov.b32" || op == "mov.u32") && ins->operands.size() == 2) {
-      holds_float_bits[ins->operands[0]] = ins->operands[1].rfind("%f", 0) == 0;
+    const auto& o = ins->operands;
+    if ((op == "mov.b32" || op == "mov.u32") && o.size() == 2) {
+      // A masked pattern moved into a float register is a float rounded by hand.
+      if (o[0].rfind("%f", 0) == 0)
+        if (auto it = masked.find(o[1]); it != masked.end()) report_mask(it->second);
+      holds_float_bits[o[0]] = o[1].rfind("%f", 0) == 0;
+      masked.erase(o[0]);
       continue;
     }
-    if ((op == "and.b32" || op == "and.u32") && ins->operands.size() == 3) {
+    if ((op == "and.b32" || op == "and.u32") && o.size() == 3) {
       for (int src : {1, 2}) {
-        int k = cleared_low_bits(ins->operands[3 - src]);
-        auto it = holds_float_bits.find(ins->operands[src]);
-        if (k && it != holds_float_bits.end() && it->second) {
-          uses.push_back({k >= 16 ? "bf16" : "tf32", trim(line.substr(0, line.find("//"))), number});
-          break;
-        }
+        int k = cleared_low_bits(o[3 - src]);
+        if (!k) continue;
+        auto it = holds_float_bits.find(o[src]);
+        if (it != holds_float_bits.end() && it->second) report_mask({k, text, number});
+        else masked[o[0]] = {k, text, number};
+        break;
       }
+      holds_float_bits.erase(o[0]);
+      continue;
     }
-    if (!ins->operands.empty()) holds_float_bits.erase(ins->operands[0]);
+    if (!o.empty()) {
+      holds_float_bits.erase(o[0]);
+      masked.erase(o[0]);
+    }
   }
   return uses;
 }

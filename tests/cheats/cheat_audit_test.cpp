@@ -8,6 +8,8 @@
 #include <map>
 
 #include "cheat_corpus.h"
+#include "codegen/bundle.h"
+#include "codegen/lower.h"
 #include "problems/problem.h"
 #include "search/candidate_evaluation.h"
 
@@ -52,6 +54,48 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CheatCorpus, ::testing::ValuesIn(corpus_entries
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
+
+}  // namespace
+}  // namespace cusched::cheats
+
+namespace cusched::cheats {
+namespace {
+
+// Generated candidates get one contract per launch: inputs const, each output written
+// by the last launch that receives it, scratch of any type.
+TEST(BundleContracts, OneContractPerLaunchWithOutputsInTheLastLaunchThatTakesThem) {
+  const Problem& p = find_problem("layernorm");
+  KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("small"), p.baseline_schedule), p.name));
+  ASSERT_GE(b.launches.size(), 2u);
+  nlohmann::json contracts = search::bundle_contracts(b);
+  ASSERT_EQ(contracts.size(), b.launches.size());
+  int outputs = 0;
+  for (size_t k = 0; k < b.launches.size(); ++k) {
+    EXPECT_EQ(contracts[k]["kernel_name"], b.launches[k].kernel);
+    for (const auto& prm : contracts[k]["params"]) {
+      const BufferSpec* buf = b.find_buffer(prm["name"]);
+      ASSERT_NE(buf, nullptr);
+      if (buf->role == BufferRole::Input) EXPECT_EQ(prm["type"], "const float*");
+      if (buf->role == BufferRole::Scratch) EXPECT_EQ(prm["type"], "");
+      outputs += prm["is_output"].get<bool>();
+    }
+  }
+  EXPECT_EQ(outputs, 1);
+}
+
+// No false rejection: the generated multi-launch bundles audit clean against them.
+TEST(BundleContracts, GeneratedBaselineAndBestAuditClean) {
+  for (const char* name : {"layernorm", "softmax", "matmul"}) {
+    const Problem& p = find_problem(name);
+    for (const auto* steps : {&p.baseline_schedule, &p.best_schedule}) {
+      KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), *steps), p.name));
+      bool bad = false;
+      double ms = 0;
+      nlohmann::json findings = search::audit_bundle(p, b, &bad, &ms);
+      EXPECT_FALSE(bad) << name << ": " << findings.dump(2);
+    }
+  }
+}
 
 }  // namespace
 }  // namespace cusched::cheats

@@ -44,10 +44,13 @@ TEST(PrecisionScan, FindsReducedPrecisionMatrixAndArithmeticInstructions) {
 TEST(PrecisionScan, FindsMantissaMasksOnFloatBitsOnly) {
   auto uses = reduced_precision_uses(ptx_body(
       "mov.b32 %r1, %f1;\nand.b32 %r2, %r1, -65536;\nmov.b32 %r3, %f2;\nand.b32 %r4, %r3, -8192;\n"
-      "and.b32 %r5, %r6, -65536;\nmov.b32 %r7, %f3;\nand.b32 %r8, %r7, -2147483648;"));
-  ASSERT_EQ(uses.size(), 2u);
+      "and.b32 %r5, %r6, -65536;\nmov.b32 %r7, %f3;\nand.b32 %r8, %r7, -2147483648;\n"
+      "ld.global.nc.u32 %r9, [%rd1];\nand.b32 %r10, %r9, -65536;\nmov.b32 %f4, %r10;"));
+  ASSERT_EQ(uses.size(), 3u);
   EXPECT_EQ(uses[0].precision, "bf16");
   EXPECT_EQ(uses[1].precision, "tf32");
+  EXPECT_EQ(uses[2].precision, "bf16");
+  EXPECT_EQ(uses[2].line, 12);
 }
 
 TEST(PrecisionScan, AdmitsWhatTheDeclarationAndTheBufferTypesAllow) {

@@ -6,7 +6,7 @@ extern "C" __global__ void softmax_kernel(const float* __restrict__ X, float* __
   __shared__ float red[256];
   const float* x = X + blockIdx.x * D;
   float* y = Y + blockIdx.x * D;
-  float m = -INFINITY;
+  float m = -3.4e38f;
   for (int j = threadIdx.x; j < D; j += blockDim.x) m = fmaxf(m, x[j]);
   red[threadIdx.x] = m;
   __syncthreads();
