@@ -26,7 +26,7 @@ struct Finding {
 
 struct ContractParam {
   std::string name;
-  std::string type;  // e.g. "const float*"; __restrict__ is ignored when comparing
+  std::string type;  // e.g. "const float*"; __restrict__ is ignored when comparing; "" accepts any type
   bool is_output = false;
 };
 
@@ -41,6 +41,8 @@ struct KernelContract {
 
 struct AuditOptions {
   std::optional<KernelContract> contract;
+  // Contracts of further kernels in the same source (a multi-launch bundle: one per launch).
+  std::vector<KernelContract> more_contracts;
   std::map<std::string, std::string> headers;   // in-memory include files (the project's device library), name -> contents
   std::optional<int64_t> planned_dynamic_smem;  // from the launch plan; nullopt = unknown
   // Per kernel (by name) from a multi-launch plan; a kernel listed here ignores planned_dynamic_smem.
@@ -56,6 +58,9 @@ struct RuleInfo {
   std::string summary;  // one line
   std::string doc;      // one paragraph
 };
+
+// `contract` and then `more_contracts`, the contracts the contract rules check.
+std::vector<const KernelContract*> contracts(const AuditOptions& options);
 
 const std::vector<RuleInfo>& rules();  // from the rule classes, for docs/audit.md
 

@@ -37,6 +37,13 @@ KernelContract KernelContract::from_json(const nlohmann::json& j) {
   return c;
 }
 
+std::vector<const KernelContract*> contracts(const AuditOptions& options) {
+  std::vector<const KernelContract*> out;
+  if (options.contract) out.push_back(&*options.contract);
+  for (const auto& c : options.more_contracts) out.push_back(&c);
+  return out;
+}
+
 nlohmann::json KernelContract::to_json() const {
   nlohmann::json params = nlohmann::json::array();
   for (const auto& p : this->params) params.push_back({{"name", p.name}, {"type", p.type}, {"is_output", p.is_output}});

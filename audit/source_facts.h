@@ -67,7 +67,7 @@ struct CastFacts {
 struct GlobalVariableFacts {
   std::string name;
   std::string type;
-  std::string memory_space;  // "__device__" or "__managed__"
+  std::string memory_space;  // "__device__", "__managed__" or "function-scope static"
   bool is_const = false;
   SourceLocation location;
 };

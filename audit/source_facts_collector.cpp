@@ -132,12 +132,14 @@ class FactsVisitor : public clang::RecursiveASTVisitor<FactsVisitor> {
     if (clang::isa<clang::ParmVarDecl>(v) || !v->hasGlobalStorage()) return true;
     if (v->hasAttr<clang::CUDASharedAttr>() || v->hasAttr<clang::CUDAConstantAttr>()) return true;
     bool managed = v->hasAttr<clang::HIPManagedAttr>();
-    if (!managed && !v->hasAttr<clang::CUDADeviceAttr>()) return true;
+    // A function-scope static in device code lives in global memory like a __device__ variable.
+    bool device_static_local = v->isStaticLocal() && in_device_function(v);
+    if (!managed && !device_static_local && !v->hasAttr<clang::CUDADeviceAttr>()) return true;
     if (v->getDeclContext()->isDependentContext()) return true;
     GlobalVariableFacts g;
     g.name = v->getNameAsString();
     g.type = v->getType().getAsString(ctx_.getPrintingPolicy());
-    g.memory_space = managed ? "__managed__" : "__device__";
+    g.memory_space = managed ? "__managed__" : device_static_local ? "function-scope static" : "__device__";
     g.is_const = ctx_.getBaseElementType(v->getType()).isConstQualified();
     g.location = where(v->getLocation());
     facts_.device_globals.push_back(std::move(g));
@@ -145,6 +147,17 @@ class FactsVisitor : public clang::RecursiveASTVisitor<FactsVisitor> {
   }
 
  private:
+  // Whether `v` is declared in the body of a __device__ or __global__ function (or of a
+  // lambda or local class inside one).
+  static bool in_device_function(const clang::VarDecl* v) {
+    for (const clang::DeclContext* dc = v->getDeclContext(); dc; dc = dc->getParent()) {
+      if (const auto* fd = clang::dyn_cast<clang::FunctionDecl>(dc))
+        if (fd->hasAttr<clang::CUDADeviceAttr>() || fd->hasAttr<clang::CUDAGlobalAttr>()) return true;
+      if (dc->isFileContext()) break;
+    }
+    return false;
+  }
+
   clang::ASTContext& ctx_;
   SourceFacts& facts_;
   const DisplayName& display_;

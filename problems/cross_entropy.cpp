@@ -26,7 +26,7 @@ Problem make_cross_entropy() {
             "drawn from 0..4095, so every size has C = 4096 classes.";
   p.pipeline = Pipeline({Loss});
   p.sizes = {{"small", {{"N", 2}, {"C", 4096}}}, {"bench", {{"N", 32768}, {"C", 4096}}}};
-  p.inputs = {{"logits", {"normal", 0, 1}, InputDistribution{"normal", 40, 4}},
+  p.inputs = {{"logits", {"normal", 0, 1}, InputDistribution{"normal", 120, 4}},
               {"targets", {"randint", 0, 4095}, std::nullopt}};
   p.flops = 4.0 * Expr(N) * C;
   p.baseline_schedule = concat_steps({flat_grid_steps("M", {"i"}), flat_grid_steps("S", {"i"}),

@@ -27,7 +27,7 @@ Problem make_gemm_gelu_softmax() {
   p.sizes = {{"small", {{"BATCH", 5}, {"IN", 37}, {"OUT", 23}}}, {"bench", {{"BATCH", 1024}, {"IN", 8192}, {"OUT", 8192}}}};
   p.inputs = {{"X", {"normal", 0, 1}, std::nullopt},
               {"weight", {"normal", 0, 0.01}, std::nullopt},
-              {"bias", {"normal", 0, 1}, std::nullopt}};
+              {"bias", {"normal", 0, 1}, InputDistribution{"normal", 100, 1}}};
   p.flops = 2.0 * Expr(Bn) * OUT * IN + 12.0 * Expr(Bn) * OUT;
   p.baseline_schedule = concat_steps({tiled_grid_steps("G", "i", "j"), flat_grid_steps("A", {"i", "j"}),
                                       flat_grid_steps("M", {"i"}, 64), flat_grid_steps("S", {"i"}, 64),

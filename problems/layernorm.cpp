@@ -37,7 +37,7 @@ Problem make_layernorm() {
   p.pipeline = Pipeline({Y});
   p.sizes = {{"small", {{"B", 2}, {"C", 8}, {"H", 6}, {"W", 8}}},
              {"bench", {{"B", 16}, {"C", 64}, {"H", 256}, {"W", 256}}}};
-  p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 100, 0.5}},
+  p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 1000, 0.5}},
               {"weight", {"normal", 1, 0.1}, std::nullopt},
               {"bias", {"normal", 0, 0.1}, std::nullopt}};
   p.flops = 8.0 * Expr(B) * C * H * W;

@@ -24,7 +24,7 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
   p.notes = "Numerically stable form: the row maximum is subtracted before exp.";
   p.pipeline = Pipeline({Y});
   p.sizes = {{"small", {{"R", 8}, {"D", 300}}}, {"bench", {{"R", bench_rows}, {"D", bench_cols}}}};
-  p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 40, 4}}};
+  p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 120, 4}}};
   p.flops = 5.0 * Expr(R) * D;
   p.baseline_schedule = nlohmann::json::parse(R"([
     {"op": "split", "stage": "M", "loop": "i", "factor": 64},

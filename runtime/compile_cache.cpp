@@ -84,15 +84,18 @@ std::optional<CachedCompile> CompileCache::load(const std::string& key) const {
   auto cubin = read_whole(fs::path(dir_) / (key + ".cubin"));
   if (!cubin || cubin->empty()) return std::nullopt;
   auto log = read_whole(fs::path(dir_) / (key + ".log"));
-  return CachedCompile{std::move(*cubin), log ? std::move(*log) : std::string()};
+  auto ptx = read_whole(fs::path(dir_) / (key + ".ptx"));
+  if (!ptx || ptx->empty()) return std::nullopt;  // an entry without its PTX is compiled again
+  return CachedCompile{std::move(*cubin), log ? std::move(*log) : std::string(), std::move(*ptx)};
 }
 
 void CompileCache::store(const std::string& key, const CachedCompile& entry) const {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) return;
-  // The log goes first: a visible .cubin means its log is already in place.
+  // The log and the PTX go first: a visible .cubin means they are already in place.
   if (!write_atomically(fs::path(dir_) / (key + ".log"), entry.log)) return;
+  if (!write_atomically(fs::path(dir_) / (key + ".ptx"), entry.ptx)) return;
   write_atomically(fs::path(dir_) / (key + ".cubin"), entry.cubin);
 }
 

@@ -14,6 +14,7 @@ std::string content_hash(const std::vector<std::string>& parts);
 struct CachedCompile {
   std::string cubin;
   std::string log;
+  std::string ptx;
 };
 
 class CompileCache {

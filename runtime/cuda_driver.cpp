@@ -68,6 +68,15 @@ std::optional<std::string> resolve(void* handle, CudaDriver& d) {
   CUSCHED_LOAD(EventDestroy, cuEventDestroy);
   CUSCHED_LOAD(EventRecord, cuEventRecord);
   CUSCHED_LOAD(EventElapsedTime, cuEventElapsedTime);
+  CUSCHED_LOAD(CtxGetDevice, cuCtxGetDevice);
+  CUSCHED_LOAD(MemGetAllocationGranularity, cuMemGetAllocationGranularity);
+  CUSCHED_LOAD(MemCreate, cuMemCreate);
+  CUSCHED_LOAD(MemRelease, cuMemRelease);
+  CUSCHED_LOAD(MemAddressReserve, cuMemAddressReserve);
+  CUSCHED_LOAD(MemAddressFree, cuMemAddressFree);
+  CUSCHED_LOAD(MemMap, cuMemMap);
+  CUSCHED_LOAD(MemUnmap, cuMemUnmap);
+  CUSCHED_LOAD(MemSetAccess, cuMemSetAccess);
 #undef CUSCHED_LOAD
   return missing;
 }

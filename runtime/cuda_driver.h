@@ -49,6 +49,16 @@ struct CudaDriver {
   decltype(&::cuEventDestroy) EventDestroy = nullptr;
   decltype(&::cuEventRecord) EventRecord = nullptr;
   decltype(&::cuEventElapsedTime) EventElapsedTime = nullptr;
+  // Virtual memory management: inputs mapped read-only for candidate launches.
+  decltype(&::cuCtxGetDevice) CtxGetDevice = nullptr;
+  decltype(&::cuMemGetAllocationGranularity) MemGetAllocationGranularity = nullptr;
+  decltype(&::cuMemCreate) MemCreate = nullptr;
+  decltype(&::cuMemRelease) MemRelease = nullptr;
+  decltype(&::cuMemAddressReserve) MemAddressReserve = nullptr;
+  decltype(&::cuMemAddressFree) MemAddressFree = nullptr;
+  decltype(&::cuMemMap) MemMap = nullptr;
+  decltype(&::cuMemUnmap) MemUnmap = nullptr;
+  decltype(&::cuMemSetAccess) MemSetAccess = nullptr;
 };
 
 // The message every GPU command prints when libcuda.so.1 is missing.

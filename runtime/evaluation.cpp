@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "dsl/error.h"
+#include "runtime/candidate_buffers.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_buffer.h"
 #include "runtime/device_check.h"
@@ -22,6 +24,7 @@
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/output_check.h"
 #include "runtime/performance_floor.h"
+#include "runtime/precision_scan.h"
 #include "runtime/timing.h"
 #include "runtime/trial_cache.h"
 
@@ -38,8 +41,6 @@ bool verdict_breaks_context(Verdict v) {
 }
 
 namespace {
-
-using HostTensors = std::map<std::string, std::vector<uint8_t>>;
 
 // Who was running when a CUDA call failed: faults of the candidate are its
 // verdict, faults anywhere else are the runtime's.
@@ -142,43 +143,6 @@ HostTensors trial_inputs(const EvalRequest& req, const TrialPlan& plan) {
   return out;
 }
 
-using DeviceTensors = std::map<std::string, DeviceBuffer>;
-
-// A bundle's buffers, freshly allocated: inputs filled (from host data, or by a
-// device-to-device copy of pristine device data), outputs poisoned.
-struct Allocation {
-  std::map<std::string, DeviceBuffer> buffers;
-  std::map<std::string, CUdeviceptr> addresses;
-};
-
-std::unique_ptr<Allocation> allocate(const KernelBundle& bundle, const GpuContext& ctx, const HostTensors* host_inputs,
-                                     const DeviceTensors* device_inputs) {
-  auto a = std::make_unique<Allocation>();
-  const CudaDriver& d = driver();
-  for (const auto& b : bundle.buffers) {
-    DeviceBuffer buf(static_cast<size_t>(b.bytes()));
-    if (b.role == BufferRole::Input) {
-      if (host_inputs) {
-        buf.upload(host_inputs->at(b.name));
-      } else if (buf.bytes()) {
-        check_cuda(d.MemcpyDtoDAsync(buf.ptr(), device_inputs->at(b.name).ptr(), buf.bytes(), ctx.stream()),
-                   "Copying the pristine input '" + b.name + "'");
-      }
-    } else if (b.role == BufferRole::Output && b.elements() > 0) {
-      uint32_t word = poison_word(b.dtype);
-      size_t n = static_cast<size_t>(b.bytes());
-      switch (dtype_bytes(b.dtype)) {
-        case 1: check_cuda(d.MemsetD8Async(buf.ptr(), static_cast<unsigned char>(word), n, ctx.stream()), "Poisoning outputs"); break;
-        case 2: check_cuda(d.MemsetD16Async(buf.ptr(), static_cast<unsigned short>(word), n / 2, ctx.stream()), "Poisoning outputs"); break;
-        default: check_cuda(d.MemsetD32Async(buf.ptr(), word, n / 4, ctx.stream()), "Poisoning outputs"); break;
-      }
-    }
-    a->addresses[b.name] = buf.ptr();
-    a->buffers.emplace(b.name, std::move(buf));
-  }
-  return a;
-}
-
 size_t bundle_bytes(const KernelBundle& bundle) {
   size_t n = 0;
   for (const auto& b : bundle.buffers) n += static_cast<size_t>(b.bytes());
@@ -196,6 +160,16 @@ std::string input_modified_message(const BufferSpec& b, const std::string& where
   return "The candidate wrote its input '" + b.name + "'" + where + " (its checksum changed; first at element " +
          std::to_string(first_byte / dtype_bytes(b.dtype)) + ").";
 }
+
+// The one wording of an out_of_bounds_write verdict.
+std::string out_of_bounds_message(const GuardDamage& g, const std::string& where) {
+  return "The candidate wrote " + std::string(g.after ? "past the end" : "before the start") + " of its buffer '" +
+         g.buffer + "'" + where + " (the guard region " + (g.after ? "after" : "before") +
+         " it changed, first at byte " + std::to_string(g.offset) + " of " + std::to_string(kGuardBytes) + ").";
+}
+
+// The most input sets the timed runs rotate over.
+constexpr size_t kMaxTimingSets = 4;
 
 // Adds the wall-clock time of its scope to a phase total.
 class PhaseClock {
@@ -307,6 +281,7 @@ class Evaluation {
       return finish(Verdict::compile_error, e.error().message);
     }
     res_.compile_report["candidate"] = cand_cubin.report();
+    if (auto failed = check_precision(cand_cubin)) return *failed;
     CompiledModule ref_cubin = compile_bundle(req_.reference, options);
     res_.compile_report["reference"] = ref_cubin.report();
     tick("compiled");
@@ -343,6 +318,28 @@ class Evaluation {
     return run_device_trials(ctx, *checker, cand_module, ref_module, plans);
   }
 
+  // The precision in the candidate's PTX against the declared one.
+  std::optional<EvalResult> check_precision(const CompiledModule& cubin) {
+    std::set<DType> dtypes;
+    for (const auto& b : req_.candidate.buffers) dtypes.insert(b.dtype);
+    res_.compiled_precision = compiled_precision(cubin.ptx);
+    auto admitted = admitted_precisions(req_.candidate.precision, dtypes);
+    if (auto use = undeclared_precision(cubin.ptx, admitted))
+      return finish(Verdict::undeclared_precision,
+                    "The candidate is declared " + req_.candidate.precision + " but its compiled code computes in " +
+                        use->precision + " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
+                        "); declare the precision it uses, or keep its arithmetic in f32.");
+    return std::nullopt;
+  }
+
+  // An InputProtection from one allocation, kept for the result.
+  void note_protection(const InputProtection& p) {
+    if (res_.input_protection.empty() || p.mode == "checksum") {
+      res_.input_protection = p.mode;
+      res_.input_protection_note = p.note;
+    }
+  }
+
   EvalResult passed_message() {
     return finish(Verdict::ok, "The candidate matched the reference on " + std::to_string(res_.trials) + " trials" +
                                    (req_.time_it ? " and ran at " + std::to_string(res_.pct_of_floor) + "% of its floor." : "."));
@@ -363,7 +360,10 @@ class Evaluation {
       tick("trial " + std::to_string(t));
     }
     if (req_.time_it) {
-      if (auto failed = measure(ctx, cand_module, &inputs[timing_trial(plans)], nullptr)) return *failed;
+      std::vector<TimingSet> sets;
+      for (size_t t = timing_trial(plans); t < plans.size() && sets.size() < kMaxTimingSets; ++t)
+        if (host_references_.count(static_cast<int>(t))) sets.push_back({static_cast<int>(t), plans[t].label, &inputs[t], nullptr, &host_references_.at(static_cast<int>(t)), nullptr});
+      if (auto failed = measure(ctx, cand_module, sets)) return *failed;
     }
     return passed_message();
   }
@@ -383,13 +383,20 @@ class Evaluation {
       std::unique_ptr<Allocation> alloc;
       {
         PhaseClock clock(res_.phase_ms.upload);
-        alloc = allocate(cand, ctx, &inputs, nullptr);
+        InputProtection protection;
+        alloc = allocate_buffers(cand, ctx, &inputs, nullptr, true, req_.read_only_inputs, &protection, req_.watchdog_s);
+        note_protection(protection);
       }
       {
         PhaseClock clock(res_.phase_ms.candidate);
         LaunchSequence seq(cand, cand_module, alloc->addresses);
         seq.enqueue(ctx.stream());
         ctx.wait(req_.watchdog_s, "The candidate" + where);
+      }
+      {
+        PhaseClock clock(res_.phase_ms.check);
+        if (auto g = damaged_guard(*alloc, nullptr, nullptr))
+          return fail_trial(index, Verdict::out_of_bounds_write, g->buffer, out_of_bounds_message(*g, where));
       }
       std::map<std::string, std::vector<uint8_t>> inputs_after;
       {
@@ -417,7 +424,7 @@ class Evaluation {
       std::unique_ptr<Allocation> alloc;
       {
         PhaseClock clock(res_.phase_ms.upload);
-        alloc = allocate(req_.reference, ctx, &inputs, nullptr);
+        alloc = allocate_buffers(req_.reference, ctx, &inputs, nullptr, false, false, nullptr, req_.watchdog_s);
       }
       {
         PhaseClock clock(res_.phase_ms.reference);
@@ -449,6 +456,8 @@ class Evaluation {
         oc = check_output(b->name, b->dtype, cand_out.at(b->name).data(), ref.data(), b->elements(), req_.tol,
                           !b->zero_before_launch);
       if (auto failed = judge(index, plan, *b, rc, oc)) return failed;
+      if (req_.time_it && !plan.from_dir && (host_references_.count(index) || host_references_.size() < host_timing_sets()))
+        host_references_[index][b->name] = std::move(ref);
     }
     return std::nullopt;
   }
@@ -457,6 +466,7 @@ class Evaluation {
 
   EvalResult run_device_trials(const GpuContext& ctx, const DeviceChecker& checker, const LoadedModule& cand_module,
                                const LoadedModule& ref_module, const std::vector<TrialPlan>& plans) {
+    const auto& cand = req_.candidate;
     TrialCache& cache = process_trial_cache();
     const std::string key = trial_cache_key(req_);
     std::shared_ptr<TrialSet> set = cache.acquire(key, req_.device);
@@ -472,7 +482,9 @@ class Evaluation {
                            (size_t{1} << 30);  // the copy-bandwidth measurement's two 512 MiB buffers
 
     const size_t timed = timing_trial(plans);
-    std::shared_ptr<const DeviceTrial> timing_data;
+    std::vector<std::shared_ptr<const DeviceTrial>> timing_trials;
+    std::vector<int> timing_indices;
+    size_t kept_bytes = 0;  // of timing trials the cache does not hold
     bool all_cached = true;
     for (size_t t = 0; t < plans.size(); ++t) {
       std::shared_ptr<const DeviceTrial> cached = set->trial(t);
@@ -491,20 +503,26 @@ class Evaluation {
         stored = true;
       }
       if (failed) return *failed;
-      if (t == timed) {
-        if (cached || stored) {
-          timing_data = used;
-        } else {  // keep only the inputs of a trial the cache has no room for
-          auto inputs_only = std::make_shared<DeviceTrial>();
-          inputs_only->inputs = std::move(std::const_pointer_cast<DeviceTrial>(used)->inputs);
-          timing_data = inputs_only;
+      // The timed runs rotate over the trials from the first seeded one on, each with
+      // its reference outputs, as many as the device holds (at least that first one).
+      if (req_.time_it && t >= timed && timing_trials.size() < kMaxTimingSets && used &&
+          used->reference_outputs.size() == with_role(cand, BufferRole::Output).size()) {
+        bool held = cached || stored;
+        if (timing_trials.empty() || held || device_has_room(kept_bytes + used->bytes(), working)) {
+          if (!held) kept_bytes += used->bytes();
+          timing_trials.push_back(used);
+          timing_indices.push_back(static_cast<int>(t));
         }
       }
       res_.trials = static_cast<int>(t + 1);
       tick("trial " + std::to_string(t));
     }
     if (req_.time_it) {
-      if (auto failed = measure(ctx, cand_module, nullptr, &timing_data->inputs)) return *failed;
+      std::vector<TimingSet> sets;
+      for (size_t k = 0; k < timing_trials.size(); ++k)
+        sets.push_back({timing_indices[k], plans[static_cast<size_t>(timing_indices[k])].label, nullptr,
+                        &timing_trials[k]->inputs, nullptr, &timing_trials[k]->reference_outputs});
+      if (auto failed = measure(ctx, cand_module, sets, &checker)) return *failed;
     }
     return passed_message();
   }
@@ -542,7 +560,9 @@ class Evaluation {
     std::unique_ptr<Allocation> cand_alloc;
     {
       PhaseClock clock(res_.phase_ms.candidate);
-      cand_alloc = allocate(cand, ctx, nullptr, &trial.inputs);
+      InputProtection protection;
+      cand_alloc = allocate_buffers(cand, ctx, nullptr, &trial.inputs, true, req_.read_only_inputs, &protection, req_.watchdog_s);
+      note_protection(protection);
       LaunchSequence seq(cand, cand_module, cand_alloc->addresses);
       seq.enqueue(ctx.stream());
       ctx.wait(req_.watchdog_s, "The candidate" + where);
@@ -550,6 +570,8 @@ class Evaluation {
     stage_ = Stage::setup;
     {
       PhaseClock clock(res_.phase_ms.check);
+      if (auto g = damaged_guard(*cand_alloc, &checker, &guard_pattern(ctx)))
+        return fail_trial(index, Verdict::out_of_bounds_write, g->buffer, out_of_bounds_message(*g, where));
       for (const auto* b : with_role(cand, BufferRole::Input)) {
         int64_t first = checker.first_difference(cand_alloc->buffers.at(b->name).ptr(), trial.inputs.at(b->name).ptr(),
                                                  static_cast<size_t>(b->bytes()));
@@ -562,7 +584,7 @@ class Evaluation {
       stage_ = Stage::reference;
       {
         PhaseClock clock(res_.phase_ms.reference);
-        auto ref_alloc = allocate(req_.reference, ctx, nullptr, &fresh->inputs);
+        auto ref_alloc = allocate_buffers(req_.reference, ctx, nullptr, &fresh->inputs, false, false, nullptr, req_.watchdog_s);
         LaunchSequence seq(req_.reference, ref_module, ref_alloc->addresses);
         seq.enqueue(ctx.stream());
         ctx.wait(req_.watchdog_s, "The reference" + where);
@@ -615,25 +637,114 @@ class Evaluation {
     return std::nullopt;
   }
 
-  std::optional<EvalResult> measure(const GpuContext& ctx, const LoadedModule& cand_module, const HostTensors* host_inputs,
-                                    const DeviceTensors* device_inputs) {
+  // One input set the timed runs use: a verified trial's inputs and its reference
+  // outputs, on the host (host check) or on the device.
+  struct TimingSet {
+    int trial = 0;
+    std::string label;
+    const HostTensors* host_inputs = nullptr;
+    const DeviceTensors* device_inputs = nullptr;
+    const std::map<std::string, std::vector<double>>* host_references = nullptr;
+    const std::map<std::string, DeviceBuffer>* device_references = nullptr;
+  };
+
+  // How many trials' references the host check keeps for the timed runs: up to
+  // kMaxTimingSets within 8 GiB of host memory, at least one.
+  size_t host_timing_sets() const {
+    size_t per_trial = 0;
+    for (const auto* b : with_role(req_.candidate, BufferRole::Output)) per_trial += static_cast<size_t>(b->elements()) * 8;
+    const size_t budget = size_t{8} << 30;
+    return std::max<size_t>(1, std::min(kMaxTimingSets, per_trial ? budget / per_trial : kMaxTimingSets));
+  }
+
+  const DeviceBuffer& guard_pattern(const GpuContext& ctx) {
+    if (!guard_pattern_) guard_pattern_ = std::make_unique<DeviceBuffer>(guard_pattern_buffer(ctx));
+    return *guard_pattern_;
+  }
+
+  // The outputs of timed run `run` on `set` (in `alloc`) against the set's reference,
+  // and the guards; nullopt when they pass.
+  std::optional<EvalResult> check_timed_run(const GpuContext& ctx, const DeviceChecker* checker, const TimingSet& set,
+                                            const Allocation& alloc, int run) {
+    const auto& cand = req_.candidate;
+    const std::string where = " in timed run " + std::to_string(run) + " (on the inputs of trial " +
+                              std::to_string(set.trial) + ", " + set.label + ")";
+    if (auto g = damaged_guard(alloc, checker, checker ? &guard_pattern(ctx) : nullptr))
+      return fail_trial(set.trial, Verdict::out_of_bounds_write, g->buffer, out_of_bounds_message(*g, where));
+    for (const auto* b : with_role(cand, BufferRole::Output)) {
+      const BufferSpec* r = req_.reference.find_buffer(b->name);
+      OutputCheck rc, oc;
+      if (checker) {
+        oc = judge_output(b->name,
+                          checker->output_stats(alloc.buffers.at(b->name).ptr(), b->dtype,
+                                                set.device_references->at(b->name).ptr(), r->dtype, b->elements(), req_.tol,
+                                                !b->zero_before_launch),
+                          req_.tol);
+      } else {
+        std::vector<uint8_t> out = alloc.buffers.at(b->name).download();
+        oc = check_output(b->name, b->dtype, out.data(), set.host_references->at(b->name).data(), b->elements(), req_.tol,
+                          !b->zero_before_launch);
+      }
+      if (oc.verdict != Verdict::ok)
+        return fail_trial(set.trial, oc.verdict, b->name,
+                          oc.message.substr(0, oc.message.size() - 1) + where +
+                              "; every timed run is verified, so a kernel that replays or skips work on later launches fails.");
+    }
+    return std::nullopt;
+  }
+
+  // Times the candidate on buffers of its own per input set, rotating over the sets
+  // from one run to the next; outputs are poisoned before every run, and after every
+  // timed run they (and the guards) are checked against that set's reference.
+  std::optional<EvalResult> measure(const GpuContext& ctx, const LoadedModule& cand_module, const std::vector<TimingSet>& sets,
+                                    const DeviceChecker* checker = nullptr) {
     PhaseClock clock(res_.phase_ms.timing);
     stage_ = Stage::setup;
     const MemoryBandwidth bw = memory_bandwidth(ctx);
     res_.copy_bandwidth_gbs = bw.copy / 1e9;
     res_.read_bandwidth_gbs = bw.read / 1e9;
+    if (sets.empty()) return finish(Verdict::internal_error, "No verified input set was kept for the timed runs.");
     stage_ = Stage::timing;
-    auto alloc = allocate(req_.candidate, ctx, host_inputs, device_inputs);
-    LaunchSequence seq(req_.candidate, cand_module, alloc->addresses);
+    std::vector<std::unique_ptr<Allocation>> allocs;
+    std::vector<std::unique_ptr<LaunchSequence>> seqs;
+    for (const auto& set : sets) {
+      // Buffers for a further set only while the device keeps its margin (runtime/trial_cache.h).
+      if (!allocs.empty() && !device_has_room(0, bundle_bytes(req_.candidate))) break;
+      InputProtection protection;
+      allocs.push_back(allocate_buffers(req_.candidate, ctx, set.host_inputs, set.device_inputs, true, req_.read_only_inputs,
+                                        &protection, req_.watchdog_s));
+      note_protection(protection);
+      seqs.push_back(std::make_unique<LaunchSequence>(req_.candidate, cand_module, allocs.back()->addresses));
+    }
+    res_.timing_input_sets = static_cast<int>(allocs.size());
+    const size_t n = allocs.size();
+    std::optional<EvalResult> failure;
     int run = 0;
-    res_.times_ms = time_launch_sequence(ctx, [&] { seq.enqueue(ctx.stream()); }, req_.timing, req_.watchdog_s,
-                                         [&] { tick("timed run " + std::to_string(run++)); });
-    if (req_.time_each_launch && seq.launch_count() > 1)
+    TimedRunHooks hooks;
+    hooks.prepare = [&](int r) { poison_outputs(req_.candidate, *allocs[static_cast<size_t>(r) % n], ctx.stream()); };
+    hooks.enqueue = [&](int r) { seqs[static_cast<size_t>(r) % n]->enqueue(ctx.stream()); };
+    hooks.check = [&](int r) {
+      stage_ = Stage::setup;
+      const size_t k = static_cast<size_t>(r) % n;
+      {
+        PhaseClock check_clock(res_.phase_ms.check);
+        failure = check_timed_run(ctx, checker, sets[k], *allocs[k], r - req_.timing.warmup);
+      }
+      stage_ = Stage::timing;
+      if (failure) return false;
+      ++res_.timed_runs_verified;
+      return true;
+    };
+    res_.times_ms = time_runs(ctx, hooks, req_.timing, req_.watchdog_s, [&] { tick("timed run " + std::to_string(run++)); });
+    if (failure) return failure;
+    if (req_.time_each_launch && seqs[0]->launch_count() > 1) {
+      const LaunchSequence& seq = *seqs[0];
       for (size_t k = 0; k < seq.launch_count(); ++k) {
         auto times = time_launch_sequence(ctx, [&] { seq.enqueue_launch(ctx.stream(), k); }, req_.timing, req_.watchdog_s,
                                           [&] { tick("timed launch " + std::to_string(k)); });
         res_.launch_ms.emplace_back(seq.launch_name(k), summarize_times(times).median_ms);
       }
+    }
     stage_ = Stage::setup;
     TimeSummary s = summarize_times(res_.times_ms);
     res_.median_ms = s.median_ms;
@@ -654,6 +765,9 @@ class Evaluation {
   const ProgressFn& progress_;
   EvalResult res_;
   Stage stage_ = Stage::setup;
+  std::unique_ptr<DeviceBuffer> guard_pattern_;
+  // Host check: each trial's reference outputs as doubles, for the timed runs on its inputs.
+  std::map<int, std::map<std::string, std::vector<double>>> host_references_;
 };
 
 }  // namespace

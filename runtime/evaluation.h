@@ -64,6 +64,9 @@ struct EvalRequest {
   // Also time each launch of a multi-launch candidate on its own (L2 flushed, same
   // repeats), on the buffers a full run has filled: EvalResult::launch_ms.
   bool time_each_launch = false;
+  // Map the candidate's inputs read-only for the device during its launches (where
+  // the driver offers it), so that a write to an input faults.
+  bool read_only_inputs = true;
 
   nlohmann::json to_json() const;
   static EvalRequest from_json(const nlohmann::json& j);
@@ -82,6 +85,10 @@ enum class Verdict {
   crashed,
   under_floor,
   reference_degenerate,
+  // The candidate wrote into a guard region before or after one of its buffers.
+  out_of_bounds_write,
+  // The compiled code rounds to a precision lower than the one declared (PTX conversions, MMA operand types).
+  undeclared_precision,
   no_gpu,
   // Not in the candidate's control: the runtime, the request or the reference failed.
   internal_error,
@@ -117,7 +124,12 @@ struct EvalResult {
   double copy_bandwidth_gbs = 0;  // measured once per process, bytes read + written
   double read_bandwidth_gbs = 0;  // measured once per process, bytes read by a read-only stream
   nlohmann::json compile_report;  // {"candidate": ..., "reference": ...}
-  std::string precision;
+  std::string precision;           // declared
+  std::string compiled_precision;  // the narrowest precision found in the candidate's PTX (runtime/precision_scan.h)
+  std::string input_protection;    // "read-only mapping" or "checksum" (see InputProtection), with the note below
+  std::string input_protection_note;
+  int timed_runs_verified = 0;     // timed runs whose outputs were checked against the reference
+  int timing_input_sets = 0;       // the distinct input sets the timed runs rotated over
   std::string device_name;
   PhaseTimes phase_ms;
   std::string check_path;         // "device" (trial cache and device-side checks) or "host"

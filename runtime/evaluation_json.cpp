@@ -21,6 +21,8 @@ const std::pair<Verdict, const char*> kVerdictNames[] = {
     {Verdict::crashed, "crashed"},
     {Verdict::under_floor, "under_floor"},
     {Verdict::reference_degenerate, "reference_degenerate"},
+    {Verdict::out_of_bounds_write, "out_of_bounds_write"},
+    {Verdict::undeclared_precision, "undeclared_precision"},
     {Verdict::no_gpu, "no_gpu"},
     {Verdict::internal_error, "internal_error"},
 };
@@ -79,6 +81,7 @@ nlohmann::json EvalRequest::to_json() const {
   j["device"] = device;
   j["host_check"] = host_check;
   j["time_each_launch"] = time_each_launch;
+  j["read_only_inputs"] = read_only_inputs;
   return j;
 }
 
@@ -122,6 +125,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
     r.device = j.value("device", 0);
     r.host_check = j.value("host_check", false);
     r.time_each_launch = j.value("time_each_launch", false);
+    r.read_only_inputs = j.value("read_only_inputs", true);
     return r;
   } catch (const nlohmann::json::exception& e) {
     fail("bad-request", std::string("The evaluation request JSON is malformed: ") + e.what() + ".",
@@ -167,6 +171,11 @@ nlohmann::json EvalResult::to_json() const {
           {"read_bandwidth_gbs", read_bandwidth_gbs},
           {"compile_report", compile_report},
           {"precision", precision},
+          {"compiled_precision", compiled_precision},
+          {"input_protection", input_protection},
+          {"input_protection_note", input_protection_note},
+          {"timed_runs_verified", timed_runs_verified},
+          {"timing_input_sets", timing_input_sets},
           {"device_name", device_name},
           {"phase_ms", phase_ms.to_json()},
           {"check_path", check_path},
@@ -202,6 +211,11 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.read_bandwidth_gbs = json_number_or_nan(j, "read_bandwidth_gbs", 0.0);
     r.compile_report = j.value("compile_report", nlohmann::json::object());
     r.precision = j.value("precision", "");
+    r.compiled_precision = j.value("compiled_precision", "");
+    r.input_protection = j.value("input_protection", "");
+    r.input_protection_note = j.value("input_protection_note", "");
+    r.timed_runs_verified = j.value("timed_runs_verified", 0);
+    r.timing_input_sets = j.value("timing_input_sets", 0);
     r.device_name = j.value("device_name", "");
     r.phase_ms = PhaseTimes::from_json(j.value("phase_ms", nlohmann::json::object()));
     r.check_path = j.value("check_path", "");

@@ -75,8 +75,12 @@ struct Program {
 
 namespace {
 
-// One NVRTC run: the CUBIN and the log. Throws CompileFailure.
-std::pair<std::string, std::string> run_nvrtc(const std::string& source, const std::map<std::string, std::string>& headers,
+struct NvrtcOutput {
+  std::string cubin, log, ptx;
+};
+
+// One NVRTC run: the CUBIN, the log and the PTX. Throws CompileFailure.
+NvrtcOutput run_nvrtc(const std::string& source, const std::map<std::string, std::string>& headers,
                                               const std::vector<std::string>& opts, const std::string& name,
                                               const std::string& arch) {
   std::vector<const char*> header_bodies, header_names;
@@ -112,7 +116,12 @@ std::pair<std::string, std::string> run_nvrtc(const std::string& source, const s
          "Compile for a real architecture (sm_XY), not a virtual one (compute_XY).");
   std::string cubin(cubin_size, '\0');
   check_nvrtc(nvrtcGetCUBIN(prog.p, cubin.data()), "CUBIN query");
-  return {std::move(cubin), std::move(log)};
+  size_t ptx_size = 0;
+  check_nvrtc(nvrtcGetPTXSize(prog.p, &ptx_size), "PTX size query");
+  std::string ptx(ptx_size, '\0');
+  if (ptx_size) check_nvrtc(nvrtcGetPTX(prog.p, ptx.data()), "PTX query");
+  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  return {std::move(cubin), std::move(log), std::move(ptx)};
 }
 
 }  // namespace
@@ -138,6 +147,7 @@ CompiledModule compile_cuda(const std::string& source, const std::map<std::strin
     if (auto hit = cache.load(out.cache_key)) {
       out.cubin = std::move(hit->cubin);
       out.log = std::move(hit->log);
+      out.ptx = std::move(hit->ptx);
       out.resources = parse_ptxas_report(out.log);
       out.cache_hit = true;
       return out;
@@ -145,7 +155,10 @@ CompiledModule compile_cuda(const std::string& source, const std::map<std::strin
   }
 
   auto start = std::chrono::steady_clock::now();
-  std::tie(out.cubin, out.log) = run_nvrtc(source, headers, opts, name, options.arch);
+  NvrtcOutput first = run_nvrtc(source, headers, opts, name, options.arch);
+  out.cubin = std::move(first.cubin);
+  out.log = std::move(first.log);
+  out.ptx = std::move(first.ptx);
   if (parse_ptxas_report(out.log).empty() && source.find("__global__") != std::string::npos) {
     // Some NVRTC builds print no ptxas report for a program they have compiled
     // before in this process; a program with one more (unused) device global
@@ -153,11 +166,14 @@ CompiledModule compile_cuda(const std::string& source, const std::map<std::strin
     static std::atomic<unsigned> retry{0};
     std::string marked = source + "\n__device__ int cusched_report_nonce_" + std::to_string(getpid()) + "_" +
                          std::to_string(retry++) + ";\n";
-    std::tie(out.cubin, out.log) = run_nvrtc(marked, headers, opts, name, options.arch);
+    NvrtcOutput again = run_nvrtc(marked, headers, opts, name, options.arch);
+    out.cubin = std::move(again.cubin);
+    out.log = std::move(again.log);
+    out.ptx = std::move(again.ptx);
   }
   out.resources = parse_ptxas_report(out.log);
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (options.use_cache) cache.store(out.cache_key, {out.cubin, out.log});
+  if (options.use_cache) cache.store(out.cache_key, {out.cubin, out.log, out.ptx});
   return out;
 }
 

@@ -21,13 +21,14 @@ struct CompileOptions {
 
 struct CompiledModule {
   std::string cubin;
+  std::string ptx;                          // the PTX NVRTC generated on the way (runtime/precision_scan.h reads it)
   std::string log;                          // NVRTC log, ptxas report included
   std::vector<KernelResources> resources;   // one per entry function
   std::string arch;
   std::string cache_key;
   bool cache_hit = false;
   double compile_ms = 0;                    // 0 on a cache hit
-  nlohmann::json report() const;            // everything above except the CUBIN bytes
+  nlohmann::json report() const;            // everything above except the CUBIN and PTX text
 };
 
 // A compile that NVRTC rejected: code "compile-error", the full log kept.

@@ -159,28 +159,39 @@ MemoryBandwidth memory_bandwidth(const GpuContext& ctx) {
 std::vector<double> time_launch_sequence(const GpuContext& ctx, const std::function<void()>& enqueue,
                                          const TimingConfig& config, double watchdog_s,
                                          const std::function<void()>& progress) {
+  TimedRunHooks hooks;
+  hooks.enqueue = [&](int) { enqueue(); };
+  return time_runs(ctx, hooks, config, watchdog_s, progress);
+}
+
+std::vector<double> time_runs(const GpuContext& ctx, const TimedRunHooks& hooks, const TimingConfig& config,
+                              double watchdog_s, const std::function<void()>& progress) {
   const CudaDriver& d = driver();
   DeviceBuffer flush;
   if (config.flush_l2) {
     size_t l2 = static_cast<size_t>(std::max(ctx.attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 1 << 20));
     flush = DeviceBuffer(2 * l2);
   }
-  for (int i = 0; i < config.warmup; ++i) {
-    enqueue();
+  int run = 0;
+  for (int i = 0; i < config.warmup; ++i, ++run) {
+    if (hooks.prepare) hooks.prepare(run);
+    hooks.enqueue(run);
     ctx.wait(watchdog_s, "A warm-up run of the candidate");
   }
   Event start, stop;
   std::vector<double> times;
-  for (int i = 0; i < config.repeats; ++i) {
+  for (int i = 0; i < config.repeats; ++i, ++run) {
+    if (hooks.prepare) hooks.prepare(run);
     if (config.flush_l2)
       check_cuda(d.MemsetD32Async(flush.ptr(), static_cast<unsigned>(i), flush.bytes() / 4, ctx.stream()),
                  "cuMemsetD32Async (L2 flush)");
     check_cuda(d.EventRecord(start.get(), ctx.stream()), "cuEventRecord");
-    enqueue();
+    hooks.enqueue(run);
     check_cuda(d.EventRecord(stop.get(), ctx.stream()), "cuEventRecord");
     ctx.wait(watchdog_s, "A timed run of the candidate");
     times.push_back(elapsed_ms(start, stop));
     if (progress) progress();
+    if (hooks.check && !hooks.check(run)) break;
   }
   return times;
 }

@@ -25,4 +25,18 @@ std::vector<double> time_launch_sequence(const GpuContext& ctx, const std::funct
                                          const TimingConfig& config, double watchdog_s,
                                          const std::function<void()>& progress = {});
 
+// What one run of a timed series does besides the timed launches: `prepare(run)`
+// before the L2 flush (outside the events; runs count warm-ups first), `enqueue(run)`
+// between the events, and `check(run)` after each timed run has finished, whose
+// false ends the series there.
+struct TimedRunHooks {
+  std::function<void(int run)> prepare;
+  std::function<void(int run)> enqueue;
+  std::function<bool(int run)> check;
+};
+
+// As time_launch_sequence, with the hooks; returns the times of the runs that ran.
+std::vector<double> time_runs(const GpuContext& ctx, const TimedRunHooks& hooks, const TimingConfig& config,
+                              double watchdog_s, const std::function<void()>& progress = {});
+
 }  // namespace cusched::runtime

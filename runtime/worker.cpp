@@ -163,6 +163,27 @@ EvalResult Worker::died(const std::string& while_doing) {
 }
 
 EvalResult Worker::evaluate(const EvalRequest& request) {
+  EvalResult r = evaluate_once(request);
+  if (r.verdict != Verdict::illegal_address || !request.read_only_inputs || r.input_protection != "read-only mapping")
+    return r;
+  // A fault with read-only inputs: a write to an input faults there. Run once more
+  // with writable inputs, untimed, in a fresh worker; a candidate that then runs
+  // without faulting wrote its inputs (whether or not it put them back).
+  EvalRequest writable = request;
+  writable.read_only_inputs = false;
+  writable.time_it = false;
+  EvalResult again = evaluate_once(writable);
+  if (again.verdict == Verdict::illegal_address || again.verdict == Verdict::timeout || again.verdict == Verdict::crashed)
+    return r;
+  EvalResult modified = r;
+  modified.verdict = Verdict::input_modified;
+  modified.message = "The candidate faulted with its inputs mapped read-only and ran without a fault when they were "
+                     "writable, so it writes its inputs (" + r.message + ")" +
+                     (again.verdict == Verdict::input_modified ? " and did not restore them." : "; it restores them afterwards.");
+  return modified;
+}
+
+EvalResult Worker::evaluate_once(const EvalRequest& request) {
   EvalRequest req = request;
   req.device = device_;
   if (pid_ <= 0) start();

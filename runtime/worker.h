@@ -38,6 +38,8 @@ class Worker {
   // request.watchdog_s + backstop_s seconds is killed and gives `timeout`.
   // After either, or after a verdict that breaks the CUDA context, the next
   // request gets a fresh worker process.
+  // A candidate that faults with its inputs mapped read-only is run once more with
+  // writable inputs: when that run does not fault, the verdict is input_modified.
   EvalResult evaluate(const EvalRequest& request);
 
   int device() const { return device_; }
@@ -47,6 +49,7 @@ class Worker {
   double backstop_s = 60;  // grace beyond the watchdog, for compiles and the worker's own watchdog
 
  private:
+  EvalResult evaluate_once(const EvalRequest& request);
   void start();
   void stop();                      // kills and reaps the process
   bool send_line(const std::string& line);

@@ -1,6 +1,8 @@
 // cusched-worker: evaluates candidate kernels for a parent process (see
 // runtime/worker.h for the protocol). Started as
 //   cusched-worker --device N --fd F
+// or, for one evaluation watched by another tool,
+//   cusched-worker --evaluate-file REQUEST.json [--result-file RESULT.json] [--device N]
 // It exits after any verdict that leaves its CUDA context unusable.
 #include <sys/socket.h>
 #include <unistd.h>
@@ -8,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -35,10 +38,28 @@ bool send_line(const nlohmann::json& j) {
 int main(int argc, char** argv) {
   using namespace cusched::runtime;
   int device = 0;
+  std::string evaluate_file, result_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--device") device = std::atoi(argv[i + 1]);
     else if (flag == "--fd") g_fd = std::atoi(argv[i + 1]);
+    else if (flag == "--evaluate-file") evaluate_file = argv[i + 1];
+    else if (flag == "--result-file") result_file = argv[i + 1];
+  }
+  if (!evaluate_file.empty()) {
+    // One evaluation in this process, for a tool that watches it (compute-sanitizer).
+    EvalResult result;
+    try {
+      std::ifstream in(evaluate_file);
+      EvalRequest req = EvalRequest::from_json(nlohmann::json::parse(in));
+      req.device = device;
+      result = evaluate(req);
+    } catch (const std::exception& e) {
+      result.verdict = Verdict::internal_error;
+      result.message = std::string("The request file could not be evaluated: ") + e.what() + ".";
+    }
+    if (!result_file.empty()) std::ofstream(result_file) << result.to_json().dump() << "\n";
+    return result.passed() ? 0 : 1;
   }
   if (g_fd < 0) {
     std::cerr << "cusched-worker: is started by the cusched runtime with --device N --fd F; it is not run by hand.\n";

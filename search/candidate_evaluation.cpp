@@ -1,18 +1,22 @@
 #include "search/candidate_evaluation.h"
 
 #include <chrono>
+#include <map>
+#include <set>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_info.h"
 #include "runtime/nvrtc_compiler.h"
+#include "runtime/precision_scan.h"
+#include "runtime/sanitizer.h"
 #include "search/cost_model.h"
-#ifdef CUSCHED_HAVE_AUDIT
-#include "audit/audit.h"
 #include "codegen/device_library.h"
 #include "problems/automatic_baseline.h"
 #include "problems/contract.h"
+#ifdef CUSCHED_HAVE_AUDIT
+#include "audit/audit.h"
 #endif
 
 namespace cusched::search {
@@ -32,6 +36,7 @@ nlohmann::json CandidateOutcome::to_json() const {
   if (!error.code.empty()) j["error"] = error.to_json();
   if (gpu) j["gpu"] = gpu->to_json();
   if (interp) j["interp"] = interp->to_json();
+  if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
   return j;
 }
 
@@ -56,6 +61,7 @@ CandidateOutcome CandidateOutcome::from_json(const nlohmann::json& j) {
   if (j.contains("error")) o.error = Error::from_json(j["error"]);
   if (j.contains("gpu")) o.gpu = runtime::EvalResult::from_json(j["gpu"]);
   if (j.contains("interp")) o.interp = runtime::InterpVerification::from_json(j["interp"]);
+  if (j.contains("sanitizer")) o.sanitizer = j["sanitizer"];
   if (j.contains("steps")) o.steps = j["steps"];
   if (j.contains("ir_text")) o.ir_text = j["ir_text"];
   if (j.contains("bundle")) o.bundle = KernelBundle::from_json(j["bundle"]);
@@ -91,12 +97,104 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
   return r;
 }
 
+KernelBundle handwritten_bundle(const Problem& problem, const std::string& source, const std::string& size,
+                                const std::string& precision, const std::array<int64_t, 3>& grid,
+                                const std::array<int64_t, 3>& block, int64_t dynamic_smem) {
+  KernelBundle b;
+  b.problem = problem.name;
+  b.source = source;
+  b.headers = device_headers();
+  b.precision = precision;
+  nlohmann::json contract = kernel_contract(problem);
+  const SizeBindings& sizes = problem.size(size);
+  LaunchSpec l;
+  l.kernel = contract["kernel_name"];
+  l.grid = grid;
+  l.block = block;
+  l.dynamic_smem_bytes = std::max<int64_t>(0, dynamic_smem);
+  for (const auto& prm : contract["params"]) l.args.push_back(prm["name"]);
+  for (const auto& in_t : problem.pipeline.inputs())
+    b.buffers.push_back({in_t->name, in_t->dtype, eval_shape(in_t->shape, sizes), BufferRole::Input, false});
+  for (const auto& out : problem.pipeline.outputs()) {
+    const FuncDef* f = problem.pipeline.find_stage(out);
+    b.buffers.push_back({out, f->dtype, eval_shape(f->extents, sizes), BufferRole::Output, false});
+  }
+  b.launches.push_back(l);
+  return b;
+}
+
+// The PTX precision scan (runtime/precision_scan.h) on an NVRTC compile for sm_90a,
+// which needs no GPU: an undeclared lower precision rejects the kernel here already.
+void check_declared_precision(const KernelBundle& b, search::CandidateOutcome& out) {
+  runtime::CompiledModule m;
+  try {
+    m = runtime::compile_bundle(b, runtime::CompileOptions{});
+  } catch (const runtime::CompileFailure& e) {
+    out.verdict = "compile_error";
+    out.reason = e.error().message;
+    return;
+  }
+  std::set<DType> dtypes;
+  for (const auto& buf : b.buffers) dtypes.insert(buf.dtype);
+  if (auto use = runtime::undeclared_precision(m.ptx, runtime::admitted_precisions(b.precision, dtypes))) {
+    out.verdict = "undeclared_precision";
+    out.reason = "The kernel is declared " + b.precision + " but its compiled code computes in " + use->precision +
+                 " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
+                 "); pass --precision " + use->precision + " if the problem's tolerance admits it, or keep the arithmetic in f32.";
+  }
+}
+
+nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundle, const EvalConfig& cfg) {
+  nlohmann::json report = runtime::sanitizer_report(runtime::sanitize(make_eval_request(problem, bundle, cfg)));
+  report["size"] = cfg.size;
+  return report;
+}
+
+nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict) {
+  EvalConfig cfg;
+  cfg.size = "small";
+  cfg.strict = strict;
+  cfg.time_it = false;
+  KernelBundle bundle = make_bundle(lower(Schedule::from_json(problem.context("small", strict), steps), problem.name));
+  return sanitize_bundle(problem, bundle, cfg);
+}
+
+nlohmann::json bundle_contracts(const KernelBundle& bundle) {
+  nlohmann::json out = nlohmann::json::array();
+  // The launch that last receives an output is the one that must write it.
+  std::map<std::string, size_t> last_launch;
+  for (size_t k = 0; k < bundle.launches.size(); ++k)
+    for (const auto& a : bundle.launches[k].args) last_launch[a] = k;
+  for (size_t k = 0; k < bundle.launches.size(); ++k) {
+    const LaunchSpec& l = bundle.launches[k];
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& a : l.args) {
+      const BufferSpec* b = bundle.find_buffer(a);
+      std::string type;
+      bool output = false;
+      if (b && b->role == BufferRole::Input) {
+        type = "const " + dtype_c_name(b->dtype) + "*";
+      } else if (b && b->role == BufferRole::Output && last_launch[a] == k) {
+        type = dtype_c_name(b->dtype) + "*";
+        output = true;
+      }
+      params.push_back({{"name", a}, {"type", type}, {"is_output", output}});
+    }
+    out.push_back({{"kernel_name", l.kernel}, {"params", params}});
+  }
+  return out;
+}
+
 nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, bool* has_error, double* ms) {
   *has_error = false;
   *ms = 0;
 #ifdef CUSCHED_HAVE_AUDIT
   auto t0 = std::chrono::steady_clock::now();
   audit::AuditOptions o;
+  for (const auto& c : bundle_contracts(bundle)) {
+    if (!o.contract) o.contract = audit::KernelContract::from_json(c);
+    else o.more_contracts.push_back(audit::KernelContract::from_json(c));
+  }
   o.headers = bundle.headers;
   for (const auto& l : bundle.launches) o.planned_dynamic_smem_by_kernel[l.kernel] = l.dynamic_smem_bytes;
   auto findings = audit::audit_source(bundle.source, problem.name + ".cu", o);

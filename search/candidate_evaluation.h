@@ -41,6 +41,7 @@ struct CandidateOutcome {
   double audit_ms = 0;
   std::optional<runtime::EvalResult> gpu;
   std::optional<runtime::InterpVerification> interp;
+  nlohmann::json sanitizer;      // sanitize_schedule / sanitize_bundle, null when not run
   double cost_estimate_ms = 0;   // the analytical cost model's estimate
   std::string precision = "f32";
   std::string math = "exact";    // "fast" when a stage uses fast-math intrinsics
@@ -86,7 +87,36 @@ void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime
 CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
                                     runtime::Worker* worker);
 
-// The audit of a bundle's source, as JSON findings; sets *has_error.
+// The bundle of a hand-written kernel for `problem` at `size`: `source` with the
+// device library as headers, the problem's buffers, and one launch of its contract's
+// kernel with the contract's parameters, `grid`, `block` and `dynamic_smem` bytes.
+KernelBundle handwritten_bundle(const Problem& problem, const std::string& source, const std::string& size,
+                                const std::string& precision, const std::array<int64_t, 3>& grid,
+                                const std::array<int64_t, 3>& block, int64_t dynamic_smem);
+
+// The PTX precision scan (runtime/precision_scan.h) of `bundle` compiled with NVRTC
+// for sm_90a, which needs no GPU: sets out.verdict to "undeclared_precision" (or
+// "compile_error") with its reason when the code computes in a precision narrower
+// than the declared one.
+void check_declared_precision(const KernelBundle& bundle, CandidateOutcome& out);
+
+// compute-sanitizer's memcheck, racecheck and synccheck (runtime/sanitizer.h) on the
+// schedule `steps` lowered at the small size (a short launch under the tools):
+// {"clean": bool, "size": "small", "runs": [...]}. Needs a GPU; without one every run
+// says why it did not run.
+nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict);
+
+// The same for a prepared bundle (a hand-written kernel at the size it was built for).
+nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundle, const EvalConfig& cfg);
+
+// The kernel contract of each launch of a bundle, as audit::KernelContract JSON:
+// its kernel name and one parameter per argument, inputs `const T*`, each output
+// `T*` and written in the last launch that receives it; other arguments (scratch,
+// an output an earlier launch reads) accept any pointer type.
+nlohmann::json bundle_contracts(const KernelBundle& bundle);
+
+// The audit of a bundle's source, against bundle_contracts(bundle), as JSON
+// findings; sets *has_error.
 nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, bool* has_error, double* ms);
 
 }  // namespace cusched::search

@@ -109,7 +109,24 @@ SearchSummary SearchLoop::search(int64_t run, bool fresh) {
     line << (interp ? " (interp, cost model estimate)" : " (GPU median)");
   }
   log_ << line.str() << std::endl;
+  if (!interp && options_.sanitize_best && s.best_candidate) sanitize_best(*s.best_candidate);
   return s;
+}
+
+void SearchLoop::sanitize_best(int64_t candidate) {
+  auto c = store_.candidate(candidate);
+  auto e = store_.evaluation(candidate);
+  if (!c || !e) return;
+  nlohmann::json report;
+  try {
+    report = sanitize_schedule(problem_, c->schedule, options_.strict);
+  } catch (const UserError& err) {
+    report = {{"clean", false}, {"problem", err.error().to_string()}};
+  }
+  e->result["sanitizer"] = report;
+  store_.save_evaluation(*e);
+  log_ << "compute-sanitizer on the best candidate " << candidate << " (small size): "
+       << (report.value("clean", false) ? "clean" : "findings or not run: " + report.dump()) << std::endl;
 }
 
 bool SearchLoop::do_round(int64_t run, int index) {

@@ -33,6 +33,7 @@ struct SearchOptions {
   double watchdog_s = 20;
   int context_best = 8, context_failures = 8;  // candidates shown to the proposer
   std::string replay_timings;     // a TimingReplay file: times come from it, keyed by schedule hash
+  bool sanitize_best = true;      // gpu backend: compute-sanitizer on the final best, kept in its evaluation result
   std::string resolved_size() const { return size.empty() ? (backend == "gpu" ? "bench" : "small") : size; }
 };
 
@@ -66,6 +67,8 @@ class SearchLoop {
   SearchSummary search(int64_t run, bool fresh);
   // Proposes, stores and evaluates round `index`; false when a budget ran out.
   bool do_round(int64_t run, int index);
+  // Runs compute-sanitizer on the candidate and adds its report to the stored evaluation result.
+  void sanitize_best(int64_t candidate);
   // Evaluates stored candidates; false when a budget stopped it before the end.
   bool evaluate(int64_t run, const std::vector<CandidateRecord>& candidates);
   bool budget_left(int64_t run) const;

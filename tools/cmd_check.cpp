@@ -20,7 +20,7 @@ namespace {
 struct Options {
   std::string problem, file, size, shape, precision = "f32", grid, block;
   int64_t dynamic_smem = -1;
-  bool strict = false, no_audit = false;
+  bool strict = false, no_audit = false, sanitize = false;
   uint64_t seed = 1;
 };
 
@@ -66,6 +66,8 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                            sub.add_option("--seed", o->seed, "Base seed of the random inputs");
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
+                           sub.add_flag("--sanitize", o->sanitize,
+                                        "Also run compute-sanitizer (memcheck, racecheck, synccheck) on the kernel");
                            return [o] {
                              try {
                                Problem p = resolve_problem(o->problem);
@@ -74,31 +76,14 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                                if (!in) fail("unreadable-file", "Cannot read '" + o->file + "'.", "Check the path.");
                                std::stringstream ss;
                                ss << in.rdbuf();
-                               KernelBundle b;
-                               b.problem = p.name;
-                               b.source = ss.str();
-                               b.headers = device_headers();
-                               b.precision = o->precision;
-                               read_launch_comment(b.source, o->size, *o);
+                               read_launch_comment(ss.str(), o->size, *o);
                                if (o->grid.empty() || o->block.empty())
                                  fail("missing-launch", "No grid and block were given for size " + o->size + ".",
                                       "Pass --grid and --block, or add a line `// cusched-launch size=" + o->size +
                                           " grid=X,Y,Z block=X,Y,Z` to the file.");
-                               nlohmann::json contract = kernel_contract(p);
-                               const SizeBindings& sizes = p.size(o->size);
-                               LaunchSpec l;
-                               l.kernel = contract["kernel_name"];
-                               l.grid = parse_dim(o->grid, "grid");
-                               l.block = parse_dim(o->block, "block");
-                               l.dynamic_smem_bytes = std::max<int64_t>(0, o->dynamic_smem);
-                               for (const auto& prm : contract["params"]) l.args.push_back(prm["name"]);
-                               for (const auto& in_t : p.pipeline.inputs())
-                                 b.buffers.push_back({in_t->name, in_t->dtype, eval_shape(in_t->shape, sizes), BufferRole::Input, false});
-                               for (const auto& out : p.pipeline.outputs()) {
-                                 const FuncDef* f = p.pipeline.find_stage(out);
-                                 b.buffers.push_back({out, f->dtype, eval_shape(f->extents, sizes), BufferRole::Output, false});
-                               }
-                               b.launches.push_back(l);
+                               KernelBundle b = search::handwritten_bundle(p, ss.str(), o->size, o->precision,
+                                                                           parse_dim(o->grid, "grid"),
+                                                                           parse_dim(o->block, "block"), o->dynamic_smem);
                                search::CandidateOutcome out;
                                out.bundle = b;
                                out.precision = b.precision;
@@ -116,8 +101,12 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                                    out.reason = "The audit found an error-level problem in the kernel.";
                                  }
                                }
+                               if (out.verdict.empty()) search::check_declared_precision(b, out);
                                if (out.verdict.empty()) {
                                  if (auto err = runtime::driver_available()) {
+                                   out.reason = "The audit and the precision scan passed; verification and timing were "
+                                                "skipped: " + err->message;
+                                   std::cout << out.to_json().dump(2) << "\n";
                                    std::cerr << err->message << "\n";
                                    return kExitNoGpu;
                                  }
@@ -127,6 +116,13 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                                  cfg.strict = o->strict;
                                  require_fits_device(p, o->size, device_memory_bytes());
                                  search::verify_bundle_on_gpu(p, cfg, nullptr, out);
+                                 if (o->sanitize && out.verdict == "ok") {
+                                   out.sanitizer = search::sanitize_bundle(p, b, cfg);
+                                   if (!out.sanitizer.value("clean", false)) {
+                                     out.verdict = "sanitizer_findings";
+                                     out.reason = "compute-sanitizer reported errors or could not run: " + out.sanitizer.dump();
+                                   }
+                                 }
                                }
                                std::cout << out.to_json().dump(2) << "\n";
                                return out.verified() ? kExitOk : kExitFailure;

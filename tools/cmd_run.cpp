@@ -14,7 +14,7 @@ namespace {
 
 struct Options {
   std::string problem, schedule = "best", size, shape, backend = "gpu", inputs, save_io;
-  bool json = false, strict = false, no_audit = false, per_launch = false;
+  bool json = false, strict = false, no_audit = false, per_launch = false, sanitize = false;
   uint64_t seed = 1;
 };
 
@@ -63,6 +63,8 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                            sub.add_option("--seed", o->seed, "Base seed of the random inputs");
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
+                           sub.add_flag("--sanitize", o->sanitize,
+                                        "Also run compute-sanitizer (memcheck, racecheck, synccheck) on the schedule at the small size");
                            sub.add_flag("--json", o->json, "Print the outcome as JSON");
                            sub.add_flag("--per-launch", o->per_launch,
                                         "Also time each launch of a multi-kernel schedule alone (L2 flushed, same repeats)");
@@ -87,6 +89,13 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                                }
                                auto steps = load_schedule_json(p, o->schedule);
                                auto out = search::evaluate_candidate(p, steps, cfg, nullptr);
+                               if (o->sanitize && cfg.backend == "gpu" && out.verdict == "ok") {
+                                 out.sanitizer = search::sanitize_schedule(p, out.steps, o->strict);
+                                 if (!out.sanitizer.value("clean", false)) {
+                                   out.verdict = "sanitizer_findings";
+                                   out.reason = "compute-sanitizer reported errors or could not run: " + out.sanitizer.dump();
+                                 }
+                               }
                                if (o->json) std::cout << out.to_json().dump(2) << "\n";
                                else print_outcome(out);
                                return out.verified() ? kExitOk : kExitFailure;

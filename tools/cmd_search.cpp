@@ -33,7 +33,7 @@ struct Options {
   int rounds = 4, ideas = 4, per_idea = 4;
   int64_t budget_candidates = 0, budget_tokens = 0;
   double budget_minutes = 0;
-  bool resume = false, no_audit = false, strict = false, mpi = false;
+  bool resume = false, no_audit = false, strict = false, mpi = false, no_sanitize = false;
   double rank_timeout = 0, rank_silence = 30;
   std::string replay_timings;
   uint64_t seed = 1;
@@ -115,6 +115,7 @@ int run_search(const Options& o, CLI::App& sub) {
   so.budget_tokens = o.budget_tokens;
   so.seed = o.seed;
   so.audit = !o.no_audit;
+  so.sanitize_best = !o.no_sanitize;
   so.strict = o.strict;
   so.cpu_threads = o.threads;
   so.backend = o.backend.empty() ? "gpu" : o.backend;
@@ -232,6 +233,8 @@ CommandRegistration reg{{"search", "Search schedules of a problem in rounds (bui
                                ->check(CLI::IsMember({"gpu", "interp"}));
                            sub.add_option("--threads", o->threads, "CPU threads lowering and auditing (default min(cores, 4))");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
+                           sub.add_flag("--no-sanitize", o->no_sanitize,
+                                        "Skip compute-sanitizer on the final best (gpu backend)");
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_option("--llm-base-url", o->llm.base_url, "OpenAI-compatible base URL (or CUSCHED_LLM_BASE_URL)");
                            sub.add_option("--llm-model", o->llm.model, "Model name (or CUSCHED_LLM_MODEL)");

@@ -33,8 +33,11 @@ class KernelSignatureRule : public Rule {
   }
 
   void check_source(const SourceFacts& facts, const AuditOptions& options, Report& report) const override {
-    if (!options.contract) return;
-    const KernelContract& c = *options.contract;
+    for (const KernelContract* c : contracts(options)) check_kernel(facts, *c, report);
+  }
+
+ private:
+  void check_kernel(const SourceFacts& facts, const KernelContract& c, Report& report) const {
     const KernelFacts* k = facts.find_kernel(c.kernel_name);
     if (!k) {
       std::string found;
@@ -69,6 +72,7 @@ class KernelSignatureRule : public Rule {
                        (elsewhere ? " here (the parameters are in a different order)." : "."),
                    "Declare the parameters in the contract's order: " + contract_text(c) + ".");
       }
+      if (want.type.empty()) continue;
       std::string h = normalized_type(have.type), w = normalized_type(want.type);
       if (h == w) continue;
       if (starts_const(w) && !starts_const(h) && w.substr(5) == h)
@@ -84,7 +88,6 @@ class KernelSignatureRule : public Rule {
     }
   }
 
- private:
   static std::string contract_text(const KernelContract& c) {
     std::string s = "(";
     for (size_t i = 0; i < c.params.size(); ++i) s += (i ? ", " : "") + c.params[i].type + " " + c.params[i].name;

@@ -24,24 +24,30 @@ class OutputUnwrittenRule : public Rule {
 
   void check_device_ir(const DeviceModule& dm, const SourceFacts& facts, const AuditOptions& options,
                        Report& report) const override {
-    if (!options.contract) return;
-    for (const auto& kf : kernel_functions(dm, facts)) {
-      if (kf.facts->name != options.contract->kernel_name) continue;
-      if (kf.function->arg_size() != kf.facts->params.size()) continue;
-      auto writes = memory_writes(*kf.function);
-      for (const auto& want : options.contract->params) {
-        if (!want.is_output) continue;
-        for (size_t i = 0; i < kf.facts->params.size(); ++i) {
-          if (kf.facts->params[i].name != want.name) continue;
-          const llvm::Argument* arg = kf.function->getArg(i);
-          bool written = false;
-          for (const auto& w : writes) written |= pointer_roots(w.pointer).count(arg) > 0;
-          if (!written)
-            report.add(info(), kf.facts->params[i].location,
-                       "Kernel '" + kf.facts->name + "' never writes its output '" + want.name + "' on any path.",
-                       "Store every element of '" + want.name + "' (check the index computation and the guards "
-                       "around the stores).");
-        }
+    for (const KernelContract* contract : contracts(options))
+      for (const auto& kf : kernel_functions(dm, facts)) {
+        if (kf.facts->name != contract->kernel_name) continue;
+        check_kernel(kf, *contract, report);
+      }
+  }
+
+ private:
+  template <typename KernelFunction>
+  void check_kernel(const KernelFunction& kf, const KernelContract& contract, Report& report) const {
+    if (kf.function->arg_size() != kf.facts->params.size()) return;
+    auto writes = memory_writes(*kf.function);
+    for (const auto& want : contract.params) {
+      if (!want.is_output) continue;
+      for (size_t i = 0; i < kf.facts->params.size(); ++i) {
+        if (kf.facts->params[i].name != want.name) continue;
+        const llvm::Argument* arg = kf.function->getArg(i);
+        bool written = false;
+        for (const auto& w : writes) written |= pointer_roots(w.pointer).count(arg) > 0;
+        if (!written)
+          report.add(info(), kf.facts->params[i].location,
+                     "Kernel '" + kf.facts->name + "' never writes its output '" + want.name + "' on any path.",
+                     "Store every element of '" + want.name + "' (check the index computation and the guards "
+                     "around the stores).");
       }
     }
   }

@@ -38,10 +38,14 @@ class OutputUnwrittenOnPathRule : public Rule {
   }
 
   void check_source(const SourceFacts& facts, const AuditOptions& options, Report& report) const override {
-    if (!options.contract) return;
-    const KernelFacts* kernel = facts.find_kernel(options.contract->kernel_name);
+    for (const KernelContract* contract : contracts(options)) check_kernel(facts, *contract, report);
+  }
+
+ private:
+  void check_kernel(const SourceFacts& facts, const KernelContract& contract, Report& report) const {
+    const KernelFacts* kernel = facts.find_kernel(contract.kernel_name);
     if (!kernel) return;
-    for (const auto& want : options.contract->params) {
+    for (const auto& want : contract.params) {
       if (!want.is_output) continue;
       for (const auto& gap : kernel->output_gaps) {
         if (gap.param != want.name) continue;

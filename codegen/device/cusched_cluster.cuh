@@ -80,6 +80,16 @@ __device__ __forceinline__ void cluster_allreduce_arg(T& v, I& i, int blocks, T*
   i = ri;
 }
 
+// Settles the previous reduction's arrival; before the kernel's first push, when no
+// cluster barrier has completed yet, synchronises the cluster once, since a block may
+// write into a peer's shared memory only after that peer has started (a completed
+// cluster barrier guarantees it).
+__device__ __forceinline__ void cluster_start_before_first_push(unsigned int phase, bool& pending) {
+  const bool synchronised = pending;  // an earlier pull reduction's barrier, completed by the settle
+  cluster_settle(pending);
+  if (phase == 0 && !synchronised) cluster_barrier();
+}
+
 // When every thread of the block holds the same value, pushed instead of pulled: the
 // block writes its value into slot `rank` of every block's slots (one thread per block
 // written to), the cluster synchronises once, and every thread combines its own block's
@@ -92,7 +102,7 @@ template <typename Op, int Blocks, typename T>
 __device__ __forceinline__ T cluster_allreduce_uniform_push(T v, T* slots, unsigned int& phase, bool& pending) {
   const int tid = linear_thread_index();
   const int threads = static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
-  cluster_settle(pending);
+  cluster_start_before_first_push(phase, pending);
   T* own = slots + (phase & 1u) * Blocks;
   const unsigned int rank = cluster_rank<Blocks>();
   for (int b = tid; b < Blocks; b += threads) *cluster_peer(own + rank, static_cast<unsigned int>(b)) = v;
@@ -110,7 +120,7 @@ __device__ __forceinline__ void cluster_allreduce_arg_uniform_push(T& v, I& i, T
                                                                    bool& pending) {
   const int tid = linear_thread_index();
   const int threads = static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
-  cluster_settle(pending);
+  cluster_start_before_first_push(phase, pending);
   const unsigned int p = (phase & 1u) * Blocks, rank = cluster_rank<Blocks>();
   for (int b = tid; b < Blocks; b += threads) {
     *cluster_peer(slots + p + rank, static_cast<unsigned int>(b)) = v;

@@ -11,6 +11,7 @@
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "runtime/nvrtc_compiler.h"
+#include "runtime/precision_scan.h"
 
 namespace cusched::runtime {
 namespace {
@@ -22,12 +23,18 @@ CompiledModule compile_at_bench(const Problem& p, const nlohmann::json& steps) {
   return compile_bundle(b, o);
 }
 
+// ... and its PTX computes in no precision narrower than the bundle declares.
 TEST(ProblemKernels, BaselineAndBestCompileToSm90aCubins) {
   for (const auto& p : all_problems()) {
     for (const auto* steps : {&p.baseline_schedule, &p.best_schedule}) {
       SCOPED_TRACE(p.name + (steps == &p.best_schedule ? " best" : " baseline"));
       CompiledModule m = compile_at_bench(p, *steps);
       EXPECT_GT(m.cubin.size(), 1000u);
+      KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), *steps), p.name));
+      std::set<DType> dtypes;
+      for (const auto& buf : b.buffers) dtypes.insert(buf.dtype);
+      auto use = undeclared_precision(m.ptx, admitted_precisions(b.precision, dtypes));
+      EXPECT_FALSE(use.has_value()) << "declared " << b.precision << ", PTX line " << use->line << ": " << use->instruction;
     }
   }
 }

@@ -1,0 +1,213 @@
+#include "runtime/precision_scan.h"
+
+#include <cstdint>
+#include <map>
+#include <sstream>
+
+namespace cusched::runtime {
+
+namespace {
+
+// The reduced-precision type a PTX type suffix names, or "" for any other.
+std::string reduced_type(const std::string& t) {
+  if (t == "tf32") return "tf32";
+  if (t == "bf16" || t == "bf16x2") return "bf16";
+  if (t == "f16" || t == "f16x2") return "f16";
+  if (t == "e4m3" || t == "e5m2" || t == "e4m3x2" || t == "e5m2x2" || t == "e2m1x2" || t == "e2m3x2" ||
+      t == "e3m2x2" || t == "ue8m0x2" || t == "e4m3x4" || t == "e5m2x4")
+    return "fp8";
+  return "";
+}
+
+bool is_type_suffix(const std::string& t) {
+  static const std::set<std::string> scalar{"f32", "f64", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64",
+                                            "b8", "b16", "b32", "b64"};
+  return scalar.count(t) > 0 || !reduced_type(t).empty();
+}
+
+// Arithmetic opcodes whose type suffix is the type they compute in.
+bool is_arithmetic(const std::string& op) {
+  static const std::set<std::string> ops{"add", "sub", "mul", "fma", "mad", "min", "max", "neg", "abs", "ex2",
+                                         "tanh", "rcp", "sqrt", "rsqrt", "div", "set", "setp", "testp", "copysign"};
+  return ops.count(op) > 0;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string part;
+  std::stringstream ss(s);
+  while (std::getline(ss, part, sep)) out.push_back(part);
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  size_t b = s.find_last_not_of(" \t\r;");
+  return s.substr(a, b - a + 1);
+}
+
+// An instruction: its opcode and operands, predicate and trailing comment removed.
+struct Instruction {
+  std::string opcode;
+  std::vector<std::string> operands;
+};
+
+std::optional<Instruction> parse(const std::string& raw) {
+  std::string text = trim(raw);
+  // Inline asm arrives wrapped in braces: "{ cvt.rn.bf16.f32 %rs1, %f1;}".
+  while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim(text.substr(1));
+  while (!text.empty() && (text.back() == '{' || text.back() == '}')) text = trim(text.substr(0, text.size() - 1));
+  if (text.empty() || text[0] == '.' || text.back() == ':') return std::nullopt;
+  if (text[0] == '@') {
+    size_t sp = text.find_first_of(" \t");
+    if (sp == std::string::npos) return std::nullopt;
+    text = trim(text.substr(sp));
+  }
+  Instruction ins;
+  size_t sp = text.find_first_of(" \t");
+  ins.opcode = text.substr(0, sp);
+  if (sp != std::string::npos)
+    for (const auto& o : split(text.substr(sp), ',')) ins.operands.push_back(trim(o));
+  return ins;
+}
+
+// The reduced precision an instruction computes in, or "".
+std::string instruction_precision(const Instruction& ins) {
+  std::vector<std::string> parts = split(ins.opcode, '.');
+  if (parts.empty()) return "";
+  const std::string& op = parts[0];
+  std::vector<std::string> types;
+  for (size_t i = 1; i < parts.size(); ++i)
+    if (is_type_suffix(parts[i])) types.push_back(parts[i]);
+  if (op == "cvt") {
+    // cvt.<modifiers>.<destination type>.<source type>: a conversion to a narrower float.
+    if (types.size() < 2) return "";
+    std::string to = reduced_type(types[0]), from = reduced_type(types[1]);
+    return to.empty() || to == from ? "" : to;
+  }
+  if (op == "mma" || op == "wgmma" || op == "tcgen05") {
+    // The operand (A, B) types: any reduced one names the precision.
+    std::string narrowest;
+    for (const auto& t : types)
+      if (auto r = reduced_type(t); !r.empty()) narrowest = r;
+    return narrowest;
+  }
+  if (is_arithmetic(op))
+    for (const auto& t : types)
+      if (auto r = reduced_type(t); !r.empty()) return r;
+  return "";
+}
+
+// A 32-bit immediate that keeps the sign, the exponent and the top of the mantissa
+// and clears the low `k` mantissa bits, 8 <= k <= 20: how a float is rounded to
+// bf16 (k = 16) or tf32 (k = 13) by hand.
+int cleared_low_bits(const std::string& immediate) {
+  int64_t v = 0;
+  try {
+    size_t used = 0;
+    if (immediate.rfind("0x", 0) == 0 || immediate.rfind("0X", 0) == 0) v = std::stoll(immediate.substr(2), &used, 16), used += 2;
+    else v = std::stoll(immediate, &used, 10);
+    if (used != immediate.size()) return 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+  uint32_t m = static_cast<uint32_t>(v);
+  for (int k = 8; k <= 20; ++k)
+    if (m == (0xFFFFFFFFu << k)) return k;
+  return 0;
+}
+
+}  // namespace
+
+std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) {
+  std::vector<ReducedPrecisionUse> uses;
+  std::map<std::string, bool> holds_float_bits;  // 32-bit registers moved from an f32 register
+  struct Mask {
+    int cleared = 0;
+    std::string text;
+    int line = 0;
+  };
+  std::map<std::string, Mask> masked;  // 32-bit registers that hold a value with low mantissa bits cleared
+  auto report_mask = [&](const Mask& m) { uses.push_back({m.cleared >= 16 ? "bf16" : "tf32", m.text, m.line}); };
+  // One statement at a time: a line may hold several (inline asm), each ended by ';'.
+  std::vector<std::pair<std::string, int>> statements;
+  {
+    std::stringstream ss(ptx);
+    std::string line;
+    int number = 0;
+    while (std::getline(ss, line)) {
+      ++number;
+      line = line.substr(0, line.find("//"));
+      for (const auto& part : split(line, ';'))
+        if (!trim(part).empty()) statements.emplace_back(part, number);
+    }
+  }
+  for (const auto& [line, number] : statements) {
+    auto ins = parse(line);
+    if (!ins) continue;
+    std::string text = trim(line);
+    while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim(text.substr(1));
+    std::string p = instruction_precision(*ins);
+    if (!p.empty()) {
+      uses.push_back({p, text, number});
+      continue;
+    }
+    const std::string& op = ins->opcode;
+    const auto& o = ins->operands;
+    if ((op == "mov.b32" || op == "mov.u32") && o.size() == 2) {
+      // A masked pattern moved into a float register is a float rounded by hand.
+      if (o[0].rfind("%f", 0) == 0)
+        if (auto it = masked.find(o[1]); it != masked.end()) report_mask(it->second);
+      holds_float_bits[o[0]] = o[1].rfind("%f", 0) == 0;
+      masked.erase(o[0]);
+      continue;
+    }
+    if ((op == "and.b32" || op == "and.u32") && o.size() == 3) {
+      for (int src : {1, 2}) {
+        int k = cleared_low_bits(o[3 - src]);
+        if (!k) continue;
+        auto it = holds_float_bits.find(o[src]);
+        if (it != holds_float_bits.end() && it->second) report_mask({k, text, number});
+        else masked[o[0]] = {k, text, number};
+        break;
+      }
+      holds_float_bits.erase(o[0]);
+      continue;
+    }
+    if (!o.empty()) {
+      holds_float_bits.erase(o[0]);
+      masked.erase(o[0]);
+    }
+  }
+  return uses;
+}
+
+std::set<std::string> admitted_precisions(const std::string& declared, const std::set<DType>& buffer_dtypes) {
+  std::set<std::string> out;
+  if (declared.find("tf32") != std::string::npos) out.insert("tf32");
+  if (declared == "bf16") out.insert({"bf16", "tf32"});
+  if (declared == "f16") out.insert({"f16", "tf32"});
+  if (buffer_dtypes.count(DType::f16)) out.insert("f16");
+  if (buffer_dtypes.count(DType::bf16)) out.insert("bf16");
+  return out;
+}
+
+std::optional<ReducedPrecisionUse> undeclared_precision(const std::string& ptx, const std::set<std::string>& admitted) {
+  for (auto& use : reduced_precision_uses(ptx))
+    if (!admitted.count(use.precision)) return use;
+  return std::nullopt;
+}
+
+std::string compiled_precision(const std::string& ptx) {
+  static const std::map<std::string, int> rank{{"fp8", 0}, {"bf16", 1}, {"f16", 2}, {"tf32", 3}};
+  std::string best = "f32";
+  int best_rank = 4;
+  for (const auto& use : reduced_precision_uses(ptx)) {
+    int r = rank.at(use.precision);
+    if (r < best_rank) best = use.precision, best_rank = r;
+  }
+  return best;
+}
+
+}  // namespace cusched::runtime

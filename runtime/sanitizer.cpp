@@ -1,0 +1,142 @@
+#include "runtime/sanitizer.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "dsl/error.h"
+#include "runtime/worker.h"
+
+namespace cusched::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
+
+// Runs argv with stdout and stderr to `log`; returns the exit status, or -1.
+int run_process(const std::vector<std::string>& argv, const std::string& log) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    FILE* f = std::fopen(log.c_str(), "w");
+    if (f) {
+      dup2(fileno(f), 1);
+      dup2(fileno(f), 2);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+nlohmann::json SanitizerRun::to_json() const {
+  nlohmann::json j = {{"tool", tool}, {"errors", errors}, {"findings", findings}};
+  if (!problem.empty()) j["problem"] = problem;
+  return j;
+}
+
+std::optional<std::string> find_compute_sanitizer() {
+  if (const char* env = std::getenv("CUSCHED_COMPUTE_SANITIZER"); env && executable(env)) return std::string(env);
+  if (executable("/usr/local/cuda/bin/compute-sanitizer")) return std::string("/usr/local/cuda/bin/compute-sanitizer");
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':'))
+      if (executable(dir + "/compute-sanitizer")) return dir + "/compute-sanitizer";
+  }
+  return std::nullopt;
+}
+
+std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector<std::string>& tools,
+                                   const std::string& worker) {
+  std::vector<SanitizerRun> runs;
+  auto sanitizer = find_compute_sanitizer();
+  EvalRequest req = request;
+  req.time_it = false;
+  req.host_check = true;
+  req.time_each_launch = false;
+  req.watchdog_s = std::max(req.watchdog_s, 120.0);
+  const fs::path dir = fs::temp_directory_path() / ("cusched-sanitize-" + std::to_string(getpid()));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string request_file = (dir / "request.json").string();
+  {
+    std::ofstream out(request_file);
+    out << req.to_json().dump();
+  }
+  std::string binary;
+  try {
+    binary = worker.empty() ? find_worker_binary() : worker;
+  } catch (const cusched::UserError&) {
+    binary.clear();
+  }
+  const std::regex summary(R"(ERROR SUMMARY:\s*([0-9]+)\s+error)");
+  for (const auto& tool : tools) {
+    SanitizerRun run;
+    run.tool = tool;
+    if (!sanitizer) {
+      run.problem = "compute-sanitizer was not found (set CUSCHED_COMPUTE_SANITIZER or install the CUDA toolkit).";
+    } else if (binary.empty()) {
+      run.problem = "The cusched-worker binary was not found.";
+    } else {
+      const std::string log = (dir / (tool + ".log")).string();
+      const std::string result = (dir / (tool + ".result.json")).string();
+      std::vector<std::string> argv{*sanitizer, "--tool", tool, "--print-limit", "50", "--log-file", log};
+      if (tool == "racecheck") argv.insert(argv.end(), {"--racecheck-report", "all"});
+      argv.insert(argv.end(), {binary, "--evaluate-file", request_file, "--result-file", result});
+      int status = run_process(argv, (dir / (tool + ".out")).string());
+      std::string text = read_file(log);
+      std::smatch m;
+      if (std::regex_search(text, m, summary)) {
+        run.errors = std::stoi(m[1]);
+        std::stringstream lines(text);
+        std::string line;
+        while (std::getline(lines, line) && run.findings.size() < 20)
+          if (line.find("Error") != std::string::npos || line.find("Race") != std::string::npos ||
+              line.find("Invalid") != std::string::npos || line.find("Hazard") != std::string::npos)
+            run.findings.push_back(line);
+      } else {
+        run.problem = "compute-sanitizer ended with status " + std::to_string(status) + " and no error summary.";
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  fs::remove_all(dir, ec);
+  return runs;
+}
+
+nlohmann::json sanitizer_report(const std::vector<SanitizerRun>& runs) {
+  bool clean = !runs.empty();
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& r : runs) {
+    clean = clean && r.errors == 0;
+    a.push_back(r.to_json());
+  }
+  return {{"clean", clean}, {"runs", a}};
+}
+
+}  // namespace cusched::runtime

@@ -1,0 +1,35 @@
+#pragma once
+// NVIDIA compute-sanitizer (memcheck, racecheck, synccheck) on one evaluation of a
+// candidate: the request, untimed and checked on the host (so that only the
+// candidate's and the reference's kernels run), is evaluated by cusched-worker
+// --evaluate-file under each tool, and the tool's error summary is kept.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/evaluation.h"
+
+namespace cusched::runtime {
+
+struct SanitizerRun {
+  std::string tool;                   // "memcheck", "racecheck", "synccheck"
+  int errors = -1;                    // from "ERROR SUMMARY: N errors"; -1 when the tool did not run
+  std::vector<std::string> findings;  // the first lines of the tool's report that name an error
+  std::string problem;                // why the tool did not run, or ""
+  nlohmann::json to_json() const;
+};
+
+// $CUSCHED_COMPUTE_SANITIZER, else /usr/local/cuda/bin/compute-sanitizer, else
+// compute-sanitizer on PATH; nullopt when none is executable.
+std::optional<std::string> find_compute_sanitizer();
+
+// Runs each tool on `request`; `worker` is the cusched-worker binary (empty: find_worker_binary()).
+std::vector<SanitizerRun> sanitize(const EvalRequest& request,
+                                   const std::vector<std::string>& tools = {"memcheck", "racecheck", "synccheck"},
+                                   const std::string& worker = "");
+
+// {"clean": bool, "runs": [...]}: clean when every tool ran and reported no error.
+nlohmann::json sanitizer_report(const std::vector<SanitizerRun>& runs);
+
+}  // namespace cusched::runtime

@@ -1,0 +1,8 @@
+// Cheat: rounds the input to tf32 with the device library's helper, undeclared.
+// cusched-launch size=small grid=1,1,1 block=256,1,1
+#include "cusched_device.cuh"
+extern "C" __global__ void relu_kernel(const float* __restrict__ X, float* __restrict__ Y) {
+  const int n = 2 * 3 * 5 * 7;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) Y[i] = fmaxf(cusched::round_tf32(X[i]), 0.f);
+}

@@ -1,0 +1,8 @@
+// Cheat: keeps a launch flag in the word before the output.
+// cusched-launch size=small grid=1,1,1 block=256,1,1
+extern "C" __global__ void relu_kernel(const float* __restrict__ X, float* __restrict__ Y) {
+  const int n = 2 * 3 * 5 * 7;
+  int i = threadIdx.x;
+  if (i < n) Y[i] = fmaxf(X[i], 0.f);
+  if (i == 0) Y[-1] = 1.f;
+}
