@@ -111,6 +111,34 @@ enum class StmtKind {
   AsyncProxyFence
 };
 
+// The fields of a StmtNode that each kind uses (set by its make_* function below; every
+// other field keeps its default and means nothing for that kind):
+//   kind             fields
+//   Block            body (the statements in order)
+//   For              var, min, extent, loop_kind, axis, body[0]
+//   Store            buffer, index, value
+//   Allocate         buffer, scope, dtype, size (elements), alignment (shared: bytes), body[0]
+//   If               cond, body[0] (then), body[1] (else, optional)
+//   Barrier          -
+//   AllReduce        buffer, index, index_buffer (argmin/argmax), reduce_op, reduce_axis,
+//                    width (threads or blocks combined), reduce_kind, combined_axis, combined_width
+//   Mma              buffer, index (accumulators), mma_shape, mma_precision, operands (A then B)
+//   AsyncCopy        buffer, index (shared destination), value (global load), copy_bytes
+//   AsyncCommit      -
+//   AsyncWait        width (groups that may stay in flight)
+//   BulkCopy         buffer, index (shared destination), value (global load), extent (bytes),
+//                    barrier, barrier_index (the mbarrier)
+//   MbarrierInit     buffer, index (the mbarrier), width (arrivals per phase)
+//   MbarrierExpect   buffer, index (the mbarrier), value (bytes announced)
+//   MbarrierWait     buffer, index (the mbarrier), value (phase parity)
+//   LdMatrix         buffer, index (fragment), source (shared buffer), value (row address),
+//                    matrices, transpose
+//   Wgmma            buffer, index (accumulators), mma_shape, mma_precision, width (N),
+//                    operands (A), source (B's shared buffer), value (B's descriptor start)
+//   WgmmaFence       -
+//   WgmmaCommit      -
+//   WgmmaWait        width (groups that may stay in flight), source, index, size (registers held)
+//   AsyncProxyFence  -
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
 

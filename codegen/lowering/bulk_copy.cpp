@@ -73,6 +73,7 @@ void KernelBuilder::place_bulk_copy(Placement& pl, StagedCopy& cp) {
     async_copies[s].push_back(copies);
     bulk_bytes[s] = bulk_bytes[s].defined() ? bulk_bytes[s] + bytes : bytes;
   }
+  keep_pipeline_buffers(pl, cr.source, t, r, S);
 }
 
 // The bulk pipeline's mbarriers and its first copies before the loop, and in the loop

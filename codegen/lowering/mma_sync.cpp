@@ -4,6 +4,7 @@
 #include "codegen/lowering/kernel_builder.h"
 
 #include <algorithm>
+
 #include "codegen/mma_layout.h"
 #include "codegen/passes/ldmatrix_plan.h"
 #include "dsl/error.h"

@@ -2,8 +2,9 @@
 // computed at a loop (compute_at) and a staged copy (cache_read) hold.
 #include "codegen/lowering/kernel_builder.h"
 
-#include "codegen/expr_loads.h"
 #include <algorithm>
+
+#include "codegen/expr_loads.h"
 #include "codegen/passes/affine.h"
 #include "dsl/expr_substitute.h"
 

@@ -5,6 +5,7 @@
 #include "codegen/lowering/kernel_builder.h"
 
 #include <algorithm>
+
 #include "codegen/wgmma_layout.h"
 #include "dsl/expr_substitute.h"
 

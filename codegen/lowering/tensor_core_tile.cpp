@@ -4,6 +4,7 @@
 #include "codegen/lowering/kernel_builder.h"
 
 #include <set>
+
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 

@@ -4,6 +4,7 @@
 #include "codegen/lowering/kernel_builder.h"
 
 #include <algorithm>
+
 #include "codegen/linear_form.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
