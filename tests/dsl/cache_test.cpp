@@ -95,7 +95,10 @@ TEST(CacheReadErrors, CopyLoopCannotBeRemovedAfterwards) {
 }
 
 TEST(CacheWrite, SetsTheAccumulatorScope) {
-  Schedule s = build(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "shared"}])"));
+  // A shared output tile needs a block loop outermost (a whole-schedule rule).
+  Schedule s = build(problem_context("matmul"), json::parse(R"([
+    {"op": "bind", "stage": "C", "loop": "i", "axis": "blockIdx.x"},
+    {"op": "cache_write", "stage": "C", "scope": "shared"}])"));
   EXPECT_EQ(s.state().stage("C").cache_write_scope, "shared");
   Schedule r = build(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "register"}])"));
   EXPECT_EQ(r.state().stage("C").cache_write_scope, "register");

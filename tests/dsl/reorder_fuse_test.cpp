@@ -75,7 +75,7 @@ TEST(FuseErrors, EachError) {
     {"op": "fuse", "stage": "Y", "outer": "h", "inner": "w"}])"),
                     1, "fuse", "fuse-marked-loop");
   expect_step_error(ctx, json::parse(R"([
-    {"op": "bind", "stage": "Y", "loop": "h", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "h", "axis": "threadIdx.x"},
     {"op": "fuse", "stage": "Y", "outer": "h", "inner": "w"}])"),
                     1, "fuse", "loop-already-bound");
   expect_step_error(ctx, json::parse(R"([{"op": "fuse", "stage": "Y", "outer": "h", "inner": "w", "fused": "c"}])"), 0, "fuse",

@@ -125,9 +125,12 @@ TEST(LegalityCorpus, EveryWholeScheduleRuleHasASchedule) {
   }
   for (const auto& f : fs::directory_iterator(kCorpus / "schedules"))
     EXPECT_TRUE(files.count(f.path().filename().string())) << f.path().filename() << " is not in manifest.json";
-  for (const auto& r : rules)
-    if (r != "output-not-root")  // compute_at and compute_inline refuse outputs; tests/dsl builds the state
-      EXPECT_TRUE(covered.count(r)) << "no schedule in the corpus breaks " << r;
+  // output-not-root: compute_at and compute_inline refuse outputs; pipeline-element-size:
+  // no built-in problem has 2-byte inputs. tests/dsl/schedule_legality_test.cpp raises both.
+  for (const auto& r : rules) {
+    if (r == "output-not-root" || r == "pipeline-element-size") continue;
+    EXPECT_TRUE(covered.count(r)) << "no schedule in the corpus breaks " << r;
+  }
 }
 
 }  // namespace
