@@ -216,8 +216,14 @@ TEST_F(Cli, UnknownProblemUnreadableFileAndBadJson) {
 
 TEST_F(Cli, BadFlagsAreUsageErrors) {
   EXPECT_EQ(run("validate --schedule baseline").exit_code, 2);
-  EXPECT_EQ(run("validate --problem matmul --schedule baseline --size huge").exit_code, 2);
   EXPECT_EQ(run("no-such-command").exit_code, 2);
+}
+
+TEST_F(Cli, AnUnknownSizeIsAStructuredError) {
+  // Size tables have any names (problem files name their own), so the problem answers.
+  CommandResult r = run("validate --problem matmul --schedule baseline --size huge");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(json::parse(r.out)["error"]["code"], "unknown-size");
 }
 
 TEST_F(Cli, SchemaListsEveryPrimitive) {

@@ -351,8 +351,10 @@ TEST(Store, AStoreWithoutTheDefinitionColumnGainsIt) {
     gpu_run(s);
   }
   // The runs table as stores wrote it before runs kept their definition.
-  std::string sql = "sqlite3 '" + path + "' \"CREATE TABLE runs_old AS SELECT id, problem, size, backend, config, seed, created, "
-                    "status FROM runs; DROP TABLE runs; ALTER TABLE runs_old RENAME TO runs;\"";
+  std::string sql = "sqlite3 '" + path + "' \"CREATE TABLE runs_old (id INTEGER PRIMARY KEY, problem TEXT NOT NULL, "
+                    "size TEXT NOT NULL, backend TEXT NOT NULL, config TEXT NOT NULL, seed INTEGER NOT NULL, "
+                    "created TEXT NOT NULL, status TEXT NOT NULL); INSERT INTO runs_old SELECT id, problem, size, backend, "
+                    "config, seed, created, status FROM runs; DROP TABLE runs; ALTER TABLE runs_old RENAME TO runs;\"";
   if (std::system(sql.c_str()) != 0) GTEST_SKIP() << "the sqlite3 command is not installed";
   Store s(path, Store::Mode::existing_only);
   ASSERT_EQ(s.list_runs().size(), 1u);
