@@ -15,10 +15,6 @@ std::vector<std::string> reduction_vars(const FuncDef& f) {
   return out;
 }
 
-void append(json& steps, const json& more) {
-  for (const auto& s : more) steps.push_back(s);
-}
-
 bool empty_schedule(const json& steps) { return steps.is_null() || (steps.is_array() && steps.empty()); }
 
 }  // namespace
@@ -26,8 +22,10 @@ bool empty_schedule(const json& steps) { return steps.is_null() || (steps.is_arr
 json automatic_baseline(const Pipeline& pipeline) {
   json steps = json::array();
   for (const auto& f : pipeline.stages()) {
-    if (f->is_reduction()) append(steps, block_per_point_steps(f->name, f->vars, reduction_vars(*f), kAutomaticBaselineThreads));
-    else if (!f->vars.empty()) append(steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads));
+    if (f->is_reduction())
+      steps = concat_steps({steps, block_per_point_steps(f->name, f->vars, reduction_vars(*f), kAutomaticBaselineThreads)});
+    else if (!f->vars.empty())
+      steps = concat_steps({steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads)});
   }
   return steps;
 }
@@ -35,7 +33,7 @@ json automatic_baseline(const Pipeline& pipeline) {
 json reference_schedule_steps(const Pipeline& pipeline) {
   json steps = json::array();
   for (const auto& f : pipeline.stages())
-    if (!f->vars.empty()) append(steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads));
+    if (!f->vars.empty()) steps = concat_steps({steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads)});
   return steps;
 }
 

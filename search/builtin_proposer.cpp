@@ -55,15 +55,6 @@ int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
   return n;
 }
 
-// Steps fusing `loops` of `stage` (outermost first) into one loop; returns its name.
-std::string fuse_all(json& steps, const std::string& stage, const std::vector<std::string>& loops, const std::string& name) {
-  return fuse_loops(steps, stage, loops, name);
-}
-
-void append(json& steps, const json& more) {
-  for (const auto& s : more) steps.push_back(s);
-}
-
 std::vector<std::string> reduction_var_names(const FuncDef& f) {
   std::vector<std::string> out;
   if (f.is_reduction())
@@ -74,7 +65,7 @@ std::vector<std::string> reduction_var_names(const FuncDef& f) {
 // One thread per point of the stage's pure loops (fused), `threads` per block,
 // optionally `vec` contiguous points per thread as one vector access.
 void flat_grid(json& steps, const FuncDef& f, int64_t threads, int64_t vec) {
-  append(steps, flat_grid_steps(f.name, f.vars, threads, vec));
+  steps = concat_steps({steps, flat_grid_steps(f.name, f.vars, threads, vec)});
 }
 
 // The output's row loops fused onto blockIdx.x and its column loops, fused, split into
@@ -83,8 +74,8 @@ void flat_grid(json& steps, const FuncDef& f, int64_t threads, int64_t vec) {
 // only (a normalisation's weight and bias) are read from L2 by every row.
 std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<std::string>& rows,
                                const std::vector<std::string>& cols, int64_t threads) {
-  std::string r = fuse_all(steps, f.name, rows, "rw");
-  std::string c = fuse_all(steps, f.name, cols, "cl");
+  std::string r = fuse_loops(steps, f.name, rows, "rw");
+  std::string c = fuse_loops(steps, f.name, cols, "cl");
   steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}});
   steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}});
   steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", {"clo", r, "clt", "clv"}}});
@@ -97,12 +88,12 @@ std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<
 
 // The stage's reduction loops fused, split by `threads` and combined across them.
 void cross_thread(json& steps, const FuncDef& f, int64_t threads) {
-  append(steps, cross_thread_reduction_steps(f.name, reduction_var_names(f), threads));
+  steps = concat_steps({steps, cross_thread_reduction_steps(f.name, reduction_var_names(f), threads)});
 }
 
 // One block per output point, the reduction combined across `threads` threads.
 void block_per_point(json& steps, const FuncDef& f, int64_t threads) {
-  append(steps, block_per_point_steps(f.name, f.vars, reduction_var_names(f), threads));
+  steps = concat_steps({steps, block_per_point_steps(f.name, f.vars, reduction_var_names(f), threads)});
 }
 
 // A 2-D thread tile over the last two pure loops, batch loops fused onto blockIdx.z,
@@ -123,7 +114,7 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   order.push_back("jti");
   steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", order}});
   if (!batch.empty()) {
-    std::string b = fuse_all(steps, f.name, batch, "bf");
+    std::string b = fuse_loops(steps, f.name, batch, "bf");
     steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", b}, {"axis", "blockIdx.z"}});
   }
   steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "ito"}, {"axis", "blockIdx.y"}});
@@ -304,7 +295,7 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       json forder = json::array({chunk});
       for (const auto& m : small) forder.push_back(m);
       if (!small.empty()) s.push_back({{"op", "reorder"}, {"stage", f->name}, {"loops", forder}});
-      std::string row = fuse_all(s, f->name, rows, "rw");
+      std::string row = fuse_loops(s, f->name, rows, "rw");
       s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", row}, {"axis", "blockIdx.x"}});
       for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", m}});
       s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}});
@@ -315,7 +306,7 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
     // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
     for (const auto& [f, parts_loop] : combined) {
       s.push_back({{"op", "compute_at"}, {"stage", f->name}, {"consumer", y.name}, {"loop", row_loop}});
-      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", fuse_all(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}});
+      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", fuse_loops(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}});
       s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", parts_loop}});
     }
     schedule_rest(s, p, done, 256);
@@ -412,8 +403,8 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
   for (int64_t t : {256, 512, 1024})
     for (int64_t v : {1, 4}) {
       json s = json::array();
-      std::string r = fuse_all(s, y->name, row_vars, "rw");
-      std::string c = fuse_all(s, y->name, col_vars, "cl");
+      std::string r = fuse_loops(s, y->name, row_vars, "rw");
+      std::string c = fuse_loops(s, y->name, col_vars, "cl");
       if (v > 1) {
         s.push_back({{"op", "split"}, {"stage", y->name}, {"loop", c}, {"factor", v}, {"outer", "clx"}, {"inner", "clv"}});
         c = "clx";
