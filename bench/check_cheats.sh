@@ -2,9 +2,10 @@
 # Runs the cheating-kernel corpus (tests/cheats/manifest.json) on a GPU machine, in one
 # command: every kernel through `cusched check` (and with --no-audit where the manifest
 # names the verdicts of the runtime checks behind the audit), then the same corpus as
-# search candidates through gpu_cheat_tests, which also runs compute-sanitizer on every
-# problem's best schedule. Prints a table and writes bench/results/cheats-<date>.json
-# (date, commit, GPU, driver, command, per-kernel verdicts and the counts).
+# search candidates through gpu_cheat_tests (with racecheck on the racy kernel). Prints a
+# table and writes bench/results/cheats-<date>.json (date, commit, GPU, driver, command,
+# per-kernel verdicts and the counts). SANITIZE_BESTS=1 also runs compute-sanitizer on
+# every problem's best schedule (gpu_cheat_tests' EveryProblem/* tests; several minutes).
 #
 #   source bench/gpu_env.sh && bash bench/check_cheats.sh
 #
@@ -53,7 +54,9 @@ while IFS=$'\t' read -r file problem size precision class expect expect_no_audit
   done
 done < "$OUT/cheats.list"
 check_s=$(( $(date +%s) - start ))
-"$GPU_TESTS" --gtest_output="xml:$OUT/gpu_cheat_tests.xml" > "$OUT/gpu_cheat_tests.log" 2>&1
+filter='Corpus/*'
+[ "${SANITIZE_BESTS:-0}" = 1 ] && filter='*'
+"$GPU_TESTS" --gtest_filter="$filter" --gtest_output="xml:$OUT/gpu_cheat_tests.xml" > "$OUT/gpu_cheat_tests.log" 2>&1
 gpu_status=$?
 total_s=$(( $(date +%s) - start ))
 printf '%-34s %-28s %-9s %-22s %s\n' kernel class mode verdict result
@@ -61,7 +64,7 @@ awk -F'\t' '{printf "%-34s %-28s %-9s %-22s %s\n", $1, $2, $3, $4, $5}' "$lines"
 grep -E '^\| ' "$OUT/gpu_cheat_tests.log" | sort | uniq
 tail -n 3 "$OUT/gpu_cheat_tests.log"
 stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
-python3 - "$lines" "$OUT/gpu_cheat_tests.log" "$gpu_status" "$check_s" "$total_s" "$have_audit" > "bench/results/cheats-$stamp.json" <<'PY'
+python3 - "$lines" "$OUT/gpu_cheat_tests.log" "$gpu_status" "$check_s" "$total_s" "$have_audit" "${SANITIZE_BESTS:-0}" > "bench/results/cheats-$stamp.json" <<'PY'
 import json, subprocess, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 def sh(cmd):
@@ -72,7 +75,7 @@ record = {
   "commit": sh("git rev-parse HEAD"),
   "gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader | head -1"),
   "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1"),
-  "command": "bash bench/check_cheats.sh",
+  "command": "bash bench/check_cheats.sh" + (" (SANITIZE_BESTS=1)" if sys.argv[7] == "1" else ""),
   "audit_in_build": sys.argv[6] == "1",
   "check": [dict(zip(["kernel", "class", "mode", "verdict", "result"], r)) for r in rows],
   "numbers": {
