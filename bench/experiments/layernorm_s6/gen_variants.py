@@ -1,4 +1,4 @@
-# Session-6 LayerNorm variants: the normalise pass with more rows unrolled and the partial moments with 128 or 512 threads.
+# LayerNorm variants: the normalise pass with more rows unrolled and the partial moments with 128 or 512 threads.
 import json, os
 base = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'layernorm', 'bloop_3kernels.json')))
 def moments_rf(parts=None, rht=4, rhu=8, threads_w=64):

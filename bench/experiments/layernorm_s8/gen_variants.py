@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the session-8 LayerNorm variants. Set "call2": the statistics reduced over a
+"""Writes LayerNorm variants. Set "call2": the statistics reduced over a
 cluster of blocks per row (one kernel for the moments instead of two), channel slices
 interleaved or contiguous, and the normalisation's blocks issued in reverse. Set "call7":
 clusters of 16 (8) channel blocks leave 4 (8) partial moments per row and each normalisation
 block combines its rows' partials itself (two kernels instead of three). Set "l2": the
 best-known schedule with its moments kernel's loads of X under an evict_last policy for
-3-10% of the lines (the l2_hint primitive; the probe of call 7 measured 5% at -3 us),
+3-10% of the lines (the l2_hint primitive; the L2 probe measured 5% at -3 us),
 alone and with the normalisation's blocks reversed. Y's steps are the best-known schedule's. Usage: gen_variants.py [SET] [OUT_DIR] (default: call2, this folder)."""
 import json
 import os
@@ -44,7 +44,7 @@ def moments(cluster, threads, unroll=8, interleave=True):
 
 def reversed_y(steps):
     """Y's steps with its block loops c and ho reversed after the reorder, before binding
-    (unchanged when they already reverse them, as the best-known schedule does since session 9)."""
+    (unchanged when they already reverse them, as the best-known schedule does)."""
     if any(s["op"] == "reverse" for s in steps):
         return list(steps)
     out = []

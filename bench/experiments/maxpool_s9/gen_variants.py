@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes session 9's max-pool variants into this folder: the best-known schedule (ctl) and
+"""Writes max-pool variants into this folder: the best-known schedule (ctl) and
 the same with launch_bounds 511 threads and 3 or 4 blocks per SM. CUSCHED names the binary."""
 import json
 import os

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes session 8's tuning variants of best-known schedules, after the code generator's
-changes of calls 4-6, into OUT_DIR/<problem>/: softmax over other cluster sizes and block
+"""Writes tuning variants of best-known schedules, after the code generator's
+unrounded fragments and refill order, into OUT_DIR/<problem>/: softmax over other cluster sizes and block
 sizes (the pushed cluster reduction changed what a barrier costs), and the wgmma matmul and
-Gemm+Add+ReLU with __launch_bounds__(256, 1) (the call-6 counters showed kernel parameters
+Gemm+Add+ReLU with __launch_bounds__(256, 1) (the counters of runs_refill_order_pushed_reductions.sh showed kernel parameters
 reloaded inside the k-loop). Usage: gen_variants.py OUT_DIR   (CUSCHED names the binary)"""
 import json
 import os
