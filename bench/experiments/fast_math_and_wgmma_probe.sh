@@ -20,4 +20,4 @@ for f in bench/experiments/fast_math/*.json; do
   echo "$n $(timeout 60 cusched run -p $p -s $f --no-audit 2>&1 | grep -E '^(verdict|time)' | tr -s ' ' | tr '\n' ' ')" >> "$OUT/fast_math.txt"
 done
 SKIP_TESTS=1 PROBLEMS="softmax softmax_large" bash bench/run_gpu_bench.sh > /dev/null 2>&1
-cat "$OUT/tests.log" "$OUT/probe.txt" "$OUT/fast_math.txt" "$OUT/table.md"
+cat "$OUT/tests.log" "$OUT/probe.txt" "$OUT/fast_math.txt" "$OUT"/results/*.json

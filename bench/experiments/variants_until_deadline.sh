@@ -2,7 +2,7 @@
 # The GPU property suite (cluster reductions included), then the
 # schedule variants of bench/experiments/<problem>/ timed per problem (one worker per
 # problem, so inputs and the reference are made once), stopping before DEADLINE_S.
-# Writes gpu_tests.log, variants.txt and best_runs.jsonl (bench/make_table.py rows) to $OUT.
+# Writes gpu_tests.log, variants.txt and best_runs.jsonl (rows for bench/make_record.py --runs) to $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh

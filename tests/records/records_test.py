@@ -121,5 +121,43 @@ class Schema(unittest.TestCase):
         self.assertFalse(validator.is_valid(r))
 
 
+class MakeRecord(unittest.TestCase):
+    def test_a_benchmark_run_becomes_a_valid_record_with_each_setting_labelled(self):
+        with tempfile.TemporaryDirectory() as d:
+            runs, torch = os.path.join(d, "runs.jsonl"), os.path.join(d, "torch.jsonl")
+            with open(runs, "w") as f:
+                f.write(json.dumps({"problem": "softmax", "verdict": "ok", "precision": "f32", "math": "fast",
+                                    "gpu": {"median_ms": 0.54, "min_ms": 0.53, "max_ms": 0.56, "pct_of_floor": 94.8}}) + "\n")
+            with open(torch, "w") as f:
+                for settings, tf32 in (("default", False), ("tf32", True)):
+                    f.write(json.dumps({"problem": "softmax", "eager_ms": 1.05, "compile_ms": 0.78, "torch": "2.11",
+                                        "settings": settings, "cudnn_allow_tf32": True, "matmul_allow_tf32": tf32}) + "\n")
+                f.write(json.dumps({"problem": "softmax", "check": "pass"}) + "\n")
+            out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_record.py"), "--runs", runs, "--torch",
+                                  torch, "--name", "table-softmax", "--command", "bash bench/run_gpu_bench.sh",
+                                  "--prediction", "0.54 ms", "--out-dir", d], capture_output=True, text=True, check=True)
+            with open(out.stdout.strip()) as f:
+                r = json.load(f)
+            self.assertTrue(os.path.basename(out.stdout.strip()).endswith("-table-softmax.json"))
+            res = r["results"][0]
+            self.assertEqual(res["cusched_ms"], {"median": 0.54, "min": 0.53, "max": 0.56})
+            self.assertEqual([t["settings"] for t in res["pytorch"]], ["default", "tf32"])
+            self.assertEqual(res["matches_pytorch"], "pass")
+            self.assertEqual(res["math"], "fast")
+            self.assertEqual(r["prediction"], "0.54 ms")
+            try:
+                import jsonschema
+            except ImportError:
+                return
+            with open(os.path.join(ROOT, "bench", "record.schema.json")) as f:
+                jsonschema.validate(r, json.load(f))
+
+    def test_a_name_that_is_not_a_slug_is_refused(self):
+        out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_record.py"), "--runs", "/dev/null",
+                              "--name", "Session 3", "--command", "x"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("lower case", out.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
