@@ -154,7 +154,7 @@ class MakeRecord(unittest.TestCase):
 
     def test_a_name_that_is_not_a_slug_is_refused(self):
         out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_record.py"), "--runs", "/dev/null",
-                              "--name", "Session 3", "--command", "x"], capture_output=True, text=True)
+                              "--name", "Table 3", "--command", "x"], capture_output=True, text=True)
         self.assertEqual(out.returncode, 2)
         self.assertIn("lower case", out.stderr)
 
