@@ -88,7 +88,7 @@ std::string problem_reference_markdown() {
         "given, is one of the verification trials. A result passes when every element is within "
         "atol + rtol * |reference| of the float64 reference. The floor is the bytes every input read once "
         "(at the measured read bandwidth) and every output written once (at what a copy's write costs), and "
-        "the FLOPs over the FP32 rate (DESIGN.md's H200 anchors; docs/runtime.md). Buffers are row-major, last dimension innermost; the kernel contract lists the inputs "
+        "the FLOPs over the FP32 rate (the H200 anchors of docs/runtime.md). Buffers are row-major, last dimension innermost; the kernel contract lists the inputs "
         "in pipeline order, then the outputs. `cusched problems --json` prints the same data for scripts "
         "(bench/torch_baselines.py reads it).\n\n";
   md << "## Using the problems\n\n"
