@@ -1,13 +1,13 @@
 #!/bin/bash
 # LayerNorm with the statistics reduced over a cluster per row
-# (bench/experiments/layernorm_s8, one moments kernel instead of two), and the warp stall
+# (bench/experiments/layernorm_moments, one moments kernel instead of two), and the warp stall
 # reasons of the generated wgmma matmul, its hand probe and cuBLAS TF32 by instruction
 # (Nsight Compute source counters). Needs .carry/gpu. Writes $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
-python3 bench/experiments/layernorm_s8/gen_variants.py call2   # writes the variants next to itself
-VARIANTS="layernorm:layernorm_s8" VARIANT_TIMEOUT=200 bash bench/experiments/run_variants.sh
+python3 bench/experiments/layernorm_moments/gen_variants.py call2   # writes the variants next to itself
+VARIANTS="layernorm:layernorm_moments" VARIANT_TIMEOUT=200 bash bench/experiments/run_variants.sh
 python3 bench/experiments/handwritten/gen_matmul_wgmma_ct.py /tmp/probe.cu --inflight 1 --stages 4
 source bench/experiments/ncu_common.sh
 stalls mm_cusched '^k0_C' 0 cusched run -p matmul -s best --size bench --no-audit

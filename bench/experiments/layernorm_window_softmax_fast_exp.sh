@@ -9,7 +9,7 @@ source bench/gpu_env.sh
 start=$(date +%s)
 {
   echo "== layernorm moving-window variants"
-  timeout 200 cusched search -p layernorm --proposer file --proposals bench/experiments/layernorm_s6/window --rounds 1 --ideas 64 \
+  timeout 200 cusched search -p layernorm --proposer file --proposals bench/experiments/layernorm_unroll/window --rounds 1 --ideas 64 \
       --per-idea 1 --threads 8 --no-audit --db /tmp/lnw.db > $OUT/layernorm_search.log 2>&1
   python3 - /tmp/lnw.db <<'PY'
 import sqlite3, sys
@@ -18,7 +18,7 @@ for idea, verdict, ms in db.execute("select i.text, e.verdict, e.median_ms from 
     print(f"  {ms if ms is not None else float('nan'):9.4f} ms {verdict:10s} {idea[:70]}")
 PY
   for f in ln_window_rows_outer ln_window_parts_outer; do
-    echo "== per launch $f"; timeout 100 cusched run -p layernorm -s bench/experiments/layernorm_s6/window/$f.json --no-audit --per-launch 2>&1 | grep -E "verdict|time|k[0-9]_"
+    echo "== per launch $f"; timeout 100 cusched run -p layernorm -s bench/experiments/layernorm_unroll/window/$f.json --no-audit --per-launch 2>&1 | grep -E "verdict|time|k[0-9]_"
   done
 } > "$OUT/layernorm.txt" 2>&1
 H=/tmp/fm; rm -rf $H /tmp/checks; mkdir -p $H /tmp/checks

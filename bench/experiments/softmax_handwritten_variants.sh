@@ -1,7 +1,7 @@
 #!/bin/bash
 # Hand-written softmax variants (bulk copies, chunked copies
 # consumed as they land, one warp per cluster reduction) through `cusched check`, and the
-# LayerNorm variants of bench/experiments/layernorm_s6 (per-launch times of the best).
+# LayerNorm variants of bench/experiments/layernorm_unroll (per-launch times of the best).
 # Needs .carry/gpu. Writes softmax_check.txt, layernorm.txt to $OUT.
 set -u
 cd "$(dirname "$0")/../.."
@@ -12,7 +12,7 @@ start=$(date +%s)
   timeout 120 cusched run -p layernorm -s best --no-audit --per-launch 2>&1 | grep -E "verdict|time|k[0-9]_"
   echo "== layernorm variants"
   VDIR=/tmp/lnv; mkdir -p $VDIR
-  timeout 200 cusched search -p layernorm --proposer file --proposals bench/experiments/layernorm_s6 --rounds 1 --ideas 64 --per-idea 1 \
+  timeout 200 cusched search -p layernorm --proposer file --proposals bench/experiments/layernorm_unroll --rounds 1 --ideas 64 --per-idea 1 \
       --threads 8 --no-audit --db $VDIR/ln.db > $OUT/layernorm_search.log 2>&1
   python3 - $VDIR/ln.db <<'PY'
 import sqlite3, sys
