@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
-python3 bench/experiments/layernorm_moments/gen_variants.py call2   # writes the variants next to itself
+python3 bench/experiments/layernorm_moments/gen_variants.py clusters   # writes the variants next to itself
 VARIANTS="layernorm:layernorm_moments" VARIANT_TIMEOUT=200 bash bench/experiments/run_variants.sh
 python3 bench/experiments/handwritten/gen_matmul_wgmma_ct.py /tmp/probe.cu --inflight 1 --stages 4
 source bench/experiments/ncu_common.sh

@@ -1,6 +1,6 @@
 #!/bin/bash
 # LayerNorm with 4 or 8 partial moments per row from clusters and
-# the combine done in each normalisation block (layernorm_moments, set call7: two kernels);
+# the combine done in each normalisation block (layernorm_moments, set partials_in_y: two kernels);
 # the LayerNorm L2 probe with evict_last on the last channels the moments kernel reads
 # and the normalisation reading them first (probes/ln_l2_probe.cu, carried as
 # .carry/gpu/bin/ln_l2_probe); softmax with streaming cache hints (streaming_hints/).
@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 source bench/gpu_env.sh
-python3 bench/experiments/layernorm_moments/gen_variants.py call7
+python3 bench/experiments/layernorm_moments/gen_variants.py partials_in_y
 VARIANTS="layernorm:layernorm_moments" VARIANT_TIMEOUT=200 bash bench/experiments/run_variants.sh
 mkdir -p /tmp/sh
 python3 bench/experiments/streaming_hints/emitted_variants.py /tmp/sh

@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""Writes LayerNorm variants. Set "call2": the statistics reduced over a
+"""Writes LayerNorm variants. Set "clusters": the statistics reduced over a
 cluster of blocks per row (one kernel for the moments instead of two), channel slices
-interleaved or contiguous, and the normalisation's blocks issued in reverse. Set "call7":
+interleaved or contiguous, and the normalisation's blocks issued in reverse. Set "partials_in_y":
 clusters of 16 (8) channel blocks leave 4 (8) partial moments per row and each normalisation
 block combines its rows' partials itself (two kernels instead of three). Set "l2": the
 best-known schedule with its moments kernel's loads of X under an evict_last policy for
 3-10% of the lines (the l2_hint primitive; the L2 probe measured 5% at -3 us),
-alone and with the normalisation's blocks reversed. Y's steps are the best-known schedule's. Usage: gen_variants.py [SET] [OUT_DIR] (default: call2, this folder)."""
+alone and with the normalisation's blocks reversed. Set "two_kernels": 8, 16 or 32 partial moments per row, combined by every normalisation block. Y's steps are the best-known schedule's. Usage: gen_variants.py [SET] [OUT_DIR] (default: clusters, this folder)."""
 import json
 import os
 import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-chosen = sys.argv[1] if len(sys.argv) > 1 else "call2"
+chosen = sys.argv[1] if len(sys.argv) > 1 else "clusters"
 out = sys.argv[2] if len(sys.argv) > 2 else here
 cusched = os.environ.get("CUSCHED", "cusched")
 best = json.loads(subprocess.run([cusched, "validate", "-p", "layernorm", "-s", "best"], capture_output=True,
@@ -104,7 +104,7 @@ def combine_in_y(block_loop="ho", unrolled_loop=None):
             {"op": "fuse", "stage": "Moments", "outer": "b", "inner": "m", "fused": "bm"},
             {"op": "bind", "stage": "Moments", "loop": "bm", "axis": "threadIdx.x"}] + (
             [{"op": "unroll", "stage": "Moments", "loop": unrolled_loop}] if unrolled_loop else [])
-sets = {"call2": {
+sets = {"clusters": {
     "ctl": best,
     "ctl_rev": [s for s in best if s.get("stage") != "Y"] + reversed_y(y_steps),
     "cl16_t512_il": moments(16, 512) + y_steps,
@@ -114,7 +114,7 @@ sets = {"call2": {
     "cl16_t512_ct": moments(16, 512, interleave=False) + y_steps,
     "cl8_t1024_il": moments(8, 1024) + y_steps,
     "cl8_t1024_il_rev": moments(8, 1024) + reversed_y(y_steps),
-}, "call7": {
+}, "partials_in_y": {
     "ctl": best,
     "partials4_combined_in_y": partials_over_clusters(4) + y_steps + combine_in_y(y_block),
     "partials4_combined_in_y_rev": partials_over_clusters(4) + reversed_y(y_steps) + combine_in_y("ho_rev"),
@@ -125,7 +125,7 @@ sets = {"call2": {
        for p in (3, 5, 8, 10)},
     "evict_last_5_rev": [s for s in best if s.get("stage") != "Y"] + reversed_y(y_steps) +
                         [{"op": "l2_hint", "stage": "Moments_rf", "source": "X", "policy": "evict_last", "percent": 5}],
-}, "s9": {
+}, "two_kernels": {
     "ctl": best,
     **{f"p{parts}_t{64 * rows}": partials_per_block(parts, rows) + reversed_y(y_steps) + combine_in_y("ho_rev", "rcg")
        for parts, rows in ((8, 8), (8, 16), (16, 4), (16, 8), (32, 4), (32, 8))},
