@@ -121,6 +121,26 @@ class Schema(unittest.TestCase):
         self.assertFalse(validator.is_valid(r))
 
 
+class PyTorchTimingCache(unittest.TestCase):
+    def test_timings_are_reused_until_the_pytorch_version_changes(self):
+        import torch_baselines
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cache.json")
+            torch_baselines.TimingCache(path).put("softmax|bench|default", "2.11", {"problem": "softmax", "eager_ms": 1.05})
+            cache = torch_baselines.TimingCache(path)  # read back from the file
+            self.assertEqual(cache.get("softmax|bench|default", "2.11"), {"problem": "softmax", "eager_ms": 1.05, "cached": True})
+            self.assertIsNone(cache.get("softmax|bench|default", "2.12"))
+            self.assertIsNone(cache.get("softmax|bench|tf32", "2.11"))
+
+    def test_pytorch_defaults_leave_the_tf32_flags_alone_and_other_settings_set_both(self):
+        import torch_baselines
+        self.assertIsNone(torch_baselines.SETTINGS["default"])
+        self.assertEqual(torch_baselines.SETTINGS["tf32"], (True, True))
+        self.assertEqual(torch_baselines.SETTINGS["fp32"], (False, False))
+        self.assertEqual(torch_baselines.parse_args(["--problems-json", "x"]).settings, "default")
+        self.assertEqual(torch_baselines.parse_args(["--problems-json", "x", "--tf32"]).settings, "tf32")
+
+
 class MakeRecord(unittest.TestCase):
     def test_a_benchmark_run_becomes_a_valid_record_with_each_setting_labelled(self):
         with tempfile.TemporaryDirectory() as d:
