@@ -10,7 +10,8 @@ namespace cusched {
 
 namespace {
 
-// DESIGN.md's measured H200 anchors, used to turn bytes and FLOPs into floor times.
+// The H200's copy bandwidth and peak rates (docs/runtime.md), used to turn bytes and FLOPs
+// into floor times.
 constexpr double kCopyBytesPerSecond = 4.27e12;
 constexpr double kFp32FlopsPerSecond = 51e12;
 
