@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds the GPU-side binaries here (Release, audit off, stripped) and gathers them,
 # with the shared libraries they need beyond glibc and libstdc++, into .carry/gpu/
-# for the device machine. Usage: bench/prepare_gpu_carry.sh [build-dir]
+# for the GPU machine. Usage: bench/prepare_gpu_carry.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-gpu}

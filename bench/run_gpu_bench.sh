@@ -1,10 +1,19 @@
 #!/bin/bash
 # The one command for the GPU machine: GPU tests, every problem's best schedule at the
 # benchmark size, PyTorch eager and torch.compile on the same shapes with the same
-# protocol, the output comparison through .npy files, and the table.
-# Needs .carry/gpu from bench/prepare_gpu_carry.sh. Writes logs under $OUT.
+# protocol, the output comparison through .npy files, and a benchmark record
+# ($OUT/results/DATE-NAME.json, bench/record.schema.json; copy it to bench/results/ and run
+# bench/make_tables.py). Needs .carry/gpu from bench/prepare_gpu_carry.sh. Logs under $OUT.
+#   RECORD_NAME  what the run measures, the record's name (default table)
+#   PREDICTION   what is expected, written before the run (the record keeps it)
+#   TORCH_SETTINGS  PyTorch settings to time, each its own column (default "default":
+#                PyTorch's own; add tf32 or fp32, see bench/torch_baselines.py --settings)
+#   STRICT=1     also verify every best schedule at the strict 1e-4 tolerance
 set -u
 cd "$(dirname "$0")/.."
+COMMAND_LINE="$(env | grep -E '^(PROBLEMS|COMPILE_PROBLEMS|MODE|SKIP_TESTS|GPU_PROPERTY_COUNT|TORCH_SETTINGS|STRICT)=' | sort | tr '\n' ' ')bash bench/run_gpu_bench.sh"
+export CUSCHED_RUN_STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+[ -n "${PREDICTION:-}" ] || echo "run_gpu_bench: no PREDICTION given; the record will have none (write it before the run)" >&2
 source bench/gpu_env.sh
 mkdir -p /tmp/io
 PROBLEMS=${PROBLEMS:-"relu gelu sum_dim1_small softmax layernorm matmul"}
@@ -20,10 +29,13 @@ if [ "$MODE" != torch ] && [ "$SKIP_TESTS" != 1 ]; then
 fi
 cusched problems --json > /tmp/problems.json
 if [ "$MODE" != torch ]; then
-: > "$OUT/runs.jsonl"
+: > "$OUT/runs.jsonl"; : > "$OUT/strict.jsonl"
 for p in $PROBLEMS; do
   echo "$(date +%T) cusched run $p" >> "$OUT/gpu_tests.log"
   timeout 150 cusched run -p "$p" -s best --size bench --json --no-audit | python3 -c "import json,sys; d=json.load(sys.stdin); d['problem']='$p'; print(json.dumps(d))" >> "$OUT/runs.jsonl" 2>>"$OUT/gpu_tests.log"
+  if [ "${STRICT:-0}" = 1 ]; then
+    timeout 150 cusched run -p "$p" -s best --size bench --json --no-audit --strict | python3 -c "import json,sys; d=json.load(sys.stdin); d['problem']='$p'; print(json.dumps(d))" >> "$OUT/strict.jsonl" 2>>"$OUT/gpu_tests.log"
+  fi
   rm -rf /tmp/io/$p; cusched run -p "$p" -s best --size small --no-audit --save-io /tmp/io/$p > /dev/null 2>&1
 done
 fi
@@ -43,8 +55,21 @@ done
 : > "$OUT/torch.jsonl"
 for p in $PROBLEMS; do
   extra=""; case " $COMPILE_PROBLEMS " in *" $p "*) ;; *) extra="--no-compile";; esac
-  timeout 240 python3 bench/torch_baselines.py --problems-json /tmp/problems.json $extra "$p" >> "$OUT/torch.jsonl" 2>>"$OUT/torch.log"
+  for settings in ${TORCH_SETTINGS:-default}; do
+    timeout 240 python3 bench/torch_baselines.py --problems-json /tmp/problems.json --settings "$settings" $extra "$p" >> "$OUT/torch.jsonl" 2>>"$OUT/torch.log"
+  done
   timeout 60 python3 bench/torch_baselines.py --problems-json /tmp/problems.json --size small --no-timing \
       --inputs /tmp/io/$p --outputs /tmp/io/$p --trial 0 "$p" >> "$OUT/torch.jsonl" 2>>"$OUT/torch.log"
 done
-python3 bench/make_table.py "$RUNS" "$OUT/torch.jsonl" | tee "$OUT/table.md"
+cp bench/pytorch_cache.json "$OUT/" 2>/dev/null   # the PyTorch timing cache, to commit with the record
+record=$(python3 bench/make_record.py --runs "$RUNS" --torch "$OUT/torch.jsonl" --strict-runs "$OUT/strict.jsonl" \
+    --problems-json /tmp/problems.json --name "${RECORD_NAME:-table}" --command "$COMMAND_LINE" \
+    --prediction "${PREDICTION:-}" --out-dir "$OUT/results")
+echo "record: $record"
+python3 - "$record" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for x in r["results"]:
+    t = (x.get("pytorch") or [{}])[0]
+    print("%-22s %-12s %8s ms  eager %s  compile %s" % (x["problem"], x["verdict"], x["cusched_ms"]["median"], t.get("eager_ms"), t.get("compile_ms")))
+PY

@@ -7,7 +7,16 @@ cusched's protocol (L2 flushed before each timed launch by writing a buffer of t
 the L2 size, CUDA events, warm-up, median of at least 30 launches with min and max)
 and prints one JSON line per problem:
 
-    {"problem": "softmax", "eager_ms": ..., "compile_ms": ..., ...}
+    {"problem": "softmax", "eager_ms": ..., "compile_ms": ..., "settings": "default", ...}
+
+PyTorch runs at its own defaults (cuDNN may use TF32, FP32 matmuls may not) unless
+--settings says otherwise: "tf32" (--tf32) allows TF32 for matmuls and cuDNN, "fp32"
+forbids it for both. Each line names its setting, so the records keep the settings apart.
+
+Timings are kept in a cache (--cache, default bench/pytorch_cache.json) keyed by problem,
+size, setting, protocol and GPU, with the PyTorch version: a later run with the same
+PyTorch version reuses them (the line says "cached": true) instead of timing again;
+--no-cache times afresh, and a new PyTorch version times afresh and replaces the entry.
 
 Shapes, dtypes, distributions, tolerances and the PyTorch expression come from
 `cusched problems --json` (pass its output with --problems-json), so the problem set
@@ -33,6 +42,7 @@ check failed or a problem could not run, 2 for bad arguments or an unreadable fi
 
 import argparse
 import json
+import tempfile
 import math
 import os
 import statistics
@@ -187,7 +197,41 @@ def compare(np, problem, got, expected_path, output_spec):
     }
 
 
-def run_problem(torch, np, problem, args, flusher):
+SETTINGS = {"default": None, "tf32": (True, True), "fp32": (False, False)}  # (matmul, cuDNN) TF32
+
+
+class TimingCache:
+    """PyTorch timings by key, each stored with the PyTorch version that measured it."""
+
+    def __init__(self, path):
+        self.path, self.entries = path, {}
+        if path and os.path.exists(path):
+            try:
+                with open(path) as f:
+                    self.entries = json.load(f)
+            except (OSError, ValueError):
+                self.entries = {}  # an unreadable cache is timed afresh and rewritten
+
+    def get(self, key, version):
+        e = self.entries.get(key)
+        return dict(e["record"], cached=True) if e and e.get("torch") == version else None
+
+    def put(self, key, version, record):
+        if not self.path:
+            return
+        self.entries[key] = {"torch": version, "record": record}
+        directory = os.path.dirname(os.path.abspath(self.path))
+        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp") as f:
+            json.dump(self.entries, f, indent=1, sort_keys=True)
+        os.replace(f.name, self.path)
+
+
+def cache_key(torch, problem, args):
+    return "|".join(str(x) for x in (problem["name"], args.size, args.settings, bool(args.adversarial), args.seed,
+                                      args.iters, args.warmup, not args.no_compile, torch.cuda.get_device_name(0)))
+
+
+def run_problem(torch, np, problem, args, flusher, cache):
     size_key = "inputs" if args.size == "bench" else "small_inputs"
     out_key = "outputs" if args.size == "bench" else "small_outputs"
     specs = problem[size_key]
@@ -207,7 +251,11 @@ def run_problem(torch, np, problem, args, flusher):
         output_spec = problem[out_key][0]
         lines.append(compare(np, problem, result, find_npy(args.outputs, output_spec["name"], args.trial), output_spec))
         del result
-    if not args.no_timing:
+    key = cache_key(torch, problem, args)
+    cached = None if args.no_timing or args.inputs else cache.get(key, torch.__version__)
+    if cached:
+        lines.append(cached)
+    elif not args.no_timing:
         record = {"problem": problem["name"], "size": args.size, "adversarial": bool(args.adversarial),
                   "iters": args.iters}
         eager = time_function(torch, fn, inputs, flusher, args.warmup, args.iters)
@@ -221,7 +269,11 @@ def run_problem(torch, np, problem, args, flusher):
             record["gflop"] = problem["gflop"]
         record["device"] = torch.cuda.get_device_name(0)
         record["torch"] = torch.__version__
-        record["tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        record["settings"] = args.settings
+        record["matmul_allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        record["cudnn_allow_tf32"] = bool(torch.backends.cudnn.allow_tf32)
+        if not args.inputs:
+            cache.put(key, torch.__version__, record)
         lines.append(record)
     del inputs
     return lines
@@ -240,7 +292,13 @@ def parse_args(argv):
     p.add_argument("--warmup", type=int, default=5, help="untimed launches first (default 5)")
     p.add_argument("--no-compile", action="store_true", help="time eager only")
     p.add_argument("--no-timing", action="store_true", help="only check outputs (with --outputs)")
-    p.add_argument("--tf32", action="store_true", help="let FP32 matmuls and convolutions use TF32")
+    p.add_argument("--settings", choices=sorted(SETTINGS), default="default",
+                   help="PyTorch's TF32 settings: default (PyTorch's own: cuDNN TF32, FP32 matmuls), tf32 (both TF32), "
+                        "fp32 (neither)")
+    p.add_argument("--tf32", action="store_const", dest="settings", const="tf32", help="the same as --settings tf32")
+    p.add_argument("--cache", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytorch_cache.json"),
+                   help="timing cache reused while the PyTorch version is the same (default bench/pytorch_cache.json)")
+    p.add_argument("--no-cache", action="store_true", help="time afresh and leave the cache alone")
     p.add_argument("--copy-tbps", type=float, default=4.27, help="copy bandwidth for floor_bytes_ms (default 4.27)")
     p.add_argument("--inputs", metavar="DIR", help="read inputs from DIR/<buffer>.npy instead of drawing them")
     p.add_argument("--outputs", metavar="DIR", help="compare with cusched's outputs DIR/<output>.npy")
@@ -273,14 +331,15 @@ def main(argv):
     if not torch.cuda.is_available():
         print("torch_baselines: PyTorch sees no CUDA device; run this on the GPU machine.", file=sys.stderr)
         return 2
-    torch.backends.cuda.matmul.allow_tf32 = args.tf32
-    torch.backends.cudnn.allow_tf32 = args.tf32
+    if SETTINGS[args.settings] is not None:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = SETTINGS[args.settings]
     flusher = L2Flusher(torch)
+    cache = TimingCache(None if args.no_cache else args.cache)
 
     status = 0
     for name in names:
         try:
-            for line in run_problem(torch, np, problems[name], args, flusher):
+            for line in run_problem(torch, np, problems[name], args, flusher, cache):
                 print(json.dumps(line), flush=True)
                 if line.get("check") == "fail":
                     status = 1

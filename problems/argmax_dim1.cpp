@@ -25,8 +25,7 @@ Problem make_argmax_dim1() {
   p.baseline_schedule = flat_grid_steps("I", {"b", "j"});
   // One block per b reads whole rows: 1024 threads x 4 adjacent columns, each step of r
   // staging the thread's values in registers (cache_read register) so that their loads go
-  // out together before the data-dependent compare-and-update. 2.0241 ms on the H200
-  // (torch.compile 2.6492; bench/RESULTS.md, session 4).
+  // out together before the data-dependent compare-and-update.
   p.best_schedule = middle_dim_register_steps("I", "X", 4, 4);
   return p;
 }

@@ -95,9 +95,8 @@ nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, 
 
 // nn.Linear's product G(i, j) = sum_k X(i, k) * weight(j, k) (both factors along k) as
 // wgmma_tile_steps with X in registers and weight read by the tensor cores, the kernel
-// declared __launch_bounds__(256, 1) (1024 x 8192 x 8192: 0.4948 without and 0.4872 with
-// in session 8's call 8, 0.5033 with in call 9: within the ~2% spread of these kernels
-// between runs, so the gain is not established; bench/RESULTS.md).
+// declared __launch_bounds__(256, 1) (the measured difference with and without the bound
+// is within the run-to-run spread of these kernels; bench/results/).
 nlohmann::json linear_wgmma_steps(const std::string& stage = "G");
 
 // Concatenation of step lists.

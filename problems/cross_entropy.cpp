@@ -37,9 +37,7 @@ Problem make_cross_entropy() {
   // One block of 128 threads per row: the row's max and sum of exp are block all-reduces
   // computed at the row (the second read of the 16 KB row comes from L1), each thread
   // reading 32 elements per pass, unrolled by 8; one block of 1024 threads takes the mean.
-  // The sum of exp and the log use fast math (__expf, __logf): 0.1470 ms on the H200
-  // (exact 0.1501 in the same run; torch.compile 0.2774; bench/RESULTS.md, session 6
-  // calls 6 and 7).
+  // The sum of exp and the log use fast math (__expf, __logf).
   p.best_schedule = concat_steps({nlohmann::json::parse(R"([
     {"op": "split", "stage": "Nll", "loop": "i", "factor": 1, "outer": "io", "inner": "ii"},
     {"op": "bind", "stage": "Nll", "loop": "io", "axis": "blockIdx.x"},

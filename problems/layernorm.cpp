@@ -66,9 +66,9 @@ Problem make_layernorm() {
   // h-chunk) tiles issued in reverse (it reads first what kernel 1 read last), each block
   // first combining its 16 rows' partials (48 threads, the 8 loads in flight at once),
   // then each thread one float4 of a row chunk looping over the 16 rows (4 unrolled), so
-  // that weight and bias are loaded once per thread. 0.2089 ms on the H200 against 0.2113
-  // for three kernels (64 partials per row, a kernel of 16 blocks combining them; 16 or 32
-  // partials per row 0.2116-0.2574; bench/RESULTS.md, session 9 call 8).
+  // that weight and bias are loaded once per thread. Two kernels with 8 partials per row
+  // are faster than three (64 partials per row and a kernel combining them) and than 16
+  // or 32 partials per row.
   p.best_schedule = nlohmann::json::parse(R"([
     {"op": "split", "stage": "Moments", "loop": "rc", "parts": 8, "outer": "rcg", "inner": "rcq"},
     {"op": "rfactor", "stage": "Moments", "loop": "rcg", "name": "Moments_rf"},

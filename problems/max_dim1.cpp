@@ -26,8 +26,8 @@ Problem make_max_dim1() {
   p.baseline_schedule = flat_grid_steps("M", {"b", "j"});
   // One block per b reads whole rows: 1024 threads x 4 adjacent columns, each step of r
   // staging 4 rows x 4 values in registers (cache_read register) so that all 16 loads go
-  // out before the maxima. argmax_dim1's best schedule, which reads the same tensor the
-  // same way in 2.024 ms on the H200 (columns staged by 8, one per thread: 2.4065 ms).
+  // out before the maxima: argmax_dim1's best schedule, which reads the same tensor the
+  // same way (faster than staging 8 columns of one thread each).
   p.best_schedule = middle_dim_register_steps("M", "X", 4, 4);
   return p;
 }

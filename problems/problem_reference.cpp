@@ -10,7 +10,8 @@ namespace cusched {
 
 namespace {
 
-// DESIGN.md's measured H200 anchors, used to turn bytes and FLOPs into floor times.
+// The H200's copy bandwidth and peak rates (docs/runtime.md), used to turn bytes and FLOPs
+// into floor times.
 constexpr double kCopyBytesPerSecond = 4.27e12;
 constexpr double kFp32FlopsPerSecond = 51e12;
 
@@ -88,7 +89,7 @@ std::string problem_reference_markdown() {
         "given, is one of the verification trials. A result passes when every element is within "
         "atol + rtol * |reference| of the float64 reference. The floor is the bytes every input read once "
         "(at the measured read bandwidth) and every output written once (at what a copy's write costs), and "
-        "the FLOPs over the FP32 rate (DESIGN.md's H200 anchors; docs/runtime.md). Buffers are row-major, last dimension innermost; the kernel contract lists the inputs "
+        "the FLOPs over the FP32 rate (the H200 anchors of docs/runtime.md). Buffers are row-major, last dimension innermost; the kernel contract lists the inputs "
         "in pipeline order, then the outputs. `cusched problems --json` prints the same data for scripts "
         "(bench/torch_baselines.py reads it).\n\n";
   md << "## Using the problems\n\n"

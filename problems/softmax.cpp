@@ -47,8 +47,7 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
   // 2 of its 8 float4 in registers (cache_read registers): the shared copy is 24 KiB, so
   // that 8 blocks of 256 threads (32 registers each: launch bounds) fit on a multiprocessor
   // instead of 6; a block waiting at the cluster barriers holds its slice, and the more
-  // blocks wait, the more loads are in flight. 0.5419 ms by hand with this change, 0.5658
-  // without (bench/RESULTS.md, session 10 calls 2-4; torch.compile 0.78).
+  // blocks wait, the more loads are in flight.
   p.best_schedule = concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256, 2),
                                   nlohmann::json::array({{{"op", "launch_bounds"}, {"stage", "Y"}, {"max_threads", 256}, {"min_blocks", 8}}}),
                                   fast_math_steps({"S", "Y"})});
@@ -64,9 +63,8 @@ Problem make_softmax_large() {
   p.title = "Softmax over the last dimension of KernelBench's (4096, 393216) tensor";
   // Rows in 16 slices over clusters of 16 blocks (a non-portable cluster size) of 512
   // threads, each slice (96 KiB) in shared memory and read by the max, the sum and the
-  // output: 4.4931 ms on the H200 (16 x 1024 threads: 4.7608; 8 slices of 192 KiB over
-  // 1024 threads: 5.1503; rows over clusters of 4 re-reading X: 6.0036; torch.compile
-  // 4.7450; bench/RESULTS.md, session 6 call 3). Two blocks fit per SM, so a block's copy
+  // output (faster than 1024 threads, than 8 slices of 192 KiB, and than clusters of 4
+  // that re-read X). Two blocks fit per SM, so a block's copy
   // overlaps another's passes only in pairs. The sum and the output use fast math.
   p.best_schedule =
       concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 16, 512), fast_math_steps({"S", "Y"})});

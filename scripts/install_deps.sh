@@ -1,11 +1,11 @@
 #!/bin/bash
-# Installs the Debian 12 packages cusched builds and tests with (see DESIGN.md).
+# Installs the Debian 12 packages cusched builds and tests with.
 # The CUDA 13 toolkit is expected at /usr/local/cuda (NVRTC and headers; no GPU needed).
 set -euo pipefail
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 PKGS="cmake g++ make clang-19 libclang-19-dev libclang-rt-19-dev llvm-19-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev
       libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libopenmpi-dev openmpi-bin"
-[ "${1:-}" = "--tests" ] && PKGS="$PKGS chromium"
+[ "${1:-}" = "--tests" ] && PKGS="$PKGS chromium python3 python3-jsonschema"
 missing=$(for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   $SUDO apt-get update -qq

@@ -152,7 +152,7 @@ RoundProposals LlmProposer::propose(const ProposalContext& ctx, int n_ideas, int
   LlmPrompts prompts = build_prompt_context(ctx, config_.prompt_token_budget);
   out.events.insert(out.events.end(), prompts.events.begin(), prompts.events.end());
 
-  // Call 1: ideas.
+  // First request: ideas.
   ChatRequest ask;
   ask.purpose = "ideas";
   ask.schema_name = "ideas";
@@ -181,7 +181,7 @@ RoundProposals LlmProposer::propose(const ProposalContext& ctx, int n_ideas, int
   }
   if (budget_spent()) return out;
 
-  // Call 2: schedules for each idea.
+  // Second request: schedules for each idea.
   std::ostringstream list;
   for (size_t i = 0; i < out.ideas.size(); ++i) list << i + 1 << ". " << out.ideas[i] << "\n";
   ChatRequest impl;

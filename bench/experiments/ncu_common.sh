@@ -1,4 +1,4 @@
-# Sourced by the session scripts that read hardware counters: NCU (Nsight Compute on the
+# Sourced by the scripts that read hardware counters: NCU (Nsight Compute on the
 # device machine) and `stalls NAME REGEX SKIP COMMAND...`, which profiles one launch of the
 # kernels matching REGEX (after SKIP) with the warp-state and source-counter sections,
 # clocks left alone, and writes $OUT/NAME_details.txt and $OUT/NAME_sass.csv (stall

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarises variant stores (bench/experiments/run_variants.sh) as runs.jsonl rows for
-bench/make_table.py: per problem, the fastest verified variant with its file name.
+bench/make_record.py --runs: per problem, the fastest verified variant with its file name.
 
 usage: variants_summary.py problem=store.db ... > best_runs.jsonl
 """

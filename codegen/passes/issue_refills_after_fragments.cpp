@@ -1,8 +1,7 @@
 // In a pipelined wgmma k-step, the refill copies of a later k-step (their group commit
 // included) move from before the warpgroup's tile to between its A fragment loads and
 // its wgmma fence: the fence waits for the fragment loads to land, and the copies'
-// address arithmetic and issue now fill that wait instead of delaying the loads (the
-// 4096^3 matmul: 0.410 -> 0.400 ms, bench/RESULTS.md session 8). The copies refill the
+// address arithmetic and issue now fill that wait instead of delaying the loads. The copies refill the
 // buffer of an earlier k-step whose instructions were retired before the k-step's
 // barrier, so where in the k-step they are issued does not matter for correctness. The
 // move happens only where the tile's thread loops run every thread of the block exactly

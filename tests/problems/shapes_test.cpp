@@ -1,5 +1,5 @@
 // The problem set's shapes, inputs, distributions and FLOPs, against the shapes
-// KernelBench and DESIGN.md give.
+// KernelBench gives (and the smaller 4-D shapes of relu, gelu and sum_dim1_small).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -65,7 +65,7 @@ TEST(TensorCoreSchedules, SoftwarePipelinedTilesMatchTheReference) {
 }
 
 TEST(TensorCoreSchedules, PipelinedCudaCoreTileMatchesTheReference) {
-  // The CUDA-core register tile of session 1 with its staged copies pipelined.
+  // The CUDA-core register tile with its staged copies pipelined.
   nlohmann::json steps = nlohmann::json::parse(R"([
     {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 32, "y_factor": 16},
     {"op": "split", "stage": "C", "loop": "ii", "factor": 4, "outer": "it", "inner": "ir"},

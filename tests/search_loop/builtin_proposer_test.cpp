@@ -202,8 +202,9 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
       const RegisterTail& t = lowered.kernels[0].register_tails[0];
       EXPECT_EQ(65536 / lowered.kernels[0].cluster - t.start, 2 * 4 * 256) << s.idea;
       EXPECT_EQ(lowered.kernels[0].launch_min_blocks, 8) << s.idea;
-      if (lowered.kernels[0].cluster == 8)
+      if (lowered.kernels[0].cluster == 8) {
         EXPECT_EQ(concat_steps({s.schedule, fast_math_steps({"S", "Y"})}), p.best_schedule) << "softmax's best is this sketch with fast math";
+      }
       ++with_register_tail;
     }
     if (s.idea.find("of 2 blocks of 512") != std::string::npos || s.idea.find("clusters of 16 blocks of 128") != std::string::npos) {

@@ -3,7 +3,7 @@
 problem's kernel contract, and a variant whose cluster reductions of one value per block
 push that value into every block's slots (cluster_allreduce_uniform_push: one cluster
 barrier per reduction, local reads) instead of pulling the ranks' slots through
-distributed shared memory (two barrier phases per reduction). Session 8.
+distributed shared memory (two barrier phases per reduction).
 Usage: emitted_variants.py PROBLEM OUT_DIR   (CUSCHED names the binary; default cusched)"""
 import os
 import re
@@ -24,7 +24,7 @@ def main():
                                             f"{m.group(4)} = cusched::cluster_allreduce_uniform_push<{m.group(5)}, {m.group(6)}>("
                                             f"{m.group(7)}, {m.group(2)}, cusched_cluster_phase, cusched_cluster_pending);", push)
     if rewritten == 0 or "cluster_allreduce_uniform<" in push:
-        sys.exit(f"{problem}: the push rewrite did not apply (the code generator pushes since session 8's call 6)")
+        sys.exit(f"{problem}: the push rewrite did not apply (the code generator pushes itself now)")
     write_variants(out, {"emitted": src, "push": push}, "emitted", prefix=problem + "_")
 
 

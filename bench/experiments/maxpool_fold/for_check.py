@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the max-pool kernel as emitted before and after the quotient/remainder fold
-(session 9; the two sources beside this script) in `cusched check` form, and two edits
+(the two sources beside this script) in `cusched check` form, and two edits
 that split the fold's two changes: the folded source with the load index's base term
 first, and the unfolded source with only the store index folded. Usage: for_check.py OUT_DIR"""
 import os

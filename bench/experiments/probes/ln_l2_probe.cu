@@ -2,7 +2,7 @@
 // normalisation kernel (the best schedule's k0 and k2 at 16 x 64 x 256 x 256), with and
 // without L2 eviction-priority hints: the moments kernel marks a fraction of X's lines
 // evict_last (createpolicy.fractional) so that the normalisation finds them in L2, and the
-// normalisation reads X and writes Y evict_first; or (session 8) only the blocks of the last
+// normalisation reads X and writes Y evict_first; or only the blocks of the last
 // channels the moments kernel reads mark their lines evict_last, and the normalisation reads
 // those channels first. L2 flushed before each pair, median of 30.
 // Build: nvcc -O3 -gencode arch=compute_90a,code=sm_90a ln_l2_probe.cu -o probe

@@ -2,7 +2,7 @@
 """Writes softmax's best-schedule kernel as `cusched lower` emits it (renamed to the kernel
 contract) and variants with streaming cache hints on its global accesses: X's loads as
 __ldcs and Y's stores as __stcs (evict-first: each element is read once and written once).
-Session 8. Usage: emitted_variants.py OUT_DIR   (CUSCHED names the binary; default cusched)"""
+Usage: emitted_variants.py OUT_DIR   (CUSCHED names the binary; default cusched)"""
 import os
 import re
 import sys

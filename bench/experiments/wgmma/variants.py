@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the matmul schedules that session 7's calls 3 and 6 ran with `cusched run`: the
+"""Writes the matmul schedules that wgmma_generated_pipelines.sh and wgmma_one_barrier.sh run with `cusched run`: the
 best schedule (the warpgroup tensor-core tile of problems/baseline_steps.h
 wgmma_tile_steps) and its variants, as JSON files named after the variant.
   best     as it is (pipeline 4 deep: one k-step in flight)

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """Writes the matmul best schedule's kernel as `cusched lower` emits it now, renamed to the
-matmul kernel contract, and text variants of it for `cusched check` (session 8):
+matmul kernel contract, and text variants of it for `cusched check`:
   emitted        as emitted
   trunc          the A fragments passed as f32 bits (the tensor core truncates to tf32,
                  as it does for B) instead of rounded with round_tf32
   idx            the copy loops' indices with the thread index's range used:
                  (a * 256 + tid) / d -> a * (256 / d) + tid / d and (a * 256 + tid) % d -> tid % d
   trunc_idx      both
-  (the code generator does both since session 8's call 4; on its output, as of call 5:)
+  (the code generator does both itself now; on its output at the time:)
   copies_after_mma   each k-step's refill copies issued after its wgmma instructions
   frags_first        each k-step's A fragments loaded before its refill copies are issued
 Each variant is a text change of the emitted kernel and applies only to the code generator
-it was written against: trunc and idx to call 3's, copies_after_mma and frags_first to
-call 5's (the generator does frags_first itself since call 6); a change that no longer
+it was written against: trunc and idx to the emitted source before the unrounded fragments, copies_after_mma and frags_first to
+the source after them (the generator does frags_first itself now); a change that no longer
 applies stops the script with a message.
 Usage: emitted_variants.py OUT_DIR [NAME ...]   (CUSCHED names the binary; default cusched)"""
 import os

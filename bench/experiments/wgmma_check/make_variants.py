@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the variants of generated.cu (the wgmma matmul kernel that `cusched lower` emitted
-before the copy-guard pass, renamed to the matmul kernel contract) that session 7's calls 7-10
+before the copy-guard pass, renamed to the matmul kernel contract) that the wgmma kernel probes
 measured through `cusched check`, each one text change away from it:
   generated_tid     the thread index from the block's constant sizes instead of blockDim
   gen_r_inputs      the A registers as plain inputs of the wgmma instruction

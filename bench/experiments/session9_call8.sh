@@ -1,9 +1,0 @@
-#!/bin/bash
-# Session-9 device call 8: LayerNorm in two kernels (layernorm_s8, set s9): 8, 16 or 32
-# partial moments per row from blocks that each sum 8, 4 or 2 channels, combined by every
-# normalisation block (48 threads, the partials' loop unrolled). Writes $OUT.
-set -u
-cd "$(dirname "$0")/../.."
-source bench/gpu_env.sh
-python3 bench/experiments/layernorm_s8/gen_variants.py s9
-VARIANTS="layernorm:layernorm_s8" VARIANT_TIMEOUT=200 bash bench/experiments/run_variants.sh

@@ -1,0 +1,183 @@
+"""The record format and the table generator: records validate against bench/record.schema.json,
+the current table takes each problem's latest verified row, fills missing PyTorch numbers from
+earlier records of the same setting with a mark, and --check reports stale files."""
+import copy
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import make_tables  # noqa: E402
+
+
+def result(problem, ms, verdict="ok", eager=None, compile_ms=None, settings="default"):
+    r = {"problem": problem, "cusched_ms": {"median": ms, "min": None, "max": None}, "verdict": verdict,
+         "verified": {"1e-2": verdict == "ok", "1e-4": None}, "pct_of_floor": 50.0, "precision": "f32", "math": "exact"}
+    if eager is not None or compile_ms is not None:
+        r["pytorch"] = [{"settings": settings, "cudnn_allow_tf32": settings != "fp32", "matmul_allow_tf32": settings == "tf32",
+                         "version": "2.11", "eager_ms": eager, "compile_ms": compile_ms}]
+    return r
+
+
+def record(date, name, results, sequence=1):
+    return {"schema_version": 1, "date": date, "sequence": sequence, "name": name, "title": name, "kind": "benchmark",
+            "commit": None, "environment": {"gpu": "NVIDIA H200", "gpu_count": 1, "driver": None, "cuda": None,
+                                            "pytorch": "2.11"},
+            "command": "bash bench/run_gpu_bench.sh", "prediction": None, "results": results, "notes": ""}
+
+
+class CurrentRows(unittest.TestCase):
+    def test_latest_verified_row_wins(self):
+        rows = make_tables.current_rows([
+            record("2026-01-01", "a", [result("softmax", 1.0, eager=2.0, compile_ms=1.5)]),
+            record("2026-01-02", "b", [result("softmax", 0.5, eager=2.0, compile_ms=1.0)]),
+            record("2026-01-03", "c", [result("softmax", 0.1, verdict="wrong_output")]),
+        ])
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["ms"], 0.5)
+        self.assertEqual(rows[0]["record"]["name"], "b")
+        self.assertAlmostEqual(rows[0]["speedup"], 2.0)
+
+    def test_missing_compile_time_comes_from_an_earlier_record_and_is_marked(self):
+        rows = make_tables.current_rows([
+            record("2026-01-01", "a", [result("relu", 1.0, eager=1.2, compile_ms=0.9)]),
+            record("2026-01-02", "b", [result("relu", 0.8, eager=1.1)]),
+        ])
+        self.assertEqual(rows[0]["compile"], 0.9)
+        self.assertEqual(rows[0]["marks"]["compile"], " c")
+        self.assertEqual(rows[0]["marks"]["eager"], "")
+
+    def test_other_pytorch_settings_are_not_mixed_in(self):
+        rows = make_tables.current_rows([
+            record("2026-01-01", "a", [result("matmul", 1.0, eager=0.3, compile_ms=0.3, settings="tf32")]),
+            record("2026-01-02", "b", [result("matmul", 0.4, eager=2.6)]),
+        ])
+        self.assertIsNone(rows[0]["compile"])
+        self.assertAlmostEqual(rows[0]["speedup"], 6.5)
+
+    def test_records_order_by_date_then_sequence(self):
+        with tempfile.TemporaryDirectory() as d:
+            for r in (record("2026-01-02", "x", [], 1), record("2026-01-01", "z", [], 2), record("2026-01-01", "y", [], 1)):
+                with open(os.path.join(d, "%s-%s.json" % (r["date"], r["name"])), "w") as f:
+                    json.dump(r, f)
+            self.assertEqual([r["name"] for r in make_tables.load_records(d)], ["y", "z", "x"])
+
+    def test_a_misnamed_record_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "2026-01-01-other.json"), "w") as f:
+                json.dump(record("2026-01-01", "x", []), f)
+            with self.assertRaises(make_tables.RecordError):
+                make_tables.load_records(d)
+
+
+class Check(unittest.TestCase):
+    def test_check_fails_on_a_stale_table_and_passes_once_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            results = os.path.join(d, "results")
+            os.mkdir(results)
+            with open(os.path.join(results, "2026-01-01-a.json"), "w") as f:
+                json.dump(record("2026-01-01", "a", [result("gelu", 0.13, eager=0.13, compile_ms=0.14)]), f)
+            readme = os.path.join(d, "README.md")
+            with open(readme, "w") as f:
+                f.write("intro\n%s\nold\n%s\nafter\n" % (make_tables.README_BEGIN, make_tables.README_END))
+            args = ["--results", results, "--readme", readme, "--results-md", os.path.join(d, "RESULTS.md")]
+            self.assertEqual(make_tables.main(args + ["--check"]), 1)
+            self.assertEqual(make_tables.main(args), 0)
+            self.assertEqual(make_tables.main(args + ["--check"]), 0)
+            text = open(readme).read()
+            self.assertTrue(text.startswith("intro\n") and text.endswith("after\n"))
+            self.assertIn("| GELU (16,64,256,256) | 0.1300 | 0.1300 | 0.1400 |", text)
+
+
+class Schema(unittest.TestCase):
+    def test_every_checked_in_record_validates(self):
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema is not installed")
+        with open(os.path.join(ROOT, "bench", "record.schema.json")) as f:
+            validator = jsonschema.Draft202012Validator(json.load(f))
+        paths = sorted(glob.glob(os.path.join(ROOT, "bench", "results", "*.json")))
+        self.assertGreater(len(paths), 0)
+        for path in paths:
+            with open(path) as f:
+                errors = [e.message for e in validator.iter_errors(json.load(f))]
+            self.assertEqual(errors, [], path)
+
+    def test_the_schema_refuses_a_record_without_its_command(self):
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema is not installed")
+        with open(os.path.join(ROOT, "bench", "record.schema.json")) as f:
+            validator = jsonschema.Draft202012Validator(json.load(f))
+        r = record("2026-01-01", "a", [])
+        del r["command"]
+        self.assertFalse(validator.is_valid(r))
+
+
+class PyTorchTimingCache(unittest.TestCase):
+    def test_timings_are_reused_until_the_pytorch_version_changes(self):
+        import torch_baselines
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cache.json")
+            torch_baselines.TimingCache(path).put("softmax|bench|default", "2.11", {"problem": "softmax", "eager_ms": 1.05})
+            cache = torch_baselines.TimingCache(path)  # read back from the file
+            self.assertEqual(cache.get("softmax|bench|default", "2.11"), {"problem": "softmax", "eager_ms": 1.05, "cached": True})
+            self.assertIsNone(cache.get("softmax|bench|default", "2.12"))
+            self.assertIsNone(cache.get("softmax|bench|tf32", "2.11"))
+
+    def test_pytorch_defaults_leave_the_tf32_flags_alone_and_other_settings_set_both(self):
+        import torch_baselines
+        self.assertIsNone(torch_baselines.SETTINGS["default"])
+        self.assertEqual(torch_baselines.SETTINGS["tf32"], (True, True))
+        self.assertEqual(torch_baselines.SETTINGS["fp32"], (False, False))
+        self.assertEqual(torch_baselines.parse_args(["--problems-json", "x"]).settings, "default")
+        self.assertEqual(torch_baselines.parse_args(["--problems-json", "x", "--tf32"]).settings, "tf32")
+
+
+class MakeRecord(unittest.TestCase):
+    def test_a_benchmark_run_becomes_a_valid_record_with_each_setting_labelled(self):
+        with tempfile.TemporaryDirectory() as d:
+            runs, torch = os.path.join(d, "runs.jsonl"), os.path.join(d, "torch.jsonl")
+            with open(runs, "w") as f:
+                f.write(json.dumps({"problem": "softmax", "verdict": "ok", "precision": "f32", "math": "fast",
+                                    "gpu": {"median_ms": 0.54, "min_ms": 0.53, "max_ms": 0.56, "pct_of_floor": 94.8}}) + "\n")
+            with open(torch, "w") as f:
+                for settings, tf32 in (("default", False), ("tf32", True)):
+                    f.write(json.dumps({"problem": "softmax", "eager_ms": 1.05, "compile_ms": 0.78, "torch": "2.11",
+                                        "settings": settings, "cudnn_allow_tf32": True, "matmul_allow_tf32": tf32}) + "\n")
+                f.write(json.dumps({"problem": "softmax", "check": "pass"}) + "\n")
+            out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_record.py"), "--runs", runs, "--torch",
+                                  torch, "--name", "table-softmax", "--command", "bash bench/run_gpu_bench.sh",
+                                  "--prediction", "0.54 ms", "--out-dir", d], capture_output=True, text=True, check=True)
+            with open(out.stdout.strip()) as f:
+                r = json.load(f)
+            self.assertTrue(os.path.basename(out.stdout.strip()).endswith("-table-softmax.json"))
+            res = r["results"][0]
+            self.assertEqual(res["cusched_ms"], {"median": 0.54, "min": 0.53, "max": 0.56})
+            self.assertEqual([t["settings"] for t in res["pytorch"]], ["default", "tf32"])
+            self.assertEqual(res["matches_pytorch"], "pass")
+            self.assertEqual(res["math"], "fast")
+            self.assertEqual(r["prediction"], "0.54 ms")
+            try:
+                import jsonschema
+            except ImportError:
+                return
+            with open(os.path.join(ROOT, "bench", "record.schema.json")) as f:
+                jsonschema.validate(r, json.load(f))
+
+    def test_a_name_that_is_not_a_slug_is_refused(self):
+        out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_record.py"), "--runs", "/dev/null",
+                              "--name", "Table 3", "--command", "x"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("lower case", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
