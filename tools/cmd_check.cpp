@@ -11,6 +11,7 @@
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -59,9 +60,9 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                            sub.add_option("--size", o->size, "small or bench")->check(CLI::IsMember({"small", "bench"}));
                            sub.add_option("--grid", o->grid, "Grid X,Y,Z (else from a // cusched-launch comment)");
                            sub.add_option("--block", o->block, "Block X,Y,Z (else from a // cusched-launch comment)");
-                           sub.add_option("--dynamic-smem", o->dynamic_smem, "Dynamic shared memory in bytes");
+                           sub.add_option("--dynamic-smem", o->dynamic_smem, "Dynamic shared memory in bytes")->check(integer_in(0, 1 << 30));
                            sub.add_option("--precision", o->precision, "Operand precision the kernel uses (f32, tf32, bf16, f16)");
-                           sub.add_option("--seed", o->seed, "Base seed of the random inputs");
+                           sub.add_option("--seed", o->seed, "Base seed of the random inputs")->check(seed_value());
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
                            return [o] {

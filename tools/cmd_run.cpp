@@ -6,6 +6,7 @@
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -59,7 +60,7 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                            sub.add_option("--backend", o->backend, "gpu or interp")->check(CLI::IsMember({"gpu", "interp"}));
                            sub.add_option("--inputs", o->inputs, "Directory of <input>.npy files used as the first trial");
                            sub.add_option("--save-io", o->save_io, "Directory to write inputs and outputs as .npy");
-                           sub.add_option("--seed", o->seed, "Base seed of the random inputs");
+                           sub.add_option("--seed", o->seed, "Base seed of the random inputs")->check(seed_value());
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
                            sub.add_flag("--json", o->json, "Print the outcome as JSON");

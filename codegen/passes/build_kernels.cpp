@@ -11,6 +11,7 @@
 #include "codegen/passes/affine.h"
 #include "codegen/passes/ldmatrix_plan.h"
 #include "codegen/passes/passes.h"
+#include "dsl/primitives/tensor_core_tile.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 
@@ -1231,6 +1232,7 @@ class KernelBuilder {
     T.M = loops[qm].info.extent;
     T.N = loops[qn].info.extent;
     T.K = loops[qk].info.extent;
+    require_lowerable_tensor_core_tile(stage, c.s.tensor_core_shape, T.M, T.N, r0 < nl - 3);
     // The two factors of the product: A varies with m, B with n.
     Expr prod = c.body;
     while (prod->op == ExprOp::Cast) prod = prod->args[0];
