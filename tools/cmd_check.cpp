@@ -3,10 +3,13 @@
 // same rules and verdicts as a generated kernel.
 #include <fstream>
 #include <iostream>
-#include <regex>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "codegen/device_library.h"
+#include "codegen/include_policy.h"
+#include "dsl/input_limits.h"
 #include "problems/contract.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
@@ -31,24 +34,47 @@ std::array<int64_t, 3> parse_dim(const std::string& text, const std::string& wha
   int i = 0;
   while (std::getline(ss, part, ',')) {
     if (i >= 3) break;
-    try {
-      d[i++] = std::stoll(part);
-    } catch (const std::exception&) {
-      fail("bad-launch", "The " + what + " '" + text + "' is not a list of up to three integers.", "Write it as X,Y,Z, e.g. 4096,1,1.");
-    }
+    if (part.empty() || part.size() > 10 || part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1 ||
+        std::stoll(part) > (int64_t{1} << 31) - 1)
+      fail("bad-launch", "The " + what + " '" + valid_utf8(text.substr(0, 80)) + "' is not a list of up to three positive integers.",
+           "Write it as X,Y,Z, e.g. 4096,1,1, each from 1 to 2147483647.");
+    d[i++] = std::stoll(part);
   }
   if (i == 0) fail("bad-launch", "The " + what + " is empty.", "Write it as X,Y,Z, e.g. 4096,1,1.");
   return d;
 }
 
-// Launch parameters from a line `// cusched-launch size=bench grid=X,Y,Z block=X,Y,Z smem=N` in the file.
+// Launch parameters from lines `// cusched-launch size=bench grid=X,Y,Z block=X,Y,Z smem=N` in
+// the file, read line by line (linear in the file's length).
 void read_launch_comment(const std::string& src, const std::string& size, Options& o) {
-  std::regex line(R"(//\s*cusched-launch\s+size=(\w+)\s+grid=([0-9,]+)\s+block=([0-9,]+)(\s+smem=([0-9]+))?)");
-  for (std::sregex_iterator it(src.begin(), src.end(), line), end; it != end; ++it) {
-    if ((*it)[1] != size) continue;
-    if (o.grid.empty()) o.grid = (*it)[2];
-    if (o.block.empty()) o.block = (*it)[3];
-    if (o.dynamic_smem < 0 && (*it)[5].matched) o.dynamic_smem = std::stoll((*it)[5]);
+  auto digits_and_commas = [](const std::string& v) { return !v.empty() && v.size() <= 64 && v.find_first_not_of("0123456789,") == std::string::npos; };
+  std::istringstream lines(src);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t at = line.find("//");
+    if (at == std::string::npos) continue;
+    std::istringstream words(line.substr(at + 2));
+    std::string word;
+    if (!(words >> word) || word != "cusched-launch") continue;
+    std::map<std::string, std::string> fields;
+    while (words >> word) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos) break;
+      fields[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    if (fields["size"] != size) continue;
+    if (!digits_and_commas(fields["grid"]) || !digits_and_commas(fields["block"]))
+      fail("bad-launch", "The cusched-launch comment for size " + size + " has no grid=X,Y,Z and block=X,Y,Z of digits.",
+           "Write it as `// cusched-launch size=" + size + " grid=X,Y,Z block=X,Y,Z [smem=N]`.");
+    if (o.grid.empty()) o.grid = fields["grid"];
+    if (o.block.empty()) o.block = fields["block"];
+    if (o.dynamic_smem < 0 && fields.count("smem")) {
+      const std::string& smem = fields["smem"];
+      if (smem.empty() || smem.size() > 10 || smem.find_first_not_of("0123456789") != std::string::npos)
+        fail("bad-launch", "The cusched-launch comment's smem='" + valid_utf8(smem.substr(0, 40)) + "' is not a byte count.",
+             "Write smem=N with N the dynamic shared memory in bytes.");
+      o.dynamic_smem = std::stoll(smem);
+    }
   }
 }
 
@@ -68,14 +94,13 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                            return [o] {
                              try {
                                const Problem& p = find_problem(o->problem);
-                               std::ifstream in(o->file);
-                               if (!in) fail("unreadable-file", "Cannot read '" + o->file + "'.", "Check the path.");
-                               std::stringstream ss;
-                               ss << in.rdbuf();
                                KernelBundle b;
                                b.problem = p.name;
-                               b.source = ss.str();
+                               b.source = read_file_bounded(o->file, kMaxSourceBytes, "The kernel source");
                                b.headers = device_headers();
+                               std::set<std::string> library;
+                               for (const auto& [name, text] : b.headers) library.insert(name);
+                               if (auto e = include_error(b.source, library)) throw UserError(*e);
                                b.precision = o->precision;
                                read_launch_comment(b.source, o->size, *o);
                                if (o->grid.empty() || o->block.empty())
@@ -97,6 +122,7 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                                  b.buffers.push_back({out, f->dtype, eval_shape(f->extents, sizes), BufferRole::Output, false});
                                }
                                b.launches.push_back(l);
+                               if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
                                search::CandidateOutcome out;
                                out.bundle = b;
                                out.precision = b.precision;

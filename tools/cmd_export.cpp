@@ -32,7 +32,7 @@ CommandRegistration reg{{"export", "Export a stored candidate as a standalone .c
                                           "(default: the problem's own, e.g. torch.softmax(X, dim=1))");
                            return [o] {
                              try {
-                               search::Store store(o->db, search::Store::Mode::existing_only);
+                               search::Store store(o->db, search::Store::Mode::read_only);
                                search::ExportOptions opts;
                                opts.torch_op = o->torch_op;
                                opts.file_name = std::filesystem::path(o->output).filename().string();
