@@ -33,7 +33,8 @@ std::array<int64_t, 3> parse_dim(const std::string& text, const std::string& wha
   std::string part;
   int i = 0;
   while (std::getline(ss, part, ',')) {
-    if (i >= 3) break;
+    if (i >= 3)
+      fail("bad-launch", "The " + what + " '" + valid_utf8(text.substr(0, 80)) + "' has more than three entries.", "Write it as X,Y,Z, e.g. 4096,1,1.");
     if (part.empty() || part.size() > 10 || part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1 ||
         std::stoll(part) > (int64_t{1} << 31) - 1)
       fail("bad-launch", "The " + what + " '" + valid_utf8(text.substr(0, 80)) + "' is not a list of up to three positive integers.",
