@@ -149,6 +149,7 @@ NpyHeader parse_npy_header(const std::string& path, const std::string& header) {
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
+  if (!std::ifstream(path, std::ios::binary)) fail("bad-npy", "The file " + path + " could not be opened.", "Check the path and its permissions.");
   std::string bytes;
   try {
     bytes = read_file_bounded(path, kMaxNpyBytes + 65536 + 12, "The .npy file");

@@ -202,7 +202,8 @@ proposal_case("a keyword as a copy name",
 proposal_case("a generated name as a copy name",
               json.dumps([{"op": "cache_read", "stage": "Y", "source": "X", "scope": "shared", "at": "i", "name": "cusched_smem"}]) + "\n", "bad-name")
 proposal_case("a split factor of 2^63-1", '[{"op":"split","stage":"Y","loop":"i","factor":9223372036854775807}]\n', "argument-out-of-range")
-proposal_case("3000 legal steps", json.dumps([{"op": "unroll", "stage": "Y", "loop": "j", "max_extent": 64}] * 3000) + "\n", "too-many-steps")
+proposal_case("3000 legal steps", json.dumps([{"op": "reorder", "stage": "Y", "loops": ["c", "b"] if n % 2 == 0 else ["b", "c"]}
+                                              for n in range(3000)]) + "\n", "too-many-steps")
 proposal_case("an unknown op", '[{"op":"explode"}]\n', "unknown-op")
 proposal_case("a step that is a string", '["split"]\n', "step-not-object")
 proposal_case("a reduction bound to blocks (matmul names on relu)", '[{"op":"bind","stage":"Y","loop":"k","axis":"blockIdx.x"}]\n', "unknown-loop")
