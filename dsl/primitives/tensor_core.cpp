@@ -54,8 +54,9 @@ PrimitiveDef tensor_core_primitive() {
            "Split so that the innermost pure loops are multiples of " + std::to_string(m_tile) + " and 8" +
                (wgmma ? " (the inner one at most 256)" : "") + " and the innermost reduction loop a multiple of " +
                std::to_string(k_tile) + ".");
-    require_lowerable_tensor_core_tile(stage, shape, m->extent, n->extent, red.size() >= 2);
     require_precision_within_tolerance(prec, st.ctx.atol, st.ctx.rtol, stage);
+    // A later step may still split the reduction; lowering checks that it was.
+    require_lowerable_tensor_core_tile(stage, shape, m->extent, n->extent, /*reduction_outside_tile=*/true);
     s.tensor_core_shape = shape;
     s.precision = prec;
   };

@@ -6,6 +6,7 @@
 
 #include "dsl/input_limits.h"
 #include "dsl/names.h"
+#include "dsl/primitives/tensor_core_tile.h"
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 
@@ -92,10 +93,19 @@ TEST(ScheduleLimits, HugeIntegersAndLongChainsAreRefused) {
   EXPECT_EQ(code_of_schedule(chain), "ok");
 }
 
-TEST(TensorCoreTile, AnUntiledMatmulIsRefusedAtTheStep) {
+TEST(TensorCoreTile, AWarpTileBeyondTheRegistersIsRefusedAtTheStep) {
   using nlohmann::json;
   json tc = {{"op", "tensor_core"}, {"stage", "C"}, {"shape", "m16n8k8"}, {"precision", "tf32"}};
-  EXPECT_EQ(code_of_schedule(json::array({tc})), "tensor-core-reduction-not-split");
+  EXPECT_EQ(code_of_schedule(json::array({tc}), "bench"), "tensor-core-tile-too-large");
+  try {
+    require_lowerable_tensor_core_tile("C", "m16n8k8", 64, 32, false);
+    ADD_FAILURE() << "an unsplit reduction must be refused";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.error().code, "tensor-core-reduction-not-split");
+  }
+  EXPECT_NO_THROW(require_lowerable_tensor_core_tile("C", "m16n8k8", 64, 32, true));
+  EXPECT_NO_THROW(require_lowerable_tensor_core_tile("C", "m64nNk8", 64, 256, true));
+  EXPECT_THROW(require_lowerable_tensor_core_tile("C", "m64nNk8", 128, 512, true), UserError);
   EXPECT_EQ(code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "k"}, {"factor", 8}}, tc}), "bench"), "tensor-core-tile-too-large");
 }
 

@@ -142,11 +142,11 @@ for n in ["int", "threadIdx", "unsigned"]:
     schedule_case("reorder lists %r" % n, json.dumps([{"op": "reorder", "stage": "C", "loops": ["j", n]}]), "bad-name")
 
 # ---- legality and limits ----
-schedule_case("tensor_core on an untiled matmul", steps(PRIMITIVES["tensor_core"] | {"op": "tensor_core"}), "tensor-core-reduction-not-split")
+schedule_case("tensor_core on an untiled matmul", steps(PRIMITIVES["tensor_core"] | {"op": "tensor_core"}), "tensor-core-tile-too-large")
 schedule_case("tensor_core on an untiled matmul (lower)", steps(PRIMITIVES["tensor_core"] | {"op": "tensor_core"}),
               "tensor-core-reduction-not-split", command=("lower",), extra=["--size", "small"])
 schedule_case("tensor_core on an untiled matmul (interp run)", steps(PRIMITIVES["tensor_core"] | {"op": "tensor_core"}),
-              "tensor-core-reduction-not-split", command=("run",), extra=["--backend", "interp", "--no-audit", "--json"])
+              "tensor-core-reduction-not-split", command=("run",), extra=["--backend", "interp", "--no-audit", "--json", "--size", "small"])
 schedule_case("tensor_core with a 4096-wide warp tile",
               steps({"op": "split", "stage": "C", "loop": "k", "factor": 32}, {"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}),
               "tensor-core-tile-too-large")
