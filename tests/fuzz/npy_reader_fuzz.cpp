@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "dsl/error.h"
 #include "runtime/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
