@@ -8,7 +8,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+
+#include "dsl/input_limits.h"
 
 #include "audit/audit_action.h"
 #include "audit/clang_setup.h"
@@ -16,6 +19,7 @@
 #include "audit/parse_diagnostics.h"
 #include "audit/pch_cache.h"
 #include "audit/rule.h"
+#include "codegen/include_policy.h"
 #include "dsl/error.h"
 
 namespace cusched::audit {
@@ -55,7 +59,10 @@ void run_clang(ClangRun& run, llvm::LLVMContext& context, const std::string& com
 }
 
 std::vector<Finding> run_audit(const std::string& source, const std::string& display, const std::string& compile_path,
-                               const AuditOptions& options) {
+                               const AuditOptions& options, size_t* kernels_found = nullptr) {
+  std::set<std::string> library;
+  for (const auto& [name, text] : options.headers) library.insert(name);
+  if (auto e = include_error(source, library)) throw UserError(*e);
   initialize_llvm_targets();
   auto vfs = make_file_system(options.headers, &source, compile_path);
   const std::string include_prefix = virtual_include_dir() + "/";
@@ -90,6 +97,7 @@ std::vector<Finding> run_audit(const std::string& source, const std::string& dis
                "If NVRTC compiles it, this is a Clang/NVRTC difference, not a fault of the kernel; write the "
                "construct in standard CUDA C++ so every rule can check it.");
   }
+  if (kernels_found) *kernels_found = run.facts.kernels.size();
   for (const auto& rule : all_rules()) rule->check_source(run.facts, options, report);
   if (run.module && run.errors.empty()) {
     DeviceModule dm{*run.module, display_name};
@@ -105,15 +113,20 @@ std::vector<Finding> audit_source(const std::string& source, const std::string& 
 }
 
 std::vector<Finding> audit_file(const std::string& path, const AuditOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    fail("audit-file-unreadable", "The file '" + path + "' cannot be read.",
-         "Check the path and its permissions, then run the audit again.");
-  std::stringstream text;
-  text << in.rdbuf();
   std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    fail("audit-file-unreadable", "The file '" + valid_utf8(path) + "' cannot be read as a regular file.",
+         "Check the path and its permissions, then run the audit again.");
+  std::string text = read_file_bounded(path, kMaxSourceBytes, "The kernel source");
   std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-  return run_audit(text.str(), path, ec ? virtual_source_path(path) : absolute.lexically_normal().string(), options);
+  size_t kernels = 0;
+  auto findings = run_audit(text, path, ec ? virtual_source_path(path) : absolute.lexically_normal().string(), options, &kernels);
+  bool parse_failed = false;
+  for (const auto& f : findings) parse_failed |= f.rule == "clang-parse";
+  if (kernels == 0 && !parse_failed)
+    fail("no-kernel", "The file '" + valid_utf8(path) + "' defines no __global__ kernel, so there is nothing to audit.",
+         "Audit the .cu file that defines the kernel (a __global__ function).");
+  return findings;
 }
 
 }  // namespace cusched::audit

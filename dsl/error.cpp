@@ -1,14 +1,17 @@
 #include "dsl/error.h"
 
+#include "dsl/input_limits.h"
+
 namespace cusched {
 
 nlohmann::json Error::to_json() const {
   nlohmann::json j;
   if (step >= 0) j["step"] = step;
-  if (!op.empty()) j["op"] = op;
+  // Messages quote user input, which need not be valid UTF-8; JSON text must be.
+  if (!op.empty()) j["op"] = valid_utf8(op);
   j["code"] = code;
-  j["message"] = message;
-  if (!hint.empty()) j["hint"] = hint;
+  j["message"] = valid_utf8(message);
+  if (!hint.empty()) j["hint"] = valid_utf8(hint);
   if (!phase.empty()) j["phase"] = phase;
   return j;
 }

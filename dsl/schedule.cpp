@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "dsl/error.h"
+#include "dsl/input_limits.h"
 #include "dsl/schedule_legality.h"
 
 namespace cusched {
@@ -14,6 +15,9 @@ const StepJson& Schedule::apply(StepJson step) {
   int index = static_cast<int>(steps_.size());
   std::string op = step.is_object() && step.contains("op") && step["op"].is_string() ? step["op"].get<std::string>() : "";
   try {
+    if (steps_.size() >= kMaxScheduleSteps)
+      fail("too-many-steps", "A schedule has at most " + std::to_string(kMaxScheduleSteps) + " steps; this step would be one more.",
+           "Shorten the schedule: the problems' best schedules need fewer than 40 steps.");
     StepJson norm = normalize_step(step);
     ScheduleState next = state_;
     find_primitive(op)->apply(next, norm);

@@ -1,5 +1,7 @@
 // Checking a JSON step against its primitive's declared arguments.
 #include "dsl/error.h"
+#include "dsl/input_limits.h"
+#include "dsl/names.h"
 #include "dsl/schedule.h"
 
 namespace cusched {
@@ -44,7 +46,7 @@ StepJson normalize_step(const StepJson& step) {
     fail("missing-op", "The step has no \"op\" string.", "Add \"op\" with one of: " + op_list() + ".");
   std::string op = step["op"];
   const PrimitiveDef* p = find_primitive(op);
-  if (!p) fail("unknown-op", "There is no primitive named '" + op + "'.", "Use one of: " + op_list() + ".");
+  if (!p) fail("unknown-op", "There is no primitive named '" + op.substr(0, 80) + "'.", "Use one of: " + op_list() + ".");
   StepJson out = {{"op", op}};
   for (const auto& [key, value] : step.items()) {
     if (key == "op") continue;
@@ -68,6 +70,14 @@ StepJson normalize_step(const StepJson& step) {
     if (!has_type(v, a))
       fail("mistyped-argument", "Argument '" + a.name + "' of '" + op + "' must be " + type_word(a.type) + ", not " + v.dump() + ".",
            "Pass " + std::string(type_word(a.type)) + " for '" + a.name + "'.");
+    if (a.type == ArgType::Int && (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(kMaxStepInteger)
+                                                          : (v.get<int64_t>() > kMaxStepInteger || v.get<int64_t>() < -kMaxStepInteger)))
+      fail("argument-out-of-range", "Argument '" + a.name + "' of '" + op + "' is " + v.dump() + "; integer arguments lie between -" +
+               std::to_string(kMaxStepInteger) + " and " + std::to_string(kMaxStepInteger) + ".",
+           "Pass a value of the size the problem's extents allow.");
+    if (a.type == ArgType::Name) require_usable_name(v.get<std::string>(), "argument '" + a.name + "' of '" + op + "'");
+    if (a.type == ArgType::NameList)
+      for (const auto& x : v) require_usable_name(x.get<std::string>(), "an entry of argument '" + a.name + "' of '" + op + "'");
     if (a.type == ArgType::Enum) {
       bool ok = false;
       std::string choices;

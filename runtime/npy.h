@@ -17,6 +17,9 @@ struct NpyArray {
   int64_t elements() const;
 };
 
+// Largest array data read from one .npy file.
+constexpr int64_t kMaxNpyBytes = int64_t{4} << 30;
+
 // The .npy type string for `t` ("<f4", ...).
 std::string npy_descr(DType t);
 

@@ -690,6 +690,9 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
 
 RoundProposals BuiltinProposer::propose(const ProposalContext& ctx, int ideas, int per_idea) {
   std::mt19937_64 rng(config_.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ctx.round));
+  // What was proposed before comes from the run's store alone (not from this object's
+  // history), so a resumed search proposes the same rounds as an uninterrupted one.
+  proposed_ = ctx.tried_hashes;
   for (const auto& t : ctx.best) proposed_.insert(schedule_hash(t.schedule));
   for (const auto& t : ctx.failures) proposed_.insert(schedule_hash(t.schedule));
   if (ctx.best.empty()) return first_round(ideas, per_idea, rng);

@@ -210,6 +210,16 @@ nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, 
 #endif
 }
 
+std::optional<Error> shared_memory_error(const KernelBundle& bundle, const std::string& size) {
+  for (const auto& l : bundle.launches)
+    if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock)
+      return Error{-1, "", "shared-memory-too-large",
+                   "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) + " bytes of shared memory per block at the " +
+                       size + " size; an H200 (sm_90) block can have at most " + std::to_string(kMaxSharedBytesPerBlock) + " (227 KiB).",
+                   "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop."};
+  return std::nullopt;
+}
+
 namespace {
 
 // The architecture NVRTC builds for on GPU 0, or "" without a driver.
@@ -244,8 +254,37 @@ void precompile(const KernelBundle& bundle) {
 // size, at the bench size the cost model speaks of), lower, emit, estimate, audit,
 // and on GPU runs compile into the compile cache.
 // Leaves verdict empty when the candidate is ready for verification.
+namespace {
+
+CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                                 std::optional<Schedule>* schedule_out);
+
+}  // namespace
+
+// Whatever goes wrong while preparing one candidate is that candidate's verdict: an
+// exception other than a structured error (a bug in lowering, say) becomes a
+// lowering_error naming it, so that the search goes on with the next candidate.
 CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
                                    std::optional<Schedule>* schedule_out) {
+  try {
+    return prepare_checked(problem, steps, cfg, schedule_out);
+  } catch (const std::exception& e) {
+    CandidateOutcome out;
+    out.steps = steps;
+    out.verdict = "lowering_error";
+    out.error = Error{-1, "", "internal-lowering-failure",
+                      std::string("Preparing this candidate failed inside cusched (") + e.what() + ").",
+                      "This is a bug in cusched, not in the schedule; report it with the schedule. The search goes on without it."};
+    out.reason = out.error.code + ": " + out.error.to_string();
+    if (schedule_out) schedule_out->reset();
+    return out;
+  }
+}
+
+namespace {
+
+CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
+                                 std::optional<Schedule>* schedule_out) {
   std::optional<Schedule> local;
   std::optional<Schedule>& schedule = schedule_out ? *schedule_out : local;
   CandidateOutcome out;
@@ -280,17 +319,10 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
     out.cost_estimate_ms = estimate_cost(bench).ms;
     // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
     KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
-    for (const auto& l : bench_bundle.launches)
-      if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock) {
-        reject("lowering_error",
-               Error{-1, "", "shared-memory-too-large",
-                     "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) +
-                         " bytes of shared memory per block at the bench size; an H200 block can have at most " +
-                         std::to_string(kMaxSharedBytesPerBlock) + ".",
-                     "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop."},
-               "");
-        return out;
-      }
+    if (auto e = shared_memory_error(bench_bundle, "bench")) {
+      reject("lowering_error", *e, "");
+      return out;
+    }
   } catch (const UserError& e) {
     reject("invalid_schedule", e.error(), "Not legal at the bench size, which the cost model ranks at: ");
     return out;
@@ -307,10 +339,18 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
   return out;
 }
 
+}  // namespace
+
 void verify_candidate(const Problem& problem, const Schedule& schedule, const EvalConfig& cfg, runtime::Worker* worker,
                       CandidateOutcome& out) {
   if (cfg.backend == "interp") {
-    out.interp = runtime::verify_with_interpreter(problem, schedule, cfg.size, cfg.seed, 3, cfg.strict);
+    try {
+      out.interp = runtime::verify_with_interpreter(problem, schedule, cfg.size, cfg.seed, 3, cfg.strict);
+    } catch (const std::exception& e) {
+      out.verdict = "internal_error";
+      out.reason = std::string("The interpreter failed on this candidate (") + e.what() + "); the search goes on without it.";
+      return;
+    }
     out.verdict = out.interp->verdict;
     out.reason = out.interp->message;
     if (out.verdict == "rejected") out.error = out.interp->error;

@@ -64,6 +64,11 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
 // The largest shared memory one H200 block can use (227 KiB).
 constexpr int64_t kMaxSharedBytesPerBlock = 232448;
 
+// The first launch of `bundle` whose dynamic shared memory exceeds kMaxSharedBytesPerBlock,
+// as the structured error "shared-memory-too-large" (`size` names the problem size in
+// the message), or nothing.
+std::optional<Error> shared_memory_error(const KernelBundle& bundle, const std::string& size);
+
 // The CPU part of one candidate: validate (at the evaluation size and, for a smaller
 // size, at the bench size the cost model speaks of), lower, emit, estimate, audit.
 // Leaves the verdict empty when the candidate is ready for verification; the

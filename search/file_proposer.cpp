@@ -1,5 +1,8 @@
 #include "search/file_proposer.h"
 
+#include "dsl/error.h"
+#include "dsl/input_limits.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -48,9 +51,11 @@ void FileProposer::read_source(const std::string& source) {
     read_lines(in, source);
     return;
   }
-  std::stringstream all;
-  all << in.rdbuf();
-  add_value(all.str(), source);
+  try {
+    add_value(read_bounded(in, kMaxJsonBytes, "The proposal file '" + source + "'"), source);
+  } catch (const UserError& e) {
+    pending_events_.push_back({"bad-line", source + ": " + e.error().code + ": " + e.error().message});
+  }
 }
 
 void FileProposer::read_lines(std::istream& in, const std::string& name) {
@@ -64,9 +69,9 @@ void FileProposer::read_lines(std::istream& in, const std::string& name) {
 void FileProposer::add_value(const std::string& text, const std::string& where) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    pending_events_.push_back({"bad-line", where + ": not valid JSON (" + std::string(e.what()) + ")."});
+    j = parse_json_input(text, "The proposal", "Write one schedule (a JSON array of steps) per line or file.");
+  } catch (const UserError& e) {
+    pending_events_.push_back({"bad-line", where + ": " + e.error().code + ": " + valid_utf8(e.error().message)});
     return;
   }
   Proposal p;

@@ -1,5 +1,8 @@
 #include "search/llm_client.h"
 
+#include "dsl/error.h"
+#include "dsl/input_limits.h"
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -95,22 +98,35 @@ void LlmConfig::require_complete() const {
 }
 
 std::optional<nlohmann::json> extract_first_json(const std::string& text) {
+  // Each candidate text is parsed with the input limits (size, nesting, duplicate keys),
+  // and at most kTries candidates are tried, so a hostile reply costs linear time.
+  constexpr int kTries = 32;
+  int tries = 0;
+  auto parse = [&](const std::string& candidate) -> std::optional<nlohmann::json> {
+    ++tries;
+    try {
+      return parse_json_input(candidate, "The reply", "");
+    } catch (const UserError&) {
+      return std::nullopt;
+    }
+  };
   // A fenced block wins: ```json ... ``` (or a bare ``` fence holding JSON).
-  for (size_t pos = text.find("```"); pos != std::string::npos; pos = text.find("```", pos + 3)) {
+  for (size_t pos = text.find("```"); pos != std::string::npos && tries < kTries; pos = text.find("```", pos + 3)) {
     size_t body = text.find('\n', pos);
     if (body == std::string::npos) break;
     size_t close = text.find("```", body);
     if (close == std::string::npos) break;
-    auto j = nlohmann::json::parse(text.substr(body + 1, close - body - 1), nullptr, false);
-    if (!j.is_discarded()) return j;
+    if (auto j = parse(text.substr(body + 1, close - body - 1))) return j;
     pos = close;
   }
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (size_t i = 0; i < text.size() && tries < kTries; ++i) {
     if (text[i] != '{' && text[i] != '[') continue;
     auto end = balanced_end(text, i);
-    if (!end) continue;
-    auto j = nlohmann::json::parse(text.substr(i, *end - i), nullptr, false);
-    if (!j.is_discarded()) return j;
+    if (!end) {
+      ++tries;
+      continue;
+    }
+    if (auto j = parse(text.substr(i, *end - i))) return j;
   }
   return std::nullopt;
 }
@@ -250,7 +266,11 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
       return reply;
     }
 
-    auto parsed = nlohmann::json::parse(r.body, nullptr, false);
+    nlohmann::json parsed = nlohmann::json::value_t::discarded;
+    try {
+      parsed = parse_json_input(r.body, "The server's reply", "");
+    } catch (const UserError&) {
+    }
     const nlohmann::json* message = nullptr;
     if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("choices") && parsed["choices"].is_array() &&
         !parsed["choices"].empty() && parsed["choices"][0].is_object() && parsed["choices"][0].contains("message") &&

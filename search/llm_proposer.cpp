@@ -87,8 +87,10 @@ std::vector<std::string> numbered_lines(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   std::smatch m;
+  // std::regex recurses per character: lines longer than an idea can be are skipped.
+  constexpr size_t kMaxIdeaLine = 2000;
   while (std::getline(in, line))
-    if (std::regex_match(line, m, item)) out.push_back(m[1]);
+    if (line.size() <= kMaxIdeaLine && std::regex_match(line, m, item)) out.push_back(m[1]);
   return out;
 }
 

@@ -144,6 +144,7 @@ bool SearchLoop::do_round(int64_t run, int index) {
   ctx.failures = store_.failed_tried(run, options_.context_failures);
   ctx.round = index;
   ctx.seed = options_.seed;
+  for (const auto& c : store_.candidates(run)) ctx.tried_hashes.insert(c.schedule_hash);
   RoundProposals props = proposer_.propose(ctx, options_.ideas, options_.per_idea);
   for (const auto& call : props.calls) store_.add_llm_call(round, call);
   for (const auto& e : props.events) log_ << "round " << index << ": " << e.kind << ": " << e.detail << std::endl;

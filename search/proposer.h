@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct ProposalContext {
   std::vector<TriedCandidate> failures;           // recent failed attempts with their errors, most recent first
   int round = 0;
   uint64_t seed = 0;
+  // Hashes of every schedule of the run so far (schedule_hash of the stored steps): a
+  // proposer skips them, and depends on nothing else from earlier rounds, so a resumed
+  // search proposes what an uninterrupted one would.
+  std::set<std::string> tried_hashes;
 };
 
 struct Proposal {

@@ -1,4 +1,5 @@
 #include "search/store.h"
+#include "search/store_integrity.h"
 
 #include <sqlite3.h>
 
@@ -269,7 +270,9 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::existing_only && !std::filesystem::exists(path))
     fail("store-not-found", "The store file '" + path + "' does not exist.",
          "Pass the .db file that `cusched search` wrote (its --db flag).");
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
+  if (mode == Mode::read_only && !std::filesystem::is_regular_file(path))
+    fail("store-not-found", "The store '" + path + "' is not a file.", "Pass the .db file that `cusched search` wrote (its --db flag).");
+  int flags = (mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_FULLMUTEX;
   if (mode == Mode::create_if_missing) flags |= SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -279,6 +282,16 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
          "Check the path and that its folder is writable.");
   }
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  if (mode == Mode::read_only) {
+    try {
+      verify_store_for_reading(db_, path, kSchemaVersion);
+    } catch (const UserError&) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw;
+    }
+    return;
+  }
   try {
     exec(db_, "PRAGMA journal_mode=WAL");
     exec(db_, "PRAGMA synchronous=NORMAL");

@@ -103,7 +103,9 @@ struct LlmCallRecord {
 
 class Store {
  public:
-  enum class Mode { create_if_missing, existing_only };
+  // read_only: for report and export; the file must be a complete, undamaged store
+  // (store_integrity.h), and nothing is written to it.
+  enum class Mode { create_if_missing, existing_only, read_only };
   explicit Store(const std::string& path, Mode mode = Mode::create_if_missing);
   ~Store();
   Store(const Store&) = delete;

@@ -42,8 +42,8 @@ struct AuditFlags {
   bool no_pch = false;
 };
 
-int usage_error(const std::string& message, const std::string& hint) {
-  std::cerr << "cusched audit: " << message << " " << hint << "\n";
+int usage_error(const std::string& message, const std::string& hint, const std::string& code = "bad-audit-input") {
+  std::cerr << nlohmann::json({{"ok", false}, {"error", Error{-1, "audit", code, message, hint}.to_json()}}).dump(2) << "\n";
   return kExitUsage;
 }
 
@@ -103,8 +103,7 @@ int run_audit(const AuditFlags& f) {
     }
     return audit::has_error(findings) ? kExitFailure : kExitOk;
   } catch (const UserError& e) {
-    std::cerr << "cusched audit: " << e.error().message << " " << e.error().hint << "\n";
-    return kExitUsage;
+    return usage_error(e.error().message, e.error().hint, e.error().code);
   }
 }
 #endif

@@ -3,15 +3,19 @@
 // same rules and verdicts as a generated kernel.
 #include <fstream>
 #include <iostream>
-#include <regex>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "codegen/device_library.h"
+#include "codegen/include_policy.h"
+#include "dsl/input_limits.h"
 #include "problems/contract.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
 #include "tools/command.h"
 #include "tools/problem_source.h"
+#include "tools/flag_checks.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -30,25 +34,49 @@ std::array<int64_t, 3> parse_dim(const std::string& text, const std::string& wha
   std::string part;
   int i = 0;
   while (std::getline(ss, part, ',')) {
-    if (i >= 3) break;
-    try {
-      d[i++] = std::stoll(part);
-    } catch (const std::exception&) {
-      fail("bad-launch", "The " + what + " '" + text + "' is not a list of up to three integers.", "Write it as X,Y,Z, e.g. 4096,1,1.");
-    }
+    if (i >= 3)
+      fail("bad-launch", "The " + what + " '" + valid_utf8(text.substr(0, 80)) + "' has more than three entries.", "Write it as X,Y,Z, e.g. 4096,1,1.");
+    if (part.empty() || part.size() > 10 || part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1 ||
+        std::stoll(part) > (int64_t{1} << 31) - 1)
+      fail("bad-launch", "The " + what + " '" + valid_utf8(text.substr(0, 80)) + "' is not a list of up to three positive integers.",
+           "Write it as X,Y,Z, e.g. 4096,1,1, each from 1 to 2147483647.");
+    d[i++] = std::stoll(part);
   }
   if (i == 0) fail("bad-launch", "The " + what + " is empty.", "Write it as X,Y,Z, e.g. 4096,1,1.");
   return d;
 }
 
-// Launch parameters from a line `// cusched-launch size=bench grid=X,Y,Z block=X,Y,Z smem=N` in the file.
+// Launch parameters from lines `// cusched-launch size=bench grid=X,Y,Z block=X,Y,Z smem=N` in
+// the file, read line by line (linear in the file's length).
 void read_launch_comment(const std::string& src, const std::string& size, Options& o) {
-  std::regex line(R"(//\s*cusched-launch\s+size=(\w+)\s+grid=([0-9,]+)\s+block=([0-9,]+)(\s+smem=([0-9]+))?)");
-  for (std::sregex_iterator it(src.begin(), src.end(), line), end; it != end; ++it) {
-    if ((*it)[1] != size) continue;
-    if (o.grid.empty()) o.grid = (*it)[2];
-    if (o.block.empty()) o.block = (*it)[3];
-    if (o.dynamic_smem < 0 && (*it)[5].matched) o.dynamic_smem = std::stoll((*it)[5]);
+  auto digits_and_commas = [](const std::string& v) { return !v.empty() && v.size() <= 64 && v.find_first_not_of("0123456789,") == std::string::npos; };
+  std::istringstream lines(src);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t at = line.find("//");
+    if (at == std::string::npos) continue;
+    std::istringstream words(line.substr(at + 2));
+    std::string word;
+    if (!(words >> word) || word != "cusched-launch") continue;
+    std::map<std::string, std::string> fields;
+    while (words >> word) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos) break;
+      fields[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    if (fields["size"] != size) continue;
+    if (!digits_and_commas(fields["grid"]) || !digits_and_commas(fields["block"]))
+      fail("bad-launch", "The cusched-launch comment for size " + size + " has no grid=X,Y,Z and block=X,Y,Z of digits.",
+           "Write it as `// cusched-launch size=" + size + " grid=X,Y,Z block=X,Y,Z [smem=N]`.");
+    if (o.grid.empty()) o.grid = fields["grid"];
+    if (o.block.empty()) o.block = fields["block"];
+    if (o.dynamic_smem < 0 && fields.count("smem")) {
+      const std::string& smem = fields["smem"];
+      if (smem.empty() || smem.size() > 10 || smem.find_first_not_of("0123456789") != std::string::npos)
+        fail("bad-launch", "The cusched-launch comment's smem='" + valid_utf8(smem.substr(0, 40)) + "' is not a byte count.",
+             "Write smem=N with N the dynamic shared memory in bytes.");
+      o.dynamic_smem = std::stoll(smem);
+    }
   }
 }
 
@@ -61,9 +89,9 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                            sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
                            sub.add_option("--grid", o->grid, "Grid X,Y,Z (else from a // cusched-launch comment)");
                            sub.add_option("--block", o->block, "Block X,Y,Z (else from a // cusched-launch comment)");
-                           sub.add_option("--dynamic-smem", o->dynamic_smem, "Dynamic shared memory in bytes");
+                           sub.add_option("--dynamic-smem", o->dynamic_smem, "Dynamic shared memory in bytes")->check(integer_in(0, 1 << 30));
                            sub.add_option("--precision", o->precision, "Operand precision the kernel uses (f32, tf32, bf16, f16)");
-                           sub.add_option("--seed", o->seed, "Base seed of the random inputs");
+                           sub.add_option("--seed", o->seed, "Base seed of the random inputs")->check(seed_value());
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
                            sub.add_flag("--sanitize", o->sanitize,
@@ -72,18 +100,19 @@ CommandRegistration reg{{"check", "Audit, verify and time a hand-written .cu ker
                              try {
                                Problem p = resolve_problem(o->problem);
                                o->size = resolve_size(p, o->size, o->shape);
-                               std::ifstream in(o->file);
-                               if (!in) fail("unreadable-file", "Cannot read '" + o->file + "'.", "Check the path.");
-                               std::stringstream ss;
-                               ss << in.rdbuf();
-                               read_launch_comment(ss.str(), o->size, *o);
+                               const std::string source = read_file_bounded(o->file, kMaxSourceBytes, "The kernel source");
+                               std::set<std::string> library;
+                               for (const auto& [name, text] : device_headers()) library.insert(name);
+                               if (auto e = include_error(source, library)) throw UserError(*e);
+                               read_launch_comment(source, o->size, *o);
                                if (o->grid.empty() || o->block.empty())
                                  fail("missing-launch", "No grid and block were given for size " + o->size + ".",
                                       "Pass --grid and --block, or add a line `// cusched-launch size=" + o->size +
                                           " grid=X,Y,Z block=X,Y,Z` to the file.");
-                               KernelBundle b = search::handwritten_bundle(p, ss.str(), o->size, o->precision,
+                               KernelBundle b = search::handwritten_bundle(p, source, o->size, o->precision,
                                                                            parse_dim(o->grid, "grid"),
                                                                            parse_dim(o->block, "block"), o->dynamic_smem);
+                               if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
                                search::CandidateOutcome out;
                                out.bundle = b;
                                out.precision = b.precision;

@@ -65,7 +65,7 @@ CommandRegistration reg{{"export", "Export a stored candidate as a standalone .c
                                           "kernel: specialised to the shape and not verified at it");
                            return [o] {
                              try {
-                               search::Store store(o->db, search::Store::Mode::existing_only);
+                               search::Store store(o->db, search::Store::Mode::read_only);
                                search::ExportOptions opts;
                                opts.torch_op = o->torch_op;
                                opts.file_name = std::filesystem::path(o->output).filename().string();

@@ -11,6 +11,7 @@
 #include "codegen/lowering_passes.h"
 #include "dsl/error.h"
 #include "problems/problem.h"
+#include "search/candidate_evaluation.h"
 #include "search/cost_model.h"
 #include "tools/command.h"
 #include "tools/problem_source.h"
@@ -73,6 +74,7 @@ CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA 
                                  std::cout << print_ir(prog);
                                } else if (o->emit == "cuda") {
                                  KernelBundle b = make_bundle(prog, eo);
+                                 if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
                                  std::cout << b.source << "\n// launch plan\n";
                                  for (const auto& l : b.launches) {
                                    std::cout << "// " << l.kernel << " grid(" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2]
@@ -90,7 +92,9 @@ CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA 
                                  std::printf("%-24s %12.4f %14.2f %14.3f   (an estimate, not a measurement)\n", "total", c.ms,
                                              c.global_bytes / 1e6, c.flops / 1e9);
                                } else {
-                                 std::cout << make_bundle(prog, eo).to_json().dump(2) << "\n";
+                                 KernelBundle b = make_bundle(prog, eo);
+                                 if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
+                                 std::cout << b.to_json().dump(2) << "\n";
                                }
                                return kExitOk;
                              } catch (const UserError& e) {

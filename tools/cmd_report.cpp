@@ -24,7 +24,7 @@ CommandRegistration reg{{"report", "Write an HTML report of a search run from it
                            sub.add_option("--run", o->run, "Run id inside the store (default: the latest run)");
                            return [o] {
                              try {
-                               search::Store store(o->db, search::Store::Mode::existing_only);
+                               search::Store store(o->db, search::Store::Mode::read_only);
                                int64_t run = o->run;
                                if (run == 0) {
                                  auto latest = store.latest_run();

@@ -3,10 +3,14 @@
 #include <cstdio>
 #include <iostream>
 
+#include <filesystem>
+
 #include "runtime/cuda_driver.h"
+#include "runtime/npy.h"
 #include "search/candidate_evaluation.h"
 #include "tools/command.h"
 #include "tools/problem_source.h"
+#include "tools/flag_checks.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -50,6 +54,25 @@ void print_outcome(const search::CandidateOutcome& o) {
   }
 }
 
+// Reads every <input>.npy of `dir` now, so that a bad file is answered before any GPU work
+// (and on a machine without one): its format, dtype and shape at `size`.
+void check_input_files(const Problem& p, const std::string& size, const std::string& dir) {
+  if (!std::filesystem::is_directory(dir))
+    fail("bad-inputs-dir", "--inputs '" + dir + "' is not a directory.", "Pass a directory holding <input name>.npy files.");
+  const SizeBindings& sizes = p.size(size);
+  for (const auto& in : p.pipeline.inputs()) {
+    std::string path = dir + "/" + in->name + ".npy";
+    if (!std::filesystem::exists(path)) continue;
+    runtime::NpyArray a = runtime::read_npy(path);
+    std::vector<int64_t> shape = eval_shape(in->shape, sizes);
+    if (a.dtype != in->dtype || a.shape != shape)
+      fail("npy-shape-mismatch", "The file " + path + " holds " + dtype_name(a.dtype) + " " + nlohmann::json(a.shape).dump() +
+                                     " but input '" + in->name + "' is " + dtype_name(in->dtype) + " " + nlohmann::json(shape).dump() +
+                                     " at the " + size + " size.",
+           "Save the input with the dtype and shape the problem declares (see `cusched problems --json`).");
+  }
+}
+
 CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a problem",
                          [](CLI::App& sub) -> std::function<int()> {
                            auto o = std::make_shared<Options>();
@@ -60,7 +83,7 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                            sub.add_option("--backend", o->backend, "gpu or interp")->check(CLI::IsMember({"gpu", "interp"}));
                            sub.add_option("--inputs", o->inputs, "Directory of <input>.npy files used as the first trial");
                            sub.add_option("--save-io", o->save_io, "Directory to write inputs and outputs as .npy");
-                           sub.add_option("--seed", o->seed, "Base seed of the random inputs");
+                           sub.add_option("--seed", o->seed, "Base seed of the random inputs")->check(seed_value());
                            sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
                            sub.add_flag("--sanitize", o->sanitize,
@@ -73,10 +96,16 @@ CommandRegistration reg{{"run", "Lower, audit, verify and time one schedule of a
                                Problem p = resolve_problem(o->problem);
                                search::EvalConfig cfg;
                                cfg.backend = o->backend;
+                               if (o->backend == "interp" && (!o->inputs.empty() || !o->save_io.empty()))
+                                 fail("flag-needs-gpu-backend",
+                                      std::string(o->inputs.empty() ? "--save-io" : "--inputs") +
+                                          " works only with --backend gpu; the interpreter draws its own inputs and keeps no .npy files.",
+                                      "Drop --inputs and --save-io, or run with --backend gpu on a machine with a GPU.");
                                cfg.size = resolve_size(p, o->size, o->shape, o->backend == "gpu" ? "" : "small");
                                cfg.seed = o->seed;
                                cfg.strict = o->strict;
                                cfg.inputs_dir = o->inputs;
+                               if (!o->inputs.empty()) check_input_files(p, cfg.size, o->inputs);
                                cfg.save_io_dir = o->save_io;
                                cfg.audit = !o->no_audit;
                                cfg.time_each_launch = o->per_launch;

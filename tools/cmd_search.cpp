@@ -23,6 +23,7 @@
 #endif
 #include "tools/command.h"
 #include "tools/problem_source.h"
+#include "tools/flag_checks.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -223,15 +224,18 @@ CommandRegistration reg{{"search", "Search schedules of a problem in rounds (bui
                            sub.add_option("--rounds", o->rounds, "Rounds (default 4)")->check(CLI::PositiveNumber);
                            sub.add_option("--ideas", o->ideas, "Ideas per round (default 4)")->check(CLI::PositiveNumber);
                            sub.add_option("--per-idea", o->per_idea, "Schedules per idea (default 4)")->check(CLI::PositiveNumber);
-                           sub.add_option("--budget-candidates", o->budget_candidates, "Stop after this many evaluations in the run");
-                           sub.add_option("--budget-minutes", o->budget_minutes, "Stop after this many minutes");
-                           sub.add_option("--budget-tokens", o->budget_tokens, "Stop after this many LLM tokens in the run");
+                           sub.add_option("--budget-candidates", o->budget_candidates, "Stop after this many evaluations in the run")
+                               ->check(integer_in(0, INT64_MAX));
+                           sub.add_option("--budget-minutes", o->budget_minutes, "Stop after this many minutes")->check(finite_in(0, 1e7));
+                           sub.add_option("--budget-tokens", o->budget_tokens, "Stop after this many LLM tokens in the run")->check(integer_in(0, INT64_MAX));
                            sub.add_option("--db", o->db, "Store file (default cusched-<problem>.db)");
                            sub.add_flag("--resume", o->resume, "Continue the latest run of the problem in the store");
-                           sub.add_option("--seed", o->seed, "Seed of the proposer and of the random inputs (default 1)");
+                           sub.add_option("--seed", o->seed, "Seed of the proposer and of the random inputs (default 1)")
+                               ->check(seed_value());
                            sub.add_option("--backend", o->backend, "gpu (default; interp when no GPU is present) or interp")
                                ->check(CLI::IsMember({"gpu", "interp"}));
-                           sub.add_option("--threads", o->threads, "CPU threads lowering and auditing (default min(cores, 4))");
+                           sub.add_option("--threads", o->threads, "CPU threads lowering and auditing (default min(cores, 4))")
+                               ->check(integer_in(0, 256));
                            sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
                            sub.add_flag("--no-sanitize", o->no_sanitize,
                                         "Skip compute-sanitizer on the final best (gpu backend)");
@@ -245,7 +249,7 @@ CommandRegistration reg{{"search", "Search schedules of a problem in rounds (bui
                            sub.add_option("--rank-timeout", o->rank_timeout,
                                           "--mpi: seconds to wait for one result before a rank is dropped (default: 120 interp, "
                                           "watchdog + 600 gpu)")
-                               ->check(CLI::PositiveNumber);
+                               ->check(finite_in(0.001, 1e7));
                            sub.add_option("--rank-silence", o->rank_silence,
                                           "--mpi: seconds without a heartbeat from a rank that is evaluating (it sends one "
                                           "every " + std::to_string(search::mpi_protocol::kHeartbeatMilliseconds) +

@@ -1,12 +1,14 @@
 // On a fatal signal (segmentation fault, bus error, abort, illegal instruction), writes
 // the signal and the call stack to stderr before the process dies, so that a crash on
-// a remote machine can be located with addr2line on an unstripped build.
+// a remote machine can be located with addr2line on an unstripped build. The handler
+// runs on its own signal stack, so that a stack overflow is reported too.
 #include "tools/crash_report.h"
 
 #include <execinfo.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 
@@ -19,7 +21,8 @@ void on_fatal_signal(int sig) {
   const char head[] = "cusched: fatal signal: ";
   (void)!write(STDERR_FILENO, head, sizeof(head) - 1);
   (void)!write(STDERR_FILENO, name, std::strlen(name));
-  (void)!write(STDERR_FILENO, "\ncall stack (resolve with addr2line -e <unstripped cusched> <offset>):\n", 71);
+  const char tail[] = "\ncall stack (resolve with addr2line -e <unstripped cusched> <offset>):\n";
+  (void)!write(STDERR_FILENO, tail, sizeof(tail) - 1);
   void* frames[64];
   int n = backtrace(frames, 64);
   backtrace_symbols_fd(frames, n, STDERR_FILENO);
@@ -32,7 +35,20 @@ void on_fatal_signal(int sig) {
 void install_crash_report() {
   void* warm[1];
   backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
-  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) signal(sig, on_fatal_signal);
+  // The handler's own stack: a stack overflow leaves no room on the thread's stack.
+  static const size_t kAltStackBytes = 256 * 1024;
+  stack_t alt{};
+  alt.ss_sp = std::malloc(kAltStackBytes);
+  alt.ss_size = kAltStackBytes;
+  alt.ss_flags = 0;
+  const bool have_alt_stack = alt.ss_sp != nullptr && sigaltstack(&alt, nullptr) == 0;
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) {
+    struct sigaction sa {};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = have_alt_stack ? SA_ONSTACK : 0;
+    sigaction(sig, &sa, nullptr);
+  }
 }
 
 }  // namespace cusched::tools

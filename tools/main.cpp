@@ -2,6 +2,8 @@
 #include "tools/command.h"
 #include "tools/crash_report.h"
 
+#include "dsl/error.h"
+
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -12,6 +14,23 @@ std::vector<Command>& commands() {
   return all;
 }
 }  // namespace cusched::tools
+
+namespace {
+
+// A bad command line as a structured error on stderr, with the usage of the subcommand
+// it is about.
+void print_flag_error(const CLI::App& app, const CLI::ParseError& e) {
+  std::string sub;
+  for (const auto* s : app.get_subcommands()) sub = s->get_name();
+  cusched::Error err;
+  err.op = sub;
+  err.code = "bad-flag";
+  err.message = std::string(e.what()) + (std::string(e.what()).empty() || std::string(e.what()).back() == '.' ? "" : ".");
+  err.hint = sub.empty() ? "Run `cusched --help` for the subcommands." : "Run `cusched " + sub + " --help` for its flags and their ranges.";
+  std::cerr << nlohmann::json({{"ok", false}, {"error", err.to_json()}}).dump(2) << "\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace cusched::tools;
@@ -28,8 +47,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help, --version
+    print_flag_error(app, e);
+    return kExitUsage;
   }
   for (auto* sub : app.get_subcommands()) {
     try {

@@ -4,33 +4,28 @@
 #include <iostream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "dsl/error.h"
+#include "dsl/input_limits.h"
 
 namespace cusched::tools {
 
 nlohmann::json load_schedule_json(const Problem& problem, const std::string& source) {
   if (source == "baseline") return baseline_schedule_of(problem);
   if (source == "best") return best_schedule_of(problem);
+  const std::string hint = "Write the schedule as a JSON array of steps (see `cusched schema`).";
   std::string text;
   if (source == "-") {
-    std::ostringstream os;
-    os << std::cin.rdbuf();
-    text = os.str();
+    text = read_bounded(std::cin, kMaxJsonBytes, "The schedule on standard input");
   } else {
-    std::ifstream in(source);
-    if (!in)
+    struct stat st {};
+    if (stat(source.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
       fail("bad-schedule-source", "Cannot open the schedule file '" + source + "'.",
            "Pass a JSON file, - for stdin, or baseline / best for the problem's own schedules.");
-    std::ostringstream os;
-    os << in.rdbuf();
-    text = os.str();
+    text = read_file_bounded(source, kMaxJsonBytes, "The schedule file");
   }
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    fail("bad-json", std::string("The schedule is not valid JSON: ") + e.what() + ".",
-         "Write the schedule as a JSON array of steps (see `cusched schema`).");
-  }
+  return parse_json_input(text, "The schedule", hint);
 }
 
 void print_error_json(const Error& e) { std::cout << nlohmann::json({{"ok", false}, {"error", e.to_json()}}).dump(2) << "\n"; }

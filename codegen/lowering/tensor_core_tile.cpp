@@ -6,6 +6,7 @@
 #include <set>
 
 #include "dsl/error.h"
+#include "dsl/primitives/tensor_core_tile.h"
 #include "dsl/expr_substitute.h"
 
 namespace cusched::lowering {
@@ -59,6 +60,7 @@ TensorCoreTile KernelBuilder::tensor_core_tile(const Ctx& c) const {
   T.M = loops[qm].info.extent;
   T.N = loops[qn].info.extent;
   T.K = loops[qk].info.extent;
+  require_lowerable_tensor_core_tile(stage, c.s.tensor_core_shape, T.M, T.N, r0 < nl - 3);
   // The two factors of the product: A varies with m, B with n.
   Expr prod = c.body;
   while (prod->op == ExprOp::Cast) prod = prod->args[0];

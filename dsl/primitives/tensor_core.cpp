@@ -1,6 +1,7 @@
 #include "dsl/error.h"
 #include "dsl/primitives/arg_helpers.h"
 #include "dsl/primitives/precision_rules.h"
+#include "dsl/primitives/tensor_core_tile.h"
 
 namespace cusched {
 
@@ -54,6 +55,8 @@ PrimitiveDef tensor_core_primitive() {
                (wgmma ? " (the inner one at most 256)" : "") + " and the innermost reduction loop a multiple of " +
                std::to_string(k_tile) + ".");
     require_precision_within_tolerance(prec, st.ctx.atol, st.ctx.rtol, stage);
+    // A later step may still split the reduction; lowering checks that it was.
+    require_lowerable_tensor_core_tile(stage, shape, m->extent, n->extent, /*reduction_outside_tile=*/true);
     s.tensor_core_shape = shape;
     s.precision = prec;
   };

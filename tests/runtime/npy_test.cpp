@@ -125,6 +125,28 @@ TEST_F(NpyTest, BadFilesGiveClearErrors) {
     EXPECT_EQ(error_code_of(f).substr(0, 7), "bad-npy") << f;
 }
 
+// The header is read in one linear pass: inputs that made a regular expression recurse
+// once per character, or overflowed the element count, are structured errors.
+TEST_F(NpyTest, HostileHeadersAreStructuredErrors) {
+  std::string dims = "(";
+  for (int i = 0; i < 100000; ++i) dims += "1,";
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + dims + "), }";
+  std::string file("\x93NUMPY\x02\x00", 8);
+  uint32_t len = static_cast<uint32_t>(header.size());
+  file.append(reinterpret_cast<char*>(&len), 4);
+  write_raw("many_dims.npy", file + header);
+  EXPECT_NE(error_code_of("many_dims.npy").find("more than 32 dimensions"), std::string::npos) << error_code_of("many_dims.npy");
+  write_raw("overflow.npy", v1("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", ""));
+  EXPECT_NE(error_code_of("overflow.npy").find("more elements than cusched reads"), std::string::npos) << error_code_of("overflow.npy");
+  write_raw("extra.npy", v1("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1, }", std::string(4, '\0')));
+  EXPECT_NE(error_code_of("extra.npy").find("unknown key 'x'"), std::string::npos);
+  write_raw("spaces.npy", v1("{" + std::string(60000, ' ') + "}", ""));
+  EXPECT_NE(error_code_of("spaces.npy").find("no 'descr'"), std::string::npos);
+  for (const char* f : {"many_dims.npy", "overflow.npy", "extra.npy", "spaces.npy"}) EXPECT_EQ(error_code_of(f).substr(0, 7), "bad-npy") << f;
+  write_raw("double_quotes.npy", v1("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (1,)}", std::string(4, '\0')));
+  EXPECT_EQ(read_npy(path("double_quotes.npy")).shape, std::vector<int64_t>{1});
+}
+
 TEST_F(NpyTest, WriteRejectsDataThatDoesNotMatchTheShape) {
   NpyArray a{DType::f32, {3}, std::vector<uint8_t>(8)};
   try {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "dsl/error.h"
 #include "search/store.h"
@@ -160,3 +161,41 @@ TEST(Export, FromStoreDefaultsToBestVerified) {
   int64_t run2 = s.create_run(empty);
   EXPECT_EQ(code_of(std::nullopt, run2), "export-nothing-verified");
 }
+
+
+// Stored strings cannot end a comment and become code; the PyTorch snippet imports
+// what problem expressions use, builds for sm_90a whatever the environment says,
+// checks what it is given and what it gets, and says when the shapes are not the
+// benchmark's.
+TEST(Export, StoredTextStaysInCommentsAndTheSnippetChecksShapes) {
+  KernelBundle b = small_bundle();
+  b.schedule_hash = "00ff\nint injected_line = 1;";
+  ExportOptions o;
+  o.title = "title\n#include \"/etc/passwd\"\r\nvoid evil() {}";
+  o.file_name = "k\nernel\"x.cu";
+  o.torch_op = "F.relu(x) */ int z;";
+  o.size = "small";
+  std::string s = export_kernel(b, o);
+  std::istringstream lines(s);
+  for (std::string l; std::getline(lines, l);) {
+    EXPECT_NE(l.rfind("#include \"/etc/passwd\"", 0), 0u) << l;
+    EXPECT_NE(l.rfind("int injected_line", 0), 0u) << l;
+    EXPECT_NE(l.rfind("void evil", 0), 0u) << l;
+  }
+  const size_t snippet = s.find("/* PyTorch check");
+  ASSERT_NE(snippet, std::string::npos);
+  EXPECT_EQ(s.find("*/", snippet), s.size() - 3) << "the snippet's comment ends only at the end";
+  EXPECT_NE(s.find("import torch.nn.functional as F", snippet), std::string::npos);
+  EXPECT_NE(s.find("if \"9.0a\" not in os.environ.get(\"TORCH_CUDA_ARCH_LIST\"", snippet), std::string::npos);
+  EXPECT_EQ(s.find("setdefault(\"TORCH_CUDA_ARCH_LIST\""), std::string::npos);
+  EXPECT_NE(s.find("TORCH_CHECK(x.sizes() == torch::IntArrayRef({16, 16})", snippet), std::string::npos);
+  EXPECT_NE(s.find("TORCH_CHECK(x.scalar_type() == torch::kFloat", snippet), std::string::npos);
+  EXPECT_NE(s.find("assert got.shape == want.shape", snippet), std::string::npos);
+  EXPECT_NE(s.find("assert got.dtype == want.dtype", snippet), std::string::npos);
+  EXPECT_NE(s.find("Lowered at the small size"), std::string::npos);
+  EXPECT_NE(s.find("lowered at the small size", snippet), std::string::npos);
+  EXPECT_NE(s.find("open(\"k ernel\\\"x.cu\")"), std::string::npos) << "the file name is a Python string literal";
+  o.size = "bench";
+  EXPECT_EQ(export_kernel(b, o).find("small size"), std::string::npos);
+}
+

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -366,4 +367,43 @@ TEST(Store, AStoreWithoutTheDefinitionColumnGainsIt) {
   r.problem_definition = {{"name", "relu"}};
   int64_t id = s.create_run(r);
   EXPECT_EQ(s.find_run(id)->problem_definition["name"], "relu");
+}
+
+// report and export open stores read-only: an empty file stays empty and is not a
+// store, a damaged store is reported as damaged, a sound one reads.
+TEST(Store, ReadOnlyOpenChecksTheFileAndWritesNothing) {
+  auto code_of = [](const std::string& path) {
+    try {
+      Store s(path, Store::Mode::read_only);
+    } catch (const cusched::UserError& e) {
+      EXPECT_FALSE(e.error().hint.empty());
+      return e.error().code;
+    }
+    return std::string("ok");
+  };
+  std::string empty = temp_db("empty.db");
+  { std::ofstream(empty, std::ios::binary); }
+  EXPECT_EQ(code_of(empty), "not-a-store");
+  EXPECT_EQ(fs::file_size(empty), 0u) << "reading a store must not write into it";
+  EXPECT_EQ(code_of(temp_db("absent.db")), "store-not-found");
+
+  std::string good = temp_db("good.db");
+  {
+    Store s(good);
+    int64_t run = gpu_run(s);
+    for (int i = 0; i < 200; ++i)
+      s.add_candidate({run, std::nullopt, std::nullopt, std::nullopt, nlohmann::json::array({{{"op", "split"}, {"factor", i}}}), ""});
+  }
+  EXPECT_EQ(code_of(good), "ok");
+  // Overwrite bytes in the middle of the file: SQLite's integrity check finds it.
+  {
+    std::fstream f(good, std::ios::in | std::ios::out | std::ios::binary);
+    auto size = static_cast<std::streamoff>(fs::file_size(good));
+    for (std::streamoff at = size / 3; at < size - 64; at += 331) {
+      f.seekp(at);
+      f.put('\x5a');
+    }
+  }
+  std::string damaged = code_of(good);
+  EXPECT_TRUE(damaged == "store-damaged" || damaged == "not-a-store") << damaged;
 }
