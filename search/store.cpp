@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "dsl/error.h"
+#include "dsl/schedule.h"
 
 namespace cusched::search {
 
@@ -251,18 +252,6 @@ void require_status(const std::string& status) {
 }
 
 }  // namespace
-
-std::string schedule_hash(const nlohmann::json& schedule) {
-  // FNV-1a over the canonical dump (nlohmann orders object keys).
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : schedule.dump()) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::existing_only && !std::filesystem::exists(path))
