@@ -206,7 +206,7 @@ class Generator {
   void schedule_root(const std::string& name) {
     const FuncDef* f = s_.state().stage_def(name);
     bool reduction = f->is_reduction();
-    if (f->is_sum_of_two_loads() && f->body->rvars.size() == 1 && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
+    if (f->is_sum_of_load_products() && f->body->rvars.size() == 1 && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
         tensor_core_tile(name))
       return;
     auto pure = loops(name, false);

@@ -35,17 +35,6 @@ void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool
   for (const auto& a : e->args) collect_loads(a, out);
 }
 
-bool sum_of_products(const FuncDef& f) {
-  if (!f.is_reduction() || f.body->reduce_op != ReduceOp::Sum) return false;
-  Expr b = f.body->args[0];
-  while (b->op == ExprOp::Cast) b = b->args[0];
-  if (b->op != ExprOp::Mul) return false;
-  std::vector<std::tuple<std::string, bool, bool>> a, c;
-  collect_loads(b->args[0], a);
-  collect_loads(b->args[1], c);
-  return !a.empty() && !c.empty();
-}
-
 int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) { return r.extent ? r.extent : eval_int(r.extent_expr, sizes); }
 
 int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
@@ -164,7 +153,7 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
     if (skip.count(f.name)) continue;
     if (!f.is_reduction() && !p.pipeline.is_output(f.name)) steps.push_back({{"op", "compute_inline"}, {"stage", f.name}});
     else if (!f.is_reduction()) flat_grid(steps, f, threads, 1);
-    else if (sum_of_products(f) && f.vars.size() >= 2) matmul_tile(steps, p, f, 16, 16, 0);
+    else if (f.is_sum_of_products() && f.vars.size() >= 2) matmul_tile(steps, p, f, 16, 16, 0);
     else block_per_point(steps, f, 256);
   }
 }
@@ -523,7 +512,7 @@ void wgmma_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& f
 std::vector<Sketch> matmul_sketches(const Problem& p) {
   std::vector<Sketch> out;
   for (const auto& f : p.pipeline.stages()) {
-    if (!sum_of_products(*f) || f->vars.size() < 2) continue;
+    if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
     wgmma_sketches(out, p, *f);
     tensor_core_sketches(out, p, *f);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
@@ -545,7 +534,7 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
     // A convolution's sum of products gets a flat grid, not a matmul tile.
     json flat = json::array();
     for (const auto& f : p.pipeline.stages())
-      if (sum_of_products(*f)) {
+      if (f->is_sum_of_products()) {
         flat_grid(flat, *f, t, 1);
         schedule_rest(flat, p, {f->name}, t);
         break;
@@ -587,7 +576,7 @@ ProblemClass classify_pipeline(const Pipeline& pipeline) {
   for (const auto& f : pipeline.stages()) {
     if (!f->is_reduction()) continue;
     any_reduction = true;
-    if (sum_of_products(*f) && f->vars.size() >= 2) {
+    if (f->is_sum_of_products() && f->vars.size() >= 2) {
       std::vector<std::tuple<std::string, bool, bool>> loads;
       collect_loads(f->body->args[0], loads);
       bool plain = std::all_of(loads.begin(), loads.end(), [](const auto& l) { return std::get<1>(l); });

@@ -305,18 +305,12 @@ std::optional<MoveResult> unroll(const json& steps, const ScheduleState& st, std
   return MoveResult{"unroll", "unroll " + stage + "." + loop + " (" + std::to_string(st.stage(stage).loops.at(loop).extent) + " iterations)", out};
 }
 
-bool product_of_loads(const Expr& e) {
-  if (!e.defined()) return false;
-  if (e->op == ExprOp::Cast) return product_of_loads(e->args[0]);
-  return e->op == ExprOp::Mul && e->args.size() == 2 && e->args[0]->op != ExprOp::FloatImm && e->args[1]->op != ExprOp::FloatImm;
-}
-
 // precision: lower operand precision for a sum of products (the tolerance decides legality).
 std::optional<MoveResult> precision(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
   std::vector<std::string> stages;
   for (const auto& name : scheduled_stages(st)) {
     const FuncDef* f = st.stage_def(name);
-    if (f->is_reduction() && f->body->reduce_op == ReduceOp::Sum && product_of_loads(f->body->args[0])) stages.push_back(name);
+    if (f->is_sum_of_products()) stages.push_back(name);
   }
   if (stages.empty()) return std::nullopt;
   std::string stage = pick(stages, rng);
