@@ -10,6 +10,7 @@
 #include "dsl/expr_substitute.h"
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
+#include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
 #include "codegen/bundle.h"
 #include "search/candidate_evaluation.h"
@@ -83,28 +84,28 @@ std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<
                                const std::vector<std::string>& cols, int64_t threads) {
   std::string r = fuse_all(steps, f.name, rows, "rw");
   std::string c = fuse_all(steps, f.name, cols, "cl");
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}});
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}});
-  steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", {"clo", r, "clt", "clv"}}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", r}, {"axis", "blockIdx.x"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clo"}, {"axis", "blockIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clt"}, {"axis", "threadIdx.x"}});
-  steps.push_back({{"op", "vectorize"}, {"stage", f.name}, {"loop", "clv"}});
+  steps.push_back(schedule_step("split", f.name, {{"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}}));
+  steps.push_back(schedule_step("split", f.name, {{"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}}));
+  steps.push_back(schedule_step("reorder", f.name, {{"loops", {"clo", r, "clt", "clv"}}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", r}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "clo"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "clt"}, {"axis", "threadIdx.x"}}));
+  steps.push_back(schedule_step("vectorize", f.name, {{"loop", "clv"}}));
   return r;
 }
 
 // The stage's reduction loops fused, split by `threads` and combined across them.
 void cross_thread(json& steps, const FuncDef& f, int64_t threads) {
   std::string k = fuse_all(steps, f.name, reduction_var_names(f), "rf");
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", k}, {"factor", threads}, {"outer", "rfo"}, {"inner", "rft"}});
-  steps.push_back({{"op", "cross_thread_reduce"}, {"stage", f.name}, {"loop", "rft"}, {"kind", threads <= 32 ? "warp" : "block"}});
+  steps.push_back(schedule_step("split", f.name, {{"loop", k}, {"factor", threads}, {"outer", "rfo"}, {"inner", "rft"}}));
+  steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "rft"}, {"kind", threads <= 32 ? "warp" : "block"}}));
 }
 
 // One block per output point, the reduction combined across `threads` threads.
 void block_per_point(json& steps, const FuncDef& f, int64_t threads) {
   if (!f.vars.empty()) {
     std::string p = fuse_all(steps, f.name, f.vars, "pf");
-    steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", p}, {"axis", "blockIdx.x"}});
+    steps.push_back(schedule_step("bind", f.name, {{"loop", p}, {"axis", "blockIdx.x"}}));
   }
   cross_thread(steps, f, threads);
 }
@@ -115,32 +116,32 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   if (f.vars.size() < 2) return;
   std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
   std::vector<std::string> batch(f.vars.begin(), f.vars.end() - 2);
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", i}, {"factor", ti}, {"outer", "ito"}, {"inner", "iti"}});
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", j}, {"factor", tj}, {"outer", "jto"}, {"inner", "jti"}});
+  steps.push_back(schedule_step("split", f.name, {{"loop", i}, {"factor", ti}, {"outer", "ito"}, {"inner", "iti"}}));
+  steps.push_back(schedule_step("split", f.name, {{"loop", j}, {"factor", tj}, {"outer", "jto"}, {"inner", "jti"}}));
   auto red = reduction_var_names(f);
   std::vector<std::string> order = {"ito", "jto"};
   if (kt > 0 && red.size() == 1) {
-    steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}});
+    steps.push_back(schedule_step("split", f.name, {{"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}}));
     order.push_back("kso");
   }
   order.push_back("iti");
   order.push_back("jti");
-  steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", order}});
+  steps.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
   if (!batch.empty()) {
     std::string b = fuse_all(steps, f.name, batch, "bf");
-    steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", b}, {"axis", "blockIdx.z"}});
+    steps.push_back(schedule_step("bind", f.name, {{"loop", b}, {"axis", "blockIdx.z"}}));
   }
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "ito"}, {"axis", "blockIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "jto"}, {"axis", "blockIdx.x"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "iti"}, {"axis", "threadIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "jti"}, {"axis", "threadIdx.x"}});
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "ito"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jto"}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "iti"}, {"axis", "threadIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jti"}, {"axis", "threadIdx.x"}}));
   if (kt > 0 && red.size() == 1) {
     std::vector<std::tuple<std::string, bool, bool>> loads;
     collect_loads(f.body->args[0], loads);
     std::set<std::string> staged;
     for (const auto& [name, plain, is_stage] : loads)
       if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
-        steps.push_back({{"op", "cache_read"}, {"stage", f.name}, {"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}});
+        steps.push_back(schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}}));
   }
 }
 
@@ -151,7 +152,7 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
     const FuncDef& f = **it;
     if (skip.count(f.name)) continue;
-    if (!f.is_reduction() && !p.pipeline.is_output(f.name)) steps.push_back({{"op", "compute_inline"}, {"stage", f.name}});
+    if (!f.is_reduction() && !p.pipeline.is_output(f.name)) steps.push_back(schedule_step("compute_inline", f.name));
     else if (!f.is_reduction()) flat_grid(steps, f, threads, 1);
     else if (f.is_sum_of_products() && f.vars.size() >= 2) matmul_tile(steps, p, f, 16, 16, 0);
     else block_per_point(steps, f, 256);
@@ -206,12 +207,12 @@ void partial_threads_over_two_loops(json& s, const std::string& rf, const std::v
                                     const std::string& serial_first, const std::vector<std::string>& small, int64_t threads,
                                     int64_t last_extent, int64_t unroll) {
   const std::string mid = rv[rv.size() - 2].name, last = rv.back().name;
-  s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}});
-  s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}});
-  json order = json::array({serial_first});
+  s.push_back(schedule_step("split", rf, {{"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}}));
+  s.push_back(schedule_step("split", rf, {{"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}}));
+  std::vector<std::string> order = {serial_first};
   for (size_t i = 1; i + 2 < rv.size(); ++i) order.push_back(rv[i].name);
   if (unroll > 1) {
-    s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}});
+    s.push_back(schedule_step("split", rf, {{"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}}));
     order.push_back(mid + "oo");
     order.push_back(mid + "u");
   } else {
@@ -221,12 +222,12 @@ void partial_threads_over_two_loops(json& s, const std::string& rf, const std::v
   order.push_back(last + "x");
   for (const auto& m : small) order.push_back(m);
   order.push_back(last + "v");
-  s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order}});
-  s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}});
-  s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", "rt"}, {"kind", "block"}});
-  if (unroll > 1) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
-  for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
-  s.push_back({{"op", "vectorize"}, {"stage", rf}, {"loop", last + "v"}});
+  s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
+  s.push_back(schedule_step("fuse", rf, {{"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}}));
+  s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", "rt"}, {"kind", "block"}}));
+  if (unroll > 1) s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
+  for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
+  s.push_back(schedule_step("vectorize", rf, {{"loop", last + "v"}}));
 }
 
 // For few, long rows: each reduction producer (with two or more reduction variables)
@@ -272,25 +273,25 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       std::string chunk = rv[0].name, inner_chunk;
       if (combine_in_output) {
         inner_chunk = chunk + "q";
-        s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}});
+        s.push_back(schedule_step("split", f->name, {{"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}}));
         chunk += "g";
       }
-      s.push_back({{"op", "rfactor"}, {"stage", f->name}, {"loop", chunk}, {"name", rf}});
+      s.push_back(schedule_step("rfactor", f->name, {{"loop", chunk}, {"name", rf}}));
       done.insert(f->name);
       done.insert(rf);
       // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
-      json order = json::array({chunk});
+      std::vector<std::string> order = {chunk};
       for (const auto& r : rows) order.push_back(r);
       if (!inner_chunk.empty()) order.push_back(inner_chunk);
       for (size_t i = 1; i < rv.size(); ++i) order.push_back(rv[i].name);
       for (const auto& m : small) order.push_back(m);
-      s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order}});
+      s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
       std::string block = chunk;
       for (const auto& r : rows) {
-        s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", block}, {"inner", r}, {"fused", block + r}});
+        s.push_back(schedule_step("fuse", rf, {{"outer", block}, {"inner", r}, {"fused", block + r}}));
         block += r;
       }
-      s.push_back({{"op", "bind"}, {"stage", rf}, {"loop", block}, {"axis", "blockIdx.x"}});
+      s.push_back(schedule_step("bind", rf, {{"loop", block}, {"axis", "blockIdx.x"}}));
       if (combine_in_output) {
         partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads, rvar_extent(rv.back(), p.size("bench")), unroll);
         combined.emplace_back(f, chunk);
@@ -298,29 +299,29 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       }
       if (unroll > 1 && rv.size() >= 3) {
         const std::string mid = rv[rv.size() - 2].name;
-        s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}});
-        s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
+        s.push_back(schedule_step("split", rf, {{"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}}));
+        s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
       }
-      for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
-      s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}});
-      s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", last + "t"}, {"kind", "block"}});
+      for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
+      s.push_back(schedule_step("split", rf, {{"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}}));
+      s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", last + "t"}, {"kind", "block"}}));
       // The combining stage: one block per row, the chunks across its threads.
-      json forder = json::array({chunk});
+      std::vector<std::string> forder = {chunk};
       for (const auto& m : small) forder.push_back(m);
-      if (!small.empty()) s.push_back({{"op", "reorder"}, {"stage", f->name}, {"loops", forder}});
+      if (!small.empty()) s.push_back(schedule_step("reorder", f->name, {{"loops", forder}}));
       std::string row = fuse_all(s, f->name, rows, "rw");
-      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", row}, {"axis", "blockIdx.x"}});
-      for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", m}});
-      s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}});
-      s.push_back({{"op", "cross_thread_reduce"}, {"stage", f->name}, {"loop", chunk + "t"}, {"kind", "block"}});
+      s.push_back(schedule_step("bind", f->name, {{"loop", row}, {"axis", "blockIdx.x"}}));
+      for (const auto& m : small) s.push_back(schedule_step("unroll", f->name, {{"loop", m}}));
+      s.push_back(schedule_step("split", f->name, {{"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}}));
+      s.push_back(schedule_step("cross_thread_reduce", f->name, {{"loop", chunk + "t"}, {"kind", "block"}}));
     }
     const std::string row_loop = rows_on_x ? rows_across_blocks(s, y, row_vars, col_vars, combine_in_output ? 256 : 64) : "";
     if (!rows_on_x) flat_grid(s, y, 256, 4);
     // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
     for (const auto& [f, parts_loop] : combined) {
-      s.push_back({{"op", "compute_at"}, {"stage", f->name}, {"consumer", y.name}, {"loop", row_loop}});
-      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", fuse_all(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}});
-      s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", parts_loop}});
+      s.push_back(schedule_step("compute_at", f->name, {{"consumer", y.name}, {"loop", row_loop}}));
+      s.push_back(schedule_step("bind", f->name, {{"loop", fuse_all(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}}));
+      s.push_back(schedule_step("unroll", f->name, {{"loop", parts_loop}}));
     }
     schedule_rest(s, p, done, 256);
     out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined " +
@@ -387,7 +388,7 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   // 228 KiB / 8 less the 1 KiB each block reserves: clusters of 8 at softmax's bench size).
   for (int64_t cluster : {4, 8, 16}) {
     json s = cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, 256, 2);
-    s.push_back({{"op", "launch_bounds"}, {"stage", y.name}, {"max_threads", 256}, {"min_blocks", 8}});
+    s.push_back(schedule_step("launch_bounds", y.name, {{"max_threads", 256}, {"min_blocks", 8}}));
     out.push_back({"row slices over clusters of " + std::to_string(cluster) +
                        " blocks of 256 threads, each thread's last 2 float4 in registers, launch bounds of 8 blocks per SM",
                    s});
@@ -419,16 +420,16 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
       std::string r = fuse_all(s, y->name, row_vars, "rw");
       std::string c = fuse_all(s, y->name, col_vars, "cl");
       if (v > 1) {
-        s.push_back({{"op", "split"}, {"stage", y->name}, {"loop", c}, {"factor", v}, {"outer", "clx"}, {"inner", "clv"}});
+        s.push_back(schedule_step("split", y->name, {{"loop", c}, {"factor", v}, {"outer", "clx"}, {"inner", "clv"}}));
         c = "clx";
       }
-      s.push_back({{"op", "split"}, {"stage", y->name}, {"loop", c}, {"factor", t}, {"outer", "clo"}, {"inner", "clt"}});
-      s.push_back({{"op", "bind"}, {"stage", y->name}, {"loop", r}, {"axis", "blockIdx.x"}});
-      s.push_back({{"op", "bind"}, {"stage", y->name}, {"loop", "clt"}, {"axis", "threadIdx.x"}});
-      if (v > 1) s.push_back({{"op", "vectorize"}, {"stage", y->name}, {"loop", "clv"}});
+      s.push_back(schedule_step("split", y->name, {{"loop", c}, {"factor", t}, {"outer", "clo"}, {"inner", "clt"}}));
+      s.push_back(schedule_step("bind", y->name, {{"loop", r}, {"axis", "blockIdx.x"}}));
+      s.push_back(schedule_step("bind", y->name, {{"loop", "clt"}, {"axis", "threadIdx.x"}}));
+      if (v > 1) s.push_back(schedule_step("vectorize", y->name, {{"loop", "clv"}}));
       std::set<std::string> done = {y->name};
       for (auto it = producers.rbegin(); it != producers.rend(); ++it) {
-        s.push_back({{"op", "compute_at"}, {"stage", (*it)->name}, {"consumer", y->name}, {"loop", r}});
+        s.push_back(schedule_step("compute_at", (*it)->name, {{"consumer", y->name}, {"loop", r}}));
         cross_thread(s, **it, t);
         done.insert((*it)->name);
       }
