@@ -24,20 +24,40 @@ Expr Tensor::at(std::vector<Expr> indices) const {
 
 bool FuncDef::is_reduction() const { return body.defined() && body->op == ExprOp::Reduce; }
 
+static Expr strip_casts(Expr e) {
+  while (e->op == ExprOp::Cast) e = e->args[0];
+  return e;
+}
+
+static bool reads_memory(const Expr& e) {
+  if (!e.defined()) return false;
+  if (e->op == ExprOp::Load) return true;
+  for (const auto& a : e->args)
+    if (reads_memory(a)) return true;
+  return false;
+}
+
+// The product summed by a sum reduction, casts looked through; null otherwise.
+static Expr summed_product(const FuncDef& f) {
+  if (!f.is_reduction() || f.body->reduce_op != ReduceOp::Sum) return Expr();
+  Expr p = strip_casts(f.body->args[0]);
+  return p->op == ExprOp::Mul ? p : Expr();
+}
+
+bool FuncDef::is_sum_of_products() const {
+  Expr p = summed_product(*this);
+  return p.defined() && reads_memory(p->args[0]) && reads_memory(p->args[1]);
+}
+
 std::optional<std::pair<Expr, Expr>> FuncDef::product_loads() const {
-  if (!is_reduction() || body->reduce_op != ReduceOp::Sum) return std::nullopt;
-  auto strip = [](Expr e) {
-    while (e->op == ExprOp::Cast) e = e->args[0];
-    return e;
-  };
-  Expr p = strip(body->args[0]);
-  if (p->op != ExprOp::Mul) return std::nullopt;
-  Expr a = strip(p->args[0]), b = strip(p->args[1]);
+  Expr p = summed_product(*this);
+  if (!p.defined()) return std::nullopt;
+  Expr a = strip_casts(p->args[0]), b = strip_casts(p->args[1]);
   if (a->op != ExprOp::Load || b->op != ExprOp::Load) return std::nullopt;
   return std::make_pair(a, b);
 }
 
-bool FuncDef::is_sum_of_two_loads() const { return product_loads().has_value(); }
+bool FuncDef::is_sum_of_load_products() const { return product_loads().has_value(); }
 
 Expr Func::at(std::vector<Expr> indices) const {
   if (!def_) fail("undefined-func", "A Func is used before it is defined.", "Assign it with compute() first.");

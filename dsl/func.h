@@ -42,10 +42,14 @@ struct FuncDef {
   Expr body;                       // may be a Reduce at the top level only
   DType dtype = DType::f32;
   bool is_reduction() const;
-  // A sum over its reduction variables of the product of two loads (casts allowed):
-  // the shape tensor_core lowers.
-  bool is_sum_of_two_loads() const;
-  // The product's two loads, casts looked through (nullopt unless is_sum_of_two_loads).
+  // A sum over its reduction variables of a product whose two factors each read a
+  // tensor or stage somewhere inside them (casts around the product allowed), e.g.
+  // sum(k, A(i, k) * B(k, j)) or sum(k, A(i, k) * (B(k, j) + 1)); not sum(k, A(i, k) * 2).
+  bool is_sum_of_products() const;
+  // A sum of products whose two factors are each a single load (casts allowed):
+  // sum(k, A(i, k) * B(k, j)), the shape tensor_core lowers.
+  bool is_sum_of_load_products() const;
+  // The product's two loads, casts looked through (nullopt unless is_sum_of_load_products).
   std::optional<std::pair<Expr, Expr>> product_loads() const;
 };
 

@@ -5,6 +5,7 @@
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 #include "dsl/schedule.h"
+#include "dsl/step_builder.h"
 
 namespace cusched {
 namespace {
@@ -93,7 +94,7 @@ class Generator {
     if (!output) {
       auto consumers = s_.state().consumers_of(name);
       double r = std::uniform_real_distribution<double>(0, 1)(rng_);
-      if (!reduction && r < 0.3 && try_step({{"op", "compute_inline"}, {"stage", name}})) return;
+      if (!reduction && r < 0.3 && try_step(schedule_step("compute_inline", name))) return;
       if (r < 0.65 && !consumers.empty()) {
         std::string host = pick(consumers);
         const auto& hs = st(host);
@@ -114,7 +115,7 @@ class Generator {
             if (!is_block_axis(hs.loops.at(hs.order[q]).axis)) break;
           }
           std::string loop = sites.empty() ? "" : pick(sites);
-          if (!sites.empty() && try_step({{"op", "compute_at"}, {"stage", name}, {"consumer", host}, {"loop", loop}})) {
+          if (!sites.empty() && try_step(schedule_step("compute_at", name, {{"consumer", host}, {"loop", loop}}))) {
             schedule_inner(name, host, loop);
             return;
           }
@@ -134,14 +135,14 @@ class Generator {
       auto red = loops(name, true);
       std::string k = red.back();
       std::string o = fresh(k + "o"), i = fresh(k + "t");
-      if (try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", t}, {"outer", o}, {"inner", i}}))
-        try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", i}, {"kind", t <= 32 && (t & (t - 1)) == 0 ? "warp" : "block"}});
+      if (try_step(schedule_step("split", name, {{"loop", k}, {"factor", t}, {"outer", o}, {"inner", i}})))
+        try_step(schedule_step("cross_thread_reduce", name, {{"loop", i}, {"kind", t <= 32 && (t & (t - 1)) == 0 ? "warp" : "block"}}));
     } else {
       auto pure = loops(name, false);
       std::string p = pure.back();
       std::string o = fresh(p + "o"), i = fresh(p + "t");
-      if (try_step({{"op", "split"}, {"stage", name}, {"loop", p}, {"factor", t}, {"outer", o}, {"inner", i}}))
-        try_step({{"op", "bind"}, {"stage", name}, {"loop", i}, {"axis", "threadIdx.x"}});
+      if (try_step(schedule_step("split", name, {{"loop", p}, {"factor", t}, {"outer", o}, {"inner", i}})))
+        try_step(schedule_step("bind", name, {{"loop", i}, {"axis", "threadIdx.x"}}));
     }
   }
 
@@ -166,25 +167,23 @@ class Generator {
     const int64_t warpgroups = pick(std::vector<int64_t>{1, 2}), bn = pick(std::vector<int64_t>{8, 16, 32, 64});
     std::string no = fresh(n + "o"), ni = fresh(n + "i"), mo = fresh(m + "o"), mt = fresh(m + "t"), mw = fresh(m + "w"),
                 mi = fresh(m + "i"), ko = fresh(k + "o"), ki = fresh(k + "i");
-    nlohmann::json order = nlohmann::json::array();
+    std::vector<std::string> order;
     if (pure.size() == 3) order.push_back(pure[0]);
     for (const auto& l : {no, mo, ko, mw, mi, ni, ki}) order.push_back(l);
-    bool ok = try_step({{"op", "split"}, {"stage", name}, {"loop", n}, {"factor", bn}, {"outer", no}, {"inner", ni}}) &&
-              try_step({{"op", "split"}, {"stage", name}, {"loop", m}, {"factor", 64 * warpgroups}, {"outer", mo}, {"inner", mt}}) &&
-              try_step({{"op", "split"}, {"stage", name}, {"loop", mt}, {"factor", 64}, {"outer", mw}, {"inner", mi}}) &&
-              try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", 32}, {"outer", ko}, {"inner", ki}}) &&
-              try_step({{"op", "reorder"}, {"stage", name}, {"loops", order}}) &&
-              try_step({{"op", "bind"}, {"stage", name}, {"loop", no}, {"axis", "blockIdx.y"}}) &&
-              try_step({{"op", "bind"}, {"stage", name}, {"loop", mo}, {"axis", "blockIdx.x"}}) &&
-              try_step({{"op", "bind"}, {"stage", name}, {"loop", mw}, {"axis", "threadIdx.y"}}) &&
-              try_step({{"op", "cache_read"}, {"stage", name}, {"source", nf->name}, {"scope", "shared"}, {"at", ko}, {"swizzle", true},
-                        {"name", fresh(nf->name + "_kmajor")}});
+    bool ok = try_step(schedule_step("split", name, {{"loop", n}, {"factor", bn}, {"outer", no}, {"inner", ni}})) &&
+              try_step(schedule_step("split", name, {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", mo}, {"inner", mt}})) &&
+              try_step(schedule_step("split", name, {{"loop", mt}, {"factor", 64}, {"outer", mw}, {"inner", mi}})) &&
+              try_step(schedule_step("split", name, {{"loop", k}, {"factor", 32}, {"outer", ko}, {"inner", ki}})) &&
+              try_step(schedule_step("reorder", name, {{"loops", order}})) &&
+              try_step(schedule_step("bind", name, {{"loop", no}, {"axis", "blockIdx.y"}})) &&
+              try_step(schedule_step("bind", name, {{"loop", mo}, {"axis", "blockIdx.x"}})) &&
+              try_step(schedule_step("bind", name, {{"loop", mw}, {"axis", "threadIdx.y"}})) &&
+              try_step(schedule_step("cache_read", name, {{"source", nf->name}, {"scope", "shared"}, {"at", ko}, {"swizzle", true}, {"name", fresh(nf->name + "_kmajor")}}));
     if (!ok) return false;
-    const bool staged_m = chance(0.7) && try_step({{"op", "cache_read"}, {"stage", name}, {"source", mf->name}, {"scope", "shared"}, {"at", ko},
-                                                   {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(mf->name + "_tile")}});
-    if (!try_step({{"op", "tensor_core"}, {"stage", name}, {"shape", "m64nNk8"}, {"precision", "tf32"}})) return false;
-    if (pure.size() == 3) try_step({{"op", "bind"}, {"stage", name}, {"loop", pure[0]}, {"axis", "blockIdx.z"}});
-    if (staged_m && chance(0.6)) try_step({{"op", "pipeline"}, {"stage", name}, {"loop", ko}, {"depth", pick(std::vector<int>{2, 3, 4})}});
+    const bool staged_m = chance(0.7) && try_step(schedule_step("cache_read", name, {{"source", mf->name}, {"scope", "shared"}, {"at", ko}, {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(mf->name + "_tile")}}));
+    if (!try_step(schedule_step("tensor_core", name, {{"shape", "m64nNk8"}, {"precision", "tf32"}}))) return false;
+    if (pure.size() == 3) try_step(schedule_step("bind", name, {{"loop", pure[0]}, {"axis", "blockIdx.z"}}));
+    if (staged_m && chance(0.6)) try_step(schedule_step("pipeline", name, {{"loop", ko}, {"depth", pick(std::vector<int>{2, 3, 4})}}));
     return true;
   }
 
@@ -201,41 +200,40 @@ class Generator {
     int64_t bk = pick(std::vector<int64_t>{8, 16, 32});
     std::string io = fresh(i + "o"), ii = fresh(i + "i"), jo = fresh(j + "o"), ji = fresh(j + "i"), iw = fresh(i + "w"),
                 im = fresh(i + "m"), jw = fresh(j + "w"), jn = fresh(j + "n"), ko = fresh(k + "o"), ki = fresh(k + "i");
-    bool ok = try_step({{"op", "split"}, {"stage", name}, {"loop", i}, {"factor", bm}, {"outer", io}, {"inner", ii}}) &&
-              try_step({{"op", "split"}, {"stage", name}, {"loop", j}, {"factor", bn}, {"outer", jo}, {"inner", ji}}) &&
-              try_step({{"op", "split"}, {"stage", name}, {"loop", ii}, {"factor", wm}, {"outer", iw}, {"inner", im}}) &&
-              try_step({{"op", "split"}, {"stage", name}, {"loop", ji}, {"factor", wn}, {"outer", jw}, {"inner", jn}}) &&
-              try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", bk}, {"outer", ko}, {"inner", ki}}) &&
-              try_step({{"op", "reorder"}, {"stage", name}, {"loops", {io, jo, ko, iw, jw, im, jn, ki}}}) &&
-              try_step({{"op", "bind"}, {"stage", name}, {"loop", io}, {"axis", "blockIdx.y"}}) &&
-              try_step({{"op", "bind"}, {"stage", name}, {"loop", jo}, {"axis", "blockIdx.x"}}) &&
-              try_step({{"op", "bind"}, {"stage", name}, {"loop", iw}, {"axis", "threadIdx.z"}}) &&
-              try_step({{"op", "bind"}, {"stage", name}, {"loop", jw}, {"axis", "threadIdx.y"}});
+    bool ok = try_step(schedule_step("split", name, {{"loop", i}, {"factor", bm}, {"outer", io}, {"inner", ii}})) &&
+              try_step(schedule_step("split", name, {{"loop", j}, {"factor", bn}, {"outer", jo}, {"inner", ji}})) &&
+              try_step(schedule_step("split", name, {{"loop", ii}, {"factor", wm}, {"outer", iw}, {"inner", im}})) &&
+              try_step(schedule_step("split", name, {{"loop", ji}, {"factor", wn}, {"outer", jw}, {"inner", jn}})) &&
+              try_step(schedule_step("split", name, {{"loop", k}, {"factor", bk}, {"outer", ko}, {"inner", ki}})) &&
+              try_step(schedule_step("reorder", name, {{"loops", {io, jo, ko, iw, jw, im, jn, ki}}})) &&
+              try_step(schedule_step("bind", name, {{"loop", io}, {"axis", "blockIdx.y"}})) &&
+              try_step(schedule_step("bind", name, {{"loop", jo}, {"axis", "blockIdx.x"}})) &&
+              try_step(schedule_step("bind", name, {{"loop", iw}, {"axis", "threadIdx.z"}})) &&
+              try_step(schedule_step("bind", name, {{"loop", jw}, {"axis", "threadIdx.y"}}));
     if (!ok) return false;
-    if (pure.size() == 3) try_step({{"op", "bind"}, {"stage", name}, {"loop", pure[0]}, {"axis", "blockIdx.z"}});
+    if (pure.size() == 3) try_step(schedule_step("bind", name, {{"loop", pure[0]}, {"axis", "blockIdx.z"}}));
     std::vector<std::string> sources;  // copied: each applied step replaces the state
     for (const auto& in : s_.state().ctx.pipeline.inputs()) sources.push_back(in->name);
     for (const auto& src : sources)
       if (chance(0.5))
-        try_step({{"op", "cache_read"}, {"stage", name}, {"source", src}, {"scope", "shared"}, {"at", ko},
-                  {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(src + "_tile")}});
-    if (!try_step({{"op", "tensor_core"}, {"stage", name}, {"shape", "m16n8k8"}, {"precision", pick(std::vector<std::string>{"tf32", "3xtf32"})}}))
+        try_step(schedule_step("cache_read", name, {{"source", src}, {"scope", "shared"}, {"at", ko}, {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(src + "_tile")}}));
+    if (!try_step(schedule_step("tensor_core", name, {{"shape", "m16n8k8"}, {"precision", pick(std::vector<std::string>{"tf32", "3xtf32"})}})))
       return false;
     // Sometimes the accumulators go out through a shared tile of the block's output.
-    if (chance(0.3)) try_step({{"op", "cache_write"}, {"stage", name}, {"scope", "shared"}});
+    if (chance(0.3)) try_step(schedule_step("cache_write", name, {{"scope", "shared"}}));
     return true;
   }
 
   void schedule_root(const std::string& name) {
     const FuncDef* f = s_.state().stage_def(name);
     bool reduction = f->is_reduction();
-    if (f->is_sum_of_two_loads() && f->body->rvars.size() == 1 && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
+    if (f->is_sum_of_load_products() && f->body->rvars.size() == 1 && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
         tensor_core_tile(name))
       return;
     auto pure = loops(name, false);
     if (pure.size() >= 2 && chance(0.3)) {
       std::string fused = fresh("f");
-      if (try_step({{"op", "fuse"}, {"stage", name}, {"outer", pure[0]}, {"inner", pure[1]}, {"fused", fused}}))
+      if (try_step(schedule_step("fuse", name, {{"outer", pure[0]}, {"inner", pure[1]}, {"fused", fused}})))
         pure = loops(name, false);
     }
     if (reduction && chance(0.15) && loops(name, true).size() == 1) {
@@ -243,8 +241,8 @@ class Generator {
       std::string ko = fresh(k + "o"), ki = fresh(k + "i");
       int64_t fk = factor_up_to(extent(name, k) / 2);
       std::string rf = fresh(name + "_rf");
-      if (fk > 1 && try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", fk}, {"outer", ko}, {"inner", ki}}) &&
-          try_step({{"op", "rfactor"}, {"stage", name}, {"loop", ko}, {"name", rf}})) {
+      if (fk > 1 && try_step(schedule_step("split", name, {{"loop", k}, {"factor", fk}, {"outer", ko}, {"inner", ki}})) &&
+          try_step(schedule_step("rfactor", name, {{"loop", ko}, {"name", rf}}))) {
         schedule_root(rf);
         pure = loops(name, false);
       }
@@ -256,27 +254,27 @@ class Generator {
       // across the blocks of a cluster too (which takes the grid's x axis).
       const bool cluster = chance(0.3);
       std::string o = fresh(first + "o"), i = fresh(first + "i");
-      if (try_step({{"op", "split"}, {"stage", name}, {"loop", first}, {"factor", factor_up_to(4)}, {"outer", o}, {"inner", i}}))
-        try_step({{"op", "bind"}, {"stage", name}, {"loop", o}, {"axis", cluster ? "blockIdx.y" : "blockIdx.x"}});
+      if (try_step(schedule_step("split", name, {{"loop", first}, {"factor", factor_up_to(4)}, {"outer", o}, {"inner", i}})))
+        try_step(schedule_step("bind", name, {{"loop", o}, {"axis", cluster ? "blockIdx.y" : "blockIdx.x"}}));
       auto red = loops(name, true);
       std::string k = red.back();
       int64_t t = pick(std::vector<int64_t>{8, 16, 32, 64, 128});
       std::string ko = fresh(k + "o"), kt = fresh(k + "t");
-      if (try_step({{"op", "split"}, {"stage", name}, {"loop", k}, {"factor", t}, {"outer", ko}, {"inner", kt}}) &&
-          try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", kt}, {"kind", t <= 32 ? "warp" : "block"}}) &&
+      if (try_step(schedule_step("split", name, {{"loop", k}, {"factor", t}, {"outer", ko}, {"inner", kt}})) &&
+          try_step(schedule_step("cross_thread_reduce", name, {{"loop", kt}, {"kind", t <= 32 ? "warp" : "block"}})) &&
           cluster) {
         const int64_t blocks = pick(std::vector<int64_t>{2, 4}), e = extent(name, ko);
         std::string kc = fresh(k + "c"), kr = fresh(k + "r");
         if (e >= blocks &&
-            try_step({{"op", "split"}, {"stage", name}, {"loop", ko}, {"factor", (e + blocks - 1) / blocks}, {"outer", kc}, {"inner", kr}}))
-          try_step({{"op", "cross_thread_reduce"}, {"stage", name}, {"loop", kc}, {"kind", "cluster"}});
+            try_step(schedule_step("split", name, {{"loop", ko}, {"factor", (e + blocks - 1) / blocks}, {"outer", kc}, {"inner", kr}})))
+          try_step(schedule_step("cross_thread_reduce", name, {{"loop", kc}, {"kind", "cluster"}}));
       }
     } else {
       int64_t tf = factor_up_to(std::min<int64_t>(256, extent(name, first)));
       std::string o = fresh(first + "o"), i = fresh(first + "i");
-      if (try_step({{"op", "split"}, {"stage", name}, {"loop", first}, {"factor", tf}, {"outer", o}, {"inner", i}})) {
-        try_step({{"op", "bind"}, {"stage", name}, {"loop", o}, {"axis", "blockIdx.x"}});
-        try_step({{"op", "bind"}, {"stage", name}, {"loop", i}, {"axis", "threadIdx.x"}});
+      if (try_step(schedule_step("split", name, {{"loop", first}, {"factor", tf}, {"outer", o}, {"inner", i}}))) {
+        try_step(schedule_step("bind", name, {{"loop", o}, {"axis", "blockIdx.x"}}));
+        try_step(schedule_step("bind", name, {{"loop", i}, {"axis", "threadIdx.x"}}));
       }
       // A register tile: the reduction loop moved outside a small inner pure loop.
       pure = loops(name, false);
@@ -285,8 +283,8 @@ class Generator {
         auto red = loops(name, true);
         std::vector<std::string> order = red;
         order.push_back(last);
-        if (try_step({{"op", "reorder"}, {"stage", name}, {"loops", order}}) && extent(name, last) <= 16 && chance(0.5))
-          try_step({{"op", "unroll"}, {"stage", name}, {"loop", last}});
+        if (try_step(schedule_step("reorder", name, {{"loops", order}})) && extent(name, last) <= 16 && chance(0.5))
+          try_step(schedule_step("unroll", name, {{"loop", last}}));
       }
     }
     // Vectorize a short innermost loop (pure, or a reduction whose lanes accumulate in order).
@@ -296,8 +294,8 @@ class Generator {
     if (li.axis == GpuAxis::None && chance(0.3)) {
       std::string o = fresh(inner + "o"), v = fresh(inner + "v");
       int64_t w = pick(std::vector<int64_t>{2, 4});
-      if (try_step({{"op", "split"}, {"stage", name}, {"loop", inner}, {"factor", w}, {"outer", o}, {"inner", v}}))
-        try_step({{"op", "vectorize"}, {"stage", name}, {"loop", v}});
+      if (try_step(schedule_step("split", name, {{"loop", inner}, {"factor", w}, {"outer", o}, {"inner", v}})))
+        try_step(schedule_step("vectorize", name, {{"loop", v}}));
     }
     // Stage an input through shared memory at the last block loop.
     if (chance(0.25)) {
@@ -307,15 +305,12 @@ class Generator {
       std::vector<std::string> sources;
       for (const auto& in : s_.state().ctx.pipeline.inputs()) sources.push_back(in->name);
       if (!block_loops.empty() && !sources.empty())
-        try_step({{"op", "cache_read"}, {"stage", name}, {"source", pick(sources)}, {"scope", "shared"}, {"at", block_loops.back()},
-                  {"pad", pick(std::vector<int>{0, 1, 4})}, {"name", fresh(name + "_staged")}});
+        try_step(schedule_step("cache_read", name, {{"source", pick(sources)}, {"scope", "shared"}, {"at", block_loops.back()}, {"pad", pick(std::vector<int>{0, 1, 4})}, {"name", fresh(name + "_staged")}}));
     }
-    if (reduction && chance(0.1)) try_step({{"op", "precision"}, {"stage", name}, {"operands", "tf32"}});
-    if (chance(0.1)) try_step({{"op", "launch_bounds"}, {"stage", name}, {"max_threads", 1024}});
+    if (reduction && chance(0.1)) try_step(schedule_step("precision", name, {{"operands", "tf32"}}));
+    if (chance(0.1)) try_step(schedule_step("launch_bounds", name, {{"max_threads", 1024}}));
     if (chance(0.1) && !s_.state().ctx.pipeline.inputs().empty())
-      try_step({{"op", "l2_hint"}, {"stage", name}, {"source", pick(s_.state().ctx.pipeline.inputs())->name},
-                {"policy", pick(std::vector<std::string>{"evict_last", "evict_first", "evict_normal"})},
-                {"percent", pick(std::vector<int>{5, 50, 100})}});
+      try_step(schedule_step("l2_hint", name, {{"source", pick(s_.state().ctx.pipeline.inputs())->name}, {"policy", pick(std::vector<std::string>{"evict_last", "evict_first", "evict_normal"})}, {"percent", pick(std::vector<int>{5, 50, 100})}}));
   }
 };
 

@@ -1,11 +1,11 @@
 #include "dsl/schedule.h"
 
-#include <cstdio>
 #include <functional>
 
 #include "dsl/error.h"
 #include "dsl/input_limits.h"
 #include "dsl/schedule_legality.h"
+#include "dsl/fnv_hash.h"
 
 namespace cusched {
 
@@ -60,18 +60,9 @@ void Schedule::check_legality() const { check_schedule_legality(state_, steps_);
 
 nlohmann::json Schedule::to_json() const { return nlohmann::json(steps_); }
 
-std::string Schedule::hash() const {
-  // FNV-1a over the normalised JSON text.
-  std::string text = to_json().dump();
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+std::string Schedule::hash() const { return schedule_hash(to_json()); }
+
+std::string schedule_hash(const nlohmann::json& steps) { return fnv1a_hex(steps.dump(), kScheduleHashBasis); }
 
 ValidationResult validate_schedule(const ScheduleContext& ctx, const nlohmann::json& steps) {
   ValidationResult r;

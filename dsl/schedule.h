@@ -2,6 +2,7 @@
 // A schedule: an ordered list of primitive steps applied to a pipeline. Steps are
 // JSON objects ({"op": "split", ...}) checked against the primitive registry; the
 // chainable C++ methods build the same steps.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -80,5 +81,12 @@ struct ValidationResult {
   Error error;
 };
 ValidationResult validate_schedule(const ScheduleContext& ctx, const nlohmann::json& steps);
+
+// 16 hex digits identifying a list of steps: the FNV-1a hash of its JSON text (object
+// keys sorted), from kScheduleHashBasis. Search stores key candidates on it.
+std::string schedule_hash(const nlohmann::json& steps);
+// The schedule hash's FNV basis; a different basis would give every stored candidate a
+// new hash, so it stays fixed.
+inline constexpr uint64_t kScheduleHashBasis = 1469598103934665603ull;
 
 }  // namespace cusched

@@ -1,5 +1,7 @@
 #include "problems/baseline_steps.h"
 
+#include "dsl/step_builder.h"
+
 namespace cusched {
 
 using nlohmann::json;
@@ -50,12 +52,12 @@ json block_per_point_steps(const std::string& stage, const std::vector<std::stri
 
 json tiled_grid_steps(const std::string& stage, const std::string& i, const std::string& j, const std::string& batch) {
   json steps = json::array();
-  steps.push_back({{"op", "tile"}, {"stage", stage}, {"x", i}, {"y", j}, {"x_factor", 16}, {"y_factor", 16}});
-  if (!batch.empty()) steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
-  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", i + "o"}, {"axis", "blockIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", j + "o"}, {"axis", "blockIdx.x"}});
-  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", i + "i"}, {"axis", "threadIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", j + "i"}, {"axis", "threadIdx.x"}});
+  steps.push_back(schedule_step("tile", stage, {{"x", i}, {"y", j}, {"x_factor", 16}, {"y_factor", 16}}));
+  if (!batch.empty()) steps.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
+  steps.push_back(schedule_step("bind", stage, {{"loop", i + "o"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", stage, {{"loop", j + "o"}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", stage, {{"loop", i + "i"}, {"axis", "threadIdx.y"}}));
+  steps.push_back(schedule_step("bind", stage, {{"loop", j + "i"}, {"axis", "threadIdx.x"}}));
   return steps;
 }
 
@@ -76,14 +78,14 @@ json conv_row_implicit_gemm_steps(const std::string& stage, int64_t depth) {
     {"op": "tensor_core", "shape": "m16n8k8", "precision": "tf32"},
     {"op": "launch_bounds", "max_threads": 256, "min_blocks": 2}
   ])");
-  steps.push_back({{"op", "pipeline"}, {"loop", "kw"}, {"depth", depth}});
+  steps.push_back(schedule_step("pipeline", stage, {{"loop", "kw"}, {"depth", depth}}));
   for (auto& s : steps) s["stage"] = stage;
   return steps;
 }
 
 json fast_math_steps(const std::vector<std::string>& stages) {
   json s = json::array();
-  for (const auto& st : stages) s.push_back({{"op", "precision"}, {"stage", st}, {"operands", "f32"}, {"math", "fast"}});
+  for (const auto& st : stages) s.push_back(schedule_step("precision", st, {{"operands", "f32"}, {"math", "fast"}}));
   return s;
 }
 
@@ -96,78 +98,78 @@ json concat_steps(std::initializer_list<json> parts) {
 
 nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b, const std::string& c,
                                   const std::string& h, const std::string& w) {
-  return {{{"op", "split"}, {"stage", stage}, {"loop", w}, {"factor", 4}, {"outer", "wo"}, {"inner", "wv"}},
-          {{"op", "split"}, {"stage", stage}, {"loop", h}, {"factor", 4}, {"outer", "ho"}, {"inner", "hi"}},
-          {{"op", "bind"}, {"stage", stage}, {"loop", b}, {"axis", "blockIdx.z"}},
-          {{"op", "bind"}, {"stage", stage}, {"loop", c}, {"axis", "blockIdx.y"}},
-          {{"op", "bind"}, {"stage", stage}, {"loop", "ho"}, {"axis", "blockIdx.x"}},
-          {{"op", "bind"}, {"stage", stage}, {"loop", "hi"}, {"axis", "threadIdx.y"}},
-          {{"op", "bind"}, {"stage", stage}, {"loop", "wo"}, {"axis", "threadIdx.x"}},
-          {{"op", "vectorize"}, {"stage", stage}, {"loop", "wv"}}};
+  return nlohmann::json::array({schedule_step("split", stage, {{"loop", w}, {"factor", 4}, {"outer", "wo"}, {"inner", "wv"}}),
+          schedule_step("split", stage, {{"loop", h}, {"factor", 4}, {"outer", "ho"}, {"inner", "hi"}}),
+          schedule_step("bind", stage, {{"loop", b}, {"axis", "blockIdx.z"}}),
+          schedule_step("bind", stage, {{"loop", c}, {"axis", "blockIdx.y"}}),
+          schedule_step("bind", stage, {{"loop", "ho"}, {"axis", "blockIdx.x"}}),
+          schedule_step("bind", stage, {{"loop", "hi"}, {"axis", "threadIdx.y"}}),
+          schedule_step("bind", stage, {{"loop", "wo"}, {"axis", "threadIdx.x"}}),
+          schedule_step("vectorize", stage, {{"loop", "wv"}})});
 }
 
 nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::string& i, const std::string& j,
                                       const std::string& k, const std::string& a, int a_pad, const std::string& b,
                                       int b_pad, const std::string& batch, TensorCoreTile tile) {
-  nlohmann::json order = nlohmann::json::array();
+  std::vector<std::string> order;
   if (!batch.empty()) order.push_back(batch);
   for (const char* l : {"io", "jo", "ko", "iw", "jw", "im", "jn", "ki"}) order.push_back(l);
   nlohmann::json s = nlohmann::json::array({
-      {{"op", "tile"}, {"stage", stage}, {"x", i}, {"y", j}, {"x_factor", tile.bm}, {"y_factor", tile.bn}, {"xo", "io"}, {"yo", "jo"}, {"xi", "ii"}, {"yi", "ji"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", "ii"}, {"factor", tile.wm}, {"outer", "iw"}, {"inner", "im"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", "ji"}, {"factor", tile.wn}, {"outer", "jw"}, {"inner", "jn"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", k}, {"factor", tile.bk}, {"outer", "ko"}, {"inner", "ki"}},
-      {{"op", "reorder"}, {"stage", stage}, {"loops", order}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "io"}, {"axis", "blockIdx.y"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "jo"}, {"axis", "blockIdx.x"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "iw"}, {"axis", "threadIdx.z"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "jw"}, {"axis", "threadIdx.y"}},
-      {{"op", "cache_read"}, {"stage", stage}, {"source", a}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}},
-      {{"op", "cache_read"}, {"stage", stage}, {"source", b}, {"scope", "shared"}, {"at", "ko"}, {"pad", b_pad}},
-      {{"op", "tensor_core"}, {"stage", stage}, {"shape", tile.shape}, {"precision", tile.precision}}});
-  if (!batch.empty()) s.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
+      schedule_step("tile", stage, {{"x", i}, {"y", j}, {"x_factor", tile.bm}, {"y_factor", tile.bn}, {"xo", "io"}, {"yo", "jo"}, {"xi", "ii"}, {"yi", "ji"}}),
+      schedule_step("split", stage, {{"loop", "ii"}, {"factor", tile.wm}, {"outer", "iw"}, {"inner", "im"}}),
+      schedule_step("split", stage, {{"loop", "ji"}, {"factor", tile.wn}, {"outer", "jw"}, {"inner", "jn"}}),
+      schedule_step("split", stage, {{"loop", k}, {"factor", tile.bk}, {"outer", "ko"}, {"inner", "ki"}}),
+      schedule_step("reorder", stage, {{"loops", order}}),
+      schedule_step("bind", stage, {{"loop", "io"}, {"axis", "blockIdx.y"}}),
+      schedule_step("bind", stage, {{"loop", "jo"}, {"axis", "blockIdx.x"}}),
+      schedule_step("bind", stage, {{"loop", "iw"}, {"axis", "threadIdx.z"}}),
+      schedule_step("bind", stage, {{"loop", "jw"}, {"axis", "threadIdx.y"}}),
+      schedule_step("cache_read", stage, {{"source", a}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
+      schedule_step("cache_read", stage, {{"source", b}, {"scope", "shared"}, {"at", "ko"}, {"pad", b_pad}}),
+      schedule_step("tensor_core", stage, {{"shape", tile.shape}, {"precision", tile.precision}})});
+  if (!batch.empty()) s.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
   if (tile.pipeline_depth > 1)
-    s.push_back({{"op", "pipeline"}, {"stage", stage}, {"loop", "ko"}, {"depth", tile.pipeline_depth}});
+    s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", tile.pipeline_depth}}));
   return s;
 }
 
 nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n, const std::string& k,
                                 const std::string& a_source, int a_pad, const std::string& b_source, const std::string& batch,
                                 int bn, int warpgroups, int depth) {
-  nlohmann::json order = nlohmann::json::array();
+  std::vector<std::string> order;
   if (!batch.empty()) order.push_back(batch);
   for (const char* l : {"no", "mo", "ko", "mw", "mi", "ni", "ki"}) order.push_back(l);
   nlohmann::json s = nlohmann::json::array({
-      {{"op", "split"}, {"stage", stage}, {"loop", n}, {"factor", bn}, {"outer", "no"}, {"inner", "ni"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", m}, {"factor", 64 * warpgroups}, {"outer", "mo"}, {"inner", "mt"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", "mt"}, {"factor", 64}, {"outer", "mw"}, {"inner", "mi"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", k}, {"factor", 32}, {"outer", "ko"}, {"inner", "ki"}},
-      {{"op", "reorder"}, {"stage", stage}, {"loops", order}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "no"}, {"axis", "blockIdx.y"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "mo"}, {"axis", "blockIdx.x"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "mw"}, {"axis", "threadIdx.y"}},
-      {{"op", "cache_read"}, {"stage", stage}, {"source", b_source}, {"scope", "shared"}, {"at", "ko"}, {"swizzle", true}},
-      {{"op", "cache_read"}, {"stage", stage}, {"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}},
-      {{"op", "tensor_core"}, {"stage", stage}, {"shape", "m64nNk8"}, {"precision", "tf32"}}});
-  if (!batch.empty()) s.push_back({{"op", "bind"}, {"stage", stage}, {"loop", batch}, {"axis", "blockIdx.z"}});
-  if (depth > 1) s.push_back({{"op", "pipeline"}, {"stage", stage}, {"loop", "ko"}, {"depth", depth}});
+      schedule_step("split", stage, {{"loop", n}, {"factor", bn}, {"outer", "no"}, {"inner", "ni"}}),
+      schedule_step("split", stage, {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", "mo"}, {"inner", "mt"}}),
+      schedule_step("split", stage, {{"loop", "mt"}, {"factor", 64}, {"outer", "mw"}, {"inner", "mi"}}),
+      schedule_step("split", stage, {{"loop", k}, {"factor", 32}, {"outer", "ko"}, {"inner", "ki"}}),
+      schedule_step("reorder", stage, {{"loops", order}}),
+      schedule_step("bind", stage, {{"loop", "no"}, {"axis", "blockIdx.y"}}),
+      schedule_step("bind", stage, {{"loop", "mo"}, {"axis", "blockIdx.x"}}),
+      schedule_step("bind", stage, {{"loop", "mw"}, {"axis", "threadIdx.y"}}),
+      schedule_step("cache_read", stage, {{"source", b_source}, {"scope", "shared"}, {"at", "ko"}, {"swizzle", true}}),
+      schedule_step("cache_read", stage, {{"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
+      schedule_step("tensor_core", stage, {{"shape", "m64nNk8"}, {"precision", "tf32"}})});
+  if (!batch.empty()) s.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
+  if (depth > 1) s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}}));
   return s;
 }
 
 nlohmann::json linear_wgmma_steps(const std::string& stage) {
   nlohmann::json s = wgmma_tile_steps(stage, "i", "j", "k", "X", 4, "weight");
-  s.push_back({{"op", "launch_bounds"}, {"stage", stage}, {"max_threads", 2 * 128}, {"min_blocks", 1}});
+  s.push_back(schedule_step("launch_bounds", stage, {{"max_threads", 2 * 128}, {"min_blocks", 1}}));
   return s;
 }
 
 nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j, int threads) {
   return nlohmann::json::array({
-      {{"op", "split"}, {"stage", stage}, {"loop", j}, {"factor", 4}, {"outer", j + "o"}, {"inner", j + "v"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", j + "o"}, {"factor", threads}, {"outer", j + "b"}, {"inner", j + "t"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", i}, {"axis", "blockIdx.y"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", j + "b"}, {"axis", "blockIdx.x"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", j + "t"}, {"axis", "threadIdx.x"}},
-      {{"op", "vectorize"}, {"stage", stage}, {"loop", j + "v"}}});
+      schedule_step("split", stage, {{"loop", j}, {"factor", 4}, {"outer", j + "o"}, {"inner", j + "v"}}),
+      schedule_step("split", stage, {{"loop", j + "o"}, {"factor", threads}, {"outer", j + "b"}, {"inner", j + "t"}}),
+      schedule_step("bind", stage, {{"loop", i}, {"axis", "blockIdx.y"}}),
+      schedule_step("bind", stage, {{"loop", j + "b"}, {"axis", "blockIdx.x"}}),
+      schedule_step("bind", stage, {{"loop", j + "t"}, {"axis", "threadIdx.x"}}),
+      schedule_step("vectorize", stage, {{"loop", j + "v"}})});
 }
 
 nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
@@ -175,27 +177,27 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
                                             int64_t cluster, int64_t threads, bool vector_loads) {
   const int64_t chunk = 4 * threads;
   nlohmann::json s = nlohmann::json::array({
-      {{"op", "split"}, {"stage", out}, {"loop", col}, {"factor", cluster * chunk}, {"outer", col + "o"}, {"inner", col + "r"}},
-      {{"op", "split"}, {"stage", out}, {"loop", col + "r"}, {"factor", chunk}, {"outer", col + "c"}, {"inner", col + "q"}},
-      {{"op", "split"}, {"stage", out}, {"loop", col + "q"}, {"factor", 4}, {"outer", col + "t"}, {"inner", col + "v"}},
-      {{"op", "reorder"}, {"stage", out}, {"loops", {col + "c", col + "o"}}},
-      {{"op", "bind"}, {"stage", out}, {"loop", row}, {"axis", "blockIdx.y"}},
-      {{"op", "bind"}, {"stage", out}, {"loop", col + "c"}, {"axis", "cluster.x"}},
-      {{"op", "bind"}, {"stage", out}, {"loop", col + "t"}, {"axis", "threadIdx.x"}},
-      {{"op", "vectorize"}, {"stage", out}, {"loop", col + "v"}}});
-  for (const auto& r : reductions) s.push_back({{"op", "compute_at"}, {"stage", r}, {"consumer", out}, {"loop", row}});
+      schedule_step("split", out, {{"loop", col}, {"factor", cluster * chunk}, {"outer", col + "o"}, {"inner", col + "r"}}),
+      schedule_step("split", out, {{"loop", col + "r"}, {"factor", chunk}, {"outer", col + "c"}, {"inner", col + "q"}}),
+      schedule_step("split", out, {{"loop", col + "q"}, {"factor", 4}, {"outer", col + "t"}, {"inner", col + "v"}}),
+      schedule_step("reorder", out, {{"loops", {col + "c", col + "o"}}}),
+      schedule_step("bind", out, {{"loop", row}, {"axis", "blockIdx.y"}}),
+      schedule_step("bind", out, {{"loop", col + "c"}, {"axis", "cluster.x"}}),
+      schedule_step("bind", out, {{"loop", col + "t"}, {"axis", "threadIdx.x"}}),
+      schedule_step("vectorize", out, {{"loop", col + "v"}})});
+  for (const auto& r : reductions) s.push_back(schedule_step("compute_at", r, {{"consumer", out}, {"loop", row}}));
   for (const auto& r : reductions) {
-    s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}});
-    s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}});
+    s.push_back(schedule_step("split", r, {{"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}}));
+    s.push_back(schedule_step("split", r, {{"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}}));
     if (vector_loads) {
-      s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar + "q"}, {"factor", 4}, {"outer", rvar + "t"}, {"inner", rvar + "v"}});
-      s.push_back({{"op", "vectorize"}, {"stage", r}, {"loop", rvar + "v"}});
+      s.push_back(schedule_step("split", r, {{"loop", rvar + "q"}, {"factor", 4}, {"outer", rvar + "t"}, {"inner", rvar + "v"}}));
+      s.push_back(schedule_step("vectorize", r, {{"loop", rvar + "v"}}));
     } else {
-      s.push_back({{"op", "split"}, {"stage", r}, {"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}});
-      s.push_back({{"op", "unroll"}, {"stage", r}, {"loop", rvar + "p"}});
+      s.push_back(schedule_step("split", r, {{"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}}));
+      s.push_back(schedule_step("unroll", r, {{"loop", rvar + "p"}}));
     }
-    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "t"}, {"kind", "block"}});
-    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "c"}, {"kind", "cluster"}});
+    s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "t"}, {"kind", "block"}}));
+    s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "c"}, {"kind", "cluster"}}));
   }
   return s;
 }
@@ -207,40 +209,41 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
   // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x (var t: threads) x (var v: 4 lanes)
   auto slices = [&](const std::string& stage, const std::string& var) {
     return nlohmann::json::array({
-        {{"op", "split"}, {"stage", stage}, {"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}},
-        {{"op", "split"}, {"stage", stage}, {"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}},
-        {{"op", "split"}, {"stage", stage}, {"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}},
-        {{"op", "vectorize"}, {"stage", stage}, {"loop", var + "v"}}});
+        schedule_step("split", stage, {{"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}}),
+        schedule_step("split", stage, {{"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}}),
+        schedule_step("split", stage, {{"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}}),
+        schedule_step("vectorize", stage, {{"loop", var + "v"}})});
   };
   nlohmann::json s = slices(out, col);
-  s.push_back({{"op", "bind"}, {"stage", out}, {"loop", row}, {"axis", "blockIdx.y"}});
-  s.push_back({{"op", "bind"}, {"stage", out}, {"loop", col + "c"}, {"axis", "cluster.x"}});
-  s.push_back({{"op", "bind"}, {"stage", out}, {"loop", col + "t"}, {"axis", "threadIdx.x"}});
-  for (const auto& r : reductions) s.push_back({{"op", "compute_at"}, {"stage", r}, {"consumer", out}, {"loop", col + "c"}});
+  s.push_back(schedule_step("bind", out, {{"loop", row}, {"axis", "blockIdx.y"}}));
+  s.push_back(schedule_step("bind", out, {{"loop", col + "c"}, {"axis", "cluster.x"}}));
+  s.push_back(schedule_step("bind", out, {{"loop", col + "t"}, {"axis", "threadIdx.x"}}));
+  for (const auto& r : reductions) s.push_back(schedule_step("compute_at", r, {{"consumer", out}, {"loop", col + "c"}}));
   for (const auto& r : reductions) {
     for (const auto& step : slices(r, rvar)) s.push_back(step);
-    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "t"}, {"kind", "block"}});
-    s.push_back({{"op", "cross_thread_reduce"}, {"stage", r}, {"loop", rvar + "c"}, {"kind", "cluster"}});
+    s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "t"}, {"kind", "block"}}));
+    s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "c"}, {"kind", "cluster"}}));
   }
-  s.push_back({{"op", "cache_read"}, {"stage", out}, {"source", source}, {"scope", "shared"}, {"at", col + "c"}, {"share", true}});
+  std::vector<StepArg> copy = {{"source", source}, {"scope", "shared"}, {"at", col + "c"}, {"share", true}};
+  if (registers > 0) copy.emplace_back("registers", registers);
+  s.push_back(schedule_step("cache_read", out, copy));
   if (registers > 0) {
-    s.back()["registers"] = registers;
-    s.push_back({{"op", "unroll"}, {"stage", out}, {"loop", col + "o"}});
-    for (const auto& r : reductions) s.push_back({{"op", "unroll"}, {"stage", r}, {"loop", rvar + "o"}});
+    s.push_back(schedule_step("unroll", out, {{"loop", col + "o"}}));
+    for (const auto& r : reductions) s.push_back(schedule_step("unroll", r, {{"loop", rvar + "o"}}));
   }
   return s;
 }
 
 nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns, int64_t rows) {
   return nlohmann::json::array({
-      {{"op", "split"}, {"stage", stage}, {"loop", "j"}, {"factor", columns}, {"outer", "jt"}, {"inner", "jv"}},
-      {{"op", "split"}, {"stage", stage}, {"loop", "r"}, {"factor", rows}, {"outer", "ro"}, {"inner", "ru"}},
-      {{"op", "reorder"}, {"stage", stage}, {"loops", {"b", "jt", "ro", "ru", "jv"}}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "b"}, {"axis", "blockIdx.x"}},
-      {{"op", "bind"}, {"stage", stage}, {"loop", "jt"}, {"axis", "threadIdx.x"}},
-      {{"op", "unroll"}, {"stage", stage}, {"loop", "ru"}},
-      {{"op", "unroll"}, {"stage", stage}, {"loop", "jv"}},
-      {{"op", "cache_read"}, {"stage", stage}, {"source", source}, {"scope", "register"}, {"at", "ro"}}});
+      schedule_step("split", stage, {{"loop", "j"}, {"factor", columns}, {"outer", "jt"}, {"inner", "jv"}}),
+      schedule_step("split", stage, {{"loop", "r"}, {"factor", rows}, {"outer", "ro"}, {"inner", "ru"}}),
+      schedule_step("reorder", stage, {{"loops", {"b", "jt", "ro", "ru", "jv"}}}),
+      schedule_step("bind", stage, {{"loop", "b"}, {"axis", "blockIdx.x"}}),
+      schedule_step("bind", stage, {{"loop", "jt"}, {"axis", "threadIdx.x"}}),
+      schedule_step("unroll", stage, {{"loop", "ru"}}),
+      schedule_step("unroll", stage, {{"loop", "jv"}}),
+      schedule_step("cache_read", stage, {{"source", source}, {"scope", "register"}, {"at", "ro"}})});
 }
 
 }  // namespace cusched

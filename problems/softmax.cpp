@@ -1,6 +1,7 @@
 // softmax over dim 1 of a 2-D tensor (KernelBench level 1), at (4096, 65536)
 // ("softmax") and at KernelBench's (4096, 393216) ("softmax_large").
 #include "dsl/dsl.h"
+#include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem_set.h"
 
@@ -49,7 +50,7 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
   // instead of 6; a block waiting at the cluster barriers holds its slice, and the more
   // blocks wait, the more loads are in flight.
   p.best_schedule = concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256, 2),
-                                  nlohmann::json::array({{{"op", "launch_bounds"}, {"stage", "Y"}, {"max_threads", 256}, {"min_blocks", 8}}}),
+                                  nlohmann::json::array({schedule_step("launch_bounds", "Y", {{"max_threads", 256}, {"min_blocks", 8}})}),
                                   fast_math_steps({"S", "Y"})});
   return p;
 }

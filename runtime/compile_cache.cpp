@@ -10,20 +10,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "dsl/fnv_hash.h"
+
 namespace cusched::runtime {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 std::optional<std::string> read_whole(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -57,7 +50,7 @@ bool write_atomically(const fs::path& target, const std::string& data) {
 }  // namespace
 
 std::string content_hash(const std::vector<std::string>& parts) {
-  uint64_t a = 0xcbf29ce484222325ULL;
+  uint64_t a = kFnv1aOffsetBasis;
   uint64_t b = 0x84222325cbf29ce4ULL;
   for (const auto& part : parts) {
     uint64_t n = part.size();

@@ -11,6 +11,7 @@
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
 #include "problems/automatic_baseline.h"
+#include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
 #include "codegen/bundle.h"
 #include "search/candidate_evaluation.h"
@@ -34,17 +35,6 @@ void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool
     out.emplace_back(e->name, plain, e->func != nullptr);
   }
   for (const auto& a : e->args) collect_loads(a, out);
-}
-
-bool sum_of_products(const FuncDef& f) {
-  if (!f.is_reduction() || f.body->reduce_op != ReduceOp::Sum) return false;
-  Expr b = f.body->args[0];
-  while (b->op == ExprOp::Cast) b = b->args[0];
-  if (b->op != ExprOp::Mul) return false;
-  std::vector<std::tuple<std::string, bool, bool>> a, c;
-  collect_loads(b->args[0], a);
-  collect_loads(b->args[1], c);
-  return !a.empty() && !c.empty();
 }
 
 int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) { return r.extent ? r.extent : eval_int(r.extent_expr, sizes); }
@@ -76,13 +66,13 @@ std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<
                                const std::vector<std::string>& cols, int64_t threads) {
   std::string r = fuse_loops(steps, f.name, rows, "rw");
   std::string c = fuse_loops(steps, f.name, cols, "cl");
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}});
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}});
-  steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", {"clo", r, "clt", "clv"}}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", r}, {"axis", "blockIdx.x"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clo"}, {"axis", "blockIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "clt"}, {"axis", "threadIdx.x"}});
-  steps.push_back({{"op", "vectorize"}, {"stage", f.name}, {"loop", "clv"}});
+  steps.push_back(schedule_step("split", f.name, {{"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}}));
+  steps.push_back(schedule_step("split", f.name, {{"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}}));
+  steps.push_back(schedule_step("reorder", f.name, {{"loops", {"clo", r, "clt", "clv"}}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", r}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "clo"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "clt"}, {"axis", "threadIdx.x"}}));
+  steps.push_back(schedule_step("vectorize", f.name, {{"loop", "clv"}}));
   return r;
 }
 
@@ -102,32 +92,32 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   if (f.vars.size() < 2) return;
   std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
   std::vector<std::string> batch(f.vars.begin(), f.vars.end() - 2);
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", i}, {"factor", ti}, {"outer", "ito"}, {"inner", "iti"}});
-  steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", j}, {"factor", tj}, {"outer", "jto"}, {"inner", "jti"}});
+  steps.push_back(schedule_step("split", f.name, {{"loop", i}, {"factor", ti}, {"outer", "ito"}, {"inner", "iti"}}));
+  steps.push_back(schedule_step("split", f.name, {{"loop", j}, {"factor", tj}, {"outer", "jto"}, {"inner", "jti"}}));
   auto red = reduction_var_names(f);
   std::vector<std::string> order = {"ito", "jto"};
   if (kt > 0 && red.size() == 1) {
-    steps.push_back({{"op", "split"}, {"stage", f.name}, {"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}});
+    steps.push_back(schedule_step("split", f.name, {{"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}}));
     order.push_back("kso");
   }
   order.push_back("iti");
   order.push_back("jti");
-  steps.push_back({{"op", "reorder"}, {"stage", f.name}, {"loops", order}});
+  steps.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
   if (!batch.empty()) {
     std::string b = fuse_loops(steps, f.name, batch, "bf");
-    steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", b}, {"axis", "blockIdx.z"}});
+    steps.push_back(schedule_step("bind", f.name, {{"loop", b}, {"axis", "blockIdx.z"}}));
   }
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "ito"}, {"axis", "blockIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "jto"}, {"axis", "blockIdx.x"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "iti"}, {"axis", "threadIdx.y"}});
-  steps.push_back({{"op", "bind"}, {"stage", f.name}, {"loop", "jti"}, {"axis", "threadIdx.x"}});
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "ito"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jto"}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "iti"}, {"axis", "threadIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jti"}, {"axis", "threadIdx.x"}}));
   if (kt > 0 && red.size() == 1) {
     std::vector<std::tuple<std::string, bool, bool>> loads;
     collect_loads(f.body->args[0], loads);
     std::set<std::string> staged;
     for (const auto& [name, plain, is_stage] : loads)
       if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
-        steps.push_back({{"op", "cache_read"}, {"stage", f.name}, {"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}});
+        steps.push_back(schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}}));
   }
 }
 
@@ -138,9 +128,9 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
     const FuncDef& f = **it;
     if (skip.count(f.name)) continue;
-    if (!f.is_reduction() && !p.pipeline.is_output(f.name)) steps.push_back({{"op", "compute_inline"}, {"stage", f.name}});
+    if (!f.is_reduction() && !p.pipeline.is_output(f.name)) steps.push_back(schedule_step("compute_inline", f.name));
     else if (!f.is_reduction()) flat_grid(steps, f, threads, 1);
-    else if (sum_of_products(f) && f.vars.size() >= 2) matmul_tile(steps, p, f, 16, 16, 0);
+    else if (f.is_sum_of_products() && f.vars.size() >= 2) matmul_tile(steps, p, f, 16, 16, 0);
     else block_per_point(steps, f, 256);
   }
 }
@@ -193,12 +183,12 @@ void partial_threads_over_two_loops(json& s, const std::string& rf, const std::v
                                     const std::string& serial_first, const std::vector<std::string>& small, int64_t threads,
                                     int64_t last_extent, int64_t unroll) {
   const std::string mid = rv[rv.size() - 2].name, last = rv.back().name;
-  s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}});
-  s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}});
-  json order = json::array({serial_first});
+  s.push_back(schedule_step("split", rf, {{"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}}));
+  s.push_back(schedule_step("split", rf, {{"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}}));
+  std::vector<std::string> order = {serial_first};
   for (size_t i = 1; i + 2 < rv.size(); ++i) order.push_back(rv[i].name);
   if (unroll > 1) {
-    s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}});
+    s.push_back(schedule_step("split", rf, {{"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}}));
     order.push_back(mid + "oo");
     order.push_back(mid + "u");
   } else {
@@ -208,12 +198,12 @@ void partial_threads_over_two_loops(json& s, const std::string& rf, const std::v
   order.push_back(last + "x");
   for (const auto& m : small) order.push_back(m);
   order.push_back(last + "v");
-  s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order}});
-  s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}});
-  s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", "rt"}, {"kind", "block"}});
-  if (unroll > 1) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
-  for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
-  s.push_back({{"op", "vectorize"}, {"stage", rf}, {"loop", last + "v"}});
+  s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
+  s.push_back(schedule_step("fuse", rf, {{"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}}));
+  s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", "rt"}, {"kind", "block"}}));
+  if (unroll > 1) s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
+  for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
+  s.push_back(schedule_step("vectorize", rf, {{"loop", last + "v"}}));
 }
 
 // For few, long rows: each reduction producer (with two or more reduction variables)
@@ -259,25 +249,25 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       std::string chunk = rv[0].name, inner_chunk;
       if (combine_in_output) {
         inner_chunk = chunk + "q";
-        s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}});
+        s.push_back(schedule_step("split", f->name, {{"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}}));
         chunk += "g";
       }
-      s.push_back({{"op", "rfactor"}, {"stage", f->name}, {"loop", chunk}, {"name", rf}});
+      s.push_back(schedule_step("rfactor", f->name, {{"loop", chunk}, {"name", rf}}));
       done.insert(f->name);
       done.insert(rf);
       // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
-      json order = json::array({chunk});
+      std::vector<std::string> order = {chunk};
       for (const auto& r : rows) order.push_back(r);
       if (!inner_chunk.empty()) order.push_back(inner_chunk);
       for (size_t i = 1; i < rv.size(); ++i) order.push_back(rv[i].name);
       for (const auto& m : small) order.push_back(m);
-      s.push_back({{"op", "reorder"}, {"stage", rf}, {"loops", order}});
+      s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
       std::string block = chunk;
       for (const auto& r : rows) {
-        s.push_back({{"op", "fuse"}, {"stage", rf}, {"outer", block}, {"inner", r}, {"fused", block + r}});
+        s.push_back(schedule_step("fuse", rf, {{"outer", block}, {"inner", r}, {"fused", block + r}}));
         block += r;
       }
-      s.push_back({{"op", "bind"}, {"stage", rf}, {"loop", block}, {"axis", "blockIdx.x"}});
+      s.push_back(schedule_step("bind", rf, {{"loop", block}, {"axis", "blockIdx.x"}}));
       if (combine_in_output) {
         partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads, rvar_extent(rv.back(), p.size("bench")), unroll);
         combined.emplace_back(f, chunk);
@@ -285,29 +275,29 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
       }
       if (unroll > 1 && rv.size() >= 3) {
         const std::string mid = rv[rv.size() - 2].name;
-        s.push_back({{"op", "split"}, {"stage", rf}, {"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}});
-        s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", mid + "u"}});
+        s.push_back(schedule_step("split", rf, {{"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}}));
+        s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
       }
-      for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", rf}, {"loop", m}});
-      s.push_back({{"op", "split"}, {"stage", rf}, {"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}});
-      s.push_back({{"op", "cross_thread_reduce"}, {"stage", rf}, {"loop", last + "t"}, {"kind", "block"}});
+      for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
+      s.push_back(schedule_step("split", rf, {{"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}}));
+      s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", last + "t"}, {"kind", "block"}}));
       // The combining stage: one block per row, the chunks across its threads.
-      json forder = json::array({chunk});
+      std::vector<std::string> forder = {chunk};
       for (const auto& m : small) forder.push_back(m);
-      if (!small.empty()) s.push_back({{"op", "reorder"}, {"stage", f->name}, {"loops", forder}});
+      if (!small.empty()) s.push_back(schedule_step("reorder", f->name, {{"loops", forder}}));
       std::string row = fuse_loops(s, f->name, rows, "rw");
-      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", row}, {"axis", "blockIdx.x"}});
-      for (const auto& m : small) s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", m}});
-      s.push_back({{"op", "split"}, {"stage", f->name}, {"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}});
-      s.push_back({{"op", "cross_thread_reduce"}, {"stage", f->name}, {"loop", chunk + "t"}, {"kind", "block"}});
+      s.push_back(schedule_step("bind", f->name, {{"loop", row}, {"axis", "blockIdx.x"}}));
+      for (const auto& m : small) s.push_back(schedule_step("unroll", f->name, {{"loop", m}}));
+      s.push_back(schedule_step("split", f->name, {{"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}}));
+      s.push_back(schedule_step("cross_thread_reduce", f->name, {{"loop", chunk + "t"}, {"kind", "block"}}));
     }
     const std::string row_loop = rows_on_x ? rows_across_blocks(s, y, row_vars, col_vars, combine_in_output ? 256 : 64) : "";
     if (!rows_on_x) flat_grid(s, y, 256, 4);
     // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
     for (const auto& [f, parts_loop] : combined) {
-      s.push_back({{"op", "compute_at"}, {"stage", f->name}, {"consumer", y.name}, {"loop", row_loop}});
-      s.push_back({{"op", "bind"}, {"stage", f->name}, {"loop", fuse_loops(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}});
-      s.push_back({{"op", "unroll"}, {"stage", f->name}, {"loop", parts_loop}});
+      s.push_back(schedule_step("compute_at", f->name, {{"consumer", y.name}, {"loop", row_loop}}));
+      s.push_back(schedule_step("bind", f->name, {{"loop", fuse_loops(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}}));
+      s.push_back(schedule_step("unroll", f->name, {{"loop", parts_loop}}));
     }
     schedule_rest(s, p, done, 256);
     out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined " +
@@ -374,7 +364,7 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   // 228 KiB / 8 less the 1 KiB each block reserves: clusters of 8 at softmax's bench size).
   for (int64_t cluster : {4, 8, 16}) {
     json s = cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, 256, 2);
-    s.push_back({{"op", "launch_bounds"}, {"stage", y.name}, {"max_threads", 256}, {"min_blocks", 8}});
+    s.push_back(schedule_step("launch_bounds", y.name, {{"max_threads", 256}, {"min_blocks", 8}}));
     out.push_back({"row slices over clusters of " + std::to_string(cluster) +
                        " blocks of 256 threads, each thread's last 2 float4 in registers, launch bounds of 8 blocks per SM",
                    s});
@@ -406,16 +396,16 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
       std::string r = fuse_loops(s, y->name, row_vars, "rw");
       std::string c = fuse_loops(s, y->name, col_vars, "cl");
       if (v > 1) {
-        s.push_back({{"op", "split"}, {"stage", y->name}, {"loop", c}, {"factor", v}, {"outer", "clx"}, {"inner", "clv"}});
+        s.push_back(schedule_step("split", y->name, {{"loop", c}, {"factor", v}, {"outer", "clx"}, {"inner", "clv"}}));
         c = "clx";
       }
-      s.push_back({{"op", "split"}, {"stage", y->name}, {"loop", c}, {"factor", t}, {"outer", "clo"}, {"inner", "clt"}});
-      s.push_back({{"op", "bind"}, {"stage", y->name}, {"loop", r}, {"axis", "blockIdx.x"}});
-      s.push_back({{"op", "bind"}, {"stage", y->name}, {"loop", "clt"}, {"axis", "threadIdx.x"}});
-      if (v > 1) s.push_back({{"op", "vectorize"}, {"stage", y->name}, {"loop", "clv"}});
+      s.push_back(schedule_step("split", y->name, {{"loop", c}, {"factor", t}, {"outer", "clo"}, {"inner", "clt"}}));
+      s.push_back(schedule_step("bind", y->name, {{"loop", r}, {"axis", "blockIdx.x"}}));
+      s.push_back(schedule_step("bind", y->name, {{"loop", "clt"}, {"axis", "threadIdx.x"}}));
+      if (v > 1) s.push_back(schedule_step("vectorize", y->name, {{"loop", "clv"}}));
       std::set<std::string> done = {y->name};
       for (auto it = producers.rbegin(); it != producers.rend(); ++it) {
-        s.push_back({{"op", "compute_at"}, {"stage", (*it)->name}, {"consumer", y->name}, {"loop", r}});
+        s.push_back(schedule_step("compute_at", (*it)->name, {{"consumer", y->name}, {"loop", r}}));
         cross_thread(s, **it, t);
         done.insert((*it)->name);
       }
@@ -499,7 +489,7 @@ void wgmma_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& f
 std::vector<Sketch> matmul_sketches(const Problem& p) {
   std::vector<Sketch> out;
   for (const auto& f : p.pipeline.stages()) {
-    if (!sum_of_products(*f) || f->vars.size() < 2) continue;
+    if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
     wgmma_sketches(out, p, *f);
     tensor_core_sketches(out, p, *f);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
@@ -521,7 +511,7 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
     // A convolution's sum of products gets a flat grid, not a matmul tile.
     json flat = json::array();
     for (const auto& f : p.pipeline.stages())
-      if (sum_of_products(*f)) {
+      if (f->is_sum_of_products()) {
         flat_grid(flat, *f, t, 1);
         schedule_rest(flat, p, {f->name}, t);
         break;
@@ -563,7 +553,7 @@ ProblemClass classify_pipeline(const Pipeline& pipeline) {
   for (const auto& f : pipeline.stages()) {
     if (!f->is_reduction()) continue;
     any_reduction = true;
-    if (sum_of_products(*f) && f->vars.size() >= 2) {
+    if (f->is_sum_of_products() && f->vars.size() >= 2) {
       std::vector<std::tuple<std::string, bool, bool>> loads;
       collect_loads(f->body->args[0], loads);
       bool plain = std::all_of(loads.begin(), loads.end(), [](const auto& l) { return std::get<1>(l); });

@@ -4,6 +4,7 @@
 
 #include "codegen/fast_math.h"
 #include "dsl/random_schedule.h"
+#include "dsl/step_builder.h"
 
 namespace cusched::search {
 namespace {
@@ -88,17 +89,17 @@ void spread_over_threads(json& steps, const ScheduleState& st, const std::string
     std::string k = red[0];
     for (size_t i = 1; i < red.size(); ++i) {
       std::string fused = fresh_loop_name(k + red[i], used);
-      steps.push_back({{"op", "fuse"}, {"stage", stage}, {"outer", k}, {"inner", red[i]}, {"fused", fused}});
+      steps.push_back(schedule_step("fuse", stage, {{"outer", k}, {"inner", red[i]}, {"fused", fused}}));
       k = fused;
     }
     std::string o = fresh_loop_name(k + "o", used), t = fresh_loop_name(k + "t", used);
-    steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", k}, {"factor", threads}, {"outer", o}, {"inner", t}});
-    steps.push_back({{"op", "cross_thread_reduce"}, {"stage", stage}, {"loop", t}, {"kind", reduce_kind(threads)}});
+    steps.push_back(schedule_step("split", stage, {{"loop", k}, {"factor", threads}, {"outer", o}, {"inner", t}}));
+    steps.push_back(schedule_step("cross_thread_reduce", stage, {{"loop", t}, {"kind", reduce_kind(threads)}}));
   } else if (!pure.empty()) {
     std::string p = pure.back();
     std::string o = fresh_loop_name(p + "o", used), t = fresh_loop_name(p + "t", used);
-    steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", p}, {"factor", threads}, {"outer", o}, {"inner", t}});
-    steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", t}, {"axis", "threadIdx.x"}});
+    steps.push_back(schedule_step("split", stage, {{"loop", p}, {"factor", threads}, {"outer", o}, {"inner", t}}));
+    steps.push_back(schedule_step("bind", stage, {{"loop", t}, {"axis", "threadIdx.x"}}));
   }
 }
 
@@ -170,7 +171,7 @@ std::optional<MoveResult> vectorize(const json& steps, const ScheduleState& st, 
   json out = steps;
   std::set<std::string> used = s.used_names;
   std::string inner = split_before_use(out, stage, var, w, used);
-  out.push_back({{"op", "vectorize"}, {"stage", stage}, {"loop", inner}});
+  out.push_back(schedule_step("vectorize", stage, {{"loop", inner}}));
   return MoveResult{"vectorize", "vectorize the innermost loop of " + stage + " (" + var + ") by " + std::to_string(w), out};
 }
 
@@ -222,7 +223,7 @@ std::optional<MoveResult> fuse_producers(const json& steps, const ScheduleState&
   }
   int64_t threads = hs.loops.at(loop_bound_to(hs, GpuAxis::ThreadX)).extent;
   for (const auto& m : movers) {
-    out.push_back({{"op", "compute_at"}, {"stage", m}, {"consumer", host}, {"loop", at}});
+    out.push_back(schedule_step("compute_at", m, {{"consumer", host}, {"loop", at}}));
     spread_over_threads(out, st, m, threads);
   }
   std::string idea = "fuse " + join_names(std::vector<std::string>(movers.rbegin(), movers.rend())) + " into " + host +
@@ -251,7 +252,7 @@ std::optional<MoveResult> stage_shared(const json& steps, const ScheduleState& s
   std::string at = pick(sites, rng);
   int pad = pick(std::vector<int>{0, 1, 4}, rng);
   json out = steps;
-  out.push_back({{"op", "cache_read"}, {"stage", stage}, {"source", source}, {"scope", "shared"}, {"at", at}, {"pad", pad}});
+  out.push_back(schedule_step("cache_read", stage, {{"source", source}, {"scope", "shared"}, {"at", at}, {"pad", pad}}));
   return MoveResult{"stage_shared",
                     "stage " + source + " in shared memory for " + stage + " at its loop " + at +
                         (pad ? " (rows padded by " + std::to_string(pad) + ")" : ""),
@@ -279,8 +280,8 @@ std::optional<MoveResult> register_tile(const json& steps, const ScheduleState& 
     if (s.loops.at(l).reduction) order.push_back(l);
   if (order.empty()) return std::nullopt;
   order.push_back(inner);
-  out.push_back({{"op", "reorder"}, {"stage", stage}, {"loops", order}});
-  out.push_back({{"op", "unroll"}, {"stage", stage}, {"loop", inner}});
+  out.push_back(schedule_step("reorder", stage, {{"loops", order}}));
+  out.push_back(schedule_step("unroll", stage, {{"loop", inner}}));
   return MoveResult{"register_tile",
                     "move the reduction loop of " + stage + " outward for a " + std::to_string(r) + "-wide register tile along " + var,
                     out};
@@ -301,14 +302,8 @@ std::optional<MoveResult> unroll(const json& steps, const ScheduleState& st, std
   if (targets.empty()) return std::nullopt;
   auto [stage, loop] = pick(targets, rng);
   json out = steps;
-  out.push_back({{"op", "unroll"}, {"stage", stage}, {"loop", loop}});
+  out.push_back(schedule_step("unroll", stage, {{"loop", loop}}));
   return MoveResult{"unroll", "unroll " + stage + "." + loop + " (" + std::to_string(st.stage(stage).loops.at(loop).extent) + " iterations)", out};
-}
-
-bool product_of_loads(const Expr& e) {
-  if (!e.defined()) return false;
-  if (e->op == ExprOp::Cast) return product_of_loads(e->args[0]);
-  return e->op == ExprOp::Mul && e->args.size() == 2 && e->args[0]->op != ExprOp::FloatImm && e->args[1]->op != ExprOp::FloatImm;
 }
 
 // precision: lower operand precision for a sum of products (the tolerance decides legality).
@@ -316,7 +311,7 @@ std::optional<MoveResult> precision(const json& steps, const ScheduleState& st, 
   std::vector<std::string> stages;
   for (const auto& name : scheduled_stages(st)) {
     const FuncDef* f = st.stage_def(name);
-    if (f->is_reduction() && f->body->reduce_op == ReduceOp::Sum && product_of_loads(f->body->args[0])) stages.push_back(name);
+    if (f->is_sum_of_products()) stages.push_back(name);
   }
   if (stages.empty()) return std::nullopt;
   std::string stage = pick(stages, rng);
@@ -328,7 +323,7 @@ std::optional<MoveResult> precision(const json& steps, const ScheduleState& st, 
   json out = json::array();
   for (const auto& step : steps)
     if (!(step.value("op", "") == "precision" && step_stage_name(step) == stage)) out.push_back(step);
-  out.push_back({{"op", "precision"}, {"stage", stage}, {"operands", operands}, {"math", st.stage(stage).math}});
+  out.push_back(schedule_step("precision", stage, {{"operands", operands}, {"math", st.stage(stage).math}}));
   return MoveResult{"precision", "use " + operands + " operands in " + stage, out};
 }
 
@@ -343,7 +338,7 @@ std::optional<MoveResult> fast_math(const json& steps, const ScheduleState& st, 
   json out = json::array();
   for (const auto& step : steps)
     if (!(step.value("op", "") == "precision" && step_stage_name(step) == stage)) out.push_back(step);
-  out.push_back({{"op", "precision"}, {"stage", stage}, {"operands", st.stage(stage).precision}, {"math", "fast"}});
+  out.push_back(schedule_step("precision", stage, {{"operands", st.stage(stage).precision}, {"math", "fast"}}));
   return MoveResult{"fast_math", "compute exp, log and division in " + stage + " with fast-math intrinsics", out};
 }
 
@@ -367,7 +362,7 @@ std::optional<MoveResult> pipeline(const json& steps, const ScheduleState& st, s
   json out;
   for (const auto& step : steps)
     if (!(step.value("op", "") == "pipeline" && step_stage_name(step) == stage)) out.push_back(step);
-  out.push_back({{"op", "pipeline"}, {"stage", stage}, {"loop", loop}, {"depth", depth}});
+  out.push_back(schedule_step("pipeline", stage, {{"loop", loop}, {"depth", depth}}));
   return MoveResult{"pipeline",
                     "issue the shared-memory copies of " + stage + " at its loop " + loop + " asynchronously, " +
                         std::to_string(depth) + " buffers in flight (cp.async)",
@@ -390,7 +385,7 @@ std::optional<MoveResult> l2_keep(const json& steps, const ScheduleState& st, st
   auto [stage, input] = pick(sites, rng);
   const int percent = pick(std::vector<int>{5, 10}, rng);
   json out = steps;
-  out.push_back({{"op", "l2_hint"}, {"stage", stage}, {"source", input}, {"policy", "evict_last"}, {"percent", percent}});
+  out.push_back(schedule_step("l2_hint", stage, {{"source", input}, {"policy", "evict_last"}, {"percent", percent}}));
   return MoveResult{"l2_keep",
                     "keep " + std::to_string(percent) + "% of " + input + "'s lines in L2 after " + stage +
                         "'s kernel reads them (evict_last), for the next kernel that reads " + input,
@@ -466,7 +461,7 @@ std::string split_before_use(nlohmann::json& steps, const std::string& stage, co
     for (const char* key : {"outer", "inner", "fused", "xo", "yo", "xi", "yi"})
       if (step_stage_name(s) == stage && s.contains(key) && s[key].is_string()) used.insert(s[key].get<std::string>());
   std::string outer = fresh_loop_name(loop + "x", used), inner = fresh_loop_name(loop + "v", used);
-  json split = {{"op", "split"}, {"stage", stage}, {"loop", loop}, {"factor", factor}, {"outer", outer}, {"inner", inner}};
+  json split = schedule_step("split", stage, {{"loop", loop}, {"factor", factor}, {"outer", outer}, {"inner", inner}});
   size_t first = steps.size();
   for (size_t i = 0; i < steps.size(); ++i)
     if (uses_loop(steps[i], stage, loop)) {

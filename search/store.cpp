@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 
 #include "dsl/error.h"
+#include "dsl/schedule.h"
 
 namespace cusched::search {
 
@@ -44,19 +46,15 @@ class Statement {
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
-  Statement& bind(int i, int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
-  Statement& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
-  Statement& bind(int i, const std::string& v) {
-    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  // Binds `values` to the statement's parameters 1, 2, ... in order: integers, doubles
+  // and strings as themselves, an empty optional as NULL, a JSON value as its text (NULL
+  // when the value is null).
+  template <class... Values>
+  Statement& bind_row(const Values&... values) {
+    int i = 0;
+    (bind(++i, values), ...);
+    return *this;
   }
-  Statement& bind(int i, const char* v) { return bind(i, std::string(v)); }
-  Statement& bind(int i, double v) { return check(sqlite3_bind_double(stmt_, i, v)); }
-  Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
-  template <class T>
-  Statement& bind(int i, const std::optional<T>& v) {
-    return v ? bind(i, *v) : bind_null(i);
-  }
-  Statement& bind_json(int i, const nlohmann::json& j) { return j.is_null() ? bind_null(i) : bind(i, j.dump()); }
 
   // Returns true while a row is available.
   bool step() {
@@ -82,6 +80,25 @@ class Statement {
   }
 
  private:
+  void bind(int i, int64_t v) { check(sqlite3_bind_int64(stmt_, i, v)); }
+  void bind(int i, int v) { bind(i, static_cast<int64_t>(v)); }
+  void bind(int i, const std::string& v) {
+    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  void bind(int i, const char* v) { bind(i, std::string(v)); }
+  void bind(int i, double v) { check(sqlite3_bind_double(stmt_, i, v)); }
+  void bind_null(int i) { check(sqlite3_bind_null(stmt_, i)); }
+  template <class T>
+  void bind(int i, const std::optional<T>& v) {
+    if (v) bind(i, *v);
+    else bind_null(i);
+  }
+  template <class T>
+    requires std::same_as<T, nlohmann::json>
+  void bind(int i, const T& j) {
+    if (j.is_null()) bind_null(i);
+    else bind(i, j.dump());
+  }
   Statement& check(int rc) {
     if (rc != SQLITE_OK) store_fail(db_, "bind a value");
     return *this;
@@ -254,18 +271,6 @@ void require_status(const std::string& status) {
 
 }  // namespace
 
-std::string schedule_hash(const nlohmann::json& schedule) {
-  // FNV-1a over the canonical dump (nlohmann orders object keys).
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : schedule.dump()) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 Store::Store(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::existing_only && !std::filesystem::exists(path))
     fail("store-not-found", "The store file '" + path + "' does not exist.",
@@ -319,7 +324,7 @@ void Store::migrate() {
   Statement q(db_, "SELECT MAX(version) FROM schema_version");
   q.step();
   if (q.is_null(0)) {
-    Statement(db_, "INSERT INTO schema_version(version) VALUES (?)").bind(1, kSchemaVersion).run();
+    Statement(db_, "INSERT INTO schema_version(version) VALUES (?)").bind_row(kSchemaVersion).run();
   } else if (q.i64(0) > kSchemaVersion) {
     fail("store-version-newer",
          "The store has schema version " + std::to_string(q.i64(0)) + " but this cusched knows only version " +
@@ -335,14 +340,8 @@ int64_t Store::create_run(const RunInfo& run) {
   Transaction t(db_);
   Statement(db_, "INSERT INTO runs(problem, size, backend, config, seed, created, status, problem_definition) "
                  "VALUES (?,?,?,?,?,?,?,?)")
-      .bind(1, run.problem)
-      .bind(2, run.size)
-      .bind(3, run.backend)
-      .bind(4, run.config.dump())
-      .bind(5, static_cast<int64_t>(run.seed))
-      .bind(6, now_utc())
-      .bind(7, run.status)
-      .bind_json(8, run.problem_definition)
+      .bind_row(run.problem, run.size, run.backend, run.config.dump(), static_cast<int64_t>(run.seed), now_utc(),
+                run.status, run.problem_definition)
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   t.commit();
@@ -365,7 +364,7 @@ static RunInfo read_run(const Statement& s) {
 
 std::optional<RunInfo> Store::find_run(int64_t id) const {
   Statement s(db_, "SELECT id, problem, size, backend, config, seed, created, status, problem_definition FROM runs WHERE id = ?");
-  s.bind(1, id);
+  s.bind_row(id);
   if (!s.step()) return std::nullopt;
   return read_run(s);
 }
@@ -385,19 +384,17 @@ std::optional<int64_t> Store::latest_run() const {
 
 void Store::set_run_status(int64_t run, const std::string& status) {
   Transaction t(db_);
-  Statement(db_, "UPDATE runs SET status = ? WHERE id = ?").bind(1, status).bind(2, run).run();
+  Statement(db_, "UPDATE runs SET status = ? WHERE id = ?").bind_row(status, run).run();
   t.commit();
 }
 
 int64_t Store::begin_round(int64_t run, int index) {
   Transaction t(db_);
   Statement(db_, "INSERT OR IGNORE INTO rounds(run, idx, started) VALUES (?,?,?)")
-      .bind(1, run)
-      .bind(2, index)
-      .bind(3, now_utc())
+      .bind_row(run, index, now_utc())
       .run();
   Statement q(db_, "SELECT id FROM rounds WHERE run = ? AND idx = ?");
-  q.bind(1, run).bind(2, index);
+  q.bind_row(run, index);
   if (!q.step()) store_fail(db_, "begin a round");
   int64_t id = q.i64(0);
   t.commit();
@@ -407,10 +404,7 @@ int64_t Store::begin_round(int64_t run, int index) {
 void Store::finish_round(int64_t round, int64_t prompt_tokens, int64_t completion_tokens) {
   Transaction t(db_);
   Statement(db_, "UPDATE rounds SET finished = ?, prompt_tokens = ?, completion_tokens = ? WHERE id = ?")
-      .bind(1, now_utc())
-      .bind(2, prompt_tokens)
-      .bind(3, completion_tokens)
-      .bind(4, round)
+      .bind_row(now_utc(), prompt_tokens, completion_tokens, round)
       .run();
   t.commit();
 }
@@ -419,7 +413,7 @@ std::optional<RoundInfo> Store::find_round(int64_t round) const {
   Statement s(db_,
               "SELECT id, run, idx, started, COALESCE(finished, ''), prompt_tokens, completion_tokens FROM rounds "
               "WHERE id = ?");
-  s.bind(1, round);
+  s.bind_row(round);
   if (!s.step()) return std::nullopt;
   RoundInfo r{s.i64(0), s.i64(1), static_cast<int>(s.i64(2)), s.text(3), s.text(4), s.i64(5), s.i64(6)};
   return r;
@@ -427,7 +421,7 @@ std::optional<RoundInfo> Store::find_round(int64_t round) const {
 
 int Store::next_round_index(int64_t run) const {
   Statement s(db_, "SELECT MAX(idx) FROM rounds WHERE run = ?");
-  s.bind(1, run);
+  s.bind_row(run);
   s.step();
   return s.is_null(0) ? 0 : static_cast<int>(s.i64(0)) + 1;
 }
@@ -442,7 +436,7 @@ std::vector<RoundSummary> Store::round_summaries(int64_t run) const {
   Statement s(db_,
               "SELECT id, run, idx, started, COALESCE(finished, ''), prompt_tokens, completion_tokens FROM rounds "
               "WHERE run = ? ORDER BY idx");
-  s.bind(1, run);
+  s.bind_row(run);
   std::vector<RoundSummary> out;
   while (s.step()) {
     RoundSummary r;
@@ -455,7 +449,7 @@ std::vector<RoundSummary> Store::round_summaries(int64_t run) const {
                 "SELECT COUNT(*), SUM(c.status IN ('evaluated','rejected')), SUM(COALESCE(e.verified, 0)), "
                 "SUM(c.status = 'rejected') FROM candidates c LEFT JOIN evaluations e ON e.candidate = c.id "
                 "WHERE c.round = ?");
-    c.bind(1, r.round.id);
+    c.bind_row(r.round.id);
     c.step();
     r.candidates = static_cast<int>(c.i64(0));
     r.evaluated = static_cast<int>(c.i64(1));
@@ -467,7 +461,7 @@ std::vector<RoundSummary> Store::round_summaries(int64_t run) const {
                              : "SELECT e.median_ms, c.id FROM candidates c JOIN evaluations e ON e.candidate = c.id "
                                "WHERE c.round = ? AND e.verified = 1 AND e.median_ms IS NOT NULL "
                                "ORDER BY e.median_ms, c.id LIMIT 1");
-    b.bind(1, r.round.id);
+    b.bind_row(r.round.id);
     if (b.step()) {
       r.best_in_round = b.f64(0);
       r.best_candidate_in_round = b.i64(1);
@@ -482,7 +476,7 @@ int64_t Store::add_idea(int64_t round, const std::string& text, const std::strin
   if (source != "builtin" && source != "llm" && source != "file")
     fail("bad-idea-source", "Idea source '" + source + "' is not builtin, llm or file.", "Use the proposer's name().");
   Transaction t(db_);
-  Statement(db_, "INSERT INTO ideas(round, text, source) VALUES (?,?,?)").bind(1, round).bind(2, text).bind(3, source).run();
+  Statement(db_, "INSERT INTO ideas(round, text, source) VALUES (?,?,?)").bind_row(round, text, source).run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   t.commit();
   return id;
@@ -494,18 +488,12 @@ AddedCandidate Store::add_candidate(const NewCandidate& c) {
   const std::string hash = c.schedule_hash.empty() ? schedule_hash(c.schedule) : c.schedule_hash;
   Transaction t(db_);
   Statement q(db_, "SELECT id FROM candidates WHERE run = ? AND schedule_hash = ?");
-  q.bind(1, c.run).bind(2, hash);
+  q.bind_row(c.run, hash);
   if (q.step()) return {q.i64(0), false};
   Statement(db_,
             "INSERT INTO candidates(run, round, idea, parent, schedule, schedule_hash, status, created) "
             "VALUES (?,?,?,?,?,?,'proposed',?)")
-      .bind(1, c.run)
-      .bind(2, c.round)
-      .bind(3, c.idea)
-      .bind(4, c.parent)
-      .bind(5, c.schedule.dump())
-      .bind(6, hash)
-      .bind(7, now_utc())
+      .bind_row(c.run, c.round, c.idea, c.parent, c.schedule.dump(), hash, now_utc())
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   t.commit();
@@ -515,20 +503,20 @@ AddedCandidate Store::add_candidate(const NewCandidate& c) {
 void Store::set_candidate_status(int64_t candidate, const std::string& status) {
   require_status(status);
   Transaction t(db_);
-  Statement(db_, "UPDATE candidates SET status = ? WHERE id = ?").bind(1, status).bind(2, candidate).run();
+  Statement(db_, "UPDATE candidates SET status = ? WHERE id = ?").bind_row(status, candidate).run();
   t.commit();
 }
 
 std::optional<CandidateRecord> Store::candidate(int64_t id) const {
   Statement s(db_, (std::string("SELECT ") + kCandidateColumns + kCandidateJoins + "WHERE c.id = ?").c_str());
-  s.bind(1, id);
+  s.bind_row(id);
   if (!s.step()) return std::nullopt;
   return read_candidate(s);
 }
 
 std::vector<CandidateRecord> Store::candidates(int64_t run) const {
   Statement s(db_, (std::string("SELECT ") + kCandidateColumns + kCandidateJoins + "WHERE c.run = ? ORDER BY c.id").c_str());
-  s.bind(1, run);
+  s.bind_row(run);
   std::vector<CandidateRecord> out;
   while (s.step()) out.push_back(read_candidate(s));
   return out;
@@ -538,7 +526,7 @@ std::vector<CandidateRecord> Store::pending(int64_t run) const {
   Statement s(db_, (std::string("SELECT ") + kCandidateColumns + kCandidateJoins +
                     "WHERE c.run = ? AND c.status IN ('proposed', 'lowered') ORDER BY c.id")
                        .c_str());
-  s.bind(1, run);
+  s.bind_row(run);
   std::vector<CandidateRecord> out;
   while (s.step()) out.push_back(read_candidate(s));
   return out;
@@ -549,14 +537,9 @@ void Store::save_artifacts(int64_t candidate, const Artifacts& a) {
   Statement(db_,
             "INSERT OR REPLACE INTO artifacts(candidate, cuda_source, ir_text, kernel_bundle, audit_findings, "
             "compile_report) VALUES (?,?,?,?,?,?)")
-      .bind(1, candidate)
-      .bind(2, a.cuda_source)
-      .bind(3, a.ir_text)
-      .bind_json(4, a.kernel_bundle)
-      .bind_json(5, a.audit_findings)
-      .bind_json(6, a.compile_report)
+      .bind_row(candidate, a.cuda_source, a.ir_text, a.kernel_bundle, a.audit_findings, a.compile_report)
       .run();
-  Statement(db_, "UPDATE candidates SET status = 'lowered' WHERE id = ? AND status = 'proposed'").bind(1, candidate).run();
+  Statement(db_, "UPDATE candidates SET status = 'lowered' WHERE id = ? AND status = 'proposed'").bind_row(candidate).run();
   t.commit();
 }
 
@@ -564,7 +547,7 @@ std::optional<Artifacts> Store::artifacts(int64_t candidate) const {
   Statement s(db_,
               "SELECT cuda_source, ir_text, kernel_bundle, audit_findings, compile_report FROM artifacts "
               "WHERE candidate = ?");
-  s.bind(1, candidate);
+  s.bind_row(candidate);
   if (!s.step()) return std::nullopt;
   Artifacts a;
   a.cuda_source = s.text(0);
@@ -580,28 +563,16 @@ static void insert_evaluation(sqlite3* db, const EvaluationRecord& e) {
             "INSERT OR REPLACE INTO evaluations(candidate, verdict, verified, reason, median_ms, min_ms, max_ms, "
             "pct_of_floor, cost_estimate, max_abs_error, max_rel_error, precision, backend, result, measured_at) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-      .bind(1, e.candidate)
-      .bind(2, e.verdict)
-      .bind(3, e.verified ? 1 : 0)
-      .bind(4, e.reason)
-      .bind(5, e.median_ms)
-      .bind(6, e.min_ms)
-      .bind(7, e.max_ms)
-      .bind(8, e.pct_of_floor)
-      .bind(9, e.cost_estimate)
-      .bind(10, e.max_abs_error)
-      .bind(11, e.max_rel_error)
-      .bind(12, e.precision)
-      .bind(13, e.backend)
-      .bind_json(14, e.result)
-      .bind(15, e.measured_at.empty() ? now_utc() : e.measured_at)
+      .bind_row(e.candidate, e.verdict, e.verified ? 1 : 0, e.reason, e.median_ms, e.min_ms, e.max_ms, e.pct_of_floor,
+                e.cost_estimate, e.max_abs_error, e.max_rel_error, e.precision, e.backend, e.result,
+                e.measured_at.empty() ? now_utc() : e.measured_at)
       .run();
 }
 
 void Store::save_evaluation(const EvaluationRecord& e) {
   Transaction t(db_);
   insert_evaluation(db_, e);
-  Statement(db_, "UPDATE candidates SET status = 'evaluated' WHERE id = ?").bind(1, e.candidate).run();
+  Statement(db_, "UPDATE candidates SET status = 'evaluated' WHERE id = ?").bind_row(e.candidate).run();
   if (sqlite3_changes(db_) != 1) store_fail(db_, "find candidate " + std::to_string(e.candidate) + " for its evaluation");
   t.commit();
 }
@@ -613,14 +584,14 @@ void Store::reject(int64_t candidate, const std::string& code, const std::string
   e.reason = reason;
   Transaction t(db_);
   insert_evaluation(db_, e);
-  Statement(db_, "UPDATE candidates SET status = 'rejected' WHERE id = ?").bind(1, candidate).run();
+  Statement(db_, "UPDATE candidates SET status = 'rejected' WHERE id = ?").bind_row(candidate).run();
   if (sqlite3_changes(db_) != 1) store_fail(db_, "find candidate " + std::to_string(candidate) + " to reject");
   t.commit();
 }
 
 std::optional<EvaluationRecord> Store::evaluation(int64_t candidate) const {
   Statement s(db_, (std::string("SELECT ") + kEvaluationColumns + "FROM evaluations e WHERE e.candidate = ?").c_str());
-  s.bind(1, candidate);
+  s.bind_row(candidate);
   if (!s.step()) return std::nullopt;
   return read_evaluation(s);
 }
@@ -629,7 +600,7 @@ std::vector<EvaluationRecord> Store::evaluations(int64_t run) const {
   Statement s(db_, (std::string("SELECT ") + kEvaluationColumns +
                     "FROM evaluations e JOIN candidates c ON c.id = e.candidate WHERE c.run = ? ORDER BY e.id")
                        .c_str());
-  s.bind(1, run);
+  s.bind_row(run);
   std::vector<EvaluationRecord> out;
   while (s.step()) out.push_back(read_evaluation(s));
   return out;
@@ -641,7 +612,7 @@ std::vector<LeaderboardEntry> Store::leaderboard(int64_t run, int n) const {
                     "JOIN evaluations e ON e.candidate = c.id WHERE c.run = ? AND e.verified = 1 AND " + key +
                     " IS NOT NULL ORDER BY " + key + ", c.id LIMIT ?";
   Statement s(db_, sql.c_str());
-  s.bind(1, run).bind(2, n);
+  s.bind_row(run, n);
   std::vector<LeaderboardEntry> out;
   while (s.step()) out.push_back({read_candidate(s), read_evaluation(s, kCandidateColumnCount)});
   return out;
@@ -652,7 +623,7 @@ std::vector<LeaderboardEntry> Store::recent_failures(int64_t run, int n) const {
                     "JOIN evaluations e ON e.candidate = c.id WHERE c.run = ? AND e.verified = 0 "
                     "ORDER BY e.id DESC LIMIT ?";
   Statement s(db_, sql.c_str());
-  s.bind(1, run).bind(2, n);
+  s.bind_row(run, n);
   std::vector<LeaderboardEntry> out;
   while (s.step()) out.push_back({read_candidate(s), read_evaluation(s, kCandidateColumnCount)});
   return out;
@@ -687,14 +658,8 @@ int64_t Store::add_llm_call(std::optional<int64_t> round, const ModelCall& call)
   Statement(db_,
             "INSERT INTO llm_calls(round, purpose, prompt_tokens, completion_tokens, finish_reason, error, raw_reply, "
             "created) VALUES (?,?,?,?,?,?,?,?)")
-      .bind(1, round)
-      .bind(2, call.purpose)
-      .bind(3, call.prompt_tokens)
-      .bind(4, call.completion_tokens)
-      .bind(5, call.finish_reason)
-      .bind(6, call.error)
-      .bind(7, call.raw_reply)
-      .bind(8, now_utc())
+      .bind_row(round, call.purpose, call.prompt_tokens, call.completion_tokens, call.finish_reason, call.error,
+                call.raw_reply, now_utc())
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   t.commit();
@@ -705,7 +670,7 @@ std::vector<LlmCallRecord> Store::llm_calls(int64_t run) const {
   Statement s(db_,
               "SELECT l.id, l.round, l.purpose, l.prompt_tokens, l.completion_tokens, l.finish_reason, l.error, "
               "l.raw_reply, l.created FROM llm_calls l JOIN rounds r ON r.id = l.round WHERE r.run = ? ORDER BY l.id");
-  s.bind(1, run);
+  s.bind_row(run);
   std::vector<LlmCallRecord> out;
   while (s.step()) {
     LlmCallRecord r;

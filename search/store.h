@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dsl/schedule.h"
 #include "search/proposer.h"
 
 struct sqlite3;
@@ -166,8 +167,5 @@ class Store {
   bool rank_by_cost(int64_t run) const;
   std::vector<TriedCandidate> to_tried(const std::vector<LeaderboardEntry>& entries) const;
 };
-
-// 16 hex digits identifying a schedule: a hash of its canonical JSON text.
-std::string schedule_hash(const nlohmann::json& schedule);
 
 }  // namespace cusched::search

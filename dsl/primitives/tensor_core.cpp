@@ -28,7 +28,7 @@ PrimitiveDef tensor_core_primitive() {
     std::string stage = step["stage"], shape = step["shape"], prec = step["precision"];
     StageSchedule& s = st.stage(stage);
     const FuncDef* f = st.stage_def(stage);
-    if (!f->is_sum_of_two_loads())
+    if (!f->is_sum_of_load_products())
       fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
            "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
     const bool wgmma = shape == "m64nNk8";
