@@ -3,6 +3,7 @@
 // rules, and lowering. Prints the normalised steps, or the structured error (its
 // "phase" says which part refused: "schedule" or "lowering") and exits 1.
 #include <iostream>
+#include <new>
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
@@ -34,7 +35,18 @@ CommandRegistration reg{{"validate", "Check a schedule for a problem, lowering i
                                std::string size = resolve_size(p, o->size, o->shape);
                                nlohmann::json steps = load_schedule_json(p, o->schedule);
                                Schedule s = Schedule::from_json(p.context(size, o->strict), steps);
-                               lower(s, p.name);
+                               try {
+                                 lower(s, p.name);
+                               } catch (const std::bad_alloc&) {
+                                 Error e;
+                                 e.code = "lowering-out-of-memory";
+                                 e.phase = "lowering";
+                                 e.message = "Lowering the schedule at this size needs more memory than there is: a stage's "
+                                             "per-thread work spans most of the problem.";
+                                 e.hint = "Split and bind the stage's loops so that each thread (each warp, for tensor cores) "
+                                          "works on a small tile.";
+                                 throw UserError(e);
+                               }
                                if (o->format == "text") std::cout << s.to_text();
                                else std::cout << nlohmann::json({{"ok", true}, {"hash", s.hash()}, {"steps", s.to_json()}}).dump(2) << "\n";
                                return kExitOk;
