@@ -186,7 +186,9 @@ TEST_F(Cli, StrictToleranceForbidsLowerPrecision) {
 
 TEST_F(Cli, SizeChangesTheExtentsChecked) {
   // K = 40 at the small size is not a multiple of 16; K = 4096 at the bench size is.
-  const char* steps = R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}])";
+  // (The splits keep a warp's tile within its registers at the bench size.)
+  const char* steps = R"([{"op": "split", "stage": "C", "loop": "i", "factor": 64}, {"op": "split", "stage": "C", "loop": "j", "factor": 32},
+                          {"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}])";
   EXPECT_EQ(run("validate --problem matmul --schedule - --size bench", steps).exit_code, 0);
   json e = expect_error("matmul", steps, "--size small");
   EXPECT_EQ(e["code"], "tensor-core-shape-does-not-tile");
