@@ -3,7 +3,6 @@
 #include <functional>
 
 #include "dsl/error.h"
-#include "dsl/fnv_hash.h"
 
 namespace cusched {
 
@@ -50,8 +49,6 @@ Schedule Schedule::from_json(ScheduleContext ctx, const nlohmann::json& steps) {
 nlohmann::json Schedule::to_json() const { return nlohmann::json(steps_); }
 
 std::string Schedule::hash() const { return schedule_hash(to_json()); }
-
-std::string schedule_hash(const nlohmann::json& steps) { return fnv1a_hex(steps.dump(), kScheduleHashBasis); }
 
 ValidationResult validate_schedule(const ScheduleContext& ctx, const nlohmann::json& steps) {
   ValidationResult r;
