@@ -5,7 +5,6 @@
 #include "dsl/error.h"
 #include "dsl/input_limits.h"
 #include "dsl/schedule_legality.h"
-#include "dsl/fnv_hash.h"
 
 namespace cusched {
 
@@ -61,8 +60,6 @@ void Schedule::check_legality() const { check_schedule_legality(state_, steps_);
 nlohmann::json Schedule::to_json() const { return nlohmann::json(steps_); }
 
 std::string Schedule::hash() const { return schedule_hash(to_json()); }
-
-std::string schedule_hash(const nlohmann::json& steps) { return fnv1a_hex(steps.dump(), kScheduleHashBasis); }
 
 ValidationResult validate_schedule(const ScheduleContext& ctx, const nlohmann::json& steps) {
   ValidationResult r;
