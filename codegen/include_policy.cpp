@@ -75,7 +75,7 @@ bool safe_system_name(const std::string& name) {
 }
 
 Error refused(int line, const std::string& what, const std::string& hint) {
-  return Error{-1, "", "include-outside-library", "Line " + std::to_string(line) + " " + what + ".", hint};
+  return Error{-1, "", "include-outside-library", "Line " + std::to_string(line) + " " + what + ".", hint, ""};
 }
 
 }  // namespace

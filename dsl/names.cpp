@@ -55,7 +55,7 @@ bool looks_like_kernel_name(const std::string& s) {
 Error bad_name(const std::string& name, const std::string& role, const std::string& why, const std::string& hint) {
   return Error{-1, "", "bad-name", "The name '" + valid_utf8(name.substr(0, 80)) + (name.size() > 80 ? "..." : "") + "' for " + role +
                                        " " + why + ".",
-               hint};
+               hint, ""};
 }
 
 }  // namespace

@@ -216,7 +216,7 @@ std::optional<Error> shared_memory_error(const KernelBundle& bundle, const std::
       return Error{-1, "", "shared-memory-too-large",
                    "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) + " bytes of shared memory per block at the " +
                        size + " size; an H200 (sm_90) block can have at most " + std::to_string(kMaxSharedBytesPerBlock) + " (227 KiB).",
-                   "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop."};
+                   "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop.", "lowering"};
   return std::nullopt;
 }
 
@@ -274,7 +274,7 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
     out.verdict = "lowering_error";
     out.error = Error{-1, "", "internal-lowering-failure",
                       std::string("Preparing this candidate failed inside cusched (") + e.what() + ").",
-                      "This is a bug in cusched, not in the schedule; report it with the schedule. The search goes on without it."};
+                      "This is a bug in cusched, not in the schedule; report it with the schedule. The search goes on without it.", "lowering"};
     out.reason = out.error.code + ": " + out.error.to_string();
     if (schedule_out) schedule_out->reset();
     return out;
