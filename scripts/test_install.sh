@@ -49,7 +49,7 @@ check rownorm-build cmake --build "$tmp/rownorm-build" -j2
 check rownorm-uses-only-the-prefix uses_only_the_prefix "$tmp/rownorm-build"
 check rownorm-run bash -c "cd '$tmp' && '$tmp/rownorm-build/rownorm' --rounds 1 --db '$tmp/rownorm.db' --out '$tmp/rownorm_kernel.cu'"
 check rownorm-exported test -s "$tmp/rownorm_kernel.cu"
-check problem-file-cli env -i HOME="$tmp" PATH="$prefix/bin:/usr/bin:/bin" bash "$tmp/examples/problem-file-cli/run.sh" softmax "$tmp/cli"
+check problem-file-cli env -i HOME="$tmp" PATH="$prefix/bin:/usr/bin:/bin" bash "$tmp/examples/problem-file-cli/run.sh" "$tmp/examples/problem-file-cli/rownorm.json" "$tmp/cli"
 
 echo
 echo "install test: ${#passed[@]} passed, ${#failed[@]} failed${failed[*]:+ (${failed[*]})}"

@@ -1,20 +1,24 @@
 #!/bin/bash
-# Drives the installed `cusched` command on one problem, from the first check of its
-# baseline schedule to an exported kernel, without a GPU:
+# Drives the installed `cusched` command on a problem file, from the first check of its
+# automatic baseline schedule to an exported kernel, without a GPU:
 #   validate -> lower -> run in the CPU interpreter -> search (2 rounds) -> report -> export
 #
 #   examples/problem-file-cli/run.sh [PROBLEM] [WORK_DIR]
 #
-# PROBLEM is what `cusched -p` takes (default softmax); WORK_DIR receives the emitted
+# PROBLEM is what `cusched -p` takes: a problem file (default rownorm.json beside this
+# script: the row-wise L2 normalisation, stages only, no schedule) or a built-in name; WORK_DIR receives the emitted
 # CUDA, the search store, the HTML report and the exported kernel (default: a new
 # temporary folder). CUSCHED names the command (default: `cusched` on PATH).
 set -euo pipefail
-problem=${1:-softmax}
+problem=${1:-$(dirname "$0")/rownorm.json}
 work=${2:-$(mktemp -d)}
 cusched=${CUSCHED:-cusched}
 mkdir -p "$work"
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "describe: the stages, their loops and extents, the kernel contract, the baseline"
+"$cusched" problems --describe "$problem"
 
 step "validate: the baseline schedule is legal at the small size"
 "$cusched" validate -p "$problem" -s baseline --size small --format text
