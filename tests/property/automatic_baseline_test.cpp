@@ -1,13 +1,17 @@
-// The automatic baseline of every built-in problem verifies in the CPU interpreter at
+// The automatic baseline of every built-in problem, and of every problem file in
+// tests/problems/data/ and examples/, verifies in the CPU interpreter at
 // the small size and at odd shapes: every size odd, each size in turn 1, and each size
 // in turn past one block (257), so that guards, blocks smaller than their extent and
 // single-point loops are all exercised. A shape at which the reference output is
 // constant (a softmax over one column) says nothing about a schedule and is skipped.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "dsl/schedule.h"
 #include "problems/automatic_baseline.h"
 #include "problems/problem.h"
+#include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
 
 namespace cusched {
@@ -68,10 +72,15 @@ std::string describe(const SizeBindings& sizes) {
   return s;
 }
 
+// A built-in problem by name, or a problem file by path.
+Problem problem_named(const std::string& spec) {
+  return spec.ends_with(".json") ? load_problem_file(spec) : find_problem(spec);
+}
+
 class AutomaticBaseline : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AutomaticBaseline, VerifiesAtTheSmallSizeAndAtOddShapes) {
-  const Problem& problem = find_problem(GetParam());
+  const Problem problem = problem_named(GetParam());
   const nlohmann::json steps = automatic_baseline(problem.pipeline);
   auto shapes = odd_shapes(problem);
   shapes.insert(shapes.begin(), {"small", problem.size("small")});
@@ -91,7 +100,7 @@ TEST_P(AutomaticBaseline, VerifiesAtTheSmallSizeAndAtOddShapes) {
 }
 
 TEST_P(AutomaticBaseline, PutsEveryStageWithPointsOnBlocksAndReductionsAcrossThreads) {
-  const Problem& p = find_problem(GetParam());
+  const Problem p = problem_named(GetParam());
   Schedule s = Schedule::from_json(p.context("small"), automatic_baseline(p.pipeline));
   for (const auto& f : p.pipeline.stages()) {
     SCOPED_TRACE(f->name);
@@ -117,11 +126,15 @@ TEST_P(AutomaticBaseline, PutsEveryStageWithPointsOnBlocksAndReductionsAcrossThr
 std::vector<std::string> problem_names() {
   std::vector<std::string> names;
   for (const auto& p : all_problems()) names.push_back(p.name);
+  for (const char* dir : {CUSCHED_SOURCE_DIR "/tests/problems/data", CUSCHED_SOURCE_DIR "/examples/problem-file-cli"})
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".json") names.push_back(e.path().string());
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Problems, AutomaticBaseline, ::testing::ValuesIn(problem_names()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Problems, AutomaticBaseline, ::testing::ValuesIn(problem_names()), [](const auto& info) {
+  return info.param.ends_with(".json") ? "file_" + std::filesystem::path(info.param).stem().string() : info.param;
+});
 
 TEST(AutomaticBaselineUse, AProblemWithoutSchedulesStartsFromIt) {
   Problem p = find_problem("softmax");
