@@ -11,7 +11,9 @@ const std::set<std::string> kLibrary = {"cusched_device.cuh"};
 
 bool refused(const std::string& source) {
   auto e = include_error(source, kLibrary);
-  if (e) EXPECT_EQ(e->code, "include-outside-library");
+  if (e) {
+    EXPECT_EQ(e->code, "include-outside-library");
+  }
   return e.has_value();
 }
 
