@@ -29,8 +29,8 @@ TEST_P(CheatCorpus, AuditAndPrecisionScanGiveTheExpectedVerdict) {
     EXPECT_TRUE(bad) << e.file << " passed the audit";
     return;
   }
-  if !e.expect.count("audit_rejected") {
-    ) EXPECT_FALSE(bad) << e.file << " was rejected by the audit: " << findings.dump(2);
+  if (!e.expect.count("audit_rejected")) {
+    EXPECT_FALSE(bad) << e.file << " was rejected by the audit: " << findings.dump(2);
   }
   search::CandidateOutcome out;
   search::check_declared_precision(b, out);
@@ -77,11 +77,11 @@ TEST(BundleContracts, OneContractPerLaunchWithOutputsInTheLastLaunchThatTakesThe
     for (const auto& prm : contracts[k]["params"]) {
       const BufferSpec* buf = b.find_buffer(prm["name"]);
       ASSERT_NE(buf, nullptr);
-      if buf->role == BufferRole::Input) EXPECT_EQ(prm["type"], "const float*"); {
-        
+      if (buf->role == BufferRole::Input) {
+        EXPECT_EQ(prm["type"], "const float*");
       }
-      if buf->role == BufferRole::Scratch) EXPECT_EQ(prm["type"], ""); {
-        
+      if (buf->role == BufferRole::Scratch) {
+        EXPECT_EQ(prm["type"], "");
       }
       outputs += prm["is_output"].get<bool>();
     }
