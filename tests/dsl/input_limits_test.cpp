@@ -58,11 +58,29 @@ TEST(JsonInput, ErrorsQuotingInvalidUtf8PrintAsJson) {
   EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "???");
 }
 
+// The code of the error that `read` raises, "ok" when it raises none.
+template <typename Read>
+std::string code_of_read(Read read) {
+  try {
+    read();
+  } catch (const UserError& e) {
+    EXPECT_FALSE(e.error().hint.empty()) << e.error().code;
+    return e.error().code;
+  }
+  return "ok";
+}
+
 TEST(JsonInput, BoundedReadsStop) {
   std::istringstream endless(std::string(1000, 'x'));
-  EXPECT_THROW(read_bounded(endless, 100, "The input"), UserError);
+  EXPECT_EQ(code_of_read([&] { read_bounded(endless, 100, "The input"); }), "input-too-large");
   std::istringstream small("abc");
   EXPECT_EQ(read_bounded(small, 100, "The input"), "abc");
+}
+
+TEST(JsonInput, FileReadsNameWhatIsWrongWithThePath) {
+  EXPECT_EQ(code_of_read([] { read_file_bounded("/nonexistent/cusched/schedule.json", 100, "The schedule file"); }),
+            "unreadable-file");
+  EXPECT_EQ(code_of_read([] { read_file_bounded("/tmp", 100, "The schedule file"); }), "not-a-file");
 }
 
 TEST(Names, KeywordsBuiltinsAndGeneratedNamesAreRefused) {
