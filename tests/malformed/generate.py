@@ -213,12 +213,17 @@ case("proposal", "tensor_core on an untiled matmul as a proposal",
       "--no-audit", "--db", "{tmp}/search.db", "--proposals", "{cases}/" + name], "tensor-core-reduction-not-split", outcome="logged")
 
 # ---- problem names ----
-for n in ["", "matmul ", "MATMUL", "mat mul", "../etc/passwd", "/etc/passwd", "x" * 10000, "\u043c\u0430\u0442", "matmul;ls",
+for n in ["", "matmul ", "MATMUL", "mat mul", "x" * 10000, "\u043c\u0430\u0442", "matmul;ls",
           "$(id)", "softmax\nrelu", "-", "relu_large2", "0", "null"]:
     case("problem", "problem named %r" % n[:20], ["validate", "-p", n, "-s", "baseline"], "unknown-problem")
-for n in ["nope", "/nonexistent/p.json"]:
-    case("problem", "problem %r (lower)" % n, ["lower", "-p", n], "unknown-problem")
-    case("problem", "problem %r (run)" % n, ["run", "-p", n, "--backend", "interp"], "unknown-problem")
+# A value with a '/' or ending in .json is a problem file: it must be a readable JSON problem.
+case("problem", "problem file '../etc/passwd'", ["validate", "-p", "../etc/passwd", "-s", "baseline"], "unreadable-problem-file")
+case("problem", "problem file '/etc/passwd' (not JSON)", ["validate", "-p", "/etc/passwd", "-s", "baseline"], "bad-json")
+case("problem", "problem 'nope' (lower)", ["lower", "-p", "nope"], "unknown-problem")
+case("problem", "problem 'nope' (run)", ["run", "-p", "nope", "--backend", "interp"], "unknown-problem")
+for cmd in (["lower"], ["run", "--backend", "interp"]):
+    case("problem", "problem file '/nonexistent/p.json' (%s)" % cmd[0], [cmd[0], "-p", "/nonexistent/p.json"] + cmd[1:],
+         "unreadable-problem-file")
 
 # ---- command-line flags ----
 FLAG_CASES = [
@@ -234,18 +239,22 @@ FLAG_CASES = [
     ["search", "-p", "relu", "--per-idea", "-1"], ["search", "-p", "relu", "--rank-timeout", "nan"],
     ["search", "-p", "relu", "--rank-timeout", "-4"], ["search", "-p", "relu", "--rank-silence", "0"],
     ["search", "-p", "relu", "--proposer", "oracle"], ["search", "-p", "relu", "--backend", "cpu"],
-    ["search", "-p", "relu", "--no-such-flag"], ["search"],
+    ["search", "-p", "relu", "--no-such-flag"],
     ["run", "-p", "relu", "--seed", "-7"], ["run", "-p", "relu", "--seed", "abc"], ["run", "-p", "relu", "--backend", "tpu"],
-    ["run", "-p", "relu", "--size", "huge"], ["run"], ["check", "-p", "relu", "x.cu", "--seed", "-2"],
+    ["run"], ["check", "-p", "relu", "x.cu", "--seed", "-2"],
     ["check", "-p", "relu", "x.cu", "--dynamic-smem", "-1"], ["check", "-p", "relu", "x.cu", "--dynamic-smem", "nan"],
-    ["check", "-p", "relu", "x.cu", "--size", "medium"], ["check", "-p", "relu"],
-    ["validate", "-p", "matmul"], ["validate", "-s", "baseline"], ["validate", "-p", "matmul", "-s", "baseline", "--size", "tiny"],
-    ["validate", "-p", "matmul", "-s", "baseline", "--format", "xml"], ["lower", "-p", "matmul", "--emit", "ptx"],
-    ["lower", "-p", "matmul", "--size", "big"], ["device", "--index", "-1"], ["report"], ["export"],
+    ["check", "-p", "relu"],
+    ["validate", "-p", "matmul"], ["validate", "-s", "baseline"], ["validate", "-p", "matmul", "-s", "baseline", "--format", "xml"], ["lower", "-p", "matmul", "--emit", "ptx"],
+    ["device", "--index", "-1"], ["report"], ["export"],
     ["no-such-command"], ["validate", "-p", "matmul", "-s", "baseline", "--strict=maybe"],
 ]
 for args in FLAG_CASES:
     case("flags", "flags: " + " ".join(a if a else "''" for a in args), args, "bad-flag")
+# Size tables may have any names: an unknown one is the problem's error, not a flag error.
+for args in (["run", "-p", "relu", "--size", "huge"], ["check", "-p", "relu", "x.cu", "--size", "medium"],
+             ["validate", "-p", "matmul", "-s", "baseline", "--size", "tiny"], ["lower", "-p", "matmul", "--size", "big"]):
+    case("flags", "flags: " + " ".join(args), args, "unknown-size")
+case("flags", "flags: search without a problem", ["search"], "missing-problem")
 
 # ---- .npy files (read by run --inputs before any GPU work) ----
 def npy(descr="<f4", fortran="False", shape="(1024, 1024)", data=b"", version=1, header=None, magic=b"\x93NUMPY"):
