@@ -65,8 +65,10 @@ struct EvalRequest {
   // repeats), on the buffers a full run has filled: EvalResult::launch_ms.
   bool time_each_launch = false;
   // Map the candidate's inputs read-only for the device during its launches (where
-  // the driver offers it), so that a write to an input faults.
-  bool read_only_inputs = true;
+  // the driver offers it), so that a write to an input faults. Off for an evaluation
+  // in the calling process, whose CUDA context a fault would end; the worker process
+  // (Worker::evaluate) turns it on.
+  bool read_only_inputs = false;
 
   nlohmann::json to_json() const;
   static EvalRequest from_json(const nlohmann::json& j);

@@ -162,10 +162,12 @@ EvalResult Worker::died(const std::string& while_doing) {
   return r;
 }
 
-EvalResult Worker::evaluate(const EvalRequest& request) {
+EvalResult Worker::evaluate(const EvalRequest& asked) {
+  // In the worker process a fault ends only that process: inputs are mapped read-only.
+  EvalRequest request = asked;
+  request.read_only_inputs = true;
   EvalResult r = evaluate_once(request);
-  if (r.verdict != Verdict::illegal_address || !request.read_only_inputs || r.input_protection != "read-only mapping")
-    return r;
+  if (r.verdict != Verdict::illegal_address || r.input_protection != "read-only mapping") return r;
   // A fault with read-only inputs: a write to an input faults there. Run once more
   // with writable inputs, untimed, in a fresh worker; a candidate that then runs
   // without faulting wrote its inputs (whether or not it put them back).
