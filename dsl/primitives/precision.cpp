@@ -1,3 +1,4 @@
+#include "dsl/error.h"
 #include "dsl/primitives/arg_helpers.h"
 #include "dsl/primitives/precision_rules.h"
 
@@ -23,7 +24,18 @@ PrimitiveDef precision_primitive() {
     std::string stage = step["stage"];
     StageSchedule& s = st.stage(stage);
     std::string prec = step["operands"];
-    if (prec != "f32") require_precision_within_tolerance(prec, st.ctx.atol, st.ctx.rtol, stage);
+    if (prec != "f32") {
+      // Rounding operands is a contraction's choice: elsewhere (an exp of x - max, a
+      // normalisation) it rounds values before a cancellation and loses every digit the
+      // cancellation keeps.
+      const FuncDef* f = st.stage_def(stage);
+      if (f && !f->is_sum_of_products())
+        fail("precision-needs-products",
+             "Stage '" + stage + "' is not a sum of products, so rounding its operands to " + prec +
+                 " rounds values before the arithmetic that follows (a subtraction, an exp) instead of the factors of a product.",
+             "Give a lower operand precision only to contractions (C(i, j) = sum(k, A(i, k) * B(k, j))); keep this stage in f32.");
+      require_precision_within_tolerance(prec, st.ctx.atol, st.ctx.rtol, stage);
+    }
     s.precision = prec;
     s.math = step["math"];
   };

@@ -122,6 +122,14 @@ TEST(PrecisionErrors, StrictToleranceForbidsLowerPrecision) {
                       "precision", "precision-exceeds-tolerance");
 }
 
+TEST(PrecisionErrors, LowerOperandPrecisionOnlyForContractions) {
+  // softmax's S = sum(exp(X - M)): rounding X to tf32 before the subtraction loses it.
+  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "precision", "stage": "S", "operands": "tf32"}])"), 0,
+                    "precision", "precision-needs-products");
+  Schedule s = build(problem_context("softmax"), json::parse(R"([{"op": "precision", "stage": "S", "operands": "f32", "math": "fast"}])"));
+  EXPECT_EQ(s.state().stage("S").precision, "f32");
+}
+
 TEST(PrecisionErrors, ToleranceBetweenTheRoundoffsOfTf32AndBf16) {
   ScheduleContext ctx = problem_context("matmul");
   ctx.atol = ctx.rtol = 5e-3;  // admits tf32 (2^-11 roundoff), not bf16 (2^-8)
