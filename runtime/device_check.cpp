@@ -226,21 +226,16 @@ extern "C" __global__ void cusched_find_worst(const void* cand, int cdt, const v
 }
 
 extern "C" __global__ void cusched_first_difference(const unsigned char* a, const unsigned char* b, u64 bytes, u64* s) {
-  u64 words = bytes / 8, found = ~0ull;
-  if ((((u64)a) | ((u64)b)) & 7) {  // a region that starts off an 8-byte boundary (a guard after an odd-sized buffer)
-    for (i64 t = first_index(); t < (i64)bytes; t += stride())
-      if (a[t] != b[t]) { found = (u64)t; break; }
-    found = warp_min(found);
-    if (lane0() && found != ~0ull) atomicMin(&s[kFirstDifference], found);
-    return;
-  }
+  // 8-byte words where both regions start on a word boundary; bytes otherwise (a guard
+  // region after an odd-sized buffer), and for the tail after the last whole word.
+  const bool words_aligned = ((((u64)a) | ((u64)b)) & 7) == 0;
+  u64 words = words_aligned ? bytes / 8 : 0, found = ~0ull;
   for (i64 w = first_index(); w < (i64)words; w += stride()) {
     u64 x = ((const u64*)a)[w] ^ ((const u64*)b)[w];
     if (x) { found = (u64)w * 8 + (u64)(__ffsll((i64)x) - 1) / 8; break; }
   }
-  if (first_index() == 0 && found == ~0ull)
-    for (u64 t = words * 8; t < bytes; ++t)
-      if (a[t] != b[t]) { found = t; break; }
+  for (i64 t = (i64)(words * 8) + first_index(); found == ~0ull && t < (i64)bytes; t += stride())
+    if (a[t] != b[t]) found = (u64)t;
   found = warp_min(found);
   if (lane0() && found != ~0ull) atomicMin(&s[kFirstDifference], found);
 }
