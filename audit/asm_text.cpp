@@ -55,8 +55,10 @@ std::vector<std::string> asm_instructions(const std::string& asm_template) {
     out.push_back(ins);
   };
   for (char c : text) {
-    if (c == ';' || c == '\n') flush();
-    else piece += c;
+    if (c == ';' || c == '\n')
+      flush();
+    else
+      piece += c;
   }
   flush();
   return out;

@@ -13,9 +13,9 @@ std::vector<std::string> asm_instructions(const std::string& asm_template);
 // The opcode of one instruction: "cp.async.ca.shared.global".
 std::string asm_opcode(const std::string& instruction);
 
-bool asm_reads_timer(const std::string& asm_template);     // %clock, %clock64, %globaltimer
-bool asm_ends_thread(const std::string& asm_template);     // trap, exit, brkpt
-bool asm_is_barrier(const std::string& asm_template);      // block-wide: bar.sync id (no count), bar.red
-bool asm_writes_global(const std::string& asm_template);   // st.global/st.generic, atom, red, bulk copies to global
+bool asm_reads_timer(const std::string& asm_template);    // %clock, %clock64, %globaltimer
+bool asm_ends_thread(const std::string& asm_template);    // trap, exit, brkpt
+bool asm_is_barrier(const std::string& asm_template);     // block-wide: bar.sync id (no count), bar.red
+bool asm_writes_global(const std::string& asm_template);  // st.global/st.generic, atom, red, bulk copies to global
 
 }  // namespace cusched::audit

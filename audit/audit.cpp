@@ -1,17 +1,15 @@
 // The audit entry points: one Clang run (facts + device IR), then every rule.
 #include "audit/audit.h"
 
-#include <clang/Frontend/CompilerInstance.h>
-#include <clang/Lex/PreprocessorOptions.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include "dsl/input_limits.h"
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
 
 #include "audit/audit_action.h"
 #include "audit/clang_setup.h"
@@ -21,6 +19,7 @@
 #include "audit/rule.h"
 #include "codegen/include_policy.h"
 #include "dsl/error.h"
+#include "dsl/input_limits.h"
 
 namespace cusched::audit {
 
@@ -33,9 +32,9 @@ struct ClangRun {
   bool pch_rejected = false;
 };
 
-void run_clang(ClangRun& run, llvm::LLVMContext& context, const std::string& compile_path,
-               const std::string& display, const std::string& pch, const DisplayName& display_name,
-               const IsAudited& is_audited, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs) {
+void run_clang(ClangRun& run, llvm::LLVMContext& context, const std::string& compile_path, const std::string& display,
+               const std::string& pch, const DisplayName& display_name, const IsAudited& is_audited,
+               llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs) {
   auto inv = device_invocation();
   auto& fe = inv->getFrontendOpts();
   fe.ProgramAction = clang::frontend::EmitLLVMOnly;
@@ -120,7 +119,8 @@ std::vector<Finding> audit_file(const std::string& path, const AuditOptions& opt
   std::string text = read_file_bounded(path, kMaxSourceBytes, "The kernel source");
   std::filesystem::path absolute = std::filesystem::absolute(path, ec);
   size_t kernels = 0;
-  auto findings = run_audit(text, path, ec ? virtual_source_path(path) : absolute.lexically_normal().string(), options, &kernels);
+  auto findings =
+      run_audit(text, path, ec ? virtual_source_path(path) : absolute.lexically_normal().string(), options, &kernels);
   bool parse_failed = false;
   for (const auto& f : findings) parse_failed |= f.rule == "clang-parse";
   if (kernels == 0 && !parse_failed)

@@ -3,10 +3,11 @@
 // before NVRTC compiles it, and reports findings as structured values.
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace cusched::audit {
 
@@ -43,13 +44,14 @@ struct AuditOptions {
   std::optional<KernelContract> contract;
   // Contracts of further kernels in the same source (a multi-launch bundle: one per launch).
   std::vector<KernelContract> more_contracts;
-  std::map<std::string, std::string> headers;   // in-memory include files (the project's device library), name -> contents
+  std::map<std::string, std::string>
+      headers;  // in-memory include files (the project's device library), name -> contents
   std::optional<int64_t> planned_dynamic_smem;  // from the launch plan; nullopt = unknown
   // Per kernel (by name) from a multi-launch plan; a kernel listed here ignores planned_dynamic_smem.
   std::map<std::string, int64_t> planned_dynamic_smem_by_kernel;
   int64_t max_smem_per_block = 232448;
-  std::string ptxas_log;                        // optional NVRTC/ptxas -v log for the info rule
-  bool use_pch = true;                          // precompile the CUDA headers and `headers` once, cached on disk
+  std::string ptxas_log;  // optional NVRTC/ptxas -v log for the info rule
+  bool use_pch = true;    // precompile the CUDA headers and `headers` once, cached on disk
 };
 
 struct RuleInfo {

@@ -10,7 +10,9 @@ namespace cusched::audit {
 class AuditAction : public clang::EmitLLVMOnlyAction {
  public:
   AuditAction(llvm::LLVMContext* context, SourceFacts& facts, DisplayName display, IsAudited is_audited)
-      : clang::EmitLLVMOnlyAction(context), facts_(facts), display_(std::move(display)),
+      : clang::EmitLLVMOnlyAction(context),
+        facts_(facts),
+        display_(std::move(display)),
         is_audited_(std::move(is_audited)) {}
 
  protected:

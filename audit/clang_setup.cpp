@@ -1,16 +1,16 @@
 // The device-only Clang invocation and the in-memory files it relies on.
 #include "audit/clang_setup.h"
 
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/TextDiagnosticBuffer.h>
 #include <clang/Frontend/Utils.h>
 #include <llvm/Support/MemoryBuffer.h>
-
-#include <cstdlib>
-#include <mutex>
-#include <stdexcept>
 
 namespace cusched::audit {
 
@@ -28,18 +28,34 @@ struct InvocationTemplate {
 InvocationTemplate build_template() {
   std::string resource = clang_resource_dir();
   std::string cuda = cuda_path();
-  std::vector<std::string> args = {
-      "clang++", "-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90a", "--cuda-path=" + cuda,
-      "-resource-dir=" + resource, "-nocudalib", "-Wno-unknown-cuda-version", "-w", "-std=c++17", "-O1",
-      "-gline-tables-only", "-isystem", virtual_compat_dir(), "-isystem", cuda + "/include/cccl", "-I",
-      virtual_include_dir(), "-fsyntax-only", virtual_source_path("input.cu")};
+  std::vector<std::string> args = {"clang++",
+                                   "-x",
+                                   "cuda",
+                                   "--cuda-device-only",
+                                   "--cuda-gpu-arch=sm_90a",
+                                   "--cuda-path=" + cuda,
+                                   "-resource-dir=" + resource,
+                                   "-nocudalib",
+                                   "-Wno-unknown-cuda-version",
+                                   "-w",
+                                   "-std=c++17",
+                                   "-O1",
+                                   "-gline-tables-only",
+                                   "-isystem",
+                                   virtual_compat_dir(),
+                                   "-isystem",
+                                   cuda + "/include/cccl",
+                                   "-I",
+                                   virtual_include_dir(),
+                                   "-fsyntax-only",
+                                   virtual_source_path("input.cu")};
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
 
   auto diag_opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   auto* buffer = new clang::TextDiagnosticBuffer();
-  auto diags = llvm::makeIntrusiveRefCnt<clang::DiagnosticsEngine>(
-      llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diag_opts.get(), buffer, /*ShouldOwnClient=*/true);
+  auto diags = llvm::makeIntrusiveRefCnt<clang::DiagnosticsEngine>(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(),
+                                                                   diag_opts.get(), buffer, /*ShouldOwnClient=*/true);
   std::map<std::string, std::string> none;
   clang::CreateInvocationOptions opts;
   opts.Diags = diags;

@@ -1,9 +1,9 @@
 // Registering LLVM's targets once per process.
 #include "audit/device_target.h"
 
-#include <llvm/Support/TargetSelect.h>
-
 #include <mutex>
+
+#include <llvm/Support/TargetSelect.h>
 
 namespace cusched::audit {
 

@@ -44,10 +44,11 @@ std::set<const llvm::Argument*> pointer_roots(const llvm::Value* value) {
     } else if (const auto* gep = llvm::dyn_cast<llvm::GEPOperator>(v)) {
       work.push_back(gep->getPointerOperand());
     } else if (const auto* op = llvm::dyn_cast<llvm::Operator>(v);
-               op && (op->getOpcode() == llvm::Instruction::BitCast || op->getOpcode() == llvm::Instruction::AddrSpaceCast ||
-                      op->getOpcode() == llvm::Instruction::PtrToInt || op->getOpcode() == llvm::Instruction::IntToPtr ||
-                      op->getOpcode() == llvm::Instruction::ZExt || op->getOpcode() == llvm::Instruction::SExt ||
-                      op->getOpcode() == llvm::Instruction::Trunc || op->getOpcode() == llvm::Instruction::Freeze)) {
+               op &&
+               (op->getOpcode() == llvm::Instruction::BitCast || op->getOpcode() == llvm::Instruction::AddrSpaceCast ||
+                op->getOpcode() == llvm::Instruction::PtrToInt || op->getOpcode() == llvm::Instruction::IntToPtr ||
+                op->getOpcode() == llvm::Instruction::ZExt || op->getOpcode() == llvm::Instruction::SExt ||
+                op->getOpcode() == llvm::Instruction::Trunc || op->getOpcode() == llvm::Instruction::Freeze)) {
       work.push_back(op->getOperand(0));
     } else if (const auto* bin = llvm::dyn_cast<llvm::BinaryOperator>(v)) {
       work.push_back(bin->getOperand(0));
@@ -95,7 +96,8 @@ std::vector<MemoryWrite> memory_writes(const llvm::Function& f) {
         const llvm::Function* callee = call->getCalledFunction();
         if (!is_asm && call->onlyReadsMemory()) continue;
         bool certain = false;
-        if (is_asm) certain = asm_writes_global(text);
+        if (is_asm)
+          certain = asm_writes_global(text);
         else if (callee && callee->isIntrinsic())
           certain = callee->getName().contains("atomic") || callee->getName().contains(".red.");
         for (unsigned i = 0; i < call->arg_size(); ++i) {

@@ -1,12 +1,12 @@
 #pragma once
 // Helpers the IR rules share: source positions of instructions, the kernels
 // of the module, and which kernel parameter a pointer is derived from.
-#include <llvm/IR/Function.h>
-#include <llvm/IR/Instruction.h>
-
 #include <set>
 #include <string>
 #include <vector>
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instruction.h>
 
 #include "audit/rule.h"
 

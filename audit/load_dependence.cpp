@@ -2,6 +2,8 @@
 // assignments of the kernel's local variables.
 #include "audit/load_dependence.h"
 
+#include <vector>
+
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/Expr.h>
@@ -9,8 +11,6 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Stmt.h>
 #include <clang/AST/StmtCXX.h>
-
-#include <vector>
 
 #include "audit/source_pointer_roots.h"
 
@@ -132,11 +132,13 @@ LoadDependence::LoadDependence(const clang::FunctionDecl& kernel) {
 bool LoadDependence::depends_on_memory(const clang::Expr* e) const {
   if (!e) return false;
   e = e->IgnoreParens();
-  if (const auto* cast = clang::dyn_cast<clang::ImplicitCastExpr>(e); cast && cast->getCastKind() == clang::CK_LValueToRValue)
+  if (const auto* cast = clang::dyn_cast<clang::ImplicitCastExpr>(e);
+      cast && cast->getCastKind() == clang::CK_LValueToRValue)
     return lvalue_depends_on_memory(cast->getSubExpr());
   if (clang::isa<clang::DeclRefExpr>(e)) return e->isGLValue() ? lvalue_depends_on_memory(e) : false;
   if (clang::isa<clang::CallExpr>(e)) return call_depends_on_memory(e);
-  if (const auto* pseudo = clang::dyn_cast<clang::PseudoObjectExpr>(e)) return depends_on_memory(pseudo->getResultExpr());
+  if (const auto* pseudo = clang::dyn_cast<clang::PseudoObjectExpr>(e))
+    return depends_on_memory(pseudo->getResultExpr());
   if (const auto* construct = clang::dyn_cast<clang::CXXConstructExpr>(e)) {
     for (const clang::Expr* arg : construct->arguments())
       if (arg->isGLValue() ? lvalue_depends_on_memory(arg) : depends_on_memory(arg)) return true;
@@ -182,7 +184,8 @@ bool LoadDependence::lvalue_depends_on_memory(const clang::Expr* e) const {
   }
   if (const auto* un = clang::dyn_cast<clang::UnaryOperator>(e); un && un->isIncrementDecrementOp())
     return lvalue_depends_on_memory(un->getSubExpr());
-  if (const auto* pseudo = clang::dyn_cast<clang::PseudoObjectExpr>(e)) return depends_on_memory(pseudo->getResultExpr());
+  if (const auto* pseudo = clang::dyn_cast<clang::PseudoObjectExpr>(e))
+    return depends_on_memory(pseudo->getResultExpr());
   return true;  // a dereference, a call returning a reference, or anything unknown: memory
 }
 
@@ -200,7 +203,8 @@ bool LoadDependence::call_depends_on_memory(const clang::Expr* e) const {
       const clang::Stmt* s = work.back();
       work.pop_back();
       if (!s || clang::isa<clang::LambdaExpr>(s)) continue;
-      if (const auto* ret = clang::dyn_cast<clang::ReturnStmt>(s)) returns_loaded |= depends_on_memory(ret->getRetValue());
+      if (const auto* ret = clang::dyn_cast<clang::ReturnStmt>(s))
+        returns_loaded |= depends_on_memory(ret->getRetValue());
       for (const clang::Stmt* child : s->children()) work.push_back(child);
     }
     if (returns_loaded) return true;

@@ -2,6 +2,10 @@
 // that decide the paths on which a parameter stays unwritten.
 #include "audit/output_path_analysis.h"
 
+#include <map>
+#include <set>
+#include <utility>
+
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclCXX.h>
@@ -13,10 +17,6 @@
 #include <clang/Analysis/CFG.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
-
-#include <map>
-#include <set>
-#include <utility>
 
 #include "audit/load_dependence.h"
 #include "audit/source_pointer_roots.h"
@@ -89,13 +89,15 @@ class WriteFinder {
   bool call_writes(const clang::CallExpr* call) {
     const clang::FunctionDecl* fd = call->getDirectCallee();
     bool lambda = is_lambda_call(fd);
-    bool member_operator = clang::isa<clang::CXXOperatorCallExpr>(call) && clang::isa_and_nonnull<clang::CXXMethodDecl>(fd);
+    bool member_operator =
+        clang::isa<clang::CXXOperatorCallExpr>(call) && clang::isa_and_nonnull<clang::CXXMethodDecl>(fd);
     for (unsigned i = member_operator ? 1 : 0; i < call->getNumArgs(); ++i) {
       const clang::Expr* arg = call->getArg(i);
       unsigned param = member_operator ? i - 1 : i;
       clang::QualType t = fd && param < fd->getNumParams() ? fd->getParamDecl(param)->getType() : arg->getType();
       bool opaque = fd == nullptr;
-      if (t->isPointerType() && (opaque || !t->getPointeeType().isConstQualified()) && pointer_root_in(arg)) return true;
+      if (t->isPointerType() && (opaque || !t->getPointeeType().isConstQualified()) && pointer_root_in(arg))
+        return true;
       if (t->isReferenceType() && (opaque || !t->getPointeeType().isConstQualified()) &&
           (memory_root_in(arg) || pointer_root_in(arg)))
         return true;

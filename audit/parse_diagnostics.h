@@ -1,9 +1,9 @@
 #pragma once
 // Collects the errors Clang reports while parsing, as plain values.
-#include <clang/Basic/Diagnostic.h>
-
 #include <string>
 #include <vector>
+
+#include <clang/Basic/Diagnostic.h>
 
 #include "audit/source_facts_collector.h"
 

@@ -1,18 +1,18 @@
 // Building and caching the precompiled header.
 #include "audit/pch_cache.h"
 
-#include <clang/Frontend/CompilerInstance.h>
-#include <clang/Lex/PreprocessorOptions.h>
-#include <clang/Frontend/FrontendActions.h>
-#include <clang/Frontend/TextDiagnosticBuffer.h>
-#include <llvm/Support/SHA256.h>
-#include <llvm/Support/raw_ostream.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <random>
 #include <system_error>
+
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/TextDiagnosticBuffer.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/Support/SHA256.h>
+#include <llvm/Support/raw_ostream.h>
 #include <unistd.h>
 
 #include "audit/clang_setup.h"

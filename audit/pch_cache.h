@@ -1,11 +1,11 @@
 #pragma once
 // The precompiled header of the CUDA headers and the device library: built
 // once per (Clang version, flags, header contents) and cached on disk.
-#include <clang/Basic/LLVM.h>
-#include <llvm/Support/VirtualFileSystem.h>
-
 #include <map>
 #include <string>
+
+#include <clang/Basic/LLVM.h>
+#include <llvm/Support/VirtualFileSystem.h>
 
 namespace cusched::audit {
 

@@ -26,13 +26,13 @@ struct ParamFacts {
 // parameter, decided by a branch on a value loaded from memory (see
 // output_path_analysis.h). Paths skipped only by bounds guards are not gaps.
 struct OutputPathGap {
-  std::string param;               // the pointer parameter not written
-  bool exits_by_return = false;    // the path ends at a `return`, else at the end of the kernel
-  bool loop_iteration = false;     // the path is one iteration of a loop that skips its write
-  SourceLocation exit;             // the `return`, or the kernel's closing brace
-  std::string condition;           // source text of the deciding condition
+  std::string param;             // the pointer parameter not written
+  bool exits_by_return = false;  // the path ends at a `return`, else at the end of the kernel
+  bool loop_iteration = false;   // the path is one iteration of a loop that skips its write
+  SourceLocation exit;           // the `return`, or the kernel's closing brace
+  std::string condition;         // source text of the deciding condition
   SourceLocation condition_location;
-  std::string condition_outcome;   // "true", "false" or "" (a switch)
+  std::string condition_outcome;  // "true", "false" or "" (a switch)
 };
 
 struct KernelFacts {
@@ -45,11 +45,11 @@ struct KernelFacts {
 };
 
 struct CallFacts {
-  std::string callee;            // unqualified name, "operator new" for new-expressions
-  std::string qualified_callee;  // with namespaces
-  bool is_kernel_launch = false;       // kernel<<<...>>> from device code
-  bool is_builtin = false;             // a Clang builtin (printf and malloc are library builtins too)
-  bool callee_defined = false;         // a body exists somewhere in the translation unit
+  std::string callee;             // unqualified name, "operator new" for new-expressions
+  std::string qualified_callee;   // with namespaces
+  bool is_kernel_launch = false;  // kernel<<<...>>> from device code
+  bool is_builtin = false;        // a Clang builtin (printf and malloc are library builtins too)
+  bool callee_defined = false;    // a body exists somewhere in the translation unit
   bool callee_in_system_header = false;
   SourceLocation location;
 };

@@ -83,8 +83,8 @@ class FactsVisitor : public clang::RecursiveASTVisitor<FactsVisitor> {
       c.callee = fd->getNameAsString();
       c.qualified_callee = fd->getQualifiedNameAsString();
       c.is_builtin = fd->getBuiltinID() != 0;
-      c.callee_defined = fd->isDefined() || fd->getTemplateInstantiationPattern() != nullptr || fd->isDeleted() ||
-                         fd->isDefaulted();
+      c.callee_defined =
+          fd->isDefined() || fd->getTemplateInstantiationPattern() != nullptr || fd->isDeleted() || fd->isDefaulted();
       c.callee_in_system_header = in_system_header(fd);
     }
     facts_.calls.push_back(std::move(c));
@@ -119,11 +119,14 @@ class FactsVisitor : public clang::RecursiveASTVisitor<FactsVisitor> {
     clang::QualType to = e->getTypeAsWritten();
     if (from.isNull() || to.isNull() || from->isDependentType() || to->isDependentType()) return true;
     bool from_const = false;
-    if (from->isPointerType()) from_const = pointee_is_const(from);
-    else if (!e->getSubExpr()->isPRValue()) from_const = from.isConstQualified();  // a const lvalue cast to a reference
+    if (from->isPointerType())
+      from_const = pointee_is_const(from);
+    else if (!e->getSubExpr()->isPRValue())
+      from_const = from.isConstQualified();  // a const lvalue cast to a reference
     if (from_const && is_pointer_or_reference(to) && !pointee_is_const(to)) {
       auto policy = ctx_.getPrintingPolicy();
-      facts_.const_dropping_casts.push_back({from.getAsString(policy), to.getAsString(policy), where(e->getBeginLoc())});
+      facts_.const_dropping_casts.push_back(
+          {from.getAsString(policy), to.getAsString(policy), where(e->getBeginLoc())});
     }
     return true;
   }

@@ -1,11 +1,11 @@
 #pragma once
 // The AST consumer that walks the user's declarations once and fills SourceFacts.
-#include <clang/AST/ASTConsumer.h>
-
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <clang/AST/ASTConsumer.h>
 
 #include "audit/source_facts.h"
 

@@ -35,8 +35,11 @@ void add_pointer_roots(const clang::Expr* e, VarSet& out) {
       case clang::UO_PreInc:
       case clang::UO_PreDec:
       case clang::UO_PostInc:
-      case clang::UO_PostDec: add_pointer_roots(un->getSubExpr(), out); return;
-      default: return;
+      case clang::UO_PostDec:
+        add_pointer_roots(un->getSubExpr(), out);
+        return;
+      default:
+        return;
     }
   }
   if (const auto* sub = clang::dyn_cast<clang::ArraySubscriptExpr>(e)) return add_pointer_roots(sub->getBase(), out);

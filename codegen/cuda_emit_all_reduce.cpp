@@ -1,7 +1,6 @@
 // The CUDA of AllReduce: warp shuffles, a block combine through shared memory, and
 // the combine across the blocks of a cluster (the device library's cluster functions).
 #include "codegen/cuda_kernel_writer.h"
-
 #include "dsl/error.h"
 
 namespace cusched::cuda_emit {
@@ -17,7 +16,8 @@ void KernelWriter::all_reduce(const StmtNode& s) {
            "Allocate the reduced value (and, for argmin/argmax, its index) in registers around the AllReduce.");
     if (b->scope != MemScope::Register)
       fail("allreduce-needs-register",
-           "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " + mem_scope_name(b->scope) + " buffer.",
+           "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " +
+               mem_scope_name(b->scope) + " buffer.",
            "AllReduce combines per-thread values: allocate the buffer in registers.");
   }
   if (s.reduce_kind == "cluster") {
@@ -26,13 +26,15 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   }
   const int a = thread_axis_index(s.reduce_axis);
   if (a < 0)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
+    fail("malformed-ir",
+         "Kernel '" + kernel_.name + "' reduces over " + gpu_axis_name(s.reduce_axis) + ", which is not a thread axis.",
          "Reduce over threadIdx.x, threadIdx.y or threadIdx.z.");
   const int64_t dim = kernel_.block[a], width = s.width;
   if (width < 1 || dim % width != 0)
     fail("allreduce-width-mismatch",
          "Kernel '" + kernel_.name + "' reduces over groups of " + std::to_string(width) + " threads along " +
-             gpu_axis_name(s.reduce_axis) + ", which does not divide the block's " + std::to_string(dim) + " threads there.",
+             gpu_axis_name(s.reduce_axis) + ", which does not divide the block's " + std::to_string(dim) +
+             " threads there.",
          "Use a width that divides the block size on the reduce axis.");
   const std::string value = expr_.element(s.buffer, s.index);
   const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
@@ -45,8 +47,10 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   // is a power-of-two run of lanes inside one warp, shuffles plus one value per warp
   // when it is whole warps along x, otherwise one value per thread in shared memory.
   if (a == 0 && pow2 && width <= 32) {
-    if (arg) line("cusched::warp_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ");");
-    else line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
+    if (arg)
+      line("cusched::warp_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ");");
+    else
+      line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
     return;
   }
   const bool whole_warps = a == 0 && width % 32 == 0;
@@ -57,14 +61,14 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   if (arg) shared_array(scratch + "_index", ib->dtype, slots);
   if (whole_warps) {
     if (arg)
-      line("cusched::block_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
-           "_index);");
+      line("cusched::block_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
+           scratch + "_index);");
     else
       line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
   } else {
     const int64_t stride = a == 0 ? 1 : a == 1 ? kernel_.block[0] : kernel_.block[0] * kernel_.block[1];
-    const std::string group = "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " +
-                              std::to_string(stride);
+    const std::string group =
+        "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " + std::to_string(stride);
     if (arg)
       line("cusched::block_allreduce_arg_strided<" + op + ">(" + value + ", " + index + ", " + group + ", " + scratch +
            ", " + scratch + "_index);");
@@ -80,7 +84,8 @@ void KernelWriter::all_reduce(const StmtNode& s) {
 // the slots of its own thread index in every block.
 void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib) {
   if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
+    fail("malformed-ir",
+         "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
              gpu_axis_name(s.reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster) + ".",
          "Combine across cluster.x with the cluster's full width; this is a lowering bug.");
   const bool arg = ib != nullptr;
@@ -95,8 +100,8 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb
     shared_array(scratch, vb.dtype, 2 * s.width);  // two phases of one slot per block
     if (arg) {
       shared_array(scratch + "_index", ib->dtype, 2 * s.width);
-      line("cusched::cluster_allreduce_arg_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " + scratch + ", " +
-           scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
+      line("cusched::cluster_allreduce_arg_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " +
+           scratch + ", " + scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
     } else {
       line(value + " = cusched::cluster_allreduce_uniform_push<" + op + ", " + w + ">(" + value + ", " + scratch +
            ", cusched_cluster_phase, cusched_cluster_pending);");
@@ -105,10 +110,11 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb
     shared_array(scratch, vb.dtype, threads);
     if (arg) {
       shared_array(scratch + "_index", ib->dtype, threads);
-      line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " + scratch +
-           "_index, cusched_cluster_pending);");
+      line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
+           scratch + "_index, cusched_cluster_pending);");
     } else {
-      line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ", cusched_cluster_pending);");
+      line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch +
+           ", cusched_cluster_pending);");
     }
   }
   close();

@@ -1,7 +1,6 @@
 // The CUDA of the tensor-core statements: Mma (mma.sync through the device library),
 // Wgmma (the source's wgmma function for its N) and LdMatrix.
 #include "codegen/cuda_kernel_writer.h"
-
 #include "codegen/mma_layout.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
@@ -14,11 +13,14 @@ void KernelWriter::mma(const StmtNode& s) {
   const MmaLayout& l = mma_layout(s.mma_shape);
   const EmittedBuffer* acc = lookup(s.buffer);
   if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' accumulates tensor-core tiles into '" + s.buffer + "', which is not an f32 register array in scope.",
+    fail("malformed-ir",
+         "Kernel '" + kernel_.name + "' accumulates tensor-core tiles into '" + s.buffer +
+             "', which is not an f32 register array in scope.",
          "Allocate the accumulators as f32 registers around the Mma.");
   if (static_cast<int>(s.operands.size()) != l.a_count + l.b_count)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' has an Mma with " + std::to_string(s.operands.size()) + " operands; " + s.mma_shape +
-             " takes " + std::to_string(l.a_count + l.b_count) + ".",
+    fail("malformed-ir",
+         "Kernel '" + kernel_.name + "' has an Mma with " + std::to_string(s.operands.size()) + " operands; " +
+             s.mma_shape + " takes " + std::to_string(l.a_count + l.b_count) + ".",
          "Give each lane its A fragment elements and then its B fragment elements.");
   auto values = [&](int first, int count) {
     std::vector<std::string> v;
@@ -59,19 +61,23 @@ void KernelWriter::wgmma(const StmtNode& s) {
   const EmittedBuffer* b = lookup(s.source);
   if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32 || !b || b->scope != MemScope::Shared ||
       b->dtype != DType::f32 || options_.reference_f64)
-    fail("wgmma-unsupported", "Kernel '" + kernel_.name + "' has a wgmma into '" + s.buffer + "' reading '" + s.source +
+    fail("wgmma-unsupported",
+         "Kernel '" + kernel_.name + "' has a wgmma into '" + s.buffer + "' reading '" + s.source +
              "', which are not an f32 register array and an f32 shared array in scope" +
              (options_.reference_f64 ? " (the f64 reference has no warpgroup tensor cores)." : "."),
-         "Allocate the accumulators as f32 registers and stage B as f32 in shared memory; emit tensor-core kernels in their own precision.");
+         "Allocate the accumulators as f32 registers and stage B as f32 in shared memory; emit tensor-core kernels in "
+         "their own precision.");
   if (s.operands.size() != static_cast<size_t>(kWgmmaAElements) || s.mma_precision != "tf32")
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' has a wgmma with " + std::to_string(s.operands.size()) + " A elements in " +
+    fail("malformed-ir",
+         "Kernel '" + kernel_.name + "' has a wgmma with " + std::to_string(s.operands.size()) + " A elements in " +
              s.mma_precision + ".",
          "Give each thread its four tf32 A elements.");
   std::string args = "&" + expr_.element(s.buffer, s.index);
   for (const auto& o : s.operands) {
     const EmittedBuffer* r = o->op == ExprOp::Load && o->args.size() == 1 ? lookup(o->name) : nullptr;
     if (!r || r->scope != MemScope::Register || r->dtype != DType::f32)
-      fail("malformed-ir", "Kernel '" + kernel_.name + "' gives a wgmma the A element " + to_string(o) +
+      fail("malformed-ir",
+           "Kernel '" + kernel_.name + "' gives a wgmma the A element " + to_string(o) +
                ", which is not an element of an f32 register array.",
            "Load the A fragment into registers before the wgmma and pass its elements.");
     args += ", " + expr_.element(o->name, o->args[0]);
@@ -86,26 +92,32 @@ void KernelWriter::ldmatrix(const StmtNode& s) {
   const EmittedBuffer* frag = lookup(s.buffer);
   const EmittedBuffer* src = lookup(s.source);
   if (!frag || frag->scope != MemScope::Register || !src || src->scope != MemScope::Shared || frag->dtype != src->dtype)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' loads ldmatrix fragment '" + s.buffer + "' from '" + s.source +
+    fail("malformed-ir",
+         "Kernel '" + kernel_.name + "' loads ldmatrix fragment '" + s.buffer + "' from '" + s.source +
              "', which are not a register array and a shared array of one element type in scope.",
          "Allocate the fragment in registers with the shared source's element type.");
   const int bytes = dtype_bytes(src->dtype);
   if (options_.reference_f64 || (bytes != 2 && bytes != 4) || (s.transpose && bytes != 2) ||
       (s.matrices != 1 && s.matrices != 2 && s.matrices != 4))
-    fail("ldmatrix-unsupported", "Kernel '" + kernel_.name + "' loads '" + s.buffer + "' with an ldmatrix of " +
-             std::to_string(s.matrices) + " matrices of " + dtype_name(src->dtype) + (s.transpose ? " elements, transposed," : " elements") +
-             (options_.reference_f64 ? " in the f64 reference, whose shared arrays hold doubles." : ", which the instruction does not have."),
-         "Load 1, 2 or 4 matrices of 16-bit or 32-bit elements (transposed only 16-bit), and emit tensor-core kernels in their own precision.");
+    fail("ldmatrix-unsupported",
+         "Kernel '" + kernel_.name + "' loads '" + s.buffer + "' with an ldmatrix of " + std::to_string(s.matrices) +
+             " matrices of " + dtype_name(src->dtype) + (s.transpose ? " elements, transposed," : " elements") +
+             (options_.reference_f64 ? " in the f64 reference, whose shared arrays hold doubles."
+                                     : ", which the instruction does not have."),
+         "Load 1, 2 or 4 matrices of 16-bit or 32-bit elements (transposed only 16-bit), and emit tensor-core kernels "
+         "in their own precision.");
   const std::string n = std::to_string(s.matrices);
   open("");
   line("unsigned int ldm[" + n + "];");
-  line(std::string("cusched::ldmatrix_x") + n + (s.transpose ? "_trans" : "") + "(ldm, &" + expr_.element(s.source, s.value) + ");");
+  line(std::string("cusched::ldmatrix_x") + n + (s.transpose ? "_trans" : "") + "(ldm, &" +
+       expr_.element(s.source, s.value) + ");");
   const int per_word = 4 / bytes;
   for (int j = 0; j < s.matrices; ++j)
     for (int e = 0; e < per_word; ++e) {
       const std::string target = expr_.element(s.buffer, s.index + make_int(j * per_word + e));
       const std::string word = "ldm[" + std::to_string(j) + "]";
-      if (bytes == 4) line(target + " = __uint_as_float(" + word + ");");
+      if (bytes == 4)
+        line(target + " = __uint_as_float(" + word + ");");
       else
         line(target + " = " + (src->dtype == DType::bf16 ? "__ushort_as_bfloat16" : "__ushort_as_half") +
              "(static_cast<unsigned short>(" + word + (e ? " >> 16" : " & 0xffffu") + "));");

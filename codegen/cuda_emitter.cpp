@@ -37,12 +37,18 @@ std::string comment_text(std::string s) {
 
 std::string reduce_op_struct(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "cusched::SumOp";
-    case ReduceOp::Product: return "cusched::ProductOp";
-    case ReduceOp::Min: return "cusched::MinOp";
-    case ReduceOp::Max: return "cusched::MaxOp";
-    case ReduceOp::ArgMin: return "cusched::ArgMinOp";
-    case ReduceOp::ArgMax: return "cusched::ArgMaxOp";
+    case ReduceOp::Sum:
+      return "cusched::SumOp";
+    case ReduceOp::Product:
+      return "cusched::ProductOp";
+    case ReduceOp::Min:
+      return "cusched::MinOp";
+    case ReduceOp::Max:
+      return "cusched::MaxOp";
+    case ReduceOp::ArgMin:
+      return "cusched::ArgMinOp";
+    case ReduceOp::ArgMax:
+      return "cusched::ArgMaxOp";
   }
   return "?";
 }
@@ -109,7 +115,6 @@ std::string wgmma_function(int64_t n) {
   return os.str();
 }
 
-
 const EmittedBuffer* KernelWriter::lookup(const std::string& name) const {
   for (auto it = allocated_.rbegin(); it != allocated_.rend(); ++it)
     if (auto f = it->find(name); f != it->end()) return &f->second;
@@ -127,7 +132,8 @@ std::string KernelWriter::shared_array(const std::string& name, DType t, int64_t
   if (dynamic_smem_)
     line(c + "* " + name + " = reinterpret_cast<" + c + "*>(cusched_smem + " + std::to_string(offset) + ");");
   else
-    line("__shared__ __align__(" + std::to_string(alignment) + ") " + c + " " + name + "[" + std::to_string(elements) + "];");
+    line("__shared__ __align__(" + std::to_string(alignment) + ") " + c + " " + name + "[" + std::to_string(elements) +
+         "];");
   declare(name);
   return name;
 }
@@ -136,7 +142,8 @@ std::string KernelWriter::write() {
   if (kernel_.name.empty())
     fail("malformed-ir", "A kernel of the lowered program has no name.", "Name every kernel; this is a lowering bug.");
   if (!kernel_.body)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' has no body.", "Give every kernel a body; this is a lowering bug.");
+    fail("malformed-ir", "Kernel '" + kernel_.name + "' has no body.",
+         "Give every kernel a body; this is a lowering bug.");
   for (int a = 0; a < 3; ++a)
     if (kernel_.grid[a] < 1 || kernel_.block[a] < 1)
       fail("malformed-ir", "Kernel '" + kernel_.name + "' has a grid or block dimension below 1.",
@@ -148,7 +155,8 @@ std::string KernelWriter::write() {
   for (const auto& name : kernel_.params) {
     const BufferSpec* b = program_.find_buffer(name);
     if (!b)
-      fail("unknown-buffer", "Kernel '" + kernel_.name + "' takes buffer '" + name + "', which the program does not declare.",
+      fail("unknown-buffer",
+           "Kernel '" + kernel_.name + "' takes buffer '" + name + "', which the program does not declare.",
            "Declare every kernel parameter in the program's buffers; this is a lowering bug.");
     EmittedBuffer e{emitted_dtype(*b, options_), MemScope::Global, b->elements() > std::numeric_limits<int32_t>::max()};
     globals_[name] = e;
@@ -182,7 +190,8 @@ std::string KernelWriter::write() {
   open(head.str());
   for (const auto& p : kernel_.params) declare(p);
   if (dynamic_smem_)
-    line("extern __shared__ __align__(" + std::to_string(largest_shared_alignment(kernel_.body)) + ") unsigned char cusched_smem[];");
+    line("extern __shared__ __align__(" + std::to_string(largest_shared_alignment(kernel_.body)) +
+         ") unsigned char cusched_smem[];");
   // The next kernel may be scheduled now; this one waits for the previous kernel's results.
   line("cusched::allow_next_grid();");
   line("cusched::wait_for_previous_grid();");
@@ -218,8 +227,10 @@ void KernelWriter::stmt(const Stmt& s) {
       break;
     case StmtKind::Store: {
       std::string target = expr_.element(s->buffer, s->index);
-      if (tf32_words_.count(s->buffer)) line(target + " = __float_as_uint(" + expr_.text_as(s->value, DType::f32) + ");");
-      else line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
+      if (tf32_words_.count(s->buffer))
+        line(target + " = __float_as_uint(" + expr_.text_as(s->value, DType::f32) + ");");
+      else
+        line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
       break;
     }
     case StmtKind::Allocate:
@@ -268,10 +279,13 @@ void KernelWriter::stmt(const Stmt& s) {
       break;
     case StmtKind::AsyncCopy: {
       if (s->value->op != ExprOp::Load || s->value->args.size() != 1)
-        fail("malformed-ir", "Kernel '" + kernel_.name + "' has an asynchronous copy into '" + s->buffer + "' whose source is not a load.",
+        fail("malformed-ir",
+             "Kernel '" + kernel_.name + "' has an asynchronous copy into '" + s->buffer +
+                 "' whose source is not a load.",
              "Copy from one element of a global buffer.");
       if (s->copy_bytes != 4 && s->copy_bytes != 16)
-        fail("malformed-ir", "Kernel '" + kernel_.name + "' has an asynchronous copy of " + std::to_string(s->copy_bytes) + " bytes.",
+        fail("malformed-ir",
+             "Kernel '" + kernel_.name + "' has an asynchronous copy of " + std::to_string(s->copy_bytes) + " bytes.",
              "Copy 4 or 16 bytes per cp.async.");
       line("cusched::cp_async_" + std::to_string(s->copy_bytes) + "(&" + expr_.element(s->buffer, s->index) + ", &" +
            expr_.element(s->value->name, s->value->args[0]) + ");");
@@ -279,7 +293,8 @@ void KernelWriter::stmt(const Stmt& s) {
     }
     case StmtKind::BulkCopy:
       if (s->value->op != ExprOp::Load || s->value->args.size() != 1)
-        fail("malformed-ir", "Kernel '" + kernel_.name + "' has a bulk copy into '" + s->buffer + "' whose source is not a load.",
+        fail("malformed-ir",
+             "Kernel '" + kernel_.name + "' has a bulk copy into '" + s->buffer + "' whose source is not a load.",
              "Copy from one element of a global buffer.");
       line("cusched::bulk_copy_global_to_shared(&" + expr_.element(s->buffer, s->index) + ", &" +
            expr_.element(s->value->name, s->value->args[0]) + ", " + expr_.text_as(s->extent, DType::i32) + ", &" +
@@ -331,7 +346,8 @@ void KernelWriter::for_loop(const StmtNode& s) {
     bool guard = !(const_extent && extent == (cluster ? kernel_.cluster : kernel_.block[a]));
     open("");
     if (guard || stmt_mentions_var(s.body[0], s.var)) {
-      line("const int " + s.var + " = " + (cluster ? std::string("blockIdx.x") : "threadIdx." + std::string(axis_letter(a))) + ";");
+      line("const int " + s.var + " = " +
+           (cluster ? std::string("blockIdx.x") : "threadIdx." + std::string(axis_letter(a))) + ";");
       declare(s.var);
     }
     if (guard) open("if (" + s.var + " < " + bound_text(s.extent) + ")");
@@ -349,11 +365,15 @@ void KernelWriter::for_loop(const StmtNode& s) {
   int64_t first = 0;
   bool const_min = is_const_int(s.min, &first);
   std::string end;
-  if (const_min && const_extent) end = std::to_string(first + extent);
-  else if (const_min && first == 0) end = bound_text(s.extent);
-  else end = bound_text(s.min + s.extent);
+  if (const_min && const_extent)
+    end = std::to_string(first + extent);
+  else if (const_min && first == 0)
+    end = bound_text(s.extent);
+  else
+    end = bound_text(s.min + s.extent);
   if (s.loop_kind != LoopKind::Serial) line("#pragma unroll");
-  open("for (int " + s.var + " = " + expr_.text_as(s.min, DType::i32) + "; " + s.var + " < " + end + "; ++" + s.var + ")");
+  open("for (int " + s.var + " = " + expr_.text_as(s.min, DType::i32) + "; " + s.var + " < " + end + "; ++" + s.var +
+       ")");
   declare(s.var);
   stmt(s.body[0]);
   close();
@@ -372,7 +392,9 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
   for (const ExprNode* l : plan.vector_loads) {
     std::string name = l->name + "_vec" + std::to_string(vectors_++);
     line("const " + vt + " " + name + " = " +
-         expr_.load_through(l->name, "reinterpret_cast<const " + vt + "*>(&" + expr_.element(l->name, l->args[0]) + ")") + ";");
+         expr_.load_through(l->name,
+                            "reinterpret_cast<const " + vt + "*>(&" + expr_.element(l->name, l->args[0]) + ")") +
+         ";");
     declare(name);
     names.push_back(name);
   }
@@ -403,9 +425,13 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
       expr_.load_texts[plan.vector_loads[i]] = names[i] + "." + components[k];
     for (size_t i = 0; i < plan.vector_selects.size(); ++i)
       expr_.load_texts[plan.vector_selects[i]] = names[plan.vector_loads.size() + i] + "." + components[k];
-    if (plan.accumulate) line(target + " = " + expr_.text_as(plan.store->value, target_type) + ";");
-    else if (plan.register_target) line(expr_.element(plan.store->buffer, plan.store->index) + " = " + expr_.text_as(plan.store->value, target_type) + ";");
-    else lanes.push_back(expr_.text_as(plan.store->value, DType::f32));
+    if (plan.accumulate)
+      line(target + " = " + expr_.text_as(plan.store->value, target_type) + ";");
+    else if (plan.register_target)
+      line(expr_.element(plan.store->buffer, plan.store->index) + " = " +
+           expr_.text_as(plan.store->value, target_type) + ";");
+    else
+      lanes.push_back(expr_.text_as(plan.store->value, DType::f32));
   }
   expr_.load_texts.clear();
   expr_.var_values = saved_vars;
@@ -420,7 +446,8 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
 
 void KernelWriter::allocate(const StmtNode& s) {
   if (s.size < 1)
-    fail("malformed-ir", "Kernel '" + kernel_.name + "' allocates '" + s.buffer + "' with " + std::to_string(s.size) + " elements.",
+    fail("malformed-ir",
+         "Kernel '" + kernel_.name + "' allocates '" + s.buffer + "' with " + std::to_string(s.size) + " elements.",
          "Allocate at least one element; this is a lowering bug.");
   if (s.scope == MemScope::Global)
     fail("malformed-ir", "Kernel '" + kernel_.name + "' allocates '" + s.buffer + "' in global memory inside a kernel.",

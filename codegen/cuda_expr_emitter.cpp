@@ -66,13 +66,27 @@ CudaValue float_literal(double x, DType t) {
 
 int binary_precedence(ExprOp op) {
   switch (op) {
-    case ExprOp::Mul: case ExprOp::Div: case ExprOp::Mod: return kMultiplicative;
-    case ExprOp::Add: case ExprOp::Sub: return kAdditive;
-    case ExprOp::LT: case ExprOp::LE: case ExprOp::GT: case ExprOp::GE: return kRelational;
-    case ExprOp::EQ: case ExprOp::NE: return kEquality;
-    case ExprOp::And: return kLogicalAnd;
-    case ExprOp::Or: return kLogicalOr;
-    default: return kPrimary;
+    case ExprOp::Mul:
+    case ExprOp::Div:
+    case ExprOp::Mod:
+      return kMultiplicative;
+    case ExprOp::Add:
+    case ExprOp::Sub:
+      return kAdditive;
+    case ExprOp::LT:
+    case ExprOp::LE:
+    case ExprOp::GT:
+    case ExprOp::GE:
+      return kRelational;
+    case ExprOp::EQ:
+    case ExprOp::NE:
+      return kEquality;
+    case ExprOp::And:
+      return kLogicalAnd;
+    case ExprOp::Or:
+      return kLogicalOr;
+    default:
+      return kPrimary;
   }
 }
 
@@ -80,10 +94,15 @@ bool is_zero_literal(const CudaValue& v) { return v.text == "0" || v.text == "0L
 
 int float_rank(DType t) {
   switch (t) {
-    case DType::f16: case DType::bf16: return 1;
-    case DType::f32: return 2;
-    case DType::f64: return 3;
-    default: return 0;
+    case DType::f16:
+    case DType::bf16:
+      return 1;
+    case DType::f32:
+      return 2;
+    case DType::f64:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -121,10 +140,14 @@ DType CudaExprEmitter::common_type(const Expr& a, const Expr& b) const {
   DType ta = a.type(), tb = b.type();
   bool fa = dtype_is_float(ta), fb = dtype_is_float(tb);
   DType t;
-  if (fa && fb) t = float_rank(ta) >= float_rank(tb) ? ta : tb;
-  else if (fa) t = ta;
-  else if (fb) t = tb;
-  else t = (ta == DType::i64 || tb == DType::i64) ? DType::i64 : DType::i32;
+  if (fa && fb)
+    t = float_rank(ta) >= float_rank(tb) ? ta : tb;
+  else if (fa)
+    t = ta;
+  else if (fb)
+    t = tb;
+  else
+    t = (ta == DType::i64 || tb == DType::i64) ? DType::i64 : DType::i32;
   return arith_type(t);
 }
 
@@ -151,7 +174,8 @@ CudaValue CudaExprEmitter::literal(const ExprNode& n, DType t) const {
 }
 
 CudaValue CudaExprEmitter::emit_as(const Expr& e, DType t) {
-  if (!e.defined()) fail("undefined-expr", "The IR holds an undefined expression.", "Lower the program again; this is a lowering bug.");
+  if (!e.defined())
+    fail("undefined-expr", "The IR holds an undefined expression.", "Lower the program again; this is a lowering bug.");
   if (e->op == ExprOp::IntImm || e->op == ExprOp::FloatImm || e->op == ExprOp::BoolImm) {
     if (e->op == ExprOp::BoolImm && t != DType::boolean) return convert(int_literal(e->ival, DType::boolean), t);
     return literal(*e, t);
@@ -185,7 +209,8 @@ std::string CudaExprEmitter::index_text(const EmittedBuffer& b, const Expr& inde
 std::string CudaExprEmitter::element(const std::string& buffer, const Expr& index) {
   const EmittedBuffer* b = lookup_(buffer);
   if (!b)
-    fail("unknown-buffer", "The IR stores to buffer '" + buffer + "', which is neither a kernel parameter nor allocated in scope.",
+    fail("unknown-buffer",
+         "The IR stores to buffer '" + buffer + "', which is neither a kernel parameter nor allocated in scope.",
          "Add the buffer to the kernel's params or allocate it around its uses; this is a lowering bug.");
   return buffer + "[" + index_text(*b, index) + "]";
 }
@@ -194,7 +219,8 @@ CudaValue CudaExprEmitter::load(const ExprNode& n) {
   const EmittedBuffer* b = lookup_(n.name);
   if (auto it = load_texts.find(&n); it != load_texts.end()) return {it->second, b ? b->dtype : n.type, kPrimary};
   if (!b)
-    fail("unknown-buffer", "The IR loads from buffer '" + n.name + "', which is neither a kernel parameter nor allocated in scope.",
+    fail("unknown-buffer",
+         "The IR loads from buffer '" + n.name + "', which is neither a kernel parameter nor allocated in scope.",
          "Add the buffer to the kernel's params or allocate it around its uses; this is a lowering bug.");
   if (n.args.size() != 1)
     fail("malformed-ir", "The IR loads from '" + n.name + "' with " + std::to_string(n.args.size()) + " indices.",
@@ -212,19 +238,27 @@ std::string CudaExprEmitter::load_through(const std::string& buffer, const std::
 CudaValue CudaExprEmitter::binary(const ExprNode& n) {
   const Expr &a = n.args[0], &b = n.args[1];
   switch (n.op) {
-    case ExprOp::And: case ExprOp::Or: {
+    case ExprOp::And:
+    case ExprOp::Or: {
       int p = binary_precedence(n.op);
       return {operand_text(emit_as(a, DType::boolean), p) + " " + binary_operator_symbol(n.op) + " " +
                   operand_text(emit_as(b, DType::boolean), p, true),
               DType::boolean, p};
     }
-    case ExprOp::EQ: case ExprOp::NE: case ExprOp::LT: case ExprOp::LE: case ExprOp::GT: case ExprOp::GE: {
+    case ExprOp::EQ:
+    case ExprOp::NE:
+    case ExprOp::LT:
+    case ExprOp::LE:
+    case ExprOp::GT:
+    case ExprOp::GE: {
       DType t = common_type(a, b);
       int p = binary_precedence(n.op);
-      return {operand_text(emit_as(a, t), p) + " " + binary_operator_symbol(n.op) + " " + operand_text(emit_as(b, t), p, true),
+      return {operand_text(emit_as(a, t), p) + " " + binary_operator_symbol(n.op) + " " +
+                  operand_text(emit_as(b, t), p, true),
               DType::boolean, p};
     }
-    default: break;
+    default:
+      break;
   }
   DType t = arith_type(n.type);
   if (n.op == ExprOp::Pow && !dtype_is_float(t)) t = reference_f64_ ? DType::f64 : DType::f32;
@@ -238,10 +272,12 @@ CudaValue CudaExprEmitter::binary(const ExprNode& n) {
   bool f32 = t == DType::f32, f = dtype_is_float(t);
   switch (n.op) {
     case ExprOp::Min:
-      r = {std::string(f ? (f32 ? "fminf" : "fmin") : "cusched::min_of") + "(" + va.text + ", " + vb.text + ")", t, kPrimary};
+      r = {std::string(f ? (f32 ? "fminf" : "fmin") : "cusched::min_of") + "(" + va.text + ", " + vb.text + ")", t,
+           kPrimary};
       break;
     case ExprOp::Max:
-      r = {std::string(f ? (f32 ? "fmaxf" : "fmax") : "cusched::max_of") + "(" + va.text + ", " + vb.text + ")", t, kPrimary};
+      r = {std::string(f ? (f32 ? "fmaxf" : "fmax") : "cusched::max_of") + "(" + va.text + ", " + vb.text + ")", t,
+           kPrimary};
       break;
     case ExprOp::Pow:
       r = {std::string(f32 ? "powf" : "pow") + "(" + va.text + ", " + vb.text + ")", t, kPrimary};
@@ -255,13 +291,17 @@ CudaValue CudaExprEmitter::binary(const ExprNode& n) {
         break;
       }
       [[fallthrough]];
-    case ExprOp::Add: case ExprOp::Sub: case ExprOp::Mul: case ExprOp::Div: {
+    case ExprOp::Add:
+    case ExprOp::Sub:
+    case ExprOp::Mul:
+    case ExprOp::Div: {
       int p = binary_precedence(n.op);
       r = {operand_text(va, p) + " " + binary_operator_symbol(n.op) + " " + operand_text(vb, p, true), t, p};
       break;
     }
     default:
-      fail("malformed-ir", "The IR holds an expression the CUDA emitter does not know: " + to_string(make_node(n)) + ".",
+      fail("malformed-ir",
+           "The IR holds an expression the CUDA emitter does not know: " + to_string(make_node(n)) + ".",
            "Lower the program again; this is a lowering bug.");
   }
   return round_back(std::move(r), n.type);
@@ -282,15 +322,18 @@ CudaValue CudaExprEmitter::call(const ExprNode& n) {
     return round_back({text + ")", DType::f32, kPrimary}, n.type);
   }
   if (n.name == "round_tf32" || n.name == "round_bf16" || n.name == "round_f16") {
-    if (n.args.size() != 1) fail("malformed-ir", "The IR calls " + n.name + " with " + std::to_string(n.args.size()) + " arguments.", "Pass one f32 value.");
+    if (n.args.size() != 1)
+      fail("malformed-ir", "The IR calls " + n.name + " with " + std::to_string(n.args.size()) + " arguments.",
+           "Pass one f32 value.");
     // The reference computes the algorithm itself, without operand rounding.
     if (reference_f64_) return emit_as(n.args[0], DType::f64);
     return {"cusched::" + n.name + "(" + text_as(n.args[0], DType::f32) + ")", DType::f32, kPrimary};
   }
   int arity = 0;
   if (!is_math_function(n.name, &arity) || static_cast<int>(n.args.size()) != arity)
-    fail("unknown-function", "The IR calls '" + n.name + "' with " + std::to_string(n.args.size()) +
-                                 " arguments, which the CUDA emitter does not know.",
+    fail("unknown-function",
+         "The IR calls '" + n.name + "' with " + std::to_string(n.args.size()) +
+             " arguments, which the CUDA emitter does not know.",
          "Use exp, log, sqrt, rsqrt, tanh, erf, abs or the round_tf32/bf16/f16 functions.");
   DType t = arith_type(n.type);
   if (n.name == "abs" && !dtype_is_float(t)) {
@@ -305,10 +348,13 @@ CudaValue CudaExprEmitter::call(const ExprNode& n) {
 }
 
 CudaValue CudaExprEmitter::emit(const Expr& e) {
-  if (!e.defined()) fail("undefined-expr", "The IR holds an undefined expression.", "Lower the program again; this is a lowering bug.");
+  if (!e.defined())
+    fail("undefined-expr", "The IR holds an undefined expression.", "Lower the program again; this is a lowering bug.");
   const ExprNode& n = *e;
   switch (n.op) {
-    case ExprOp::IntImm: case ExprOp::FloatImm: case ExprOp::BoolImm:
+    case ExprOp::IntImm:
+    case ExprOp::FloatImm:
+    case ExprOp::BoolImm:
       return literal(n, storage_type(n.type));
     case ExprOp::Var:
       return var(n);
@@ -323,7 +369,8 @@ CudaValue CudaExprEmitter::emit(const Expr& e) {
     }
     case ExprOp::Select: {
       DType t = storage_type(n.type);
-      if (auto it = load_texts.find(&n); it != load_texts.end()) return {it->second, t, kPrimary};  // one lane of a vector read
+      if (auto it = load_texts.find(&n); it != load_texts.end())
+        return {it->second, t, kPrimary};  // one lane of a vector read
       CudaValue c = emit_as(n.args[0], DType::boolean), a = emit_as(n.args[1], t), b = emit_as(n.args[2], t);
       return {operand_text(c, kConditional - 1) + " ? " + operand_text(a, kConditional - 1) + " : " +
                   operand_text(b, kConditional - 1),

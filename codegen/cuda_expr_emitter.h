@@ -14,9 +14,9 @@ namespace cusched {
 
 // A buffer as the emitted code declares it.
 struct EmittedBuffer {
-  DType dtype = DType::f32;     // element type in the emitted code
+  DType dtype = DType::f32;  // element type in the emitted code
   MemScope scope = MemScope::Global;
-  bool wide_index = false;      // more than 2^31 - 1 elements: index in long long
+  bool wide_index = false;  // more than 2^31 - 1 elements: index in long long
 };
 
 // A piece of emitted C++: its text, its C type and its operator precedence
@@ -68,7 +68,7 @@ class CudaExprEmitter {
 
   BufferLookup lookup_;
   bool reference_f64_;
-  bool wide_ = false;   // emitting the index of a wide buffer: i32 math is done in long long
+  bool wide_ = false;  // emitting the index of a wide buffer: i32 math is done in long long
 };
 
 // Text of `v` as an operand of an operator of precedence `p` (parenthesized if needed;

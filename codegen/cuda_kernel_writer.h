@@ -80,7 +80,7 @@ class KernelWriter {
   int indent_ = 0;
   std::map<std::string, EmittedBuffer> globals_;
   std::vector<std::map<std::string, EmittedBuffer>> allocated_;  // IR scopes of Allocate
-  std::vector<std::set<std::string>> c_names_;                  // names declared per C scope
+  std::vector<std::set<std::string>> c_names_;                   // names declared per C scope
   int64_t shared_bytes_ = 0;
   int reductions_ = 0, vectors_ = 0;
   // Register arrays of wgmma A fragments: declared as 32-bit words holding the tf32

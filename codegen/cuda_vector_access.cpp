@@ -1,10 +1,10 @@
 #include "codegen/cuda_vector_access.h"
 
-#include "codegen/expr_loads.h"
-#include "codegen/linear_form.h"
-
 #include <algorithm>
 #include <map>
+
+#include "codegen/expr_loads.h"
+#include "codegen/linear_form.h"
 
 namespace cusched {
 
@@ -76,7 +76,8 @@ std::optional<VectorAccessPlan> plan_vector_access(
   // A vector load: of another f32 global or shared buffer at an aligned base + v, whose
   // index holds no load that depends on v.
   auto vector_load = [&](const ExprNode& l) {
-    if (l.op != ExprOp::Load || l.args.size() != 1 || l.name == store->buffer || !vectorizable_buffer(lookup(l.name))) return false;
+    if (l.op != ExprOp::Load || l.args.size() != 1 || l.name == store->buffer || !vectorizable_buffer(lookup(l.name)))
+      return false;
     if (!is_aligned_lane_index(l.args[0], loop.var, first, extent)) return false;
     for (const ExprNode* i : loads_in(l.args[0]))
       if (mentions_var(i->args.empty() ? Expr() : i->args[0], loop.var)) return false;

@@ -22,13 +22,13 @@
 namespace cusched {
 
 struct VectorAccessPlan {
-  int lanes = 4;                             // 2 (float2) or 4 (float4)
-  int64_t first = 0;                         // the loop's min: lane k has v = first + k
-  const StmtNode* store = nullptr;           // the Store of the body
-  const StmtNode* guard = nullptr;           // the If around it, or null
-  bool accumulate = false;                   // the Store updates one register element per lane, in order
-  bool register_target = false;              // a pointwise Store into a register array, lane by lane
-  std::vector<const ExprNode*> vector_loads; // loads read as one vector each
+  int lanes = 4;                                // 2 (float2) or 4 (float4)
+  int64_t first = 0;                            // the loop's min: lane k has v = first + k
+  const StmtNode* store = nullptr;              // the Store of the body
+  const StmtNode* guard = nullptr;              // the If around it, or null
+  bool accumulate = false;                      // the Store updates one register element per lane, in order
+  bool register_target = false;                 // a pointwise Store into a register array, lane by lane
+  std::vector<const ExprNode*> vector_loads;    // loads read as one vector each
   std::vector<const ExprNode*> vector_selects;  // Selects of a vector load or register elements, one vector each
 };
 

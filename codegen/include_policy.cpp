@@ -37,23 +37,30 @@ std::vector<LogicalLine> logical_lines(const std::string& s) {
     }
     switch (mode) {
       case Code:
-        if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') mode = LineComment, ++i;
-        else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') mode = BlockComment, ++i, cur.text += ' ';
+        if (c == '/' && i + 1 < s.size() && s[i + 1] == '/')
+          mode = LineComment, ++i;
+        else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*')
+          mode = BlockComment, ++i, cur.text += ' ';
         else {
-          if (c == '"') mode = String;
-          else if (c == '\'') mode = Char;
+          if (c == '"')
+            mode = String;
+          else if (c == '\'')
+            mode = Char;
           cur.text += c;
         }
         break;
-      case LineComment: break;
+      case LineComment:
+        break;
       case BlockComment:
         if (c == '*' && i + 1 < s.size() && s[i + 1] == '/') mode = Code, ++i;
         break;
       case String:
       case Char:
         cur.text += c;
-        if (c == '\\' && i + 1 < s.size()) cur.text += s[++i];
-        else if (c == (mode == String ? '"' : '\'')) mode = Code;
+        if (c == '\\' && i + 1 < s.size())
+          cur.text += s[++i];
+        else if (c == (mode == String ? '"' : '\''))
+          mode = Code;
         break;
     }
   }
@@ -69,7 +76,8 @@ size_t skip_space(const std::string& t, size_t i) {
 bool safe_system_name(const std::string& name) {
   if (name.empty() || name[0] == '/' || name.find("..") != std::string::npos) return false;
   for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == '-' || c == '+'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+          c == '/' || c == '-' || c == '+'))
       return false;
   return true;
 }
@@ -100,13 +108,15 @@ std::optional<Error> include_error(const std::string& source, const std::set<std
       return refused(l.line, "includes a computed name (#" + directive + " followed by a macro)", hint);
     const char close = t[i] == '"' ? '"' : '>';
     size_t end = t.find(close, i + 1);
-    if (end == std::string::npos) return refused(l.line, "has an #" + directive + " without its closing " + std::string(1, close), hint);
+    if (end == std::string::npos)
+      return refused(l.line, "has an #" + directive + " without its closing " + std::string(1, close), hint);
     const std::string name = t.substr(i + 1, end - i - 1);
     const std::string shown = valid_utf8(name.substr(0, 120));
     if (close == '"' && !library.count(name))
       return refused(l.line, "includes \"" + shown + "\", which is not a header of the device library", hint);
     if (close == '>' && !safe_system_name(name))
-      return refused(l.line, "includes <" + shown + ">, an absolute path or one that climbs out of the include directories", hint);
+      return refused(
+          l.line, "includes <" + shown + ">, an absolute path or one that climbs out of the include directories", hint);
   }
   return std::nullopt;
 }

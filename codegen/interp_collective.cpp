@@ -1,11 +1,11 @@
 // The interpreter's statements that every thread of the block (the cluster) runs
 // together: loops and Ifs around barriers, Barrier, AllReduce within the block and
 // across a cluster, and the dispatch of the warp-wide tensor-core statements.
-#include "codegen/interp_runner.h"
-
 #include <cmath>
 #include <limits>
+
 #include "codegen/interp_rounding.h"
+#include "codegen/interp_runner.h"
 #include "codegen/ldmatrix.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
@@ -25,7 +25,8 @@ double KernelRunner::uniform(const CExpr& e, const std::string& what) {
   for (int64_t t = 0; t < threads_; ++t) {
     set_thread(t);
     double v = eval(e);
-    if (t == 0) first = v;
+    if (t == 0)
+      first = v;
     else if (!(v == first))
       divergent(what + " is " + number(first) + " in thread " + thread_text(0) + " but " + number(v) + " in thread " +
                 thread_text(t));
@@ -95,8 +96,10 @@ void KernelRunner::exec_collective(const CStmt& s) {
     }
     case StmtKind::If: {
       double c = uniform(s.cond, "the condition '" + to_string(s.source->cond) + "'");
-      if (c != 0) exec_collective(s.body[0]);
-      else if (s.body.size() > 1) exec_collective(s.body[1]);
+      if (c != 0)
+        exec_collective(s.body[0]);
+      else if (s.body.size() > 1)
+        exec_collective(s.body[1]);
       return;
     }
     case StmtKind::Allocate:
@@ -148,10 +151,14 @@ void KernelRunner::exec_collective(const CStmt& s) {
 
 KernelRunner::Pair KernelRunner::combine(const Pair& a, const Pair& b, ReduceOp op, DType dtype) const {
   switch (op) {
-    case ReduceOp::Sum: return {convert_to_dtype(a.value + b.value, dtype), 0};
-    case ReduceOp::Product: return {convert_to_dtype(a.value * b.value, dtype), 0};
-    case ReduceOp::Min: return {std::fmin(a.value, b.value), 0};
-    case ReduceOp::Max: return {std::fmax(a.value, b.value), 0};
+    case ReduceOp::Sum:
+      return {convert_to_dtype(a.value + b.value, dtype), 0};
+    case ReduceOp::Product:
+      return {convert_to_dtype(a.value * b.value, dtype), 0};
+    case ReduceOp::Min:
+      return {std::fmin(a.value, b.value), 0};
+    case ReduceOp::Max:
+      return {std::fmax(a.value, b.value), 0};
     case ReduceOp::ArgMax:
       return (b.value > a.value || (b.value == a.value && b.index < a.index)) ? b : a;
     case ReduceOp::ArgMin:
@@ -206,11 +213,12 @@ void KernelRunner::allreduce(const CStmt& s) {
     for (int64_t j = 0; j < s.width; ++j) {
       int64_t member = t + j * stride;
       if (!s.block_kind && (member % tpb_) / 32 != (t % tpb_) / 32)
-        fail("warp-allreduce-spans-warps",
-             "In kernel '" + k_.name + "', a warp all-reduce over " + std::to_string(s.width) + " threads along " +
-                 gpu_axis_name(static_cast<GpuAxis>(static_cast<int>(GpuAxis::ThreadX) + ax)) +
-                 " groups threads " + thread_text(t) + " and " + thread_text(member) + " of different warps.",
-             "Use the block kind for groups that span warps, or reduce over threadIdx.x with a width that fits a warp.");
+        fail(
+            "warp-allreduce-spans-warps",
+            "In kernel '" + k_.name + "', a warp all-reduce over " + std::to_string(s.width) + " threads along " +
+                gpu_axis_name(static_cast<GpuAxis>(static_cast<int>(GpuAxis::ThreadX) + ax)) + " groups threads " +
+                thread_text(t) + " and " + thread_text(member) + " of different warps.",
+            "Use the block kind for groups that span warps, or reduce over threadIdx.x with a width that fits a warp.");
       group[j] = contrib[member];
     }
     butterfly(group, s.reduce_op, vinfo.dtype);
@@ -224,7 +232,8 @@ void KernelRunner::allreduce(const CStmt& s) {
   if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory
 }
 
-void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib, const std::vector<int64_t>& element, DType dtype) {
+void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib,
+                                     const std::vector<int64_t>& element, DType dtype) {
   const bool arg = s.index_buffer >= 0;
   for (int64_t lt = 0; lt < tpb_; ++lt) {
     Pair acc = contrib[lt];

@@ -13,10 +13,14 @@ namespace {
 
 Rounding rounding_of(DType t) {
   switch (t) {
-    case DType::f32: return Rounding::F32;
-    case DType::f16: return Rounding::F16;
-    case DType::bf16: return Rounding::BF16;
-    default: return Rounding::None;
+    case DType::f32:
+      return Rounding::F32;
+    case DType::f16:
+      return Rounding::F16;
+    case DType::bf16:
+      return Rounding::BF16;
+    default:
+      return Rounding::None;
   }
 }
 
@@ -25,8 +29,12 @@ bool is_integer(DType t) { return t == DType::i32 || t == DType::i64; }
 // Adds scale * e to `out` (an Affine node under construction).
 void add_linear(const CExpr& e, double scale, CExpr& out) {
   switch (e.op) {
-    case IOp::Const: out.imm += scale * e.imm; return;
-    case IOp::Var: out.slot_terms.emplace_back(e.slot, scale); return;
+    case IOp::Const:
+      out.imm += scale * e.imm;
+      return;
+    case IOp::Var:
+      out.slot_terms.emplace_back(e.slot, scale);
+      return;
     case IOp::Affine:
       out.imm += scale * e.imm;
       for (const auto& [slot, coef] : e.slot_terms) out.slot_terms.emplace_back(slot, scale * coef);
@@ -65,7 +73,8 @@ void add_linear(const CExpr& e, double scale, CExpr& out) {
         return;
       }
       break;
-    default: break;
+    default:
+      break;
   }
   out.args.push_back(e);
   out.arg_coefs.push_back(scale);
@@ -107,7 +116,8 @@ class KernelCompiler {
     out_.block = k.block;
     out_.cluster = k.cluster;
     if (k.cluster > 1 && k.grid[0] != k.cluster)
-      malformed("forms clusters of " + std::to_string(k.cluster) + " blocks but has " + std::to_string(k.grid[0]) + " blocks along x",
+      malformed("forms clusters of " + std::to_string(k.cluster) + " blocks but has " + std::to_string(k.grid[0]) +
+                    " blocks along x",
                 "Launch exactly one cluster along x (grid.x equal to the cluster size).");
     for (const char* b : {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z", "tid"})
       slot_of(b);
@@ -157,9 +167,10 @@ class KernelCompiler {
     bool is_param = false;
     for (const auto& p : kernel_.params) is_param |= p == name;
     if (!is_param)
-      fail("buffer-not-a-parameter",
-           "Kernel '" + kernel_.name + "' " + use + " global buffer '" + name + "', which is not one of its parameters.",
-           "Add '" + name + "' to the kernel's params.");
+      fail(
+          "buffer-not-a-parameter",
+          "Kernel '" + kernel_.name + "' " + use + " global buffer '" + name + "', which is not one of its parameters.",
+          "Add '" + name + "' to the kernel's params.");
     InterpBuffer b;
     b.name = name;
     b.scope = MemScope::Global;
@@ -195,7 +206,8 @@ class KernelCompiler {
                   "Build expressions with the dsl constructors.");
     };
     switch (n.op) {
-      case ExprOp::IntImm: case ExprOp::BoolImm:
+      case ExprOp::IntImm:
+      case ExprOp::BoolImm:
         c.op = IOp::Const;
         c.imm = convert_to_dtype(static_cast<double>(n.ival), n.type);
         break;
@@ -216,38 +228,112 @@ class KernelCompiler {
       case ExprOp::SizeParam:
         fail("unbound-size", "Kernel '" + kernel_.name + "' still refers to the symbolic size '" + n.name + "'.",
              "Lower with concrete sizes so that every extent and index is a number.");
-      case ExprOp::Add: arity(2); c.op = IOp::Add; break;
-      case ExprOp::Sub: arity(2); c.op = IOp::Sub; break;
-      case ExprOp::Mul: arity(2); c.op = IOp::Mul; break;
-      case ExprOp::Div: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatDiv : IOp::IntDiv; break;
-      case ExprOp::Mod: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMod : IOp::IntMod; break;
-      case ExprOp::Min: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMin : IOp::IntMin; break;
-      case ExprOp::Max: arity(2); c.op = dtype_is_float(n.type) ? IOp::FloatMax : IOp::IntMax; break;
-      case ExprOp::Pow: arity(2); c.op = IOp::Pow; break;
-      case ExprOp::BitXor: arity(2); c.op = IOp::IntXor; break;
-      case ExprOp::EQ: arity(2); c.op = IOp::EQ; break;
-      case ExprOp::NE: arity(2); c.op = IOp::NE; break;
-      case ExprOp::LT: arity(2); c.op = IOp::LT; break;
-      case ExprOp::LE: arity(2); c.op = IOp::LE; break;
-      case ExprOp::GT: arity(2); c.op = IOp::GT; break;
-      case ExprOp::GE: arity(2); c.op = IOp::GE; break;
-      case ExprOp::And: arity(2); c.op = IOp::And; break;
-      case ExprOp::Or: arity(2); c.op = IOp::Or; break;
-      case ExprOp::Not: arity(1); c.op = IOp::Not; break;
-      case ExprOp::Neg: arity(1); c.op = IOp::Neg; break;
-      case ExprOp::Select: arity(3); c.op = IOp::Select; break;
-      case ExprOp::Cast: arity(1); c.op = IOp::Cast; c.rounding = Rounding::None; break;
+      case ExprOp::Add:
+        arity(2);
+        c.op = IOp::Add;
+        break;
+      case ExprOp::Sub:
+        arity(2);
+        c.op = IOp::Sub;
+        break;
+      case ExprOp::Mul:
+        arity(2);
+        c.op = IOp::Mul;
+        break;
+      case ExprOp::Div:
+        arity(2);
+        c.op = dtype_is_float(n.type) ? IOp::FloatDiv : IOp::IntDiv;
+        break;
+      case ExprOp::Mod:
+        arity(2);
+        c.op = dtype_is_float(n.type) ? IOp::FloatMod : IOp::IntMod;
+        break;
+      case ExprOp::Min:
+        arity(2);
+        c.op = dtype_is_float(n.type) ? IOp::FloatMin : IOp::IntMin;
+        break;
+      case ExprOp::Max:
+        arity(2);
+        c.op = dtype_is_float(n.type) ? IOp::FloatMax : IOp::IntMax;
+        break;
+      case ExprOp::Pow:
+        arity(2);
+        c.op = IOp::Pow;
+        break;
+      case ExprOp::BitXor:
+        arity(2);
+        c.op = IOp::IntXor;
+        break;
+      case ExprOp::EQ:
+        arity(2);
+        c.op = IOp::EQ;
+        break;
+      case ExprOp::NE:
+        arity(2);
+        c.op = IOp::NE;
+        break;
+      case ExprOp::LT:
+        arity(2);
+        c.op = IOp::LT;
+        break;
+      case ExprOp::LE:
+        arity(2);
+        c.op = IOp::LE;
+        break;
+      case ExprOp::GT:
+        arity(2);
+        c.op = IOp::GT;
+        break;
+      case ExprOp::GE:
+        arity(2);
+        c.op = IOp::GE;
+        break;
+      case ExprOp::And:
+        arity(2);
+        c.op = IOp::And;
+        break;
+      case ExprOp::Or:
+        arity(2);
+        c.op = IOp::Or;
+        break;
+      case ExprOp::Not:
+        arity(1);
+        c.op = IOp::Not;
+        break;
+      case ExprOp::Neg:
+        arity(1);
+        c.op = IOp::Neg;
+        break;
+      case ExprOp::Select:
+        arity(3);
+        c.op = IOp::Select;
+        break;
+      case ExprOp::Cast:
+        arity(1);
+        c.op = IOp::Cast;
+        c.rounding = Rounding::None;
+        break;
       case ExprOp::Call: {
-        static const std::map<std::string, IOp> fns = {
-            {"exp", IOp::Exp}, {"log", IOp::Log}, {"sqrt", IOp::Sqrt}, {"rsqrt", IOp::Rsqrt},
-            {"tanh", IOp::Tanh}, {"erf", IOp::Erf}, {"abs", IOp::Abs}, {"round_tf32", IOp::RoundTf32},
-            {"round_bf16", IOp::RoundBf16}, {"round_f16", IOp::RoundF16},
-            // Fast math (codegen/fast_math.h): evaluated exactly here.
-            {"fast_exp", IOp::Exp}, {"fast_log", IOp::Log}, {"fast_div", IOp::FloatDiv}};
+        static const std::map<std::string, IOp> fns = {{"exp", IOp::Exp},
+                                                       {"log", IOp::Log},
+                                                       {"sqrt", IOp::Sqrt},
+                                                       {"rsqrt", IOp::Rsqrt},
+                                                       {"tanh", IOp::Tanh},
+                                                       {"erf", IOp::Erf},
+                                                       {"abs", IOp::Abs},
+                                                       {"round_tf32", IOp::RoundTf32},
+                                                       {"round_bf16", IOp::RoundBf16},
+                                                       {"round_f16", IOp::RoundF16},
+                                                       // Fast math (codegen/fast_math.h): evaluated exactly here.
+                                                       {"fast_exp", IOp::Exp},
+                                                       {"fast_log", IOp::Log},
+                                                       {"fast_div", IOp::FloatDiv}};
         auto it = fns.find(n.name);
         if (it == fns.end())
-          fail("unknown-function", "Kernel '" + kernel_.name + "' calls '" + n.name + "', which the interpreter does not know.",
-               "Use one of exp, log, sqrt, rsqrt, tanh, erf, abs, round_tf32, round_bf16, round_f16, fast_exp, fast_log, fast_div.");
+          fail("unknown-function",
+               "Kernel '" + kernel_.name + "' calls '" + n.name + "', which the interpreter does not know.",
+               "Use one of exp, log, sqrt, rsqrt, tanh, erf, abs, round_tf32, round_bf16, round_f16, fast_exp, "
+               "fast_log, fast_div.");
         arity(it->second == IOp::FloatDiv ? 2 : 1);
         c.op = it->second;
         if (c.op == IOp::Abs && !dtype_is_float(n.type)) c.rounding = Rounding::None;
@@ -294,7 +380,8 @@ class KernelCompiler {
         if (is_block_axis(s->axis) && is_const_int(s->extent, &ext) && ext > kernel_.grid[ax])
           fail("grid-too-small",
                "Kernel '" + kernel_.name + "' binds loop '" + s->var + "' of extent " + std::to_string(ext) + " to " +
-                   gpu_axis_name(s->axis) + " but its grid has only " + std::to_string(kernel_.grid[ax]) + " blocks there.",
+                   gpu_axis_name(s->axis) + " but its grid has only " + std::to_string(kernel_.grid[ax]) +
+                   " blocks there.",
                "Make the grid at least as large as every block-bound loop.");
         if (s->axis == GpuAxis::ClusterX && is_const_int(s->extent, &ext) && ext > kernel_.cluster)
           fail("grid-too-small",
@@ -359,8 +446,9 @@ class KernelCompiler {
         bool arg = s->reduce_op == ReduceOp::ArgMax || s->reduce_op == ReduceOp::ArgMin;
         if (arg) {
           if (s->index_buffer.empty())
-            malformed("has an " + reduce_op_name(s->reduce_op) + " AllReduce of '" + s->buffer + "' without an index buffer",
-                      "Name the register buffer that holds the candidate indices.");
+            malformed(
+                "has an " + reduce_op_name(s->reduce_op) + " AllReduce of '" + s->buffer + "' without an index buffer",
+                "Name the register buffer that holds the candidate indices.");
           c.index_buffer = resolve_buffer(s->index_buffer, "reduces");
         }
         for (int b : {c.buffer, c.index_buffer})
@@ -373,8 +461,8 @@ class KernelCompiler {
         c.width = s->width;
         if (s->reduce_kind == "cluster") {
           if (s->reduce_axis != GpuAxis::ClusterX || s->width != kernel_.cluster || kernel_.cluster < 2)
-            malformed("has a cluster AllReduce over " + std::to_string(s->width) + " blocks on " + gpu_axis_name(s->reduce_axis) +
-                          " but a cluster of " + std::to_string(kernel_.cluster),
+            malformed("has a cluster AllReduce over " + std::to_string(s->width) + " blocks on " +
+                          gpu_axis_name(s->reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster),
                       "Combine across cluster.x with the cluster's full width.");
           c.cluster_kind = true;
           break;
@@ -392,12 +480,14 @@ class KernelCompiler {
                    " threads there.",
                "Use a width that divides the block size on the reduce axis.");
         if (s->reduce_kind != "warp" && s->reduce_kind != "block")
-          malformed("has an AllReduce of kind '" + s->reduce_kind + "'", "Use the kind \"warp\", \"block\" or \"cluster\".");
+          malformed("has an AllReduce of kind '" + s->reduce_kind + "'",
+                    "Use the kind \"warp\", \"block\" or \"cluster\".");
         c.block_kind = s->reduce_kind == "block";
         break;
       }
       case StmtKind::AsyncCopy:
-        copy_into_shared(c, s, "copies asynchronously into", "Copy asynchronously from global into shared memory only.");
+        copy_into_shared(c, s, "copies asynchronously into",
+                         "Copy asynchronously from global into shared memory only.");
         if (s->value->op != ExprOp::Load)
           malformed("copies asynchronously into '" + s->buffer + "' a value that is not a load",
                     "Copy one element of a global buffer.");
@@ -450,13 +540,15 @@ class KernelCompiler {
           malformed("loads matrix rows with ldmatrix from '" + s->source + "', which is not a shared buffer",
                     "Load fragments with ldmatrix from shared memory only.");
         if (frag.scope != MemScope::Register || frag.dtype != src.dtype)
-          malformed("loads an ldmatrix fragment into '" + s->buffer + "', which is not a register buffer of the source's element type",
+          malformed("loads an ldmatrix fragment into '" + s->buffer +
+                        "', which is not a register buffer of the source's element type",
                     "Allocate the fragment as registers of the shared buffer's element type.");
         if (dtype_bytes(src.dtype) != 2 && dtype_bytes(src.dtype) != 4)
           malformed("loads " + std::to_string(dtype_bytes(src.dtype)) + "-byte elements with ldmatrix",
                     "Use ldmatrix on 16-bit or 32-bit elements.");
         if (s->transpose && dtype_bytes(src.dtype) != 2)
-          malformed("transposes 32-bit elements with ldmatrix", "Transpose only 16-bit elements (.trans works on b16).");
+          malformed("transposes 32-bit elements with ldmatrix",
+                    "Transpose only 16-bit elements (.trans works on b16).");
         if (s->matrices != 1 && s->matrices != 2 && s->matrices != 4)
           malformed("loads " + std::to_string(s->matrices) + " matrices with one ldmatrix", "Load 1, 2 or 4 matrices.");
         if (threads_per_block() % 32 != 0)
@@ -483,14 +575,15 @@ class KernelCompiler {
                     "Stage B as f32 in shared memory.");
         if (b.alignment < kWgmmaSwizzleAtomBytes)
           fail("wgmma-b-misaligned",
-               "Kernel '" + kernel_.name + "' reads a wgmma B operand from shared buffer '" + s->source + "', aligned to " +
-                   std::to_string(b.alignment) + " bytes; the 128-byte swizzle needs 1024.",
+               "Kernel '" + kernel_.name + "' reads a wgmma B operand from shared buffer '" + s->source +
+                   "', aligned to " + std::to_string(b.alignment) + " bytes; the 128-byte swizzle needs 1024.",
                "Allocate the swizzled copy aligned to 1024 bytes.");
         if (s->width < 8 || s->width > kWgmmaMaxN || s->width % 8 != 0 || s->mma_precision != "tf32")
           malformed("has a wgmma m64n" + std::to_string(s->width) + "k8 with " + s->mma_precision + " operands",
                     "Use N a multiple of 8 up to 256 with tf32 operands.");
         if (static_cast<int>(s->operands.size()) != kWgmmaAElements)
-          malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements", "Give each thread its four A elements.");
+          malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements",
+                    "Give each thread its four A elements.");
         for (const auto& o : s->operands) c.operands.push_back(expr(o));
         if (threads_per_block() % kWgmmaThreads != 0)
           fail("wgmma-partial-warpgroup",
@@ -509,7 +602,8 @@ class KernelCompiler {
         if (!s->source.empty()) {
           c.source_buffer = resolve_buffer(s->source, "holds");
           if (out_.buffers[c.source_buffer].scope != MemScope::Register)
-            malformed("holds '" + s->source + "' across a wgmma wait, which is not a register buffer", "Hold register buffers only.");
+            malformed("holds '" + s->source + "' across a wgmma wait, which is not a register buffer",
+                      "Hold register buffers only.");
         }
         break;
       case StmtKind::AsyncProxyFence:
@@ -545,7 +639,8 @@ class KernelCompiler {
     c.index = expr(s->index);
     c.value = expr(s->value);
     c.buffer = resolve_buffer(s->buffer, verb);
-    if (out_.buffers[c.buffer].scope != MemScope::Shared) malformed(verb + " '" + s->buffer + "', which is not a shared buffer", fix);
+    if (out_.buffers[c.buffer].scope != MemScope::Shared)
+      malformed(verb + " '" + s->buffer + "', which is not a shared buffer", fix);
   }
 
   int64_t threads_per_block() const { return kernel_.block[0] * kernel_.block[1] * kernel_.block[2]; }

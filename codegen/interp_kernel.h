@@ -14,10 +14,43 @@
 namespace cusched {
 
 enum class IOp {
-  Const, Var,
-  Add, Sub, Mul, FloatDiv, IntDiv, FloatMod, IntMod, FloatMin, FloatMax, IntMin, IntMax, Pow, IntXor,
-  EQ, NE, LT, LE, GT, GE, And, Or, Not, Neg, Select, Cast,
-  Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Abs, RoundTf32, RoundBf16, RoundF16,
+  Const,
+  Var,
+  Add,
+  Sub,
+  Mul,
+  FloatDiv,
+  IntDiv,
+  FloatMod,
+  IntMod,
+  FloatMin,
+  FloatMax,
+  IntMin,
+  IntMax,
+  Pow,
+  IntXor,
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,
+  And,
+  Or,
+  Not,
+  Neg,
+  Select,
+  Cast,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Erf,
+  Abs,
+  RoundTf32,
+  RoundBf16,
+  RoundF16,
   Load,
   Affine,  // integer linear combination: imm + sum(coef * slot) + sum(arg_coefs[i] * args[i])
 };
@@ -29,27 +62,27 @@ struct CExpr {
   IOp op = IOp::Const;
   Rounding rounding = Rounding::None;
   DType type = DType::f32;
-  double imm = 0;      // Const: the value, already in `type`
-  int slot = -1;       // Var
-  int buffer = -1;     // Load
+  double imm = 0;   // Const: the value, already in `type`
+  int slot = -1;    // Var
+  int buffer = -1;  // Load
   std::vector<CExpr> args;
   std::vector<std::pair<int, double>> slot_terms;  // Affine: (slot, coefficient)
   std::vector<double> arg_coefs;                   // Affine: one per arg
-  Expr source;         // for messages
+  Expr source;                                     // for messages
 };
 
 struct InterpBuffer {
   std::string name;
   MemScope scope = MemScope::Global;
   DType dtype = DType::f32;
-  int64_t size = 0;                    // elements (per thread for registers)
-  BufferRole role = BufferRole::Input; // global buffers
-  int64_t alignment = 16;              // shared: byte alignment of the array's start
+  int64_t size = 0;                     // elements (per thread for registers)
+  BufferRole role = BufferRole::Input;  // global buffers
+  int64_t alignment = 16;               // shared: byte alignment of the array's start
 };
 
 struct CStmt {
   StmtKind kind = StmtKind::Block;
-  bool collective = false;             // holds a Barrier, AllReduce, Mma or LdMatrix
+  bool collective = false;  // holds a Barrier, AllReduce, Mma or LdMatrix
   std::vector<CStmt> body;
   // For
   int slot = -1;
@@ -63,14 +96,14 @@ struct CStmt {
   // AllReduce
   int index_buffer = -1;
   ReduceOp reduce_op = ReduceOp::Sum;
-  int reduce_axis = 0;                 // 0, 1, 2 for threadIdx.x, y, z (unused for cluster_kind)
+  int reduce_axis = 0;  // 0, 1, 2 for threadIdx.x, y, z (unused for cluster_kind)
   int64_t width = 1;
   bool block_kind = false;
-  bool cluster_kind = false;           // across the blocks of the cluster (cluster.x)
+  bool cluster_kind = false;  // across the blocks of the cluster (cluster.x)
   // Mma (buffer/index: the accumulators)
-  std::vector<CExpr> operands;         // A fragment elements, then B fragment elements
+  std::vector<CExpr> operands;  // A fragment elements, then B fragment elements
   const MmaLayout* layout = nullptr;
-  bool split_tf32 = false;             // 3xtf32 operands
+  bool split_tf32 = false;  // 3xtf32 operands
   // LdMatrix (buffer/index: the fragment; value: this lane's row address)
   // Wgmma (buffer/index: accumulators; operands: A; source_buffer/value: B and its
   // descriptor start; width: N). WgmmaWait: width groups in flight.
@@ -91,8 +124,8 @@ struct CompiledKernel {
   std::string name;
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
-  int64_t cluster = 1;                 // blocks per cluster along x (grid.x when > 1)
-  std::vector<InterpBuffer> buffers;   // globals used by the kernel, then one per Allocate
+  int64_t cluster = 1;                // blocks per cluster along x (grid.x when > 1)
+  std::vector<InterpBuffer> buffers;  // globals used by the kernel, then one per Allocate
   std::vector<std::string> slot_names;
   CStmt body;
 };

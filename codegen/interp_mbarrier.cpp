@@ -1,10 +1,10 @@
 // The interpreter's mbarriers and bulk copies: phases, arrivals, announced bytes, and
 // the copies that land when a phase completes.
-#include "codegen/interp_runner.h"
-
 #include <cmath>
 #include <limits>
+
 #include "codegen/interp_rounding.h"
+#include "codegen/interp_runner.h"
 #include "codegen/ldmatrix.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
@@ -40,7 +40,8 @@ int KernelRunner::mbarrier_id(int b, double index, bool create) {
   }
   if (!create)
     fail("mbarrier-not-initialized",
-         "In " + where() + ", mbarrier " + k_.buffers[b].name + "[" + std::to_string(i) + "] is used before any thread of the block initialised it.",
+         "In " + where() + ", mbarrier " + k_.buffers[b].name + "[" + std::to_string(i) +
+             "] is used before any thread of the block initialised it.",
          "Initialise every mbarrier (mbarrier_init) once per block, then a barrier, before it is used.");
   const int id = static_cast<int>(mbarriers_.size());
   mbarrier_ids_[key] = id;
@@ -54,8 +55,8 @@ void KernelRunner::complete_phase_if_done(int id) {
   if (m.arrivals_left > 0 || m.tx > 0) return;
   if (m.tx < 0)
     fail("mbarrier-tx-mismatch",
-         "In " + where() + ", the bulk copies of phase " + std::to_string(m.completed) + " of mbarrier " + m.name + " move " +
-             std::to_string(-m.tx) + " more bytes than were announced for it.",
+         "In " + where() + ", the bulk copies of phase " + std::to_string(m.completed) + " of mbarrier " + m.name +
+             " move " + std::to_string(-m.tx) + " more bytes than were announced for it.",
          "Announce (mbarrier_arrive_expect) exactly the bytes that the phase's copies move.");
   for (const PendingCopy& c : m.copies) {
     BufferState& s = bufs_[c.buffer];
@@ -76,11 +77,12 @@ void KernelRunner::bulk_copy(const CStmt& s) {
   const int64_t esize = dtype_bytes(dst.dtype);
   const double bytes = eval(s.extent);
   const double di = eval(s.index), si = eval(s.value.args[0]);
-  const int64_t d0 = checked_index(s.buffer, di, "bulk-copy write"), s0 = checked_index(s.value.buffer, si, "bulk-copy read");
+  const int64_t d0 = checked_index(s.buffer, di, "bulk-copy write"),
+                s0 = checked_index(s.value.buffer, si, "bulk-copy read");
   if (!(bytes > 0) || static_cast<int64_t>(bytes) % 16 != 0 || (d0 * esize) % 16 != 0 || (s0 * esize) % 16 != 0)
     fail("bulk-copy-alignment",
-         "In " + where() + ", a bulk copy of " + number(bytes) + " bytes from '" + k_.buffers[s.value.buffer].name + "' element " +
-             std::to_string(s0) + " into '" + dst.name + "' element " + std::to_string(d0) +
+         "In " + where() + ", a bulk copy of " + number(bytes) + " bytes from '" + k_.buffers[s.value.buffer].name +
+             "' element " + std::to_string(s0) + " into '" + dst.name + "' element " + std::to_string(d0) +
              " is not a positive multiple of 16 bytes between 16-byte aligned addresses.",
          "Copy whole 16-byte chunks: pad rows to a multiple of 16 bytes, or use the cp.async engine.");
   const int64_t n = static_cast<int64_t>(bytes) / esize;
@@ -115,7 +117,8 @@ void KernelRunner::mbarrier_expect(const CStmt& s) {
   const int id = mbarrier_id(s.buffer, eval(s.index), false);
   const double bytes = eval(s.value);
   if (!(bytes >= 0))
-    fail("mbarrier-tx-mismatch", "In " + where() + ", mbarrier " + mbarriers_[id].name + " is announced " + number(bytes) + " bytes.",
+    fail("mbarrier-tx-mismatch",
+         "In " + where() + ", mbarrier " + mbarriers_[id].name + " is announced " + number(bytes) + " bytes.",
          "Announce a non-negative byte count.");
   Mbarrier& m = mbarriers_[id];
   --m.arrivals_left;
@@ -132,7 +135,8 @@ void KernelRunner::mbarrier_wait(const CStmt& s) {
          "In " + where() + ", a wait on mbarrier " + m.name + " for its phase of parity " + std::to_string(parity) +
              " finds phase " + std::to_string(m.completed) + " incomplete (" + std::to_string(m.arrivals_left) +
              " arrivals missing, " + std::to_string(m.tx) + " announced bytes not copied), so the thread would block.",
-         "Issue a phase's copies and announce exactly their bytes (mbarrier_arrive_expect) before any thread waits on it.");
+         "Issue a phase's copies and announce exactly their bytes (mbarrier_arrive_expect) before any thread waits on "
+         "it.");
   observed_phases_[t_][id] = m.completed;
 }
 

@@ -1,10 +1,10 @@
 // The interpreter's memory: loads and stores with bounds, initialisation, copy-in-flight
 // and race checks.
-#include "codegen/interp_runner.h"
-
 #include <cmath>
 #include <limits>
+
 #include "codegen/interp_rounding.h"
+#include "codegen/interp_runner.h"
 #include "codegen/ldmatrix.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
@@ -44,7 +44,7 @@ void KernelRunner::not_waited(int b, int64_t i) {
 }
 
 void KernelRunner::race(int b, int64_t i, const std::string& other, const char* other_access, const char* access,
-                       bool global) {
+                        bool global) {
   const InterpBuffer& info = k_.buffers[b];
   fail(global ? "global-memory-race" : "shared-memory-race",
        "In " + where() + ", a " + access + " of " + mem_scope_name(info.scope) + " buffer '" + info.name +
@@ -86,19 +86,23 @@ double KernelRunner::load(int b, double index) {
       if (!s.access.empty()) {
         AccessRecord& r = s.access[i];
         int64_t me = global_thread_id();
-        if (global_conflict(r.writer, r.writer_epoch, me)) race(b, i, global_thread_text(r.writer), "write", "read", true);
+        if (global_conflict(r.writer, r.writer_epoch, me))
+          race(b, i, global_thread_text(r.writer), "write", "read", true);
         r.reader = me;
         r.reader_epoch = epoch_;
       }
       return s.data[i];
     case MemScope::Shared: {
       const int64_t j = shared_slot(b, i);
-      if (s.pending[j]) [[unlikely]] not_waited(b, i);
-      if (s.bulk_barrier[j] >= 0) [[unlikely]] check_bulk_copy_waited(b, j);
+      if (s.pending[j]) [[unlikely]]
+        not_waited(b, i);
+      if (s.bulk_barrier[j] >= 0) [[unlikely]]
+        check_bulk_copy_waited(b, j);
       if (!s.init[j]) uninitialized(b, i);
       if (!s.access.empty()) {
         AccessRecord& r = s.access[j];
-        if (r.writer_epoch == epoch_ && r.writer != t_) race(b, i, shared_thread_text(r.writer), "write", "read", false);
+        if (r.writer_epoch == epoch_ && r.writer != t_)
+          race(b, i, shared_thread_text(r.writer), "write", "read", false);
         if (r.reader_epoch != epoch_) {
           r.reader = t_;
           r.reader_epoch = epoch_;

@@ -10,7 +10,7 @@ namespace cusched {
 double round_to_format(double x, int precision, int min_exp, int max_exp, bool ties_away) {
   if (x == 0 || !std::isfinite(x)) return x;
   int e = 0;
-  std::frexp(x, &e);        // x = m * 2^e with 0.5 <= |m| < 1, so the leading bit has exponent e - 1
+  std::frexp(x, &e);  // x = m * 2^e with 0.5 <= |m| < 1, so the leading bit has exponent e - 1
   int exponent = e - 1;
   if (exponent < min_exp) exponent = min_exp;  // subnormal: the quantum stays that of the smallest normal
   int quantum_exp = exponent - (precision - 1);
@@ -46,13 +46,20 @@ static double truncate_saturating(double x, double lo, double hi) {
 
 double convert_to_dtype(double x, DType t) {
   switch (t) {
-    case DType::f32: return round_to_f32(x);
-    case DType::f16: return round_to_f16(x);
-    case DType::bf16: return round_to_bf16(x);
-    case DType::f64: return x;
-    case DType::i32: return truncate_saturating(x, -2147483648.0, 2147483647.0);
-    case DType::i64: return truncate_saturating(x, -9223372036854775808.0, 9223372036854775807.0);
-    case DType::boolean: return x != 0 ? 1.0 : 0.0;
+    case DType::f32:
+      return round_to_f32(x);
+    case DType::f16:
+      return round_to_f16(x);
+    case DType::bf16:
+      return round_to_bf16(x);
+    case DType::f64:
+      return x;
+    case DType::i32:
+      return truncate_saturating(x, -2147483648.0, 2147483647.0);
+    case DType::i64:
+      return truncate_saturating(x, -9223372036854775808.0, 9223372036854775807.0);
+    case DType::boolean:
+      return x != 0 ? 1.0 : 0.0;
   }
   return x;
 }

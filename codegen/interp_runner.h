@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "codegen/interp_kernel.h"
 #include "codegen/gpu_axis.h"
+#include "codegen/interp_kernel.h"
 #include "codegen/interpreter.h"
 
 namespace cusched::interp {
@@ -24,18 +24,18 @@ namespace cusched::interp {
 // Who last wrote and read an element, and in which barrier interval (epoch).
 struct AccessRecord {
   int64_t writer = -1, writer_epoch = -1;
-  int64_t reader = -1, reader_epoch = -1;   // reader -2: several threads read in reader_epoch
+  int64_t reader = -1, reader_epoch = -1;  // reader -2: several threads read in reader_epoch
 };
 
 struct BufferState {
   double* data = nullptr;
-  uint8_t* init = nullptr;           // shared and register buffers: element written
-  std::vector<double> own;           // shared: size elements; register: threads * size
+  uint8_t* init = nullptr;  // shared and register buffers: element written
+  std::vector<double> own;  // shared: size elements; register: threads * size
   std::vector<uint8_t> own_init;
-  std::vector<AccessRecord> access;  // race tracking, one record per element
-  std::vector<int32_t> pending;      // shared: asynchronous copies in flight into each element
-  std::vector<int32_t> bulk_barrier; // shared: the mbarrier of the element's last bulk copy, or -1
-  std::vector<int64_t> bulk_phase;   // shared: the phase of that mbarrier the copy belongs to
+  std::vector<AccessRecord> access;   // race tracking, one record per element
+  std::vector<int32_t> pending;       // shared: asynchronous copies in flight into each element
+  std::vector<int32_t> bulk_barrier;  // shared: the mbarrier of the element's last bulk copy, or -1
+  std::vector<int64_t> bulk_phase;    // shared: the phase of that mbarrier the copy belongs to
 };
 
 // An asynchronous copy in flight: its value was read at issue, its write lands at a wait
@@ -49,11 +49,11 @@ struct PendingCopy {
 // An mbarrier of the block: arrivals per phase, what its current phase still waits for,
 // and the bulk copies that land when that phase completes.
 struct Mbarrier {
-  std::string name;                  // for messages: buffer[element]
+  std::string name;  // for messages: buffer[element]
   int64_t arrivals = 1;
   int64_t arrivals_left = 1;
-  int64_t tx = 0;                    // bytes announced minus bytes copied in the current phase
-  int64_t completed = 0;             // phases completed so far
+  int64_t tx = 0;         // bytes announced minus bytes copied in the current phase
+  int64_t completed = 0;  // phases completed so far
   int64_t init_thread = -1, init_epoch = -1;
   std::vector<PendingCopy> copies;
 };
@@ -127,8 +127,8 @@ class KernelRunner {
 
   void mbarrier_wait(const CStmt& s);
 
-  [[noreturn, gnu::noinline]] void race(int b, int64_t i, const std::string& other, const char* other_access, const char* access,
-                         bool global);
+  [[noreturn, gnu::noinline]] void race(int b, int64_t i, const std::string& other, const char* other_access,
+                                        const char* access, bool global);
 
   // A write of shared element i of buffer `b` (state `st`) races with another thread's
   // write or read of it since the last barrier.
@@ -185,7 +185,8 @@ class KernelRunner {
   // Across the blocks of the cluster: thread lt of every block receives the values of
   // thread lt of all blocks combined in the order of the blocks, as the device library
   // does; the cluster barriers order everything before it against everything after.
-  void cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib, const std::vector<int64_t>& element, DType dtype);
+  void cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib, const std::vector<int64_t>& element,
+                         DType dtype);
 
   // ---- Mma ----
   // One product of the tile. 3xtf32 splits each f32 operand into TF32 high and low
@@ -228,10 +229,10 @@ class KernelRunner {
   // instruction hands it (codegen/ldmatrix.h) and writes them to its fragment.
   void ldmatrix(const CStmt& s);
 
-  std::vector<WgmmaOp> open_wgmma_;                                // the block's uncommitted wgmma instructions
-  std::deque<std::vector<WgmmaOp>> wgmma_groups_;                  // committed groups in flight, oldest first
-  std::map<std::pair<int, int64_t>, double> wgmma_acc_;            // accumulator slot -> value an in-flight wgmma leaves
-  std::vector<std::vector<PendingCopy>> open_copies_;              // per thread: the open copy group
+  std::vector<WgmmaOp> open_wgmma_;                      // the block's uncommitted wgmma instructions
+  std::deque<std::vector<WgmmaOp>> wgmma_groups_;        // committed groups in flight, oldest first
+  std::map<std::pair<int, int64_t>, double> wgmma_acc_;  // accumulator slot -> value an in-flight wgmma leaves
+  std::vector<std::vector<PendingCopy>> open_copies_;    // per thread: the open copy group
   std::vector<std::deque<std::vector<PendingCopy>>> copy_groups_;  // per thread: committed groups in flight
   std::map<std::pair<int, int64_t>, int> mbarrier_ids_;            // (buffer, element) -> index into mbarriers_
   std::vector<Mbarrier> mbarriers_;                                // the block's initialised mbarriers
@@ -240,9 +241,9 @@ class KernelRunner {
   const CompiledKernel& k_;
   const InterpOptions& opt_;
   InterpStats& stats_;
-  int64_t tpb_ = 1;       // threads per block
-  int64_t cluster_ = 1;   // blocks run together (the cluster along x)
-  int64_t threads_ = 1;   // threads run together: tpb_ * cluster_
+  int64_t tpb_ = 1;      // threads per block
+  int64_t cluster_ = 1;  // blocks run together (the cluster along x)
+  int64_t threads_ = 1;  // threads run together: tpb_ * cluster_
   int nslots_ = 0;
   std::vector<double> env_;
   std::vector<BufferState> bufs_;

@@ -1,10 +1,10 @@
 // The interpreter's warp-wide and warpgroup-wide instructions: Mma (mma.sync), Wgmma
 // (wgmma.mma_async with its groups in flight) and LdMatrix.
-#include "codegen/interp_runner.h"
-
 #include <cmath>
 #include <limits>
+
 #include "codegen/interp_rounding.h"
+#include "codegen/interp_runner.h"
 #include "codegen/ldmatrix.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
@@ -67,11 +67,12 @@ void KernelRunner::wgmma(const CStmt& s) {
       const int64_t t = w0 + lane;
       set_thread(t);
       const double st = eval(s.value);
-      if (lane == 0) start = st;
+      if (lane == 0)
+        start = st;
       else if (st != start)
         fail("wgmma-descriptor-divergent",
-             "In " + where() + ", the wgmma's B descriptor starts at element " + number(st) + " of '" + bb.name + "' but at " +
-                 number(start) + " in the warpgroup's first thread.",
+             "In " + where() + ", the wgmma's B descriptor starts at element " + number(st) + " of '" + bb.name +
+                 "' but at " + number(start) + " in the warpgroup's first thread.",
              "Give every thread of a warpgroup the same B descriptor.");
       for (int i = 0; i < kWgmmaAElements; ++i) {
         const CExpr& o = s.operands[i];
@@ -87,7 +88,8 @@ void KernelRunner::wgmma(const CStmt& s) {
         acc_slot[lane * NA + j] = slot;
         auto pending = wgmma_acc_.find({s.buffer, slot});
         const WgmmaElement e = wgmma_accumulator(lane, static_cast<int>(j));
-        C[e.row * N + e.col] = pending != wgmma_acc_.end() ? pending->second : load(s.buffer, base + static_cast<double>(j));
+        C[e.row * N + e.col] =
+            pending != wgmma_acc_.end() ? pending->second : load(s.buffer, base + static_cast<double>(j));
       }
     }
     set_thread(w0);
@@ -121,12 +123,13 @@ void KernelRunner::wgmma(const CStmt& s) {
 void KernelRunner::retire_wgmma_group(const std::vector<WgmmaOp>& group) {
   for (const WgmmaOp& op : group) {
     for (const WgmmaAccess& r : op.reads)
-      if (!(bufs_[r.buffer].data[r.slot] == r.value) && !(std::isnan(r.value) && std::isnan(bufs_[r.buffer].data[r.slot])))
+      if (!(bufs_[r.buffer].data[r.slot] == r.value) &&
+          !(std::isnan(r.value) && std::isnan(bufs_[r.buffer].data[r.slot])))
         fail("wgmma-operand-overwritten",
-             "In kernel '" + k_.name + "', block " + block_text() + ", warpgroup " + std::to_string(op.warpgroup) + ", the " +
-                 mem_scope_name(k_.buffers[r.buffer].scope) + " buffer '" + k_.buffers[r.buffer].name +
-                 "' that an in-flight wgmma reads changed (slot " + std::to_string(r.slot) + ": " + number(r.value) + " -> " +
-                 number(bufs_[r.buffer].data[r.slot]) + ") before its group was waited for.",
+             "In kernel '" + k_.name + "', block " + block_text() + ", warpgroup " + std::to_string(op.warpgroup) +
+                 ", the " + mem_scope_name(k_.buffers[r.buffer].scope) + " buffer '" + k_.buffers[r.buffer].name +
+                 "' that an in-flight wgmma reads changed (slot " + std::to_string(r.slot) + ": " + number(r.value) +
+                 " -> " + number(bufs_[r.buffer].data[r.slot]) + ") before its group was waited for.",
              "Wait for the wgmma's group (wgmma_wait) before overwriting its A registers or its shared B tile: keep "
              "fragments double-buffered and refill a staged buffer only after the k-step that reads it has retired.");
     for (const WgmmaAccess& r : op.results) {
@@ -153,7 +156,8 @@ void KernelRunner::ldmatrix(const CStmt& s) {
       fail("ldmatrix-misaligned",
            "In " + where() + ", the ldmatrix row address " + number(a) + " of shared buffer '" + src.name +
                "' is not 16-byte aligned.",
-           "Give every row address of an ldmatrix a 16-byte aligned element index, or load the fragment with scalar loads.");
+           "Give every row address of an ldmatrix a 16-byte aligned element index, or load the fragment with scalar "
+           "loads.");
   }
   std::vector<double> values(static_cast<size_t>(s.matrices * per_word));
   for (int64_t w = 0; w < threads_; w += 32)
@@ -162,9 +166,11 @@ void KernelRunner::ldmatrix(const CStmt& s) {
       for (int j = 0; j < s.matrices; ++j)
         for (int e = 0; e < per_word; ++e) {
           const LdMatrixSource from = ldmatrix_source(j, lane, e, per_word, s.transpose);
-          values[j * per_word + e] = load(s.source_buffer, static_cast<double>(address[w + from.address_lane] + from.column));
+          values[j * per_word + e] =
+              load(s.source_buffer, static_cast<double>(address[w + from.address_lane] + from.column));
         }
-      for (size_t i = 0; i < values.size(); ++i) store(s.buffer, static_cast<double>(base[w + lane] + static_cast<int64_t>(i)), values[i]);
+      for (size_t i = 0; i < values.size(); ++i)
+        store(s.buffer, static_cast<double>(base[w + lane] + static_cast<int64_t>(i)), values[i]);
     }
 }
 

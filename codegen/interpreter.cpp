@@ -100,10 +100,11 @@ void KernelRunner::run_block(int64_t bx, int64_t by, int64_t bz) {
   }
   if (!open_wgmma_.empty() || !wgmma_groups_.empty())
     fail("wgmma-not-waited",
-         "Kernel '" + k_.name + "', block " + block_text() + " ends with warpgroup tensor-core instructions in flight (" +
-             std::to_string(wgmma_groups_.size()) + " committed groups, " + std::to_string(open_wgmma_.size()) +
-             " uncommitted instructions).",
-         "Commit every wgmma and wait for all groups (wgmma_wait 0) before the accumulators are read and the kernel ends.");
+         "Kernel '" + k_.name + "', block " + block_text() +
+             " ends with warpgroup tensor-core instructions in flight (" + std::to_string(wgmma_groups_.size()) +
+             " committed groups, " + std::to_string(open_wgmma_.size()) + " uncommitted instructions).",
+         "Commit every wgmma and wait for all groups (wgmma_wait 0) before the accumulators are read and the kernel "
+         "ends.");
 }
 
 void KernelRunner::set_thread(int64_t t) {
@@ -149,54 +150,118 @@ double KernelRunner::eval(const CExpr& e) {
   const CExpr* a = e.args.data();
   double r = 0;
   switch (e.op) {
-    case IOp::Const: return e.imm;
-    case IOp::Var: return tenv_[e.slot];
-    case IOp::Add: r = eval(a[0]) + eval(a[1]); break;
-    case IOp::Sub: r = eval(a[0]) - eval(a[1]); break;
-    case IOp::Mul: r = eval(a[0]) * eval(a[1]); break;
-    case IOp::FloatDiv: r = eval(a[0]) / eval(a[1]); break;
+    case IOp::Const:
+      return e.imm;
+    case IOp::Var:
+      return tenv_[e.slot];
+    case IOp::Add:
+      r = eval(a[0]) + eval(a[1]);
+      break;
+    case IOp::Sub:
+      r = eval(a[0]) - eval(a[1]);
+      break;
+    case IOp::Mul:
+      r = eval(a[0]) * eval(a[1]);
+      break;
+    case IOp::FloatDiv:
+      r = eval(a[0]) / eval(a[1]);
+      break;
     case IOp::IntDiv: {
       int64_t x = static_cast<int64_t>(eval(a[0])), y = static_cast<int64_t>(eval(a[1]));
       if (y == 0) division_by_zero(e);
       r = static_cast<double>(x / y);
       break;
     }
-    case IOp::FloatMod: r = std::fmod(eval(a[0]), eval(a[1])); break;
+    case IOp::FloatMod:
+      r = std::fmod(eval(a[0]), eval(a[1]));
+      break;
     case IOp::IntMod: {
       int64_t x = static_cast<int64_t>(eval(a[0])), y = static_cast<int64_t>(eval(a[1]));
       if (y == 0) division_by_zero(e);
       r = static_cast<double>(x % y);
       break;
     }
-    case IOp::FloatMin: r = std::fmin(eval(a[0]), eval(a[1])); break;
-    case IOp::FloatMax: r = std::fmax(eval(a[0]), eval(a[1])); break;
-    case IOp::IntMin: { double x = eval(a[0]), y = eval(a[1]); r = y < x ? y : x; break; }
-    case IOp::IntMax: { double x = eval(a[0]), y = eval(a[1]); r = y > x ? y : x; break; }
-    case IOp::Pow: r = std::pow(eval(a[0]), eval(a[1])); break;
-    case IOp::IntXor: r = static_cast<double>(static_cast<int64_t>(eval(a[0])) ^ static_cast<int64_t>(eval(a[1]))); break;
-    case IOp::EQ: return eval(a[0]) == eval(a[1]) ? 1.0 : 0.0;
-    case IOp::NE: return eval(a[0]) != eval(a[1]) ? 1.0 : 0.0;
-    case IOp::LT: return eval(a[0]) < eval(a[1]) ? 1.0 : 0.0;
-    case IOp::LE: return eval(a[0]) <= eval(a[1]) ? 1.0 : 0.0;
-    case IOp::GT: return eval(a[0]) > eval(a[1]) ? 1.0 : 0.0;
-    case IOp::GE: return eval(a[0]) >= eval(a[1]) ? 1.0 : 0.0;
-    case IOp::And: return (eval(a[0]) != 0 && eval(a[1]) != 0) ? 1.0 : 0.0;
-    case IOp::Or: return (eval(a[0]) != 0 || eval(a[1]) != 0) ? 1.0 : 0.0;
-    case IOp::Not: return eval(a[0]) == 0 ? 1.0 : 0.0;
-    case IOp::Neg: r = -eval(a[0]); break;
-    case IOp::Select: r = eval(a[0]) != 0 ? eval(a[1]) : eval(a[2]); break;
-    case IOp::Cast: return convert_to_dtype(eval(a[0]), e.type);
-    case IOp::Exp: r = std::exp(eval(a[0])); break;
-    case IOp::Log: r = std::log(eval(a[0])); break;
-    case IOp::Sqrt: r = std::sqrt(eval(a[0])); break;
-    case IOp::Rsqrt: r = 1.0 / std::sqrt(eval(a[0])); break;
-    case IOp::Tanh: r = std::tanh(eval(a[0])); break;
-    case IOp::Erf: r = std::erf(eval(a[0])); break;
-    case IOp::Abs: r = std::fabs(eval(a[0])); break;
-    case IOp::RoundTf32: r = round_to_tf32(eval(a[0])); break;
-    case IOp::RoundBf16: r = round_to_bf16(eval(a[0])); break;
-    case IOp::RoundF16: r = round_to_f16(eval(a[0])); break;
-    case IOp::Load: r = load(e.buffer, eval(a[0])); break;
+    case IOp::FloatMin:
+      r = std::fmin(eval(a[0]), eval(a[1]));
+      break;
+    case IOp::FloatMax:
+      r = std::fmax(eval(a[0]), eval(a[1]));
+      break;
+    case IOp::IntMin: {
+      double x = eval(a[0]), y = eval(a[1]);
+      r = y < x ? y : x;
+      break;
+    }
+    case IOp::IntMax: {
+      double x = eval(a[0]), y = eval(a[1]);
+      r = y > x ? y : x;
+      break;
+    }
+    case IOp::Pow:
+      r = std::pow(eval(a[0]), eval(a[1]));
+      break;
+    case IOp::IntXor:
+      r = static_cast<double>(static_cast<int64_t>(eval(a[0])) ^ static_cast<int64_t>(eval(a[1])));
+      break;
+    case IOp::EQ:
+      return eval(a[0]) == eval(a[1]) ? 1.0 : 0.0;
+    case IOp::NE:
+      return eval(a[0]) != eval(a[1]) ? 1.0 : 0.0;
+    case IOp::LT:
+      return eval(a[0]) < eval(a[1]) ? 1.0 : 0.0;
+    case IOp::LE:
+      return eval(a[0]) <= eval(a[1]) ? 1.0 : 0.0;
+    case IOp::GT:
+      return eval(a[0]) > eval(a[1]) ? 1.0 : 0.0;
+    case IOp::GE:
+      return eval(a[0]) >= eval(a[1]) ? 1.0 : 0.0;
+    case IOp::And:
+      return (eval(a[0]) != 0 && eval(a[1]) != 0) ? 1.0 : 0.0;
+    case IOp::Or:
+      return (eval(a[0]) != 0 || eval(a[1]) != 0) ? 1.0 : 0.0;
+    case IOp::Not:
+      return eval(a[0]) == 0 ? 1.0 : 0.0;
+    case IOp::Neg:
+      r = -eval(a[0]);
+      break;
+    case IOp::Select:
+      r = eval(a[0]) != 0 ? eval(a[1]) : eval(a[2]);
+      break;
+    case IOp::Cast:
+      return convert_to_dtype(eval(a[0]), e.type);
+    case IOp::Exp:
+      r = std::exp(eval(a[0]));
+      break;
+    case IOp::Log:
+      r = std::log(eval(a[0]));
+      break;
+    case IOp::Sqrt:
+      r = std::sqrt(eval(a[0]));
+      break;
+    case IOp::Rsqrt:
+      r = 1.0 / std::sqrt(eval(a[0]));
+      break;
+    case IOp::Tanh:
+      r = std::tanh(eval(a[0]));
+      break;
+    case IOp::Erf:
+      r = std::erf(eval(a[0]));
+      break;
+    case IOp::Abs:
+      r = std::fabs(eval(a[0]));
+      break;
+    case IOp::RoundTf32:
+      r = round_to_tf32(eval(a[0]));
+      break;
+    case IOp::RoundBf16:
+      r = round_to_bf16(eval(a[0]));
+      break;
+    case IOp::RoundF16:
+      r = round_to_f16(eval(a[0]));
+      break;
+    case IOp::Load:
+      r = load(e.buffer, eval(a[0]));
+      break;
     case IOp::Affine: {
       r = e.imm;
       for (const auto& [slot, coef] : e.slot_terms) r += coef * tenv_[slot];
@@ -205,10 +270,14 @@ double KernelRunner::eval(const CExpr& e) {
     }
   }
   switch (e.rounding) {
-    case Rounding::None: return r;
-    case Rounding::F32: return static_cast<double>(static_cast<float>(r));
-    case Rounding::F16: return round_to_f16(r);
-    case Rounding::BF16: return round_to_bf16(r);
+    case Rounding::None:
+      return r;
+    case Rounding::F32:
+      return static_cast<double>(static_cast<float>(r));
+    case Rounding::F16:
+      return round_to_f16(r);
+    case Rounding::BF16:
+      return round_to_bf16(r);
   }
   return r;
 }
@@ -222,8 +291,8 @@ void KernelRunner::exec_thread(const CStmt& s) {
       if (s.axis != GpuAxis::None) {
         int ax = gpu_axis_dimension(s.axis);
         double coord = s.axis == GpuAxis::ClusterX ? tenv_[kBlockX]
-                       : is_block_axis(s.axis)       ? static_cast<double>(bidx_[ax])
-                                                     : tenv_[kThreadX + ax];
+                       : is_block_axis(s.axis)     ? static_cast<double>(bidx_[ax])
+                                                   : tenv_[kThreadX + ax];
         if (coord < eval(s.extent)) {
           tenv_[s.slot] = eval(s.min) + coord;
           exec_thread(s.body[0]);
@@ -249,15 +318,18 @@ void KernelRunner::exec_thread(const CStmt& s) {
       exec_thread(s.body[0]);
       return;
     case StmtKind::If:
-      if (eval(s.cond) != 0) exec_thread(s.body[0]);
-      else if (s.body.size() > 1) exec_thread(s.body[1]);
+      if (eval(s.cond) != 0)
+        exec_thread(s.body[0]);
+      else if (s.body.size() > 1)
+        exec_thread(s.body[1]);
       return;
     case StmtKind::AsyncCopy: {
       step();
       const int64_t lanes = s.copy_bytes / 4;  // 4 or 16 bytes, checked when the kernel was compiled
       const double first = eval(s.index);
       const double src = lanes > 1 ? eval(s.value.args[0]) : 0;
-      if (lanes > 1 && (std::fmod(first, static_cast<double>(lanes)) != 0 || std::fmod(src, static_cast<double>(lanes)) != 0))
+      if (lanes > 1 &&
+          (std::fmod(first, static_cast<double>(lanes)) != 0 || std::fmod(src, static_cast<double>(lanes)) != 0))
         fail("async-copy-misaligned",
              "In " + where() + ", a " + std::to_string(s.copy_bytes) + "-byte asynchronous copy from '" +
                  k_.buffers[s.value.buffer].name + "' element " + number(src) + " into '" + k_.buffers[s.buffer].name +
@@ -265,7 +337,8 @@ void KernelRunner::exec_thread(const CStmt& s) {
              "Copy 16 bytes only from and to element indices that are multiples of 4.");
       BufferState& b = bufs_[s.buffer];
       for (int64_t k = 0; k < lanes; ++k) {
-        const int64_t i = shared_slot(s.buffer, checked_index(s.buffer, first + static_cast<double>(k), "asynchronous write"));
+        const int64_t i =
+            shared_slot(s.buffer, checked_index(s.buffer, first + static_cast<double>(k), "asynchronous write"));
         const double v = lanes > 1 ? load(s.value.buffer, src + static_cast<double>(k)) : eval(s.value);
         check_shared_write(s.buffer, b, i, "asynchronous write");  // it may land at any moment until the wait
         ++b.pending[i];
@@ -334,8 +407,8 @@ void prepare_buffers(const LoweredProgram& program, HostBuffers& buffers) {
     }
     if (it->second.size() != n)
       fail("buffer-size-mismatch",
-           "The buffer '" + spec.name + "' has " + std::to_string(it->second.size()) + " elements but the program expects " +
-               std::to_string(n) + ".",
+           "The buffer '" + spec.name + "' has " + std::to_string(it->second.size()) +
+               " elements but the program expects " + std::to_string(n) + ".",
            "Size every buffer by its BufferSpec shape.");
     if (spec.zero_before_launch) std::fill(it->second.begin(), it->second.end(), 0.0);
   }

@@ -16,13 +16,13 @@
 namespace cusched {
 
 struct InterpOptions {
-  bool detect_races = true;              // shared-memory-race and global-memory-race
-  int64_t max_steps = 2'000'000'000;     // loop iterations + stores, over all threads
+  bool detect_races = true;           // shared-memory-race and global-memory-race
+  int64_t max_steps = 2'000'000'000;  // loop iterations + stores, over all threads
 };
 
 struct InterpStats {
   int64_t blocks = 0, threads = 0, barriers = 0, allreduces = 0;
-  int64_t steps = 0;                     // what max_steps limits
+  int64_t steps = 0;  // what max_steps limits
 };
 
 // Runs every kernel of `program` in order over `buffers`. Inputs must be present and

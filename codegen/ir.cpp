@@ -1,15 +1,19 @@
 #include "codegen/ir.h"
-#include "codegen/mma_layout.h"
 
 #include <sstream>
+
+#include "codegen/mma_layout.h"
 
 namespace cusched {
 
 std::string mem_scope_name(MemScope s) {
   switch (s) {
-    case MemScope::Global: return "global";
-    case MemScope::Shared: return "shared";
-    case MemScope::Register: return "register";
+    case MemScope::Global:
+      return "global";
+    case MemScope::Shared:
+      return "shared";
+    case MemScope::Register:
+      return "register";
   }
   return "?";
 }
@@ -94,8 +98,8 @@ Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_l
   return n;
 }
 
-Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes, const std::string& barrier,
-                    Expr barrier_index) {
+Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes,
+                    const std::string& barrier, Expr barrier_index) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::BulkCopy;
   n->buffer = shared_buffer;
@@ -168,8 +172,8 @@ Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::
   return n;
 }
 
-Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index, std::vector<Expr> a_operands,
-                const std::string& b_shared, Expr b_start) {
+Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index,
+                std::vector<Expr> a_operands, const std::string& b_shared, Expr b_start) {
   auto s = std::make_shared<StmtNode>();
   s->kind = StmtKind::Wgmma;
   s->mma_shape = "m64n" + std::to_string(n) + "k8";
@@ -203,7 +207,8 @@ Stmt make_wgmma_wait(int64_t groups_in_flight, const std::string& held, Expr hel
   return n;
 }
 
-Stmt make_aligned_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, int64_t alignment, Stmt body) {
+Stmt make_aligned_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, int64_t alignment,
+                           Stmt body) {
   auto n = std::make_shared<StmtNode>(*make_allocate(buffer, scope, dtype, size, std::move(body)));
   n->alignment = alignment;
   return n;
@@ -231,8 +236,14 @@ Stmt map_stmt_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) {
 bool contains_collective(const Stmt& s) {
   if (!s) return false;
   switch (s->kind) {
-    case StmtKind::Barrier: case StmtKind::AllReduce: case StmtKind::Mma: case StmtKind::LdMatrix:
-    case StmtKind::Wgmma: case StmtKind::WgmmaFence: case StmtKind::WgmmaCommit: case StmtKind::WgmmaWait:
+    case StmtKind::Barrier:
+    case StmtKind::AllReduce:
+    case StmtKind::Mma:
+    case StmtKind::LdMatrix:
+    case StmtKind::Wgmma:
+    case StmtKind::WgmmaFence:
+    case StmtKind::WgmmaCommit:
+    case StmtKind::WgmmaWait:
       return true;
     default:
       break;
@@ -244,9 +255,12 @@ bool contains_collective(const Stmt& s) {
 
 static const char* kind_name(LoopKind k) {
   switch (k) {
-    case LoopKind::Serial: return "serial";
-    case LoopKind::Unrolled: return "unrolled";
-    case LoopKind::Vectorized: return "vectorized";
+    case LoopKind::Serial:
+      return "serial";
+    case LoopKind::Unrolled:
+      return "unrolled";
+    case LoopKind::Vectorized:
+      return "vectorized";
   }
   return "?";
 }
@@ -262,12 +276,16 @@ std::string print_stmt(const Stmt& s, int indent) {
       os << pad << "for " << s->var << " in [" << to_string(s->min) << ", ";
       {
         int64_t m = 0, e = 0;
-        if (is_const_int(s->min, &m) && is_const_int(s->extent, &e)) os << (m + e);
-        else os << to_string(s->min) << " + " << to_string(s->extent);
+        if (is_const_int(s->min, &m) && is_const_int(s->extent, &e))
+          os << (m + e);
+        else
+          os << to_string(s->min) << " + " << to_string(s->extent);
       }
       os << ")";
-      if (s->axis != GpuAxis::None) os << "  [" << gpu_axis_name(s->axis) << "]";
-      else if (s->loop_kind != LoopKind::Serial) os << "  [" << kind_name(s->loop_kind) << "]";
+      if (s->axis != GpuAxis::None)
+        os << "  [" << gpu_axis_name(s->axis) << "]";
+      else if (s->loop_kind != LoopKind::Serial)
+        os << "  [" << kind_name(s->loop_kind) << "]";
       os << ":\n" << print_stmt(s->body[0], indent + 1);
       break;
     case StmtKind::Store:
@@ -275,7 +293,8 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     case StmtKind::Allocate:
       os << pad << "allocate " << s->buffer << ": " << dtype_name(s->dtype) << "[" << s->size << "] in "
-         << mem_scope_name(s->scope) << (s->alignment > 16 ? ", aligned to " + std::to_string(s->alignment) + " bytes" : "") << "\n"
+         << mem_scope_name(s->scope)
+         << (s->alignment > 16 ? ", aligned to " + std::to_string(s->alignment) + " bytes" : "") << "\n"
          << print_stmt(s->body[0], indent);
       break;
     case StmtKind::If:
@@ -321,14 +340,17 @@ std::string print_stmt(const Stmt& s, int indent) {
       os << pad << "mma_" << s->mma_shape << "_" << s->mma_precision << "(" << s->buffer << "[" << to_string(s->index)
          << " .. +3]) [warp]\n";
       for (size_t i = 0; i < s->operands.size(); ++i)
-        os << pad << "  " << (static_cast<int>(i) < l.a_count ? "a" + std::to_string(i) : "b" + std::to_string(i - l.a_count))
-           << " = " << to_string(s->operands[i]) << "\n";
+        os << pad << "  "
+           << (static_cast<int>(i) < l.a_count ? "a" + std::to_string(i) : "b" + std::to_string(i - l.a_count)) << " = "
+           << to_string(s->operands[i]) << "\n";
       break;
     }
     case StmtKind::Wgmma:
       os << pad << "wgmma_" << s->mma_shape << "_" << s->mma_precision << "(" << s->buffer << "[" << to_string(s->index)
-         << " .. +" << s->width / 2 - 1 << "], B = " << s->source << "[" << to_string(s->value) << " ..] K-major, 128-byte swizzle) [warpgroup]\n";
-      for (size_t i = 0; i < s->operands.size(); ++i) os << pad << "  a" << i << " = " << to_string(s->operands[i]) << "\n";
+         << " .. +" << s->width / 2 - 1 << "], B = " << s->source << "[" << to_string(s->value)
+         << " ..] K-major, 128-byte swizzle) [warpgroup]\n";
+      for (size_t i = 0; i < s->operands.size(); ++i)
+        os << pad << "  a" << i << " = " << to_string(s->operands[i]) << "\n";
       break;
     case StmtKind::WgmmaFence:
       os << pad << "wgmma_fence [warpgroup]\n";
@@ -338,7 +360,8 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     case StmtKind::WgmmaWait:
       os << pad << "wgmma_wait(" << s->width << " in flight";
-      if (!s->source.empty()) os << "; holds " << s->source << "[" << to_string(s->index) << " .. +" << s->size - 1 << "]";
+      if (!s->source.empty())
+        os << "; holds " << s->source << "[" << to_string(s->index) << " .. +" << s->size - 1 << "]";
       os << ") [warpgroup]\n";
       break;
     case StmtKind::AsyncProxyFence:

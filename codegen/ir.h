@@ -106,8 +106,26 @@ enum class MemScope { Global, Shared, Register };
 std::string mem_scope_name(MemScope s);
 
 enum class StmtKind {
-  Block, For, Store, Allocate, If, Barrier, AllReduce, Mma, AsyncCopy, AsyncCommit, AsyncWait,
-  BulkCopy, MbarrierInit, MbarrierExpect, MbarrierWait, LdMatrix, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
+  Block,
+  For,
+  Store,
+  Allocate,
+  If,
+  Barrier,
+  AllReduce,
+  Mma,
+  AsyncCopy,
+  AsyncCommit,
+  AsyncWait,
+  BulkCopy,
+  MbarrierInit,
+  MbarrierExpect,
+  MbarrierWait,
+  LdMatrix,
+  Wgmma,
+  WgmmaFence,
+  WgmmaCommit,
+  WgmmaWait,
   AsyncProxyFence
 };
 
@@ -144,34 +162,34 @@ using Stmt = std::shared_ptr<const StmtNode>;
 
 struct StmtNode {
   StmtKind kind = StmtKind::Block;
-  std::vector<Stmt> body;       // Block: children; For/Allocate/If: one child (the body); If: optional second = else
+  std::vector<Stmt> body;  // Block: children; For/Allocate/If: one child (the body); If: optional second = else
   // For
   std::string var;
-  Expr min, extent;             // extent is a constant IntImm except for guarded tails
+  Expr min, extent;  // extent is a constant IntImm except for guarded tails
   LoopKind loop_kind = LoopKind::Serial;
   GpuAxis axis = GpuAxis::None;
   // Store / Allocate / AllReduce / AsyncCopy (AsyncWait: `width` groups may stay in flight)
   std::string buffer;
-  Expr index;                   // Store, AllReduce: flat element index
-  Expr value;                   // Store
-  MemScope scope = MemScope::Global;   // Allocate
-  DType dtype = DType::f32;     // Allocate
-  int64_t size = 0;             // Allocate: elements; WgmmaWait: registers held
-  int64_t alignment = 16;       // Allocate (shared): byte alignment of the array
+  Expr index;                         // Store, AllReduce: flat element index
+  Expr value;                         // Store
+  MemScope scope = MemScope::Global;  // Allocate
+  DType dtype = DType::f32;           // Allocate
+  int64_t size = 0;                   // Allocate: elements; WgmmaWait: registers held
+  int64_t alignment = 16;             // Allocate (shared): byte alignment of the array
   // If
   Expr cond;
   // AllReduce
   ReduceOp reduce_op = ReduceOp::Sum;
-  std::string index_buffer;     // argmin/argmax: the register buffer of the index
+  std::string index_buffer;  // argmin/argmax: the register buffer of the index
   GpuAxis reduce_axis = GpuAxis::ThreadX;
   int64_t width = 32;
-  std::string reduce_kind = "warp";    // "warp", "block" or "cluster"
+  std::string reduce_kind = "warp";       // "warp", "block" or "cluster"
   GpuAxis combined_axis = GpuAxis::None;  // kind "cluster": the preceding combine across threads
   int64_t combined_width = 0;
   // Mma (buffer/index: the accumulators)
-  std::string mma_shape;               // "m16n8k8" or "m16n8k16"
-  std::string mma_precision;           // "tf32", "3xtf32", "bf16" or "f16"
-  std::vector<Expr> operands;          // this lane's A fragment elements, then its B fragment elements
+  std::string mma_shape;       // "m16n8k8" or "m16n8k16"
+  std::string mma_precision;   // "tf32", "3xtf32", "bf16" or "f16"
+  std::vector<Expr> operands;  // this lane's A fragment elements, then its B fragment elements
   // LdMatrix (buffer/index: the fragment; value: this lane's row address in `source`)
   // Wgmma (buffer/index: accumulators; operands: A; source/value: B's shared buffer
   // and descriptor start; width: N). WgmmaWait (width: groups in flight; source/index/
@@ -192,12 +210,12 @@ Stmt make_store(const std::string& buffer, Expr index, Expr value);
 Stmt make_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, Stmt body);
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_barrier();
-Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op,
-                    GpuAxis axis, int64_t width, const std::string& kind, GpuAxis combined_axis = GpuAxis::None,
+Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op, GpuAxis axis,
+                    int64_t width, const std::string& kind, GpuAxis combined_axis = GpuAxis::None,
                     int64_t combined_width = 0);
 Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load, int64_t bytes = 4);
-Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes, const std::string& barrier,
-                    Expr barrier_index);
+Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes,
+                    const std::string& barrier, Expr barrier_index);
 Stmt make_mbarrier_init(const std::string& barrier, Expr index, int64_t arrivals);
 Stmt make_mbarrier_expect(const std::string& barrier, Expr index, Expr bytes);
 Stmt make_mbarrier_wait(const std::string& barrier, Expr index, Expr parity);
@@ -207,15 +225,17 @@ Stmt make_mma(const std::string& shape, const std::string& precision, const std:
               std::vector<Expr> operands);
 Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::string& shared_source, Expr row_address,
                    int matrices, bool transpose);
-Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index, std::vector<Expr> a_operands,
-                const std::string& b_shared, Expr b_start);
+Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index,
+                std::vector<Expr> a_operands, const std::string& b_shared, Expr b_start);
 Stmt make_wgmma_fence();
 Stmt make_wgmma_commit();
 // `held`: a register buffer whose elements held_index .. +held_count-1 stay unchanged until here ("" for none).
-Stmt make_wgmma_wait(int64_t groups_in_flight, const std::string& held = "", Expr held_index = Expr(), int64_t held_count = 0);
+Stmt make_wgmma_wait(int64_t groups_in_flight, const std::string& held = "", Expr held_index = Expr(),
+                     int64_t held_count = 0);
 Stmt make_async_proxy_fence();
 // An Allocate with a byte alignment (shared arrays).
-Stmt make_aligned_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, int64_t alignment, Stmt body);
+Stmt make_aligned_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, int64_t alignment,
+                           Stmt body);
 
 // A shared copy whose last copy steps stay in registers (cache_read registers): thread
 // tid's step v copied unit v * threads + tid (`lanes` elements from flat index
@@ -230,10 +250,10 @@ struct Kernel {
   std::string name;
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
-  std::vector<std::string> params;   // global buffers, in parameter order
+  std::vector<std::string> params;  // global buffers, in parameter order
   Stmt body;
   int launch_max_threads = 0, launch_min_blocks = 0;
-  int64_t cluster = 1;               // blocks per thread-block cluster along x (1: none)
+  int64_t cluster = 1;                     // blocks per thread-block cluster along x (1: none)
   std::map<std::string, L2Hint> l2_hints;  // input buffer -> L2 eviction priority of its loads
   std::vector<RegisterTail> register_tails;
 };
@@ -243,8 +263,8 @@ struct LoweredProgram {
   std::string problem;
   std::string schedule_hash;
   std::string precision = "f32";
-  std::string math = "exact";        // "fast" when a stage uses fast-math intrinsics
-  std::vector<BufferSpec> buffers;   // inputs, outputs and scratch (intermediate stages computed at root)
+  std::string math = "exact";       // "fast" when a stage uses fast-math intrinsics
+  std::vector<BufferSpec> buffers;  // inputs, outputs and scratch (intermediate stages computed at root)
   std::vector<Kernel> kernels;
   std::vector<std::string> schedule_text;  // the steps, one line each, for comments
 

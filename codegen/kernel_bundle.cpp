@@ -20,9 +20,12 @@ const BufferSpec* KernelBundle::find_buffer(const std::string& name) const {
 
 static const char* role_name(BufferRole r) {
   switch (r) {
-    case BufferRole::Input: return "input";
-    case BufferRole::Output: return "output";
-    case BufferRole::Scratch: return "scratch";
+    case BufferRole::Input:
+      return "input";
+    case BufferRole::Output:
+      return "output";
+    case BufferRole::Scratch:
+      return "scratch";
   }
   return "?";
 }
@@ -36,11 +39,18 @@ nlohmann::json KernelBundle::to_json() const {
   j["source"] = source;
   j["headers"] = headers;
   for (const auto& b : buffers)
-    j["buffers"].push_back({{"name", b.name}, {"dtype", dtype_name(b.dtype)}, {"shape", b.shape},
-                            {"role", role_name(b.role)}, {"zero_before_launch", b.zero_before_launch}});
+    j["buffers"].push_back({{"name", b.name},
+                            {"dtype", dtype_name(b.dtype)},
+                            {"shape", b.shape},
+                            {"role", role_name(b.role)},
+                            {"zero_before_launch", b.zero_before_launch}});
   for (const auto& l : launches)
-    j["launches"].push_back({{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block},
-                             {"dynamic_smem_bytes", l.dynamic_smem_bytes}, {"cluster", l.cluster}, {"args", l.args}});
+    j["launches"].push_back({{"kernel", l.kernel},
+                             {"grid", l.grid},
+                             {"block", l.block},
+                             {"dynamic_smem_bytes", l.dynamic_smem_bytes},
+                             {"cluster", l.cluster},
+                             {"args", l.args}});
   return j;
 }
 
@@ -57,7 +67,9 @@ KernelBundle KernelBundle::from_json(const nlohmann::json& j) {
       BufferSpec s;
       s.name = b.at("name");
       auto t = dtype_from_name(b.at("dtype"));
-      if (!t) fail("bad-bundle", "Buffer '" + s.name + "' has an unknown dtype.", "Use one of f32, f16, bf16, i32, i64, bool, f64.");
+      if (!t)
+        fail("bad-bundle", "Buffer '" + s.name + "' has an unknown dtype.",
+             "Use one of f32, f16, bf16, i32, i64, bool, f64.");
       s.dtype = *t;
       s.shape = b.at("shape").get<std::vector<int64_t>>();
       std::string role = b.at("role");

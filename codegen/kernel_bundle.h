@@ -4,9 +4,10 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/dtype.h"
 
@@ -17,7 +18,7 @@ enum class BufferRole { Input, Output, Scratch };
 struct BufferSpec {
   std::string name;
   DType dtype = DType::f32;
-  std::vector<int64_t> shape;   // row-major, innermost last
+  std::vector<int64_t> shape;  // row-major, innermost last
   BufferRole role = BufferRole::Input;
   bool zero_before_launch = false;  // scratch (or output) that the kernels accumulate into atomically
   int64_t elements() const;
@@ -25,23 +26,23 @@ struct BufferSpec {
 };
 
 struct LaunchSpec {
-  std::string kernel;                      // extern "C" __global__ name in the source
+  std::string kernel;  // extern "C" __global__ name in the source
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
   int64_t dynamic_smem_bytes = 0;
-  std::vector<std::string> args;           // buffer names, in parameter order (each a device pointer)
-  int64_t cluster = 1;                     // blocks per thread-block cluster along x (compiled in with __cluster_dims__)
+  std::vector<std::string> args;  // buffer names, in parameter order (each a device pointer)
+  int64_t cluster = 1;            // blocks per thread-block cluster along x (compiled in with __cluster_dims__)
 };
 
 struct KernelBundle {
   std::string problem;
   std::string schedule_hash;
-  std::string precision = "f32";           // "f32", "tf32", "bf16", "f16", "f64" (reference)
-  std::string math = "exact";              // "fast": some stage uses fast-math intrinsics (codegen/fast_math.h)
-  std::string source;                      // CUDA C++
+  std::string precision = "f32";               // "f32", "tf32", "bf16", "f16", "f64" (reference)
+  std::string math = "exact";                  // "fast": some stage uses fast-math intrinsics (codegen/fast_math.h)
+  std::string source;                          // CUDA C++
   std::map<std::string, std::string> headers;  // include name -> contents, given to NVRTC
   std::vector<BufferSpec> buffers;
-  std::vector<LaunchSpec> launches;        // run in order on one stream
+  std::vector<LaunchSpec> launches;  // run in order on one stream
 
   const BufferSpec* find_buffer(const std::string& name) const;
   nlohmann::json to_json() const;

@@ -15,7 +15,7 @@ namespace cusched {
 struct LinearForm {
   std::map<std::string, int64_t> coeff;  // variable name or opaque-term key -> coefficient
   int64_t constant = 0;
-  std::map<std::string, Expr> atoms;     // opaque-term key -> the subexpression
+  std::map<std::string, Expr> atoms;  // opaque-term key -> the subexpression
   Expr to_expr() const;
 };
 

@@ -30,14 +30,16 @@ const std::vector<LoweringPass>& lowering_passes() {
       {"plan_global_buffers", [](const ScheduleState& st, LoweredProgram& p) { p.buffers = plan_global_buffers(st); }},
       // 2. loop nests, compute_at, cache_read, reductions, tensor cores (codegen/lowering/)
       {"build_kernels", [](const ScheduleState& st, LoweredProgram& p) { p.kernels = build_kernels(st, p.buffers); }},
-      {"assign_launch_dims", each_kernel(assign_launch_dims)},                       // 3. grid, block, barrier placement rule
-      {"drop_covered_copy_guards", each_kernel(drop_covered_copy_guards)},           // 4. copy loops that no thread overruns
-      {"simplify_divisions", each_kernel(simplify_divisions)},                       // 5. divisions through the indices' ranges
-      {"resolve_register_tails", each_kernel(resolve_register_tails)},               // 6. register tails: owner and register
-      {"issue_refills_after_fragments", each_kernel(issue_refills_after_fragments)},  // 7. wgmma k-steps: copies after the fragment loads
-      {"check_register_arrays", each_kernel([](const Kernel& k) { check_register_arrays(k); })},  // 8. per-thread arrays of a sane size
-      {"remove_redundant_barriers", each_kernel(remove_redundant_barriers)},         // 9. back-to-back barriers
-      {"simplify_kernel", each_kernel(simplify_kernel)},                             // 10. constant folding
+      {"assign_launch_dims", each_kernel(assign_launch_dims)},              // 3. grid, block, barrier placement rule
+      {"drop_covered_copy_guards", each_kernel(drop_covered_copy_guards)},  // 4. copy loops that no thread overruns
+      {"simplify_divisions", each_kernel(simplify_divisions)},              // 5. divisions through the indices' ranges
+      {"resolve_register_tails", each_kernel(resolve_register_tails)},      // 6. register tails: owner and register
+      {"issue_refills_after_fragments",
+       each_kernel(issue_refills_after_fragments)},  // 7. wgmma k-steps: copies after the fragment loads
+      {"check_register_arrays",
+       each_kernel([](const Kernel& k) { check_register_arrays(k); })},       // 8. per-thread arrays of a sane size
+      {"remove_redundant_barriers", each_kernel(remove_redundant_barriers)},  // 9. back-to-back barriers
+      {"simplify_kernel", each_kernel(simplify_kernel)},                      // 10. constant folding
   };
   return passes;
 }
@@ -50,7 +52,9 @@ std::vector<std::string> lowering_pass_names() {
   return out;
 }
 
-LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) { return lower_observed(schedule, problem_name, {}); }
+LoweredProgram lower(const Schedule& schedule, const std::string& problem_name) {
+  return lower_observed(schedule, problem_name, {});
+}
 
 namespace {
 
@@ -76,7 +80,8 @@ LoweredProgram run_passes(const Schedule& schedule, const std::string& problem_n
 
 // The whole-schedule legality first (phase "schedule"), then the passes; their errors
 // name the step behind the stage, loop or copy they are about (phase "lowering").
-LoweredProgram lower_observed(const Schedule& schedule, const std::string& problem_name, const PassObserver& after_pass) {
+LoweredProgram lower_observed(const Schedule& schedule, const std::string& problem_name,
+                              const PassObserver& after_pass) {
   schedule.check_legality();
   try {
     return run_passes(schedule, problem_name, after_pass);

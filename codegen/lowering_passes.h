@@ -18,6 +18,7 @@ std::vector<std::string> lowering_pass_names();
 using PassObserver = std::function<void(const std::string& pass, const LoweredProgram& program)>;
 
 // lower(), calling `after_pass` after each pass.
-LoweredProgram lower_observed(const Schedule& schedule, const std::string& problem_name, const PassObserver& after_pass);
+LoweredProgram lower_observed(const Schedule& schedule, const std::string& problem_name,
+                              const PassObserver& after_pass);
 
 }  // namespace cusched

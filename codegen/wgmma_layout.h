@@ -19,8 +19,8 @@ constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 8;
 constexpr int kWgmmaMaxN = 256;
 constexpr int kWgmmaAElements = 4;
-constexpr int64_t kWgmmaSwizzleRowBytes = 128;     // one K-major row: 32 tf32 elements
-constexpr int64_t kWgmmaSwizzleAtomBytes = 1024;   // 8 rows: the swizzle pattern repeats
+constexpr int64_t kWgmmaSwizzleRowBytes = 128;    // one K-major row: 32 tf32 elements
+constexpr int64_t kWgmmaSwizzleAtomBytes = 1024;  // 8 rows: the swizzle pattern repeats
 
 struct WgmmaElement {
   int row, col;

@@ -29,8 +29,10 @@ Error Error::from_json(const nlohmann::json& j) {
 
 std::string Error::to_string() const {
   std::string s;
-  if (step >= 0) s += "step " + std::to_string(step) + (op.empty() ? "" : " (" + op + ")") + ": ";
-  else if (!op.empty()) s += op + ": ";
+  if (step >= 0)
+    s += "step " + std::to_string(step) + (op.empty() ? "" : " (" + op + ")") + ": ";
+  else if (!op.empty())
+    s += op + ": ";
   s += message;
   if (!hint.empty()) s += " Hint: " + hint;
   return s;

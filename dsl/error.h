@@ -1,9 +1,10 @@
 #pragma once
 // Structured errors: every user-facing failure is one of these values, with a
 // full-sentence message and a hint that names the fix.
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace cusched {
 
@@ -20,7 +21,7 @@ struct Error {
 
   nlohmann::json to_json() const;
   static Error from_json(const nlohmann::json& j);  // the inverse of to_json
-  std::string to_string() const;  // one line: "step 3 (bind): message Hint: hint"
+  std::string to_string() const;                    // one line: "step 3 (bind): message Hint: hint"
 };
 
 // Thrown inside the library; caught at API boundaries and turned into Error values.

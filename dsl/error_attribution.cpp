@@ -18,7 +18,8 @@ std::string first_match(const std::string& text, const std::regex& pattern, Acce
 
 // The stage an error is about: one it names ("stage 'X'", or kernel "kN_X"), else the
 // stage that owns the loop it names, else the stage that stages the copy it names.
-std::string stage_of_error(const Error& e, const ScheduleState& st, const std::string& loop, const std::string& source) {
+std::string stage_of_error(const Error& e, const ScheduleState& st, const std::string& loop,
+                           const std::string& source) {
   auto is_stage = [&](const std::string& n) { return st.schedules.count(n) > 0; };
   static const std::regex named(R"([Ss]tage '([^']+)')"), kernel(R"(Kernel '?k\d+_([A-Za-z_][A-Za-z0-9_]*))");
   std::string stage = first_match(e.message, named, is_stage);
@@ -50,7 +51,8 @@ int step_behind(const std::string& code, const StageSchedule& s, const std::stri
   const StageProvenance& p = s.provenance;
   const int copy = source.empty() ? -1 : p.cache_read_of(source);
   if (starts_with(code, "bulk-copy-") || starts_with(code, "pipeline-")) return std::max(copy, p.pipeline);
-  if (starts_with(code, "cache-read-") || code == "swizzle-layout" || code == "register-tail-read") return copy >= 0 ? copy : p.last;
+  if (starts_with(code, "cache-read-") || code == "swizzle-layout" || code == "register-tail-read")
+    return copy >= 0 ? copy : p.last;
   if (starts_with(code, "cache-write-")) return std::max(p.cache_write, p.order);
   if (starts_with(code, "tensor-core-") || starts_with(code, "wgmma-") || starts_with(code, "mma-") ||
       starts_with(code, "ldmatrix-"))
@@ -68,7 +70,8 @@ int step_behind(const std::string& code, const StageSchedule& s, const std::stri
 
 }  // namespace
 
-void attribute_error_to_step(Error& e, const ScheduleState& st, const std::vector<StepJson>& steps, const std::string& phase) {
+void attribute_error_to_step(Error& e, const ScheduleState& st, const std::vector<StepJson>& steps,
+                             const std::string& phase) {
   if (e.phase.empty()) e.phase = phase;
   if (e.step >= 0) return;
   static const std::regex loop_re(R"([Ll]oop '([^']+)')"), source_re(R"(cache_read of '([^']+)')");
@@ -77,7 +80,8 @@ void attribute_error_to_step(Error& e, const ScheduleState& st, const std::vecto
   const std::string stage = stage_of_error(e, st, loop, source);
   if (stage.empty()) return;
   const StageSchedule& s = st.schedules.at(stage);
-  const std::string own_loop = s.find_loop(loop) || loop.rfind(stage + "_", 0) != 0 ? loop : loop.substr(stage.size() + 1);
+  const std::string own_loop =
+      s.find_loop(loop) || loop.rfind(stage + "_", 0) != 0 ? loop : loop.substr(stage.size() + 1);
   const int step = step_behind(e.code, s, own_loop, source);
   if (step < 0 || step >= static_cast<int>(steps.size())) return;
   e.step = step;

@@ -13,6 +13,7 @@ namespace cusched {
 
 // Sets e.step and e.op when e has no step and one can be attributed, and e.phase to
 // `phase` when it has none.
-void attribute_error_to_step(Error& e, const ScheduleState& st, const std::vector<StepJson>& steps, const std::string& phase);
+void attribute_error_to_step(Error& e, const ScheduleState& st, const std::vector<StepJson>& steps,
+                             const std::string& phase);
 
 }  // namespace cusched

@@ -12,19 +12,28 @@ namespace {
 
 int float_rank(DType t) {
   switch (t) {
-    case DType::f16: case DType::bf16: return 1;
-    case DType::f32: return 2;
-    case DType::f64: return 3;
-    default: return 0;
+    case DType::f16:
+    case DType::bf16:
+      return 1;
+    case DType::f32:
+      return 2;
+    case DType::f64:
+      return 3;
+    default:
+      return 0;
   }
 }
 
 int int_rank(DType t) {
   switch (t) {
-    case DType::boolean: return 1;
-    case DType::i32: return 2;
-    case DType::i64: return 3;
-    default: return 0;
+    case DType::boolean:
+      return 1;
+    case DType::i32:
+      return 2;
+    case DType::i64:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -55,12 +64,13 @@ DType promote(const Expr& a, const Expr& b, bool* weak) {
 
 void require_defined(const Expr& e, const char* builder) {
   if (!e.defined())
-    fail("undefined-expr", std::string("An operand of ") + builder + " is undefined.", "Define every Expr before using it.");
+    fail("undefined-expr", std::string("An operand of ") + builder + " is undefined.",
+         "Define every Expr before using it.");
 }
 
 bool is_comparison(ExprOp op) {
-  return op == ExprOp::EQ || op == ExprOp::NE || op == ExprOp::LT || op == ExprOp::LE ||
-         op == ExprOp::GT || op == ExprOp::GE;
+  return op == ExprOp::EQ || op == ExprOp::NE || op == ExprOp::LT || op == ExprOp::LE || op == ExprOp::GT ||
+         op == ExprOp::GE;
 }
 
 }  // namespace
@@ -229,7 +239,7 @@ Expr abs(Expr e) {
 }
 
 bool is_math_function(const std::string& name, int* arity) {
-  static const std::map<std::string, int> fns = {{"exp", 1}, {"log", 1}, {"sqrt", 1}, {"rsqrt", 1},
+  static const std::map<std::string, int> fns = {{"exp", 1},  {"log", 1}, {"sqrt", 1}, {"rsqrt", 1},
                                                  {"tanh", 1}, {"erf", 1}, {"abs", 1}};
   auto it = fns.find(name);
   if (it == fns.end()) return false;
@@ -245,20 +255,34 @@ bool is_const_int(const Expr& e, int64_t* v) {
 
 const char* binary_operator_symbol(ExprOp op) {
   switch (op) {
-    case ExprOp::Add: return "+";
-    case ExprOp::Sub: return "-";
-    case ExprOp::Mul: return "*";
-    case ExprOp::Div: return "/";
-    case ExprOp::Mod: return "%";
-    case ExprOp::EQ: return "==";
-    case ExprOp::NE: return "!=";
-    case ExprOp::LT: return "<";
-    case ExprOp::LE: return "<=";
-    case ExprOp::GT: return ">";
-    case ExprOp::GE: return ">=";
-    case ExprOp::And: return "&&";
-    case ExprOp::Or: return "||";
-    default: return nullptr;
+    case ExprOp::Add:
+      return "+";
+    case ExprOp::Sub:
+      return "-";
+    case ExprOp::Mul:
+      return "*";
+    case ExprOp::Div:
+      return "/";
+    case ExprOp::Mod:
+      return "%";
+    case ExprOp::EQ:
+      return "==";
+    case ExprOp::NE:
+      return "!=";
+    case ExprOp::LT:
+      return "<";
+    case ExprOp::LE:
+      return "<=";
+    case ExprOp::GT:
+      return ">";
+    case ExprOp::GE:
+      return ">=";
+    case ExprOp::And:
+      return "&&";
+    case ExprOp::Or:
+      return "||";
+    default:
+      return nullptr;
   }
 }
 
@@ -267,7 +291,9 @@ std::string to_string(const Expr& e) {
   const ExprNode& n = *e;
   std::ostringstream os;
   switch (n.op) {
-    case ExprOp::IntImm: os << n.ival; break;
+    case ExprOp::IntImm:
+      os << n.ival;
+      break;
     case ExprOp::FloatImm: {
       std::ostringstream f;
       f.precision(9);
@@ -277,18 +303,37 @@ std::string to_string(const Expr& e) {
       os << s;
       break;
     }
-    case ExprOp::BoolImm: os << (n.ival ? "true" : "false"); break;
-    case ExprOp::Var: case ExprOp::SizeParam: os << n.name; break;
-    case ExprOp::Min: os << "min(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")"; break;
-    case ExprOp::Max: os << "max(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")"; break;
-    case ExprOp::Pow: os << "pow(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")"; break;
-    case ExprOp::BitXor: os << "(" << to_string(n.args[0]) << " ^ " << to_string(n.args[1]) << ")"; break;
-    case ExprOp::Not: os << "!(" << to_string(n.args[0]) << ")"; break;
-    case ExprOp::Neg: os << "-(" << to_string(n.args[0]) << ")"; break;
+    case ExprOp::BoolImm:
+      os << (n.ival ? "true" : "false");
+      break;
+    case ExprOp::Var:
+    case ExprOp::SizeParam:
+      os << n.name;
+      break;
+    case ExprOp::Min:
+      os << "min(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")";
+      break;
+    case ExprOp::Max:
+      os << "max(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")";
+      break;
+    case ExprOp::Pow:
+      os << "pow(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ")";
+      break;
+    case ExprOp::BitXor:
+      os << "(" << to_string(n.args[0]) << " ^ " << to_string(n.args[1]) << ")";
+      break;
+    case ExprOp::Not:
+      os << "!(" << to_string(n.args[0]) << ")";
+      break;
+    case ExprOp::Neg:
+      os << "-(" << to_string(n.args[0]) << ")";
+      break;
     case ExprOp::Select:
       os << "select(" << to_string(n.args[0]) << ", " << to_string(n.args[1]) << ", " << to_string(n.args[2]) << ")";
       break;
-    case ExprOp::Cast: os << dtype_name(n.type) << "(" << to_string(n.args[0]) << ")"; break;
+    case ExprOp::Cast:
+      os << dtype_name(n.type) << "(" << to_string(n.args[0]) << ")";
+      break;
     case ExprOp::Call:
     case ExprOp::Load: {
       os << n.name << (n.op == ExprOp::Load ? "[" : "(");

@@ -10,16 +10,35 @@
 namespace cusched {
 
 enum class ExprOp {
-  IntImm, FloatImm, BoolImm,
+  IntImm,
+  FloatImm,
+  BoolImm,
   Var,        // a loop or domain variable (pure or reduction), by name
   SizeParam,  // a symbolic size, bound when the problem is instantiated
-  Add, Sub, Mul, Div, Mod, Min, Max, Pow,
-  BitXor,     // integer exclusive or (shared-memory swizzles)
-  EQ, NE, LT, LE, GT, GE, And, Or, Not, Neg,
-  Select, Cast,
-  Call,       // math function `name` applied to args
-  Load,       // element of tensor or stage `name` at args (one index per dimension)
-  Reduce,     // reduction of args[0] over `rvars` with `reduce_op`
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Min,
+  Max,
+  Pow,
+  BitXor,  // integer exclusive or (shared-memory swizzles)
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,
+  And,
+  Or,
+  Not,
+  Neg,
+  Select,
+  Cast,
+  Call,    // math function `name` applied to args
+  Load,    // element of tensor or stage `name` at args (one index per dimension)
+  Reduce,  // reduction of args[0] over `rvars` with `reduce_op`
 };
 
 enum class ReduceOp { Sum, Product, Min, Max, ArgMin, ArgMax };
@@ -31,10 +50,10 @@ struct TensorDef;
 class Expr {
  public:
   Expr() = default;
-  Expr(int v);        // NOLINT: literals convert implicitly, as in the math they stand for
-  Expr(int64_t v);    // NOLINT
-  Expr(double v);     // NOLINT
-  Expr(float v);      // NOLINT
+  Expr(int v);      // NOLINT: literals convert implicitly, as in the math they stand for
+  Expr(int64_t v);  // NOLINT
+  Expr(double v);   // NOLINT
+  Expr(float v);    // NOLINT
   explicit Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
 
   bool defined() const { return node_ != nullptr; }
@@ -58,12 +77,12 @@ struct ExprNode {
   DType type = DType::i32;
   int64_t ival = 0;
   double fval = 0;
-  std::string name;          // Var, SizeParam, Call function, Load target
+  std::string name;  // Var, SizeParam, Call function, Load target
   std::vector<Expr> args;
   ReduceOp reduce_op = ReduceOp::Sum;
   std::vector<ReductionVar> rvars;
-  bool is_reduction_var = false;  // Var: true for an RVar
-  bool weak = false;              // an untyped literal that adopts its partner's type
+  bool is_reduction_var = false;            // Var: true for an RVar
+  bool weak = false;                        // an untyped literal that adopts its partner's type
   std::shared_ptr<const FuncDef> func;      // Load of a stage
   std::shared_ptr<const TensorDef> tensor;  // Load of an input tensor
 };

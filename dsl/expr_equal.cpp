@@ -42,7 +42,8 @@ bool same_expr(const Expr& a, const Expr& b, std::string* why) {
       return differ(why, "reduction domain", a, b);
     if (!same_expr(x.rvars[i].extent_expr, y.rvars[i].extent_expr, why)) return false;
   }
-  if (static_cast<bool>(x.func) != static_cast<bool>(y.func) || static_cast<bool>(x.tensor) != static_cast<bool>(y.tensor))
+  if (static_cast<bool>(x.func) != static_cast<bool>(y.func) ||
+      static_cast<bool>(x.tensor) != static_cast<bool>(y.tensor))
     return differ(why, "load target", a, b);
   if (x.func && x.func != y.func && !same_stage(*x.func, *y.func, why)) return false;
   if (x.tensor && x.tensor != y.tensor && !same_tensor(*x.tensor, *y.tensor, why)) return false;

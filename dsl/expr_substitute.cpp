@@ -38,16 +38,20 @@ Expr substitute(const Expr& e, const std::map<std::string, Expr>& values) {
 Expr reduction_identity(ReduceOp op, DType t) {
   bool fl = dtype_is_float(t);
   switch (op) {
-    case ReduceOp::Sum: return fl ? make_float(0.0, t) : make_int(0, t);
-    case ReduceOp::Product: return fl ? make_float(1.0, t) : make_int(1, t);
+    case ReduceOp::Sum:
+      return fl ? make_float(0.0, t) : make_int(0, t);
+    case ReduceOp::Product:
+      return fl ? make_float(1.0, t) : make_int(1, t);
     case ReduceOp::Max:
     case ReduceOp::ArgMax:
       return fl ? make_float(-std::numeric_limits<double>::infinity(), t)
-                : make_int(t == DType::i64 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min(), t);
+                : make_int(t == DType::i64 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min(),
+                           t);
     case ReduceOp::Min:
     case ReduceOp::ArgMin:
       return fl ? make_float(std::numeric_limits<double>::infinity(), t)
-                : make_int(t == DType::i64 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max(), t);
+                : make_int(t == DType::i64 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max(),
+                           t);
   }
   return make_int(0, t);
 }

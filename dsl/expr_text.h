@@ -15,10 +15,10 @@ namespace cusched {
 
 // The names a parsed expression may refer to.
 struct ExprScope {
-  std::vector<std::string> sizes;                                    // symbolic sizes
+  std::vector<std::string> sizes;                                   // symbolic sizes
   std::map<std::string, std::shared_ptr<const TensorDef>> tensors;  // input tensors
   std::map<std::string, std::shared_ptr<const FuncDef>> stages;     // stages defined so far
-  std::vector<std::string> vars;                                     // pure variables in scope
+  std::vector<std::string> vars;                                    // pure variables in scope
 };
 
 std::string expr_to_text(const Expr& e);

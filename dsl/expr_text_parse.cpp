@@ -29,8 +29,8 @@ struct Token {
 };
 
 const std::vector<std::string>& punctuation() {
-  static const std::vector<std::string> p = {"==", "!=", "<=", ">=", "&&", "||", "(", ")", ",", ":", "=",
-                                             "<",  ">",  "!",  "+",  "-",  "*",  "/", "%", "^"};
+  static const std::vector<std::string> p = {"==", "!=", "<=", ">=", "&&", "||", "(", ")", ",", ":",
+                                             "=",  "<",  ">",  "!",  "+",  "-",  "*", "/", "%", "^"};
   return p;
 }
 
@@ -52,20 +52,23 @@ class Parser {
 
   Func stage() {
     Token name = next();
-    if (name.kind != Tok::Ident) error("expr-syntax", name, "A stage definition starts with the stage's name.",
-                                       "Write it as NAME(i in SIZE, ...) = EXPRESSION.");
+    if (name.kind != Tok::Ident)
+      error("expr-syntax", name, "A stage definition starts with the stage's name.",
+            "Write it as NAME(i in SIZE, ...) = EXPRESSION.");
     check_new_name(name);
     expect("(", "after the stage's name");
     std::vector<Var> vars;
     if (!accept(")")) {
       do {
         Token v = next();
-        if (v.kind != Tok::Ident) error("expr-syntax", v, "Expected a variable name in the stage's domain.",
-                                        "List the domain as (i in SIZE, j in SIZE).");
+        if (v.kind != Tok::Ident)
+          error("expr-syntax", v, "Expected a variable name in the stage's domain.",
+                "List the domain as (i in SIZE, j in SIZE).");
         check_new_name(v);
         for (const auto& w : vars)
-          if (w.name() == v.text) error("duplicate-name", v, "The variable '" + v.text + "' appears twice in the domain.",
-                                        "Give each dimension its own variable name.");
+          if (w.name() == v.text)
+            error("duplicate-name", v, "The variable '" + v.text + "' appears twice in the domain.",
+                  "Give each dimension its own variable name.");
         expect_word("in", "after the variable '" + v.text + "'");
         Token at = peek();
         Expr extent = expression();
@@ -92,15 +95,20 @@ class Parser {
   std::vector<ReductionSite> reductions_;
 
   // Position and error reporting.
-  [[noreturn]] void error(const std::string& code, const Token& t, const std::string& message, const std::string& hint) {
+  [[noreturn]] void error(const std::string& code, const Token& t, const std::string& message,
+                          const std::string& hint) {
     size_t line = 1, col = 1;
     for (size_t i = 0; i < t.pos && i < text_.size(); ++i) {
-      if (text_[i] == '\n') ++line, col = 1;
-      else ++col;
+      if (text_[i] == '\n')
+        ++line, col = 1;
+      else
+        ++col;
     }
     std::string near = t.kind == Tok::End ? "the end" : "'" + t.text + "'";
-    fail(code, "At line " + std::to_string(line) + ", column " + std::to_string(col) + " (" + near + ") of \"" + text_ +
-                   "\": " + message, hint);
+    fail(code,
+         "At line " + std::to_string(line) + ", column " + std::to_string(col) + " (" + near + ") of \"" + text_ +
+             "\": " + message,
+         hint);
   }
 
   void tokenize() {
@@ -122,7 +130,8 @@ class Parser {
         t.kind = Tok::Ident;
         t.text = text_.substr(i, j - i);
         i = j;
-      } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
+      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                 (c == '.' && i + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
         size_t j = i;
         while (j < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[j])) || text_[j] == '.')) ++j;
         if (j < text_.size() && (text_[j] == 'e' || text_[j] == 'E')) {
@@ -168,20 +177,24 @@ class Parser {
     return true;
   }
   void expect(const std::string& p, const std::string& where) {
-    if (!accept(p)) error("expr-syntax", peek(), "Expected '" + p + "' " + where + ".", "Insert '" + p + "' " + where + ".");
+    if (!accept(p))
+      error("expr-syntax", peek(), "Expected '" + p + "' " + where + ".", "Insert '" + p + "' " + where + ".");
   }
   void expect_word(const std::string& w, const std::string& where) {
     Token t = next();
-    if (t.kind != Tok::Ident || t.text != w) error("expr-syntax", t, "Expected '" + w + "' " + where + ".", "Write VAR in EXTENT.");
+    if (t.kind != Tok::Ident || t.text != w)
+      error("expr-syntax", t, "Expected '" + w + "' " + where + ".", "Write VAR in EXTENT.");
   }
   void expect_end() {
     if (peek().kind != Tok::End)
-      error("expr-syntax", peek(), "Unexpected text after a complete expression.", "Remove it, or join it with an operator.");
+      error("expr-syntax", peek(), "Unexpected text after a complete expression.",
+            "Remove it, or join it with an operator.");
   }
 
   void check_new_name(const Token& t) {
     if (is_reserved_word(t.text))
-      error("duplicate-name", t, "'" + t.text + "' is a word of the expression syntax and cannot name a stage or variable.",
+      error("duplicate-name", t,
+            "'" + t.text + "' is a word of the expression syntax and cannot name a stage or variable.",
             "Choose another name.");
     bool size = std::find(scope_.sizes.begin(), scope_.sizes.end(), t.text) != scope_.sizes.end();
     if (size || scope_.tensors.count(t.text) || scope_.stages.count(t.text) ||
@@ -244,7 +257,8 @@ class Parser {
 
   Expr binary(ExprOp op, const Expr& a, const Expr& b, const Token& t) {
     if (op == ExprOp::BitXor && (dtype_is_float(a.type()) || dtype_is_float(b.type())))
-      error("type-error", t, "The exclusive or '^' needs integer operands.", "Apply '^' to integer index expressions only.");
+      error("type-error", t, "The exclusive or '^' needs integer operands.",
+            "Apply '^' to integer index expressions only.");
     if ((op == ExprOp::And || op == ExprOp::Or) && (a.type() != DType::boolean || b.type() != DType::boolean))
       error("type-error", t, "The operands of '" + t.text + "' must be conditions (comparisons or true/false).",
             "Compare the values first, e.g. x > 0 && y > 0.");
@@ -265,7 +279,8 @@ class Parser {
     if (is_punct(t, "!")) {
       Token bang = next();
       Expr a = unary();
-      if (a.type() != DType::boolean) error("type-error", bang, "'!' needs a condition.", "Negate a comparison, e.g. !(x > 0).");
+      if (a.type() != DType::boolean)
+        error("type-error", bang, "'!' needs a condition.", "Negate a comparison, e.g. !(x > 0).");
       return make_unary(ExprOp::Not, a);
     }
     return primary();
@@ -283,8 +298,10 @@ class Parser {
     } else {
       while (body_end < s.size() && (std::isdigit(static_cast<unsigned char>(s[body_end])) || s[body_end] == '.' ||
                                      ((s[body_end] == 'e' || s[body_end] == 'E') && body_end + 1 < s.size() &&
-                                      (std::isdigit(static_cast<unsigned char>(s[body_end + 1])) || s[body_end + 1] == '+' || s[body_end + 1] == '-')) ||
-                                     ((s[body_end] == '+' || s[body_end] == '-') && body_end > 0 && (s[body_end - 1] == 'e' || s[body_end - 1] == 'E'))))
+                                      (std::isdigit(static_cast<unsigned char>(s[body_end + 1])) ||
+                                       s[body_end + 1] == '+' || s[body_end + 1] == '-')) ||
+                                     ((s[body_end] == '+' || s[body_end] == '-') && body_end > 0 &&
+                                      (s[body_end - 1] == 'e' || s[body_end - 1] == 'E'))))
         ++body_end;
       std::string b = s.substr(0, body_end);
       float_like = b.find_first_of(".eE") != std::string::npos;
@@ -352,12 +369,14 @@ class Parser {
 
   void arity(const Token& fn, const std::vector<Expr>& args, size_t n) {
     if (args.size() != n)
-      error("wrong-argument-count", fn, "'" + fn.text + "' takes " + std::to_string(n) + " argument(s), not " +
-                                            std::to_string(args.size()) + ".",
+      error("wrong-argument-count", fn,
+            "'" + fn.text + "' takes " + std::to_string(n) + " argument(s), not " + std::to_string(args.size()) + ".",
             "Pass exactly " + std::to_string(n) + ".");
   }
 
-  bool starts_reduction() const { return peek().kind == Tok::Ident && peek(1).kind == Tok::Ident && peek(1).text == "in"; }
+  bool starts_reduction() const {
+    return peek().kind == Tok::Ident && peek(1).kind == Tok::Ident && peek(1).text == "in";
+  }
 
   Expr primary() {
     Token t = next();
@@ -370,7 +389,8 @@ class Parser {
     if (t.kind != Tok::Ident)
       error("expr-syntax", t, "Expected a value: a number, a name, a call or a parenthesised expression.",
             "Complete the expression.");
-    if (non_finite(t.text) && !is_punct(peek(), "(") && (t.text.size() == 3 || t.text[3] == '_')) return literal(t, false);
+    if (non_finite(t.text) && !is_punct(peek(), "(") && (t.text.size() == 3 || t.text[3] == '_'))
+      return literal(t, false);
     if (t.text == "true" || t.text == "false") return make_bool(t.text == "true");
     if (!is_punct(peek(), "(")) return name(t);
     next();
@@ -406,7 +426,8 @@ class Parser {
     size_t outer = reduction_vars_.size();
     do {
       Token v = next();
-      if (v.kind != Tok::Ident) error("expr-syntax", v, "Expected a reduction variable.", "Write " + fn.text + "(k in SIZE: BODY).");
+      if (v.kind != Tok::Ident)
+        error("expr-syntax", v, "Expected a reduction variable.", "Write " + fn.text + "(k in SIZE: BODY).");
       check_new_name(v);
       expect_word("in", "after the reduction variable '" + v.text + "'");
       Token at = peek();
@@ -421,12 +442,24 @@ class Parser {
     reduction_vars_.resize(outer);
     Expr e;
     switch (op) {
-      case ReduceOp::Sum: e = sum(rvars, body); break;
-      case ReduceOp::Product: e = product(rvars, body); break;
-      case ReduceOp::Max: e = maximum(rvars, body); break;
-      case ReduceOp::Min: e = minimum(rvars, body); break;
-      case ReduceOp::ArgMax: e = argmax(rvars, body); break;
-      case ReduceOp::ArgMin: e = argmin(rvars, body); break;
+      case ReduceOp::Sum:
+        e = sum(rvars, body);
+        break;
+      case ReduceOp::Product:
+        e = product(rvars, body);
+        break;
+      case ReduceOp::Max:
+        e = maximum(rvars, body);
+        break;
+      case ReduceOp::Min:
+        e = minimum(rvars, body);
+        break;
+      case ReduceOp::ArgMax:
+        e = argmax(rvars, body);
+        break;
+      case ReduceOp::ArgMin:
+        e = argmin(rvars, body);
+        break;
     }
     reductions_.push_back({e.get(), fn.pos});
     return e;
@@ -438,7 +471,8 @@ class Parser {
     if (f == "select") {
       arity(fn, args, 3);
       if (args[0].type() != DType::boolean)
-        error("type-error", fn, "The first argument of select must be a condition.", "Pass a comparison, e.g. select(x > 0, x, 0).");
+        error("type-error", fn, "The first argument of select must be a condition.",
+              "Pass a comparison, e.g. select(x > 0, x, 0).");
       return select(args[0], args[1], args[2]);
     }
     if (f == "min" || f == "max" || f == "pow") {
@@ -449,8 +483,8 @@ class Parser {
       arity(fn, args, 1);
       return cast(*d, args[0]);
     }
-    static const std::map<std::string, Expr (*)(Expr)> math = {{"exp", exp},   {"log", log}, {"sqrt", sqrt}, {"rsqrt", rsqrt},
-                                                               {"tanh", tanh}, {"erf", erf}, {"abs", abs}};
+    static const std::map<std::string, Expr (*)(Expr)> math = {
+        {"exp", exp}, {"log", log}, {"sqrt", sqrt}, {"rsqrt", rsqrt}, {"tanh", tanh}, {"erf", erf}, {"abs", abs}};
     if (auto it = math.find(f); it != math.end()) {
       arity(fn, args, 1);
       return it->second(args[0]);
@@ -480,11 +514,13 @@ class Parser {
       for (const auto& [n, _] : scope_.stages) known += (known.empty() ? "" : ", ") + n;
       error("unknown-tensor", fn, "'" + fn.text + "' is not an input tensor, an earlier stage or a function.",
             "Use one of: " + (known.empty() ? std::string("(none)") : known) +
-                "; functions: exp, log, sqrt, rsqrt, tanh, erf, abs, min, max, pow, select and the casts f32(...), bf16(...), ...");
+                "; functions: exp, log, sqrt, rsqrt, tanh, erf, abs, min, max, pow, select and the casts f32(...), "
+                "bf16(...), ...");
     }
     if (args.size() != dims)
-      error("wrong-index-count", fn, "'" + fn.text + "' has " + std::to_string(dims) + " dimension(s) but is indexed with " +
-                                         std::to_string(args.size()) + ".",
+      error("wrong-index-count", fn,
+            "'" + fn.text + "' has " + std::to_string(dims) + " dimension(s) but is indexed with " +
+                std::to_string(args.size()) + ".",
             "Index it with one expression per dimension.");
     for (const auto& a : args)
       if (dtype_is_float(a.type()) || a.type() == DType::boolean)

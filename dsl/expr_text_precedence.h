@@ -11,14 +11,29 @@ constexpr int kPrimaryPrecedence = 9;
 // The precedence of a binary operator, 0 for any other operation.
 inline int binary_precedence(ExprOp op) {
   switch (op) {
-    case ExprOp::Or: return 1;
-    case ExprOp::And: return 2;
-    case ExprOp::BitXor: return 3;
-    case ExprOp::EQ: case ExprOp::NE: return 4;
-    case ExprOp::LT: case ExprOp::LE: case ExprOp::GT: case ExprOp::GE: return 5;
-    case ExprOp::Add: case ExprOp::Sub: return 6;
-    case ExprOp::Mul: case ExprOp::Div: case ExprOp::Mod: return 7;
-    default: return 0;
+    case ExprOp::Or:
+      return 1;
+    case ExprOp::And:
+      return 2;
+    case ExprOp::BitXor:
+      return 3;
+    case ExprOp::EQ:
+    case ExprOp::NE:
+      return 4;
+    case ExprOp::LT:
+    case ExprOp::LE:
+    case ExprOp::GT:
+    case ExprOp::GE:
+      return 5;
+    case ExprOp::Add:
+    case ExprOp::Sub:
+      return 6;
+    case ExprOp::Mul:
+    case ExprOp::Div:
+    case ExprOp::Mod:
+      return 7;
+    default:
+      return 0;
   }
 }
 

@@ -55,17 +55,30 @@ class Printer {
   std::string text(const Expr& e) {
     const ExprNode& n = *e;
     switch (n.op) {
-      case ExprOp::IntImm: return int_literal(n);
-      case ExprOp::FloatImm: return float_literal(n);
-      case ExprOp::BoolImm: return n.ival ? "true" : "false";
-      case ExprOp::Var: case ExprOp::SizeParam: return n.name;
-      case ExprOp::Min: return call("min", n.args);
-      case ExprOp::Max: return call("max", n.args);
-      case ExprOp::Pow: return call("pow", n.args);
-      case ExprOp::Select: return call("select", n.args);
-      case ExprOp::Cast: return call(dtype_name(n.type), n.args);
-      case ExprOp::Call: case ExprOp::Load: return call(n.name, n.args);
-      case ExprOp::Not: case ExprOp::Neg: {
+      case ExprOp::IntImm:
+        return int_literal(n);
+      case ExprOp::FloatImm:
+        return float_literal(n);
+      case ExprOp::BoolImm:
+        return n.ival ? "true" : "false";
+      case ExprOp::Var:
+      case ExprOp::SizeParam:
+        return n.name;
+      case ExprOp::Min:
+        return call("min", n.args);
+      case ExprOp::Max:
+        return call("max", n.args);
+      case ExprOp::Pow:
+        return call("pow", n.args);
+      case ExprOp::Select:
+        return call("select", n.args);
+      case ExprOp::Cast:
+        return call(dtype_name(n.type), n.args);
+      case ExprOp::Call:
+      case ExprOp::Load:
+        return call(n.name, n.args);
+      case ExprOp::Not:
+      case ExprOp::Neg: {
         const Expr& a = n.args[0];
         bool literal = a->op == ExprOp::IntImm || a->op == ExprOp::FloatImm;
         std::string inner = text(a);
@@ -109,8 +122,8 @@ std::string stage_to_text(const FuncDef& f) {
 }
 
 bool is_reserved_word(const std::string& name) {
-  static const std::set<std::string> words = {"in", "true", "false", "select", "min", "max", "pow", "sum", "product",
-                                              "maximum", "minimum", "argmax", "argmin", "inf", "nan"};
+  static const std::set<std::string> words = {"in",      "true",    "false",   "select", "min",    "max", "pow", "sum",
+                                              "product", "maximum", "minimum", "argmax", "argmin", "inf", "nan"};
   if (words.count(name) || is_math_function(name) || dtype_from_name(name)) return true;
   return false;
 }

@@ -37,9 +37,9 @@ class Tensor {
 
 struct FuncDef {
   std::string name;
-  std::vector<std::string> vars;   // pure variables, outermost first
-  std::vector<Expr> extents;       // one per pure variable
-  Expr body;                       // may be a Reduce at the top level only
+  std::vector<std::string> vars;  // pure variables, outermost first
+  std::vector<Expr> extents;      // one per pure variable
+  Expr body;                      // may be a Reduce at the top level only
   DType dtype = DType::f32;
   bool is_reduction() const;
   // A sum over its reduction variables of a product whose two factors each read a

@@ -1,10 +1,10 @@
 #include "dsl/input_limits.h"
 
-#include <sys/stat.h>
-
 #include <fstream>
 #include <set>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "dsl/error.h"
 
@@ -21,12 +21,16 @@ int nesting_depth(std::string_view text, int limit) {
   bool in_string = false, escaped = false;
   for (char ch : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
       continue;
     }
-    if (ch == '"') in_string = true;
+    if (ch == '"')
+      in_string = true;
     else if (ch == '[' || ch == '{') {
       deepest = std::max(deepest, ++depth);
       if (deepest > limit) return deepest;
@@ -66,37 +70,46 @@ std::string read_bounded(std::istream& in, size_t limit, const std::string& what
 }
 
 std::string read_file_bounded(const std::string& path, size_t limit, const std::string& what) {
-  struct stat st {};
+  struct stat st{};
   if (stat(path.c_str(), &st) != 0)
     fail("unreadable-file", what + " '" + valid_utf8(path) + "' does not exist or cannot be read.", "Check the path.");
   if (!S_ISREG(st.st_mode))
-    fail("not-a-file", what + " '" + valid_utf8(path) + "' is not a regular file.", "Pass the path of a file, not a directory or device.");
+    fail("not-a-file", what + " '" + valid_utf8(path) + "' is not a regular file.",
+         "Pass the path of a file, not a directory or device.");
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail("unreadable-file", what + " '" + valid_utf8(path) + "' cannot be opened.", "Check the path and its permissions.");
+  if (!in)
+    fail("unreadable-file", what + " '" + valid_utf8(path) + "' cannot be opened.",
+         "Check the path and its permissions.");
   return read_bounded(in, limit, what + " '" + valid_utf8(path) + "'");
 }
 
 nlohmann::json parse_json_input(std::string_view text, const std::string& what, const std::string& hint) {
   if (text.size() > kMaxJsonBytes)
-    fail("json-too-large", what + " is " + std::to_string(text.size()) + " bytes of JSON; at most " + mib(kMaxJsonBytes) + " are read.",
+    fail("json-too-large",
+         what + " is " + std::to_string(text.size()) + " bytes of JSON; at most " + mib(kMaxJsonBytes) + " are read.",
          "Give a smaller document.");
   if (nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth)
-    fail("json-too-deep", what + " nests arrays and objects more than " + std::to_string(kMaxJsonDepth) + " levels deep.",
+    fail("json-too-deep",
+         what + " nests arrays and objects more than " + std::to_string(kMaxJsonDepth) + " levels deep.",
          "Flatten the document: a schedule is an array of flat step objects.");
   std::vector<std::set<std::string>> keys;  // the keys of each open object
   auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) keys.emplace_back();
-    else if (event == E::object_end && !keys.empty()) keys.pop_back();
+    if (event == E::object_start)
+      keys.emplace_back();
+    else if (event == E::object_end && !keys.empty())
+      keys.pop_back();
     else if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
-      fail("duplicate-json-key", what + " gives the key '" + valid_utf8(parsed.get<std::string>()) + "' twice in one object.",
+      fail("duplicate-json-key",
+           what + " gives the key '" + valid_utf8(parsed.get<std::string>()) + "' twice in one object.",
            "Give each key once per object; which one counts would otherwise be a guess.");
     return true;
   };
   try {
     return nlohmann::json::parse(text.begin(), text.end(), callback);
   } catch (const nlohmann::json::out_of_range& e) {
-    fail("json-number-out-of-range", what + " holds a number beyond the range of a double: " + plain_message(e.what()) + ".",
+    fail("json-number-out-of-range",
+         what + " holds a number beyond the range of a double: " + plain_message(e.what()) + ".",
          "Write numbers that fit in a 64-bit float (or integers below 2^63).");
   } catch (const nlohmann::json::exception& e) {
     fail("bad-json", what + " is not valid JSON: " + plain_message(e.what()) + ".", hint);

@@ -82,16 +82,20 @@ int64_t eval_int(const Expr& e, const SizeBindings& sizes) {
   if (!e.defined()) fail("undefined-expr", "A size expression is undefined.", "Give every extent a value.");
   const ExprNode& n = *e;
   switch (n.op) {
-    case ExprOp::IntImm: return n.ival;
+    case ExprOp::IntImm:
+      return n.ival;
     case ExprOp::SizeParam: {
       auto it = sizes.find(n.name);
       if (it == sizes.end())
         fail("unbound-size", "The size '" + n.name + "' has no value.", "Bind it in the problem's size table.");
       return it->second;
     }
-    case ExprOp::Add: return eval_int(n.args[0], sizes) + eval_int(n.args[1], sizes);
-    case ExprOp::Sub: return eval_int(n.args[0], sizes) - eval_int(n.args[1], sizes);
-    case ExprOp::Mul: return eval_int(n.args[0], sizes) * eval_int(n.args[1], sizes);
+    case ExprOp::Add:
+      return eval_int(n.args[0], sizes) + eval_int(n.args[1], sizes);
+    case ExprOp::Sub:
+      return eval_int(n.args[0], sizes) - eval_int(n.args[1], sizes);
+    case ExprOp::Mul:
+      return eval_int(n.args[0], sizes) * eval_int(n.args[1], sizes);
     case ExprOp::Div: {
       int64_t d = eval_int(n.args[1], sizes);
       if (d == 0) fail("division-by-zero", "A size expression divides by zero.", "Check the size bindings.");

@@ -4,9 +4,10 @@
 // Everything else (JSON parsing and printing, the text form, the JSON Schema, the
 // reference in docs/, the LLM prompt) is derived from these declarations.
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/schedule_state.h"
 
@@ -18,20 +19,20 @@ struct ArgSpec {
   std::string name;
   ArgType type = ArgType::Name;
   bool required = true;
-  nlohmann::json default_value;        // used when not required; null = derived by the primitive
-  std::vector<std::string> choices;    // Enum only
+  nlohmann::json default_value;      // used when not required; null = derived by the primitive
+  std::vector<std::string> choices;  // Enum only
   std::string doc;
-  std::string one_of;                  // arguments with the same non-empty group: exactly one is given
+  std::string one_of;  // arguments with the same non-empty group: exactly one is given
 };
 
 using StepJson = nlohmann::json;
 
 struct PrimitiveDef {
   std::string name;
-  std::string summary;                 // one paragraph: what it does and when to use it
+  std::string summary;  // one paragraph: what it does and when to use it
   std::vector<ArgSpec> args;
-  std::string before, after;           // loop nests before and after, as pseudo-code
-  std::string example;                 // one JSON step
+  std::string before, after;  // loop nests before and after, as pseudo-code
+  std::string example;        // one JSON step
   // Fills derived defaults (e.g. new loop names) into `step`, checks legality and
   // updates `state`. Throws UserError with a stable code on an illegal step.
   std::function<void(ScheduleState& state, StepJson& step)> apply;

@@ -8,12 +8,13 @@ namespace cusched {
 // The registry: every schedule primitive, in the order the reference lists them.
 const std::vector<PrimitiveDef>& primitives() {
   static const std::vector<PrimitiveDef> all = {
-      split_primitive(),       tile_primitive(),          reorder_primitive(),
-      fuse_primitive(),        reverse_primitive(),       bind_primitive(),          unroll_primitive(),
-      vectorize_primitive(),   compute_at_primitive(),    compute_inline_primitive(),
-      compute_root_primitive(), cache_read_primitive(),   cache_write_primitive(),
-      rfactor_primitive(),     cross_thread_reduce_primitive(), pipeline_primitive(),
-      tensor_core_primitive(), precision_primitive(),     launch_bounds_primitive(),   l2_hint_primitive(),
+      split_primitive(),          tile_primitive(),         reorder_primitive(),
+      fuse_primitive(),           reverse_primitive(),      bind_primitive(),
+      unroll_primitive(),         vectorize_primitive(),    compute_at_primitive(),
+      compute_inline_primitive(), compute_root_primitive(), cache_read_primitive(),
+      cache_write_primitive(),    rfactor_primitive(),      cross_thread_reduce_primitive(),
+      pipeline_primitive(),       tensor_core_primitive(),  precision_primitive(),
+      launch_bounds_primitive(),  l2_hint_primitive(),
   };
   return all;
 }
@@ -64,14 +65,16 @@ LoopInfo& require_loop(StageSchedule& s, const std::string& name) {
   if (it == s.loops.end()) {
     std::string names;
     for (const auto& n : s.order) names += (names.empty() ? "" : ", ") + n;
-    fail("unknown-loop", "Stage '" + s.stage + "' has no loop named '" + name + "'.", "Its loops are now: " + names + ".");
+    fail("unknown-loop", "Stage '" + s.stage + "' has no loop named '" + name + "'.",
+         "Its loops are now: " + names + ".");
   }
   return it->second;
 }
 
 void require_unbound(const LoopInfo& l, const std::string& op) {
   if (l.axis != GpuAxis::None)
-    fail("loop-already-bound", "Loop '" + l.name + "' is bound to " + gpu_axis_name(l.axis) + "; " + op + " needs an unbound loop.",
+    fail("loop-already-bound",
+         "Loop '" + l.name + "' is bound to " + gpu_axis_name(l.axis) + "; " + op + " needs an unbound loop.",
          "Apply " + op + " before bind, or to another loop.");
 }
 

@@ -18,8 +18,7 @@ nlohmann::json with_whole_schedule_legality(const ScheduleContext& ctx, nlohmann
     for (const auto& step : steps) {
       try {
         s.apply(step);
-      } catch (const UserError&) {
-      }
+      } catch (const UserError&) {}
     }
     steps = s.to_json();
     try {
@@ -107,8 +106,10 @@ class Generator {
           for (const auto& c : consumers) {
             if (c == host) continue;
             const auto& cs = st(c);
-            if (cs.location == ComputeLocation::At && cs.at_stage == host) limit = std::min(limit, hs.position(cs.at_loop));
-            else visible = false;
+            if (cs.location == ComputeLocation::At && cs.at_stage == host)
+              limit = std::min(limit, hs.position(cs.at_loop));
+            else
+              visible = false;
           }
           for (int q = 0; visible && q <= limit && q < static_cast<int>(hs.order.size()); ++q) {
             sites.push_back(hs.order[q]);
@@ -136,7 +137,8 @@ class Generator {
       std::string k = red.back();
       std::string o = fresh(k + "o"), i = fresh(k + "t");
       if (try_step(schedule_step("split", name, {{"loop", k}, {"factor", t}, {"outer", o}, {"inner", i}})))
-        try_step(schedule_step("cross_thread_reduce", name, {{"loop", i}, {"kind", t <= 32 && (t & (t - 1)) == 0 ? "warp" : "block"}}));
+        try_step(schedule_step("cross_thread_reduce", name,
+                               {{"loop", i}, {"kind", t <= 32 && (t & (t - 1)) == 0 ? "warp" : "block"}}));
     } else {
       auto pure = loops(name, false);
       std::string p = pure.back();
@@ -154,14 +156,18 @@ class Generator {
   bool wgmma_tile(const std::string& name, const std::vector<std::string>& pure, const std::string& k) {
     const auto [x, y] = *s_.state().stage_def(name)->product_loads();
     const std::string i = pure[pure.size() - 2], j = pure.back();
-    auto along_k = [&](const Expr& load) { return !load->args.empty() && load->args.back()->op == ExprOp::Var && load->args.back()->name == k; };
+    auto along_k = [&](const Expr& load) {
+      return !load->args.empty() && load->args.back()->op == ExprOp::Var && load->args.back()->name == k;
+    };
     // The n factor: along k and varying with exactly one of the tile's loops.
     Expr nf, mf;
     std::string m, n;
     for (const auto& [cand, other] : {std::pair<Expr, Expr>{x, y}, std::pair<Expr, Expr>{y, x}}) {
       if (nf.defined() || !along_k(cand)) continue;
-      if (mentions_var(cand, j) && !mentions_var(cand, i)) nf = cand, mf = other, n = j, m = i;
-      else if (mentions_var(cand, i) && !mentions_var(cand, j)) nf = cand, mf = other, n = i, m = j;
+      if (mentions_var(cand, j) && !mentions_var(cand, i))
+        nf = cand, mf = other, n = j, m = i;
+      else if (mentions_var(cand, i) && !mentions_var(cand, j))
+        nf = cand, mf = other, n = i, m = j;
     }
     if (!nf.defined()) return false;
     const int64_t warpgroups = pick(std::vector<int64_t>{1, 2}), bn = pick(std::vector<int64_t>{8, 16, 32, 64});
@@ -171,19 +177,31 @@ class Generator {
     if (pure.size() == 3) order.push_back(pure[0]);
     for (const auto& l : {no, mo, ko, mw, mi, ni, ki}) order.push_back(l);
     bool ok = try_step(schedule_step("split", name, {{"loop", n}, {"factor", bn}, {"outer", no}, {"inner", ni}})) &&
-              try_step(schedule_step("split", name, {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", mo}, {"inner", mt}})) &&
+              try_step(schedule_step("split", name,
+                                     {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", mo}, {"inner", mt}})) &&
               try_step(schedule_step("split", name, {{"loop", mt}, {"factor", 64}, {"outer", mw}, {"inner", mi}})) &&
               try_step(schedule_step("split", name, {{"loop", k}, {"factor", 32}, {"outer", ko}, {"inner", ki}})) &&
               try_step(schedule_step("reorder", name, {{"loops", order}})) &&
               try_step(schedule_step("bind", name, {{"loop", no}, {"axis", "blockIdx.y"}})) &&
               try_step(schedule_step("bind", name, {{"loop", mo}, {"axis", "blockIdx.x"}})) &&
               try_step(schedule_step("bind", name, {{"loop", mw}, {"axis", "threadIdx.y"}})) &&
-              try_step(schedule_step("cache_read", name, {{"source", nf->name}, {"scope", "shared"}, {"at", ko}, {"swizzle", true}, {"name", fresh(nf->name + "_kmajor")}}));
+              try_step(schedule_step("cache_read", name,
+                                     {{"source", nf->name},
+                                      {"scope", "shared"},
+                                      {"at", ko},
+                                      {"swizzle", true},
+                                      {"name", fresh(nf->name + "_kmajor")}}));
     if (!ok) return false;
-    const bool staged_m = chance(0.7) && try_step(schedule_step("cache_read", name, {{"source", mf->name}, {"scope", "shared"}, {"at", ko}, {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(mf->name + "_tile")}}));
+    const bool staged_m = chance(0.7) && try_step(schedule_step("cache_read", name,
+                                                                {{"source", mf->name},
+                                                                 {"scope", "shared"},
+                                                                 {"at", ko},
+                                                                 {"pad", pick(std::vector<int>{0, 4, 8})},
+                                                                 {"name", fresh(mf->name + "_tile")}}));
     if (!try_step(schedule_step("tensor_core", name, {{"shape", "m64nNk8"}, {"precision", "tf32"}}))) return false;
     if (pure.size() == 3) try_step(schedule_step("bind", name, {{"loop", pure[0]}, {"axis", "blockIdx.z"}}));
-    if (staged_m && chance(0.6)) try_step(schedule_step("pipeline", name, {{"loop", ko}, {"depth", pick(std::vector<int>{2, 3, 4})}}));
+    if (staged_m && chance(0.6))
+      try_step(schedule_step("pipeline", name, {{"loop", ko}, {"depth", pick(std::vector<int>{2, 3, 4})}}));
     return true;
   }
 
@@ -216,8 +234,15 @@ class Generator {
     for (const auto& in : s_.state().ctx.pipeline.inputs()) sources.push_back(in->name);
     for (const auto& src : sources)
       if (chance(0.5))
-        try_step(schedule_step("cache_read", name, {{"source", src}, {"scope", "shared"}, {"at", ko}, {"pad", pick(std::vector<int>{0, 4, 8})}, {"name", fresh(src + "_tile")}}));
-    if (!try_step(schedule_step("tensor_core", name, {{"shape", "m16n8k8"}, {"precision", pick(std::vector<std::string>{"tf32", "3xtf32"})}})))
+        try_step(schedule_step("cache_read", name,
+                               {{"source", src},
+                                {"scope", "shared"},
+                                {"at", ko},
+                                {"pad", pick(std::vector<int>{0, 4, 8})},
+                                {"name", fresh(src + "_tile")}}));
+    if (!try_step(
+            schedule_step("tensor_core", name,
+                          {{"shape", "m16n8k8"}, {"precision", pick(std::vector<std::string>{"tf32", "3xtf32"})}})))
       return false;
     // Sometimes the accumulators go out through a shared tile of the block's output.
     if (chance(0.3)) try_step(schedule_step("cache_write", name, {{"scope", "shared"}}));
@@ -227,8 +252,8 @@ class Generator {
   void schedule_root(const std::string& name) {
     const FuncDef* f = s_.state().stage_def(name);
     bool reduction = f->is_reduction();
-    if (f->is_sum_of_load_products() && f->body->rvars.size() == 1 && loops(name, false).size() >= 2 && loops(name, false).size() <= 3 && chance(0.3) &&
-        tensor_core_tile(name))
+    if (f->is_sum_of_load_products() && f->body->rvars.size() == 1 && loops(name, false).size() >= 2 &&
+        loops(name, false).size() <= 3 && chance(0.3) && tensor_core_tile(name))
       return;
     auto pure = loops(name, false);
     if (pure.size() >= 2 && chance(0.3)) {
@@ -241,7 +266,8 @@ class Generator {
       std::string ko = fresh(k + "o"), ki = fresh(k + "i");
       int64_t fk = factor_up_to(extent(name, k) / 2);
       std::string rf = fresh(name + "_rf");
-      if (fk > 1 && try_step(schedule_step("split", name, {{"loop", k}, {"factor", fk}, {"outer", ko}, {"inner", ki}})) &&
+      if (fk > 1 &&
+          try_step(schedule_step("split", name, {{"loop", k}, {"factor", fk}, {"outer", ko}, {"inner", ki}})) &&
           try_step(schedule_step("rfactor", name, {{"loop", ko}, {"name", rf}}))) {
         schedule_root(rf);
         pure = loops(name, false);
@@ -254,7 +280,8 @@ class Generator {
       // across the blocks of a cluster too (which takes the grid's x axis).
       const bool cluster = chance(0.3);
       std::string o = fresh(first + "o"), i = fresh(first + "i");
-      if (try_step(schedule_step("split", name, {{"loop", first}, {"factor", factor_up_to(4)}, {"outer", o}, {"inner", i}})))
+      if (try_step(
+              schedule_step("split", name, {{"loop", first}, {"factor", factor_up_to(4)}, {"outer", o}, {"inner", i}})))
         try_step(schedule_step("bind", name, {{"loop", o}, {"axis", cluster ? "blockIdx.y" : "blockIdx.x"}}));
       auto red = loops(name, true);
       std::string k = red.back();
@@ -266,7 +293,8 @@ class Generator {
         const int64_t blocks = pick(std::vector<int64_t>{2, 4}), e = extent(name, ko);
         std::string kc = fresh(k + "c"), kr = fresh(k + "r");
         if (e >= blocks &&
-            try_step(schedule_step("split", name, {{"loop", ko}, {"factor", (e + blocks - 1) / blocks}, {"outer", kc}, {"inner", kr}})))
+            try_step(schedule_step(
+                "split", name, {{"loop", ko}, {"factor", (e + blocks - 1) / blocks}, {"outer", kc}, {"inner", kr}})))
           try_step(schedule_step("cross_thread_reduce", name, {{"loop", kc}, {"kind", "cluster"}}));
       }
     } else {
@@ -305,12 +333,20 @@ class Generator {
       std::vector<std::string> sources;
       for (const auto& in : s_.state().ctx.pipeline.inputs()) sources.push_back(in->name);
       if (!block_loops.empty() && !sources.empty())
-        try_step(schedule_step("cache_read", name, {{"source", pick(sources)}, {"scope", "shared"}, {"at", block_loops.back()}, {"pad", pick(std::vector<int>{0, 1, 4})}, {"name", fresh(name + "_staged")}}));
+        try_step(schedule_step("cache_read", name,
+                               {{"source", pick(sources)},
+                                {"scope", "shared"},
+                                {"at", block_loops.back()},
+                                {"pad", pick(std::vector<int>{0, 1, 4})},
+                                {"name", fresh(name + "_staged")}}));
     }
     if (reduction && chance(0.1)) try_step(schedule_step("precision", name, {{"operands", "tf32"}}));
     if (chance(0.1)) try_step(schedule_step("launch_bounds", name, {{"max_threads", 1024}}));
     if (chance(0.1) && !s_.state().ctx.pipeline.inputs().empty())
-      try_step(schedule_step("l2_hint", name, {{"source", pick(s_.state().ctx.pipeline.inputs())->name}, {"policy", pick(std::vector<std::string>{"evict_last", "evict_first", "evict_normal"})}, {"percent", pick(std::vector<int>{5, 50, 100})}}));
+      try_step(schedule_step("l2_hint", name,
+                             {{"source", pick(s_.state().ctx.pipeline.inputs())->name},
+                              {"policy", pick(std::vector<std::string>{"evict_last", "evict_first", "evict_normal"})},
+                              {"percent", pick(std::vector<int>{5, 50, 100})}}));
   }
 };
 
@@ -328,15 +364,54 @@ nlohmann::json random_mutation(const nlohmann::json& schedule, std::mt19937_64& 
   size_t i = uni(s.size());
   auto& step = s[i];
   switch (uni(9)) {
-    case 0: if (step.contains("factor")) step["factor"] = uni(2) ? 0 : -4; else step.erase("op"); break;
-    case 1: if (step.contains("loop")) step["loop"] = "no_such_loop"; else step["stage"] = "no_such_stage"; break;
-    case 2: if (step.contains("axis")) step["axis"] = "blockIdx.x"; else step["extra"] = 1; break;
-    case 3: { auto it = step.begin(); if (it.key() == "op") ++it; if (it != step.end()) step.erase(it); break; }
-    case 4: if (step.contains("factor")) step["factor"] = "eight"; else step["op"] = 7; break;
-    case 5: std::swap(s[i], s[uni(s.size())]); break;
-    case 6: s.push_back(s[i]); break;
-    case 7: if (step.contains("loops") && !step["loops"].empty()) step["loops"].push_back(step["loops"][0]); else s.erase(s.begin() + i); break;
-    default: if (step.contains("stage")) step["stage"] = "Q"; else step["kind"] = "galaxy"; break;
+    case 0:
+      if (step.contains("factor"))
+        step["factor"] = uni(2) ? 0 : -4;
+      else
+        step.erase("op");
+      break;
+    case 1:
+      if (step.contains("loop"))
+        step["loop"] = "no_such_loop";
+      else
+        step["stage"] = "no_such_stage";
+      break;
+    case 2:
+      if (step.contains("axis"))
+        step["axis"] = "blockIdx.x";
+      else
+        step["extra"] = 1;
+      break;
+    case 3: {
+      auto it = step.begin();
+      if (it.key() == "op") ++it;
+      if (it != step.end()) step.erase(it);
+      break;
+    }
+    case 4:
+      if (step.contains("factor"))
+        step["factor"] = "eight";
+      else
+        step["op"] = 7;
+      break;
+    case 5:
+      std::swap(s[i], s[uni(s.size())]);
+      break;
+    case 6:
+      s.push_back(s[i]);
+      break;
+    case 7:
+      if (step.contains("loops") && !step["loops"].empty())
+        step["loops"].push_back(step["loops"][0]);
+      else
+        s.erase(s.begin() + i);
+      break;
+    default:
+      if (step.contains("stage"))
+        step["stage"] = "Q";
+      else
+        step["kind"] = "galaxy";
+      break;
   }
   return s;
 }

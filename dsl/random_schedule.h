@@ -2,8 +2,9 @@
 // Random schedules: legal ones built step by step through the registry (each step
 // the registry or the whole-schedule legality rejects is dropped), and mutations that are mostly illegal. The
 // property tests and the search's built-in proposer use them.
-#include <nlohmann/json.hpp>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/schedule_state.h"
 

@@ -19,11 +19,11 @@ struct RNode {
   ExprOp op = ExprOp::IntImm;
   DType type = DType::f64;
   double imm = 0;
-  int slot = -1;                   // Var
-  int target = -1;                 // Load
-  MathFn fn = MathFn::None;        // Call
+  int slot = -1;             // Var
+  int target = -1;           // Load
+  MathFn fn = MathFn::None;  // Call
   ReduceOp reduce_op = ReduceOp::Sum;
-  std::vector<int> reduce_slots;   // Reduce: one slot per reduction variable, outermost first
+  std::vector<int> reduce_slots;  // Reduce: one slot per reduction variable, outermost first
   std::vector<int64_t> reduce_extents;
   std::vector<RNode> args;
   Expr source;
@@ -32,8 +32,8 @@ struct RNode {
 // Something a Load reads: an input tensor, a stage, or a flat buffer.
 struct Target {
   std::string name;
-  int stage = -1;                  // >= 0: a stage of the evaluator
-  std::vector<int64_t> shape;      // empty: read flat with a single index
+  int stage = -1;              // >= 0: a stage of the evaluator
+  std::vector<int64_t> shape;  // empty: read flat with a single index
   const std::vector<double>* data = nullptr;
 };
 
@@ -58,29 +58,38 @@ class Compiler {
   }
 
   RNode compile(const Expr& e) {
-    if (!e.defined()) fail("undefined-expr", "The reference met an undefined expression.", "Define every Expr before using it.");
+    if (!e.defined())
+      fail("undefined-expr", "The reference met an undefined expression.", "Define every Expr before using it.");
     const ExprNode& n = *e;
     RNode r;
     r.op = n.op;
     r.type = n.type;
     r.source = e;
     switch (n.op) {
-      case ExprOp::IntImm: case ExprOp::BoolImm: r.imm = static_cast<double>(n.ival); break;
-      case ExprOp::FloatImm: r.imm = n.fval; break;
-      case ExprOp::SizeParam: r.op = ExprOp::IntImm; r.imm = static_cast<double>(eval_int(e, sizes_)); break;
+      case ExprOp::IntImm:
+      case ExprOp::BoolImm:
+        r.imm = static_cast<double>(n.ival);
+        break;
+      case ExprOp::FloatImm:
+        r.imm = n.fval;
+        break;
+      case ExprOp::SizeParam:
+        r.op = ExprOp::IntImm;
+        r.imm = static_cast<double>(eval_int(e, sizes_));
+        break;
       case ExprOp::Var: {
         auto it = slots_.find(n.name);
         if (it == slots_.end())
-          fail("unbound-variable", "The expression '" + to_string(e) + "' uses the variable '" + n.name + "', which has no value.",
+          fail("unbound-variable",
+               "The expression '" + to_string(e) + "' uses the variable '" + n.name + "', which has no value.",
                "Use only the stage's own variables and the reduction variables of its reduction.");
         r.slot = it->second;
         break;
       }
       case ExprOp::Call: {
-        static const std::map<std::string, MathFn> fns = {{"exp", MathFn::Exp},   {"log", MathFn::Log},
-                                                          {"sqrt", MathFn::Sqrt}, {"rsqrt", MathFn::Rsqrt},
-                                                          {"tanh", MathFn::Tanh}, {"erf", MathFn::Erf},
-                                                          {"abs", MathFn::Abs}};
+        static const std::map<std::string, MathFn> fns = {
+            {"exp", MathFn::Exp},   {"log", MathFn::Log}, {"sqrt", MathFn::Sqrt}, {"rsqrt", MathFn::Rsqrt},
+            {"tanh", MathFn::Tanh}, {"erf", MathFn::Erf}, {"abs", MathFn::Abs}};
         auto it = fns.find(n.name);
         if (it == fns.end() || n.args.size() != 1)
           fail("unknown-function", "The reference cannot evaluate the call '" + to_string(e) + "'.",
@@ -88,7 +97,9 @@ class Compiler {
         r.fn = it->second;
         break;
       }
-      case ExprOp::Load: r.target = resolve_(n); break;
+      case ExprOp::Load:
+        r.target = resolve_(n);
+        break;
       case ExprOp::Reduce: {
         r.reduce_op = n.reduce_op;
         std::map<std::string, int> saved = slots_;
@@ -102,7 +113,8 @@ class Compiler {
         slots_ = std::move(saved);
         return r;
       }
-      default: break;
+      default:
+        break;
     }
     for (const auto& a : n.args) r.args.push_back(compile(a));
     return r;
@@ -133,11 +145,19 @@ class Machine {
   double eval(const RNode& e, std::vector<double>& slots) {
     const RNode* a = e.args.data();
     switch (e.op) {
-      case ExprOp::IntImm: case ExprOp::FloatImm: case ExprOp::BoolImm: case ExprOp::SizeParam: return e.imm;
-      case ExprOp::Var: return slots[e.slot];
-      case ExprOp::Add: return eval(a[0], slots) + eval(a[1], slots);
-      case ExprOp::Sub: return eval(a[0], slots) - eval(a[1], slots);
-      case ExprOp::Mul: return eval(a[0], slots) * eval(a[1], slots);
+      case ExprOp::IntImm:
+      case ExprOp::FloatImm:
+      case ExprOp::BoolImm:
+      case ExprOp::SizeParam:
+        return e.imm;
+      case ExprOp::Var:
+        return slots[e.slot];
+      case ExprOp::Add:
+        return eval(a[0], slots) + eval(a[1], slots);
+      case ExprOp::Sub:
+        return eval(a[0], slots) - eval(a[1], slots);
+      case ExprOp::Mul:
+        return eval(a[0], slots) * eval(a[1], slots);
       case ExprOp::Div:
       case ExprOp::Mod: {
         double x = eval(a[0], slots), y = eval(a[1], slots);
@@ -148,25 +168,38 @@ class Machine {
                "Guard the division or fix the divisor.");
         return static_cast<double>(e.op == ExprOp::Div ? xi / yi : xi % yi);
       }
-      case ExprOp::Min: case ExprOp::Max: {
+      case ExprOp::Min:
+      case ExprOp::Max: {
         double x = eval(a[0], slots), y = eval(a[1], slots);
         if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<double>::quiet_NaN();
         return e.op == ExprOp::Min ? (y < x ? y : x) : (y > x ? y : x);
       }
-      case ExprOp::Pow: return std::pow(eval(a[0], slots), eval(a[1], slots));
+      case ExprOp::Pow:
+        return std::pow(eval(a[0], slots), eval(a[1], slots));
       case ExprOp::BitXor:
         return static_cast<double>(static_cast<int64_t>(eval(a[0], slots)) ^ static_cast<int64_t>(eval(a[1], slots)));
-      case ExprOp::EQ: return eval(a[0], slots) == eval(a[1], slots) ? 1 : 0;
-      case ExprOp::NE: return eval(a[0], slots) != eval(a[1], slots) ? 1 : 0;
-      case ExprOp::LT: return eval(a[0], slots) < eval(a[1], slots) ? 1 : 0;
-      case ExprOp::LE: return eval(a[0], slots) <= eval(a[1], slots) ? 1 : 0;
-      case ExprOp::GT: return eval(a[0], slots) > eval(a[1], slots) ? 1 : 0;
-      case ExprOp::GE: return eval(a[0], slots) >= eval(a[1], slots) ? 1 : 0;
-      case ExprOp::And: return (eval(a[0], slots) != 0 && eval(a[1], slots) != 0) ? 1 : 0;
-      case ExprOp::Or: return (eval(a[0], slots) != 0 || eval(a[1], slots) != 0) ? 1 : 0;
-      case ExprOp::Not: return eval(a[0], slots) == 0 ? 1 : 0;
-      case ExprOp::Neg: return -eval(a[0], slots);
-      case ExprOp::Select: return eval(a[0], slots) != 0 ? eval(a[1], slots) : eval(a[2], slots);
+      case ExprOp::EQ:
+        return eval(a[0], slots) == eval(a[1], slots) ? 1 : 0;
+      case ExprOp::NE:
+        return eval(a[0], slots) != eval(a[1], slots) ? 1 : 0;
+      case ExprOp::LT:
+        return eval(a[0], slots) < eval(a[1], slots) ? 1 : 0;
+      case ExprOp::LE:
+        return eval(a[0], slots) <= eval(a[1], slots) ? 1 : 0;
+      case ExprOp::GT:
+        return eval(a[0], slots) > eval(a[1], slots) ? 1 : 0;
+      case ExprOp::GE:
+        return eval(a[0], slots) >= eval(a[1], slots) ? 1 : 0;
+      case ExprOp::And:
+        return (eval(a[0], slots) != 0 && eval(a[1], slots) != 0) ? 1 : 0;
+      case ExprOp::Or:
+        return (eval(a[0], slots) != 0 || eval(a[1], slots) != 0) ? 1 : 0;
+      case ExprOp::Not:
+        return eval(a[0], slots) == 0 ? 1 : 0;
+      case ExprOp::Neg:
+        return -eval(a[0], slots);
+      case ExprOp::Select:
+        return eval(a[0], slots) != 0 ? eval(a[1], slots) : eval(a[2], slots);
       case ExprOp::Cast: {
         double x = eval(a[0], slots);
         return dtype_is_float(e.type) ? x : to_integer(x, e.type);
@@ -174,19 +207,29 @@ class Machine {
       case ExprOp::Call: {
         double x = eval(a[0], slots);
         switch (e.fn) {
-          case MathFn::Exp: return std::exp(x);
-          case MathFn::Log: return std::log(x);
-          case MathFn::Sqrt: return std::sqrt(x);
-          case MathFn::Rsqrt: return 1.0 / std::sqrt(x);
-          case MathFn::Tanh: return std::tanh(x);
-          case MathFn::Erf: return std::erf(x);
-          case MathFn::Abs: return std::fabs(x);
-          case MathFn::None: break;
+          case MathFn::Exp:
+            return std::exp(x);
+          case MathFn::Log:
+            return std::log(x);
+          case MathFn::Sqrt:
+            return std::sqrt(x);
+          case MathFn::Rsqrt:
+            return 1.0 / std::sqrt(x);
+          case MathFn::Tanh:
+            return std::tanh(x);
+          case MathFn::Erf:
+            return std::erf(x);
+          case MathFn::Abs:
+            return std::fabs(x);
+          case MathFn::None:
+            break;
         }
         return x;
       }
-      case ExprOp::Load: return load(e, slots);
-      case ExprOp::Reduce: return reduce(e, slots);
+      case ExprOp::Load:
+        return load(e, slots);
+      case ExprOp::Reduce:
+        return reduce(e, slots);
     }
     return 0;
   }
@@ -232,26 +275,45 @@ class Machine {
     for (int64_t x : e.reduce_extents) total *= x;
     double acc = 0, best = 0, best_index = 0;
     switch (e.reduce_op) {
-      case ReduceOp::Sum: acc = 0; break;
-      case ReduceOp::Product: acc = 1; break;
-      case ReduceOp::Min: acc = std::numeric_limits<double>::infinity(); break;
-      case ReduceOp::Max: acc = -std::numeric_limits<double>::infinity(); break;
-      default: break;
+      case ReduceOp::Sum:
+        acc = 0;
+        break;
+      case ReduceOp::Product:
+        acc = 1;
+        break;
+      case ReduceOp::Min:
+        acc = std::numeric_limits<double>::infinity();
+        break;
+      case ReduceOp::Max:
+        acc = -std::numeric_limits<double>::infinity();
+        break;
+      default:
+        break;
     }
     std::vector<int64_t> idx(m, 0);
     for (size_t r = 0; r < m; ++r) slots[e.reduce_slots[r]] = 0;
     for (int64_t flat = 0; flat < total; ++flat) {
       double v = eval(e.args[0], slots);
       switch (e.reduce_op) {
-        case ReduceOp::Sum: acc += v; break;
-        case ReduceOp::Product: acc *= v; break;
-        case ReduceOp::Min: if (std::isnan(v) || v < acc) acc = std::isnan(acc) ? acc : v; break;
-        case ReduceOp::Max: if (std::isnan(v) || v > acc) acc = std::isnan(acc) ? acc : v; break;
+        case ReduceOp::Sum:
+          acc += v;
+          break;
+        case ReduceOp::Product:
+          acc *= v;
+          break;
+        case ReduceOp::Min:
+          if (std::isnan(v) || v < acc) acc = std::isnan(acc) ? acc : v;
+          break;
+        case ReduceOp::Max:
+          if (std::isnan(v) || v > acc) acc = std::isnan(acc) ? acc : v;
+          break;
         case ReduceOp::ArgMax:
-          if (flat == 0 || (!std::isnan(best) && (std::isnan(v) || v > best))) best = v, best_index = static_cast<double>(flat);
+          if (flat == 0 || (!std::isnan(best) && (std::isnan(v) || v > best)))
+            best = v, best_index = static_cast<double>(flat);
           break;
         case ReduceOp::ArgMin:
-          if (flat == 0 || (!std::isnan(best) && (std::isnan(v) || v < best))) best = v, best_index = static_cast<double>(flat);
+          if (flat == 0 || (!std::isnan(best) && (std::isnan(v) || v < best)))
+            best = v, best_index = static_cast<double>(flat);
           break;
       }
       // Advance the reduction variables, the last one fastest.
@@ -344,7 +406,8 @@ struct ReferenceEvaluator::Impl {
   int resolve(const ExprNode& n) {
     auto it = target_ids.find(n.name);
     if (it == target_ids.end())
-      fail("unknown-buffer", "The reference reads '" + n.name + "', which is neither an input nor a stage of the pipeline.",
+      fail("unknown-buffer",
+           "The reference reads '" + n.name + "', which is neither an input nor a stage of the pipeline.",
            "Build the pipeline from the stages that are evaluated.");
     const Target& t = targets[it->second];
     if (n.args.size() != t.shape.size())
@@ -405,8 +468,8 @@ double ReferenceEvaluator::at(const std::string& stage, const std::vector<int64_
   bool inside = coords.size() == shape.size();
   for (size_t d = 0; inside && d < coords.size(); ++d) inside = coords[d] >= 0 && coords[d] < shape[d];
   if (!inside)
-    fail("out-of-bounds", "The point " + coords_text(coords) + " is outside stage '" + stage + "' of shape " +
-                              coords_text(shape) + ".",
+    fail("out-of-bounds",
+         "The point " + coords_text(coords) + " is outside stage '" + stage + "' of shape " + coords_text(shape) + ".",
          "Give one coordinate per dimension, each inside the stage's shape.");
   return impl_->point(id, coords);
 }
@@ -450,9 +513,12 @@ double eval_expr_f64(const Expr& e, const std::map<std::string, double>& vars, c
     t.name = n.name;
     t.data = &it->second;
     std::vector<int64_t> shape;
-    if (n.tensor) shape = eval_shape(n.tensor->shape, sizes);
-    else if (n.func) shape = eval_shape(n.func->extents, sizes);
-    if (n.args.size() == shape.size()) t.shape = shape;
+    if (n.tensor)
+      shape = eval_shape(n.tensor->shape, sizes);
+    else if (n.func)
+      shape = eval_shape(n.func->extents, sizes);
+    if (n.args.size() == shape.size())
+      t.shape = shape;
     else if (n.args.size() != 1)
       fail("wrong-index-count",
            "'" + n.name + "' is read with " + std::to_string(n.args.size()) + " indices but has " +

@@ -12,18 +12,22 @@ Schedule::Schedule(ScheduleContext ctx) : state_(std::move(ctx)) {}
 
 const StepJson& Schedule::apply(StepJson step) {
   int index = static_cast<int>(steps_.size());
-  std::string op = step.is_object() && step.contains("op") && step["op"].is_string() ? step["op"].get<std::string>() : "";
+  std::string op =
+      step.is_object() && step.contains("op") && step["op"].is_string() ? step["op"].get<std::string>() : "";
   try {
     if (steps_.size() >= kMaxScheduleSteps)
-      fail("too-many-steps", "A schedule has at most " + std::to_string(kMaxScheduleSteps) + " steps; this step would be one more.",
+      fail("too-many-steps",
+           "A schedule has at most " + std::to_string(kMaxScheduleSteps) + " steps; this step would be one more.",
            "Shorten the schedule: the problems' best schedules need fewer than 40 steps.");
     StepJson norm = normalize_step(step);
     ScheduleState next = state_;
     find_primitive(op)->apply(next, norm);
     next.record_provenance(state_, index);
     for (auto it = norm.begin(); it != norm.end();) {
-      if (it->is_null()) it = norm.erase(it);
-      else ++it;
+      if (it->is_null())
+        it = norm.erase(it);
+      else
+        ++it;
     }
     state_ = std::move(next);
     steps_.push_back(std::move(norm));
@@ -94,7 +98,8 @@ Schedule& Schedule::reorder(const std::string& stage, const std::vector<std::str
   return *this;
 }
 
-std::string Schedule::fuse(const std::string& stage, const std::string& outer, const std::string& inner, const std::string& fused) {
+std::string Schedule::fuse(const std::string& stage, const std::string& outer, const std::string& inner,
+                           const std::string& fused) {
   StepJson j = {{"op", "fuse"}, {"stage", stage}, {"outer", outer}, {"inner", inner}};
   if (!fused.empty()) j["fused"] = fused;
   return apply(j)["fused"];

@@ -3,10 +3,11 @@
 // JSON objects ({"op": "split", ...}) checked against the primitive registry; the
 // chainable C++ methods build the same steps.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/error.h"
 #include "dsl/primitive.h"
@@ -33,16 +34,17 @@ class Schedule {
 
   const std::vector<StepJson>& steps() const { return steps_; }
   const ScheduleState& state() const { return state_; }
-  nlohmann::json to_json() const;   // the normalised steps
-  std::string to_text() const;      // one line per step
-  std::string hash() const;         // 16 hex digits of the normalised JSON
+  nlohmann::json to_json() const;  // the normalised steps
+  std::string to_text() const;     // one line per step
+  std::string hash() const;        // 16 hex digits of the normalised JSON
 
   // Chainable C++ API; each call appends the equivalent JSON step.
   std::pair<std::string, std::string> split(const std::string& stage, const std::string& loop, int64_t factor,
                                             const std::string& outer = "", const std::string& inner = "");
   Schedule& tile(const std::string& stage, const std::string& x, const std::string& y, int64_t xf, int64_t yf);
   Schedule& reorder(const std::string& stage, const std::vector<std::string>& loops);
-  std::string fuse(const std::string& stage, const std::string& outer, const std::string& inner, const std::string& fused = "");
+  std::string fuse(const std::string& stage, const std::string& outer, const std::string& inner,
+                   const std::string& fused = "");
   Schedule& bind(const std::string& loop, GpuAxis axis);
   Schedule& bind(const std::string& stage, const std::string& loop, GpuAxis axis);
   Schedule& unroll(const std::string& stage, const std::string& loop);
@@ -50,8 +52,8 @@ class Schedule {
   Schedule& compute_at(const std::string& stage, const std::string& consumer, const std::string& loop);
   Schedule& compute_inline(const std::string& stage);
   Schedule& compute_root(const std::string& stage);
-  Schedule& cache_read(const std::string& stage, const std::string& source, const std::string& scope, const std::string& at,
-                       int pad = 0);
+  Schedule& cache_read(const std::string& stage, const std::string& source, const std::string& scope,
+                       const std::string& at, int pad = 0);
   Schedule& cache_write(const std::string& stage, const std::string& scope);
   std::string rfactor(const std::string& stage, const std::string& loop, const std::string& name = "");
   Schedule& cross_thread_reduce(const std::string& stage, const std::string& loop, const std::string& kind);

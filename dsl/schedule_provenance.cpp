@@ -14,7 +14,8 @@ auto cache_read_key(const CacheRead& c) {
 bool same_hints(const std::map<std::string, L2Hint>& a, const std::map<std::string, L2Hint>& b) {
   if (a.size() != b.size()) return false;
   for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-    if (i->first != j->first || i->second.policy != j->second.policy || i->second.percent != j->second.percent) return false;
+    if (i->first != j->first || i->second.policy != j->second.policy || i->second.percent != j->second.percent)
+      return false;
   return true;
 }
 
@@ -36,13 +37,15 @@ void record_stage(StageProvenance& p, const StageSchedule& was, const StageSched
   mark(p.order, is_new || was.order != now.order || was.relations.size() != now.relations.size());
   mark(p.location, was.location != now.location || was.at_stage != now.at_stage || was.at_loop != now.at_loop);
   mark(p.cache_write, was.cache_write_scope != now.cache_write_scope);
-  mark(p.cross_thread, was.cross_thread_loop != now.cross_thread_loop || was.cross_thread_kind != now.cross_thread_kind ||
+  mark(p.cross_thread, was.cross_thread_loop != now.cross_thread_loop ||
+                           was.cross_thread_kind != now.cross_thread_kind ||
                            was.cross_cluster_loop != now.cross_cluster_loop);
   mark(p.pipeline, was.pipeline_loop != now.pipeline_loop || was.pipeline_depth != now.pipeline_depth ||
                        was.pipeline_bulk != now.pipeline_bulk);
   mark(p.tensor_core, was.tensor_core_shape != now.tensor_core_shape);
   mark(p.precision, was.precision != now.precision || was.math != now.math);
-  mark(p.launch_bounds, was.launch_max_threads != now.launch_max_threads || was.launch_min_blocks != now.launch_min_blocks);
+  mark(p.launch_bounds,
+       was.launch_max_threads != now.launch_max_threads || was.launch_min_blocks != now.launch_min_blocks);
   mark(p.l2_hint, !same_hints(was.l2_hints, now.l2_hints));
   for (const auto& [name, l] : now.loops) {
     const LoopInfo* old = was.find_loop(name);
@@ -72,7 +75,8 @@ int StageProvenance::cache_read_of(const std::string& source) const {
 void ScheduleState::record_provenance(const ScheduleState& before, int step) {
   for (auto& [name, now] : schedules) {
     auto was = before.schedules.find(name);
-    if (was == before.schedules.end()) record_stage(now.provenance, StageSchedule{}, now, true, step);
+    if (was == before.schedules.end())
+      record_stage(now.provenance, StageSchedule{}, now, true, step);
     else {
       now.provenance = was->second.provenance;  // a primitive that rebuilds a stage's schedule keeps its history
       record_stage(now.provenance, was->second, now, false, step);

@@ -8,11 +8,21 @@ namespace cusched {
 static nlohmann::json arg_schema(const ArgSpec& a) {
   nlohmann::json s;
   switch (a.type) {
-    case ArgType::Int: s = {{"type", "integer"}}; break;
-    case ArgType::Name: s = {{"type", "string"}, {"minLength", 1}}; break;
-    case ArgType::NameList: s = {{"type", "array"}, {"items", {{"type", "string"}, {"minLength", 1}}}, {"minItems", 1}}; break;
-    case ArgType::Enum: s = {{"type", "string"}, {"enum", a.choices}}; break;
-    case ArgType::Bool: s = {{"type", "boolean"}}; break;
+    case ArgType::Int:
+      s = {{"type", "integer"}};
+      break;
+    case ArgType::Name:
+      s = {{"type", "string"}, {"minLength", 1}};
+      break;
+    case ArgType::NameList:
+      s = {{"type", "array"}, {"items", {{"type", "string"}, {"minLength", 1}}}, {"minItems", 1}};
+      break;
+    case ArgType::Enum:
+      s = {{"type", "string"}, {"enum", a.choices}};
+      break;
+    case ArgType::Bool:
+      s = {{"type", "boolean"}};
+      break;
   }
   s["description"] = a.doc;
   return s;
@@ -29,12 +39,8 @@ nlohmann::json schedule_json_schema() {
       if (a.required) required.push_back(a.name);
       if (!a.one_of.empty()) groups[a.one_of].push_back({{"required", {a.name}}});
     }
-    nlohmann::json variant = {{"type", "object"},
-                              {"title", p.name},
-                              {"description", p.summary},
-                              {"properties", props},
-                              {"required", required},
-                              {"additionalProperties", false}};
+    nlohmann::json variant = {{"type", "object"},    {"title", p.name},      {"description", p.summary},
+                              {"properties", props}, {"required", required}, {"additionalProperties", false}};
     if (groups.size() == 1) variant["oneOf"] = groups.begin()->second;
     for (const auto& [group, alternatives] : groups)
       if (groups.size() > 1) variant["allOf"].push_back({{"oneOf", alternatives}});
@@ -49,11 +55,16 @@ nlohmann::json schedule_json_schema() {
 
 static const char* type_name(const ArgSpec& a) {
   switch (a.type) {
-    case ArgType::Int: return "integer";
-    case ArgType::Name: return "name";
-    case ArgType::NameList: return "list of names";
-    case ArgType::Enum: return "choice";
-    case ArgType::Bool: return "boolean";
+    case ArgType::Int:
+      return "integer";
+    case ArgType::Name:
+      return "name";
+    case ArgType::NameList:
+      return "list of names";
+    case ArgType::Enum:
+      return "choice";
+    case ArgType::Bool:
+      return "boolean";
   }
   return "?";
 }
@@ -67,7 +78,8 @@ std::string primitive_reference_markdown() {
      << "step per line as `op key=value ...` (lists comma-separated).\n\n";
   for (const auto& p : primitives()) os << "- [`" << p.name << "`](#" << p.name << ")\n";
   for (const auto& p : primitives()) {
-    os << "\n## " << p.name << "\n\n" << p.summary << "\n\n| argument | type | required | default | meaning |\n|---|---|---|---|---|\n";
+    os << "\n## " << p.name << "\n\n"
+       << p.summary << "\n\n| argument | type | required | default | meaning |\n|---|---|---|---|---|\n";
     for (const auto& a : p.args) {
       std::string type = type_name(a);
       if (a.type == ArgType::Enum) {
@@ -83,7 +95,9 @@ std::string primitive_reference_markdown() {
       os << "| `" << a.name << "` | " << type << " | " << required << " | "
          << (a.default_value.is_null() ? "" : "`" + a.default_value.dump() + "`") << " | " << a.doc << " |\n";
     }
-    os << "\nBefore:\n\n```\n" << p.before << "\n```\n\nAfter:\n\n```\n" << p.after << "\n```\n\nExample:\n\n```json\n"
+    os << "\nBefore:\n\n```\n"
+       << p.before << "\n```\n\nAfter:\n\n```\n"
+       << p.after << "\n```\n\nExample:\n\n```json\n"
        << p.example << "\n```\n";
   }
   return os.str();

@@ -7,14 +7,22 @@ namespace cusched {
 
 std::string gpu_axis_name(GpuAxis a) {
   switch (a) {
-    case GpuAxis::None: return "none";
-    case GpuAxis::BlockX: return "blockIdx.x";
-    case GpuAxis::BlockY: return "blockIdx.y";
-    case GpuAxis::BlockZ: return "blockIdx.z";
-    case GpuAxis::ThreadX: return "threadIdx.x";
-    case GpuAxis::ThreadY: return "threadIdx.y";
-    case GpuAxis::ThreadZ: return "threadIdx.z";
-    case GpuAxis::ClusterX: return "cluster.x";
+    case GpuAxis::None:
+      return "none";
+    case GpuAxis::BlockX:
+      return "blockIdx.x";
+    case GpuAxis::BlockY:
+      return "blockIdx.y";
+    case GpuAxis::BlockZ:
+      return "blockIdx.z";
+    case GpuAxis::ThreadX:
+      return "threadIdx.x";
+    case GpuAxis::ThreadY:
+      return "threadIdx.y";
+    case GpuAxis::ThreadZ:
+      return "threadIdx.z";
+    case GpuAxis::ClusterX:
+      return "cluster.x";
   }
   return "?";
 }
@@ -87,7 +95,8 @@ static std::string stage_list(const ScheduleState& st) {
 StageSchedule& ScheduleState::stage(const std::string& name) {
   auto it = schedules.find(name);
   if (it == schedules.end())
-    fail("unknown-stage", "There is no stage named '" + name + "'.", "Use one of the stages: " + stage_list(*this) + ".");
+    fail("unknown-stage", "There is no stage named '" + name + "'.",
+         "Use one of the stages: " + stage_list(*this) + ".");
   return it->second;
 }
 

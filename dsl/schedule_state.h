@@ -44,33 +44,33 @@ struct LoopRelation {
 enum class ComputeLocation { Root, Inline, At };
 
 struct CacheRead {
-  std::string source;   // tensor or stage read by this stage
-  std::string name;     // name of the staged copy
-  std::string scope;    // "shared" or "register"
-  std::string at_loop;  // loop of this stage at which the copy is made
-  int pad = 0;          // elements added to the innermost dimension
-  bool swizzle = false; // XOR swizzle of 16-byte chunks instead of padding
-  bool share = false;   // also read by the producers computed at at_loop
-  int registers = 0;    // a shared copy's last copy steps kept in the copying threads' registers
+  std::string source;    // tensor or stage read by this stage
+  std::string name;      // name of the staged copy
+  std::string scope;     // "shared" or "register"
+  std::string at_loop;   // loop of this stage at which the copy is made
+  int pad = 0;           // elements added to the innermost dimension
+  bool swizzle = false;  // XOR swizzle of 16-byte chunks instead of padding
+  bool share = false;    // also read by the producers computed at at_loop
+  int registers = 0;     // a shared copy's last copy steps kept in the copying threads' registers
 };
 
 // An L2 eviction priority for a kernel's global loads of one input (l2_hint).
 struct L2Hint {
-  std::string policy;    // "evict_last", "evict_first" or "evict_normal"
-  int64_t percent = 100; // the share of the input's cache lines the priority applies to
+  std::string policy;     // "evict_last", "evict_first" or "evict_normal"
+  int64_t percent = 100;  // the share of the input's cache lines the priority applies to
 };
 
 // Which step (its index in the schedule) last set each part of a stage's schedule that
 // the whole-schedule legality rules read, so that an error names the step that caused
 // it; -1 where no step has set it (the stage's initial schedule).
 struct StageProvenance {
-  int order = -1;        // the loops and their order: split, tile, fuse, reorder, reverse, rfactor
-  int location = -1;     // compute_at, compute_inline, compute_root
+  int order = -1;     // the loops and their order: split, tile, fuse, reorder, reverse, rfactor
+  int location = -1;  // compute_at, compute_inline, compute_root
   int cache_write = -1;
   int cross_thread = -1;  // cross_thread_reduce, any kind
   int pipeline = -1;
   int tensor_core = -1;
-  int precision = -1;     // the operand precision and math: precision, tensor_core
+  int precision = -1;  // the operand precision and math: precision, tensor_core
   int launch_bounds = -1;
   int l2_hint = -1;
   std::map<std::string, int> binding;     // loop -> the step that last bound it (bind, cross_thread_reduce)
@@ -78,29 +78,29 @@ struct StageProvenance {
   std::map<std::string, int> cache_read;  // source -> the step that staged its copy
   int last = -1;                          // the last step that changed anything of the stage
 
-  int binding_of(const std::string& loop) const;     // -1 when never bound
+  int binding_of(const std::string& loop) const;  // -1 when never bound
   int cache_read_of(const std::string& source) const;
 };
 
 struct StageSchedule {
   std::string stage;
-  std::vector<std::string> order;          // current loops, outermost first
+  std::vector<std::string> order;  // current loops, outermost first
   std::map<std::string, LoopInfo> loops;
   std::vector<LoopRelation> relations;
-  std::set<std::string> used_names;        // every loop name this stage has had
+  std::set<std::string> used_names;  // every loop name this stage has had
   ComputeLocation location = ComputeLocation::Root;
   std::string at_stage, at_loop;
   std::vector<CacheRead> cache_reads;
-  std::string cache_write_scope;           // "" (default register accumulation), "register", "shared"
-  std::string cross_thread_loop;           // reduction loop combined across threads
-  std::string cross_thread_kind;           // "warp" or "block"
-  std::string cross_cluster_loop;          // reduction loop combined across the blocks of a cluster
+  std::string cache_write_scope;   // "" (default register accumulation), "register", "shared"
+  std::string cross_thread_loop;   // reduction loop combined across threads
+  std::string cross_thread_kind;   // "warp" or "block"
+  std::string cross_cluster_loop;  // reduction loop combined across the blocks of a cluster
   std::string pipeline_loop;
   int pipeline_depth = 0;
-  bool pipeline_bulk = false;              // Hopper bulk copy engine instead of cp.async
-  std::string tensor_core_shape;           // "", "m16n8k8", "m16n8k16"
-  std::string precision = "f32";           // operand precision: f32, tf32, bf16, f16
-  std::string math = "exact";              // "fast": f32 exp, log and division as approximate intrinsics
+  bool pipeline_bulk = false;     // Hopper bulk copy engine instead of cp.async
+  std::string tensor_core_shape;  // "", "m16n8k8", "m16n8k16"
+  std::string precision = "f32";  // operand precision: f32, tf32, bf16, f16
+  std::string math = "exact";     // "fast": f32 exp, log and division as approximate intrinsics
   int launch_max_threads = 0, launch_min_blocks = 0;
   std::map<std::string, L2Hint> l2_hints;  // input -> priority of the stage's kernel's loads of it
   StageProvenance provenance;              // which step set the fields above
@@ -122,7 +122,7 @@ struct ScheduleState {
 
   explicit ScheduleState(ScheduleContext c);
   const FuncDef* stage_def(const std::string& name) const;
-  StageSchedule& stage(const std::string& name);          // fails with unknown-stage
+  StageSchedule& stage(const std::string& name);  // fails with unknown-stage
   const StageSchedule& stage(const std::string& name) const;
   // Resolves a loop name to its stage: `stage_hint` when given, else the only
   // stage that has such a loop (fails with unknown-loop or ambiguous-loop).

@@ -45,8 +45,12 @@ Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
     while (words >> word) {
       auto eq = word.find('=');
       if (eq == std::string::npos || eq == 0) {
-        Error e{index, op, "bad-text-step", "The word '" + word + "' is not of the form key=value.",
-                "Write each argument as key=value, e.g. factor=128.", "schedule"};
+        Error e{index,
+                op,
+                "bad-text-step",
+                "The word '" + word + "' is not of the form key=value.",
+                "Write each argument as key=value, e.g. factor=128.",
+                "schedule"};
         throw UserError(e);
       }
       std::string key = word.substr(0, eq), value = word.substr(eq + 1);
@@ -64,9 +68,12 @@ Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
           step[key] = value;  // reported as mistyped by the registry
         }
       } else if (type == ArgType::Bool) {
-        if (value == "true") step[key] = true;
-        else if (value == "false") step[key] = false;
-        else step[key] = value;
+        if (value == "true")
+          step[key] = true;
+        else if (value == "false")
+          step[key] = false;
+        else
+          step[key] = value;
       } else if (type == ArgType::NameList) {
         std::vector<std::string> items;
         std::istringstream parts(value);

@@ -5,9 +5,10 @@
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace cusched {
 

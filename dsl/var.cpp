@@ -19,8 +19,7 @@ static Expr reduce(ReduceOp op, const std::vector<RVar>& rs, Expr body) {
   if (rs.empty())
     fail("empty-reduction", "A reduction needs at least one reduction variable.",
          "Pass an RVar, or a list of RVars, as the first argument.");
-  if (!body.defined())
-    fail("undefined-expr", "The body of a reduction is undefined.", "Define the body Expr first.");
+  if (!body.defined()) fail("undefined-expr", "The body of a reduction is undefined.", "Define the body Expr first.");
   ExprNode n;
   n.op = ExprOp::Reduce;
   n.reduce_op = op;
@@ -52,12 +51,18 @@ Expr argmin(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMin
 
 std::string reduce_op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Product: return "product";
-    case ReduceOp::Min: return "minimum";
-    case ReduceOp::Max: return "maximum";
-    case ReduceOp::ArgMin: return "argmin";
-    case ReduceOp::ArgMax: return "argmax";
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Product:
+      return "product";
+    case ReduceOp::Min:
+      return "minimum";
+    case ReduceOp::Max:
+      return "maximum";
+    case ReduceOp::ArgMin:
+      return "argmin";
+    case ReduceOp::ArgMax:
+      return "argmax";
   }
   return "?";
 }

@@ -16,7 +16,9 @@ Problem make_argmax_dim1() {
   p.level = "1";
   p.title = "Argmax over dim 1 of a 3-D tensor";
   p.torch_semantics = "torch.argmax(X, dim=1)";
-  p.notes = "Output (B, D2) of int64; ties resolve to the smallest index, as torch.argmax; an integer output, so any wrong index fails the tolerance.";
+  p.notes =
+      "Output (B, D2) of int64; ties resolve to the smallest index, as torch.argmax; an integer output, so any wrong "
+      "index fails the tolerance.";
   p.pipeline = Pipeline({Am});
   p.sizes = {{"small", {{"B", 3}, {"D1", 17}, {"D2", 29}}}, {"bench", {{"B", 128}, {"D1", 4096}, {"D2", 4095}}}};
   // Adversarial: few distinct values, so most columns hold ties for the maximum.

@@ -23,7 +23,8 @@ json automatic_baseline(const Pipeline& pipeline) {
   json steps = json::array();
   for (const auto& f : pipeline.stages()) {
     if (f->is_reduction())
-      steps = concat_steps({steps, block_per_point_steps(f->name, f->vars, reduction_vars(*f), kAutomaticBaselineThreads)});
+      steps =
+          concat_steps({steps, block_per_point_steps(f->name, f->vars, reduction_vars(*f), kAutomaticBaselineThreads)});
     else if (!f->vars.empty())
       steps = concat_steps({steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads)});
   }
@@ -37,7 +38,9 @@ json reference_schedule_steps(const Pipeline& pipeline) {
   return steps;
 }
 
-Schedule reference_schedule(const ScheduleContext& ctx) { return Schedule::from_json(ctx, reference_schedule_steps(ctx.pipeline)); }
+Schedule reference_schedule(const ScheduleContext& ctx) {
+  return Schedule::from_json(ctx, reference_schedule_steps(ctx.pipeline));
+}
 
 json baseline_schedule_of(const Problem& problem) {
   return empty_schedule(problem.baseline_schedule) ? automatic_baseline(problem.pipeline) : problem.baseline_schedule;

@@ -2,8 +2,9 @@
 // Schedules derived from a pipeline's structure alone, correct at every size: the
 // automatic baseline (the start of a problem that has no baseline of its own) and the
 // reference schedule (the float64 reference kernel).
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/pipeline.h"
 #include "dsl/schedule.h"

@@ -6,7 +6,8 @@ namespace cusched {
 
 using nlohmann::json;
 
-std::string fuse_loops(json& steps, const std::string& stage, const std::vector<std::string>& loops, const std::string& name) {
+std::string fuse_loops(json& steps, const std::string& stage, const std::vector<std::string>& loops,
+                       const std::string& name) {
   std::string cur = loops.at(0);
   for (size_t n = 1; n < loops.size(); ++n) {
     std::string fused = n + 1 == loops.size() ? name : name + std::to_string(n);
@@ -21,10 +22,20 @@ json flat_grid_steps(const std::string& stage, const std::vector<std::string>& l
   json steps = json::array();
   std::string loop = fuse_loops(steps, stage, loops, N::fused);
   if (vector > 1) {
-    steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", loop}, {"factor", vector}, {"outer", N::vectors}, {"inner", N::lanes}});
+    steps.push_back({{"op", "split"},
+                     {"stage", stage},
+                     {"loop", loop},
+                     {"factor", vector},
+                     {"outer", N::vectors},
+                     {"inner", N::lanes}});
     loop = N::vectors;
   }
-  steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", loop}, {"factor", threads}, {"outer", N::blocks}, {"inner", N::threads}});
+  steps.push_back({{"op", "split"},
+                   {"stage", stage},
+                   {"loop", loop},
+                   {"factor", threads},
+                   {"outer", N::blocks},
+                   {"inner", N::threads}});
   steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", N::blocks}, {"axis", "blockIdx.x"}});
   steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", N::threads}, {"axis", "threadIdx.x"}});
   if (vector > 1) steps.push_back({{"op", "vectorize"}, {"stage", stage}, {"loop", N::lanes}});
@@ -34,13 +45,21 @@ json flat_grid_steps(const std::string& stage, const std::vector<std::string>& l
 json cross_thread_reduction_steps(const std::string& stage, const std::vector<std::string>& rvars, int64_t threads) {
   json steps = json::array();
   std::string k = fuse_loops(steps, stage, rvars, "red");
-  steps.push_back({{"op", "split"}, {"stage", stage}, {"loop", k}, {"factor", threads}, {"outer", "red_serial"}, {"inner", "red_thread"}});
-  steps.push_back({{"op", "cross_thread_reduce"}, {"stage", stage}, {"loop", "red_thread"}, {"kind", threads <= 32 ? "warp" : "block"}});
+  steps.push_back({{"op", "split"},
+                   {"stage", stage},
+                   {"loop", k},
+                   {"factor", threads},
+                   {"outer", "red_serial"},
+                   {"inner", "red_thread"}});
+  steps.push_back({{"op", "cross_thread_reduce"},
+                   {"stage", stage},
+                   {"loop", "red_thread"},
+                   {"kind", threads <= 32 ? "warp" : "block"}});
   return steps;
 }
 
-json block_per_point_steps(const std::string& stage, const std::vector<std::string>& vars, const std::vector<std::string>& rvars,
-                           int64_t threads) {
+json block_per_point_steps(const std::string& stage, const std::vector<std::string>& vars,
+                           const std::vector<std::string>& rvars, int64_t threads) {
   json steps = json::array();
   if (!vars.empty()) {
     const std::string points = fuse_loops(steps, stage, vars, FlatGridNames::fused);
@@ -98,14 +117,15 @@ json concat_steps(std::initializer_list<json> parts) {
 
 nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b, const std::string& c,
                                   const std::string& h, const std::string& w) {
-  return nlohmann::json::array({schedule_step("split", stage, {{"loop", w}, {"factor", 4}, {"outer", "wo"}, {"inner", "wv"}}),
-          schedule_step("split", stage, {{"loop", h}, {"factor", 4}, {"outer", "ho"}, {"inner", "hi"}}),
-          schedule_step("bind", stage, {{"loop", b}, {"axis", "blockIdx.z"}}),
-          schedule_step("bind", stage, {{"loop", c}, {"axis", "blockIdx.y"}}),
-          schedule_step("bind", stage, {{"loop", "ho"}, {"axis", "blockIdx.x"}}),
-          schedule_step("bind", stage, {{"loop", "hi"}, {"axis", "threadIdx.y"}}),
-          schedule_step("bind", stage, {{"loop", "wo"}, {"axis", "threadIdx.x"}}),
-          schedule_step("vectorize", stage, {{"loop", "wv"}})});
+  return nlohmann::json::array(
+      {schedule_step("split", stage, {{"loop", w}, {"factor", 4}, {"outer", "wo"}, {"inner", "wv"}}),
+       schedule_step("split", stage, {{"loop", h}, {"factor", 4}, {"outer", "ho"}, {"inner", "hi"}}),
+       schedule_step("bind", stage, {{"loop", b}, {"axis", "blockIdx.z"}}),
+       schedule_step("bind", stage, {{"loop", c}, {"axis", "blockIdx.y"}}),
+       schedule_step("bind", stage, {{"loop", "ho"}, {"axis", "blockIdx.x"}}),
+       schedule_step("bind", stage, {{"loop", "hi"}, {"axis", "threadIdx.y"}}),
+       schedule_step("bind", stage, {{"loop", "wo"}, {"axis", "threadIdx.x"}}),
+       schedule_step("vectorize", stage, {{"loop", "wv"}})});
 }
 
 nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::string& i, const std::string& j,
@@ -114,43 +134,52 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
   std::vector<std::string> order;
   if (!batch.empty()) order.push_back(batch);
   for (const char* l : {"io", "jo", "ko", "iw", "jw", "im", "jn", "ki"}) order.push_back(l);
-  nlohmann::json s = nlohmann::json::array({
-      schedule_step("tile", stage, {{"x", i}, {"y", j}, {"x_factor", tile.bm}, {"y_factor", tile.bn}, {"xo", "io"}, {"yo", "jo"}, {"xi", "ii"}, {"yi", "ji"}}),
-      schedule_step("split", stage, {{"loop", "ii"}, {"factor", tile.wm}, {"outer", "iw"}, {"inner", "im"}}),
-      schedule_step("split", stage, {{"loop", "ji"}, {"factor", tile.wn}, {"outer", "jw"}, {"inner", "jn"}}),
-      schedule_step("split", stage, {{"loop", k}, {"factor", tile.bk}, {"outer", "ko"}, {"inner", "ki"}}),
-      schedule_step("reorder", stage, {{"loops", order}}),
-      schedule_step("bind", stage, {{"loop", "io"}, {"axis", "blockIdx.y"}}),
-      schedule_step("bind", stage, {{"loop", "jo"}, {"axis", "blockIdx.x"}}),
-      schedule_step("bind", stage, {{"loop", "iw"}, {"axis", "threadIdx.z"}}),
-      schedule_step("bind", stage, {{"loop", "jw"}, {"axis", "threadIdx.y"}}),
-      schedule_step("cache_read", stage, {{"source", a}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
-      schedule_step("cache_read", stage, {{"source", b}, {"scope", "shared"}, {"at", "ko"}, {"pad", b_pad}}),
-      schedule_step("tensor_core", stage, {{"shape", tile.shape}, {"precision", tile.precision}})});
+  nlohmann::json s = nlohmann::json::array(
+      {schedule_step("tile", stage,
+                     {{"x", i},
+                      {"y", j},
+                      {"x_factor", tile.bm},
+                      {"y_factor", tile.bn},
+                      {"xo", "io"},
+                      {"yo", "jo"},
+                      {"xi", "ii"},
+                      {"yi", "ji"}}),
+       schedule_step("split", stage, {{"loop", "ii"}, {"factor", tile.wm}, {"outer", "iw"}, {"inner", "im"}}),
+       schedule_step("split", stage, {{"loop", "ji"}, {"factor", tile.wn}, {"outer", "jw"}, {"inner", "jn"}}),
+       schedule_step("split", stage, {{"loop", k}, {"factor", tile.bk}, {"outer", "ko"}, {"inner", "ki"}}),
+       schedule_step("reorder", stage, {{"loops", order}}),
+       schedule_step("bind", stage, {{"loop", "io"}, {"axis", "blockIdx.y"}}),
+       schedule_step("bind", stage, {{"loop", "jo"}, {"axis", "blockIdx.x"}}),
+       schedule_step("bind", stage, {{"loop", "iw"}, {"axis", "threadIdx.z"}}),
+       schedule_step("bind", stage, {{"loop", "jw"}, {"axis", "threadIdx.y"}}),
+       schedule_step("cache_read", stage, {{"source", a}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
+       schedule_step("cache_read", stage, {{"source", b}, {"scope", "shared"}, {"at", "ko"}, {"pad", b_pad}}),
+       schedule_step("tensor_core", stage, {{"shape", tile.shape}, {"precision", tile.precision}})});
   if (!batch.empty()) s.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
   if (tile.pipeline_depth > 1)
     s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", tile.pipeline_depth}}));
   return s;
 }
 
-nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n, const std::string& k,
-                                const std::string& a_source, int a_pad, const std::string& b_source, const std::string& batch,
-                                int bn, int warpgroups, int depth) {
+nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n,
+                                const std::string& k, const std::string& a_source, int a_pad,
+                                const std::string& b_source, const std::string& batch, int bn, int warpgroups,
+                                int depth) {
   std::vector<std::string> order;
   if (!batch.empty()) order.push_back(batch);
   for (const char* l : {"no", "mo", "ko", "mw", "mi", "ni", "ki"}) order.push_back(l);
-  nlohmann::json s = nlohmann::json::array({
-      schedule_step("split", stage, {{"loop", n}, {"factor", bn}, {"outer", "no"}, {"inner", "ni"}}),
-      schedule_step("split", stage, {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", "mo"}, {"inner", "mt"}}),
-      schedule_step("split", stage, {{"loop", "mt"}, {"factor", 64}, {"outer", "mw"}, {"inner", "mi"}}),
-      schedule_step("split", stage, {{"loop", k}, {"factor", 32}, {"outer", "ko"}, {"inner", "ki"}}),
-      schedule_step("reorder", stage, {{"loops", order}}),
-      schedule_step("bind", stage, {{"loop", "no"}, {"axis", "blockIdx.y"}}),
-      schedule_step("bind", stage, {{"loop", "mo"}, {"axis", "blockIdx.x"}}),
-      schedule_step("bind", stage, {{"loop", "mw"}, {"axis", "threadIdx.y"}}),
-      schedule_step("cache_read", stage, {{"source", b_source}, {"scope", "shared"}, {"at", "ko"}, {"swizzle", true}}),
-      schedule_step("cache_read", stage, {{"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
-      schedule_step("tensor_core", stage, {{"shape", "m64nNk8"}, {"precision", "tf32"}})});
+  nlohmann::json s = nlohmann::json::array(
+      {schedule_step("split", stage, {{"loop", n}, {"factor", bn}, {"outer", "no"}, {"inner", "ni"}}),
+       schedule_step("split", stage, {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", "mo"}, {"inner", "mt"}}),
+       schedule_step("split", stage, {{"loop", "mt"}, {"factor", 64}, {"outer", "mw"}, {"inner", "mi"}}),
+       schedule_step("split", stage, {{"loop", k}, {"factor", 32}, {"outer", "ko"}, {"inner", "ki"}}),
+       schedule_step("reorder", stage, {{"loops", order}}),
+       schedule_step("bind", stage, {{"loop", "no"}, {"axis", "blockIdx.y"}}),
+       schedule_step("bind", stage, {{"loop", "mo"}, {"axis", "blockIdx.x"}}),
+       schedule_step("bind", stage, {{"loop", "mw"}, {"axis", "threadIdx.y"}}),
+       schedule_step("cache_read", stage, {{"source", b_source}, {"scope", "shared"}, {"at", "ko"}, {"swizzle", true}}),
+       schedule_step("cache_read", stage, {{"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
+       schedule_step("tensor_core", stage, {{"shape", "m64nNk8"}, {"precision", "tf32"}})});
   if (!batch.empty()) s.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
   if (depth > 1) s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}}));
   return s;
@@ -162,38 +191,45 @@ nlohmann::json linear_wgmma_steps(const std::string& stage) {
   return s;
 }
 
-nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j, int threads) {
-  return nlohmann::json::array({
-      schedule_step("split", stage, {{"loop", j}, {"factor", 4}, {"outer", j + "o"}, {"inner", j + "v"}}),
-      schedule_step("split", stage, {{"loop", j + "o"}, {"factor", threads}, {"outer", j + "b"}, {"inner", j + "t"}}),
-      schedule_step("bind", stage, {{"loop", i}, {"axis", "blockIdx.y"}}),
-      schedule_step("bind", stage, {{"loop", j + "b"}, {"axis", "blockIdx.x"}}),
-      schedule_step("bind", stage, {{"loop", j + "t"}, {"axis", "threadIdx.x"}}),
-      schedule_step("vectorize", stage, {{"loop", j + "v"}})});
+nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j,
+                                      int threads) {
+  return nlohmann::json::array(
+      {schedule_step("split", stage, {{"loop", j}, {"factor", 4}, {"outer", j + "o"}, {"inner", j + "v"}}),
+       schedule_step("split", stage, {{"loop", j + "o"}, {"factor", threads}, {"outer", j + "b"}, {"inner", j + "t"}}),
+       schedule_step("bind", stage, {{"loop", i}, {"axis", "blockIdx.y"}}),
+       schedule_step("bind", stage, {{"loop", j + "b"}, {"axis", "blockIdx.x"}}),
+       schedule_step("bind", stage, {{"loop", j + "t"}, {"axis", "threadIdx.x"}}),
+       schedule_step("vectorize", stage, {{"loop", j + "v"}})});
 }
 
 nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                             const std::vector<std::string>& reductions, const std::string& rvar,
                                             int64_t cluster, int64_t threads, bool vector_loads) {
   const int64_t chunk = 4 * threads;
-  nlohmann::json s = nlohmann::json::array({
-      schedule_step("split", out, {{"loop", col}, {"factor", cluster * chunk}, {"outer", col + "o"}, {"inner", col + "r"}}),
-      schedule_step("split", out, {{"loop", col + "r"}, {"factor", chunk}, {"outer", col + "c"}, {"inner", col + "q"}}),
-      schedule_step("split", out, {{"loop", col + "q"}, {"factor", 4}, {"outer", col + "t"}, {"inner", col + "v"}}),
-      schedule_step("reorder", out, {{"loops", {col + "c", col + "o"}}}),
-      schedule_step("bind", out, {{"loop", row}, {"axis", "blockIdx.y"}}),
-      schedule_step("bind", out, {{"loop", col + "c"}, {"axis", "cluster.x"}}),
-      schedule_step("bind", out, {{"loop", col + "t"}, {"axis", "threadIdx.x"}}),
-      schedule_step("vectorize", out, {{"loop", col + "v"}})});
+  nlohmann::json s = nlohmann::json::array(
+      {schedule_step("split", out,
+                     {{"loop", col}, {"factor", cluster * chunk}, {"outer", col + "o"}, {"inner", col + "r"}}),
+       schedule_step("split", out,
+                     {{"loop", col + "r"}, {"factor", chunk}, {"outer", col + "c"}, {"inner", col + "q"}}),
+       schedule_step("split", out, {{"loop", col + "q"}, {"factor", 4}, {"outer", col + "t"}, {"inner", col + "v"}}),
+       schedule_step("reorder", out, {{"loops", {col + "c", col + "o"}}}),
+       schedule_step("bind", out, {{"loop", row}, {"axis", "blockIdx.y"}}),
+       schedule_step("bind", out, {{"loop", col + "c"}, {"axis", "cluster.x"}}),
+       schedule_step("bind", out, {{"loop", col + "t"}, {"axis", "threadIdx.x"}}),
+       schedule_step("vectorize", out, {{"loop", col + "v"}})});
   for (const auto& r : reductions) s.push_back(schedule_step("compute_at", r, {{"consumer", out}, {"loop", row}}));
   for (const auto& r : reductions) {
-    s.push_back(schedule_step("split", r, {{"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}}));
-    s.push_back(schedule_step("split", r, {{"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}}));
+    s.push_back(schedule_step(
+        "split", r, {{"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}}));
+    s.push_back(schedule_step("split", r,
+                              {{"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}}));
     if (vector_loads) {
-      s.push_back(schedule_step("split", r, {{"loop", rvar + "q"}, {"factor", 4}, {"outer", rvar + "t"}, {"inner", rvar + "v"}}));
+      s.push_back(schedule_step("split", r,
+                                {{"loop", rvar + "q"}, {"factor", 4}, {"outer", rvar + "t"}, {"inner", rvar + "v"}}));
       s.push_back(schedule_step("vectorize", r, {{"loop", rvar + "v"}}));
     } else {
-      s.push_back(schedule_step("split", r, {{"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}}));
+      s.push_back(schedule_step(
+          "split", r, {{"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}}));
       s.push_back(schedule_step("unroll", r, {{"loop", rvar + "p"}}));
     }
     s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "t"}, {"kind", "block"}}));
@@ -208,17 +244,20 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
                                               int64_t registers) {
   // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x (var t: threads) x (var v: 4 lanes)
   auto slices = [&](const std::string& stage, const std::string& var) {
-    return nlohmann::json::array({
-        schedule_step("split", stage, {{"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}}),
-        schedule_step("split", stage, {{"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}}),
-        schedule_step("split", stage, {{"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}}),
-        schedule_step("vectorize", stage, {{"loop", var + "v"}})});
+    return nlohmann::json::array(
+        {schedule_step("split", stage, {{"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}}),
+         schedule_step("split", stage,
+                       {{"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}}),
+         schedule_step("split", stage,
+                       {{"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}}),
+         schedule_step("vectorize", stage, {{"loop", var + "v"}})});
   };
   nlohmann::json s = slices(out, col);
   s.push_back(schedule_step("bind", out, {{"loop", row}, {"axis", "blockIdx.y"}}));
   s.push_back(schedule_step("bind", out, {{"loop", col + "c"}, {"axis", "cluster.x"}}));
   s.push_back(schedule_step("bind", out, {{"loop", col + "t"}, {"axis", "threadIdx.x"}}));
-  for (const auto& r : reductions) s.push_back(schedule_step("compute_at", r, {{"consumer", out}, {"loop", col + "c"}}));
+  for (const auto& r : reductions)
+    s.push_back(schedule_step("compute_at", r, {{"consumer", out}, {"loop", col + "c"}}));
   for (const auto& r : reductions) {
     for (const auto& step : slices(r, rvar)) s.push_back(step);
     s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "t"}, {"kind", "block"}}));
@@ -234,16 +273,16 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
   return s;
 }
 
-nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns, int64_t rows) {
-  return nlohmann::json::array({
-      schedule_step("split", stage, {{"loop", "j"}, {"factor", columns}, {"outer", "jt"}, {"inner", "jv"}}),
-      schedule_step("split", stage, {{"loop", "r"}, {"factor", rows}, {"outer", "ro"}, {"inner", "ru"}}),
-      schedule_step("reorder", stage, {{"loops", {"b", "jt", "ro", "ru", "jv"}}}),
-      schedule_step("bind", stage, {{"loop", "b"}, {"axis", "blockIdx.x"}}),
-      schedule_step("bind", stage, {{"loop", "jt"}, {"axis", "threadIdx.x"}}),
-      schedule_step("unroll", stage, {{"loop", "ru"}}),
-      schedule_step("unroll", stage, {{"loop", "jv"}}),
-      schedule_step("cache_read", stage, {{"source", source}, {"scope", "register"}, {"at", "ro"}})});
+nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns,
+                                         int64_t rows) {
+  return nlohmann::json::array(
+      {schedule_step("split", stage, {{"loop", "j"}, {"factor", columns}, {"outer", "jt"}, {"inner", "jv"}}),
+       schedule_step("split", stage, {{"loop", "r"}, {"factor", rows}, {"outer", "ro"}, {"inner", "ru"}}),
+       schedule_step("reorder", stage, {{"loops", {"b", "jt", "ro", "ru", "jv"}}}),
+       schedule_step("bind", stage, {{"loop", "b"}, {"axis", "blockIdx.x"}}),
+       schedule_step("bind", stage, {{"loop", "jt"}, {"axis", "threadIdx.x"}}),
+       schedule_step("unroll", stage, {{"loop", "ru"}}), schedule_step("unroll", stage, {{"loop", "jv"}}),
+       schedule_step("cache_read", stage, {{"source", source}, {"scope", "register"}, {"at", "ro"}})});
 }
 
 }  // namespace cusched

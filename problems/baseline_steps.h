@@ -1,8 +1,9 @@
 #pragma once
 // Schedule steps shared by the problems' baseline schedules.
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace cusched {
 
@@ -58,7 +59,8 @@ nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b
 // Steps for a 2-D pointwise stage over (i, j): j split by 4 into a float4 vector and
 // then by `threads` onto threadIdx.x, the rest of j onto blockIdx.x and i onto
 // blockIdx.y: one 16-byte access per thread, consecutive threads on consecutive vectors.
-nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j, int threads);
+nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::string& i, const std::string& j,
+                                      int threads);
 
 // The shape of a tensor-core tile: block tile bm x bn, warp tile wm x wn (the block
 // has (bm / wm) x (bn / wn) warps), K staged bk at a time, and the operand precision
@@ -66,7 +68,7 @@ nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::strin
 struct TensorCoreTile {
   int bm = 128, bn = 128, wm = 64, wn = 32, bk = 32;
   std::string precision = "tf32";
-  int pipeline_depth = 0;  // > 1: the staged copies software-pipelined (cp.async) this deep
+  int pipeline_depth = 0;         // > 1: the staged copies software-pipelined (cp.async) this deep
   std::string shape = "m16n8k8";  // the mma shape: m16n8k8 (tf32, 3xtf32) or m16n8k16 (bf16, f16)
 };
 
@@ -89,9 +91,10 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
 // `a_pad` and loaded into registers. Both copies are made at each 32-wide k step and
 // software-pipelined `depth` deep (3 or more keeps a k step in flight). For C = A @ B
 // with B (K, N) row-major, take m = j and n = i: the instruction computes C's transpose.
-nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n, const std::string& k,
-                                const std::string& a_source, int a_pad, const std::string& b_source,
-                                const std::string& batch = "", int bn = 256, int warpgroups = 2, int depth = 4);
+nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n,
+                                const std::string& k, const std::string& a_source, int a_pad,
+                                const std::string& b_source, const std::string& batch = "", int bn = 256,
+                                int warpgroups = 2, int depth = 4);
 
 // nn.Linear's product G(i, j) = sum_k X(i, k) * weight(j, k) (both factors along k) as
 // wgmma_tile_steps with X in registers and weight read by the tensor cores, the kernel
@@ -132,7 +135,8 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
 // adjacent j (threadIdx.x, unrolled), r in steps of `rows` whose rows x columns values are
 // staged in registers first (cache_read register), so that all their loads go out before
 // the combining arithmetic.
-nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns, int64_t rows);
+nlohmann::json middle_dim_register_steps(const std::string& stage, const std::string& source, int64_t columns,
+                                         int64_t rows);
 
 // The convolutions' TF32 implicit GEMM on `stage` (loops n, oh, ow, o, rc, kh, kw; input
 // X, weights "weight"): per block one output row of 128 columns x all output channels,

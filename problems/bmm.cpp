@@ -20,7 +20,8 @@ Problem make_bmm() {
   p.pipeline = Pipeline({C});
   p.sizes = {{"small", {{"BATCH", 3}, {"M", 17}, {"N", 23}, {"K", 19}}},
              {"bench", {{"BATCH", 128}, {"M", 512}, {"N", 2048}, {"K", 1024}}}};
-  p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt}, {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
+  p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt},
+              {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
   p.flops = 2.0 * Expr(Bt) * M * N * K;
   p.baseline_schedule = tiled_grid_steps("C", "i", "j", "b");
   p.best_schedule = wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "b");

@@ -11,8 +11,7 @@ Problem make_conv2d() {
   Tensor X("X", DType::f32, {N, CI, H, W}), Wt("weight", DType::f32, {CO, CI, kKernel, kKernel});
   Var n("n", N), o("o", CO), oh("oh", Expr(H) - (kKernel - 1)), ow("ow", Expr(W) - (kKernel - 1));
   RVar rc("rc", CI), kh("kh", kKernel), kw("kw", kKernel);
-  Func Y = compute("Y", {n, o, oh, ow},
-                   sum({rc, kh, kw}, X(n, rc, Expr(oh) + kh, Expr(ow) + kw) * Wt(o, rc, kh, kw)));
+  Func Y = compute("Y", {n, o, oh, ow}, sum({rc, kh, kw}, X(n, rc, Expr(oh) + kh, Expr(ow) + kw) * Wt(o, rc, kh, kw)));
   Problem p;
   p.name = "conv2d";
   p.level = "1";
@@ -27,7 +26,8 @@ Problem make_conv2d() {
   p.baseline_schedule = concat_steps({nlohmann::json::parse(R"([
     {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.z"},
     {"op": "bind", "stage": "Y", "loop": "o", "axis": "blockIdx.y"}
-  ])"), flat_grid_steps("Y", {"oh", "ow"})});
+  ])"),
+                                      flat_grid_steps("Y", {"oh", "ow"})});
   // Implicit GEMM on TF32 tensor cores with the output channels as the mma's m (so the
   // weights load with ldmatrix) and the output columns as n: per block one output row of
   // 128 columns x all 128 channels, 8 warps of 32 (o) x 64 (ow) accumulators, 2 blocks per

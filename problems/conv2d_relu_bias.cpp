@@ -12,16 +12,17 @@ Problem make_conv2d_relu_bias() {
   Tensor ConvBias("conv_bias", DType::f32, {CO}), Bias("bias", DType::f32, {CO, 1, 1});
   Var n("n", N), o("o", CO), oh("oh", Expr(H) - (kKernel - 1)), ow("ow", Expr(W) - (kKernel - 1));
   RVar rc("rc", CI), kh("kh", kKernel), kw("kw", kKernel);
-  Func Cv = compute("Conv", {n, o, oh, ow},
-                    sum({rc, kh, kw}, X(n, rc, Expr(oh) + kh, Expr(ow) + kw) * Wt(o, rc, kh, kw)));
+  Func Cv =
+      compute("Conv", {n, o, oh, ow}, sum({rc, kh, kw}, X(n, rc, Expr(oh) + kh, Expr(ow) + kw) * Wt(o, rc, kh, kw)));
   Func Y = compute("Y", {n, o, oh, ow}, max(Cv(n, o, oh, ow) + ConvBias(o), 0.0f) + Bias(o, 0, 0));
   Problem p;
   p.name = "conv2d_relu_bias";
   p.level = "2";
   p.title = "Conv2d 3x3 (with its bias) + ReLU + bias add";
   p.torch_semantics = "torch.relu(F.conv2d(X, weight, conv_bias)) + bias";
-  p.notes = "nn.Conv2d(CI, CO, 3) with its own bias, stride 1, no padding; then ReLU; then a separate "
-            "bias of shape (CO, 1, 1) broadcast over N, H and W.";
+  p.notes =
+      "nn.Conv2d(CI, CO, 3) with its own bias, stride 1, no padding; then ReLU; then a separate "
+      "bias of shape (CO, 1, 1) broadcast over N, H and W.";
   p.pipeline = Pipeline({Y});
   p.sizes = {{"small", {{"N", 2}, {"CI", 3}, {"CO", 4}, {"H", 9}, {"W", 11}}},
              {"bench", {{"N", 128}, {"CI", 64}, {"CO", 128}, {"H", 128}, {"W", 128}}}};
@@ -31,10 +32,12 @@ Problem make_conv2d_relu_bias() {
               {"bias", {"normal", 0, 1}, std::nullopt}};
   Expr outputs = 1.0 * Expr(N) * CO * (Expr(H) - 2) * (Expr(W) - 2);
   p.flops = 2.0 * outputs * CI * kKernel * kKernel + 3.0 * outputs;
-  p.baseline_schedule = concat_steps({nlohmann::json::parse(R"([
+  p.baseline_schedule =
+      concat_steps({nlohmann::json::parse(R"([
     {"op": "bind", "stage": "Conv", "loop": "n", "axis": "blockIdx.z"},
     {"op": "bind", "stage": "Conv", "loop": "o", "axis": "blockIdx.y"}
-  ])"), flat_grid_steps("Conv", {"oh", "ow"}), flat_grid_steps("Y", {"n", "o", "oh", "ow"})});
+  ])"),
+                    flat_grid_steps("Conv", {"oh", "ow"}), flat_grid_steps("Y", {"n", "o", "oh", "ow"})});
   // TF32 implicit GEMM for the convolution with the output channels as the mma's m (weights
   // through ldmatrix) and the output columns as n: per block one output row (126 of 128
   // columns) x all 128 channels, 8 warps of 32 (o) x 64 (ow), 2 blocks per SM. rc runs in

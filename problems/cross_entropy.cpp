@@ -21,9 +21,10 @@ Problem make_cross_entropy() {
   p.level = "1";
   p.title = "Cross-entropy loss with integer class targets";
   p.torch_semantics = "F.cross_entropy(logits, targets)";
-  p.notes = "Per row logsumexp(logits) - logits[target], then reduction='mean' over rows; no class weights, "
-            "no ignore_index hits, no label smoothing; the scalar result is an output of shape (1). Targets are "
-            "drawn from 0..4095, so every size has C = 4096 classes.";
+  p.notes =
+      "Per row logsumexp(logits) - logits[target], then reduction='mean' over rows; no class weights, "
+      "no ignore_index hits, no label smoothing; the scalar result is an output of shape (1). Targets are "
+      "drawn from 0..4095, so every size has C = 4096 classes.";
   p.pipeline = Pipeline({Loss});
   p.sizes = {{"small", {{"N", 2}, {"C", 4096}}}, {"bench", {{"N", 32768}, {"C", 4096}}}};
   p.inputs = {{"logits", {"normal", 0, 1}, InputDistribution{"normal", 120, 4}},
@@ -55,7 +56,8 @@ Problem make_cross_entropy() {
     {"op": "compute_at", "stage": "Total", "consumer": "Loss", "loop": "o"},
     {"op": "split", "stage": "Total", "loop": "r", "factor": 1024, "outer": "ro", "inner": "rt"},
     {"op": "cross_thread_reduce", "stage": "Total", "loop": "rt", "kind": "block"}
-  ])"), fast_math_steps({"S", "Nll"})});
+  ])"),
+                                  fast_math_steps({"S", "Nll"})});
   return p;
 }
 

@@ -17,9 +17,11 @@ Problem make_gemm_add_relu() {
   p.level = "2";
   p.title = "Linear (no bias) + bias add + ReLU";
   p.torch_semantics = "torch.relu(F.linear(X, weight) + bias)";
-  p.notes = "nn.Linear semantics: weight is (OUT, IN), so the product is X @ weight.T; bias (OUT) broadcasts over rows.";
+  p.notes =
+      "nn.Linear semantics: weight is (OUT, IN), so the product is X @ weight.T; bias (OUT) broadcasts over rows.";
   p.pipeline = Pipeline({Y});
-  p.sizes = {{"small", {{"BATCH", 5}, {"IN", 37}, {"OUT", 23}}}, {"bench", {{"BATCH", 1024}, {"IN", 8192}, {"OUT", 8192}}}};
+  p.sizes = {{"small", {{"BATCH", 5}, {"IN", 37}, {"OUT", 23}}},
+             {"bench", {{"BATCH", 1024}, {"IN", 8192}, {"OUT", 8192}}}};
   p.inputs = {{"X", {"normal", 0, 1}, std::nullopt},
               {"weight", {"normal", 0, 0.01}, std::nullopt},
               {"bias", {"normal", 0, 1}, std::nullopt}};

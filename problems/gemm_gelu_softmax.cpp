@@ -21,23 +21,24 @@ Problem make_gemm_gelu_softmax() {
   p.level = "2";
   p.title = "Linear + GELU (erf form) + softmax over dim 1";
   p.torch_semantics = "torch.softmax(F.gelu(F.linear(X, weight, bias)), dim=1)";
-  p.notes = "nn.Linear semantics: weight is (OUT, IN), bias (OUT); exact GELU (approximate='none'); "
-            "stable softmax over the OUT dimension.";
+  p.notes =
+      "nn.Linear semantics: weight is (OUT, IN), bias (OUT); exact GELU (approximate='none'); "
+      "stable softmax over the OUT dimension.";
   p.pipeline = Pipeline({Y});
-  p.sizes = {{"small", {{"BATCH", 5}, {"IN", 37}, {"OUT", 23}}}, {"bench", {{"BATCH", 1024}, {"IN", 8192}, {"OUT", 8192}}}};
+  p.sizes = {{"small", {{"BATCH", 5}, {"IN", 37}, {"OUT", 23}}},
+             {"bench", {{"BATCH", 1024}, {"IN", 8192}, {"OUT", 8192}}}};
   p.inputs = {{"X", {"normal", 0, 1}, std::nullopt},
               {"weight", {"normal", 0, 0.01}, std::nullopt},
               {"bias", {"normal", 0, 1}, InputDistribution{"normal", 100, 1}}};
   p.flops = 2.0 * Expr(Bn) * OUT * IN + 12.0 * Expr(Bn) * OUT;
-  p.baseline_schedule = concat_steps({tiled_grid_steps("G", "i", "j"), flat_grid_steps("A", {"i", "j"}),
-                                      flat_grid_steps("M", {"i"}, 64), flat_grid_steps("S", {"i"}, 64),
-                                      flat_grid_steps("Y", {"i", "j"})});
+  p.baseline_schedule =
+      concat_steps({tiled_grid_steps("G", "i", "j"), flat_grid_steps("A", {"i", "j"}), flat_grid_steps("M", {"i"}, 64),
+                    flat_grid_steps("S", {"i"}, 64), flat_grid_steps("Y", {"i", "j"})});
   // The GEMM on warpgroup TF32 tensor cores as gemm_add_relu's (linear_wgmma_steps) into G; then one kernel,
   // one 1024-thread block per row: bias + GELU inlined, the row max and the row sum
   // block-reduced into shared memory (compute_at), and the normalised row written with
   // float4 stores (the 32 MB G stays in L2 between its three reads).
-  p.best_schedule = concat_steps({linear_wgmma_steps(),
-                                  nlohmann::json::parse(R"([
+  p.best_schedule = concat_steps({linear_wgmma_steps(), nlohmann::json::parse(R"([
     {"op": "compute_inline", "stage": "A"},
     {"op": "bind", "stage": "Y", "loop": "i", "axis": "blockIdx.x"},
     {"op": "split", "stage": "Y", "loop": "j", "factor": 4096, "outer": "jo", "inner": "jr"},

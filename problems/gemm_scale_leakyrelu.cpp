@@ -20,7 +20,8 @@ Problem make_gemm_scale_leakyrelu() {
   p.torch_semantics = "F.leaky_relu(F.linear(X, weight, bias) * 2.0, negative_slope=0.1)";
   p.notes = "nn.Linear semantics: weight is (OUT, IN), bias (OUT); multiplier 2.0; negative_slope 0.1.";
   p.pipeline = Pipeline({Y});
-  p.sizes = {{"small", {{"BATCH", 5}, {"IN", 37}, {"OUT", 23}}}, {"bench", {{"BATCH", 1024}, {"IN", 8192}, {"OUT", 8192}}}};
+  p.sizes = {{"small", {{"BATCH", 5}, {"IN", 37}, {"OUT", 23}}},
+             {"bench", {{"BATCH", 1024}, {"IN", 8192}, {"OUT", 8192}}}};
   p.inputs = {{"X", {"normal", 0, 1}, std::nullopt},
               {"weight", {"normal", 0, 0.01}, std::nullopt},
               {"bias", {"normal", 0, 1}, std::nullopt}};

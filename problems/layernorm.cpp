@@ -28,7 +28,8 @@ Problem make_layernorm() {
   p.torch_semantics = "torch.nn.functional.layer_norm(X, X.shape[1:], weight, bias, eps=1e-5)";
   p.notes =
       "Biased variance, eps = 1e-5, elementwise affine weight and bias given as inputs. The statistics come from one "
-      "read of x as three sums per row of N elements, Moments(b, m): S0 = sum x, and with the row's shift s = x(b, 0, 0, 0) "
+      "read of x as three sums per row of N elements, Moments(b, m): S0 = sum x, and with the row's shift s = x(b, 0, "
+      "0, 0) "
       "and d = x - s, S1 = sum d and S2 = sum d^2. Then mean = S0/N and var = S2/N - (S1/N)^2, an identity for any "
       "shift, so the formulation is exact. It is also robust: s is a sample of the row, so d is centred within a few "
       "standard deviations of zero and S2/N - (S1/N)^2 does not cancel, unlike E[x^2] - E[x]^2 on the adversarial "

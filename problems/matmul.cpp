@@ -8,7 +8,8 @@ namespace cusched {
 
 namespace {
 
-Problem matmul_problem(const std::string& name, const std::string& title, const SizeBindings& small, const SizeBindings& bench) {
+Problem matmul_problem(const std::string& name, const std::string& title, const SizeBindings& small,
+                       const SizeBindings& bench) {
   Size M("M"), N("N"), K("K");
   Tensor A("A", DType::f32, {M, K}), B("B", DType::f32, {K, N});
   Var i("i", M), j("j", N);
@@ -22,7 +23,8 @@ Problem matmul_problem(const std::string& name, const std::string& title, const 
   p.notes = "A is (M, K), B is (K, N); FP32 accumulation.";
   p.pipeline = Pipeline({C});
   p.sizes = {{"small", small}, {"bench", bench}};
-  p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt}, {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
+  p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt},
+              {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
   p.flops = 2.0 * Expr(M) * N * K;
   p.baseline_schedule = tiled_grid_steps("C", "i", "j");
   p.best_schedule = wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A");

@@ -19,7 +19,8 @@ Problem make_matvec() {
   p.notes = "A is (M, K), B is (K, 1), C is (M, 1); memory-bound on A.";
   p.pipeline = Pipeline({C});
   p.sizes = {{"small", {{"M", 37}, {"K", 91}}}, {"bench", {{"M", 2048}, {"K", 1048576}}}};
-  p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt}, {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
+  p.inputs = {{"A", {"uniform", 0, 1}, std::nullopt},
+              {"B", {"uniform", 0, 1}, std::nullopt}};  // torch.rand, as KernelBench
   p.flops = 2.0 * Expr(M) * K;
   p.baseline_schedule = flat_grid_steps("C", {"i", "j"}, 64);
   // Two rows per block of 512 threads: A's rows come through shared memory in 8 KB chunks

@@ -51,13 +51,20 @@ double flop_value(const Expr& e, const SizeBindings& s) {
   const ExprNode& n = *e;
   auto arg = [&](int i) { return flop_value(n.args[i], s); };
   switch (n.op) {
-    case ExprOp::FloatImm: return n.fval;
-    case ExprOp::Cast: return dtype_is_float(n.args[0].type()) ? arg(0) : static_cast<double>(flop_integer(n.args[0], s));
-    case ExprOp::Add: return arg(0) + arg(1);
-    case ExprOp::Sub: return arg(0) - arg(1);
-    case ExprOp::Mul: return arg(0) * arg(1);
-    case ExprOp::Div: return arg(0) / arg(1);
-    case ExprOp::Neg: return -arg(0);
+    case ExprOp::FloatImm:
+      return n.fval;
+    case ExprOp::Cast:
+      return dtype_is_float(n.args[0].type()) ? arg(0) : static_cast<double>(flop_integer(n.args[0], s));
+    case ExprOp::Add:
+      return arg(0) + arg(1);
+    case ExprOp::Sub:
+      return arg(0) - arg(1);
+    case ExprOp::Mul:
+      return arg(0) * arg(1);
+    case ExprOp::Div:
+      return arg(0) / arg(1);
+    case ExprOp::Neg:
+      return -arg(0);
     default:
       fail("bad-flops", "The FLOP count '" + to_string(e) + "' is not arithmetic of numbers and sizes.",
            "Write it with literals, size names, +, -, * and /, e.g. 2.0 * M * N * K.");
@@ -86,7 +93,8 @@ const Problem& find_problem(const std::string& name) {
     if (p.name == name) return p;
     names += (names.empty() ? "" : ", ") + p.name;
   }
-  fail("unknown-problem", "There is no problem named '" + name + "'.", "Use one of: " + names + " (see `cusched problems`).");
+  fail("unknown-problem", "There is no problem named '" + name + "'.",
+       "Use one of: " + names + " (see `cusched problems`).");
 }
 
 }  // namespace cusched

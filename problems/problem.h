@@ -3,10 +3,11 @@
 // reproduces, tolerance, input distributions, floor, kernel contract and its
 // built-in schedules.
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/pipeline.h"
 #include "dsl/schedule_state.h"
@@ -35,18 +36,18 @@ struct FlopCount {
 };
 
 struct Problem {
-  std::string name;           // e.g. "softmax"
-  std::string level;          // "1" or "2"
-  std::string title;          // one line
+  std::string name;             // e.g. "softmax"
+  std::string level;            // "1" or "2"
+  std::string title;            // one line
   std::string torch_semantics;  // the exact PyTorch expression reproduced, e.g. "torch.softmax(x, dim=1)"
-  std::string notes;          // defaults that matter (eps, reduction, padding)
+  std::string notes;            // defaults that matter (eps, reduction, padding)
   Pipeline pipeline;
-  std::map<std::string, SizeBindings> sizes;  // any names; "small" (CPU tests) and default_size among them
-  std::string default_size = "bench";          // the size a command uses when none is named
-  double atol = 1e-2, rtol = 1e-2;             // KernelBench tolerance
+  std::map<std::string, SizeBindings> sizes;      // any names; "small" (CPU tests) and default_size among them
+  std::string default_size = "bench";             // the size a command uses when none is named
+  double atol = 1e-2, rtol = 1e-2;                // KernelBench tolerance
   double strict_atol = 1e-4, strict_rtol = 1e-4;  // the strict variant (--strict)
   std::vector<ProblemInput> inputs;
-  FlopCount flops;                             // useful floating-point operations
+  FlopCount flops;                   // useful floating-point operations
   nlohmann::json baseline_schedule;  // simple and correct
   nlohmann::json best_schedule;      // the fastest known
 

@@ -108,9 +108,10 @@ InputDistribution read_distribution(const Reader& r, const json& j, const std::s
   d.a = r.number_at(r.member(j, ptr, "a"), ptr + "/a");
   d.b = r.number_at(r.member(j, ptr, "b"), ptr + "/b");
   if (d.kind == "normal" ? d.b < 0 : d.b < d.a)
-    r.error(ptr, "bad-distribution", "The distribution's parameters are out of order (b below " +
-                                         std::string(d.kind == "normal" ? "0" : "a") + ").",
-            d.kind == "normal" ? "Give a non-negative standard deviation b." : "Give a <= b.");
+    r.error(
+        ptr, "bad-distribution",
+        "The distribution's parameters are out of order (b below " + std::string(d.kind == "normal" ? "0" : "a") + ").",
+        d.kind == "normal" ? "Give a non-negative standard deviation b." : "Give a <= b.");
   return d;
 }
 
@@ -123,10 +124,11 @@ std::map<std::string, SizeBindings> read_sizes(const Reader& r, const json& j) {
     r.object_at(bindings, ptr);
     for (const auto& [n, v] : bindings.items()) {
       if (!v.is_number_integer() || v.get<int64_t>() <= 0)
-        r.error(ptr + "/" + n, "bad-size", "The size '" + n + "' must be a positive integer.", "Write it as a number such as 1024.");
+        r.error(ptr + "/" + n, "bad-size", "The size '" + n + "' must be a positive integer.",
+                "Write it as a number such as 1024.");
       if (is_reserved_word(n))
-        r.error(ptr + "/" + n, "duplicate-name", "'" + n + "' is a word of the expression syntax and cannot name a size.",
-                "Choose another name.");
+        r.error(ptr + "/" + n, "duplicate-name",
+                "'" + n + "' is a word of the expression syntax and cannot name a size.", "Choose another name.");
       sizes[table][n] = v.get<int64_t>();
       names.insert(n);
     }
@@ -137,7 +139,8 @@ std::map<std::string, SizeBindings> read_sizes(const Reader& r, const json& j) {
   for (const auto& [table, bindings] : sizes)
     for (const auto& n : names)
       if (!bindings.count(n))
-        r.error("/sizes/" + table, "unbound-size", "The size '" + n + "' is never bound in the size table '" + table + "'.",
+        r.error("/sizes/" + table, "unbound-size",
+                "The size '" + n + "' is never bound in the size table '" + table + "'.",
                 "Bind every size in every size table.");
   return sizes;
 }
@@ -185,7 +188,10 @@ json problem_to_json(const Problem& p) {
     const TensorDef& t = input_def(p, in.name);
     json shape = json::array();
     for (const auto& s : t.shape) shape.push_back(expr_to_text(s));
-    json i = {{"name", in.name}, {"dtype", dtype_name(t.dtype)}, {"shape", shape}, {"distribution", distribution_to_json(in.standard)}};
+    json i = {{"name", in.name},
+              {"dtype", dtype_name(t.dtype)},
+              {"shape", shape},
+              {"distribution", distribution_to_json(in.standard)}};
     if (in.adversarial) i["adversarial"] = distribution_to_json(*in.adversarial);
     j["inputs"].push_back(i);
   }
@@ -202,15 +208,17 @@ json problem_to_json(const Problem& p) {
 Problem problem_from_json(const json& j, const std::string& source) {
   Reader r(source);
   r.object_at(j, "");
-  r.only_keys(j, "", {"format_version", "name", "level", "title", "torch", "notes", "sizes", "default_size", "inputs",
-                      "stages", "outputs", "tolerance", "flops", "baseline_schedule", "best_schedule"});
+  r.only_keys(j, "",
+              {"format_version", "name", "level", "title", "torch", "notes", "sizes", "default_size", "inputs",
+               "stages", "outputs", "tolerance", "flops", "baseline_schedule", "best_schedule"});
   if (j.contains("format_version") && j["format_version"] != kProblemFileVersion)
-    r.error("/format_version", "bad-value", "This cusched reads problem files of format_version " +
-                                                std::to_string(kProblemFileVersion) + ".",
+    r.error("/format_version", "bad-value",
+            "This cusched reads problem files of format_version " + std::to_string(kProblemFileVersion) + ".",
             "Write \"format_version\": " + std::to_string(kProblemFileVersion) + " or leave it out.");
   Problem p;
   p.name = r.string_at(r.member(j, "", "name"), "/name");
-  if (p.name.empty() || p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+  if (p.name.empty() ||
+      p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
     r.error("/name", "bad-name", "The problem name '" + p.name + "' must be letters, digits, '_' and '-'.",
             "Name it like a file, e.g. \"row_l2norm\".");
   p.level = r.optional_string(j, "level");
@@ -237,7 +245,9 @@ Problem problem_from_json(const json& j, const std::string& source) {
               "Give every input, size and stage a distinct name that is not a function or keyword.");
     std::string dt = r.string_at(r.member(in, ptr, "dtype"), ptr + "/dtype");
     auto dtype = dtype_from_name(dt);
-    if (!dtype) r.error(ptr + "/dtype", "unknown-dtype", "The dtype '" + dt + "' is not known.", "Use f32, f16, bf16, f64, i32, i64 or bool.");
+    if (!dtype)
+      r.error(ptr + "/dtype", "unknown-dtype", "The dtype '" + dt + "' is not known.",
+              "Use f32, f16, bf16, f64, i32, i64 or bool.");
     std::vector<Expr> shape;
     const json& sh = r.array_at(r.member(in, ptr, "shape"), ptr + "/shape");
     for (size_t d = 0; d < sh.size(); ++d) {
@@ -245,7 +255,8 @@ Problem problem_from_json(const json& j, const std::string& source) {
       std::string text = sh[d].is_number_integer() ? std::to_string(sh[d].get<int64_t>()) : r.string_at(sh[d], dptr);
       Expr e = r.at(dptr, [&] { return expr_from_text(text, scope); }, "unbound-size");
       if (dtype_is_float(e.type()) || e.type() == DType::boolean)
-        r.error(dptr, "type-error", "A dimension must be an integer expression of sizes.", "Write it as a size name or integer arithmetic.");
+        r.error(dptr, "type-error", "A dimension must be an integer expression of sizes.",
+                "Write it as a size name or integer arithmetic.");
       shape.push_back(e);
     }
     Tensor t(name, *dtype, shape);
@@ -264,16 +275,20 @@ Problem problem_from_json(const json& j, const std::string& source) {
     std::string ptr = "/stages/" + std::to_string(i);
     std::string text = r.string_at(st[i], ptr);
     Func f = r.at(ptr, [&] { return stage_from_text(text, scope); });
-    check_shapes(r, ptr, f.def().body, [&] {
-      Extents e;
-      for (size_t v = 0; v < f.def().vars.size(); ++v) e[f.def().vars[v]] = f.def().extents[v];
-      return e;
-    }(), p);
+    check_shapes(
+        r, ptr, f.def().body,
+        [&] {
+          Extents e;
+          for (size_t v = 0; v < f.def().vars.size(); ++v) e[f.def().vars[v]] = f.def().extents[v];
+          return e;
+        }(),
+        p);
     scope.stages[f.name()] = f.ptr();
     stages[f.name()] = f;
   }
   const json& outs = r.array_at(r.member(j, "", "outputs"), "/outputs");
-  if (outs.empty()) r.error("/outputs", "bad-value", "The problem has no outputs.", "Name the stages the kernel writes, e.g. [\"Y\"].");
+  if (outs.empty())
+    r.error("/outputs", "bad-value", "The problem has no outputs.", "Name the stages the kernel writes, e.g. [\"Y\"].");
   std::vector<Func> outputs;
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string name = r.string_at(outs[i], "/outputs/" + std::to_string(i));
@@ -289,8 +304,8 @@ Problem problem_from_json(const json& j, const std::string& source) {
               "Remove it, or list it in \"outputs\".");
   for (size_t i = 0; i < p.inputs.size(); ++i)
     if (!p.pipeline.find_input(p.inputs[i].name))
-      r.error("/inputs/" + std::to_string(i), "unused-input", "The input '" + p.inputs[i].name + "' is not read by any stage.",
-              "Remove it, or load it in a stage.");
+      r.error("/inputs/" + std::to_string(i), "unused-input",
+              "The input '" + p.inputs[i].name + "' is not read by any stage.", "Remove it, or load it in a stage.");
 
   if (j.contains("tolerance")) {
     const json& t = r.object_at(j["tolerance"], "/tolerance");
@@ -338,7 +353,9 @@ Problem load_problem_file(const std::string& path) {
 
 void save_problem_file(const Problem& p, const std::string& path) {
   std::ofstream out(path);
-  if (!out) fail("unwritable-file", "The file '" + path + "' cannot be written.", "Check that its folder exists and is writable.");
+  if (!out)
+    fail("unwritable-file", "The file '" + path + "' cannot be written.",
+         "Check that its folder exists and is writable.");
   out << problem_to_json(p).dump(2) << "\n";
 }
 

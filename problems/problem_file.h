@@ -3,8 +3,9 @@
 // expression text syntax (dsl/expr_text.h). problem_to_json and problem_from_json are
 // inverses: a built-in problem written and read back has the identical pipeline.
 // docs/problem-files.md is the format's reference.
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "problems/problem.h"
 

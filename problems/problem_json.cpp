@@ -2,7 +2,6 @@
 
 #include "dsl/error.h"
 
-
 namespace cusched {
 
 nlohmann::json distribution_json(const InputDistribution& d) { return {{"kind", d.kind}, {"a", d.a}, {"b", d.b}}; }

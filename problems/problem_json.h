@@ -2,8 +2,9 @@
 // A problem's buffers as JSON, for tools outside C++ (bench/torch_baselines.py reads
 // them from `cusched problems --json`): every input with its dtype, its shape at a
 // size and its distributions, and every output with its dtype and shape.
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "problems/problem.h"
 

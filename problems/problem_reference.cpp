@@ -52,16 +52,18 @@ void write_problem(std::ostringstream& md, const Problem& p) {
   md << "- Tolerance: atol " << p.atol << ", rtol " << p.rtol << " (strict variant 1e-4)\n";
   double bytes = p.min_bytes(bench), flops = p.flops(bench);
   md << "- Floor at bench size: " << fixed(bytes / 1e6, 1) << " MB moved, " << fixed(flops / 1e9, 2) << " GFLOP; "
-     << fixed(bytes / kCopyBytesPerSecond * 1e3, 3) << " ms at 4.27 TB/s, " << fixed(flops / kFp32FlopsPerSecond * 1e3, 3)
-     << " ms at 51 FP32 TFLOP/s\n";
+     << fixed(bytes / kCopyBytesPerSecond * 1e3, 3) << " ms at 4.27 TB/s, "
+     << fixed(flops / kFp32FlopsPerSecond * 1e3, 3) << " ms at 51 FP32 TFLOP/s\n";
   md << "- Stages: ";
-  for (size_t i = 0; i < p.pipeline.stages().size(); ++i) md << (i ? ", " : "") << "`" << p.pipeline.stages()[i]->name << "`";
+  for (size_t i = 0; i < p.pipeline.stages().size(); ++i)
+    md << (i ? ", " : "") << "`" << p.pipeline.stages()[i]->name << "`";
   md << "\n\n";
   md << "| buffer | role | dtype | shape (bench) | distribution | adversarial |\n|---|---|---|---|---|---|\n";
   for (const auto& t : p.pipeline.inputs()) {
     const ProblemInput& in = problem_input(p, t->name);
     md << "| `" << t->name << "` | input | " << dtype_name(t->dtype) << " | " << shape_text(t->shape, bench) << " | "
-       << distribution_text(in.standard) << " | " << (in.adversarial ? distribution_text(*in.adversarial) : "-") << " |\n";
+       << distribution_text(in.standard) << " | " << (in.adversarial ? distribution_text(*in.adversarial) : "-")
+       << " |\n";
   }
   for (const auto& name : p.pipeline.outputs()) {
     const FuncDef* f = p.pipeline.find_stage(name);
@@ -69,7 +71,8 @@ void write_problem(std::ostringstream& md, const Problem& p) {
        << " | - | - |\n";
   }
   nlohmann::json contract = kernel_contract(p);
-  md << "\nKernel contract:\n\n```c\nextern \"C\" __global__ void " << contract["kernel_name"].get<std::string>() << "(";
+  md << "\nKernel contract:\n\n```c\nextern \"C\" __global__ void " << contract["kernel_name"].get<std::string>()
+     << "(";
   const auto& params = contract["params"];
   for (size_t i = 0; i < params.size(); ++i)
     md << (i ? ", " : "") << params[i]["type"].get<std::string>() << " " << params[i]["name"].get<std::string>();
@@ -89,7 +92,8 @@ std::string problem_reference_markdown() {
         "given, is one of the verification trials. A result passes when every element is within "
         "atol + rtol * |reference| of the float64 reference. The floor is the bytes every input read once "
         "(at the measured read bandwidth) and every output written once (at what a copy's write costs), and "
-        "the FLOPs over the FP32 rate (the H200 anchors of docs/runtime.md). Buffers are row-major, last dimension innermost; the kernel contract lists the inputs "
+        "the FLOPs over the FP32 rate (the H200 anchors of docs/runtime.md). Buffers are row-major, last dimension "
+        "innermost; the kernel contract lists the inputs "
         "in pipeline order, then the outputs. `cusched problems --json` prints the same data for scripts "
         "(bench/torch_baselines.py reads it).\n\n";
   md << "## Using the problems\n\n"

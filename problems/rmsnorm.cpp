@@ -29,7 +29,8 @@ Problem make_rmsnorm() {
   // Adversarial: values so small that eps dominates the mean square.
   p.inputs = {{"X", {"normal", 0, 1}, InputDistribution{"normal", 0, 1e-3}}};
   p.flops = 4.0 * Expr(B) * C * H * W;
-  p.baseline_schedule = concat_steps({flat_grid_steps("SumSq", {"b", "h", "w"}), flat_grid_steps("Y", {"b", "c", "h", "w"})});
+  p.baseline_schedule =
+      concat_steps({flat_grid_steps("SumSq", {"b", "h", "w"}), flat_grid_steps("Y", {"b", "c", "h", "w"})});
   // One kernel: a thread per (b, h, w), 256 consecutive w per block (coalesced along w).
   // The thread's 64 channel values are loaded once into registers (cache_read register,
   // shared with the sum of squares computed at the thread loop), so the sum of squares

@@ -49,9 +49,10 @@ Problem softmax_problem(const std::string& name, int64_t bench_rows, int64_t ben
   // that 8 blocks of 256 threads (32 registers each: launch bounds) fit on a multiprocessor
   // instead of 6; a block waiting at the cluster barriers holds its slice, and the more
   // blocks wait, the more loads are in flight.
-  p.best_schedule = concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256, 2),
-                                  nlohmann::json::array({schedule_step("launch_bounds", "Y", {{"max_threads", 256}, {"min_blocks", 8}})}),
-                                  fast_math_steps({"S", "Y"})});
+  p.best_schedule = concat_steps(
+      {cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 8, 256, 2),
+       nlohmann::json::array({schedule_step("launch_bounds", "Y", {{"max_threads", 256}, {"min_blocks", 8}})}),
+       fast_math_steps({"S", "Y"})});
   return p;
 }
 
@@ -67,8 +68,8 @@ Problem make_softmax_large() {
   // output (faster than 1024 threads, than 8 slices of 192 KiB, and than clusters of 4
   // that re-read X). Two blocks fit per SM, so a block's copy
   // overlaps another's passes only in pairs. The sum and the output use fast math.
-  p.best_schedule =
-      concat_steps({cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 16, 512), fast_math_steps({"S", "Y"})});
+  p.best_schedule = concat_steps(
+      {cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 16, 512), fast_math_steps({"S", "Y"})});
   return p;
 }
 

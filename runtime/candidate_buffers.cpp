@@ -15,18 +15,22 @@ std::string read_only_refusal;
 
 }  // namespace
 
-std::unique_ptr<Allocation> allocate_buffers(const KernelBundle& bundle, const GpuContext& ctx, const HostTensors* host_inputs,
-                                             const DeviceTensors* device_inputs, bool guarded, bool read_only_inputs,
-                                             InputProtection* protection, double watchdog_s) {
+std::unique_ptr<Allocation> allocate_buffers(const KernelBundle& bundle, const GpuContext& ctx,
+                                             const HostTensors* host_inputs, const DeviceTensors* device_inputs,
+                                             bool guarded, bool read_only_inputs, InputProtection* protection,
+                                             double watchdog_s) {
   auto a = std::make_unique<Allocation>();
   const CudaDriver& d = driver();
   const bool map_inputs = guarded && read_only_inputs && !read_only_refused;
   for (const auto& b : bundle.buffers) {
     const size_t bytes = static_cast<size_t>(b.bytes());
     DeviceBuffer buf;
-    if (!guarded) buf = DeviceBuffer(bytes);
-    else if (b.role == BufferRole::Input && map_inputs) buf = DeviceBuffer::mapped(bytes, kGuardBytes);
-    else buf = DeviceBuffer::guarded(bytes, kGuardBytes);
+    if (!guarded)
+      buf = DeviceBuffer(bytes);
+    else if (b.role == BufferRole::Input && map_inputs)
+      buf = DeviceBuffer::mapped(bytes, kGuardBytes);
+    else
+      buf = DeviceBuffer::guarded(bytes, kGuardBytes);
     buf.fill_guards(kGuardPattern, ctx.stream());
     if (b.role == BufferRole::Input) {
       if (host_inputs) {
@@ -71,14 +75,21 @@ void poison_outputs(const KernelBundle& bundle, const Allocation& a, CUstream st
     uint32_t word = poison_word(b.dtype);
     size_t n = static_cast<size_t>(b.bytes());
     switch (dtype_bytes(b.dtype)) {
-      case 1: check_cuda(d.MemsetD8Async(p, static_cast<unsigned char>(word), n, stream), "Poisoning outputs"); break;
-      case 2: check_cuda(d.MemsetD16Async(p, static_cast<unsigned short>(word), n / 2, stream), "Poisoning outputs"); break;
-      default: check_cuda(d.MemsetD32Async(p, word, n / 4, stream), "Poisoning outputs"); break;
+      case 1:
+        check_cuda(d.MemsetD8Async(p, static_cast<unsigned char>(word), n, stream), "Poisoning outputs");
+        break;
+      case 2:
+        check_cuda(d.MemsetD16Async(p, static_cast<unsigned short>(word), n / 2, stream), "Poisoning outputs");
+        break;
+      default:
+        check_cuda(d.MemsetD32Async(p, word, n / 4, stream), "Poisoning outputs");
+        break;
     }
   }
 }
 
-std::optional<GuardDamage> damaged_guard(const Allocation& a, const DeviceChecker* checker, const DeviceBuffer* pattern) {
+std::optional<GuardDamage> damaged_guard(const Allocation& a, const DeviceChecker* checker,
+                                         const DeviceBuffer* pattern) {
   std::vector<uint8_t> host_pattern, host_guard;
   if (!checker) {
     host_pattern.resize(kGuardBytes);
@@ -105,7 +116,8 @@ std::optional<GuardDamage> damaged_guard(const Allocation& a, const DeviceChecke
 
 DeviceBuffer guard_pattern_buffer(const GpuContext& ctx) {
   DeviceBuffer p(kGuardBytes);
-  check_cuda(driver().MemsetD32Async(p.ptr(), kGuardPattern, kGuardBytes / 4, ctx.stream()), "Filling the guard pattern");
+  check_cuda(driver().MemsetD32Async(p.ptr(), kGuardPattern, kGuardBytes / 4, ctx.stream()),
+             "Filling the guard pattern");
   ctx.wait(30, "Filling the guard pattern");
   return p;
 }

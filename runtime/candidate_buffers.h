@@ -42,9 +42,10 @@ struct InputProtection {
 // candidate (`guarded`), every buffer has guard regions, and with
 // `read_only_inputs` the inputs are mapped read-only after the fill (which waits
 // for the stream); *protection says what was done.
-std::unique_ptr<Allocation> allocate_buffers(const KernelBundle& bundle, const GpuContext& ctx, const HostTensors* host_inputs,
-                                             const DeviceTensors* device_inputs, bool guarded, bool read_only_inputs,
-                                             InputProtection* protection, double watchdog_s);
+std::unique_ptr<Allocation> allocate_buffers(const KernelBundle& bundle, const GpuContext& ctx,
+                                             const HostTensors* host_inputs, const DeviceTensors* device_inputs,
+                                             bool guarded, bool read_only_inputs, InputProtection* protection,
+                                             double watchdog_s);
 
 // Writes the poison pattern over every output of `bundle` in `a` on the stream.
 void poison_outputs(const KernelBundle& bundle, const Allocation& a, CUstream stream);
@@ -52,13 +53,14 @@ void poison_outputs(const KernelBundle& bundle, const Allocation& a, CUstream st
 // A guard region that no longer holds its pattern.
 struct GuardDamage {
   std::string buffer;
-  bool after = true;     // the guard after the buffer (else before it)
-  int64_t offset = 0;    // first changed byte, counted from the buffer's end (after) or the guard's start (before)
+  bool after = true;   // the guard after the buffer (else before it)
+  int64_t offset = 0;  // first changed byte, counted from the buffer's end (after) or the guard's start (before)
 };
 
 // The first damaged guard of `a`'s guarded buffers, checked on the device against
 // `pattern` (kGuardBytes of kGuardPattern) with `checker`, or, without a checker, on the host.
-std::optional<GuardDamage> damaged_guard(const Allocation& a, const DeviceChecker* checker, const DeviceBuffer* pattern);
+std::optional<GuardDamage> damaged_guard(const Allocation& a, const DeviceChecker* checker,
+                                         const DeviceBuffer* pattern);
 
 // A device buffer of kGuardBytes filled with kGuardPattern (synchronously).
 DeviceBuffer guard_pattern_buffer(const GpuContext& ctx);

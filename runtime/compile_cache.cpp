@@ -1,7 +1,5 @@
 #include "runtime/compile_cache.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "dsl/fnv_hash.h"
 

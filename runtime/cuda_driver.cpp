@@ -1,8 +1,8 @@
 #include "runtime/cuda_driver.h"
 
-#include <dlfcn.h>
-
 #include <mutex>
+
+#include <dlfcn.h>
 
 namespace cusched::runtime {
 

@@ -2,10 +2,10 @@
 // The CUDA driver API, loaded at run time with dlopen("libcuda.so.1") so that
 // every binary starts on a machine without a GPU. Types come from cuda.h; no
 // code links libcuda.
-#include <cuda.h>
-
 #include <optional>
 #include <string>
+
+#include <cuda.h>
 
 #include "dsl/error.h"
 

@@ -14,9 +14,24 @@ namespace {
 
 // Indices into the array of 64-bit result slots the kernels share.
 enum Slot : int {
-  kPoisoned, kPoisonedFirst, kNonfinite, kNonfiniteFirst, kOutside, kOutsideFirst,
-  kMaxAbs, kMaxRel, kDiffSq, kRefSq, kWorstDiff, kWorst,
-  kRefMin, kRefMax, kRefSum, kRefNonfiniteFirst, kFirstDifference, kChecksum,
+  kPoisoned,
+  kPoisonedFirst,
+  kNonfinite,
+  kNonfiniteFirst,
+  kOutside,
+  kOutsideFirst,
+  kMaxAbs,
+  kMaxRel,
+  kDiffSq,
+  kRefSq,
+  kWorstDiff,
+  kWorst,
+  kRefMin,
+  kRefMax,
+  kRefSum,
+  kRefNonfiniteFirst,
+  kFirstDifference,
+  kChecksum,
   kSlotCount
 };
 
@@ -33,13 +48,20 @@ std::array<uint64_t, kSlotCount> initial_slots() {
 // The dtype codes the kernels switch on.
 int dtype_code(DType t) {
   switch (t) {
-    case DType::f32: return 0;
-    case DType::f64: return 1;
-    case DType::f16: return 2;
-    case DType::bf16: return 3;
-    case DType::i32: return 4;
-    case DType::i64: return 5;
-    case DType::boolean: return 6;
+    case DType::f32:
+      return 0;
+    case DType::f64:
+      return 1;
+    case DType::f16:
+      return 2;
+    case DType::bf16:
+      return 3;
+    case DType::i32:
+      return 4;
+    case DType::i64:
+      return 5;
+    case DType::boolean:
+      return 6;
   }
   return 0;
 }
@@ -299,7 +321,8 @@ DeviceChecker::DeviceChecker(const GpuContext& ctx, double watchdog_s)
       slots_(kSlotCount * sizeof(uint64_t)),
       max_blocks_(static_cast<unsigned>(ctx.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)) * 8) {}
 
-DeviceChecker::Slots DeviceChecker::launch(CUfunction f, void** params, int64_t work_items, const std::string& what) const {
+DeviceChecker::Slots DeviceChecker::launch(CUfunction f, void** params, int64_t work_items,
+                                           const std::string& what) const {
   const CudaDriver& d = driver();
   Slots s{initial_slots()};
   check_cuda(d.MemcpyHtoD(slots_.ptr(), s.v.data(), sizeof s.v), "Resetting the check's result slots");

@@ -29,8 +29,8 @@ DeviceInfo query_device(int index) {
   const CudaDriver& d = driver();
   int count = device_count();
   if (index < 0 || index >= count)
-    fail("no-such-device", "There is no CUDA device " + std::to_string(index) + "; this machine has " +
-                               std::to_string(count) + ".",
+    fail("no-such-device",
+         "There is no CUDA device " + std::to_string(index) + "; this machine has " + std::to_string(count) + ".",
          "Pick a device index from 0 to " + std::to_string(count - 1) + ".");
   CUdevice dev;
   check_cuda(d.DeviceGet(&dev, index), "cuDeviceGet");

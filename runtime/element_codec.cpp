@@ -35,9 +35,12 @@ float half_bits_to_float(uint16_t h) {
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
   float magnitude;
-  if (exp == 0) magnitude = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) magnitude = mant ? NAN : INFINITY;
-  else magnitude = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
+  if (exp == 0)
+    magnitude = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    magnitude = mant ? NAN : INFINITY;
+  else
+    magnitude = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
   return sign ? -magnitude : magnitude;
 }
 
@@ -58,26 +61,81 @@ float bf16_bits_to_float(uint16_t b) {
 
 double load_element(DType t, const void* p) {
   switch (t) {
-    case DType::f32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::f64: { double v; std::memcpy(&v, p, 8); return v; }
-    case DType::f16: { uint16_t v; std::memcpy(&v, p, 2); return half_bits_to_float(v); }
-    case DType::bf16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_bits_to_float(v); }
-    case DType::i32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::i64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case DType::boolean: { uint8_t v; std::memcpy(&v, p, 1); return v ? 1.0 : 0.0; }
+    case DType::f32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::f64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DType::f16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return half_bits_to_float(v);
+    }
+    case DType::bf16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_bits_to_float(v);
+    }
+    case DType::i32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::i64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case DType::boolean: {
+      uint8_t v;
+      std::memcpy(&v, p, 1);
+      return v ? 1.0 : 0.0;
+    }
   }
   return 0;
 }
 
 void store_element(DType t, double v, void* p) {
   switch (t) {
-    case DType::f32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
-    case DType::f64: { std::memcpy(p, &v, 8); return; }
-    case DType::f16: { uint16_t x = float_to_half_bits(static_cast<float>(v)); std::memcpy(p, &x, 2); return; }
-    case DType::bf16: { uint16_t x = float_to_bf16_bits(static_cast<float>(v)); std::memcpy(p, &x, 2); return; }
-    case DType::i32: { int32_t x = static_cast<int32_t>(std::llround(v)); std::memcpy(p, &x, 4); return; }
-    case DType::i64: { int64_t x = std::llround(v); std::memcpy(p, &x, 8); return; }
-    case DType::boolean: { uint8_t x = v != 0 ? 1 : 0; std::memcpy(p, &x, 1); return; }
+    case DType::f32: {
+      float x = static_cast<float>(v);
+      std::memcpy(p, &x, 4);
+      return;
+    }
+    case DType::f64: {
+      std::memcpy(p, &v, 8);
+      return;
+    }
+    case DType::f16: {
+      uint16_t x = float_to_half_bits(static_cast<float>(v));
+      std::memcpy(p, &x, 2);
+      return;
+    }
+    case DType::bf16: {
+      uint16_t x = float_to_bf16_bits(static_cast<float>(v));
+      std::memcpy(p, &x, 2);
+      return;
+    }
+    case DType::i32: {
+      int32_t x = static_cast<int32_t>(std::llround(v));
+      std::memcpy(p, &x, 4);
+      return;
+    }
+    case DType::i64: {
+      int64_t x = std::llround(v);
+      std::memcpy(p, &x, 8);
+      return;
+    }
+    case DType::boolean: {
+      uint8_t x = v != 0 ? 1 : 0;
+      std::memcpy(p, &x, 1);
+      return;
+    }
   }
 }
 

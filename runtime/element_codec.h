@@ -7,9 +7,9 @@
 
 namespace cusched::runtime {
 
-uint16_t float_to_half_bits(float f);   // round to nearest even
+uint16_t float_to_half_bits(float f);  // round to nearest even
 float half_bits_to_float(uint16_t h);
-uint16_t float_to_bf16_bits(float f);   // round to nearest even
+uint16_t float_to_bf16_bits(float f);  // round to nearest even
 float bf16_bits_to_float(uint16_t b);
 
 // The element at `p` (of type `t`) as a double.

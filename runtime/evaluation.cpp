@@ -36,8 +36,7 @@ bool uses_host_check(const EvalRequest& request) {
 }
 
 bool verdict_breaks_context(Verdict v) {
-  return v == Verdict::illegal_address || v == Verdict::launch_error || v == Verdict::timeout ||
-         v == Verdict::crashed;
+  return v == Verdict::illegal_address || v == Verdict::launch_error || v == Verdict::timeout || v == Verdict::crashed;
 }
 
 namespace {
@@ -63,13 +62,16 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 void validate_pair(const EvalRequest& req) {
   const auto& cand = req.candidate;
   const auto& ref = req.reference;
-  if (cand.launches.empty()) fail("bad-bundle", "The candidate bundle has no launches.", "Give the bundle at least one launch.");
-  if (ref.launches.empty()) fail("bad-bundle", "The reference bundle has no launches.", "Give the bundle at least one launch.");
+  if (cand.launches.empty())
+    fail("bad-bundle", "The candidate bundle has no launches.", "Give the bundle at least one launch.");
+  if (ref.launches.empty())
+    fail("bad-bundle", "The reference bundle has no launches.", "Give the bundle at least one launch.");
   for (const auto* in : with_role(cand, BufferRole::Input)) {
     const BufferSpec* r = ref.find_buffer(in->name);
     if (!r || r->role != BufferRole::Input || r->dtype != in->dtype || r->shape != in->shape)
-      fail("bad-request", "The reference bundle has no input '" + in->name + "' of dtype " + dtype_name(in->dtype) +
-                              " and shape " + shape_text(in->shape) + " like the candidate's.",
+      fail("bad-request",
+           "The reference bundle has no input '" + in->name + "' of dtype " + dtype_name(in->dtype) + " and shape " +
+               shape_text(in->shape) + " like the candidate's.",
            "Generate the candidate and the reference from the same problem.");
   }
   for (const auto* in : with_role(ref, BufferRole::Input))
@@ -77,11 +79,13 @@ void validate_pair(const EvalRequest& req) {
       fail("bad-request", "The reference reads the input '" + in->name + "', which the candidate does not declare.",
            "Generate the candidate and the reference from the same problem.");
   auto outputs = with_role(cand, BufferRole::Output);
-  if (outputs.empty()) fail("bad-bundle", "The candidate bundle has no output buffer.", "Mark the result buffers with role output.");
+  if (outputs.empty())
+    fail("bad-bundle", "The candidate bundle has no output buffer.", "Mark the result buffers with role output.");
   for (const auto* out : outputs) {
     const BufferSpec* r = ref.find_buffer(out->name);
     if (!r || r->role != BufferRole::Output || r->shape != out->shape)
-      fail("bad-request", "The reference bundle has no output '" + out->name + "' of shape " + shape_text(out->shape) + ".",
+      fail("bad-request",
+           "The reference bundle has no output '" + out->name + "' of shape " + shape_text(out->shape) + ".",
            "Generate the candidate and the reference from the same problem.");
   }
   for (const auto& in : req.inputs)
@@ -108,7 +112,8 @@ std::vector<TrialPlan> plan_trials(const EvalRequest& req) {
   std::vector<TrialPlan> plans;
   if (!req.inputs_dir.empty()) plans.push_back({"inputs from " + req.inputs_dir, -2, false, true});
   for (int s = 0; s < std::max(3, req.seeds); ++s) plans.push_back({"seed " + std::to_string(s), s, false, false});
-  bool any_adversarial = std::any_of(req.inputs.begin(), req.inputs.end(), [](const InputSpec& i) { return i.adversarial.has_value(); });
+  bool any_adversarial =
+      std::any_of(req.inputs.begin(), req.inputs.end(), [](const InputSpec& i) { return i.adversarial.has_value(); });
   if (any_adversarial) plans.push_back({"adversarial", 0, true, false});
   return plans;
 }
@@ -131,8 +136,9 @@ HostTensors trial_inputs(const EvalRequest& req, const TrialPlan& plan) {
       if (std::filesystem::exists(path)) {
         NpyArray a = read_npy(path);
         if (a.dtype != b->dtype || a.shape != b->shape)
-          fail("bad-npy", "The file " + path + " holds " + dtype_name(a.dtype) + " " + shape_text(a.shape) +
-                              " but input '" + b->name + "' is " + dtype_name(b->dtype) + " " + shape_text(b->shape) + ".",
+          fail("bad-npy",
+               "The file " + path + " holds " + dtype_name(a.dtype) + " " + shape_text(a.shape) + " but input '" +
+                   b->name + "' is " + dtype_name(b->dtype) + " " + shape_text(b->shape) + ".",
                "Save the input with the dtype and shape the problem declares.");
         out[b->name] = std::move(a.data);
         continue;
@@ -175,7 +181,9 @@ constexpr size_t kMaxTimingSets = 4;
 class PhaseClock {
  public:
   explicit PhaseClock(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~PhaseClock() { total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count(); }
+  ~PhaseClock() {
+    total_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
   PhaseClock(const PhaseClock&) = delete;
   PhaseClock& operator=(const PhaseClock&) = delete;
 
@@ -188,12 +196,14 @@ std::vector<double> as_doubles(DType t, const std::vector<uint8_t>& raw) {
   const size_t w = static_cast<size_t>(dtype_bytes(t));
   std::vector<double> out(raw.size() / w);
   for_each_host_chunk(static_cast<int64_t>(out.size()), [&](int64_t, int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) out[static_cast<size_t>(i)] = load_element(t, raw.data() + static_cast<size_t>(i) * w);
+    for (int64_t i = begin; i < end; ++i)
+      out[static_cast<size_t>(i)] = load_element(t, raw.data() + static_cast<size_t>(i) * w);
   });
   return out;
 }
 
-void save_tensor(const std::string& dir, const std::string& file, const BufferSpec& b, const std::vector<uint8_t>& data, DType t) {
+void save_tensor(const std::string& dir, const std::string& file, const BufferSpec& b, const std::vector<uint8_t>& data,
+                 DType t) {
   std::filesystem::create_directories(dir);
   write_npy(dir + "/" + file, NpyArray{t, b.shape, data});
 }
@@ -211,9 +221,15 @@ Verdict verdict_for_cuda(CUresult r) {
 
 bool sticky(CUresult r) {
   switch (r) {
-    case CUDA_ERROR_ILLEGAL_ADDRESS: case CUDA_ERROR_MISALIGNED_ADDRESS: case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR: case CUDA_ERROR_ILLEGAL_INSTRUCTION: case CUDA_ERROR_INVALID_PC:
-    case CUDA_ERROR_LAUNCH_FAILED: case CUDA_ERROR_LAUNCH_TIMEOUT: case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
       return true;
     default:
       return false;
@@ -304,9 +320,11 @@ class Evaluation {
         throw std::runtime_error("the device-side check kernels did not compile: " + e.error().message);
       }
       // One trial's peak: its pristine inputs, the candidate's and the reference's buffers.
-      if (!device_has_room(0, input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference))) {
+      if (!device_has_room(0,
+                           input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference))) {
         process_trial_cache().clear();
-        if (!device_has_room(0, input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference)))
+        if (!device_has_room(0,
+                             input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference)))
           host = true;  // too little device memory for the pristine copies: the host check needs none
       }
     }
@@ -341,8 +359,9 @@ class Evaluation {
   }
 
   EvalResult passed_message() {
-    return finish(Verdict::ok, "The candidate matched the reference on " + std::to_string(res_.trials) + " trials" +
-                                   (req_.time_it ? " and ran at " + std::to_string(res_.pct_of_floor) + "% of its floor." : "."));
+    return finish(Verdict::ok,
+                  "The candidate matched the reference on " + std::to_string(res_.trials) + " trials" +
+                      (req_.time_it ? " and ran at " + std::to_string(res_.pct_of_floor) + "% of its floor." : "."));
   }
 
   // ---- The host check: every trial's data generated, uploaded and downloaded.
@@ -355,14 +374,17 @@ class Evaluation {
       for (const auto& plan : plans) inputs.push_back(trial_inputs(req_, plan));
     }
     for (size_t t = 0; t < plans.size(); ++t) {
-      if (auto failed = verify_on_host(ctx, cand_module, ref_module, plans[t], inputs[t], static_cast<int>(t))) return *failed;
+      if (auto failed = verify_on_host(ctx, cand_module, ref_module, plans[t], inputs[t], static_cast<int>(t)))
+        return *failed;
       res_.trials = static_cast<int>(t + 1);
       tick("trial " + std::to_string(t));
     }
     if (req_.time_it) {
       std::vector<TimingSet> sets;
       for (size_t t = timing_trial(plans); t < plans.size() && sets.size() < kMaxTimingSets; ++t)
-        if (host_references_.count(static_cast<int>(t))) sets.push_back({static_cast<int>(t), plans[t].label, &inputs[t], nullptr, &host_references_.at(static_cast<int>(t)), nullptr});
+        if (host_references_.count(static_cast<int>(t)))
+          sets.push_back({static_cast<int>(t), plans[t].label, &inputs[t], nullptr,
+                          &host_references_.at(static_cast<int>(t)), nullptr});
       if (auto failed = measure(ctx, cand_module, sets)) return *failed;
     }
     return passed_message();
@@ -384,7 +406,8 @@ class Evaluation {
       {
         PhaseClock clock(res_.phase_ms.upload);
         InputProtection protection;
-        alloc = allocate_buffers(cand, ctx, &inputs, nullptr, true, req_.read_only_inputs, &protection, req_.watchdog_s);
+        alloc =
+            allocate_buffers(cand, ctx, &inputs, nullptr, true, req_.read_only_inputs, &protection, req_.watchdog_s);
         note_protection(protection);
       }
       {
@@ -401,8 +424,10 @@ class Evaluation {
       std::map<std::string, std::vector<uint8_t>> inputs_after;
       {
         PhaseClock clock(res_.phase_ms.download);
-        for (const auto* b : with_role(cand, BufferRole::Output)) cand_out[b->name] = alloc->buffers.at(b->name).download();
-        for (const auto* b : with_role(cand, BufferRole::Input)) inputs_after[b->name] = alloc->buffers.at(b->name).download();
+        for (const auto* b : with_role(cand, BufferRole::Output))
+          cand_out[b->name] = alloc->buffers.at(b->name).download();
+        for (const auto* b : with_role(cand, BufferRole::Input))
+          inputs_after[b->name] = alloc->buffers.at(b->name).download();
       }
       PhaseClock clock(res_.phase_ms.check);
       for (const auto* b : with_role(cand, BufferRole::Input)) {
@@ -433,12 +458,14 @@ class Evaluation {
         ctx.wait(req_.watchdog_s, "The reference" + where);
       }
       PhaseClock clock(res_.phase_ms.download);
-      for (const auto* b : with_role(req_.reference, BufferRole::Output)) ref_out[b->name] = alloc->buffers.at(b->name).download();
+      for (const auto* b : with_role(req_.reference, BufferRole::Output))
+        ref_out[b->name] = alloc->buffers.at(b->name).download();
     }
     stage_ = Stage::setup;
 
     if (!req_.save_io_dir.empty()) {
-      for (const auto* b : with_role(cand, BufferRole::Input)) save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, inputs.at(b->name), b->dtype);
+      for (const auto* b : with_role(cand, BufferRole::Input))
+        save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, inputs.at(b->name), b->dtype);
       for (const auto* b : with_role(cand, BufferRole::Output)) {
         save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, cand_out.at(b->name), b->dtype);
         const BufferSpec* r = req_.reference.find_buffer(b->name);
@@ -456,7 +483,8 @@ class Evaluation {
         oc = check_output(b->name, b->dtype, cand_out.at(b->name).data(), ref.data(), b->elements(), req_.tol,
                           !b->zero_before_launch);
       if (auto failed = judge(index, plan, *b, rc, oc)) return failed;
-      if (req_.time_it && !plan.from_dir && (host_references_.count(index) || host_references_.size() < host_timing_sets()))
+      if (req_.time_it && !plan.from_dir &&
+          (host_references_.count(index) || host_references_.size() < host_timing_sets()))
         host_references_[index][b->name] = std::move(ref);
     }
     return std::nullopt;
@@ -491,7 +519,8 @@ class Evaluation {
       all_cached = all_cached && cached;
       res_.trial_cache_hit = all_cached;
       std::shared_ptr<const DeviceTrial> used;
-      auto failed = verify_on_device(ctx, checker, cand_module, ref_module, plans[t], static_cast<int>(t), cached, used);
+      auto failed =
+          verify_on_device(ctx, checker, cand_module, ref_module, plans[t], static_cast<int>(t), cached, used);
       // A fresh trial whose reference ran is kept, whatever the candidate did, while the device has room.
       bool stored = false;
       if (!cached && used && !used->reference_outputs.empty() &&
@@ -531,7 +560,8 @@ class Evaluation {
   // reference run, returned in `used`); returns the failing result, or nullopt.
   std::optional<EvalResult> verify_on_device(const GpuContext& ctx, const DeviceChecker& checker,
                                              const LoadedModule& cand_module, const LoadedModule& ref_module,
-                                             const TrialPlan& plan, int index, std::shared_ptr<const DeviceTrial> cached,
+                                             const TrialPlan& plan, int index,
+                                             std::shared_ptr<const DeviceTrial> cached,
                                              std::shared_ptr<const DeviceTrial>& used) {
     const auto& cand = req_.candidate;
     const std::string where = " in trial " + std::to_string(index) + " (" + plan.label + ")";
@@ -561,7 +591,8 @@ class Evaluation {
     {
       PhaseClock clock(res_.phase_ms.candidate);
       InputProtection protection;
-      cand_alloc = allocate_buffers(cand, ctx, nullptr, &trial.inputs, true, req_.read_only_inputs, &protection, req_.watchdog_s);
+      cand_alloc = allocate_buffers(cand, ctx, nullptr, &trial.inputs, true, req_.read_only_inputs, &protection,
+                                    req_.watchdog_s);
       note_protection(protection);
       LaunchSequence seq(cand, cand_module, cand_alloc->addresses);
       seq.enqueue(ctx.stream());
@@ -575,7 +606,8 @@ class Evaluation {
       for (const auto* b : with_role(cand, BufferRole::Input)) {
         int64_t first = checker.first_difference(cand_alloc->buffers.at(b->name).ptr(), trial.inputs.at(b->name).ptr(),
                                                  static_cast<size_t>(b->bytes()));
-        if (first >= 0) return fail_trial(index, Verdict::input_modified, b->name, input_modified_message(*b, where, first));
+        if (first >= 0)
+          return fail_trial(index, Verdict::input_modified, b->name, input_modified_message(*b, where, first));
       }
     }
 
@@ -584,7 +616,8 @@ class Evaluation {
       stage_ = Stage::reference;
       {
         PhaseClock clock(res_.phase_ms.reference);
-        auto ref_alloc = allocate_buffers(req_.reference, ctx, nullptr, &fresh->inputs, false, false, nullptr, req_.watchdog_s);
+        auto ref_alloc =
+            allocate_buffers(req_.reference, ctx, nullptr, &fresh->inputs, false, false, nullptr, req_.watchdog_s);
         LaunchSequence seq(req_.reference, ref_module, ref_alloc->addresses);
         seq.enqueue(ctx.stream());
         ctx.wait(req_.watchdog_s, "The reference" + where);
@@ -595,7 +628,8 @@ class Evaluation {
       PhaseClock clock(res_.phase_ms.check);
       for (const auto& [name, buf] : fresh->reference_outputs) {
         const BufferSpec* r = req_.reference.find_buffer(name);
-        fresh->reference_checks[name] = judge_reference(name, checker.reference_stats(buf.ptr(), r->dtype, r->elements()));
+        fresh->reference_checks[name] =
+            judge_reference(name, checker.reference_stats(buf.ptr(), r->dtype, r->elements()));
       }
     }
 
@@ -607,8 +641,8 @@ class Evaluation {
       if (rc.verdict == Verdict::ok)
         oc = judge_output(b->name,
                           checker.output_stats(cand_alloc->buffers.at(b->name).ptr(), b->dtype,
-                                               trial.reference_outputs.at(b->name).ptr(), r->dtype, b->elements(), req_.tol,
-                                               !b->zero_before_launch),
+                                               trial.reference_outputs.at(b->name).ptr(), r->dtype, b->elements(),
+                                               req_.tol, !b->zero_before_launch),
                           req_.tol);
       if (auto failed = judge(index, plan, *b, rc, oc)) return failed;
     }
@@ -652,7 +686,8 @@ class Evaluation {
   // kMaxTimingSets within 8 GiB of host memory, at least one.
   size_t host_timing_sets() const {
     size_t per_trial = 0;
-    for (const auto* b : with_role(req_.candidate, BufferRole::Output)) per_trial += static_cast<size_t>(b->elements()) * 8;
+    for (const auto* b : with_role(req_.candidate, BufferRole::Output))
+      per_trial += static_cast<size_t>(b->elements()) * 8;
     const size_t budget = size_t{8} << 30;
     return std::max<size_t>(1, std::min(kMaxTimingSets, per_trial ? budget / per_trial : kMaxTimingSets));
   }
@@ -675,20 +710,21 @@ class Evaluation {
       const BufferSpec* r = req_.reference.find_buffer(b->name);
       OutputCheck rc, oc;
       if (checker) {
-        oc = judge_output(b->name,
-                          checker->output_stats(alloc.buffers.at(b->name).ptr(), b->dtype,
-                                                set.device_references->at(b->name).ptr(), r->dtype, b->elements(), req_.tol,
-                                                !b->zero_before_launch),
-                          req_.tol);
+        oc = judge_output(
+            b->name,
+            checker->output_stats(alloc.buffers.at(b->name).ptr(), b->dtype, set.device_references->at(b->name).ptr(),
+                                  r->dtype, b->elements(), req_.tol, !b->zero_before_launch),
+            req_.tol);
       } else {
         std::vector<uint8_t> out = alloc.buffers.at(b->name).download();
-        oc = check_output(b->name, b->dtype, out.data(), set.host_references->at(b->name).data(), b->elements(), req_.tol,
-                          !b->zero_before_launch);
+        oc = check_output(b->name, b->dtype, out.data(), set.host_references->at(b->name).data(), b->elements(),
+                          req_.tol, !b->zero_before_launch);
       }
       if (oc.verdict != Verdict::ok)
-        return fail_trial(set.trial, oc.verdict, b->name,
-                          oc.message.substr(0, oc.message.size() - 1) + where +
-                              "; every timed run is verified, so a kernel that replays or skips work on later launches fails.");
+        return fail_trial(
+            set.trial, oc.verdict, b->name,
+            oc.message.substr(0, oc.message.size() - 1) + where +
+                "; every timed run is verified, so a kernel that replays or skips work on later launches fails.");
     }
     return std::nullopt;
   }
@@ -696,8 +732,8 @@ class Evaluation {
   // Times the candidate on buffers of its own per input set, rotating over the sets
   // from one run to the next; outputs are poisoned before every run, and after every
   // timed run they (and the guards) are checked against that set's reference.
-  std::optional<EvalResult> measure(const GpuContext& ctx, const LoadedModule& cand_module, const std::vector<TimingSet>& sets,
-                                    const DeviceChecker* checker = nullptr) {
+  std::optional<EvalResult> measure(const GpuContext& ctx, const LoadedModule& cand_module,
+                                    const std::vector<TimingSet>& sets, const DeviceChecker* checker = nullptr) {
     PhaseClock clock(res_.phase_ms.timing);
     stage_ = Stage::setup;
     const MemoryBandwidth bw = memory_bandwidth(ctx);
@@ -711,8 +747,8 @@ class Evaluation {
       // Buffers for a further set only while the device keeps its margin (runtime/trial_cache.h).
       if (!allocs.empty() && !device_has_room(0, bundle_bytes(req_.candidate))) break;
       InputProtection protection;
-      allocs.push_back(allocate_buffers(req_.candidate, ctx, set.host_inputs, set.device_inputs, true, req_.read_only_inputs,
-                                        &protection, req_.watchdog_s));
+      allocs.push_back(allocate_buffers(req_.candidate, ctx, set.host_inputs, set.device_inputs, true,
+                                        req_.read_only_inputs, &protection, req_.watchdog_s));
       note_protection(protection);
       seqs.push_back(std::make_unique<LaunchSequence>(req_.candidate, cand_module, allocs.back()->addresses));
     }
@@ -735,13 +771,15 @@ class Evaluation {
       ++res_.timed_runs_verified;
       return true;
     };
-    res_.times_ms = time_runs(ctx, hooks, req_.timing, req_.watchdog_s, [&] { tick("timed run " + std::to_string(run++)); });
+    res_.times_ms =
+        time_runs(ctx, hooks, req_.timing, req_.watchdog_s, [&] { tick("timed run " + std::to_string(run++)); });
     if (failure) return failure;
     if (req_.time_each_launch && seqs[0]->launch_count() > 1) {
       const LaunchSequence& seq = *seqs[0];
       for (size_t k = 0; k < seq.launch_count(); ++k) {
-        auto times = time_launch_sequence(ctx, [&] { seq.enqueue_launch(ctx.stream(), k); }, req_.timing, req_.watchdog_s,
-                                          [&] { tick("timed launch " + std::to_string(k)); });
+        auto times = time_launch_sequence(
+            ctx, [&] { seq.enqueue_launch(ctx.stream(), k); }, req_.timing, req_.watchdog_s,
+            [&] { tick("timed launch " + std::to_string(k)); });
         res_.launch_ms.emplace_back(seq.launch_name(k), summarize_times(times).median_ms);
       }
     }
@@ -754,10 +792,12 @@ class Evaluation {
     res_.pct_of_floor = res_.median_ms > 0 ? 100.0 * res_.floor_ms / res_.median_ms : 0;
     const double least_ms = least_possible_ms(req_.floor, bw);
     if (least_ms > 0 && res_.median_ms < kUnderFloorFraction * least_ms)
-      return finish(Verdict::under_floor, "The median time " + std::to_string(res_.median_ms) + " ms is under the " +
-                                              std::to_string(least_ms) + " ms that the work takes at least" +
-                                              (bw.peak > 0 ? " at the memory's peak rate of " + std::to_string(bw.peak / 1e9) + " GB/s" : "") +
-                                              ", so the kernel cannot be doing the whole job.");
+      return finish(
+          Verdict::under_floor,
+          "The median time " + std::to_string(res_.median_ms) + " ms is under the " + std::to_string(least_ms) +
+              " ms that the work takes at least" +
+              (bw.peak > 0 ? " at the memory's peak rate of " + std::to_string(bw.peak / 1e9) + " GB/s" : "") +
+              ", so the kernel cannot be doing the whole job.");
     return std::nullopt;
   }
 

@@ -3,10 +3,11 @@
 // verification on fresh inputs, then timing against the problem's floor.
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "codegen/kernel_bundle.h"
 
@@ -46,17 +47,17 @@ struct Floor {
 
 struct EvalRequest {
   KernelBundle candidate, reference;
-  std::vector<InputSpec> inputs;   // inputs not listed: normal(0, 1) floats, randint(0, 9) integers
+  std::vector<InputSpec> inputs;  // inputs not listed: normal(0, 1) floats, randint(0, 9) integers
   Tolerance tol;
   TimingConfig timing;
   Floor floor;
-  int seeds = 3;                   // trials from the standard distributions (at least 3 are run)
+  int seeds = 3;  // trials from the standard distributions (at least 3 are run)
   uint64_t base_seed = 0;
   bool time_it = true;
-  std::string inputs_dir;          // <buffer>.npy files for one extra first trial
-  std::string save_io_dir;         // writes trial<k>_<buffer>[.reference].npy
-  double watchdog_s = 20;          // longest wait for one launch sequence
-  int device = 0;                  // CUDA device index
+  std::string inputs_dir;   // <buffer>.npy files for one extra first trial
+  std::string save_io_dir;  // writes trial<k>_<buffer>[.reference].npy
+  double watchdog_s = 20;   // longest wait for one launch sequence
+  int device = 0;           // CUDA device index
   // Check on the host (download every output, input and reference) instead of
   // on the device with the trial cache. Also chosen by save_io_dir and by the
   // environment variable CUSCHED_HOST_CHECK=1.
@@ -96,7 +97,7 @@ enum class Verdict {
   internal_error,
 };
 
-std::string verdict_name(Verdict v);                        // "wrong_output"
+std::string verdict_name(Verdict v);  // "wrong_output"
 std::optional<Verdict> verdict_from_name(const std::string& s);
 
 // Wall-clock milliseconds an evaluation spent in each phase, summed over trials.
@@ -115,27 +116,27 @@ struct PhaseTimes {
 
 struct EvalResult {
   Verdict verdict = Verdict::internal_error;
-  std::string message;        // why, one sentence
-  std::string failed_buffer;  // the output (or input) a verification failure is about
-  int failed_trial = -1;      // the trial that failed, -1 when none did
+  std::string message;                                      // why, one sentence
+  std::string failed_buffer;                                // the output (or input) a verification failure is about
+  int failed_trial = -1;                                    // the trial that failed, -1 when none did
   double max_abs_err = 0, max_rel_err = 0, rel_l2_err = 0;  // worst over trials and outputs
-  int trials = 0;             // verification trials that ran
+  int trials = 0;                                           // verification trials that ran
   std::vector<double> times_ms;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double floor_ms = 0, pct_of_floor = 0;
-  double copy_bandwidth_gbs = 0;  // measured once per process, bytes read + written
-  double read_bandwidth_gbs = 0;  // measured once per process, bytes read by a read-only stream
-  nlohmann::json compile_report;  // {"candidate": ..., "reference": ...}
+  double copy_bandwidth_gbs = 0;   // measured once per process, bytes read + written
+  double read_bandwidth_gbs = 0;   // measured once per process, bytes read by a read-only stream
+  nlohmann::json compile_report;   // {"candidate": ..., "reference": ...}
   std::string precision;           // declared
   std::string compiled_precision;  // the narrowest precision found in the candidate's PTX (runtime/precision_scan.h)
   std::string input_protection;    // "read-only mapping" or "checksum" (see InputProtection), with the note below
   std::string input_protection_note;
-  int timed_runs_verified = 0;     // timed runs whose outputs were checked against the reference
-  int timing_input_sets = 0;       // the distinct input sets the timed runs rotated over
+  int timed_runs_verified = 0;  // timed runs whose outputs were checked against the reference
+  int timing_input_sets = 0;    // the distinct input sets the timed runs rotated over
   std::string device_name;
   PhaseTimes phase_ms;
-  std::string check_path;         // "device" (trial cache and device-side checks) or "host"
-  bool trial_cache_hit = false;   // every trial's inputs and reference outputs came from the trial cache
+  std::string check_path;        // "device" (trial cache and device-side checks) or "host"
+  bool trial_cache_hit = false;  // every trial's inputs and reference outputs came from the trial cache
   // Median of each launch timed alone, in launch order (EvalRequest::time_each_launch).
   std::vector<std::pair<std::string, double>> launch_ms;
 

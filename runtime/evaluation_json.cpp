@@ -71,7 +71,10 @@ nlohmann::json EvalRequest::to_json() const {
   }
   j["tol"] = {{"atol", tol.atol}, {"rtol", tol.rtol}, {"rel_l2", tol.rel_l2}};
   j["timing"] = {{"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}};
-  j["floor"] = {{"bytes", floor.bytes}, {"flops", floor.flops}, {"precision", floor.precision}, {"written_bytes", floor.written_bytes}};
+  j["floor"] = {{"bytes", floor.bytes},
+                {"flops", floor.flops},
+                {"precision", floor.precision},
+                {"written_bytes", floor.written_bytes}};
   j["seeds"] = seeds;
   j["base_seed"] = base_seed;
   j["time_it"] = time_it;
@@ -134,8 +137,8 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json PhaseTimes::to_json() const {
-  return {{"compile", compile}, {"generate", generate}, {"upload", upload},     {"candidate", candidate},
-          {"reference", reference}, {"download", download}, {"check", check}, {"timing", timing}};
+  return {{"compile", compile},     {"generate", generate}, {"upload", upload}, {"candidate", candidate},
+          {"reference", reference}, {"download", download}, {"check", check},   {"timing", timing}};
 }
 
 PhaseTimes PhaseTimes::from_json(const nlohmann::json& j) {
@@ -191,7 +194,9 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
   try {
     EvalResult r;
     auto v = verdict_from_name(j.at("verdict").get<std::string>());
-    if (!v) fail("bad-result", "The evaluation result names an unknown verdict.", "Produce results with EvalResult::to_json.");
+    if (!v)
+      fail("bad-result", "The evaluation result names an unknown verdict.",
+           "Produce results with EvalResult::to_json.");
     r.verdict = *v;
     r.message = j.value("message", "");
     r.failed_buffer = j.value("failed_buffer", "");

@@ -17,9 +17,10 @@ GpuContext::GpuContext(int device_index) : index_(device_index) {
   int count = 0;
   check_cuda(d.DeviceGetCount(&count), "cuDeviceGetCount");
   if (device_index < 0 || device_index >= count)
-    fail("no-such-device", "There is no CUDA device " + std::to_string(device_index) + "; this machine has " +
-                               std::to_string(count) + ".",
-         "Pick a device index from 0 to " + std::to_string(count - 1) + ".");
+    fail(
+        "no-such-device",
+        "There is no CUDA device " + std::to_string(device_index) + "; this machine has " + std::to_string(count) + ".",
+        "Pick a device index from 0 to " + std::to_string(count - 1) + ".");
   check_cuda(d.DeviceGet(&device_, device_index), "cuDeviceGet");
   check_cuda(d.DevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
   check_cuda(d.CtxSetCurrent(context_), "cuCtxSetCurrent");

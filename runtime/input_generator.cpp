@@ -73,7 +73,8 @@ std::vector<uint8_t> generate_input(const BufferSpec& buffer, const Distribution
     fail("bad-distribution", "The randint range for input '" + buffer.name + "' holds no integer.",
          "Give randint a low bound a and a high bound b with a <= b.");
   if (d.kind == "normal" && !(d.b >= 0))
-    fail("bad-distribution", "The normal distribution for input '" + buffer.name + "' has a negative standard deviation.",
+    fail("bad-distribution",
+         "The normal distribution for input '" + buffer.name + "' has a negative standard deviation.",
          "Give normal a standard deviation b >= 0.");
   const int64_t n = buffer.elements();
   const int width = dtype_bytes(buffer.dtype);

@@ -12,8 +12,9 @@
 namespace cusched::runtime {
 
 nlohmann::json InterpVerification::to_json() const {
-  nlohmann::json j = {{"verdict", verdict}, {"message", message}, {"max_abs_err", max_abs_err},
-                      {"max_rel_err", max_rel_err}, {"rel_l2_err", rel_l2_err}, {"trials", trials}, {"backend", "interp"}};
+  nlohmann::json j = {{"verdict", verdict},         {"message", message},       {"max_abs_err", max_abs_err},
+                      {"max_rel_err", max_rel_err}, {"rel_l2_err", rel_l2_err}, {"trials", trials},
+                      {"backend", "interp"}};
   if (verdict == "rejected") j["error"] = error.to_json();
   return j;
 }
@@ -67,7 +68,8 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
         }
         auto bytes = generate_input(b, d, trial_seed(seed, t, b.name));
         std::vector<double> v(b.elements());
-        for (int64_t i = 0; i < b.elements(); ++i) v[i] = load_element(b.dtype, bytes.data() + i * dtype_bytes(b.dtype));
+        for (int64_t i = 0; i < b.elements(); ++i)
+          v[i] = load_element(b.dtype, bytes.data() + i * dtype_bytes(b.dtype));
         buffers[b.name] = v;
         inputs[b.name] = v;
       } else {

@@ -5,8 +5,9 @@
 // output checks as the GPU path (poisoned outputs, NaN/Inf, tolerance, degenerate
 // references).
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/schedule.h"
 #include "problems/problem.h"
@@ -14,10 +15,10 @@
 namespace cusched::runtime {
 
 struct InterpVerification {
-  std::string verdict;   // "ok", "wrong_output", "unwritten_output", "nan_or_inf", "reference_degenerate",
-                         // "rejected" (lowering or interpreter error, with error)
+  std::string verdict;  // "ok", "wrong_output", "unwritten_output", "nan_or_inf", "reference_degenerate",
+                        // "rejected" (lowering or interpreter error, with error)
   std::string message;
-  Error error;           // set when verdict is "rejected"
+  Error error;  // set when verdict is "rejected"
   double max_abs_err = 0, max_rel_err = 0, rel_l2_err = 0;
   int trials = 0;
   nlohmann::json to_json() const;

@@ -34,7 +34,8 @@ LaunchSequence::LaunchSequence(const KernelBundle& bundle, const LoadedModule& m
     for (const auto& arg : spec.args) {
       auto it = buffers.find(arg);
       if (it == buffers.end())
-        fail("bad-bundle", "Launch of '" + spec.kernel + "' names the buffer '" + arg + "', which the bundle does not declare.",
+        fail("bad-bundle",
+             "Launch of '" + spec.kernel + "' names the buffer '" + arg + "', which the bundle does not declare.",
              "List every kernel argument in the bundle's buffers.");
       bound.args.push_back(it->second);
     }

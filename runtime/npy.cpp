@@ -17,13 +17,20 @@ int64_t NpyArray::elements() const {
 
 std::string npy_descr(DType t) {
   switch (t) {
-    case DType::f32: return "<f4";
-    case DType::f64: return "<f8";
-    case DType::f16: return "<f2";
-    case DType::bf16: return "<u2";
-    case DType::i32: return "<i4";
-    case DType::i64: return "<i8";
-    case DType::boolean: return "|b1";
+    case DType::f32:
+      return "<f4";
+    case DType::f64:
+      return "<f8";
+    case DType::f16:
+      return "<f2";
+    case DType::bf16:
+      return "<u2";
+    case DType::i32:
+      return "<i4";
+    case DType::i64:
+      return "<i8";
+    case DType::boolean:
+      return "|b1";
   }
   return "?";
 }
@@ -31,8 +38,9 @@ std::string npy_descr(DType t) {
 namespace {
 
 const char kMagic[] = "\x93NUMPY";
-const std::string kSupported = "Save it with numpy.save from a C-ordered little-endian array of float32, float64, "
-                               "float16, int32, int64, bool, or uint16 holding bfloat16 bits.";
+const std::string kSupported =
+    "Save it with numpy.save from a C-ordered little-endian array of float32, float64, "
+    "float16, int32, int64, bool, or uint16 holding bfloat16 bits.";
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
   fail("bad-npy", "The file " + path + " is not a usable .npy array: " + what + ".", kSupported);
@@ -82,8 +90,10 @@ class HeaderReader {
         bad(path_, "its header has the unknown key '" + valid_utf8(key.substr(0, 40)) + "'");
       }
       space();
-      if (peek() == ',') ++i_;
-      else if (peek() != '}') bad(path_, "its header dictionary is malformed at byte " + std::to_string(i_));
+      if (peek() == ',')
+        ++i_;
+      else if (peek() != '}')
+        bad(path_, "its header dictionary is malformed at byte " + std::to_string(i_));
     }
     if (!h.has_descr) bad(path_, "its header has no 'descr'");
     if (!h.has_order) bad(path_, "its header has no 'fortran_order'");
@@ -98,12 +108,14 @@ class HeaderReader {
   }
   void expect(char c) {
     space();
-    if (peek() != c) bad(path_, std::string("its header dictionary is malformed: expected '") + c + "' at byte " + std::to_string(i_));
+    if (peek() != c)
+      bad(path_, std::string("its header dictionary is malformed: expected '") + c + "' at byte " + std::to_string(i_));
     ++i_;
   }
   std::string quoted() {
     char q = peek();
-    if (q != '\'' && q != '"') bad(path_, "its header dictionary is malformed: expected a quoted key or value at byte " + std::to_string(i_));
+    if (q != '\'' && q != '"')
+      bad(path_, "its header dictionary is malformed: expected a quoted key or value at byte " + std::to_string(i_));
     size_t end = t_.find(q, i_ + 1);
     if (end == std::string::npos || end - i_ > 64) bad(path_, "its header has an unterminated or overlong string");
     std::string out = t_.substr(i_ + 1, end - i_ - 1);
@@ -127,13 +139,16 @@ class HeaderReader {
         if (v > (int64_t{1} << 40)) bad(path_, "its shape has an entry too large to read");
         v = v * 10 + (t_[i_++] - '0');
       }
-      if (i_ == start) bad(path_, "its shape entry at byte " + std::to_string(start) + " is not a non-negative integer");
+      if (i_ == start)
+        bad(path_, "its shape entry at byte " + std::to_string(start) + " is not a non-negative integer");
       if (peek() == 'L') ++i_;
       if (dims.size() >= 32) bad(path_, "its shape has more than 32 dimensions");
       dims.push_back(v);
       space();
-      if (peek() == ',') ++i_;
-      else if (peek() != ')') bad(path_, "its shape is not a tuple of integers");
+      if (peek() == ',')
+        ++i_;
+      else if (peek() != ')')
+        bad(path_, "its shape is not a tuple of integers");
     }
     ++i_;
     return dims;
@@ -144,12 +159,15 @@ class HeaderReader {
   size_t i_ = 0;
 };
 
-NpyHeader parse_npy_header(const std::string& path, const std::string& header) { return HeaderReader(path, header).read(); }
+NpyHeader parse_npy_header(const std::string& path, const std::string& header) {
+  return HeaderReader(path, header).read();
+}
 
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
-  if (!std::ifstream(path, std::ios::binary)) fail("bad-npy", "The file " + path + " could not be opened.", "Check the path and its permissions.");
+  if (!std::ifstream(path, std::ios::binary))
+    fail("bad-npy", "The file " + path + " could not be opened.", "Check the path and its permissions.");
   std::string bytes;
   try {
     bytes = read_file_bounded(path, kMaxNpyBytes + 65536 + 12, "The .npy file");
@@ -199,8 +217,9 @@ NpyArray read_npy(const std::string& path) {
 void write_npy(const std::string& path, const NpyArray& array) {
   size_t need = static_cast<size_t>(array.elements()) * static_cast<size_t>(dtype_bytes(array.dtype));
   if (array.data.size() != need)
-    fail("npy-write-failed", "The array for " + path + " holds " + std::to_string(array.data.size()) +
-                                 " bytes but its shape needs " + std::to_string(need) + ".",
+    fail("npy-write-failed",
+         "The array for " + path + " holds " + std::to_string(array.data.size()) + " bytes but its shape needs " +
+             std::to_string(need) + ".",
          "Give write_npy data that matches its shape and dtype.");
   std::string shape = "(";
   for (size_t i = 0; i < array.shape.size(); ++i)
@@ -211,9 +230,13 @@ void write_npy(const std::string& path, const NpyArray& array) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  if (header.size() > 65535) fail("npy-write-failed", "The array for " + path + " has too many dimensions to save.", "Save arrays of fewer dimensions.");
+  if (header.size() > 65535)
+    fail("npy-write-failed", "The array for " + path + " has too many dimensions to save.",
+         "Save arrays of fewer dimensions.");
   std::ofstream out(path, std::ios::binary);
-  if (!out) fail("npy-write-failed", "The file " + path + " could not be created.", "Check that its folder exists and is writable.");
+  if (!out)
+    fail("npy-write-failed", "The file " + path + " could not be created.",
+         "Check that its folder exists and is writable.");
   out.write(kMagic, 6);
   const char version[2] = {1, 0};
   out.write(version, 2);

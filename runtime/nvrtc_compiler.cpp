@@ -1,15 +1,14 @@
 #include "runtime/nvrtc_compiler.h"
 
-#include <nvrtc.h>
-
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
-#include <tuple>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <tuple>
+
+#include <nvrtc.h>
+#include <unistd.h>
 
 #include "runtime/compile_cache.h"
 
@@ -22,9 +21,14 @@ namespace cusched::runtime {
 nlohmann::json CompiledModule::report() const {
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& r : resources) kernels.push_back(r.to_json());
-  return {{"arch", arch},           {"nvrtc_version", nvrtc_version()}, {"cache_key", cache_key},
-          {"cache_hit", cache_hit}, {"compile_ms", compile_ms},         {"cubin_bytes", cubin.size()},
-          {"kernels", kernels},     {"log", log}};
+  return {{"arch", arch},
+          {"nvrtc_version", nvrtc_version()},
+          {"cache_key", cache_key},
+          {"cache_hit", cache_hit},
+          {"compile_ms", compile_ms},
+          {"cubin_bytes", cubin.size()},
+          {"kernels", kernels},
+          {"log", log}};
 }
 
 std::string nvrtc_version() {
@@ -81,8 +85,7 @@ struct NvrtcOutput {
 
 // One NVRTC run: the CUBIN, the log and the PTX. Throws CompileFailure.
 NvrtcOutput run_nvrtc(const std::string& source, const std::map<std::string, std::string>& headers,
-                                              const std::vector<std::string>& opts, const std::string& name,
-                                              const std::string& arch) {
+                      const std::vector<std::string>& opts, const std::string& name, const std::string& arch) {
   std::vector<const char*> header_bodies, header_names;
   for (const auto& [hname, body] : headers) {
     header_names.push_back(hname.c_str());

@@ -2,9 +2,10 @@
 // CUDA C++ source to CUBIN with NVRTC, with the ptxas resource report and an
 // on-disk compile cache. Needs no GPU.
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "codegen/kernel_bundle.h"
 #include "dsl/error.h"
@@ -16,19 +17,19 @@ struct CompileOptions {
   std::string arch = "sm_90a";             // NVRTC --gpu-architecture
   std::vector<std::string> extra_options;  // appended after the standard ones
   bool use_cache = true;
-  std::string cache_dir;                   // empty: CompileCache::default_dir()
+  std::string cache_dir;  // empty: CompileCache::default_dir()
 };
 
 struct CompiledModule {
   std::string cubin;
-  std::string ptx;                          // the PTX NVRTC generated on the way (runtime/precision_scan.h reads it)
-  std::string log;                          // NVRTC log, ptxas report included
-  std::vector<KernelResources> resources;   // one per entry function
+  std::string ptx;                         // the PTX NVRTC generated on the way (runtime/precision_scan.h reads it)
+  std::string log;                         // NVRTC log, ptxas report included
+  std::vector<KernelResources> resources;  // one per entry function
   std::string arch;
   std::string cache_key;
   bool cache_hit = false;
-  double compile_ms = 0;                    // 0 on a cache hit
-  nlohmann::json report() const;            // everything above except the CUBIN and PTX text
+  double compile_ms = 0;          // 0 on a cache hit
+  nlohmann::json report() const;  // everything above except the CUBIN and PTX text
 };
 
 // A compile that NVRTC rejected: code "compile-error", the full log kept.

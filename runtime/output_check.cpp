@@ -12,9 +12,12 @@ namespace cusched::runtime {
 
 uint32_t poison_word(DType t) {
   switch (dtype_bytes(t)) {
-    case 1: return 0xBDu;
-    case 2: return 0x7DBDu;
-    default: return 0x7FBADBADu;  // 8-byte types repeat the 32-bit word
+    case 1:
+      return 0xBDu;
+    case 2:
+      return 0x7DBDu;
+    default:
+      return 0x7FBADBADu;  // 8-byte types repeat the 32-bit word
   }
 }
 
@@ -97,8 +100,8 @@ OutputCheck judge_output(const std::string& buffer, const OutputStats& s, const 
   }
   if (!(out.rel_l2_err <= tol.rel_l2)) {
     out.verdict = Verdict::wrong_output;
-    out.message = "Output '" + buffer + "' has a relative L2 error of " + number(out.rel_l2_err) + ", above the limit " +
-                  number(tol.rel_l2) + ".";
+    out.message = "Output '" + buffer + "' has a relative L2 error of " + number(out.rel_l2_err) +
+                  ", above the limit " + number(tol.rel_l2) + ".";
   }
   return out;
 }

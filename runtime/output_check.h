@@ -41,14 +41,14 @@ struct ReferenceStats {
 // poison or a non-finite value are left out of the error statistics.
 struct OutputStats {
   int64_t elements = 0;
-  bool poison_checked = true;                   // false for outputs zeroed before launch
-  int64_t poisoned = 0, poisoned_first = -1;    // elements still holding the poison pattern
-  int64_t nonfinite = 0, nonfinite_first = -1;  // NaN or Inf written by the candidate
-  int64_t outside = 0, outside_first = -1;      // elements with !(|c - r| <= atol + rtol |r|)
-  int64_t worst = -1;                           // the first outside element of largest |c - r|
+  bool poison_checked = true;                       // false for outputs zeroed before launch
+  int64_t poisoned = 0, poisoned_first = -1;        // elements still holding the poison pattern
+  int64_t nonfinite = 0, nonfinite_first = -1;      // NaN or Inf written by the candidate
+  int64_t outside = 0, outside_first = -1;          // elements with !(|c - r| <= atol + rtol |r|)
+  int64_t worst = -1;                               // the first outside element of largest |c - r|
   double worst_candidate = 0, worst_reference = 0;  // the two values there
   double max_abs_err = 0, max_rel_err = 0;
-  double diff_sq = 0, ref_sq = 0;               // sums of (c - r)^2 and r^2
+  double diff_sq = 0, ref_sq = 0;  // sums of (c - r)^2 and r^2
 };
 
 // The verdict on a reference output: degenerate when it holds NaN or Inf, or it

@@ -13,22 +13,23 @@ std::string reduced_type(const std::string& t) {
   if (t == "tf32") return "tf32";
   if (t == "bf16" || t == "bf16x2") return "bf16";
   if (t == "f16" || t == "f16x2") return "f16";
-  if (t == "e4m3" || t == "e5m2" || t == "e4m3x2" || t == "e5m2x2" || t == "e2m1x2" || t == "e2m3x2" ||
-      t == "e3m2x2" || t == "ue8m0x2" || t == "e4m3x4" || t == "e5m2x4")
+  if (t == "e4m3" || t == "e5m2" || t == "e4m3x2" || t == "e5m2x2" || t == "e2m1x2" || t == "e2m3x2" || t == "e3m2x2" ||
+      t == "ue8m0x2" || t == "e4m3x4" || t == "e5m2x4")
     return "fp8";
   return "";
 }
 
 bool is_type_suffix(const std::string& t) {
-  static const std::set<std::string> scalar{"f32", "f64", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64",
-                                            "b8", "b16", "b32", "b64"};
+  static const std::set<std::string> scalar{"f32", "f64", "s8",  "u8", "s16", "u16", "s32",
+                                            "u32", "s64", "u64", "b8", "b16", "b32", "b64"};
   return scalar.count(t) > 0 || !reduced_type(t).empty();
 }
 
 // Arithmetic opcodes whose type suffix is the type they compute in.
 bool is_arithmetic(const std::string& op) {
-  static const std::set<std::string> ops{"add", "sub", "mul", "fma", "mad", "min", "max", "neg", "abs", "ex2",
-                                         "tanh", "rcp", "sqrt", "rsqrt", "div", "set", "setp", "testp", "copysign"};
+  static const std::set<std::string> ops{"add", "sub", "mul",  "fma",   "mad",     "min",  "max",
+                                         "neg", "abs", "ex2",  "tanh",  "rcp",     "sqrt", "rsqrt",
+                                         "div", "set", "setp", "testp", "copysign"};
   return ops.count(op) > 0;
 }
 
@@ -106,8 +107,10 @@ int cleared_low_bits(const std::string& immediate) {
   int64_t v = 0;
   try {
     size_t used = 0;
-    if (immediate.rfind("0x", 0) == 0 || immediate.rfind("0X", 0) == 0) v = std::stoll(immediate.substr(2), &used, 16), used += 2;
-    else v = std::stoll(immediate, &used, 10);
+    if (immediate.rfind("0x", 0) == 0 || immediate.rfind("0X", 0) == 0)
+      v = std::stoll(immediate.substr(2), &used, 16), used += 2;
+    else
+      v = std::stoll(immediate, &used, 10);
     if (used != immediate.size()) return 0;
   } catch (const std::exception&) {
     return 0;
@@ -168,8 +171,10 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
         int k = cleared_low_bits(o[3 - src]);
         if (!k) continue;
         auto it = holds_float_bits.find(o[src]);
-        if (it != holds_float_bits.end() && it->second) report_mask({k, text, number});
-        else masked[o[0]] = {k, text, number};
+        if (it != holds_float_bits.end() && it->second)
+          report_mask({k, text, number});
+        else
+          masked[o[0]] = {k, text, number};
         break;
       }
       holds_float_bits.erase(o[0]);

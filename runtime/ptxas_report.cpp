@@ -6,10 +6,14 @@
 namespace cusched::runtime {
 
 nlohmann::json KernelResources::to_json() const {
-  return {{"kernel", kernel},           {"arch", arch},
-          {"registers", registers},     {"barriers", barriers},
-          {"smem_bytes", smem_bytes},   {"stack_bytes", stack_bytes},
-          {"spill_store_bytes", spill_store_bytes}, {"spill_load_bytes", spill_load_bytes}};
+  return {{"kernel", kernel},
+          {"arch", arch},
+          {"registers", registers},
+          {"barriers", barriers},
+          {"smem_bytes", smem_bytes},
+          {"stack_bytes", stack_bytes},
+          {"spill_store_bytes", spill_store_bytes},
+          {"spill_load_bytes", spill_load_bytes}};
 }
 
 namespace {

@@ -1,8 +1,5 @@
 #include "runtime/sanitizer.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +7,9 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dsl/error.h"
 #include "runtime/worker.h"

@@ -3,10 +3,11 @@
 // candidate: the request, untimed and checked on the host (so that only the
 // candidate's and the reference's kernels run), is evaluated by cusched-worker
 // --evaluate-file under each tool, and the tool's error summary is kept.
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/evaluation.h"
 

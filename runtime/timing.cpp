@@ -119,7 +119,8 @@ MemoryBandwidth memory_bandwidth(const GpuContext& ctx) {
   void* params[] = {&s, &t, &n};
   const unsigned blocks = static_cast<unsigned>(ctx.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)) * 8;
   auto launch = [&](CUfunction f) {
-    check_cuda(d.LaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, ctx.stream(), params, nullptr), "Launching a bandwidth kernel");
+    check_cuda(d.LaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, ctx.stream(), params, nullptr),
+               "Launching a bandwidth kernel");
   };
 
   // About 50 ms of copies first, so that the measurement does not see idle clocks.
@@ -140,10 +141,11 @@ MemoryBandwidth memory_bandwidth(const GpuContext& ctx) {
     }
     return best;
   };
-  const float copy_ms = std::min({best_ms([&] { check_cuda(d.MemcpyDtoDAsync(t, s, bytes, ctx.stream()), "cuMemcpyDtoDAsync"); }),
-                                  best_ms([&] { launch(copy1); }), best_ms([&] { launch(copy4); })});
-  const float read_ms = std::min({best_ms([&] { launch(read1); }), best_ms([&] { launch(read4); }), best_ms([&] { launch(read8); }),
-                                  best_ms([&] { launch(read2x4); })});
+  const float copy_ms =
+      std::min({best_ms([&] { check_cuda(d.MemcpyDtoDAsync(t, s, bytes, ctx.stream()), "cuMemcpyDtoDAsync"); }),
+                best_ms([&] { launch(copy1); }), best_ms([&] { launch(copy4); })});
+  const float read_ms = std::min({best_ms([&] { launch(read1); }), best_ms([&] { launch(read4); }),
+                                  best_ms([&] { launch(read8); }), best_ms([&] { launch(read2x4); })});
   MemoryBandwidth bw;
   bw.copy = 2.0 * static_cast<double>(bytes) / (copy_ms * 1e-3);
   bw.read = static_cast<double>(bytes) / (read_ms * 1e-3);

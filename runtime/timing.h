@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "runtime/evaluation.h"
-#include "runtime/performance_floor.h"
 #include "runtime/gpu_context.h"
+#include "runtime/performance_floor.h"
 
 namespace cusched::runtime {
 

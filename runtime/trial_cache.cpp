@@ -68,7 +68,8 @@ bool DeviceTrial::intact(const DeviceChecker& checker) const {
   return true;
 }
 
-TrialSet::TrialSet(std::string key, int device) : key_(std::move(key)), context_(std::make_unique<GpuContext>(device)) {}
+TrialSet::TrialSet(std::string key, int device)
+    : key_(std::move(key)), context_(std::make_unique<GpuContext>(device)) {}
 
 size_t TrialSet::size() const {
   std::lock_guard<std::mutex> lock(mu_);

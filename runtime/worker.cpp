@@ -1,13 +1,5 @@
 #include "runtime/worker.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -16,6 +8,14 @@
 #include <filesystem>
 #include <memory>
 #include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dsl/error.h"
 
@@ -34,7 +34,9 @@ std::string& install_prefix() {
   return prefix;
 }
 
-bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path); }
+bool executable(const std::string& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path);
+}
 
 std::string exit_text(int status) {
   if (WIFSIGNALED(status)) {
@@ -73,7 +75,8 @@ std::string find_worker_binary() {
   }
   if (executable(CUSCHED_WORKER_BUILD_PATH)) return CUSCHED_WORKER_BUILD_PATH;
   fail("worker-not-found",
-       "The cusched-worker executable was not found next to this program, in the installed package or in the build tree.",
+       "The cusched-worker executable was not found next to this program, in the installed package or in the build "
+       "tree.",
        "Set CUSCHED_WORKER to the path of cusched-worker.");
 }
 
@@ -87,11 +90,13 @@ void Worker::start() {
   if (binary_.empty()) binary_ = find_worker_binary();
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    fail("worker-start-failed", std::string("A socket for the worker could not be created: ") + std::strerror(errno) + ".",
+    fail("worker-start-failed",
+         std::string("A socket for the worker could not be created: ") + std::strerror(errno) + ".",
          "Check the process's open-file limit.");
   // Everything the child needs is prepared before fork: after it, only exec.
   std::string device = std::to_string(device_);
-  std::vector<char*> argv{binary_.data(), const_cast<char*>("--device"), device.data(), const_cast<char*>("--fd"),
+  std::vector<char*> argv{binary_.data(),         const_cast<char*>("--device"),
+                          device.data(),          const_cast<char*>("--fd"),
                           const_cast<char*>("3"), nullptr};
   pid_t parent = getpid();
   pid_t pid = fork();
@@ -104,8 +109,10 @@ void Worker::start() {
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(126);
-    if (fds[1] == 3) fcntl(3, F_SETFD, 0);
-    else if (dup2(fds[1], 3) < 0) _exit(126);
+    if (fds[1] == 3)
+      fcntl(3, F_SETFD, 0);
+    else if (dup2(fds[1], 3) < 0)
+      _exit(126);
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -175,13 +182,16 @@ EvalResult Worker::evaluate(const EvalRequest& asked) {
   writable.read_only_inputs = false;
   writable.time_it = false;
   EvalResult again = evaluate_once(writable);
-  if (again.verdict == Verdict::illegal_address || again.verdict == Verdict::timeout || again.verdict == Verdict::crashed)
+  if (again.verdict == Verdict::illegal_address || again.verdict == Verdict::timeout ||
+      again.verdict == Verdict::crashed)
     return r;
   EvalResult modified = r;
   modified.verdict = Verdict::input_modified;
-  modified.message = "The candidate faulted with its inputs mapped read-only and ran without a fault when they were "
-                     "writable, so it writes its inputs (" + r.message + ")" +
-                     (again.verdict == Verdict::input_modified ? " and did not restore them." : "; it restores them afterwards.");
+  modified.message =
+      "The candidate faulted with its inputs mapped read-only and ran without a fault when they were "
+      "writable, so it writes its inputs (" +
+      r.message + ")" +
+      (again.verdict == Verdict::input_modified ? " and did not restore them." : "; it restores them afterwards.");
   return modified;
 }
 
@@ -217,7 +227,8 @@ EvalResult Worker::evaluate_once(const EvalRequest& request) {
       if (j.contains("heartbeat")) continue;
       if (!j.contains("result")) {
         stop();
-        return verdict_only(Verdict::internal_error, "The worker sent a message with neither heartbeat nor result.", req);
+        return verdict_only(Verdict::internal_error, "The worker sent a message with neither heartbeat nor result.",
+                            req);
       }
       EvalResult r;
       try {
@@ -233,8 +244,8 @@ EvalResult Worker::evaluate_once(const EvalRequest& request) {
     if (waited >= limit_s) {
       stop();
       return verdict_only(Verdict::timeout,
-                          "The worker sent nothing for " + std::to_string(static_cast<int>(limit_s)) +
-                              " s (watchdog " + std::to_string(req.watchdog_s) + " s plus grace), so it was killed.",
+                          "The worker sent nothing for " + std::to_string(static_cast<int>(limit_s)) + " s (watchdog " +
+                              std::to_string(req.watchdog_s) + " s plus grace), so it was killed.",
                           req);
     }
     pollfd p{fd_, POLLIN, 0};
@@ -245,7 +256,8 @@ EvalResult Worker::evaluate_once(const EvalRequest& request) {
     ssize_t n = recv(fd_, buf, sizeof buf, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      EvalResult r = died("evaluating " + (req.candidate.problem.empty() ? std::string("the candidate") : req.candidate.problem));
+      EvalResult r =
+          died("evaluating " + (req.candidate.problem.empty() ? std::string("the candidate") : req.candidate.problem));
       r.precision = req.candidate.precision;
       return r;
     }

@@ -6,11 +6,11 @@
 // Protocol, over one Unix socket, one JSON object per line:
 //   parent -> worker  {"request": EvalRequest}
 //   worker -> parent  {"heartbeat": "<phase>"} ...  then  {"result": EvalResult}
-#include <sys/types.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "runtime/evaluation.h"
 
@@ -51,7 +51,7 @@ class Worker {
  private:
   EvalResult evaluate_once(const EvalRequest& request);
   void start();
-  void stop();                      // kills and reaps the process
+  void stop();  // kills and reaps the process
   bool send_line(const std::string& line);
   EvalResult died(const std::string& while_doing);
 
@@ -59,7 +59,7 @@ class Worker {
   std::string binary_;
   pid_t pid_ = -1;
   int fd_ = -1;
-  std::string pending_;             // bytes read past the last full line
+  std::string pending_;  // bytes read past the last full line
   int started_ = 0;
 };
 

@@ -4,15 +4,15 @@
 // or, for one evaluation watched by another tool,
 //   cusched-worker --evaluate-file REQUEST.json [--result-file RESULT.json] [--device N]
 // It exits after any verdict that leaves its CUDA context unusable.
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "runtime/evaluation.h"
 #include "runtime/gpu_context.h"
@@ -41,10 +41,14 @@ int main(int argc, char** argv) {
   std::string evaluate_file, result_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--device") device = std::atoi(argv[i + 1]);
-    else if (flag == "--fd") g_fd = std::atoi(argv[i + 1]);
-    else if (flag == "--evaluate-file") evaluate_file = argv[i + 1];
-    else if (flag == "--result-file") result_file = argv[i + 1];
+    if (flag == "--device")
+      device = std::atoi(argv[i + 1]);
+    else if (flag == "--fd")
+      g_fd = std::atoi(argv[i + 1]);
+    else if (flag == "--evaluate-file")
+      evaluate_file = argv[i + 1];
+    else if (flag == "--result-file")
+      result_file = argv[i + 1];
   }
   if (!evaluate_file.empty()) {
     // One evaluation in this process, for a tool that watches it (compute-sanitizer).

@@ -5,7 +5,7 @@ set -euo pipefail
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 PKGS="cmake g++ make clang-19 libclang-19-dev libclang-rt-19-dev llvm-19-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev
       libcurl4-openssl-dev libcpp-httplib-dev libgtest-dev libopenmpi-dev openmpi-bin"
-[ "${1:-}" = "--tests" ] && PKGS="$PKGS chromium python3 python3-jsonschema"
+[ "${1:-}" = "--tests" ] && PKGS="$PKGS chromium python3 python3-jsonschema clang-format-19"
 missing=$(for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   $SUDO apt-get update -qq

@@ -6,14 +6,14 @@
 #include <map>
 #include <set>
 
+#include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/expr_substitute.h"
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
-#include "problems/automatic_baseline.h"
 #include "dsl/step_builder.h"
+#include "problems/automatic_baseline.h"
 #include "problems/baseline_steps.h"
-#include "codegen/bundle.h"
 #include "search/candidate_evaluation.h"
 #include "search/cost_model.h"
 #include "search/loop.h"
@@ -37,7 +37,9 @@ void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool
   for (const auto& a : e->args) collect_loads(a, out);
 }
 
-int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) { return r.extent ? r.extent : eval_int(r.extent_expr, sizes); }
+int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) {
+  return r.extent ? r.extent : eval_int(r.extent_expr, sizes);
+}
 
 int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
   int64_t n = 1;
@@ -67,7 +69,8 @@ std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<
   std::string r = fuse_loops(steps, f.name, rows, "rw");
   std::string c = fuse_loops(steps, f.name, cols, "cl");
   steps.push_back(schedule_step("split", f.name, {{"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}}));
-  steps.push_back(schedule_step("split", f.name, {{"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}}));
+  steps.push_back(
+      schedule_step("split", f.name, {{"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}}));
   steps.push_back(schedule_step("reorder", f.name, {{"loops", {"clo", r, "clt", "clv"}}}));
   steps.push_back(schedule_step("bind", f.name, {{"loop", r}, {"axis", "blockIdx.x"}}));
   steps.push_back(schedule_step("bind", f.name, {{"loop", "clo"}, {"axis", "blockIdx.y"}}));
@@ -97,7 +100,8 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   auto red = reduction_var_names(f);
   std::vector<std::string> order = {"ito", "jto"};
   if (kt > 0 && red.size() == 1) {
-    steps.push_back(schedule_step("split", f.name, {{"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}}));
+    steps.push_back(
+        schedule_step("split", f.name, {{"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}}));
     order.push_back("kso");
   }
   order.push_back("iti");
@@ -117,7 +121,8 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
     std::set<std::string> staged;
     for (const auto& [name, plain, is_stage] : loads)
       if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
-        steps.push_back(schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}}));
+        steps.push_back(
+            schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}}));
   }
 }
 
@@ -128,10 +133,14 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
     const FuncDef& f = **it;
     if (skip.count(f.name)) continue;
-    if (!f.is_reduction() && !p.pipeline.is_output(f.name)) steps.push_back(schedule_step("compute_inline", f.name));
-    else if (!f.is_reduction()) flat_grid(steps, f, threads, 1);
-    else if (f.is_sum_of_products() && f.vars.size() >= 2) matmul_tile(steps, p, f, 16, 16, 0);
-    else block_per_point(steps, f, 256);
+    if (!f.is_reduction() && !p.pipeline.is_output(f.name))
+      steps.push_back(schedule_step("compute_inline", f.name));
+    else if (!f.is_reduction())
+      flat_grid(steps, f, threads, 1);
+    else if (f.is_sum_of_products() && f.vars.size() >= 2)
+      matmul_tile(steps, p, f, 16, 16, 0);
+    else
+      block_per_point(steps, f, 256);
   }
 }
 
@@ -161,14 +170,17 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
       json s = json::array();
       block_per_point(s, *f, t);
       schedule_rest(s, p, {f->name}, 256);
-      out.push_back({"one block per output of " + name + ", its reduction combined across " + std::to_string(t) + " threads", s});
+      out.push_back(
+          {"one block per output of " + name + ", its reduction combined across " + std::to_string(t) + " threads", s});
     }
     if (n <= 4096)
       for (int64_t t : {128, 256}) {
         json s = json::array();
         flat_grid(s, *f, t, 1);
         schedule_rest(s, p, {f->name}, t);
-        out.push_back({"one thread per output of " + name + " with a serial reduction, " + std::to_string(t) + " threads per block", s});
+        out.push_back({"one thread per output of " + name + " with a serial reduction, " + std::to_string(t) +
+                           " threads per block",
+                       s});
       }
   }
   return out;
@@ -180,15 +192,19 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
 // times as many rows of the one before as fill `threads`; the rows' outer loop unrolled
 // by `unroll` (1: not), the small pure loops unrolled into register accumulators.
 void partial_threads_over_two_loops(json& s, const std::string& rf, const std::vector<ReductionVar>& rv,
-                                    const std::string& serial_first, const std::vector<std::string>& small, int64_t threads,
-                                    int64_t last_extent, int64_t unroll) {
+                                    const std::string& serial_first, const std::vector<std::string>& small,
+                                    int64_t threads, int64_t last_extent, int64_t unroll) {
   const std::string mid = rv[rv.size() - 2].name, last = rv.back().name;
-  s.push_back(schedule_step("split", rf, {{"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}}));
-  s.push_back(schedule_step("split", rf, {{"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}}));
+  s.push_back(
+      schedule_step("split", rf, {{"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}}));
+  s.push_back(schedule_step(
+      "split", rf,
+      {{"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}}));
   std::vector<std::string> order = {serial_first};
   for (size_t i = 1; i + 2 < rv.size(); ++i) order.push_back(rv[i].name);
   if (unroll > 1) {
-    s.push_back(schedule_step("split", rf, {{"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}}));
+    s.push_back(schedule_step("split", rf,
+                              {{"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}}));
     order.push_back(mid + "oo");
     order.push_back(mid + "u");
   } else {
@@ -220,7 +236,8 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
                         const std::vector<const FuncDef*>& producers, const std::vector<std::string>& row_vars,
                         const std::vector<std::string>& col_vars) {
   for (const auto* f : producers)
-    if (f->body->rvars.size() < 2 || f->body->reduce_op == ReduceOp::ArgMax || f->body->reduce_op == ReduceOp::ArgMin) return;
+    if (f->body->rvars.size() < 2 || f->body->reduce_op == ReduceOp::ArgMax || f->body->reduce_op == ReduceOp::ArgMin)
+      return;
   // The two-kernel form: kParts partials per row from blocks of 1024 threads (float4 lanes
   // of the last reduction variable times rows of the one before it). It needs three or
   // more reduction variables, kParts chunks of the first at every size, and a last one
@@ -234,78 +251,89 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
     for (const auto& [size, bindings] : p.sizes) parts_fit = parts_fit && rvar_extent(rv[0], bindings) >= kParts;
   }
   for (int64_t unroll : {1, 8})
-  for (bool rows_on_x : {false, true})
-  for (bool combine_in_output : {false, true}) {
-    if (combine_in_output && (!rows_on_x || !parts_fit)) continue;
-    json s = json::array();
-    std::vector<std::pair<const FuncDef*, std::string>> combined;  // statistics combined in the output, their parts loop
-    std::set<std::string> done = {y.name};
-    for (const auto* f : producers) {
-      const auto& rv = f->body->rvars;
-      std::vector<std::string> rows, small;
-      for (const auto& v : f->vars)
-        (std::find(y.vars.begin(), y.vars.end(), v) != y.vars.end() ? rows : small).push_back(v);
-      const std::string rf = f->name + "_rf", last = rv.back().name;
-      std::string chunk = rv[0].name, inner_chunk;
-      if (combine_in_output) {
-        inner_chunk = chunk + "q";
-        s.push_back(schedule_step("split", f->name, {{"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}}));
-        chunk += "g";
+    for (bool rows_on_x : {false, true})
+      for (bool combine_in_output : {false, true}) {
+        if (combine_in_output && (!rows_on_x || !parts_fit)) continue;
+        json s = json::array();
+        std::vector<std::pair<const FuncDef*, std::string>>
+            combined;  // statistics combined in the output, their parts loop
+        std::set<std::string> done = {y.name};
+        for (const auto* f : producers) {
+          const auto& rv = f->body->rvars;
+          std::vector<std::string> rows, small;
+          for (const auto& v : f->vars)
+            (std::find(y.vars.begin(), y.vars.end(), v) != y.vars.end() ? rows : small).push_back(v);
+          const std::string rf = f->name + "_rf", last = rv.back().name;
+          std::string chunk = rv[0].name, inner_chunk;
+          if (combine_in_output) {
+            inner_chunk = chunk + "q";
+            s.push_back(
+                schedule_step("split", f->name,
+                              {{"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}}));
+            chunk += "g";
+          }
+          s.push_back(schedule_step("rfactor", f->name, {{"loop", chunk}, {"name", rf}}));
+          done.insert(f->name);
+          done.insert(rf);
+          // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
+          std::vector<std::string> order = {chunk};
+          for (const auto& r : rows) order.push_back(r);
+          if (!inner_chunk.empty()) order.push_back(inner_chunk);
+          for (size_t i = 1; i < rv.size(); ++i) order.push_back(rv[i].name);
+          for (const auto& m : small) order.push_back(m);
+          s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
+          std::string block = chunk;
+          for (const auto& r : rows) {
+            s.push_back(schedule_step("fuse", rf, {{"outer", block}, {"inner", r}, {"fused", block + r}}));
+            block += r;
+          }
+          s.push_back(schedule_step("bind", rf, {{"loop", block}, {"axis", "blockIdx.x"}}));
+          if (combine_in_output) {
+            partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads,
+                                           rvar_extent(rv.back(), p.size("bench")), unroll);
+            combined.emplace_back(f, chunk);
+            continue;
+          }
+          if (unroll > 1 && rv.size() >= 3) {
+            const std::string mid = rv[rv.size() - 2].name;
+            s.push_back(schedule_step("split", rf,
+                                      {{"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}}));
+            s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
+          }
+          for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
+          s.push_back(schedule_step("split", rf,
+                                    {{"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}}));
+          s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", last + "t"}, {"kind", "block"}}));
+          // The combining stage: one block per row, the chunks across its threads.
+          std::vector<std::string> forder = {chunk};
+          for (const auto& m : small) forder.push_back(m);
+          if (!small.empty()) s.push_back(schedule_step("reorder", f->name, {{"loops", forder}}));
+          std::string row = fuse_loops(s, f->name, rows, "rw");
+          s.push_back(schedule_step("bind", f->name, {{"loop", row}, {"axis", "blockIdx.x"}}));
+          for (const auto& m : small) s.push_back(schedule_step("unroll", f->name, {{"loop", m}}));
+          s.push_back(schedule_step("split", f->name,
+                                    {{"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}}));
+          s.push_back(schedule_step("cross_thread_reduce", f->name, {{"loop", chunk + "t"}, {"kind", "block"}}));
+        }
+        const std::string row_loop =
+            rows_on_x ? rows_across_blocks(s, y, row_vars, col_vars, combine_in_output ? 256 : 64) : "";
+        if (!rows_on_x) flat_grid(s, y, 256, 4);
+        // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
+        for (const auto& [f, parts_loop] : combined) {
+          s.push_back(schedule_step("compute_at", f->name, {{"consumer", y.name}, {"loop", row_loop}}));
+          s.push_back(schedule_step("bind", f->name,
+                                    {{"loop", fuse_loops(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}}));
+          s.push_back(schedule_step("unroll", f->name, {{"loop", parts_loop}}));
+        }
+        schedule_rest(s, p, done, 256);
+        out.push_back(
+            {"split rows: each reduction over chunks of its first variable on many blocks, combined " +
+                 (combine_in_output ? "by every output block from " + std::to_string(kParts) + " partials per row"
+                                    : std::string("per row")) +
+                 (unroll > 1 ? ", the middle loop unrolled by 8" : "") +
+                 (rows_on_x ? ", float4 output with the rows on blockIdx.x" : ", float4 output on a flat grid"),
+             s});
       }
-      s.push_back(schedule_step("rfactor", f->name, {{"loop", chunk}, {"name", rf}}));
-      done.insert(f->name);
-      done.insert(rf);
-      // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
-      std::vector<std::string> order = {chunk};
-      for (const auto& r : rows) order.push_back(r);
-      if (!inner_chunk.empty()) order.push_back(inner_chunk);
-      for (size_t i = 1; i < rv.size(); ++i) order.push_back(rv[i].name);
-      for (const auto& m : small) order.push_back(m);
-      s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
-      std::string block = chunk;
-      for (const auto& r : rows) {
-        s.push_back(schedule_step("fuse", rf, {{"outer", block}, {"inner", r}, {"fused", block + r}}));
-        block += r;
-      }
-      s.push_back(schedule_step("bind", rf, {{"loop", block}, {"axis", "blockIdx.x"}}));
-      if (combine_in_output) {
-        partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads, rvar_extent(rv.back(), p.size("bench")), unroll);
-        combined.emplace_back(f, chunk);
-        continue;
-      }
-      if (unroll > 1 && rv.size() >= 3) {
-        const std::string mid = rv[rv.size() - 2].name;
-        s.push_back(schedule_step("split", rf, {{"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}}));
-        s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
-      }
-      for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
-      s.push_back(schedule_step("split", rf, {{"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}}));
-      s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", last + "t"}, {"kind", "block"}}));
-      // The combining stage: one block per row, the chunks across its threads.
-      std::vector<std::string> forder = {chunk};
-      for (const auto& m : small) forder.push_back(m);
-      if (!small.empty()) s.push_back(schedule_step("reorder", f->name, {{"loops", forder}}));
-      std::string row = fuse_loops(s, f->name, rows, "rw");
-      s.push_back(schedule_step("bind", f->name, {{"loop", row}, {"axis", "blockIdx.x"}}));
-      for (const auto& m : small) s.push_back(schedule_step("unroll", f->name, {{"loop", m}}));
-      s.push_back(schedule_step("split", f->name, {{"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}}));
-      s.push_back(schedule_step("cross_thread_reduce", f->name, {{"loop", chunk + "t"}, {"kind", "block"}}));
-    }
-    const std::string row_loop = rows_on_x ? rows_across_blocks(s, y, row_vars, col_vars, combine_in_output ? 256 : 64) : "";
-    if (!rows_on_x) flat_grid(s, y, 256, 4);
-    // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
-    for (const auto& [f, parts_loop] : combined) {
-      s.push_back(schedule_step("compute_at", f->name, {{"consumer", y.name}, {"loop", row_loop}}));
-      s.push_back(schedule_step("bind", f->name, {{"loop", fuse_loops(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}}));
-      s.push_back(schedule_step("unroll", f->name, {{"loop", parts_loop}}));
-    }
-    schedule_rest(s, p, done, 256);
-    out.push_back({"split rows: each reduction over chunks of its first variable on many blocks, combined " +
-                       (combine_in_output ? "by every output block from " + std::to_string(kParts) + " partials per row" : std::string("per row")) +
-                       (unroll > 1 ? ", the middle loop unrolled by 8" : "") +
-                       (rows_on_x ? ", float4 output with the rows on blockIdx.x" : ", float4 output on a flat grid"),
-                   s});
-  }
 }
 
 // The one input tensor that every stage of `stages` reads, or "" when there is not
@@ -319,8 +347,10 @@ std::string input_read_by_all(const std::vector<const FuncDef*>& stages) {
     std::set<std::string> inputs;
     for (const auto& [n, plain, is_stage] : loads)
       if (!is_stage) inputs.insert(n);
-    if (first) common = inputs;
-    else std::erase_if(common, [&](const std::string& n) { return !inputs.count(n); });
+    if (first)
+      common = inputs;
+    else
+      std::erase_if(common, [&](const std::string& n) { return !inputs.count(n); });
     first = false;
   }
   return common.size() == 1 ? *common.begin() : "";
@@ -348,16 +378,19 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
       for (bool vector_loads : {false, true})
         out.push_back({"rows over clusters of " + std::to_string(cluster) + " blocks of " + std::to_string(threads) +
                            " threads" + (vector_loads ? ", float4 reductions" : ""),
-                       cluster_row_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, cluster, threads, vector_loads)});
+                       cluster_row_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, cluster, threads,
+                                                    vector_loads)});
   std::vector<const FuncDef*> readers = producers;
   readers.push_back(&y);
   const std::string source = input_read_by_all(readers);
   if (source.empty()) return;
   for (int64_t cluster : {4, 8, 16})
     for (int64_t threads : {128, 256, 512})
-      out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) + " reductions and the output, over clusters of " +
-                         std::to_string(cluster) + " blocks of " + std::to_string(threads) + " threads",
-                     cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, threads)});
+      out.push_back(
+          {"row slices in shared memory, read once by " + std::to_string(names.size()) +
+               " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
+               std::to_string(threads) + " threads",
+           cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, threads)});
   // The same slices of 256 threads with each thread's last 2 float4 in registers and
   // launch bounds of 8 blocks per multiprocessor (32 registers each), so that more blocks
   // fit while they wait for their cluster (8 where a block's shared memory is at most
@@ -365,9 +398,10 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   for (int64_t cluster : {4, 8, 16}) {
     json s = cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, 256, 2);
     s.push_back(schedule_step("launch_bounds", y.name, {{"max_threads", 256}, {"min_blocks", 8}}));
-    out.push_back({"row slices over clusters of " + std::to_string(cluster) +
-                       " blocks of 256 threads, each thread's last 2 float4 in registers, launch bounds of 8 blocks per SM",
-                   s});
+    out.push_back(
+        {"row slices over clusters of " + std::to_string(cluster) +
+             " blocks of 256 threads, each thread's last 2 float4 in registers, launch bounds of 8 blocks per SM",
+         s});
   }
 }
 
@@ -380,10 +414,11 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
   // The rows: the output's leading variables that every producer also has (a
   // producer's own extra variables, such as a moment index, are not rows).
   size_t rows = 0;
-  while (rows < y->vars.size() && !producers.empty() &&
-         std::all_of(producers.begin(), producers.end(), [&](const FuncDef* f) {
-           return std::find(f->vars.begin(), f->vars.end(), y->vars[rows]) != f->vars.end();
-         }))
+  while (
+      rows < y->vars.size() && !producers.empty() &&
+      std::all_of(
+          producers.begin(), producers.end(),
+          [&](const FuncDef* f) { return std::find(f->vars.begin(), f->vars.end(), y->vars[rows]) != f->vars.end(); }))
     ++rows;
   if (rows == 0 || rows >= y->vars.size()) return out;
   std::vector<std::string> row_vars(y->vars.begin(), y->vars.begin() + static_cast<std::ptrdiff_t>(rows));
@@ -410,8 +445,8 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
         done.insert((*it)->name);
       }
       schedule_rest(s, p, done, t);
-      out.push_back({"one block per row: " + names + " fused into " + y->name + " and combined across " + std::to_string(t) +
-                         " threads" + (v > 1 ? ", float4 accesses" : ""),
+      out.push_back({"one block per row: " + names + " fused into " + y->name + " and combined across " +
+                         std::to_string(t) + " threads" + (v > 1 ? ", float4 accesses" : ""),
                      s});
     }
   split_row_sketches(out, p, *y, producers, row_vars, col_vars);
@@ -445,16 +480,17 @@ void tensor_core_sketches(std::vector<Sketch>& out, const Problem& p, const Func
   auto src = matmul_sources(f);
   if (src.size() != 2) return;
   const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
-  for (TensorCoreTile t : {TensorCoreTile{128, 128, 64, 32, 32, "tf32", 3}, TensorCoreTile{128, 128, 64, 64, 32, "tf32", 3},
-                           TensorCoreTile{128, 128, 64, 32, 32, "3xtf32", 3}, TensorCoreTile{128, 128, 64, 64, 16, "tf32"},
-                           TensorCoreTile{64, 64, 32, 32, 32, "3xtf32", 2}, TensorCoreTile{128, 64, 64, 32, 32, "3xtf32"},
-                           TensorCoreTile{64, 128, 32, 64, 16, "tf32", 4}}) {
+  for (TensorCoreTile t :
+       {TensorCoreTile{128, 128, 64, 32, 32, "tf32", 3}, TensorCoreTile{128, 128, 64, 64, 32, "tf32", 3},
+        TensorCoreTile{128, 128, 64, 32, 32, "3xtf32", 3}, TensorCoreTile{128, 128, 64, 64, 16, "tf32"},
+        TensorCoreTile{64, 64, 32, 32, 32, "3xtf32", 2}, TensorCoreTile{128, 64, 64, 32, 32, "3xtf32"},
+        TensorCoreTile{64, 128, 32, 64, 16, "tf32", 4}}) {
     json s = tensor_core_tile_steps(f.name, i, j, f.body->rvars[0].name, src[0].first, src[0].second, src[1].first,
                                     src[1].second, batch, t);
     schedule_rest(s, p, {f.name}, 256);
     out.push_back({std::to_string(t.bm) + "x" + std::to_string(t.bn) + " blocks of " + std::to_string(t.wm) + "x" +
-                       std::to_string(t.wn) + " warp tiles of " + f.name + " on " + t.precision + " tensor cores, k in steps of " +
-                       std::to_string(t.bk) + " staged in shared memory" +
+                       std::to_string(t.wn) + " warp tiles of " + f.name + " on " + t.precision +
+                       " tensor cores, k in steps of " + std::to_string(t.bk) + " staged in shared memory" +
                        (t.pipeline_depth > 1 ? ", pipelined " + std::to_string(t.pipeline_depth) + " deep" : ""),
                    s});
   }
@@ -479,9 +515,11 @@ void wgmma_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& f
       json s = wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
                                 through_descriptor.first, batch, bn, 2, depth);
       schedule_rest(s, p, {f.name}, 256);
-      out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name + " on Hopper warpgroup MMA (wgmma, TF32; " +
-                         through_descriptor.first + " read from a swizzled copy, " + in_registers.first + " from registers" +
-                         (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " + std::to_string(depth) + " deep",
+      out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name +
+                         " on Hopper warpgroup MMA (wgmma, TF32; " + through_descriptor.first +
+                         " read from a swizzled copy, " + in_registers.first + " from registers" +
+                         (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " +
+                         std::to_string(depth) + " deep",
                      s});
     }
 }
@@ -492,7 +530,8 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
     if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
     wgmma_sketches(out, p, *f);
     tensor_core_sketches(out, p, *f);
-    for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
+    for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+             {16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
       json s = json::array();
       matmul_tile(s, p, *f, ti, tj, kt);
       schedule_rest(s, p, {f->name}, 256);
@@ -516,7 +555,8 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
         schedule_rest(flat, p, {f->name}, t);
         break;
       }
-    out.push_back({"one thread per output with the reduction serial, " + std::to_string(t) + " threads per block", flat});
+    out.push_back(
+        {"one thread per output with the reduction serial, " + std::to_string(t) + " threads per block", flat});
   }
   return out;
 }
@@ -524,13 +564,17 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
 // Moves that suit each class, some listed twice to be drawn more often.
 std::vector<std::string> class_moves(ProblemClass c) {
   switch (c) {
-    case ProblemClass::pointwise: return {"retile", "retile", "vectorize", "vectorize", "unroll", "random"};
-    case ProblemClass::reduction: return {"retile", "retile", "fuse_producers", "vectorize", "unroll", "register_tile", "random"};
+    case ProblemClass::pointwise:
+      return {"retile", "retile", "vectorize", "vectorize", "unroll", "random"};
+    case ProblemClass::reduction:
+      return {"retile", "retile", "fuse_producers", "vectorize", "unroll", "register_tile", "random"};
     case ProblemClass::normalisation:
-      return {"retile", "retile", "fuse_producers", "vectorize", "vectorize", "unroll", "stage_shared", "fast_math", "l2_keep",
-              "random"};
-    case ProblemClass::matmul: return {"retile", "retile", "register_tile", "pipeline", "pipeline", "stage_shared", "precision", "unroll"};
-    case ProblemClass::convolution: return {"retile", "retile", "register_tile", "stage_shared", "unroll", "vectorize", "precision"};
+      return {"retile", "retile",       "fuse_producers", "vectorize", "vectorize",
+              "unroll", "stage_shared", "fast_math",      "l2_keep",   "random"};
+    case ProblemClass::matmul:
+      return {"retile", "retile", "register_tile", "pipeline", "pipeline", "stage_shared", "precision", "unroll"};
+    case ProblemClass::convolution:
+      return {"retile", "retile", "register_tile", "stage_shared", "unroll", "vectorize", "precision"};
   }
   return move_names();
 }
@@ -539,11 +583,16 @@ std::vector<std::string> class_moves(ProblemClass c) {
 
 std::string problem_class_name(ProblemClass c) {
   switch (c) {
-    case ProblemClass::pointwise: return "pointwise";
-    case ProblemClass::reduction: return "reduction";
-    case ProblemClass::normalisation: return "normalisation";
-    case ProblemClass::matmul: return "matmul";
-    case ProblemClass::convolution: return "convolution";
+    case ProblemClass::pointwise:
+      return "pointwise";
+    case ProblemClass::reduction:
+      return "reduction";
+    case ProblemClass::normalisation:
+      return "normalisation";
+    case ProblemClass::matmul:
+      return "matmul";
+    case ProblemClass::convolution:
+      return "convolution";
   }
   return "?";
 }
@@ -579,11 +628,16 @@ ProblemClass classify_pipeline(const Pipeline& pipeline) {
 
 std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c) {
   switch (c) {
-    case ProblemClass::pointwise: return pointwise_sketches(problem);
-    case ProblemClass::reduction: return reduction_sketches(problem);
-    case ProblemClass::normalisation: return normalisation_sketches(problem);
-    case ProblemClass::matmul: return matmul_sketches(problem);
-    case ProblemClass::convolution: return convolution_sketches(problem);
+    case ProblemClass::pointwise:
+      return pointwise_sketches(problem);
+    case ProblemClass::reduction:
+      return reduction_sketches(problem);
+    case ProblemClass::normalisation:
+      return normalisation_sketches(problem);
+    case ProblemClass::matmul:
+      return matmul_sketches(problem);
+    case ProblemClass::convolution:
+      return convolution_sketches(problem);
   }
   return {};
 }
@@ -646,7 +700,8 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
     ScheduleState st = Schedule::from_json(problem_.context(config_.cost_size, config_.strict), baseline).state();
     auto moves = class_moves(class_);
     for (int tries = 0; tries < per_idea * config_.attempts_per_slot; ++tries)
-      if (auto m = apply_move(moves[tries % moves.size()], baseline, st, rng)) admit(m->schedule, base, m->move, m->idea);
+      if (auto m = apply_move(moves[tries % moves.size()], baseline, st, rng))
+        admit(m->schedule, base, m->move, m->idea);
     // The baseline itself stays first; its mutants follow by estimated cost.
     if (!base.empty()) {
       Scored first = base[0];
@@ -698,7 +753,8 @@ RoundProposals BuiltinProposer::propose(const ProposalContext& ctx, int ideas, i
   for (const auto& t : ctx.best) {
     json n = legal(t.schedule);
     if (n.is_null()) continue;
-    elite.push_back({n, Schedule::from_json(problem_.context(config_.cost_size, config_.strict), n).state(), t.candidate_id});
+    elite.push_back(
+        {n, Schedule::from_json(problem_.context(config_.cost_size, config_.strict), n).state(), t.candidate_id});
   }
   if (elite.empty()) return first_round(ideas, per_idea, rng);
   auto tournament = [&]() -> const Parent& {
@@ -736,7 +792,8 @@ RoundProposals BuiltinProposer::propose(const ProposalContext& ctx, int ideas, i
     for (int i = 0; i < per_idea && i < static_cast<int>(group.size()); ++i)
       out.proposals.push_back({idea, group[i].move.schedule, group[i].parent});
   }
-  if (out.proposals.empty()) out.events.push_back({"exhausted", "No move produced a new legal schedule from the best candidates."});
+  if (out.proposals.empty())
+    out.events.push_back({"exhausted", "No move produced a new legal schedule from the best candidates."});
   return out;
 }
 

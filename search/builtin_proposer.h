@@ -37,7 +37,7 @@ struct BuiltinProposerConfig {
   std::string cost_size = "bench";                      // the size the cost model ranks at
   bool strict = false;
   uint64_t seed = 1;
-  int random_samples = 3;   // random legal schedules in the first round
+  int random_samples = 3;     // random legal schedules in the first round
   int attempts_per_slot = 3;  // mutants tried for each proposal slot; the cost model keeps the best
 };
 

@@ -5,16 +5,16 @@
 #include <set>
 
 #include "codegen/bundle.h"
+#include "codegen/device_library.h"
 #include "codegen/lower.h"
+#include "problems/automatic_baseline.h"
+#include "problems/contract.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_info.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/precision_scan.h"
 #include "runtime/sanitizer.h"
 #include "search/cost_model.h"
-#include "codegen/device_library.h"
-#include "problems/automatic_baseline.h"
-#include "problems/contract.h"
 #ifdef CUSCHED_HAVE_AUDIT
 #include "audit/audit.h"
 #endif
@@ -30,9 +30,14 @@ nlohmann::json EvalConfig::to_json() const { return *this; }
 EvalConfig EvalConfig::from_json(const nlohmann::json& j) { return j.get<EvalConfig>(); }
 
 nlohmann::json CandidateOutcome::to_json() const {
-  nlohmann::json j = {{"verdict", verdict}, {"reason", reason}, {"schedule_hash", schedule_hash},
-                      {"precision", precision}, {"math", math}, {"cost_estimate_ms", cost_estimate_ms},
-                      {"audit_findings", audit_findings}, {"audit_ms", audit_ms}};
+  nlohmann::json j = {{"verdict", verdict},
+                      {"reason", reason},
+                      {"schedule_hash", schedule_hash},
+                      {"precision", precision},
+                      {"math", math},
+                      {"cost_estimate_ms", cost_estimate_ms},
+                      {"audit_findings", audit_findings},
+                      {"audit_ms", audit_ms}};
   if (!error.code.empty()) j["error"] = error.to_json();
   if (gpu) j["gpu"] = gpu->to_json();
   if (interp) j["interp"] = interp->to_json();
@@ -77,7 +82,8 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
     runtime::InputSpec s;
     s.buffer = in.name;
     s.standard = {in.standard.kind, in.standard.a, in.standard.b};
-    if (in.adversarial) s.adversarial = runtime::Distribution{in.adversarial->kind, in.adversarial->a, in.adversarial->b};
+    if (in.adversarial)
+      s.adversarial = runtime::Distribution{in.adversarial->kind, in.adversarial->a, in.adversarial->b};
     r.inputs.push_back(s);
   }
   r.tol.atol = ctx.atol;
@@ -139,8 +145,8 @@ void check_declared_precision(const KernelBundle& b, search::CandidateOutcome& o
   if (auto use = runtime::undeclared_precision(m.ptx, runtime::admitted_precisions(b.precision, dtypes))) {
     out.verdict = "undeclared_precision";
     out.reason = "The kernel is declared " + b.precision + " but its compiled code computes in " + use->precision +
-                 " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
-                 "); pass --precision " + use->precision + " if the problem's tolerance admits it, or keep the arithmetic in f32.";
+                 " (PTX line " + std::to_string(use->line) + ": " + use->instruction + "); pass --precision " +
+                 use->precision + " if the problem's tolerance admits it, or keep the arithmetic in f32.";
   }
 }
 
@@ -192,8 +198,10 @@ nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, 
   auto t0 = std::chrono::steady_clock::now();
   audit::AuditOptions o;
   for (const auto& c : bundle_contracts(bundle)) {
-    if (!o.contract) o.contract = audit::KernelContract::from_json(c);
-    else o.more_contracts.push_back(audit::KernelContract::from_json(c));
+    if (!o.contract)
+      o.contract = audit::KernelContract::from_json(c);
+    else
+      o.more_contracts.push_back(audit::KernelContract::from_json(c));
   }
   o.headers = bundle.headers;
   for (const auto& l : bundle.launches) o.planned_dynamic_smem_by_kernel[l.kernel] = l.dynamic_smem_bytes;
@@ -213,10 +221,15 @@ nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, 
 std::optional<Error> shared_memory_error(const KernelBundle& bundle, const std::string& size) {
   for (const auto& l : bundle.launches)
     if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock)
-      return Error{-1, "", "shared-memory-too-large",
-                   "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) + " bytes of shared memory per block at the " +
-                       size + " size; an H200 (sm_90) block can have at most " + std::to_string(kMaxSharedBytesPerBlock) + " (227 KiB).",
-                   "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop.", "lowering"};
+      return Error{-1,
+                   "",
+                   "shared-memory-too-large",
+                   "Kernel " + l.kernel + " needs " + std::to_string(l.dynamic_smem_bytes) +
+                       " bytes of shared memory per block at the " + size +
+                       " size; an H200 (sm_90) block can have at most " + std::to_string(kMaxSharedBytesPerBlock) +
+                       " (227 KiB).",
+                   "Stage a smaller tile: split the loop the copy is made at, or stage at an inner loop.",
+                   "lowering"};
   return std::nullopt;
 }
 
@@ -246,8 +259,7 @@ void precompile(const KernelBundle& bundle) {
   options.arch = gpu_arch();
   try {
     runtime::compile_bundle(bundle, options);
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
 }
 
 // The CPU part of one candidate: validate (at the evaluation size and, for a smaller
@@ -272,9 +284,13 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
     CandidateOutcome out;
     out.steps = steps;
     out.verdict = "lowering_error";
-    out.error = Error{-1, "", "internal-lowering-failure",
-                      std::string("Preparing this candidate failed inside cusched (") + e.what() + ").",
-                      "This is a bug in cusched, not in the schedule; report it with the schedule. The search goes on without it.", "lowering"};
+    out.error = Error{
+        -1,
+        "",
+        "internal-lowering-failure",
+        std::string("Preparing this candidate failed inside cusched (") + e.what() + ").",
+        "This is a bug in cusched, not in the schedule; report it with the schedule. The search goes on without it.",
+        "lowering"};
     out.reason = out.error.code + ": " + out.error.to_string();
     if (schedule_out) schedule_out->reset();
     return out;
@@ -314,19 +330,21 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
   out.precision = out.bundle.precision;
   out.math = out.bundle.math;
   if (cfg.check_bench || cfg.size == "bench") try {
-    LoweredProgram bench = cfg.size == "bench" ? prog
-                                               : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
-    out.cost_estimate_ms = estimate_cost(bench).ms;
-    // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
-    KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
-    if (auto e = shared_memory_error(bench_bundle, "bench")) {
-      reject("lowering_error", *e, "");
+      LoweredProgram bench =
+          cfg.size == "bench"
+              ? prog
+              : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
+      out.cost_estimate_ms = estimate_cost(bench).ms;
+      // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
+      KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
+      if (auto e = shared_memory_error(bench_bundle, "bench")) {
+        reject("lowering_error", *e, "");
+        return out;
+      }
+    } catch (const UserError& e) {
+      reject("invalid_schedule", e.error(), "Not legal at the bench size, which the cost model ranks at: ");
       return out;
     }
-  } catch (const UserError& e) {
-    reject("invalid_schedule", e.error(), "Not legal at the bench size, which the cost model ranks at: ");
-    return out;
-  }
   if (cfg.audit) {
     bool bad = false;
     out.audit_findings = audit_bundle(problem, out.bundle, &bad, &out.audit_ms);
@@ -348,7 +366,8 @@ void verify_candidate(const Problem& problem, const Schedule& schedule, const Ev
       out.interp = runtime::verify_with_interpreter(problem, schedule, cfg.size, cfg.seed, 3, cfg.strict);
     } catch (const std::exception& e) {
       out.verdict = "internal_error";
-      out.reason = std::string("The interpreter failed on this candidate (") + e.what() + "); the search goes on without it.";
+      out.reason =
+          std::string("The interpreter failed on this candidate (") + e.what() + "); the search goes on without it.";
       return;
     }
     out.verdict = out.interp->verdict;
@@ -359,7 +378,8 @@ void verify_candidate(const Problem& problem, const Schedule& schedule, const Ev
   verify_bundle_on_gpu(problem, cfg, worker, out);
 }
 
-void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker, CandidateOutcome& out) {
+void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker,
+                          CandidateOutcome& out) {
   std::unique_ptr<runtime::Worker> own;
   if (!worker) {
     own = std::make_unique<runtime::Worker>(0);

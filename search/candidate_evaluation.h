@@ -1,9 +1,10 @@
 #pragma once
 // One candidate, end to end: validate the schedule, lower it, emit CUDA, audit it,
 // then verify it (and time it on a GPU) or verify it in the CPU interpreter.
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "codegen/kernel_bundle.h"
 #include "problems/problem.h"
@@ -14,26 +15,26 @@
 namespace cusched::search {
 
 struct EvalConfig {
-  std::string backend = "gpu";   // "gpu" or "interp"
-  std::string size = "bench";    // interp runs at "small"
+  std::string backend = "gpu";  // "gpu" or "interp"
+  std::string size = "bench";   // interp runs at "small"
   uint64_t seed = 1;
-  bool strict = false;           // the problem's 1e-4 tolerance
+  bool strict = false;  // the problem's 1e-4 tolerance
   bool time_it = true;
   std::string inputs_dir, save_io_dir;
   bool time_each_launch = false;  // also time each launch alone (EvalResult::launch_ms)
   double watchdog_s = 20;
   bool audit = true;
-  bool check_bench = true;       // also lower at the bench size: cost estimate and shared-memory limit
+  bool check_bench = true;         // also lower at the bench size: cost estimate and shared-memory limit
   nlohmann::json to_json() const;  // every field
   // Reads what to_json writes; throws nlohmann::json::exception when a field is missing.
   static EvalConfig from_json(const nlohmann::json& j);
 };
 
 struct CandidateOutcome {
-  std::string verdict;           // "ok", a runtime verdict, "invalid_schedule", "lowering_error", "audit_rejected", "rejected"
-  std::string reason;            // one sentence
-  Error error;                   // for invalid_schedule / lowering_error
-  nlohmann::json steps;          // normalised schedule
+  std::string verdict;   // "ok", a runtime verdict, "invalid_schedule", "lowering_error", "audit_rejected", "rejected"
+  std::string reason;    // one sentence
+  Error error;           // for invalid_schedule / lowering_error
+  nlohmann::json steps;  // normalised schedule
   std::string schedule_hash;
   std::string ir_text;
   KernelBundle bundle;
@@ -41,10 +42,10 @@ struct CandidateOutcome {
   double audit_ms = 0;
   std::optional<runtime::EvalResult> gpu;
   std::optional<runtime::InterpVerification> interp;
-  nlohmann::json sanitizer;      // sanitize_schedule / sanitize_bundle, null when not run
-  double cost_estimate_ms = 0;   // the analytical cost model's estimate
+  nlohmann::json sanitizer;     // sanitize_schedule / sanitize_bundle, null when not run
+  double cost_estimate_ms = 0;  // the analytical cost model's estimate
   std::string precision = "f32";
-  std::string math = "exact";    // "fast" when a stage uses fast-math intrinsics
+  std::string math = "exact";  // "fast" when a stage uses fast-math intrinsics
   bool verified() const { return verdict == "ok"; }
   // The evaluation record the store keeps: every field but steps, ir_text and
   // bundle, which the store keeps apart; error, gpu and interp only when set.
@@ -86,7 +87,8 @@ void verify_candidate(const Problem& problem, const Schedule& schedule, const Ev
 
 // Verifies and times out.bundle (generated or hand-written) on the GPU through
 // `worker` (created on demand when null).
-void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker, CandidateOutcome& out);
+void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker,
+                          CandidateOutcome& out);
 
 // prepare_candidate, then verify_candidate when it is ready.
 CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,

@@ -16,7 +16,7 @@
 namespace cusched::search {
 namespace {
 
-constexpr double kBandwidth = 4.2e12;  // bytes/s, measured copy bandwidth
+constexpr double kBandwidth = 4.2e12;               // bytes/s, measured copy bandwidth
 const double kF32Rate = runtime::flop_rate("f32");  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
 constexpr double kMachineThreads = 132.0 * 2048.0;
@@ -28,28 +28,45 @@ std::optional<int64_t> eval_index(const Expr& e, const std::map<std::string, int
   const ExprNode& n = *e;
   auto arg = [&](int i) { return eval_index(n.args[i], vars); };
   switch (n.op) {
-    case ExprOp::IntImm: return n.ival;
+    case ExprOp::IntImm:
+      return n.ival;
     case ExprOp::Var: {
       auto it = vars.find(n.name);
       return it == vars.end() ? 0 : it->second;
     }
-    case ExprOp::Cast: return dtype_is_float(e.type()) ? std::nullopt : arg(0);
-    case ExprOp::Add: case ExprOp::Sub: case ExprOp::Mul: case ExprOp::Div: case ExprOp::Mod: case ExprOp::Min:
-    case ExprOp::Max: case ExprOp::BitXor: {
+    case ExprOp::Cast:
+      return dtype_is_float(e.type()) ? std::nullopt : arg(0);
+    case ExprOp::Add:
+    case ExprOp::Sub:
+    case ExprOp::Mul:
+    case ExprOp::Div:
+    case ExprOp::Mod:
+    case ExprOp::Min:
+    case ExprOp::Max:
+    case ExprOp::BitXor: {
       auto a = arg(0), b = arg(1);
       if (!a || !b) return std::nullopt;
       switch (n.op) {
-        case ExprOp::Add: return *a + *b;
-        case ExprOp::Sub: return *a - *b;
-        case ExprOp::Mul: return *a * *b;
-        case ExprOp::Div: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
-        case ExprOp::Mod: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
-        case ExprOp::Min: return std::min(*a, *b);
-        case ExprOp::BitXor: return *a ^ *b;
-        default: return std::max(*a, *b);
+        case ExprOp::Add:
+          return *a + *b;
+        case ExprOp::Sub:
+          return *a - *b;
+        case ExprOp::Mul:
+          return *a * *b;
+        case ExprOp::Div:
+          return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
+        case ExprOp::Mod:
+          return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
+        case ExprOp::Min:
+          return std::min(*a, *b);
+        case ExprOp::BitXor:
+          return *a ^ *b;
+        default:
+          return std::max(*a, *b);
       }
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -92,9 +109,11 @@ struct Walker {
   void expr(const Expr& e, double mult, const std::string& tx_var, const std::string& vec_var) {
     if (!e.defined()) return;
     // The same element loaded twice in one statement is one load after the compiler's CSE.
-    if (e->op == ExprOp::Load && globals.count(e->name) && seen_loads.insert(e->name + "[" + to_string(e->args[0]) + "]").second)
+    if (e->op == ExprOp::Load && globals.count(e->name) &&
+        seen_loads.insert(e->name + "[" + to_string(e->args[0]) + "]").second)
       access(e->args[0], mult, tx_var, vec_var, dtype_bytes(e.type()), true);
-    if (dtype_is_float(e.type()) && e->op != ExprOp::Load && e->op != ExprOp::FloatImm && e->op != ExprOp::Cast) flops += mult;
+    if (dtype_is_float(e.type()) && e->op != ExprOp::Load && e->op != ExprOp::FloatImm && e->op != ExprOp::Cast)
+      flops += mult;
     for (const auto& a : e->args) expr(a, mult, tx_var, vec_var);
   }
 
@@ -106,7 +125,8 @@ struct Walker {
     bool lane_in_opaque_term = false;
     if (a)
       for (const auto& [key, term] : a->atoms)
-        lane_in_opaque_term |= (!tx_var.empty() && mentions_var(term, tx_var)) || (!vec_var.empty() && mentions_var(term, vec_var));
+        lane_in_opaque_term |=
+            (!tx_var.empty() && mentions_var(term, tx_var)) || (!vec_var.empty() && mentions_var(term, vec_var));
     double cost = 32;  // one sector per access when uncoalesced or unknown
     if (lane_in_opaque_term) {
       // A lane inside a division or modulus (a fused loop split again): count the
@@ -119,10 +139,14 @@ struct Walker {
       };
       int64_t ct = tx_var.empty() ? 0 : coeff(tx_var);
       int64_t cv = vec_var.empty() ? 0 : coeff(vec_var);
-      if (!vec_var.empty() && cv == 1) cost = elem;  // contiguous vector
-      else if (ct == 0) cost = tx_var.empty() ? elem : elem / 32.0;  // broadcast across the warp
-      else if (std::abs(ct) == 1) cost = elem;
-      else cost = std::min<double>(32, elem * std::abs(ct));
+      if (!vec_var.empty() && cv == 1)
+        cost = elem;  // contiguous vector
+      else if (ct == 0)
+        cost = tx_var.empty() ? elem : elem / 32.0;  // broadcast across the warp
+      else if (std::abs(ct) == 1)
+        cost = elem;
+      else
+        cost = std::min<double>(32, elem * std::abs(ct));
     }
     // A thread that walks adjacent elements over an enclosing unrolled loop (a register
     // copy of 4 adjacent columns, element by element) reads sectors that its warp's
@@ -184,7 +208,8 @@ struct Walker {
         break;
       case StmtKind::AsyncCopy:
         // The load names the first element; the copy moves copy_bytes of contiguous data.
-        bytes += (per_thread_copy(*s) ? mult * static_cast<double>(block_threads) : mult) * static_cast<double>(s->copy_bytes);
+        bytes += (per_thread_copy(*s) ? mult * static_cast<double>(block_threads) : mult) *
+                 static_cast<double>(s->copy_bytes);
         return;
       case StmtKind::BulkCopy: {
         int64_t e = 128;  // a row of a tail tile has a computed length: a typical row's bytes
@@ -228,7 +253,8 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     // Small blocks and tiny grids cannot keep enough memory requests in flight.
     double block = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
     double efficiency = std::max(0.02, occupancy) * (block < 64 ? 0.5 : 1.0);
-    double ms = std::max(w.bytes / (kBandwidth * efficiency), w.flops / (kF32Rate * std::max(0.02, occupancy))) * 1e3 + kLaunchMs;
+    double ms = std::max(w.bytes / (kBandwidth * efficiency), w.flops / (kF32Rate * std::max(0.02, occupancy))) * 1e3 +
+                kLaunchMs;
     c.per_kernel.push_back({k.name, ms, w.bytes, w.flops, occupancy});
     c.ms += ms;
     c.global_bytes += w.bytes;

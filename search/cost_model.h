@@ -16,9 +16,9 @@ struct KernelCost {
 
 struct CostBreakdown {
   double ms = 0;
-  double global_bytes = 0;   // estimated DRAM/L2 traffic
+  double global_bytes = 0;  // estimated DRAM/L2 traffic
   double flops = 0;
-  double occupancy = 0;      // resident-thread fraction of the machine, capped at 1
+  double occupancy = 0;  // resident-thread fraction of the machine, capped at 1
   int kernels = 0;
   std::vector<KernelCost> per_kernel;  // in launch order
 };

@@ -38,8 +38,12 @@ std::vector<DiffLine> diff_lines(const std::vector<std::string>& a, const std::v
     out.push_back({DiffLine::Kind::same, a[i], static_cast<int>(i + 1), static_cast<int>(i + 1)});
 
   const size_t n = a.size() - prefix - suffix, m = b.size() - prefix - suffix;
-  auto removed = [&](size_t i) { out.push_back({DiffLine::Kind::removed, a[prefix + i], static_cast<int>(prefix + i + 1), 0}); };
-  auto added = [&](size_t j) { out.push_back({DiffLine::Kind::added, b[prefix + j], 0, static_cast<int>(prefix + j + 1)}); };
+  auto removed = [&](size_t i) {
+    out.push_back({DiffLine::Kind::removed, a[prefix + i], static_cast<int>(prefix + i + 1), 0});
+  };
+  auto added = [&](size_t j) {
+    out.push_back({DiffLine::Kind::added, b[prefix + j], 0, static_cast<int>(prefix + j + 1)});
+  };
 
   if (n * m > kMaxTableCells || n == 0 || m == 0) {
     for (size_t i = 0; i < n; ++i) removed(i);
@@ -54,7 +58,8 @@ std::vector<DiffLine> diff_lines(const std::vector<std::string>& a, const std::v
     size_t i = 0, j = 0;
     while (i < n || j < m) {
       if (i < n && j < m && a[prefix + i] == b[prefix + j]) {
-        out.push_back({DiffLine::Kind::same, a[prefix + i], static_cast<int>(prefix + i + 1), static_cast<int>(prefix + j + 1)});
+        out.push_back(
+            {DiffLine::Kind::same, a[prefix + i], static_cast<int>(prefix + i + 1), static_cast<int>(prefix + j + 1)});
         ++i, ++j;
       } else if (j == m || (i < n && at(i + 1, j) >= at(i, j + 1))) {
         removed(i++);

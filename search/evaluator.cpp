@@ -20,7 +20,8 @@ void Evaluator::evaluate(const Problem& problem, const EvalConfig& cfg, std::vec
   });
 }
 
-void verify_prepared(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker, CandidateOutcome& outcome) {
+void verify_prepared(const Problem& problem, const EvalConfig& cfg, runtime::Worker* worker,
+                     CandidateOutcome& outcome) {
   if (cfg.backend == "interp") {
     std::optional<Schedule> schedule;
     try {

@@ -19,7 +19,7 @@ struct ExportOptions {
   // leaves a marked line for it.
   std::string torch_op;
   double atol = 1e-2, rtol = 1e-2;
-  std::string title;  // first comment line, e.g. "softmax, candidate 42, 0.61 ms"
+  std::string title;                    // first comment line, e.g. "softmax, candidate 42, 0.61 ms"
   std::string file_name = "kernel.cu";  // the name the snippet reads the file back from
   // The problem size the bundle was lowered at ("small" after a CPU search); any size
   // but "bench" is stated in the header and by the snippet.

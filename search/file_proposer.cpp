@@ -1,13 +1,13 @@
 #include "search/file_proposer.h"
 
-#include "dsl/error.h"
-#include "dsl/input_limits.h"
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include "dsl/error.h"
+#include "dsl/input_limits.h"
 
 namespace cusched::search {
 

@@ -1,10 +1,5 @@
 #include "search/llm_client.h"
 
-#include "dsl/error.h"
-#include "dsl/input_limits.h"
-
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -12,7 +7,10 @@
 #include <mutex>
 #include <thread>
 
+#include <curl/curl.h>
+
 #include "dsl/error.h"
+#include "dsl/input_limits.h"
 
 namespace cusched::search {
 
@@ -62,13 +60,18 @@ std::optional<size_t> balanced_end(const std::string& text, size_t start) {
   for (size_t i = start; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '{' || c == '[')
+      ++depth;
     else if (c == '}' || c == ']') {
       if (--depth == 0) return i + 1;
     }
@@ -164,7 +167,8 @@ HttpResponse LlmClient::post(const std::string& body) const {
   while (!url.empty() && url.back() == '/') url.pop_back();
   url += "/chat/completions";
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  if (!config_.api_key.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + config_.api_key).c_str());
+  if (!config_.api_key.empty())
+    headers = curl_slist_append(headers, ("Authorization: Bearer " + config_.api_key).c_str());
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -196,7 +200,9 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
   ChatReply reply;
   int retries = 0;
   double backoff = config_.backoff_initial_s;
-  auto event = [&](std::string kind, std::string detail) { reply.events.push_back({std::move(kind), redact(std::move(detail))}); };
+  auto event = [&](std::string kind, std::string detail) {
+    reply.events.push_back({std::move(kind), redact(std::move(detail))});
+  };
   auto record = [&](const HttpResponse& r, std::string error, std::string finish = "", int64_t pt = 0, int64_t ct = 0) {
     reply.calls.push_back({request.purpose, pt, ct, std::move(finish), redact(std::move(error)), redact(r.body)});
   };
@@ -223,8 +229,9 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
     }
     body["messages"] = messages;
     if (structured)
-      body["response_format"] = {{"type", "json_schema"},
-                                 {"json_schema", {{"name", request.schema_name}, {"schema", *request.json_schema}, {"strict", true}}}};
+      body["response_format"] = {
+          {"type", "json_schema"},
+          {"json_schema", {{"name", request.schema_name}, {"schema", *request.json_schema}, {"strict", true}}}};
     if (request.max_tokens > 0) body["max_tokens"] = request.max_tokens;
     if (config_.temperature) body["temperature"] = *config_.temperature;
 
@@ -242,8 +249,9 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
     }
     if (r.status == 429 || r.status >= 500) {
       std::string kind = r.status == 429 ? "http-429" : "http-5xx";
-      std::string detail = "HTTP " + std::to_string(r.status) + (r.retry_after.empty() ? "" : " (Retry-After: " + r.retry_after + ")") +
-                           ": " + excerpt(r.body);
+      std::string detail = "HTTP " + std::to_string(r.status) +
+                           (r.retry_after.empty() ? "" : " (Retry-After: " + r.retry_after + ")") + ": " +
+                           excerpt(r.body);
       event(kind, detail);
       record(r, detail);
       if (retry(parse_retry_after(r.retry_after))) continue;
@@ -252,7 +260,8 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
     if (r.status == 400 && structured) {
       std::string b = lower(r.body);
       if (b.find("response_format") != std::string::npos || b.find("json_schema") != std::string::npos) {
-        std::string detail = "The server rejected response_format; asking for plain JSON in the prompt instead: " + excerpt(r.body);
+        std::string detail =
+            "The server rejected response_format; asking for plain JSON in the prompt instead: " + excerpt(r.body);
         event("structured-output-unsupported", detail);
         record(r, detail);
         structured_supported_ = false;
@@ -269,8 +278,7 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
     nlohmann::json parsed = nlohmann::json::value_t::discarded;
     try {
       parsed = parse_json_input(r.body, "The server's reply", "");
-    } catch (const UserError&) {
-    }
+    } catch (const UserError&) {}
     const nlohmann::json* message = nullptr;
     if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("choices") && parsed["choices"].is_array() &&
         !parsed["choices"].empty() && parsed["choices"][0].is_object() && parsed["choices"][0].contains("message") &&
@@ -283,18 +291,23 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
       return reply;
     }
     const auto& choice = parsed["choices"][0];
-    reply.finish_reason = choice.contains("finish_reason") && choice["finish_reason"].is_string() ? choice["finish_reason"].get<std::string>() : "";
+    reply.finish_reason = choice.contains("finish_reason") && choice["finish_reason"].is_string()
+                              ? choice["finish_reason"].get<std::string>()
+                              : "";
     if (parsed.contains("usage") && parsed["usage"].is_object()) {
       reply.prompt_tokens = parsed["usage"].value("prompt_tokens", int64_t{0});
       reply.completion_tokens = parsed["usage"].value("completion_tokens", int64_t{0});
     }
     reply.structured = structured;
     record(r, "", reply.finish_reason, reply.prompt_tokens, reply.completion_tokens);
-    if (message->contains("refusal") && (*message)["refusal"].is_string() && !(*message)["refusal"].get<std::string>().empty()) {
+    if (message->contains("refusal") && (*message)["refusal"].is_string() &&
+        !(*message)["refusal"].get<std::string>().empty()) {
       event("refusal", excerpt((*message)["refusal"].get<std::string>()));
       return reply;
     }
-    reply.content = message->contains("content") && (*message)["content"].is_string() ? (*message)["content"].get<std::string>() : "";
+    reply.content = message->contains("content") && (*message)["content"].is_string()
+                        ? (*message)["content"].get<std::string>()
+                        : "";
     if (reply.finish_reason == "length")
       event("truncated", "The reply stopped at the token limit (finish_reason \"length\") after " +
                              std::to_string(reply.completion_tokens) + " completion tokens.");

@@ -7,10 +7,11 @@
 // removed from every text the client returns.
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "search/proposer.h"
 
@@ -19,7 +20,7 @@ namespace cusched::search {
 struct LlmConfig {
   std::string base_url;  // e.g. https://api.openai.com/v1 (no trailing /chat/completions)
   std::string model;
-  std::string api_key;   // may be empty for local servers
+  std::string api_key;  // may be empty for local servers
   double connect_timeout_s = 10;
   double total_timeout_s = 300;  // per attempt
   int max_retries = 4;           // extra attempts after a 429, 5xx, timeout or transport error
@@ -47,20 +48,20 @@ struct ChatRequest {
 };
 
 struct ChatReply {
-  bool ok = false;           // a reply with content arrived (it may still be truncated or malformed)
+  bool ok = false;  // a reply with content arrived (it may still be truncated or malformed)
   std::string content;
   std::optional<nlohmann::json> json;  // the parsed reply, when a schema was requested and JSON was found
   std::string finish_reason;
   int64_t prompt_tokens = 0, completion_tokens = 0;
   int http_status = 0;
-  bool structured = false;   // the server accepted response_format for this call
+  bool structured = false;  // the server accepted response_format for this call
   std::vector<ProposerEvent> events;
   std::vector<ModelCall> calls;  // one per HTTP attempt, for the store
 };
 
 // The transport seam: sends one POST and returns status, body and headers.
 struct HttpResponse {
-  int status = 0;        // 0 when no response arrived
+  int status = 0;  // 0 when no response arrived
   std::string body;
   std::string retry_after;  // the Retry-After header, empty when absent
   bool timed_out = false;

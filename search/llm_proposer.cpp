@@ -54,7 +54,8 @@ std::string render_context(const ProposalContext& ctx, const std::vector<bool>& 
   }
   if (n_failures > 0) {
     s << "# Recent failed attempts (most recent first): do not repeat these mistakes\n";
-    for (size_t i = 0; i < n_failures; ++i) s << "## Failure " << i + 1 << render_tried(ctx.failures[i], false, true) << "\n";
+    for (size_t i = 0; i < n_failures; ++i)
+      s << "## Failure " << i + 1 << render_tried(ctx.failures[i], false, true) << "\n";
   }
   return s.str();
 }
@@ -70,10 +71,12 @@ nlohmann::json proposals_schema(const nlohmann::json& schedule_schema) {
   nlohmann::json schedule = schedule_schema.is_object() && !schedule_schema.empty()
                                 ? schedule_schema
                                 : nlohmann::json{{"type", "array"}, {"items", {{"type", "object"}}}};
-  nlohmann::json item = {{"type", "object"},
-                         {"properties", {{"idea_index", {{"type", "integer"}}}, {"based_on", {{"type", "integer"}}}, {"schedule", schedule}}},
-                         {"required", {"idea_index", "based_on", "schedule"}},
-                         {"additionalProperties", false}};
+  nlohmann::json item = {
+      {"type", "object"},
+      {"properties",
+       {{"idea_index", {{"type", "integer"}}}, {"based_on", {{"type", "integer"}}}, {"schedule", schedule}}},
+      {"required", {"idea_index", "based_on", "schedule"}},
+      {"additionalProperties", false}};
   return {{"type", "object"},
           {"properties", {{"proposals", {{"type", "array"}, {"items", item}}}}},
           {"required", {"proposals"}},
@@ -115,12 +118,14 @@ LlmPrompts build_prompt_context(const ProposalContext& ctx, int64_t token_budget
   while (n_best > 1 && !fits()) --n_best, ++dropped_best;
   p.context = render_context(ctx, keep_cuda, n_best, n_failures);
   if (dropped_cuda || dropped_failures || dropped_best)
-    p.events.push_back({"prompt-trimmed", "To fit " + std::to_string(token_budget) + " tokens the prompt left out the CUDA of " +
-                                              std::to_string(dropped_cuda) + " candidate(s), " + std::to_string(dropped_failures) +
-                                              " older failure(s) and " + std::to_string(dropped_best) + " lower-ranked candidate(s)."});
+    p.events.push_back({"prompt-trimmed",
+                        "To fit " + std::to_string(token_budget) + " tokens the prompt left out the CUDA of " +
+                            std::to_string(dropped_cuda) + " candidate(s), " + std::to_string(dropped_failures) +
+                            " older failure(s) and " + std::to_string(dropped_best) + " lower-ranked candidate(s)."});
   if (!fits())
     p.events.push_back({"prompt-over-budget", "The prompt is about " + std::to_string(estimate_tokens(p.context)) +
-                                                  " tokens even after trimming, over the budget of " + std::to_string(token_budget) + "."});
+                                                  " tokens even after trimming, over the budget of " +
+                                                  std::to_string(token_budget) + "."});
   return p;
 }
 
@@ -138,13 +143,15 @@ RoundProposals LlmProposer::propose(const ProposalContext& ctx, int n_ideas, int
   auto budget_spent = [&] {
     if (config_.run_token_budget > 0 && tokens_used_ >= config_.run_token_budget) {
       out.events.push_back({"token-budget", "The run's token budget of " + std::to_string(config_.run_token_budget) +
-                                                " is spent (" + std::to_string(tokens_used_) + " used); the LLM proposes no more."});
+                                                " is spent (" + std::to_string(tokens_used_) +
+                                                " used); the LLM proposes no more."});
       return true;
     }
     int64_t round = out.prompt_tokens + out.completion_tokens;
     if (config_.round_token_budget > 0 && round >= config_.round_token_budget) {
-      out.events.push_back({"token-budget", "This round's token budget of " + std::to_string(config_.round_token_budget) +
-                                                " is spent (" + std::to_string(round) + " used); the round stops proposing."});
+      out.events.push_back({"token-budget", "This round's token budget of " +
+                                                std::to_string(config_.round_token_budget) + " is spent (" +
+                                                std::to_string(round) + " used); the round stops proposing."});
       return true;
     }
     return false;
@@ -160,17 +167,19 @@ RoundProposals LlmProposer::propose(const ProposalContext& ctx, int n_ideas, int
   ask.schema_name = "ideas";
   ask.json_schema = ideas_schema();
   ask.max_tokens = config_.max_completion_tokens;
-  ask.messages = {{"system", prompts.system},
-                  {"user", prompts.context + "\n# Task\nThis is round " + std::to_string(ctx.round) + ". Propose " +
-                               std::to_string(n_ideas) +
-                               " distinct ideas, in plain language, for schedules likely to be faster than the best so far "
-                               "(or, if none is verified yet, to get a first correct and fast kernel). Base them on the "
-                               "measurements and errors above; say which primitives each idea uses. Reply as {\"ideas\": "
-                               "[\"...\", ...]} with exactly " +
-                               std::to_string(n_ideas) + " entries."}};
+  ask.messages = {
+      {"system", prompts.system},
+      {"user", prompts.context + "\n# Task\nThis is round " + std::to_string(ctx.round) + ". Propose " +
+                   std::to_string(n_ideas) +
+                   " distinct ideas, in plain language, for schedules likely to be faster than the best so far "
+                   "(or, if none is verified yet, to get a first correct and fast kernel). Base them on the "
+                   "measurements and errors above; say which primitives each idea uses. Reply as {\"ideas\": "
+                   "[\"...\", ...]} with exactly " +
+                   std::to_string(n_ideas) + " entries."}};
   ChatReply ideas_reply = client_.chat(ask);
   absorb(ideas_reply, "ideas");
-  if (ideas_reply.json && ideas_reply.json->is_object() && ideas_reply.json->contains("ideas") && (*ideas_reply.json)["ideas"].is_array()) {
+  if (ideas_reply.json && ideas_reply.json->is_object() && ideas_reply.json->contains("ideas") &&
+      (*ideas_reply.json)["ideas"].is_array()) {
     for (const auto& i : (*ideas_reply.json)["ideas"])
       if (i.is_string() && !i.get<std::string>().empty()) out.ideas.push_back(i);
   } else if (ideas_reply.ok) {
@@ -191,19 +200,21 @@ RoundProposals LlmProposer::propose(const ProposalContext& ctx, int n_ideas, int
   impl.schema_name = "proposals";
   impl.json_schema = proposals_schema(ctx.schedule_schema);
   impl.max_tokens = config_.max_completion_tokens;
-  impl.messages = {{"system", prompts.system},
-                   {"user", prompts.context + "\n# Ideas for this round\n" + list.str() + "\n# Task\nFor each idea write " +
-                                std::to_string(per_idea) +
-                                " different complete schedule(s) (JSON arrays of steps, using only the primitives above). "
-                                "Reply as {\"proposals\": [{\"idea_index\": <number of the idea in the list, 1 to " +
-                                std::to_string(out.ideas.size()) +
-                                ">, \"based_on\": <candidate id the schedule modifies, or 0>, \"schedule\": [...]}]}."}};
+  impl.messages = {
+      {"system", prompts.system},
+      {"user", prompts.context + "\n# Ideas for this round\n" + list.str() + "\n# Task\nFor each idea write " +
+                   std::to_string(per_idea) +
+                   " different complete schedule(s) (JSON arrays of steps, using only the primitives above). "
+                   "Reply as {\"proposals\": [{\"idea_index\": <number of the idea in the list, 1 to " +
+                   std::to_string(out.ideas.size()) +
+                   ">, \"based_on\": <candidate id the schedule modifies, or 0>, \"schedule\": [...]}]}."}};
   ChatReply impl_reply = client_.chat(impl);
   absorb(impl_reply, "implementations");
   if (!impl_reply.json) return out;
   const auto& j = *impl_reply.json;
   if (!j.is_object() || !j.contains("proposals") || !j["proposals"].is_array()) {
-    out.events.push_back({"bad-proposal", "implementations call: the reply has no \"proposals\" array: " + j.dump().substr(0, 200)});
+    out.events.push_back(
+        {"bad-proposal", "implementations call: the reply has no \"proposals\" array: " + j.dump().substr(0, 200)});
     return out;
   }
   std::set<int64_t> known_ids;
@@ -214,13 +225,15 @@ RoundProposals LlmProposer::propose(const ProposalContext& ctx, int n_ideas, int
   for (size_t k = 0; k < j["proposals"].size(); ++k) {
     const auto& p = j["proposals"][k];
     std::string where = "implementations call: proposal " + std::to_string(k + 1);
-    if (!p.is_object() || !p.contains("idea_index") || !p["idea_index"].is_number_integer() || !p.contains("schedule")) {
+    if (!p.is_object() || !p.contains("idea_index") || !p["idea_index"].is_number_integer() ||
+        !p.contains("schedule")) {
       out.events.push_back({"bad-proposal", where + " lacks an integer idea_index or a schedule."});
       continue;
     }
     int64_t index = p["idea_index"];
     if (index < 1 || index > static_cast<int64_t>(out.ideas.size())) {
-      out.events.push_back({"bad-proposal", where + " names idea " + std::to_string(index) + ", which is not in the list."});
+      out.events.push_back(
+          {"bad-proposal", where + " names idea " + std::to_string(index) + ", which is not in the list."});
       continue;
     }
     if (!p["schedule"].is_array()) {
@@ -228,8 +241,8 @@ RoundProposals LlmProposer::propose(const ProposalContext& ctx, int n_ideas, int
       continue;
     }
     if (per_idea_count[index - 1] >= per_idea) {
-      out.events.push_back({"bad-proposal", where + " is one more than the " + std::to_string(per_idea) + " asked for idea " +
-                                                std::to_string(index) + "; dropped."});
+      out.events.push_back({"bad-proposal", where + " is one more than the " + std::to_string(per_idea) +
+                                                " asked for idea " + std::to_string(index) + "; dropped."});
       continue;
     }
     ++per_idea_count[index - 1];

@@ -23,7 +23,7 @@ int64_t estimate_tokens(const std::string& text);
 // The prompts, exposed so that tests and `--dry-run` style tools can show them.
 struct LlmPrompts {
   std::string system;
-  std::string context;  // problem, primitives, best candidates, failures (within the budget)
+  std::string context;                // problem, primitives, best candidates, failures (within the budget)
   std::vector<ProposerEvent> events;  // what had to be dropped to fit
 };
 LlmPrompts build_prompt_context(const ProposalContext& ctx, int64_t token_budget);

@@ -22,9 +22,7 @@
 namespace cusched::search {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 bool is_rejection(const std::string& verdict) {
   return verdict == "invalid_schedule" || verdict == "lowering_error" || verdict == "audit_rejected";
@@ -34,8 +32,8 @@ bool is_rejection(const std::string& verdict) {
 
 std::string default_db_path(const std::string& problem) { return "cusched-" + problem + ".db"; }
 
-SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options, std::ostream& log,
-                       std::shared_ptr<Evaluator> evaluator)
+SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer, SearchOptions options,
+                       std::ostream& log, std::shared_ptr<Evaluator> evaluator)
     : problem_(problem),
       store_(store),
       proposer_(proposer),
@@ -55,10 +53,16 @@ SearchSummary SearchLoop::run() {
   info.size = options_.resolved_size();
   info.backend = options_.backend;
   info.seed = options_.seed;
-  info.config = {{"proposer", proposer_.name()}, {"rounds", options_.rounds}, {"ideas", options_.ideas},
-                 {"per_idea", options_.per_idea}, {"budget_candidates", options_.budget_candidates},
-                 {"budget_minutes", options_.budget_minutes}, {"budget_tokens", options_.budget_tokens},
-                 {"audit", options_.audit}, {"strict", options_.strict}, {"torch_op", problem_.torch_semantics}};
+  info.config = {{"proposer", proposer_.name()},
+                 {"rounds", options_.rounds},
+                 {"ideas", options_.ideas},
+                 {"per_idea", options_.per_idea},
+                 {"budget_candidates", options_.budget_candidates},
+                 {"budget_minutes", options_.budget_minutes},
+                 {"budget_tokens", options_.budget_tokens},
+                 {"audit", options_.audit},
+                 {"strict", options_.strict},
+                 {"torch_op", problem_.torch_semantics}};
   if (!options_.replay_timings.empty()) info.config["replay_timings"] = options_.replay_timings;
   int64_t run = store_.create_run(info);
   return search(run, true);
@@ -70,15 +74,18 @@ SearchSummary SearchLoop::search(int64_t run, bool fresh) {
   const bool interp = options_.backend == "interp";
   log_ << (fresh ? "search" : "resume") << " run " << run << ": " << problem_.name << ", proposer " << proposer_.name()
        << ", " << options_.rounds << " rounds x " << options_.ideas << " ideas x " << options_.per_idea << " per idea, "
-       << (interp ? "interpreter at the " + options_.resolved_size() + " size, ranked by the cost model (no GPU time is measured)"
-                  : "timed on " + std::to_string(evaluator_->total()) + " GPU(s) at the " + options_.resolved_size() + " size")
+       << (interp ? "interpreter at the " + options_.resolved_size() +
+                        " size, ranked by the cost model (no GPU time is measured)"
+                  : "timed on " + std::to_string(evaluator_->total()) + " GPU(s) at the " + options_.resolved_size() +
+                        " size")
        << ", store " << store_.path() << std::endl;
   store_.set_run_status(run, "running");
   bool ok = true;
   if (!fresh) {
     auto pending = store_.pending(run);
     if (!pending.empty()) {
-      log_ << "resume: " << pending.size() << " candidate(s) proposed but not evaluated; evaluating them first" << std::endl;
+      log_ << "resume: " << pending.size() << " candidate(s) proposed but not evaluated; evaluating them first"
+           << std::endl;
       ok = evaluate(run, pending);
     }
     for (const auto& r : store_.round_summaries(run)) {
@@ -125,8 +132,9 @@ void SearchLoop::sanitize_best(int64_t candidate) {
   }
   e->result["sanitizer"] = report;
   store_.save_evaluation(*e);
-  log_ << "compute-sanitizer on the best candidate " << candidate << " (small size): "
-       << (report.value("clean", false) ? "clean" : "findings or not run: " + report.dump()) << std::endl;
+  log_ << "compute-sanitizer on the best candidate " << candidate
+       << " (small size): " << (report.value("clean", false) ? "clean" : "findings or not run: " + report.dump())
+       << std::endl;
 }
 
 bool SearchLoop::do_round(int64_t run, int index) {
@@ -152,7 +160,8 @@ bool SearchLoop::do_round(int64_t run, int index) {
   std::vector<Proposal> proposals;
   std::string source = proposer_.name();
   const bool with_baseline = index == 0 && store_.candidates(run).empty();
-  if (with_baseline) proposals.push_back({"the problem's baseline schedule", baseline_schedule_of(problem_), std::nullopt});
+  if (with_baseline)
+    proposals.push_back({"the problem's baseline schedule", baseline_schedule_of(problem_), std::nullopt});
   proposals.insert(proposals.end(), props.proposals.begin(), props.proposals.end());
   std::map<std::string, int64_t> idea_ids;
   std::vector<CandidateRecord> fresh_candidates;
@@ -167,11 +176,14 @@ bool SearchLoop::do_round(int64_t run, int index) {
     std::optional<int64_t> parent = p.parent;
     if (parent && !store_.candidate(*parent)) parent.reset();
     std::string hash = schedule_hash(steps);
-    if (i == 0 && with_baseline) baseline_hash = hash;
-    else if (hash == baseline_hash) continue;  // the proposer's own copy of the baseline
+    if (i == 0 && with_baseline)
+      baseline_hash = hash;
+    else if (hash == baseline_hash)
+      continue;  // the proposer's own copy of the baseline
     std::string text = p.idea.empty() ? "(no idea given)" : p.idea;
     auto it = idea_ids.find(text);
-    if (it == idea_ids.end()) it = idea_ids.emplace(text, store_.add_idea(round, text, i == 0 && with_baseline ? "builtin" : source)).first;
+    if (it == idea_ids.end())
+      it = idea_ids.emplace(text, store_.add_idea(round, text, i == 0 && with_baseline ? "builtin" : source)).first;
     AddedCandidate added = store_.add_candidate({run, round, it->second, parent, steps, hash});
     if (!added.is_new) {
       ++duplicates;
@@ -185,7 +197,8 @@ bool SearchLoop::do_round(int64_t run, int index) {
   bool ok = evaluate(run, fresh_candidates);
   if (ok) store_.finish_round(round, props.prompt_tokens, props.completion_tokens);
   progress(run, round, index);
-  if (options_.budget_tokens > 0 && tokens_used(run) + (ok ? 0 : props.prompt_tokens + props.completion_tokens) >= options_.budget_tokens) {
+  if (options_.budget_tokens > 0 &&
+      tokens_used(run) + (ok ? 0 : props.prompt_tokens + props.completion_tokens) >= options_.budget_tokens) {
     log_ << "token budget of " << options_.budget_tokens << " spent" << std::endl;
     return false;
   }
@@ -207,7 +220,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   size_t count = candidates.size();
   bool stopped = false;
   if (options_.budget_candidates > 0) {
-    int64_t left = std::max<int64_t>(0, options_.budget_candidates - static_cast<int64_t>(store_.evaluations(run).size()));
+    int64_t left =
+        std::max<int64_t>(0, options_.budget_candidates - static_cast<int64_t>(store_.evaluations(run).size()));
     if (static_cast<int64_t>(count) > left) {
       count = static_cast<size_t>(left);
       stopped = true;
@@ -218,7 +232,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   auto record = [&](const CandidateRecord& c, const CandidateOutcome& o) {
     std::lock_guard<std::mutex> lock(store_mu);
     if (!o.ir_text.empty())
-      store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+      store_.save_artifacts(
+          c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
     if (is_rejection(o.verdict)) {
       store_.reject(c.id, o.verdict, o.reason);
       return;
@@ -251,7 +266,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     if (o.gpu) {
       std::ostringstream line;
       line << "  candidate " << c.id << ": " << o.verdict;
-      if (e.median_ms) line << ", " << *e.median_ms << " ms (GPU median), " << e.pct_of_floor.value_or(0) << "% of the floor";
+      if (e.median_ms)
+        line << ", " << *e.median_ms << " ms (GPU median), " << e.pct_of_floor.value_or(0) << "% of the floor";
       log_ << line.str() << std::endl;
     }
   };
@@ -269,7 +285,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     prepared[i] = 1;
     if (!o.verdict.empty() || interp) return true;
     std::lock_guard<std::mutex> lock(store_mu);
-    store_.save_artifacts(c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+    store_.save_artifacts(c.id,
+                          {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
     store_.set_candidate_status(c.id, "lowered");
     o.ir_text.clear();  // the artifacts are stored
     return true;
@@ -302,7 +319,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
 }
 
 bool SearchLoop::budget_left(int64_t run) const {
-  if (options_.budget_candidates > 0 && static_cast<int64_t>(store_.evaluations(run).size()) >= options_.budget_candidates)
+  if (options_.budget_candidates > 0 &&
+      static_cast<int64_t>(store_.evaluations(run).size()) >= options_.budget_candidates)
     return false;
   if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) return false;
   if (options_.budget_tokens > 0 && tokens_used(run) >= options_.budget_tokens) return false;
@@ -339,8 +357,10 @@ void SearchLoop::progress(int64_t run, int64_t round_id, int index) {
     if (first && e.candidate == *first) baseline = s;
     if (round_of[e.candidate] != index) continue;
     ++evaluated;
-    if (e.verified) ++verified;
-    else ++failed[e.verdict];
+    if (e.verified)
+      ++verified;
+    else
+      ++failed[e.verdict];
   }
   int64_t tokens = 0;
   for (const auto& r : store_.round_summaries(run))
@@ -349,8 +369,8 @@ void SearchLoop::progress(int64_t run, int64_t round_id, int index) {
   std::ostringstream line;
   line.setf(std::ios::fixed);
   line.precision(4);
-  line << "round " << index + 1 << "/" << options_.rounds << " | evaluated " << evaluated << "/" << candidates << " | verified "
-       << verified << " | rejected " << evaluated - verified;
+  line << "round " << index + 1 << "/" << options_.rounds << " | evaluated " << evaluated << "/" << candidates
+       << " | verified " << verified << " | rejected " << evaluated - verified;
   if (!failed.empty()) {
     line << " (";
     bool sep = false;
@@ -358,12 +378,16 @@ void SearchLoop::progress(int64_t run, int64_t round_id, int index) {
     line << ")";
   }
   line << " | best ";
-  if (best) line << *best << unit;
-  else line << "none yet" << (interp ? " (interp, cost model estimate)" : "");
+  if (best)
+    line << *best << unit;
+  else
+    line << "none yet" << (interp ? " (interp, cost model estimate)" : "");
   line << " | speedup over baseline ";
   line.precision(2);
-  if (best && baseline && *best > 0) line << *baseline / *best << "x" << (interp ? " (interp, cost model estimate)" : "");
-  else line << "n/a";
+  if (best && baseline && *best > 0)
+    line << *baseline / *best << "x" << (interp ? " (interp, cost model estimate)" : "");
+  else
+    line << "n/a";
   line << " | tokens " << tokens;
   if (std::string st = evaluator_->status(); !st.empty()) line << " | " << st;
   log_ << line.str() << std::endl;

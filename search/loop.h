@@ -28,12 +28,12 @@ struct SearchOptions {
   uint64_t seed = 1;
   bool audit = true;
   bool strict = false;
-  int cpu_threads = 0;            // 0: min(hardware threads, 4)
-  std::vector<int> devices = {0}; // gpu backend: one worker per device
+  int cpu_threads = 0;             // 0: min(hardware threads, 4)
+  std::vector<int> devices = {0};  // gpu backend: one worker per device
   double watchdog_s = 20;
   int context_best = 8, context_failures = 8;  // candidates shown to the proposer
-  std::string replay_timings;     // a TimingReplay file: times come from it, keyed by schedule hash
-  bool sanitize_best = true;      // gpu backend: compute-sanitizer on the final best, kept in its evaluation result
+  std::string replay_timings;                  // a TimingReplay file: times come from it, keyed by schedule hash
+  bool sanitize_best = true;  // gpu backend: compute-sanitizer on the final best, kept in its evaluation result
   std::string resolved_size() const { return size.empty() ? (backend == "gpu" ? "bench" : "small") : size; }
 };
 
@@ -43,7 +43,7 @@ struct SearchSummary {
   int evaluated = 0, verified = 0;
   std::optional<double> best, baseline;  // ms: median on gpu runs, cost estimate on interp runs
   std::optional<int64_t> best_candidate;
-  std::string status;                    // "finished" or "budget-exhausted"
+  std::string status;  // "finished" or "budget-exhausted"
 };
 
 // The default store path of a problem's search: cusched-<problem>.db.

@@ -1,10 +1,10 @@
 #include "search/mpi_evaluator.h"
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <chrono>
 #include <thread>
+
+#include <mpi.h>
 
 #include "search/mpi_protocol.h"
 #include "search/mpi_task_codec.h"
@@ -12,9 +12,7 @@
 namespace cusched::search {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -23,11 +21,11 @@ struct MpiEvaluator::Rank {
   RankInfo info;
   bool alive = true;
   bool busy = false;
-  size_t index = 0;      // the batch index of its task
-  int64_t task = 0;      // the id of its task
-  double deadline = 0;   // steady-clock seconds
-  double last_heard = 0; // steady-clock seconds of its task's send or its latest heartbeat
-  std::string sent;      // the task text, kept until the send completes
+  size_t index = 0;       // the batch index of its task
+  int64_t task = 0;       // the id of its task
+  double deadline = 0;    // steady-clock seconds
+  double last_heard = 0;  // steady-clock seconds of its task's send or its latest heartbeat
+  std::string sent;       // the task text, kept until the send completes
   MPI_Request send = MPI_REQUEST_NULL;
   std::string received;
   MPI_Request recv = MPI_REQUEST_NULL;  // not null while a result is arriving
@@ -77,7 +75,8 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
     if (alive() == 0) {
       // No rank left: rank 0 evaluates what is still queued.
       if (!fallback_)
-        fail("no-evaluators-left", "Every MPI evaluator rank was lost and rank 0 cannot evaluate on this backend itself.",
+        fail("no-evaluators-left",
+             "Every MPI evaluator rank was lost and rank 0 cannot evaluate on this backend itself.",
              "Resume the search (cusched search --resume) with ranks that have GPUs, or give rank 0 a GPU.");
       std::vector<size_t> rest(queue.begin(), queue.end());
       std::sort(rest.begin(), rest.end());
@@ -180,7 +179,8 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
         }
       }
       if (now_s() - r.last_heard > silence_s_)
-        lose(r, "sent no heartbeat for " + std::to_string(static_cast<int>(silence_s_)) + " s (the rank is gone)", queue);
+        lose(r, "sent no heartbeat for " + std::to_string(static_cast<int>(silence_s_)) + " s (the rank is gone)",
+             queue);
       else if (now_s() > r.deadline)
         lose(r, "did not answer within " + std::to_string(static_cast<int>(timeout_s_)) + " s", queue);
     }

@@ -1,8 +1,5 @@
 #include "search/mpi_rank_server.h"
 
-#include <mpi.h>
-#include <signal.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -12,6 +9,9 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include <mpi.h>
+#include <signal.h>
 
 #include "problems/problem.h"
 #include "problems/problem_file.h"
@@ -151,7 +151,8 @@ int serve_rank(MpiSession& session, std::ostream& log) {
       } catch (const UserError& e) {
         outcome.verdict = "internal_error";
         outcome.error = e.error();
-        outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.error().to_string();
+        outcome.reason =
+            "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.error().to_string();
       } catch (const std::exception& e) {
         outcome.verdict = "internal_error";
         outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.what();
@@ -166,7 +167,8 @@ int serve_rank(MpiSession& session, std::ostream& log) {
       log << "rank " << session.rank() << " [" << began << " s]: task " << id << " " << outcome.verdict << " in "
           << seconds() - began << " s" << std::endl;
     std::string reply = encode_result(id, outcome);
-    if (MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    if (MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD) !=
+        MPI_SUCCESS) {
       log << "rank " << session.rank() << ": could not send a result to rank 0; exiting" << std::endl;
       return 1;
     }

@@ -1,12 +1,12 @@
 #include "search/mpi_session.h"
 
-#include <mpi.h>
-#include <sched.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstring>
 #include <thread>
+
+#include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include "dsl/error.h"
 #include "runtime/cuda_driver.h"
@@ -30,7 +30,8 @@ void check(int rc, const char* what) {
   int len = 0;
   MPI_Error_string(rc, text, &len);
   fail("mpi-init-failed", std::string("MPI failed while ") + what + ": " + std::string(text, len) + ".",
-       "Launch with mpirun (see docs/search.md, \"Several GPUs and MPI\") and check that every rank runs the same build.");
+       "Launch with mpirun (see docs/search.md, \"Several GPUs and MPI\") and check that every rank runs the same "
+       "build.");
 }
 
 }  // namespace
@@ -81,7 +82,8 @@ void MpiSession::stop_ranks() {
   std::vector<MPI_Request> requests;
   for (int r = 1; r < size_; ++r) {
     MPI_Request q;
-    if (MPI_Isend(&kStop, 1, MPI_CHAR, r, mpi_protocol::kTagStop, MPI_COMM_WORLD, &q) == MPI_SUCCESS) requests.push_back(q);
+    if (MPI_Isend(&kStop, 1, MPI_CHAR, r, mpi_protocol::kTagStop, MPI_COMM_WORLD, &q) == MPI_SUCCESS)
+      requests.push_back(q);
   }
   // A lost rank may never take its message: wait a few seconds, not for ever.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);

@@ -7,8 +7,9 @@
 // Both carry every field: a rank verifies the outcome rank 0 prepared, and rank 0
 // takes the verified outcome as the rank sent it.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "search/candidate_evaluation.h"
 

@@ -16,7 +16,8 @@ std::string MultiGpuEvaluator::status() const {
 
 void MultiGpuEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vector<CandidateOutcome>& batch,
                             const std::function<void(size_t)>& finished) {
-  while (workers_.size() < devices_.size()) workers_.push_back(std::make_unique<runtime::Worker>(devices_[workers_.size()]));
+  while (workers_.size() < devices_.size())
+    workers_.push_back(std::make_unique<runtime::Worker>(devices_[workers_.size()]));
   // Thread t drives worker t.
   parallel_for(batch.size(), workers_.size(), [&](size_t thread, size_t i) {
     verify_prepared(problem, cfg, workers_[thread].get(), batch[i]);

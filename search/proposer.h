@@ -2,11 +2,12 @@
 // The interface between the round loop and whatever proposes schedules: the
 // built-in proposer, an LLM, or files written by a person or a script.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace cusched::search {
 

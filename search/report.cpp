@@ -62,8 +62,10 @@ std::string finding_text(const nlohmann::json& f) {
   std::string s;
   for (const char* k : {"severity", "rule", "id", "check"})
     if (f.contains(k) && f[k].is_string()) s += f[k].get<std::string>() + " ";
-  if (f.contains("message") && f["message"].is_string()) s += f["message"].get<std::string>();
-  else s += f.dump();
+  if (f.contains("message") && f["message"].is_string())
+    s += f["message"].get<std::string>();
+  else
+    s += f.dump();
   return s;
 }
 
@@ -75,7 +77,8 @@ std::string render_chart(const std::vector<RoundSummary>& rounds, const std::str
   const int W = 760, H = 300, L = 70, R = 20, T = 20, B = 45;
   std::ostringstream s;
   s << "<svg id=\"best-per-round-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
-    << "\" viewBox=\"0 0 " << W << " " << H << "\" role=\"img\" aria-label=\"best " << html_escape(unit) << " per round\">\n";
+    << "\" viewBox=\"0 0 " << W << " " << H << "\" role=\"img\" aria-label=\"best " << html_escape(unit)
+    << " per round\">\n";
   s << "<rect x=\"0\" y=\"0\" width=\"" << W << "\" height=\"" << H << "\" fill=\"#fff\"/>\n";
   std::vector<std::pair<int, double>> per_round, so_far;
   for (const auto& r : rounds) {
@@ -83,7 +86,8 @@ std::string render_chart(const std::vector<RoundSummary>& rounds, const std::str
     if (r.best_so_far) so_far.push_back({r.round.index, *r.best_so_far});
   }
   if (per_round.empty()) {
-    s << "<text x=\"" << W / 2 << "\" y=\"" << H / 2 << "\" text-anchor=\"middle\">No verified candidate yet.</text>\n</svg>\n";
+    s << "<text x=\"" << W / 2 << "\" y=\"" << H / 2
+      << "\" text-anchor=\"middle\">No verified candidate yet.</text>\n</svg>\n";
     return s.str();
   }
   int x0 = rounds.front().round.index, x1 = rounds.back().round.index;
@@ -96,31 +100,36 @@ std::string render_chart(const std::vector<RoundSummary>& rounds, const std::str
   auto X = [&](double x) { return L + (x - x0) * (W - L - R) / (x1 - x0); };
   auto Y = [&](double y) { return T + (y1 - y) * (H - T - B) / (y1 - y0); };
   // Axes, ticks and labels.
-  s << "<line x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B << "\" stroke=\"#888\"/>\n";
+  s << "<line x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B
+    << "\" stroke=\"#888\"/>\n";
   s << "<line x1=\"" << L << "\" y1=\"" << T << "\" x2=\"" << L << "\" y2=\"" << H - B << "\" stroke=\"#888\"/>\n";
   for (int i = 0; i <= 4; ++i) {
     double v = y0 + (y1 - y0) * i / 4;
-    s << "<line x1=\"" << L - 4 << "\" y1=\"" << Y(v) << "\" x2=\"" << W - R << "\" y2=\"" << Y(v) << "\" stroke=\"#eee\"/>";
+    s << "<line x1=\"" << L - 4 << "\" y1=\"" << Y(v) << "\" x2=\"" << W - R << "\" y2=\"" << Y(v)
+      << "\" stroke=\"#eee\"/>";
     s << "<text x=\"" << L - 6 << "\" y=\"" << Y(v) + 4 << "\" text-anchor=\"end\">" << fmt(v, 3) << "</text>\n";
   }
   int step = std::max(1, (x1 - x0) / 10);
   for (int x = x0; x <= x1; x += step)
     s << "<text x=\"" << X(x) << "\" y=\"" << H - B + 16 << "\" text-anchor=\"middle\">" << x << "</text>\n";
   s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 6 << "\" text-anchor=\"middle\">round</text>\n";
-  s << "<text x=\"14\" y=\"" << (T + H - B) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 14 " << (T + H - B) / 2
-    << ")\">" << html_escape(unit) << "</text>\n";
-  auto polyline = [&](const std::vector<std::pair<int, double>>& pts, const char* cls, const char* color, const char* dash) {
-    s << "<polyline class=\"" << cls << "\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\"" << dash << " points=\"";
+  s << "<text x=\"14\" y=\"" << (T + H - B) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
+    << (T + H - B) / 2 << ")\">" << html_escape(unit) << "</text>\n";
+  auto polyline = [&](const std::vector<std::pair<int, double>>& pts, const char* cls, const char* color,
+                      const char* dash) {
+    s << "<polyline class=\"" << cls << "\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\"" << dash
+      << " points=\"";
     for (const auto& p : pts) s << X(p.first) << "," << Y(p.second) << " ";
     s << "\"/>\n";
   };
   polyline(so_far, "best-so-far", "#9aa", " stroke-dasharray=\"5 4\"");
   polyline(per_round, "best-in-round", "#2060c0", "");
   for (const auto& p : per_round)
-    s << "<circle class=\"round-point\" data-round=\"" << p.first << "\" cx=\"" << X(p.first) << "\" cy=\"" << Y(p.second)
-      << "\" r=\"3.5\" fill=\"#2060c0\"><title>round " << p.first << ": " << fmt(p.second) << " " << html_escape(unit)
-      << "</title></circle>\n";
-  s << "<text x=\"" << W - R << "\" y=\"" << T + 4 << "\" text-anchor=\"end\">solid: best in round; dashed: best so far</text>\n";
+    s << "<circle class=\"round-point\" data-round=\"" << p.first << "\" cx=\"" << X(p.first) << "\" cy=\""
+      << Y(p.second) << "\" r=\"3.5\" fill=\"#2060c0\"><title>round " << p.first << ": " << fmt(p.second) << " "
+      << html_escape(unit) << "</title></circle>\n";
+  s << "<text x=\"" << W - R << "\" y=\"" << T + 4
+    << "\" text-anchor=\"end\">solid: best in round; dashed: best so far</text>\n";
   s << "</svg>\n";
   return s.str();
 }
@@ -129,13 +138,16 @@ std::string render_source(const std::string& source, const nlohmann::json& findi
   std::map<int, std::vector<const nlohmann::json*>> by_line;
   std::vector<const nlohmann::json*> unplaced;
   for (const auto& f : findings)
-    if (f.is_object() && f.contains("line") && f["line"].is_number_integer()) by_line[f["line"].get<int>()].push_back(&f);
-    else unplaced.push_back(&f);
+    if (f.is_object() && f.contains("line") && f["line"].is_number_integer())
+      by_line[f["line"].get<int>()].push_back(&f);
+    else
+      unplaced.push_back(&f);
   std::ostringstream s;
   if (!unplaced.empty()) {
     s << "<ul class=\"findings-unplaced\">";
     for (const auto* f : unplaced)
-      s << "<li class=\"" << (is_error_finding(*f) ? "sev-error" : "") << "\">" << html_escape(finding_text(*f)) << "</li>";
+      s << "<li class=\"" << (is_error_finding(*f) ? "sev-error" : "") << "\">" << html_escape(finding_text(*f))
+        << "</li>";
     s << "</ul>\n";
   }
   s << "<table class=\"source\">\n";
@@ -146,7 +158,8 @@ std::string render_source(const std::string& source, const nlohmann::json& findi
       << "</td><td class=\"code\"><pre>" << html_escape(lines[i]) << "</pre></td><td class=\"findings\">";
     if (it != by_line.end())
       for (const auto* f : it->second)
-        s << "<div class=\"finding" << (is_error_finding(*f) ? " sev-error" : "") << "\">" << html_escape(finding_text(*f)) << "</div>";
+        s << "<div class=\"finding" << (is_error_finding(*f) ? " sev-error" : "") << "\">"
+          << html_escape(finding_text(*f)) << "</div>";
     s << "</td></tr>\n";
   }
   s << "</table>\n";
@@ -172,12 +185,23 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -203,11 +227,13 @@ std::string render_report(const Store& store, int64_t run_id) {
 
   std::ostringstream h;
   std::string title = "cusched run " + std::to_string(run->id) + ": " + run->problem + " (" + run->size + ")";
-  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(title) << "</title>\n<style>"
-    << kStyle << "</style></head>\n<body>\n";
+  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(title)
+    << "</title>\n<style>" << kStyle << "</style></head>\n<body>\n";
 
   h << "<header id=\"run-header\"><h1>" << html_escape(title) << "</h1>\n<dl class=\"meta\">";
-  auto meta = [&](const std::string& k, const std::string& v) { h << "<dt>" << html_escape(k) << "</dt><dd>" << html_escape(v) << "</dd>"; };
+  auto meta = [&](const std::string& k, const std::string& v) {
+    h << "<dt>" << html_escape(k) << "</dt><dd>" << html_escape(v) << "</dd>";
+  };
   meta("problem", run->problem);
   meta("size", run->size);
   meta("backend", run->backend);
@@ -217,7 +243,8 @@ std::string render_report(const Store& store, int64_t run_id) {
   meta("rounds", std::to_string(rounds.size()));
   meta("candidates", std::to_string(candidates.size()) + " (" + std::to_string(verified) + " verified)");
   if (prompt_tokens + completion_tokens > 0)
-    meta("LLM tokens", std::to_string(prompt_tokens) + " prompt + " + std::to_string(completion_tokens) + " completion");
+    meta("LLM tokens",
+         std::to_string(prompt_tokens) + " prompt + " + std::to_string(completion_tokens) + " completion");
   if (!board.empty()) {
     const auto& e = board[0].evaluation;
     meta("best", "candidate " + std::to_string(board[0].candidate.id) + ": " +
@@ -228,26 +255,30 @@ std::string render_report(const Store& store, int64_t run_id) {
     << "</pre></details></header>\n";
 
   h << "<section id=\"progress\"><h2>Best " << html_escape(unit) << " per round</h2>\n" << render_chart(rounds, unit);
-  h << "<table id=\"rounds\"><thead><tr><th>round</th><th>candidates</th><th>evaluated</th><th>verified</th><th>rejected</th>"
+  h << "<table "
+       "id=\"rounds\"><thead><tr><th>round</th><th>candidates</th><th>evaluated</th><th>verified</th><th>rejected</th>"
        "<th>best in round</th><th>best so far</th><th>tokens</th></tr></thead><tbody>\n";
   for (const auto& r : rounds)
     h << "<tr class=\"round-row\"><td class=\"num\">" << r.round.index << "</td><td class=\"num\">" << r.candidates
-      << "</td><td class=\"num\">" << r.evaluated << "</td><td class=\"num\">" << r.verified << "</td><td class=\"num\">"
-      << r.rejected << "</td><td class=\"num\">" << opt(r.best_in_round) << "</td><td class=\"num\">" << opt(r.best_so_far)
-      << "</td><td class=\"num\">" << r.round.prompt_tokens + r.round.completion_tokens << "</td></tr>\n";
+      << "</td><td class=\"num\">" << r.evaluated << "</td><td class=\"num\">" << r.verified
+      << "</td><td class=\"num\">" << r.rejected << "</td><td class=\"num\">" << opt(r.best_in_round)
+      << "</td><td class=\"num\">" << opt(r.best_so_far) << "</td><td class=\"num\">"
+      << r.round.prompt_tokens + r.round.completion_tokens << "</td></tr>\n";
   h << "</tbody></table></section>\n";
 
   h << "<section id=\"leaderboard-section\"><h2>Leaderboard (verified, best first)</h2>\n";
   if (board.empty()) h << "<p>No verified candidate yet.</p>\n";
-  h << "<table id=\"leaderboard\"><thead><tr><th>rank</th><th>candidate</th><th>round</th><th>idea</th><th>median ms</th>"
+  h << "<table id=\"leaderboard\"><thead><tr><th>rank</th><th>candidate</th><th>round</th><th>idea</th><th>median "
+       "ms</th>"
        "<th>min ms</th><th>max ms</th><th>% of floor</th><th>cost</th><th>precision</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < board.size(); ++i) {
     const auto& c = board[i].candidate;
     const auto& e = board[i].evaluation;
-    h << "<tr class=\"leaderboard-row\" data-candidate=\"" << c.id << "\"><td class=\"num\">" << i + 1 << "</td><td><a href=\"#candidate-"
-      << c.id << "\">#" << c.id << "</a></td><td class=\"num\">" << c.round_index << "</td><td>" << html_escape(c.idea_text)
-      << "</td><td class=\"num\">" << opt(e.median_ms) << "</td><td class=\"num\">" << opt(e.min_ms) << "</td><td class=\"num\">"
-      << opt(e.max_ms) << "</td><td class=\"num\">" << opt(e.pct_of_floor, 3) << "</td><td class=\"num\">" << opt(e.cost_estimate)
+    h << "<tr class=\"leaderboard-row\" data-candidate=\"" << c.id << "\"><td class=\"num\">" << i + 1
+      << "</td><td><a href=\"#candidate-" << c.id << "\">#" << c.id << "</a></td><td class=\"num\">" << c.round_index
+      << "</td><td>" << html_escape(c.idea_text) << "</td><td class=\"num\">" << opt(e.median_ms)
+      << "</td><td class=\"num\">" << opt(e.min_ms) << "</td><td class=\"num\">" << opt(e.max_ms)
+      << "</td><td class=\"num\">" << opt(e.pct_of_floor, 3) << "</td><td class=\"num\">" << opt(e.cost_estimate)
       << "</td><td>" << html_escape(e.precision) << "</td></tr>\n";
   }
   h << "</tbody></table></section>\n";
@@ -259,14 +290,17 @@ std::string render_report(const Store& store, int64_t run_id) {
     auto ev = evals.find(c.id);
     const EvaluationRecord* e = ev == evals.end() ? nullptr : &ev->second;
     const char* state = !e ? "pending" : e->verified ? "verified" : "failed";
-    h << "<section class=\"candidate " << state << "\" id=\"candidate-" << c.id << "\">\n<h3>#" << c.id << " &middot; round "
-      << c.round_index << " &middot; <span class=\"verdict\">" << html_escape(e ? e->verdict : c.status) << "</span></h3>\n";
+    h << "<section class=\"candidate " << state << "\" id=\"candidate-" << c.id << "\">\n<h3>#" << c.id
+      << " &middot; round " << c.round_index << " &middot; <span class=\"verdict\">"
+      << html_escape(e ? e->verdict : c.status) << "</span></h3>\n";
     if (!c.idea_text.empty())
-      h << "<p class=\"idea\"><b>Idea</b> (" << html_escape(c.idea_source) << "): " << html_escape(c.idea_text) << "</p>\n";
+      h << "<p class=\"idea\"><b>Idea</b> (" << html_escape(c.idea_source) << "): " << html_escape(c.idea_text)
+        << "</p>\n";
     if (c.parent) h << "<p>Parent: <a href=\"#candidate-" << *c.parent << "\">#" << *c.parent << "</a></p>\n";
     if (e) {
       h << "<p class=\"result\">" << (e->verified ? "Verified" : "Not verified");
-      if (e->median_ms) h << "; median " << fmt(*e->median_ms) << " ms (min " << opt(e->min_ms) << ", max " << opt(e->max_ms) << ")";
+      if (e->median_ms)
+        h << "; median " << fmt(*e->median_ms) << " ms (min " << opt(e->min_ms) << ", max " << opt(e->max_ms) << ")";
       if (e->pct_of_floor) h << "; " << fmt(*e->pct_of_floor, 3) << "% of floor";
       if (e->cost_estimate) h << "; cost estimate " << fmt(*e->cost_estimate);
       if (e->max_abs_error) h << "; max abs error " << fmt(*e->max_abs_error, 3);
@@ -275,7 +309,8 @@ std::string render_report(const Store& store, int64_t run_id) {
       h << ".</p>\n";
       if (!e->reason.empty()) h << "<p class=\"reason\">" << html_escape(e->reason) << "</p>\n";
     }
-    h << "<details><summary>Schedule</summary><pre class=\"block\">" << html_escape(c.schedule.dump(2)) << "</pre></details>\n";
+    h << "<details><summary>Schedule</summary><pre class=\"block\">" << html_escape(c.schedule.dump(2))
+      << "</pre></details>\n";
     auto a = store.artifacts(c.id);
     if (a && !a->cuda_source.empty()) {
       auto findings = findings_array(a->audit_findings);
@@ -297,15 +332,16 @@ std::string render_report(const Store& store, int64_t run_id) {
   h << "</section>\n";
 
   if (!calls.empty()) {
-    h << "<section id=\"llm-calls-section\"><h2>LLM calls</h2><table id=\"llm-calls\"><thead><tr><th>round</th><th>purpose</th>"
+    h << "<section id=\"llm-calls-section\"><h2>LLM calls</h2><table "
+         "id=\"llm-calls\"><thead><tr><th>round</th><th>purpose</th>"
          "<th>prompt tokens</th><th>completion tokens</th><th>finish</th><th>error</th></tr></thead><tbody>\n";
     std::map<int64_t, int> round_index;
     for (const auto& r : rounds) round_index[r.round.id] = r.round.index;
     for (const auto& c : calls)
       h << "<tr><td class=\"num\">" << (c.round ? std::to_string(round_index[*c.round]) : "") << "</td><td>"
         << html_escape(c.call.purpose) << "</td><td class=\"num\">" << c.call.prompt_tokens << "</td><td class=\"num\">"
-        << c.call.completion_tokens << "</td><td>" << html_escape(c.call.finish_reason) << "</td><td>" << html_escape(c.call.error)
-        << "</td></tr>\n";
+        << c.call.completion_tokens << "</td><td>" << html_escape(c.call.finish_reason) << "</td><td>"
+        << html_escape(c.call.error) << "</td></tr>\n";
     h << "</tbody></table></section>\n";
   }
   h << "</body></html>\n";
@@ -315,9 +351,12 @@ std::string render_report(const Store& store, int64_t run_id) {
 void write_report(const Store& store, int64_t run, const std::string& path) {
   std::string html = render_report(store, run);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail("report-write-failed", "The report file '" + path + "' cannot be written.", "Check that its folder exists and is writable.");
+  if (!out)
+    fail("report-write-failed", "The report file '" + path + "' cannot be written.",
+         "Check that its folder exists and is writable.");
   out << html;
-  if (!out.flush()) fail("report-write-failed", "Writing the report file '" + path + "' failed.", "Check the free disk space.");
+  if (!out.flush())
+    fail("report-write-failed", "Writing the report file '" + path + "' failed.", "Check the free disk space.");
 }
 
 }  // namespace cusched::search

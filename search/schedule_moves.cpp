@@ -124,7 +124,8 @@ std::optional<MoveResult> retile(const json& steps, const ScheduleState& st, std
   out[s.index]["factor"] = f;
   int reduce = marking_step(out, "cross_thread_reduce", s.stage, s.inner);
   if (reduce >= 0) out[reduce]["kind"] = reduce_kind(f);
-  std::string what = "split " + s.stage + "." + s.loop + " by " + std::to_string(f) + " instead of " + std::to_string(s.factor);
+  std::string what =
+      "split " + s.stage + "." + s.loop + " by " + std::to_string(f) + " instead of " + std::to_string(s.factor);
   const StageSchedule* ss = st.schedules.count(s.stage) ? &st.schedules.at(s.stage) : nullptr;
   const LoopInfo* inner = ss ? ss->find_loop(s.inner) : nullptr;
   if (inner && is_thread_axis(inner->axis)) {
@@ -162,7 +163,9 @@ std::optional<MoveResult> vectorize(const json& steps, const ScheduleState& st, 
           json out = steps;
           int64_t w = sp.factor == 4 ? 2 : 4;
           out[sp.index]["factor"] = w;
-          return MoveResult{"vectorize", "vectorize " + stage + " by " + std::to_string(w) + " instead of " + std::to_string(sp.factor), out};
+          return MoveResult{
+              "vectorize",
+              "vectorize " + stage + " by " + std::to_string(w) + " instead of " + std::to_string(sp.factor), out};
         }
       return std::nullopt;
     }
@@ -172,7 +175,8 @@ std::optional<MoveResult> vectorize(const json& steps, const ScheduleState& st, 
   std::set<std::string> used = s.used_names;
   std::string inner = split_before_use(out, stage, var, w, used);
   out.push_back(schedule_step("vectorize", stage, {{"loop", inner}}));
-  return MoveResult{"vectorize", "vectorize the innermost loop of " + stage + " (" + var + ") by " + std::to_string(w), out};
+  return MoveResult{"vectorize", "vectorize the innermost loop of " + stage + " (" + var + ") by " + std::to_string(w),
+                    out};
 }
 
 // fuse_producers: the producers computed at root that one consumer reads are computed
@@ -182,7 +186,8 @@ std::optional<MoveResult> fuse_producers(const json& steps, const ScheduleState&
   std::vector<std::string> consumers;
   for (const auto& name : scheduled_stages(st)) {
     const StageSchedule& s = st.stage(name);
-    if (s.order.empty() || !is_block_axis(s.loops.at(s.order[0]).axis) || loop_bound_to(s, GpuAxis::ThreadX).empty()) continue;
+    if (s.order.empty() || !is_block_axis(s.loops.at(s.order[0]).axis) || loop_bound_to(s, GpuAxis::ThreadX).empty())
+      continue;
     for (const auto& f : st.stages)
       if (f->name != name && !st.is_output(f->name) && st.stage(f->name).location == ComputeLocation::Root) {
         auto c = st.consumers_of(f->name);
@@ -244,15 +249,18 @@ std::optional<MoveResult> stage_shared(const json& steps, const ScheduleState& s
   std::vector<std::string> sites;
   for (size_t i = 0; i < s.order.size(); ++i) {
     const LoopInfo& l = s.loops.at(s.order[i]);
-    if (is_block_axis(l.axis)) sites.push_back(l.name);
-    else if (l.reduction && l.axis == GpuAxis::None && i + 1 < s.order.size()) sites.push_back(l.name);
+    if (is_block_axis(l.axis))
+      sites.push_back(l.name);
+    else if (l.reduction && l.axis == GpuAxis::None && i + 1 < s.order.size())
+      sites.push_back(l.name);
   }
   if (sites.empty()) return std::nullopt;
   std::string source = pick(st.ctx.pipeline.inputs(), rng)->name;
   std::string at = pick(sites, rng);
   int pad = pick(std::vector<int>{0, 1, 4}, rng);
   json out = steps;
-  out.push_back(schedule_step("cache_read", stage, {{"source", source}, {"scope", "shared"}, {"at", at}, {"pad", pad}}));
+  out.push_back(
+      schedule_step("cache_read", stage, {{"source", source}, {"scope", "shared"}, {"at", at}, {"pad", pad}}));
   return MoveResult{"stage_shared",
                     "stage " + source + " in shared memory for " + stage + " at its loop " + at +
                         (pad ? " (rows padded by " + std::to_string(pad) + ")" : ""),
@@ -265,7 +273,8 @@ std::optional<MoveResult> stage_shared(const json& steps, const ScheduleState& s
 std::optional<MoveResult> register_tile(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
   std::vector<std::string> stages;
   for (const auto& name : scheduled_stages(st))
-    if (st.stage_def(name)->is_reduction() && !st.stage_def(name)->vars.empty() && st.stage(name).cross_thread_loop.empty())
+    if (st.stage_def(name)->is_reduction() && !st.stage_def(name)->vars.empty() &&
+        st.stage(name).cross_thread_loop.empty())
       stages.push_back(name);
   if (stages.empty()) return std::nullopt;
   std::string stage = pick(stages, rng);
@@ -283,7 +292,8 @@ std::optional<MoveResult> register_tile(const json& steps, const ScheduleState& 
   out.push_back(schedule_step("reorder", stage, {{"loops", order}}));
   out.push_back(schedule_step("unroll", stage, {{"loop", inner}}));
   return MoveResult{"register_tile",
-                    "move the reduction loop of " + stage + " outward for a " + std::to_string(r) + "-wide register tile along " + var,
+                    "move the reduction loop of " + stage + " outward for a " + std::to_string(r) +
+                        "-wide register tile along " + var,
                     out};
 }
 
@@ -303,7 +313,10 @@ std::optional<MoveResult> unroll(const json& steps, const ScheduleState& st, std
   auto [stage, loop] = pick(targets, rng);
   json out = steps;
   out.push_back(schedule_step("unroll", stage, {{"loop", loop}}));
-  return MoveResult{"unroll", "unroll " + stage + "." + loop + " (" + std::to_string(st.stage(stage).loops.at(loop).extent) + " iterations)", out};
+  return MoveResult{
+      "unroll",
+      "unroll " + stage + "." + loop + " (" + std::to_string(st.stage(stage).loops.at(loop).extent) + " iterations)",
+      out};
 }
 
 // precision: lower operand precision for a sum of products (the tolerance decides legality).
@@ -350,8 +363,8 @@ std::optional<MoveResult> pipeline(const json& steps, const ScheduleState& st, s
     const StageSchedule& s = st.stage(name);
     for (const auto& c : s.cache_reads) {
       auto it = s.loops.find(c.at_loop);
-      if (c.scope == "shared" && it != s.loops.end() && it->second.axis == GpuAxis::None && it->second.kind == LoopKind::Serial &&
-          it->second.extent >= 2)
+      if (c.scope == "shared" && it != s.loops.end() && it->second.axis == GpuAxis::None &&
+          it->second.kind == LoopKind::Serial && it->second.extent >= 2)
         sites.push_back({name, c.at_loop});
     }
   }
@@ -399,9 +412,9 @@ std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std
 }  // namespace
 
 const std::vector<std::string>& move_names() {
-  static const std::vector<std::string> names = {"retile",  "vectorize", "fuse_producers", "stage_shared", "register_tile",
-                                                 "unroll",  "precision", "fast_math",      "pipeline",     "l2_keep",
-                                                 "random"};
+  static const std::vector<std::string> names = {"retile",        "vectorize", "fuse_producers", "stage_shared",
+                                                 "register_tile", "unroll",    "precision",      "fast_math",
+                                                 "pipeline",      "l2_keep",   "random"};
   return names;
 }
 

@@ -4,12 +4,13 @@
 // producers fused into their consumer, a shared-memory copy, a register tile,
 // unrolling, a lower operand precision, fast-math intrinsics). A move may produce an illegal schedule;
 // the caller validates every result before evaluating it.
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/schedule_state.h"
 

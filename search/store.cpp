@@ -1,7 +1,4 @@
 #include "search/store.h"
-#include "search/store_integrity.h"
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,8 +7,11 @@
 #include <ctime>
 #include <filesystem>
 
+#include <sqlite3.h>
+
 #include "dsl/error.h"
 #include "dsl/schedule.h"
+#include "search/store_integrity.h"
 
 namespace cusched::search {
 
@@ -26,8 +26,8 @@ std::string now_utc() {
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
 }
 
@@ -40,7 +40,8 @@ std::string now_utc() {
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) store_fail(db, std::string("prepare \"") + sql + "\"");
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      store_fail(db, std::string("prepare \"") + sql + "\"");
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
@@ -63,7 +64,9 @@ class Statement {
     if (rc == SQLITE_DONE) return false;
     store_fail(db_, "run a statement");
   }
-  void run() { while (step()) {} }
+  void run() {
+    while (step()) {}
+  }
 
   bool is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
   int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
@@ -90,14 +93,18 @@ class Statement {
   void bind_null(int i) { check(sqlite3_bind_null(stmt_, i)); }
   template <class T>
   void bind(int i, const std::optional<T>& v) {
-    if (v) bind(i, *v);
-    else bind_null(i);
+    if (v)
+      bind(i, *v);
+    else
+      bind_null(i);
   }
   template <class T>
     requires std::same_as<T, nlohmann::json>
   void bind(int i, const T& j) {
-    if (j.is_null()) bind_null(i);
-    else bind(i, j.dump());
+    if (j.is_null())
+      bind_null(i);
+    else
+      bind(i, j.dump());
   }
   Statement& check(int rc) {
     if (rc != SQLITE_OK) store_fail(db_, "bind a value");
@@ -276,7 +283,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     fail("store-not-found", "The store file '" + path + "' does not exist.",
          "Pass the .db file that `cusched search` wrote (its --db flag).");
   if (mode == Mode::read_only && !std::filesystem::is_regular_file(path))
-    fail("store-not-found", "The store '" + path + "' is not a file.", "Pass the .db file that `cusched search` wrote (its --db flag).");
+    fail("store-not-found", "The store '" + path + "' is not a file.",
+         "Pass the .db file that `cusched search` wrote (its --db flag).");
   int flags = (mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_FULLMUTEX;
   if (mode == Mode::create_if_missing) flags |= SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
@@ -319,7 +327,8 @@ void Store::migrate() {
   exec(db_, kSchema);
   // Stores written before runs kept their problem's definition gain the column.
   bool has_definition = false;
-  for (Statement c(db_, "PRAGMA table_info(runs)"); c.step();) has_definition = has_definition || c.text(1) == "problem_definition";
+  for (Statement c(db_, "PRAGMA table_info(runs)"); c.step();)
+    has_definition = has_definition || c.text(1) == "problem_definition";
   if (!has_definition) exec(db_, "ALTER TABLE runs ADD COLUMN problem_definition TEXT");
   Statement q(db_, "SELECT MAX(version) FROM schema_version");
   q.step();
@@ -338,8 +347,9 @@ int64_t Store::create_run(const RunInfo& run) {
   if (run.backend != "gpu" && run.backend != "interp")
     fail("bad-backend", "Run backend '" + run.backend + "' is neither gpu nor interp.", "Use gpu or interp.");
   Transaction t(db_);
-  Statement(db_, "INSERT INTO runs(problem, size, backend, config, seed, created, status, problem_definition) "
-                 "VALUES (?,?,?,?,?,?,?,?)")
+  Statement(db_,
+            "INSERT INTO runs(problem, size, backend, config, seed, created, status, problem_definition) "
+            "VALUES (?,?,?,?,?,?,?,?)")
       .bind_row(run.problem, run.size, run.backend, run.config.dump(), static_cast<int64_t>(run.seed), now_utc(),
                 run.status, run.problem_definition)
       .run();
@@ -363,14 +373,18 @@ static RunInfo read_run(const Statement& s) {
 }
 
 std::optional<RunInfo> Store::find_run(int64_t id) const {
-  Statement s(db_, "SELECT id, problem, size, backend, config, seed, created, status, problem_definition FROM runs WHERE id = ?");
+  Statement s(
+      db_,
+      "SELECT id, problem, size, backend, config, seed, created, status, problem_definition FROM runs WHERE id = ?");
   s.bind_row(id);
   if (!s.step()) return std::nullopt;
   return read_run(s);
 }
 
 std::vector<RunInfo> Store::list_runs() const {
-  Statement s(db_, "SELECT id, problem, size, backend, config, seed, created, status, problem_definition FROM runs ORDER BY id");
+  Statement s(
+      db_,
+      "SELECT id, problem, size, backend, config, seed, created, status, problem_definition FROM runs ORDER BY id");
   std::vector<RunInfo> out;
   while (s.step()) out.push_back(read_run(s));
   return out;
@@ -455,12 +469,13 @@ std::vector<RoundSummary> Store::round_summaries(int64_t run) const {
     r.evaluated = static_cast<int>(c.i64(1));
     r.verified = static_cast<int>(c.i64(2));
     r.rejected = static_cast<int>(c.i64(3));
-    Statement b(db_, by_cost ? "SELECT e.cost_estimate, c.id FROM candidates c JOIN evaluations e ON e.candidate = c.id "
-                               "WHERE c.round = ? AND e.verified = 1 AND e.cost_estimate IS NOT NULL "
-                               "ORDER BY e.cost_estimate, c.id LIMIT 1"
-                             : "SELECT e.median_ms, c.id FROM candidates c JOIN evaluations e ON e.candidate = c.id "
-                               "WHERE c.round = ? AND e.verified = 1 AND e.median_ms IS NOT NULL "
-                               "ORDER BY e.median_ms, c.id LIMIT 1");
+    Statement b(db_, by_cost
+                         ? "SELECT e.cost_estimate, c.id FROM candidates c JOIN evaluations e ON e.candidate = c.id "
+                           "WHERE c.round = ? AND e.verified = 1 AND e.cost_estimate IS NOT NULL "
+                           "ORDER BY e.cost_estimate, c.id LIMIT 1"
+                         : "SELECT e.median_ms, c.id FROM candidates c JOIN evaluations e ON e.candidate = c.id "
+                           "WHERE c.round = ? AND e.verified = 1 AND e.median_ms IS NOT NULL "
+                           "ORDER BY e.median_ms, c.id LIMIT 1");
     b.bind_row(r.round.id);
     if (b.step()) {
       r.best_in_round = b.f64(0);
@@ -515,7 +530,8 @@ std::optional<CandidateRecord> Store::candidate(int64_t id) const {
 }
 
 std::vector<CandidateRecord> Store::candidates(int64_t run) const {
-  Statement s(db_, (std::string("SELECT ") + kCandidateColumns + kCandidateJoins + "WHERE c.run = ? ORDER BY c.id").c_str());
+  Statement s(db_,
+              (std::string("SELECT ") + kCandidateColumns + kCandidateJoins + "WHERE c.run = ? ORDER BY c.id").c_str());
   s.bind_row(run);
   std::vector<CandidateRecord> out;
   while (s.step()) out.push_back(read_candidate(s));
@@ -539,7 +555,9 @@ void Store::save_artifacts(int64_t candidate, const Artifacts& a) {
             "compile_report) VALUES (?,?,?,?,?,?)")
       .bind_row(candidate, a.cuda_source, a.ir_text, a.kernel_bundle, a.audit_findings, a.compile_report)
       .run();
-  Statement(db_, "UPDATE candidates SET status = 'lowered' WHERE id = ? AND status = 'proposed'").bind_row(candidate).run();
+  Statement(db_, "UPDATE candidates SET status = 'lowered' WHERE id = ? AND status = 'proposed'")
+      .bind_row(candidate)
+      .run();
   t.commit();
 }
 
@@ -573,7 +591,8 @@ void Store::save_evaluation(const EvaluationRecord& e) {
   Transaction t(db_);
   insert_evaluation(db_, e);
   Statement(db_, "UPDATE candidates SET status = 'evaluated' WHERE id = ?").bind_row(e.candidate).run();
-  if (sqlite3_changes(db_) != 1) store_fail(db_, "find candidate " + std::to_string(e.candidate) + " for its evaluation");
+  if (sqlite3_changes(db_) != 1)
+    store_fail(db_, "find candidate " + std::to_string(e.candidate) + " for its evaluation");
   t.commit();
 }
 

@@ -4,10 +4,11 @@
 // Every write is one transaction, so a process killed at any moment leaves the
 // file consistent and every finished evaluation in it.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/schedule.h"
 #include "search/proposer.h"
@@ -19,12 +20,12 @@ namespace cusched::search {
 struct RunInfo {
   int64_t id = 0;
   std::string problem;
-  std::string size;               // e.g. "small" or "bench"
-  std::string backend = "gpu";    // "gpu" or "interp"
+  std::string size;             // e.g. "small" or "bench"
+  std::string backend = "gpu";  // "gpu" or "interp"
   nlohmann::json config = nlohmann::json::object();
   uint64_t seed = 0;
-  std::string created;            // UTC, ISO 8601
-  std::string status = "running"; // free text chosen by the loop: "running", "finished", ...
+  std::string created;             // UTC, ISO 8601
+  std::string status = "running";  // free text chosen by the loop: "running", "finished", ...
   // The problem's full definition (its file form, problems/problem_file.h), so that a
   // report, an export or a resume never needs the file or the build that defined it;
   // null in runs stored without it.
@@ -72,13 +73,13 @@ struct Artifacts {
 
 struct EvaluationRecord {
   int64_t candidate = 0;
-  std::string verdict;   // the runtime's verdict name ("ok", "wrong_output", ...) or a rejection code
-  bool verified = false; // counts as a result: runtime verdict ok and no audit error
+  std::string verdict;    // the runtime's verdict name ("ok", "wrong_output", ...) or a rejection code
+  bool verified = false;  // counts as a result: runtime verdict ok and no audit error
   std::string reason;
   std::optional<double> median_ms, min_ms, max_ms, pct_of_floor, cost_estimate;
   std::optional<double> max_abs_error, max_rel_error;
   std::string precision, backend;
-  nlohmann::json result;  // the full evaluation result as JSON
+  nlohmann::json result;    // the full evaluation result as JSON
   std::string measured_at;  // filled by the store when empty
 };
 

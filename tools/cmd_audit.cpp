@@ -1,13 +1,13 @@
 // `cusched audit FILE.cu`: run the Clang 19 audit on a kernel source and print its findings.
-#include "codegen/device_library.h"
-#include "problems/contract.h"
-#include "problems/problem.h"
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
+#include "codegen/device_library.h"
+#include "problems/contract.h"
+#include "problems/problem.h"
 #include "tools/command.h"
 #include "tools/problem_source.h"
 
@@ -43,7 +43,8 @@ struct AuditFlags {
 };
 
 int usage_error(const std::string& message, const std::string& hint, const std::string& code = "bad-audit-input") {
-  std::cerr << nlohmann::json({{"ok", false}, {"error", Error{-1, "audit", code, message, hint, ""}.to_json()}}).dump(2) << "\n";
+  std::cerr << nlohmann::json({{"ok", false}, {"error", Error{-1, "audit", code, message, hint, ""}.to_json()}}).dump(2)
+            << "\n";
   return kExitUsage;
 }
 
@@ -72,7 +73,8 @@ int run_audit(const AuditFlags& f) {
   try {
     // The project's device library is always available to the audited file.
     for (const auto& [name, text] : device_headers()) options.headers.emplace(name, text);
-    if (!f.problem.empty()) options.contract = audit::KernelContract::from_json(kernel_contract(resolve_problem(f.problem)));
+    if (!f.problem.empty())
+      options.contract = audit::KernelContract::from_json(kernel_contract(resolve_problem(f.problem)));
     if (!f.contract_path.empty()) {
       std::string text;
       if (!read_file(f.contract_path, text))

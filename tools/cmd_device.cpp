@@ -41,16 +41,20 @@ int run_device(const DeviceFlags& f) {
       return kExitOk;
     }
     std::cout << "device " << info.index << ": " << info.name << "\n"
-              << "  compute capability " << info.cc_major << "." << info.cc_minor << " (NVRTC target " << info.arch << ")\n"
+              << "  compute capability " << info.cc_major << "." << info.cc_minor << " (NVRTC target " << info.arch
+              << ")\n"
               << "  SMs                 " << info.sm_count << "\n"
               << "  L2 cache            " << info.l2_bytes / (1024 * 1024) << " MiB\n"
               << "  shared memory       " << info.smem_per_block_optin / 1024 << " KiB per block (opt-in), "
               << info.smem_per_sm / 1024 << " KiB per SM\n"
               << "  memory              " << info.total_memory_bytes / (1024 * 1024 * 1024) << " GiB\n"
-              << "  driver              CUDA " << info.driver_version / 1000 << "." << (info.driver_version % 1000) / 10 << "\n";
+              << "  driver              CUDA " << info.driver_version / 1000 << "." << (info.driver_version % 1000) / 10
+              << "\n";
     if (!f.no_bandwidth)
-      std::cout << "  copy bandwidth      " << static_cast<int64_t>(bandwidth.copy / 1e9) << " GB/s (bytes read + written)\n"
-                << "  read bandwidth      " << static_cast<int64_t>(bandwidth.read / 1e9) << " GB/s (a read-only stream)\n"
+      std::cout << "  copy bandwidth      " << static_cast<int64_t>(bandwidth.copy / 1e9)
+                << " GB/s (bytes read + written)\n"
+                << "  read bandwidth      " << static_cast<int64_t>(bandwidth.read / 1e9)
+                << " GB/s (a read-only stream)\n"
                 << "  peak bandwidth      " << static_cast<int64_t>(bandwidth.peak / 1e9)
                 << " GB/s (memory clock x bus width; 0: unknown or below the measured rates)\n";
     return kExitOk;
@@ -60,15 +64,15 @@ int run_device(const DeviceFlags& f) {
   }
 }
 
-const CommandRegistration registration{Command{
-    "device", "Show the GPU: its SMs, L2, shared memory limit and measured copy and read bandwidth",
-    [](CLI::App& sub) -> std::function<int()> {
-      auto flags = std::make_shared<DeviceFlags>();
-      sub.add_option("--index", flags->index, "CUDA device index")->check(CLI::NonNegativeNumber);
-      sub.add_flag("--json", flags->json, "Print one JSON object");
-      sub.add_flag("--no-bandwidth", flags->no_bandwidth, "Skip the copy-bandwidth measurement");
-      return [flags] { return run_device(*flags); };
-    }}};
+const CommandRegistration registration{
+    Command{"device", "Show the GPU: its SMs, L2, shared memory limit and measured copy and read bandwidth",
+            [](CLI::App& sub) -> std::function<int()> {
+              auto flags = std::make_shared<DeviceFlags>();
+              sub.add_option("--index", flags->index, "CUDA device index")->check(CLI::NonNegativeNumber);
+              sub.add_flag("--json", flags->json, "Print one JSON object");
+              sub.add_flag("--no-bandwidth", flags->no_bandwidth, "Skip the copy-bandwidth measurement");
+              return [flags] { return run_device(*flags); };
+            }}};
 
 }  // namespace
 }  // namespace cusched::tools

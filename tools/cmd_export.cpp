@@ -28,11 +28,14 @@ struct Options {
 std::string export_at_shape(const search::Store& store, std::optional<int64_t> candidate, std::optional<int64_t> run,
                             const std::string& shape, search::ExportOptions opts) {
   std::optional<search::RunInfo> info = run ? store.find_run(*run) : std::nullopt;
-  if (!info) fail("export-no-run", "The store has no run to export from.", "Run `cusched search` with this --db first.");
+  if (!info)
+    fail("export-no-run", "The store has no run to export from.", "Run `cusched search` with this --db first.");
   nlohmann::json steps;
   if (candidate) {
     auto c = store.candidate(*candidate);
-    if (!c) fail("export-no-candidate", "The store has no candidate " + std::to_string(*candidate) + ".", "Pass an id that `cusched report` lists.");
+    if (!c)
+      fail("export-no-candidate", "The store has no candidate " + std::to_string(*candidate) + ".",
+           "Pass an id that `cusched report` lists.");
     steps = c->schedule;
   } else {
     auto best = store.leaderboard(info->id, 1);
@@ -45,63 +48,64 @@ std::string export_at_shape(const search::Store& store, std::optional<int64_t> c
   Problem p = problem_of_run(*info);
   std::string size = resolve_size(p, info->size, shape);
   Schedule s = Schedule::from_json(p.context(size), steps);
-  opts.title = p.name + ", candidate " + std::to_string(*candidate) + " lowered at " + size +
-               " (verified at " + info->size + ", not at this shape: run it with `cusched run --shape` first)";
+  opts.title = p.name + ", candidate " + std::to_string(*candidate) + " lowered at " + size + " (verified at " +
+               info->size + ", not at this shape: run it with `cusched run --shape` first)";
   return search::export_kernel(make_bundle(lower(s, p.name)), opts);
 }
 
-CommandRegistration reg{{"export", "Export a stored candidate as a standalone .cu file with a launcher and a PyTorch check",
-                         [](CLI::App& sub) -> std::function<int()> {
-                           auto o = std::make_shared<Options>();
-                           sub.add_option("db", o->db, "The search's SQLite store (run.db)")->required();
-                           sub.add_option("-o,--output", o->output, ".cu file to write")->capture_default_str();
-                           sub.add_option("--candidate", o->candidate, "Candidate id (default: the best verified candidate)");
-                           sub.add_option("--run", o->run, "Run whose best candidate to export (default: the latest run)");
-                           sub.add_option("--torch-op", o->torch_op,
-                                          "PyTorch expression for the check, naming inputs by buffer name "
-                                          "(default: the problem's own, e.g. torch.softmax(X, dim=1))");
-                           sub.add_option("--shape", o->shape,
-                                          "Lower the candidate's schedule again at these sizes (NAME=V,...) and export that "
-                                          "kernel: specialised to the shape and not verified at it");
-                           return [o] {
-                             try {
-                               search::Store store(o->db, search::Store::Mode::read_only);
-                               search::ExportOptions opts;
-                               opts.torch_op = o->torch_op;
-                               opts.file_name = std::filesystem::path(o->output).filename().string();
-                               std::optional<int64_t> candidate, run;
-                               if (o->candidate) candidate = o->candidate;
-                               if (o->run) run = o->run;
-                               // The problem supplies the PyTorch expression and tolerance when it is known.
-                               std::optional<int64_t> run_of = run ? run : store.latest_run();
-                               if (candidate)
-                                 if (auto c = store.candidate(*candidate)) run_of = c->run;
-                               if (run_of)
-                                 if (auto info = store.find_run(*run_of)) {
-                                   try {
-                                     Problem p = problem_of_run(*info);
-                                     if (opts.torch_op.empty()) opts.torch_op = p.torch_semantics;
-                                     opts.atol = p.atol;
-                                     opts.rtol = p.rtol;
-                                   } catch (const UserError&) {
-                                     // A run without a stored definition, of a problem this build does not know: the
-                                     // check keeps its placeholder line.
-                                   }
-                                 }
-                               std::string text = o->shape.empty() ? search::export_candidate(store, candidate, run, opts)
-                                                                   : export_at_shape(store, candidate, run_of, o->shape, opts);
-                               std::ofstream out(o->output, std::ios::binary | std::ios::trunc);
-                               if (!(out << text).flush())
-                                 fail("export-write-failed", "The file '" + o->output + "' cannot be written.",
-                                      "Check that its folder exists and is writable.");
-                               std::cerr << "wrote " << o->output << "\n";
-                               return kExitOk;
-                             } catch (const UserError& e) {
-                               print_error_json(e.error());
-                               return e.error().code == "export-nothing-verified" ? kExitFailure : kExitUsage;
-                             }
-                           };
-                         }}};
+CommandRegistration reg{
+    {"export", "Export a stored candidate as a standalone .cu file with a launcher and a PyTorch check",
+     [](CLI::App& sub) -> std::function<int()> {
+       auto o = std::make_shared<Options>();
+       sub.add_option("db", o->db, "The search's SQLite store (run.db)")->required();
+       sub.add_option("-o,--output", o->output, ".cu file to write")->capture_default_str();
+       sub.add_option("--candidate", o->candidate, "Candidate id (default: the best verified candidate)");
+       sub.add_option("--run", o->run, "Run whose best candidate to export (default: the latest run)");
+       sub.add_option("--torch-op", o->torch_op,
+                      "PyTorch expression for the check, naming inputs by buffer name "
+                      "(default: the problem's own, e.g. torch.softmax(X, dim=1))");
+       sub.add_option("--shape", o->shape,
+                      "Lower the candidate's schedule again at these sizes (NAME=V,...) and export that "
+                      "kernel: specialised to the shape and not verified at it");
+       return [o] {
+         try {
+           search::Store store(o->db, search::Store::Mode::read_only);
+           search::ExportOptions opts;
+           opts.torch_op = o->torch_op;
+           opts.file_name = std::filesystem::path(o->output).filename().string();
+           std::optional<int64_t> candidate, run;
+           if (o->candidate) candidate = o->candidate;
+           if (o->run) run = o->run;
+           // The problem supplies the PyTorch expression and tolerance when it is known.
+           std::optional<int64_t> run_of = run ? run : store.latest_run();
+           if (candidate)
+             if (auto c = store.candidate(*candidate)) run_of = c->run;
+           if (run_of)
+             if (auto info = store.find_run(*run_of)) {
+               try {
+                 Problem p = problem_of_run(*info);
+                 if (opts.torch_op.empty()) opts.torch_op = p.torch_semantics;
+                 opts.atol = p.atol;
+                 opts.rtol = p.rtol;
+               } catch (const UserError&) {
+                 // A run without a stored definition, of a problem this build does not know: the
+                 // check keeps its placeholder line.
+               }
+             }
+           std::string text = o->shape.empty() ? search::export_candidate(store, candidate, run, opts)
+                                               : export_at_shape(store, candidate, run_of, o->shape, opts);
+           std::ofstream out(o->output, std::ios::binary | std::ios::trunc);
+           if (!(out << text).flush())
+             fail("export-write-failed", "The file '" + o->output + "' cannot be written.",
+                  "Check that its folder exists and is writable.");
+           std::cerr << "wrote " << o->output << "\n";
+           return kExitOk;
+         } catch (const UserError& e) {
+           print_error_json(e.error());
+           return e.error().code == "export-nothing-verified" ? kExitFailure : kExitUsage;
+         }
+       };
+     }}};
 
 }  // namespace
 }  // namespace cusched::tools

@@ -31,7 +31,8 @@ PassObserver after_pass_dump(const std::string& after, const std::string& emit) 
     fail("after-needs-ir", "--after prints the loop IR between lowering passes, but --emit is '" + emit + "'.",
          "Use --emit ir with --after, or drop --after.");
   if (after != "all" && std::find(names.begin(), names.end(), after) == names.end())
-    fail("unknown-lowering-pass", "Lowering has no pass named '" + after + "'.", "Use all or one of: " + list.str() + ".");
+    fail("unknown-lowering-pass", "Lowering has no pass named '" + after + "'.",
+         "Use all or one of: " + list.str() + ".");
   return [after](const std::string& pass, const LoweredProgram& program) {
     if (after != "all" && after != pass) return;
     std::cout << "# after " << pass << "\n" << print_ir(program) << "\n";
@@ -43,66 +44,71 @@ struct Options {
   bool reference = false;
 };
 
-CommandRegistration reg{{"lower", "Lower a schedule and print its loop IR, CUDA source and launch plan, or bundle",
-                         [](CLI::App& sub) -> std::function<int()> {
-                           auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem, "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or ending in .json)")->required();
-                           sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best");
-                           sub.add_option("--size", o->size, "Size table (default: the problem's default size)");
-                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
-                           sub.add_option("--emit", o->emit, "ir, cuda, bundle, or cost (the cost model's estimate per kernel)")
-                               ->check(CLI::IsMember({"ir", "cuda", "bundle", "cost"}));
-                           sub.add_option("--after", o->after,
-                                          "With --emit ir: the IR after this lowering pass, or after each (all); help lists the passes");
-                           sub.add_flag("--reference", o->reference, "Lower the float64 reference instead of the schedule");
-                           return [o] {
-                             try {
-                               if (o->after == "help") {
-                                 for (const auto& name : lowering_pass_names()) std::cout << name << "\n";
-                                 return kExitOk;
-                               }
-                               PassObserver dump = after_pass_dump(o->after, o->emit);
-                               Problem p = resolve_problem(o->problem);
-                               ScheduleContext ctx = p.context(resolve_size(p, o->size, o->shape));
-                               Schedule s = o->reference ? reference_schedule(ctx)
-                                                         : Schedule::from_json(ctx, load_schedule_json(p, o->schedule));
-                               LoweredProgram prog = lower_observed(s, p.name, dump);
-                               if (dump) return kExitOk;
-                               EmitOptions eo;
-                               eo.reference_f64 = o->reference;
-                               if (o->emit == "ir") {
-                                 std::cout << print_ir(prog);
-                               } else if (o->emit == "cuda") {
-                                 KernelBundle b = make_bundle(prog, eo);
-                                 if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
-                                 std::cout << b.source << "\n// launch plan\n";
-                                 for (const auto& l : b.launches) {
-                                   std::cout << "// " << l.kernel << " grid(" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2]
-                                             << ") block(" << l.block[0] << "," << l.block[1] << "," << l.block[2]
-                                             << ") dynamic_smem " << l.dynamic_smem_bytes << " args(";
-                                   for (size_t i = 0; i < l.args.size(); ++i) std::cout << (i ? ", " : "") << l.args[i];
-                                   std::cout << ")\n";
-                                 }
-                               } else if (o->emit == "cost") {
-                                 search::CostBreakdown c = search::estimate_cost(prog);
-                                 std::printf("%-24s %12s %14s %14s %10s\n", "kernel", "est. ms", "global MB", "GFLOP(f32 eq)", "occupancy");
-                                 for (const auto& k : c.per_kernel)
-                                   std::printf("%-24s %12.4f %14.2f %14.3f %10.2f\n", k.kernel.c_str(), k.ms, k.global_bytes / 1e6,
-                                               k.flops / 1e9, k.occupancy);
-                                 std::printf("%-24s %12.4f %14.2f %14.3f   (an estimate, not a measurement)\n", "total", c.ms,
-                                             c.global_bytes / 1e6, c.flops / 1e9);
-                               } else {
-                                 KernelBundle b = make_bundle(prog, eo);
-                                 if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
-                                 std::cout << b.to_json().dump(2) << "\n";
-                               }
-                               return kExitOk;
-                             } catch (const UserError& e) {
-                               print_error_json(e.error());
-                               return kExitFailure;
-                             }
-                           };
-                         }}};
+CommandRegistration reg{
+    {"lower", "Lower a schedule and print its loop IR, CUDA source and launch plan, or bundle",
+     [](CLI::App& sub) -> std::function<int()> {
+       auto o = std::make_shared<Options>();
+       sub.add_option("--problem,-p", o->problem,
+                      "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or "
+                      "ending in .json)")
+           ->required();
+       sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best");
+       sub.add_option("--size", o->size, "Size table (default: the problem's default size)");
+       sub.add_option("--shape", o->shape,
+                      "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
+       sub.add_option("--emit", o->emit, "ir, cuda, bundle, or cost (the cost model's estimate per kernel)")
+           ->check(CLI::IsMember({"ir", "cuda", "bundle", "cost"}));
+       sub.add_option("--after", o->after,
+                      "With --emit ir: the IR after this lowering pass, or after each (all); help lists the passes");
+       sub.add_flag("--reference", o->reference, "Lower the float64 reference instead of the schedule");
+       return [o] {
+         try {
+           if (o->after == "help") {
+             for (const auto& name : lowering_pass_names()) std::cout << name << "\n";
+             return kExitOk;
+           }
+           PassObserver dump = after_pass_dump(o->after, o->emit);
+           Problem p = resolve_problem(o->problem);
+           ScheduleContext ctx = p.context(resolve_size(p, o->size, o->shape));
+           Schedule s =
+               o->reference ? reference_schedule(ctx) : Schedule::from_json(ctx, load_schedule_json(p, o->schedule));
+           LoweredProgram prog = lower_observed(s, p.name, dump);
+           if (dump) return kExitOk;
+           EmitOptions eo;
+           eo.reference_f64 = o->reference;
+           if (o->emit == "ir") {
+             std::cout << print_ir(prog);
+           } else if (o->emit == "cuda") {
+             KernelBundle b = make_bundle(prog, eo);
+             if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
+             std::cout << b.source << "\n// launch plan\n";
+             for (const auto& l : b.launches) {
+               std::cout << "// " << l.kernel << " grid(" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2]
+                         << ") block(" << l.block[0] << "," << l.block[1] << "," << l.block[2] << ") dynamic_smem "
+                         << l.dynamic_smem_bytes << " args(";
+               for (size_t i = 0; i < l.args.size(); ++i) std::cout << (i ? ", " : "") << l.args[i];
+               std::cout << ")\n";
+             }
+           } else if (o->emit == "cost") {
+             search::CostBreakdown c = search::estimate_cost(prog);
+             std::printf("%-24s %12s %14s %14s %10s\n", "kernel", "est. ms", "global MB", "GFLOP(f32 eq)", "occupancy");
+             for (const auto& k : c.per_kernel)
+               std::printf("%-24s %12.4f %14.2f %14.3f %10.2f\n", k.kernel.c_str(), k.ms, k.global_bytes / 1e6,
+                           k.flops / 1e9, k.occupancy);
+             std::printf("%-24s %12.4f %14.2f %14.3f   (an estimate, not a measurement)\n", "total", c.ms,
+                         c.global_bytes / 1e6, c.flops / 1e9);
+           } else {
+             KernelBundle b = make_bundle(prog, eo);
+             if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
+             std::cout << b.to_json().dump(2) << "\n";
+           }
+           return kExitOk;
+         } catch (const UserError& e) {
+           print_error_json(e.error());
+           return kExitFailure;
+         }
+       };
+     }}};
 
 }  // namespace
 }  // namespace cusched::tools

@@ -7,13 +7,13 @@
 namespace cusched::tools {
 namespace {
 
-CommandRegistration reg{{"primitives", "Print the schedule primitive reference as Markdown",
-                         [](CLI::App&) -> std::function<int()> {
-                           return [] {
-                             std::cout << primitive_reference_markdown();
-                             return kExitOk;
-                           };
-                         }}};
+CommandRegistration reg{
+    {"primitives", "Print the schedule primitive reference as Markdown", [](CLI::App&) -> std::function<int()> {
+       return [] {
+         std::cout << primitive_reference_markdown();
+         return kExitOk;
+       };
+     }}};
 
 }  // namespace
 }  // namespace cusched::tools

@@ -6,9 +6,9 @@
 
 #include "problems/contract.h"
 #include "problems/problem.h"
+#include "problems/problem_file.h"
 #include "problems/problem_json.h"
 #include "problems/problem_reference.h"
-#include "problems/problem_file.h"
 #include "tools/command.h"
 #include "tools/problem_description.h"
 #include "tools/problem_source.h"
@@ -44,7 +44,8 @@ nlohmann::json problem_json(const Problem& p) {
           {"contract", kernel_contract(p)}};
 }
 
-int run_problems(bool json, bool markdown, const std::string& only, const std::string& describe, const std::string& export_dir) {
+int run_problems(bool json, bool markdown, const std::string& only, const std::string& describe,
+                 const std::string& export_dir) {
   if (markdown) {
     std::cout << problem_reference_markdown();
     return kExitOk;
@@ -52,18 +53,22 @@ int run_problems(bool json, bool markdown, const std::string& only, const std::s
   if (!export_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(export_dir, ec);
-    for (const auto& p : all_problems()) save_problem_file(p, (std::filesystem::path(export_dir) / (p.name + ".json")).string());
+    for (const auto& p : all_problems())
+      save_problem_file(p, (std::filesystem::path(export_dir) / (p.name + ".json")).string());
     std::cerr << "wrote " << all_problems().size() << " problem files to " << export_dir << "\n";
     return kExitOk;
   }
   if (!describe.empty()) {
     nlohmann::json d = describe_problem(resolve_problem(describe));
-    if (json) std::cout << d.dump(2) << "\n";
-    else std::cout << describe_problem_text(d);
+    if (json)
+      std::cout << d.dump(2) << "\n";
+    else
+      std::cout << describe_problem_text(d);
     return kExitOk;
   }
   nlohmann::json all = nlohmann::json::array();
-  if (!only.empty()) all.push_back(problem_json(resolve_problem(only)));
+  if (!only.empty())
+    all.push_back(problem_json(resolve_problem(only)));
   else
     for (const auto& p : all_problems()) all.push_back(problem_json(p));
   if (json) {
@@ -72,35 +77,37 @@ int run_problems(bool json, bool markdown, const std::string& only, const std::s
   }
   std::printf("%-22s %-3s %10s %10s  %s\n", "problem", "lvl", "GFLOP", "MB", "default shape");
   for (const auto& p : all)
-    std::printf("%-22s %-3s %10.2f %10.1f  %s\n", p["name"].get<std::string>().c_str(), p["level"].get<std::string>().c_str(),
-                p["gflop"].get<double>(), p["mbytes"].get<double>(), shape_text(p["bench_sizes"]).c_str());
+    std::printf("%-22s %-3s %10.2f %10.1f  %s\n", p["name"].get<std::string>().c_str(),
+                p["level"].get<std::string>().c_str(), p["gflop"].get<double>(), p["mbytes"].get<double>(),
+                shape_text(p["bench_sizes"]).c_str());
   return kExitOk;
 }
 
-CommandRegistration reg{{"problems", "List the problems with their shapes, FLOPs and bytes",
-                         [](CLI::App& sub) -> std::function<int()> {
-                           auto json = std::make_shared<bool>(false);
-                           auto markdown = std::make_shared<bool>(false);
-                           auto only = std::make_shared<std::string>();
-                           auto describe = std::make_shared<std::string>();
-                           auto export_dir = std::make_shared<std::string>();
-                           sub.add_option("--problem,-p", *only, "List only this problem: a built-in name or a problem file");
-                           sub.add_option("--describe", *describe,
-                                          "Describe one problem (name or file): its stages, their loops and extents at each "
-                                          "size, the kernel contract and the baseline schedule (--json for JSON)");
-                           sub.add_option("--export", *export_dir, "Write every built-in problem as a problem file DIR/<name>.json");
-                           sub.add_flag("--json", *json, "Print JSON instead of a table: shapes, inputs with dtypes, "
-                                                         "bench shapes and distributions, outputs, kernel contract");
-                           sub.add_flag("--markdown", *markdown, "Print the problem reference (docs/problems.md)");
-                           return [json, markdown, only, describe, export_dir] {
-                             try {
-                               return run_problems(*json, *markdown, *only, *describe, *export_dir);
-                             } catch (const UserError& e) {
-                               print_error_json(e.error());
-                               return static_cast<int>(kExitFailure);
-                             }
-                           };
-                         }}};
+CommandRegistration reg{
+    {"problems", "List the problems with their shapes, FLOPs and bytes", [](CLI::App& sub) -> std::function<int()> {
+       auto json = std::make_shared<bool>(false);
+       auto markdown = std::make_shared<bool>(false);
+       auto only = std::make_shared<std::string>();
+       auto describe = std::make_shared<std::string>();
+       auto export_dir = std::make_shared<std::string>();
+       sub.add_option("--problem,-p", *only, "List only this problem: a built-in name or a problem file");
+       sub.add_option("--describe", *describe,
+                      "Describe one problem (name or file): its stages, their loops and extents at each "
+                      "size, the kernel contract and the baseline schedule (--json for JSON)");
+       sub.add_option("--export", *export_dir, "Write every built-in problem as a problem file DIR/<name>.json");
+       sub.add_flag("--json", *json,
+                    "Print JSON instead of a table: shapes, inputs with dtypes, "
+                    "bench shapes and distributions, outputs, kernel contract");
+       sub.add_flag("--markdown", *markdown, "Print the problem reference (docs/problems.md)");
+       return [json, markdown, only, describe, export_dir] {
+         try {
+           return run_problems(*json, *markdown, *only, *describe, *export_dir);
+         } catch (const UserError& e) {
+           print_error_json(e.error());
+           return static_cast<int>(kExitFailure);
+         }
+       };
+     }}};
 
 }  // namespace
 }  // namespace cusched::tools

@@ -16,32 +16,32 @@ struct Options {
   int64_t run = 0;  // 0: the latest run
 };
 
-CommandRegistration reg{{"report", "Write an HTML report of a search run from its store",
-                         [](CLI::App& sub) -> std::function<int()> {
-                           auto o = std::make_shared<Options>();
-                           sub.add_option("db", o->db, "The search's SQLite store (run.db)")->required();
-                           sub.add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
-                           sub.add_option("--run", o->run, "Run id inside the store (default: the latest run)");
-                           return [o] {
-                             try {
-                               search::Store store(o->db, search::Store::Mode::read_only);
-                               int64_t run = o->run;
-                               if (run == 0) {
-                                 auto latest = store.latest_run();
-                                 if (!latest)
-                                   fail("report-empty-store", "The store '" + o->db + "' has no runs.",
-                                        "Run `cusched search` with --db " + o->db + " first.");
-                                 run = *latest;
-                               }
-                               search::write_report(store, run, o->output);
-                               std::cerr << "wrote " << o->output << " (run " << run << ")\n";
-                               return kExitOk;
-                             } catch (const UserError& e) {
-                               print_error_json(e.error());
-                               return kExitUsage;
-                             }
-                           };
-                         }}};
+CommandRegistration reg{
+    {"report", "Write an HTML report of a search run from its store", [](CLI::App& sub) -> std::function<int()> {
+       auto o = std::make_shared<Options>();
+       sub.add_option("db", o->db, "The search's SQLite store (run.db)")->required();
+       sub.add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
+       sub.add_option("--run", o->run, "Run id inside the store (default: the latest run)");
+       return [o] {
+         try {
+           search::Store store(o->db, search::Store::Mode::read_only);
+           int64_t run = o->run;
+           if (run == 0) {
+             auto latest = store.latest_run();
+             if (!latest)
+               fail("report-empty-store", "The store '" + o->db + "' has no runs.",
+                    "Run `cusched search` with --db " + o->db + " first.");
+             run = *latest;
+           }
+           search::write_report(store, run, o->output);
+           std::cerr << "wrote " << o->output << " (run " << run << ")\n";
+           return kExitOk;
+         } catch (const UserError& e) {
+           print_error_json(e.error());
+           return kExitUsage;
+         }
+       };
+     }}};
 
 }  // namespace
 }  // namespace cusched::tools

@@ -11,9 +11,9 @@
 #include "runtime/device_info.h"
 #include "search/builtin_proposer.h"
 #include "search/file_proposer.h"
+#include "search/host_evaluator.h"
 #include "search/llm_client.h"
 #include "search/llm_proposer.h"
-#include "search/host_evaluator.h"
 #include "search/loop.h"
 #include "search/mpi_protocol.h"
 #ifdef CUSCHED_HAVE_MPI
@@ -22,8 +22,8 @@
 #include "search/mpi_session.h"
 #endif
 #include "tools/command.h"
-#include "tools/problem_source.h"
 #include "tools/flag_checks.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -67,13 +67,16 @@ std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, 
   for (const auto& r : mpi.ranks()) {
     if (r.rank == 0) continue;
     bool used = so.backend == "interp" || r.device >= 0;
-    listing += " " + std::to_string(r.rank) + "@" + r.host + (so.backend == "interp" ? "" : r.device >= 0 ? ":GPU" + std::to_string(r.device) : ":no-GPU(idle)");
+    listing += " " + std::to_string(r.rank) + "@" + r.host +
+               (so.backend == "interp" ? ""
+                : r.device >= 0        ? ":GPU" + std::to_string(r.device)
+                                       : ":no-GPU(idle)");
     if (used) ranks.push_back(r);
   }
   std::shared_ptr<search::Evaluator> fallback;
   if (so.backend == "interp" || !so.devices.empty()) fallback = search::host_evaluator(so);
-  std::cout << "MPI: " << mpi.size() << " rank(s); rank 0 on " << mpi.self().host << " searches; evaluators:"
-            << (listing.empty() ? " none (rank 0 evaluates)" : listing) << std::endl;
+  std::cout << "MPI: " << mpi.size() << " rank(s); rank 0 on " << mpi.self().host
+            << " searches; evaluators:" << (listing.empty() ? " none (rank 0 evaluates)" : listing) << std::endl;
   // mpirun binds ranks to one core by default for -n 2 or less: rank 0's CPU pool
   // and a rank's worker process (CUDA start-up, NVRTC) then share that core.
   for (const auto& r : mpi.ranks())
@@ -81,7 +84,8 @@ std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, 
       std::cout << "warning: rank " << r.rank << " may run on one CPU core only; "
                 << (r.rank == 0 ? "lowering and auditing" : "its GPU worker") << " will be slow there: launch with "
                 << "mpirun --bind-to none" << std::endl;
-  return std::make_shared<search::MpiEvaluator>(std::move(ranks), fallback, rank_timeout_s(o, so), o.rank_silence, std::cout);
+  return std::make_shared<search::MpiEvaluator>(std::move(ranks), fallback, rank_timeout_s(o, so), o.rank_silence,
+                                                std::cout);
 }
 #endif
 
@@ -100,11 +104,14 @@ int run_search(const Options& o, CLI::App& sub) {
 #endif
   // A resumed run takes its problem from the store when -p is left out or names a file
   // that is gone: the store keeps every run's definition.
-  bool from_store = o.resume && (o.problem.empty() || (names_problem_file(o.problem) && !std::filesystem::exists(o.problem)));
+  bool from_store =
+      o.resume && (o.problem.empty() || (names_problem_file(o.problem) && !std::filesystem::exists(o.problem)));
   if (o.problem.empty() && !o.resume)
-    fail("missing-problem", "search needs a problem.", "Pass -p NAME or -p path/to/problem.json (or --resume --db FILE).");
+    fail("missing-problem", "search needs a problem.",
+         "Pass -p NAME or -p path/to/problem.json (or --resume --db FILE).");
   if (from_store && o.db.empty())
-    fail("missing-db", "Resuming without the problem file needs the store.", "Pass --db FILE, the store the search wrote.");
+    fail("missing-db", "Resuming without the problem file needs the store.",
+         "Pass --db FILE, the store the search wrote.");
   std::optional<Problem> problem;
   if (!from_store) problem = resolve_problem(o.problem);
   search::SearchOptions so;
@@ -131,7 +138,8 @@ int run_search(const Options& o, CLI::App& sub) {
       resumed = latest_run_of(store, problem->name);
     }
     if (!resumed)
-      fail("no-run-to-resume", "The store '" + db + "' has no run" + (problem ? " of problem '" + problem->name + "'" : "") + ".",
+      fail("no-run-to-resume",
+           "The store '" + db + "' has no run" + (problem ? " of problem '" + problem->name + "'" : "") + ".",
            "Start a search without --resume, or name the right store with --db.");
     if (from_store || !resumed->problem_definition.is_null()) problem = problem_of_run(*resumed);
     // A resumed run keeps its own settings unless a flag overrides them.
@@ -139,7 +147,8 @@ int run_search(const Options& o, CLI::App& sub) {
     if (!sub.count("--rounds") && c.contains("rounds")) so.rounds = c["rounds"];
     if (!sub.count("--ideas") && c.contains("ideas")) so.ideas = c["ideas"];
     if (!sub.count("--per-idea") && c.contains("per_idea")) so.per_idea = c["per_idea"];
-    if (!sub.count("--budget-candidates") && c.contains("budget_candidates")) so.budget_candidates = c["budget_candidates"];
+    if (!sub.count("--budget-candidates") && c.contains("budget_candidates"))
+      so.budget_candidates = c["budget_candidates"];
     if (!sub.count("--budget-tokens") && c.contains("budget_tokens")) so.budget_tokens = c["budget_tokens"];
     if (!sub.count("--seed")) so.seed = resumed->seed;
     so.backend = resumed->backend;
@@ -155,7 +164,8 @@ int run_search(const Options& o, CLI::App& sub) {
     if (auto err = runtime::driver_available(); err && gpu_elsewhere) {
       so.devices.clear();  // only the ranks time; rank 0 has no GPU to fall back on
     } else if (err) {
-      std::cout << "no GPU here (" << err->message << "): verifying in the CPU interpreter at the small size and ranking by the "
+      std::cout << "no GPU here (" << err->message
+                << "): verifying in the CPU interpreter at the small size and ranking by the "
                 << "cost model; every time shown is a cost model estimate, not a measurement" << std::endl;
       so.backend = "interp";
       so.size.clear();
@@ -191,7 +201,8 @@ int run_search(const Options& o, CLI::App& sub) {
     auto llm = std::make_unique<search::LlmProposer>(*client, pc);
     if (resumed) {
       int64_t used = 0;
-      for (const auto& r : store.round_summaries(resumed->id)) used += r.round.prompt_tokens + r.round.completion_tokens;
+      for (const auto& r : store.round_summaries(resumed->id))
+        used += r.round.prompt_tokens + r.round.completion_tokens;
       llm->set_tokens_used(used);
     }
     proposer = std::move(llm);
@@ -211,61 +222,64 @@ int run_search(const Options& o, CLI::App& sub) {
   return s.best ? static_cast<int>(kExitOk) : static_cast<int>(kExitFailure);
 }
 
-CommandRegistration reg{{"search", "Search schedules of a problem in rounds (built-in, LLM or file proposer)",
-                         [](CLI::App& sub) -> std::function<int()> {
-                           auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem,
-                                          "Problem: a built-in name (cusched problems lists them) or a problem file (a path "
-                                          "containing / or ending in .json); with --resume it may be left out");
-                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the default size (small on "
-                                                               "the interpreter); kernels are specialised to them");
-                           sub.add_option("--proposer", o->proposer, "builtin (default), llm or file")
-                               ->check(CLI::IsMember({"builtin", "llm", "file"}));
-                           sub.add_option("--rounds", o->rounds, "Rounds (default 4)")->check(CLI::PositiveNumber);
-                           sub.add_option("--ideas", o->ideas, "Ideas per round (default 4)")->check(CLI::PositiveNumber);
-                           sub.add_option("--per-idea", o->per_idea, "Schedules per idea (default 4)")->check(CLI::PositiveNumber);
-                           sub.add_option("--budget-candidates", o->budget_candidates, "Stop after this many evaluations in the run")
-                               ->check(integer_in(0, INT64_MAX));
-                           sub.add_option("--budget-minutes", o->budget_minutes, "Stop after this many minutes")->check(finite_in(0, 1e7));
-                           sub.add_option("--budget-tokens", o->budget_tokens, "Stop after this many LLM tokens in the run")->check(integer_in(0, INT64_MAX));
-                           sub.add_option("--db", o->db, "Store file (default cusched-<problem>.db)");
-                           sub.add_flag("--resume", o->resume, "Continue the latest run of the problem in the store");
-                           sub.add_option("--seed", o->seed, "Seed of the proposer and of the random inputs (default 1)")
-                               ->check(seed_value());
-                           sub.add_option("--backend", o->backend, "gpu (default; interp when no GPU is present) or interp")
-                               ->check(CLI::IsMember({"gpu", "interp"}));
-                           sub.add_option("--threads", o->threads, "CPU threads lowering and auditing (default min(cores, 4))")
-                               ->check(integer_in(0, 256));
-                           sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
-                           sub.add_flag("--no-sanitize", o->no_sanitize,
-                                        "Skip compute-sanitizer on the final best (gpu backend)");
-                           sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
-                           sub.add_option("--llm-base-url", o->llm.base_url, "OpenAI-compatible base URL (or CUSCHED_LLM_BASE_URL)");
-                           sub.add_option("--llm-model", o->llm.model, "Model name (or CUSCHED_LLM_MODEL)");
-                           sub.add_option("--llm-api-key", o->llm.api_key, "API key (prefer OPENAI_API_KEY)");
-                           sub.add_option("--proposals", o->proposals, "File proposer: .json, .jsonl, folder, or - for stdin");
-                           sub.add_flag("--mpi", o->mpi,
-                                        "Under mpirun: rank 0 searches, ranks 1..N-1 evaluate (one GPU each, or the interpreter)");
-                           sub.add_option("--rank-timeout", o->rank_timeout,
-                                          "--mpi: seconds to wait for one result before a rank is dropped (default: 120 interp, "
-                                          "watchdog + 600 gpu)")
-                               ->check(finite_in(0.001, 1e7));
-                           sub.add_option("--rank-silence", o->rank_silence,
-                                          "--mpi: seconds without a heartbeat from a rank that is evaluating (it sends one "
-                                          "every " + std::to_string(search::mpi_protocol::kHeartbeatMilliseconds) +
-                                              " ms) before it is taken for dead and dropped (default 30)")
-                               ->check(CLI::Range(2.0, 3600.0));
-                           sub.add_option("--replay-timings", o->replay_timings,
-                                          "JSON file of {schedule hash: ms}: evaluators take these times instead of measuring");
-                           return [o, &sub] {
-                             try {
-                               return run_search(*o, sub);
-                             } catch (const UserError& e) {
-                               print_error_json(e.error());
-                               return static_cast<int>(kExitUsage);
-                             }
-                           };
-                         }}};
+CommandRegistration reg{
+    {"search", "Search schedules of a problem in rounds (built-in, LLM or file proposer)",
+     [](CLI::App& sub) -> std::function<int()> {
+       auto o = std::make_shared<Options>();
+       sub.add_option("--problem,-p", o->problem,
+                      "Problem: a built-in name (cusched problems lists them) or a problem file (a path "
+                      "containing / or ending in .json); with --resume it may be left out");
+       sub.add_option("--shape", o->shape,
+                      "Sizes NAME=V,NAME=V,... over the default size (small on "
+                      "the interpreter); kernels are specialised to them");
+       sub.add_option("--proposer", o->proposer, "builtin (default), llm or file")
+           ->check(CLI::IsMember({"builtin", "llm", "file"}));
+       sub.add_option("--rounds", o->rounds, "Rounds (default 4)")->check(CLI::PositiveNumber);
+       sub.add_option("--ideas", o->ideas, "Ideas per round (default 4)")->check(CLI::PositiveNumber);
+       sub.add_option("--per-idea", o->per_idea, "Schedules per idea (default 4)")->check(CLI::PositiveNumber);
+       sub.add_option("--budget-candidates", o->budget_candidates, "Stop after this many evaluations in the run")
+           ->check(integer_in(0, INT64_MAX));
+       sub.add_option("--budget-minutes", o->budget_minutes, "Stop after this many minutes")->check(finite_in(0, 1e7));
+       sub.add_option("--budget-tokens", o->budget_tokens, "Stop after this many LLM tokens in the run")
+           ->check(integer_in(0, INT64_MAX));
+       sub.add_option("--db", o->db, "Store file (default cusched-<problem>.db)");
+       sub.add_flag("--resume", o->resume, "Continue the latest run of the problem in the store");
+       sub.add_option("--seed", o->seed, "Seed of the proposer and of the random inputs (default 1)")
+           ->check(seed_value());
+       sub.add_option("--backend", o->backend, "gpu (default; interp when no GPU is present) or interp")
+           ->check(CLI::IsMember({"gpu", "interp"}));
+       sub.add_option("--threads", o->threads, "CPU threads lowering and auditing (default min(cores, 4))")
+           ->check(integer_in(0, 256));
+       sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
+       sub.add_flag("--no-sanitize", o->no_sanitize, "Skip compute-sanitizer on the final best (gpu backend)");
+       sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
+       sub.add_option("--llm-base-url", o->llm.base_url, "OpenAI-compatible base URL (or CUSCHED_LLM_BASE_URL)");
+       sub.add_option("--llm-model", o->llm.model, "Model name (or CUSCHED_LLM_MODEL)");
+       sub.add_option("--llm-api-key", o->llm.api_key, "API key (prefer OPENAI_API_KEY)");
+       sub.add_option("--proposals", o->proposals, "File proposer: .json, .jsonl, folder, or - for stdin");
+       sub.add_flag("--mpi", o->mpi,
+                    "Under mpirun: rank 0 searches, ranks 1..N-1 evaluate (one GPU each, or the interpreter)");
+       sub.add_option("--rank-timeout", o->rank_timeout,
+                      "--mpi: seconds to wait for one result before a rank is dropped (default: 120 interp, "
+                      "watchdog + 600 gpu)")
+           ->check(finite_in(0.001, 1e7));
+       sub.add_option("--rank-silence", o->rank_silence,
+                      "--mpi: seconds without a heartbeat from a rank that is evaluating (it sends one "
+                      "every " +
+                          std::to_string(search::mpi_protocol::kHeartbeatMilliseconds) +
+                          " ms) before it is taken for dead and dropped (default 30)")
+           ->check(CLI::Range(2.0, 3600.0));
+       sub.add_option("--replay-timings", o->replay_timings,
+                      "JSON file of {schedule hash: ms}: evaluators take these times instead of measuring");
+       return [o, &sub] {
+         try {
+           return run_search(*o, sub);
+         } catch (const UserError& e) {
+           print_error_json(e.error());
+           return static_cast<int>(kExitUsage);
+         }
+       };
+     }}};
 
 }  // namespace
 }  // namespace cusched::tools

@@ -20,42 +20,51 @@ struct Options {
   bool strict = false;
 };
 
-CommandRegistration reg{{"validate", "Check a schedule for a problem, lowering included; print its normalised steps or a structured error",
-                         [](CLI::App& sub) -> std::function<int()> {
-                           auto o = std::make_shared<Options>();
-                           sub.add_option("--problem,-p", o->problem, "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or ending in .json)")->required();
-                           sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, - for stdin, baseline or best")->required();
-                           sub.add_option("--size", o->size, "Size table the schedule is checked at (default: the problem's default size)");
-                           sub.add_option("--shape", o->shape, "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
-                           sub.add_option("--format", o->format, "Output of a valid schedule")->check(CLI::IsMember({"json", "text"}));
-                           sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
-                           return [o] {
-                             try {
-                               Problem p = resolve_problem(o->problem);
-                               std::string size = resolve_size(p, o->size, o->shape);
-                               nlohmann::json steps = load_schedule_json(p, o->schedule);
-                               Schedule s = Schedule::from_json(p.context(size, o->strict), steps);
-                               try {
-                                 lower(s, p.name);
-                               } catch (const std::bad_alloc&) {
-                                 Error e;
-                                 e.code = "lowering-out-of-memory";
-                                 e.phase = "lowering";
-                                 e.message = "Lowering the schedule at this size needs more memory than there is: a stage's "
-                                             "per-thread work spans most of the problem.";
-                                 e.hint = "Split and bind the stage's loops so that each thread (each warp, for tensor cores) "
-                                          "works on a small tile.";
-                                 throw UserError(e);
-                               }
-                               if (o->format == "text") std::cout << s.to_text();
-                               else std::cout << nlohmann::json({{"ok", true}, {"hash", s.hash()}, {"steps", s.to_json()}}).dump(2) << "\n";
-                               return kExitOk;
-                             } catch (const UserError& e) {
-                               print_error_json(e.error());
-                               return kExitFailure;
-                             }
-                           };
-                         }}};
+CommandRegistration reg{
+    {"validate", "Check a schedule for a problem, lowering included; print its normalised steps or a structured error",
+     [](CLI::App& sub) -> std::function<int()> {
+       auto o = std::make_shared<Options>();
+       sub.add_option("--problem,-p", o->problem,
+                      "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or "
+                      "ending in .json)")
+           ->required();
+       sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, - for stdin, baseline or best")->required();
+       sub.add_option("--size", o->size, "Size table the schedule is checked at (default: the problem's default size)");
+       sub.add_option("--shape", o->shape,
+                      "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
+       sub.add_option("--format", o->format, "Output of a valid schedule")->check(CLI::IsMember({"json", "text"}));
+       sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
+       return [o] {
+         try {
+           Problem p = resolve_problem(o->problem);
+           std::string size = resolve_size(p, o->size, o->shape);
+           nlohmann::json steps = load_schedule_json(p, o->schedule);
+           Schedule s = Schedule::from_json(p.context(size, o->strict), steps);
+           try {
+             lower(s, p.name);
+           } catch (const std::bad_alloc&) {
+             Error e;
+             e.code = "lowering-out-of-memory";
+             e.phase = "lowering";
+             e.message =
+                 "Lowering the schedule at this size needs more memory than there is: a stage's "
+                 "per-thread work spans most of the problem.";
+             e.hint =
+                 "Split and bind the stage's loops so that each thread (each warp, for tensor cores) "
+                 "works on a small tile.";
+             throw UserError(e);
+           }
+           if (o->format == "text")
+             std::cout << s.to_text();
+           else
+             std::cout << nlohmann::json({{"ok", true}, {"hash", s.hash()}, {"steps", s.to_json()}}).dump(2) << "\n";
+           return kExitOk;
+         } catch (const UserError& e) {
+           print_error_json(e.error());
+           return kExitFailure;
+         }
+       };
+     }}};
 
 }  // namespace
 }  // namespace cusched::tools

@@ -1,19 +1,20 @@
 #pragma once
 // Subcommands of the `cusched` tool. Each cmd_*.cpp file defines one
 // subcommand and registers it with a static CommandRegistration.
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace cusched::tools {
 
 // Exit codes shared by every subcommand.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitFailure = 1,       // the command ran and its answer is "no" (bad schedule, failed verification)
-  kExitUsage = 2,         // bad flags or unreadable input
-  kExitNoGpu = 3,         // a GPU command on a machine without a CUDA driver
+  kExitFailure = 1,  // the command ran and its answer is "no" (bad schedule, failed verification)
+  kExitUsage = 2,    // bad flags or unreadable input
+  kExitNoGpu = 3,    // a GPU command on a machine without a CUDA driver
   kExitInternal = 4,
 };
 

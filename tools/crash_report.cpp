@@ -4,13 +4,13 @@
 // runs on its own signal stack, so that a stack overflow is reported too.
 #include "tools/crash_report.h"
 
-#include <execinfo.h>
-#include <signal.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
 
 namespace cusched::tools {
 
@@ -43,7 +43,7 @@ void install_crash_report() {
   alt.ss_flags = 0;
   const bool have_alt_stack = alt.ss_sp != nullptr && sigaltstack(&alt, nullptr) == 0;
   for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) {
-    struct sigaction sa {};
+    struct sigaction sa{};
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = have_alt_stack ? SA_ONSTACK : 0;

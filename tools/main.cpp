@@ -1,12 +1,11 @@
 // The cusched command line: one subcommand per cmd_*.cpp file.
-#include "tools/command.h"
-#include "tools/crash_report.h"
-
-#include "dsl/error.h"
-
 #include <algorithm>
 #include <iostream>
 #include <map>
+
+#include "dsl/error.h"
+#include "tools/command.h"
+#include "tools/crash_report.h"
 
 namespace cusched::tools {
 std::vector<Command>& commands() {
@@ -25,8 +24,10 @@ void print_flag_error(const CLI::App& app, const CLI::ParseError& e) {
   cusched::Error err;
   err.op = sub;
   err.code = "bad-flag";
-  err.message = std::string(e.what()) + (std::string(e.what()).empty() || std::string(e.what()).back() == '.' ? "" : ".");
-  err.hint = sub.empty() ? "Run `cusched --help` for the subcommands." : "Run `cusched " + sub + " --help` for its flags and their ranges.";
+  err.message =
+      std::string(e.what()) + (std::string(e.what()).empty() || std::string(e.what()).back() == '.' ? "" : ".");
+  err.hint = sub.empty() ? "Run `cusched --help` for the subcommands."
+                         : "Run `cusched " + sub + " --help` for its flags and their ranges.";
   std::cerr << nlohmann::json({{"ok", false}, {"error", err.to_json()}}).dump(2) << "\n";
 }
 

@@ -2,8 +2,9 @@
 // `cusched problems --describe P`: what a person or an agent needs before writing a
 // schedule: the algorithm, every stage with its loops and their extents at each size,
 // the kernel contract and the baseline schedule in the one-line-per-step text form.
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "problems/problem.h"
 

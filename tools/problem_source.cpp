@@ -24,7 +24,8 @@ int64_t checked_multiply(int64_t a, int64_t b, const std::string& what) {
 int64_t checked_add(int64_t a, int64_t b, const std::string& what) {
   int64_t out = 0;
   if (__builtin_add_overflow(a, b, &out))
-    fail("shape-overflow", "The bytes of " + what + " overflow a 64-bit integer at this shape.", "Give smaller sizes with --shape.");
+    fail("shape-overflow", "The bytes of " + what + " overflow a 64-bit integer at this shape.",
+         "Give smaller sizes with --shape.");
   return out;
 }
 
@@ -34,8 +35,9 @@ int64_t elements(const std::vector<Expr>& dims, const SizeBindings& s, const std
   for (size_t d = 0; d < dims.size(); ++d) {
     int64_t v = eval_int(dims[d], s);
     if (v <= 0)
-      fail("bad-shape", "Dimension " + std::to_string(d) + " of " + what + " (" + to_string(dims[d]) + ") is " +
-                            std::to_string(v) + " at this shape.",
+      fail("bad-shape",
+           "Dimension " + std::to_string(d) + " of " + what + " (" + to_string(dims[d]) + ") is " + std::to_string(v) +
+               " at this shape.",
            "Give sizes for which every dimension is at least 1.");
     n = checked_multiply(n, v, what);
   }
@@ -46,8 +48,10 @@ int64_t elements(const std::vector<Expr>& dims, const SizeBindings& s, const std
 int64_t input_bytes(const Problem& p, const SizeBindings& s) {
   int64_t bytes = 0;
   for (const auto& in : p.pipeline.inputs())
-    bytes = checked_add(bytes, checked_multiply(elements(in->shape, s, "input " + in->name), dtype_bytes(in->dtype), "input " + in->name),
-                        "the buffers");
+    bytes = checked_add(
+        bytes,
+        checked_multiply(elements(in->shape, s, "input " + in->name), dtype_bytes(in->dtype), "input " + in->name),
+        "the buffers");
   return bytes;
 }
 
@@ -55,8 +59,9 @@ int64_t bytes_at(const Problem& p, const SizeBindings& s) {
   int64_t bytes = input_bytes(p, s);
   for (const auto& out : p.pipeline.outputs()) {
     const FuncDef* f = p.pipeline.find_stage(out);
-    bytes = checked_add(bytes, checked_multiply(elements(f->extents, s, "output " + out), dtype_bytes(f->dtype), "output " + out),
-                        "the buffers");
+    bytes = checked_add(
+        bytes, checked_multiply(elements(f->extents, s, "output " + out), dtype_bytes(f->dtype), "output " + out),
+        "the buffers");
   }
   return bytes;
 }
@@ -80,19 +85,23 @@ SizeBindings parse_shape(const Problem& p, const SizeBindings& base, const std::
   while (std::getline(ss, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      fail("bad-shape", "The shape entry '" + item + "' is not NAME=VALUE.", "Write the shape as " + names + " with values, e.g. --shape " +
-           (base.empty() ? std::string("N=1024") : base.begin()->first + "=1024") + ".");
+      fail("bad-shape", "The shape entry '" + item + "' is not NAME=VALUE.",
+           "Write the shape as " + names + " with values, e.g. --shape " +
+               (base.empty() ? std::string("N=1024") : base.begin()->first + "=1024") + ".");
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     if (!base.count(name))
-      fail("unknown-shape-size", "Problem '" + p.name + "' has no size named '" + name + "'.", "Use its sizes: " + names + ".");
+      fail("unknown-shape-size", "Problem '" + p.name + "' has no size named '" + name + "'.",
+           "Use its sizes: " + names + ".");
     if (!seen.insert(name).second)
       fail("bad-shape", "The size " + name + " is given twice in the shape.", "Give each size once.");
     int64_t v = 0;
     auto r = std::from_chars(value.data(), value.data() + value.size(), v);
     if (r.ec == std::errc::result_out_of_range)
-      fail("shape-overflow", "The size " + name + "=" + value + " does not fit a 64-bit integer.", "Give a smaller value.");
+      fail("shape-overflow", "The size " + name + "=" + value + " does not fit a 64-bit integer.",
+           "Give a smaller value.");
     if (r.ec != std::errc() || r.ptr != value.data() + value.size() || value.empty())
-      fail("bad-shape", "The size " + name + "=" + value + " is not an integer.", "Give a positive integer, e.g. " + name + "=1024.");
+      fail("bad-shape", "The size " + name + "=" + value + " is not an integer.",
+           "Give a positive integer, e.g. " + name + "=1024.");
     if (v <= 0)
       fail("bad-shape", "The size " + name + "=" + value + " is not positive.", "Give a value of at least 1.");
     out[name] = v;
@@ -133,15 +142,16 @@ std::string resolve_size(Problem& p, const std::string& size, const std::string&
 
 int64_t buffer_bytes(const Problem& p, const std::string& size) { return bytes_at(p, p.size(size)); }
 
-
 void require_fits_device(const Problem& p, const std::string& size, int64_t device_memory) {
   if (device_memory <= 0) return;
   int64_t inputs = input_bytes(p, p.size(size)), outputs = buffer_bytes(p, size) - inputs;
   int64_t need = checked_add(inputs, checked_multiply(outputs, 2, "the outputs"), "the buffers");
   if (need > device_memory)
     fail("shape-exceeds-device-memory",
-         "At size " + size + " the problem's buffers take " + std::to_string(need / (1 << 20)) + " MiB (inputs once, outputs for the "
-         "candidate and the reference), more than the GPU's " + std::to_string(device_memory / (1 << 20)) + " MiB.",
+         "At size " + size + " the problem's buffers take " + std::to_string(need / (1 << 20)) +
+             " MiB (inputs once, outputs for the "
+             "candidate and the reference), more than the GPU's " +
+             std::to_string(device_memory / (1 << 20)) + " MiB.",
          "Give smaller sizes with --shape.");
 }
 

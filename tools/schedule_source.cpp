@@ -19,7 +19,7 @@ nlohmann::json load_schedule_json(const Problem& problem, const std::string& sou
   if (source == "-") {
     text = read_bounded(std::cin, kMaxJsonBytes, "The schedule on standard input");
   } else {
-    struct stat st {};
+    struct stat st{};
     if (stat(source.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
       fail("bad-schedule-source", "Cannot open the schedule file '" + source + "'.",
            "Pass a JSON file, - for stdin, or baseline / best for the problem's own schedules.");
@@ -28,6 +28,8 @@ nlohmann::json load_schedule_json(const Problem& problem, const std::string& sou
   return parse_json_input(text, "The schedule", hint);
 }
 
-void print_error_json(const Error& e) { std::cout << nlohmann::json({{"ok", false}, {"error", e.to_json()}}).dump(2) << "\n"; }
+void print_error_json(const Error& e) {
+  std::cout << nlohmann::json({{"ok", false}, {"error", e.to_json()}}).dump(2) << "\n";
+}
 
 }  // namespace cusched::tools

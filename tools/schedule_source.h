@@ -2,8 +2,9 @@
 // Where a command takes a schedule: a JSON file, "-" for stdin, or "baseline" /
 // "best" for the problem's own schedules (problems/automatic_baseline.h: the automatic
 // baseline where the problem has none).
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "dsl/error.h"
 #include "problems/automatic_baseline.h"

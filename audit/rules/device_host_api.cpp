@@ -9,9 +9,9 @@ namespace cusched::audit {
 namespace {
 
 constexpr std::array<std::string_view, 18> kForbiddenNames = {
-    "malloc", "calloc", "realloc", "free", "aligned_alloc", "memalign", "posix_memalign", "printf", "vprintf",
-    "fprintf", "puts", "operator new", "operator new[]", "operator delete", "operator delete[]", "__assertfail",
-    "exit", "abort"};
+    "malloc",         "calloc",          "realloc",           "free",         "aligned_alloc", "memalign",
+    "posix_memalign", "printf",          "vprintf",           "fprintf",      "puts",          "operator new",
+    "operator new[]", "operator delete", "operator delete[]", "__assertfail", "exit",          "abort"};
 constexpr std::array<std::string_view, 11> kLibraryPrefixes = {
     "cublas", "cudnn", "cufft", "curand", "cusparse", "cusolver", "cutensor", "nccl", "nvshmem", "nvtx", "cupti"};
 
@@ -48,8 +48,8 @@ class DeviceHostApiRule : public Rule {
       bool forbidden = false;
       for (auto n : kForbiddenNames) forbidden |= (c.callee == n);
       if (forbidden) {
-        bool alloc = c.callee.find("alloc") != std::string::npos || c.callee == "free" ||
-                     c.callee.find("operator") == 0;
+        bool alloc =
+            c.callee.find("alloc") != std::string::npos || c.callee == "free" || c.callee.find("operator") == 0;
         report.add(info(), c.location,
                    "Device code calls '" + c.callee + "', " +
                        (alloc ? "which allocates or frees memory inside the kernel."

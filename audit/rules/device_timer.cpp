@@ -1,8 +1,8 @@
 // device-timer: reading clocks or timers in device code.
+#include <set>
+
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
-
-#include <set>
 
 #include "audit/asm_text.h"
 #include "audit/ir_support.h"
@@ -11,13 +11,20 @@
 namespace cusched::audit {
 namespace {
 
-const std::set<std::string> kTimerFunctions = {
-    "clock", "clock64", "__clock", "__clock64", "__globaltimer", "globaltimer", "__nvvm_read_ptx_sreg_clock",
-    "__nvvm_read_ptx_sreg_clock64", "__nvvm_read_ptx_sreg_globaltimer", "__builtin_readcyclecounter",
-    "__builtin_readsteadycounter"};
-const std::set<std::string> kTimerIntrinsics = {
-    "llvm.nvvm.read.ptx.sreg.clock", "llvm.nvvm.read.ptx.sreg.clock64", "llvm.nvvm.read.ptx.sreg.globaltimer",
-    "llvm.readcyclecounter", "llvm.readsteadycounter"};
+const std::set<std::string> kTimerFunctions = {"clock",
+                                               "clock64",
+                                               "__clock",
+                                               "__clock64",
+                                               "__globaltimer",
+                                               "globaltimer",
+                                               "__nvvm_read_ptx_sreg_clock",
+                                               "__nvvm_read_ptx_sreg_clock64",
+                                               "__nvvm_read_ptx_sreg_globaltimer",
+                                               "__builtin_readcyclecounter",
+                                               "__builtin_readsteadycounter"};
+const std::set<std::string> kTimerIntrinsics = {"llvm.nvvm.read.ptx.sreg.clock", "llvm.nvvm.read.ptx.sreg.clock64",
+                                                "llvm.nvvm.read.ptx.sreg.globaltimer", "llvm.readcyclecounter",
+                                                "llvm.readsteadycounter"};
 
 class DeviceTimerRule : public Rule {
  public:
@@ -50,8 +57,8 @@ class DeviceTimerRule : public Rule {
           const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
           if (!call) continue;
           const llvm::Function* callee = call->getCalledFunction();
-          bool timer = (callee && kTimerIntrinsics.count(callee->getName().str())) ||
-                       asm_reads_timer(inline_asm_text(inst));
+          bool timer =
+              (callee && kTimerIntrinsics.count(callee->getName().str())) || asm_reads_timer(inline_asm_text(inst));
           if (timer)
             report.add(info(), ir_location(dm, inst, fallback),
                        "The device code of '" + f.getName().str() + "' reads a clock or timer.", hint());

@@ -1,12 +1,12 @@
 // divergent-barrier: a block-wide barrier reached under divergent control flow,
 // decided by LLVM's uniformity analysis on the optimised device IR.
+#include <set>
+
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/UniformityAnalysis.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
-
-#include <set>
 
 #include "audit/asm_text.h"
 #include "audit/ir_support.h"
@@ -86,11 +86,14 @@ class DivergentBarrierRule : public Rule {
         "without a thread count (`bar.sync 1;`, `barrier.sync`, `bar.red`) must be reached by every thread of "
         "the block, or the block hangs or reads stale shared memory. Barriers with a thread count "
         "(`bar.sync 1, 128;`, `__barrier_sync_count`) synchronise chosen warps and may sit in warp-dependent "
-        "branches; `__syncwarp` is not a block barrier. The rule emits the device IR with Clang's code generator (-O1, so helpers are "
-        "inlined and locals live in registers), runs LLVM's UniformityInfo with a kernel divergence model (thread and lane "
+        "branches; `__syncwarp` is not a block barrier. The rule emits the device IR with Clang's code generator (-O1, "
+        "so helpers are "
+        "inlined and locals live in registers), runs LLVM's UniformityInfo with a kernel divergence model (thread and "
+        "lane "
         "indices, atomics, shuffles, votes, inline-asm results, non-inlined calls and loads from thread-private "
         "memory are divergent; block indices, block sizes, kernel parameters, `__syncthreads_count/and/or` and "
-        "loads from shared, global or constant memory at a uniform address are uniform) and reports every barrier, or call to a function containing one, that "
+        "loads from shared, global or constant memory at a uniform address are uniform) and reports every barrier, or "
+        "call to a function containing one, that "
         "is control dependent, directly or through other branches, on a divergent branch. This includes loops "
         "with thread-dependent trip counts and barriers after an early `return` taken by some threads. Guard the "
         "work, not the barrier: `if (i < n) s[t] = A[i]; __syncthreads();`."};

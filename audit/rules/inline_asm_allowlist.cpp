@@ -9,11 +9,34 @@ namespace cusched::audit {
 namespace {
 
 // Opcode prefixes (matched at a '.' boundary or as the whole opcode).
-constexpr std::array<std::string_view, 28> kAllowed = {
-    "mma", "wgmma", "ldmatrix", "stmatrix", "movmatrix", "cp.async", "cp.reduce.async.bulk", "mbarrier", "fence",
-    "membar", "shfl", "bar.sync", "bar.arrive", "barrier.sync", "barrier.arrive", "barrier.cta.sync",
-    "barrier.cta.arrive", "cvt", "cvta", "mov", "ld", "st.shared", "setp", "selp", "bra", "elect.sync", "prmt",
-    "tensormap.cp_fenceproxy"};
+constexpr std::array<std::string_view, 28> kAllowed = {"mma",
+                                                       "wgmma",
+                                                       "ldmatrix",
+                                                       "stmatrix",
+                                                       "movmatrix",
+                                                       "cp.async",
+                                                       "cp.reduce.async.bulk",
+                                                       "mbarrier",
+                                                       "fence",
+                                                       "membar",
+                                                       "shfl",
+                                                       "bar.sync",
+                                                       "bar.arrive",
+                                                       "barrier.sync",
+                                                       "barrier.arrive",
+                                                       "barrier.cta.sync",
+                                                       "barrier.cta.arrive",
+                                                       "cvt",
+                                                       "cvta",
+                                                       "mov",
+                                                       "ld",
+                                                       "st.shared",
+                                                       "setp",
+                                                       "selp",
+                                                       "bra",
+                                                       "elect.sync",
+                                                       "prmt",
+                                                       "tensormap.cp_fenceproxy"};
 
 bool allowed(const std::string& opcode) {
   for (auto a : kAllowed) {

@@ -43,15 +43,16 @@ class KernelSignatureRule : public Rule {
       std::string found;
       for (const auto& kk : facts.kernels) found += (found.empty() ? "" : ", ") + kk.name;
       report.add(info(), {facts.main_file, 1, 1},
-                 "The source defines no __global__ kernel named '" + c.kernel_name + "' (it defines: " +
-                     (found.empty() ? std::string("none") : found) + ").",
+                 "The source defines no __global__ kernel named '" + c.kernel_name +
+                     "' (it defines: " + (found.empty() ? std::string("none") : found) + ").",
                  "Name the kernel '" + c.kernel_name + "' as the problem's contract says.");
       return;
     }
     if (!k->extern_c)
       report.add(info(), k->location,
-                 "Kernel '" + k->name + "' is not extern \"C\", so its symbol name is mangled and the runtime "
-                 "cannot find it by name.",
+                 "Kernel '" + k->name +
+                     "' is not extern \"C\", so its symbol name is mangled and the runtime "
+                     "cannot find it by name.",
                  "Declare it as extern \"C\" __global__ void " + k->name + "(...).");
     if (k->params.size() != c.params.size()) {
       report.add(info(), k->location,
@@ -64,8 +65,8 @@ class KernelSignatureRule : public Rule {
       const auto& want = c.params[i];
       const auto& have = k->params[i];
       if (have.name != want.name) {
-        bool elsewhere = std::any_of(k->params.begin(), k->params.end(),
-                                     [&](const ParamFacts& p) { return p.name == want.name; });
+        bool elsewhere =
+            std::any_of(k->params.begin(), k->params.end(), [&](const ParamFacts& p) { return p.name == want.name; });
         report.add(info(), have.location,
                    "Parameter " + std::to_string(i + 1) + " of '" + k->name + "' is named '" + have.name +
                        "'; the contract expects '" + want.name + "'" +
@@ -77,14 +78,16 @@ class KernelSignatureRule : public Rule {
       if (h == w) continue;
       if (starts_const(w) && !starts_const(h) && w.substr(5) == h)
         report.add(info(), have.location,
-                   "Parameter '" + have.name + "' is declared '" + have.type + "' but the contract makes it a const "
-                   "input ('" + want.type + "').",
+                   "Parameter '" + have.name + "' is declared '" + have.type +
+                       "' but the contract makes it a const "
+                       "input ('" +
+                       want.type + "').",
                    "Declare it as '" + want.type + "' so the kernel cannot write its input.");
       else
-        report.add(info(), have.location,
-                   "Parameter '" + have.name + "' has type '" + have.type + "'; the contract expects '" + want.type +
-                       "'.",
-                   "Declare it as '" + want.type + "'.");
+        report.add(
+            info(), have.location,
+            "Parameter '" + have.name + "' has type '" + have.type + "'; the contract expects '" + want.type + "'.",
+            "Declare it as '" + want.type + "'.");
     }
   }
 

@@ -13,7 +13,8 @@ class MutableDeviceGlobalRule : public Rule {
         "flags from an earlier call (for instance from the verification run) and return them later without "
         "computing, and timing runs then measure something else. Any `__device__` or `__managed__` variable at "
         "namespace or static scope whose type is not const is an error, and so is a function-scope `static` "
-        "variable in a `__device__` or `__global__` function (it lives in global memory just the same). `__constant__` data, `__shared__` arrays "
+        "variable in a `__device__` or `__global__` function (it lives in global memory just the same). `__constant__` "
+        "data, `__shared__` arrays "
         "and `const __device__` tables are fine. Scratch state belongs in a buffer of the launch plan, which the "
         "runtime allocates (and zeroes if asked) for every run."};
     return i;

@@ -46,8 +46,9 @@ class OutputUnwrittenRule : public Rule {
         if (!written)
           report.add(info(), kf.facts->params[i].location,
                      "Kernel '" + kf.facts->name + "' never writes its output '" + want.name + "' on any path.",
-                     "Store every element of '" + want.name + "' (check the index computation and the guards "
-                     "around the stores).");
+                     "Store every element of '" + want.name +
+                         "' (check the index computation and the guards "
+                         "around the stores).");
       }
     }
   }

@@ -49,23 +49,26 @@ class OutputUnwrittenOnPathRule : public Rule {
       if (!want.is_output) continue;
       for (const auto& gap : kernel->output_gaps) {
         if (gap.param != want.name) continue;
-        std::string when = (gap.condition_outcome.empty() ? "for some values of '" + gap.condition + "'"
-                                                          : "when '" + gap.condition + "' is " + gap.condition_outcome) +
-                           " (" + at_line(gap.condition_location) + "), which depends on a value loaded from memory";
+        std::string when =
+            (gap.condition_outcome.empty() ? "for some values of '" + gap.condition + "'"
+                                           : "when '" + gap.condition + "' is " + gap.condition_outcome) +
+            " (" + at_line(gap.condition_location) + "), which depends on a value loaded from memory";
         if (gap.exits_by_return) {
           report.add(info(), gap.exit,
-                     "Kernel '" + kernel->name + "' can return here without writing its output '" + want.name +
-                         "' " + when + ".",
-                     "Write '" + want.name + "' before this return, or return early only on a bounds check of "
-                     "thread/block indices against sizes (`if (i >= n) return;`).");
+                     "Kernel '" + kernel->name + "' can return here without writing its output '" + want.name + "' " +
+                         when + ".",
+                     "Write '" + want.name +
+                         "' before this return, or return early only on a bounds check of "
+                         "thread/block indices against sizes (`if (i >= n) return;`).");
         } else {
           std::string finish = gap.loop_iteration ? "can finish an iteration of this loop" : "can finish";
           report.add(info(), gap.condition_location,
                      "Kernel '" + kernel->name + "' " + finish + " without writing its output '" + want.name + "' " +
                          when + ".",
-                     "Write '" + want.name + "' on both sides of this branch (add an else that stores the value "
-                     "the output must hold), or guard the store only by a bounds check of thread/block indices "
-                     "against sizes.");
+                     "Write '" + want.name +
+                         "' on both sides of this branch (add an else that stores the value "
+                         "the output must hold), or guard the store only by a bounds check of thread/block indices "
+                         "against sizes.");
         }
       }
     }

@@ -1,12 +1,12 @@
 // shared-memory-limit: shared memory over the device limit, and dynamic shared
 // memory the launch plan does not request.
+#include <map>
+#include <set>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
-
-#include <map>
-#include <set>
 
 #include "audit/ir_support.h"
 #include "audit/rules/rules.h"
@@ -22,8 +22,10 @@ void using_functions(const llvm::Value* value, std::set<const llvm::Function*>& 
                      std::set<const llvm::Value*>& seen) {
   for (const llvm::User* u : value->users()) {
     if (!seen.insert(u).second) continue;
-    if (const auto* inst = llvm::dyn_cast<llvm::Instruction>(u)) out.insert(inst->getFunction());
-    else if (llvm::isa<llvm::Constant>(u)) using_functions(u, out, seen);
+    if (const auto* inst = llvm::dyn_cast<llvm::Instruction>(u))
+      out.insert(inst->getFunction());
+    else if (llvm::isa<llvm::Constant>(u))
+      using_functions(u, out, seen);
   }
 }
 
@@ -54,7 +56,8 @@ class SharedMemoryLimitRule : public Rule {
         "refuses more static shared memory per kernel; use `extern __shared__` and request it dynamically), "
         "when static plus the launch plan's dynamic shared memory is over the device limit (232448 bytes, 227 "
         "KB per block on an H200; AuditOptions::max_smem_per_block), and when the kernel uses `extern __shared__` "
-        "memory while the launch plan requests no dynamic shared memory (AuditOptions::planned_dynamic_smem, or the kernel's entry in planned_dynamic_smem_by_kernel, is "
+        "memory while the launch plan requests no dynamic shared memory (AuditOptions::planned_dynamic_smem, or the "
+        "kernel's entry in planned_dynamic_smem_by_kernel, is "
         "0), because every access to it would then be out of bounds. When the launch plan is unknown only the "
         "static checks run."};
     return i;
@@ -77,8 +80,10 @@ class SharedMemoryLimitRule : public Rule {
         bool used = false;
         for (const llvm::Function* f : fns) used |= reachable.count(f) > 0;
         if (!used) continue;
-        if (gv->isDeclaration()) uses_dynamic = true;
-        else static_bytes += static_cast<int64_t>(layout.getTypeAllocSize(gv->getValueType()));
+        if (gv->isDeclaration())
+          uses_dynamic = true;
+        else
+          static_bytes += static_cast<int64_t>(layout.getTypeAllocSize(gv->getValueType()));
       }
       const std::string k = "Kernel '" + kf.facts->name + "'";
       if (static_bytes > kStaticSharedLimit)
@@ -93,16 +98,17 @@ class SharedMemoryLimitRule : public Rule {
                        std::to_string(options.max_smem_per_block) + " bytes per block.",
                    "Use smaller tiles or fewer pipeline stages.");
       std::optional<int64_t> planned = options.planned_dynamic_smem;
-      if (auto it = options.planned_dynamic_smem_by_kernel.find(kf.facts->name); it != options.planned_dynamic_smem_by_kernel.end())
+      if (auto it = options.planned_dynamic_smem_by_kernel.find(kf.facts->name);
+          it != options.planned_dynamic_smem_by_kernel.end())
         planned = it->second;
       if (planned) {
         int64_t total = static_bytes + *planned;
         if (total > options.max_smem_per_block && static_bytes <= options.max_smem_per_block)
           report.add(info(), kf.facts->location,
                      k + " needs " + std::to_string(static_bytes) + " bytes of static plus " +
-                         std::to_string(*planned) + " bytes of dynamic shared memory = " +
-                         std::to_string(total) + " bytes, over the limit of " +
-                         std::to_string(options.max_smem_per_block) + " bytes per block.",
+                         std::to_string(*planned) + " bytes of dynamic shared memory = " + std::to_string(total) +
+                         " bytes, over the limit of " + std::to_string(options.max_smem_per_block) +
+                         " bytes per block.",
                      "Use smaller tiles or fewer pipeline stages so the total fits in 232448 bytes.");
         if (uses_dynamic && *planned == 0)
           report.add(info(), kf.facts->location,

@@ -1,8 +1,8 @@
 // thread-exit: __trap, breakpoints and asm("exit") end threads outside normal control flow.
+#include <set>
+
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
-
-#include <set>
 
 #include "audit/asm_text.h"
 #include "audit/ir_support.h"
@@ -11,7 +11,7 @@
 namespace cusched::audit {
 namespace {
 
-const std::set<std::string> kExitFunctions = {"__trap", "__brkpt", "__builtin_trap", "__builtin_debugtrap",
+const std::set<std::string> kExitFunctions = {"__trap",      "__brkpt",    "__builtin_trap", "__builtin_debugtrap",
                                               "__nvvm_trap", "__nvvm_exit"};
 const std::set<std::string> kExitIntrinsics = {"llvm.trap", "llvm.debugtrap", "llvm.nvvm.exit"};
 
@@ -34,8 +34,7 @@ class ThreadExitRule : public Rule {
         report.add(info(), c.location, "Device code calls '" + c.callee + "()', which ends the thread abnormally.",
                    hint());
     for (const auto& a : facts.asm_statements)
-      if (asm_ends_thread(a.text))
-        report.add(info(), a.location, "Inline asm contains trap, exit or brkpt.", hint());
+      if (asm_ends_thread(a.text)) report.add(info(), a.location, "Inline asm contains trap, exit or brkpt.", hint());
   }
 
   void check_device_ir(const DeviceModule& dm, const SourceFacts& facts, const AuditOptions&,

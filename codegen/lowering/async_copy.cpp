@@ -2,7 +2,6 @@
 // iteration v + lead are issued asynchronously (cp.async, 4 or 16 bytes per thread) at
 // the top of iteration v and waited for by groups, `depth` buffers in shared memory.
 #include "codegen/lowering/kernel_builder.h"
-
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 
@@ -22,7 +21,8 @@ void KernelBuilder::place_async_copy(Placement& pl, StagedCopy& cp) {
   std::vector<std::vector<Stmt>>& async_copies = pl.async_copies;
   const int64_t lead = pl.lead, min_threads = pl.min_threads;
   if (dtype_bytes(t) != 4)
-    fail("pipeline-element-size", "cache_read of '" + cr.source + "' is pipelined at loop '" + loop + "', but its " +
+    fail("pipeline-element-size",
+         "cache_read of '" + cr.source + "' is pipelined at loop '" + loop + "', but its " +
              std::to_string(dtype_bytes(t)) + "-byte elements cannot be copied with 4-byte cp.async.",
          "Pipeline copies of 4-byte elements (f32, i32), or drop the pipeline step.");
   const int64_t S = r.size;
@@ -32,15 +32,16 @@ void KernelBuilder::place_async_copy(Placement& pl, StagedCopy& cp) {
   // The copy of the region for iteration `it` into buffer it % depth, one unit
   // (4 or 16 bytes) per thread at a time.
   auto issue = [&](const Expr& it) {
-    return over_block_threads(cr.name + "_a" + std::to_string(uid_++), units, copy_loop_kind(units, min_threads), [&](const Expr& e) {
-      std::vector<Expr> a = cp.src_index(e, lanes);
-      for (auto& x : a) x = substitute(x, {{here.var, it}});
-      Realization at = r;
-      for (auto& m : at.min) m = substitute(m, {{here.var, it}});
-      at.offset = buffer_of(it, depth) * make_int(S);
-      Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
-      return cp.zero_outside(pl.wgmma, cp.in_source(a), st, at, a, lanes);
-    });
+    return over_block_threads(
+        cr.name + "_a" + std::to_string(uid_++), units, copy_loop_kind(units, min_threads), [&](const Expr& e) {
+          std::vector<Expr> a = cp.src_index(e, lanes);
+          for (auto& x : a) x = substitute(x, {{here.var, it}});
+          Realization at = r;
+          for (auto& m : at.min) m = substitute(m, {{here.var, it}});
+          at.offset = buffer_of(it, depth) * make_int(S);
+          Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
+          return cp.zero_outside(pl.wgmma, cp.in_source(a), st, at, a, lanes);
+        });
   };
   for (int64_t s = 0; s <= lead; ++s)
     async_copies[s].push_back(issue(s < lead ? make_int(s) : make_var(here.var) + make_int(lead)));
@@ -65,7 +66,8 @@ void KernelBuilder::issue_async_pipeline(Placement& pl) {
     first.push_back(make_async_commit());  // one group per iteration, empty past the loop's end
   }
   prologue_[here.var] = {make_block(first), pipeline_buffers};
-  Stmt issue = make_if(make_var(here.var) + make_int(lead) < make_int(here.info.extent), make_block(async_copies[lead]));
+  Stmt issue =
+      make_if(make_var(here.var) + make_int(lead) < make_int(here.info.extent), make_block(async_copies[lead]));
   if (lead < depth - 1) {
     // A k-step of wgmma in flight: wait for iteration v's group and share it
     // (ordered before the tensor cores' reads), then refill the buffer of iteration

@@ -2,7 +2,6 @@
 // engine (cp.async.bulk), whole rows issued by one thread and tracked by one mbarrier
 // per buffer of the pipeline.
 #include "codegen/lowering/kernel_builder.h"
-
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 
@@ -27,7 +26,8 @@ void KernelBuilder::place_bulk_copy(Placement& pl, StagedCopy& cp) {
   const std::string& bar = pl.bar;
   std::vector<Expr>& bulk_bytes = pl.bulk_bytes;
   if (r.swizzle_chunk > 0)
-    fail("bulk-copy-swizzle", "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
+    fail("bulk-copy-swizzle",
+         "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
          "Pad the copy instead of swizzling it, or pipeline it with engine cp.async.");
   const int64_t S = r.size, esize = dtype_bytes(t), rows = total / ex.back();
   Realization at0 = r;
@@ -36,15 +36,17 @@ void KernelBuilder::place_bulk_copy(Placement& pl, StagedCopy& cp) {
   Expr src0 = load(cr.source, row0, t, env, {});
   const BufferSpec* g = globals_.count(src0->name) ? &globals_.at(src0->name) : nullptr;
   if (!g || (env.count(cr.source) && env.at(cr.source).scope != MemScope::Global))
-    fail("bulk-copy-source", "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop +
+    fail("bulk-copy-source",
+         "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop +
              "', but its source is not in global memory here.",
          "Bulk-copy global tensors only: compute the source at root, or use the pipeline's cp.async engine.");
-  if (16 % esize != 0 || (ex.back() * esize) % 16 != 0 || (pitch * esize) % 16 != 0 || (full.back() * esize) % 16 != 0 ||
-      !provably_multiple_of(src0->args[0], 16 / esize) || !provably_multiple_of(flat_index(at0, row0), 16 / esize))
+  if (16 % esize != 0 || (ex.back() * esize) % 16 != 0 || (pitch * esize) % 16 != 0 ||
+      (full.back() * esize) % 16 != 0 || !provably_multiple_of(src0->args[0], 16 / esize) ||
+      !provably_multiple_of(flat_index(at0, row0), 16 / esize))
     fail("bulk-copy-alignment",
-         "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop + "', but its rows of " +
-             std::to_string(ex.back() * esize) + " bytes (shared row pitch " + std::to_string(pitch * esize) +
-             " bytes, source rows of " + std::to_string(full.back() * esize) +
+         "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop +
+             "', but its rows of " + std::to_string(ex.back() * esize) + " bytes (shared row pitch " +
+             std::to_string(pitch * esize) + " bytes, source rows of " + std::to_string(full.back() * esize) +
              " bytes) are not all multiples of 16 bytes starting at 16-byte aligned addresses.",
          "Pad the staged rows to a multiple of 16 bytes (4 floats: cache_read pad), tile so that each copied row "
          "starts at a multiple of 4 floats, or use the pipeline's cp.async engine.");
@@ -63,10 +65,11 @@ void KernelBuilder::place_bulk_copy(Placement& pl, StagedCopy& cp) {
                                buffer_of(it, depth));
     Expr bytes = make_int(esize);
     for (size_t d = 0; d < ex.size(); ++d)
-      bytes = bytes * (inside[d] ? make_int(ex[d])
-                                 : min(make_int(ex[d]), max(make_int(full[d]) - at.min[d], make_int(0))));
-    return std::pair{make_for(rv, make_int(0), make_int(rows), LoopKind::Serial, GpuAxis::None, guarded(cp.in_source(a), copy)),
-                     bytes};
+      bytes =
+          bytes * (inside[d] ? make_int(ex[d]) : min(make_int(ex[d]), max(make_int(full[d]) - at.min[d], make_int(0))));
+    return std::pair{
+        make_for(rv, make_int(0), make_int(rows), LoopKind::Serial, GpuAxis::None, guarded(cp.in_source(a), copy)),
+        bytes};
   };
   for (int64_t s = 0; s < depth; ++s) {
     auto [copies, bytes] = issue(s + 1 < depth ? make_int(s) : make_var(here.var) + make_int(depth - 1));
@@ -97,11 +100,11 @@ void KernelBuilder::issue_bulk_pipeline(Placement& pl) {
     return make_block(b);
   };
   const std::string bv = bar + "_init";
-  std::vector<Stmt> first = {
-      make_if(issuer, make_for(bv, make_int(0), make_int(depth), LoopKind::Unrolled, GpuAxis::None,
-                               make_mbarrier_init(bar, make_var(bv), 1))),
-      make_barrier()};
-  for (int64_t s = 0; s + 1 < depth && s < here.info.extent; ++s) first.push_back(make_if(issuer, announced(s, make_int(s))));
+  std::vector<Stmt> first = {make_if(issuer, make_for(bv, make_int(0), make_int(depth), LoopKind::Unrolled,
+                                                      GpuAxis::None, make_mbarrier_init(bar, make_var(bv), 1))),
+                             make_barrier()};
+  for (int64_t s = 0; s + 1 < depth && s < here.info.extent; ++s)
+    first.push_back(make_if(issuer, announced(s, make_int(s))));
   pipeline_buffers.push_back({DType::i64, dense(bar, MemScope::Shared, {make_int(0)}, {depth})});
   prologue_[here.var] = {make_block(first), pipeline_buffers};
   // In the loop: issue iteration v + depth - 1; every thread waits for iteration v's

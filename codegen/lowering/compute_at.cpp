@@ -1,8 +1,7 @@
 // compute_at: the stages computed at a loop of another stage, and the rule that a copy
 // shared with them (cache_read share) holds every element they read.
-#include "codegen/lowering/kernel_builder.h"
-
 #include "codegen/linear_form.h"
+#include "codegen/lowering/kernel_builder.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 
@@ -28,16 +27,21 @@ void KernelBuilder::place_producers(Placement& pl, const Env& shared_caches) {
     if (ps.location != ComputeLocation::At || ps.at_stage != c.f.name || ps.at_loop != loop) continue;
     for (const auto& n : ps.order)
       if (is_block_axis(ps.loops.at(n).axis))
-        fail("producer-binds-block", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds loop '" + n + "' to a block axis.",
+        fail("producer-binds-block",
+             "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds loop '" + n +
+                 "' to a block axis.",
              "Bind the producer's loops to thread axes only, or compute it at root.");
     for (const auto& n : ps.order)
       if (ps.loops.at(n).axis == GpuAxis::ClusterX && n != ps.cross_cluster_loop)
-        fail("producer-binds-cluster", "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds its pure loop '" + n +
+        fail("producer-binds-cluster",
+             "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds its pure loop '" + n +
                  "' to cluster.x, so each block of the cluster would hold only part of it.",
-             "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind \"cluster\".");
+             "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind "
+             "\"cluster\".");
     for (const auto& n : ps.order)
       if (in_thread && is_thread_axis(ps.loops.at(n).axis))
-        fail("thread-loop-in-register-producer", "Stage '" + pd->name + "' is computed per thread (inside a thread loop of '" + c.f.name +
+        fail("thread-loop-in-register-producer",
+             "Stage '" + pd->name + "' is computed per thread (inside a thread loop of '" + c.f.name +
                  "') but binds loop '" + n + "' to a thread axis.",
              "Leave its loops serial, or compute it at a block-level loop so that the block's threads share it.");
     std::vector<int64_t> full = eval_shape(pd->extents, st_.ctx.sizes);
@@ -67,7 +71,8 @@ void KernelBuilder::place_producers(Placement& pl, const Env& shared_caches) {
   }
   for (const auto& [source, copy] : shared_caches)
     if (!used_share.count(source))
-      fail("cache-read-share-unused", "cache_read of '" + source + "' in stage '" + c.f.name + "' is shared at loop '" + loop +
+      fail("cache-read-share-unused",
+           "cache_read of '" + source + "' in stage '" + c.f.name + "' is shared at loop '" + loop +
                "', but no stage computed there reads '" + source + "'.",
            "Compute the stages that read it at that loop (compute_at), or drop share.");
 }
@@ -81,7 +86,8 @@ bool KernelBuilder::check_shared_copy_reads(const Ctx& c, int p, const FuncDef& 
                                             const std::string& source, const CopyRegion& copy, MemScope scope) {
   StageNest sn = stage_nest(pd, region);
   if (!loads_from(sn.body, source)) return false;
-  const std::string where = "cache_read of '" + source + "' in stage '" + c.f.name + "' is shared at loop '" + c.nest.loops[p].info.name + "'";
+  const std::string where = "cache_read of '" + source + "' in stage '" + c.f.name + "' is shared at loop '" +
+                            c.nest.loops[p].info.name + "'";
   const std::string hint = "Split and bind the producer's loops over '" + source +
                            "' as the stage does (the same parts on the same axes), or drop share.";
   std::map<std::string, Expr> same_index;
@@ -97,8 +103,10 @@ bool KernelBuilder::check_shared_copy_reads(const Ctx& c, int p, const FuncDef& 
     for (int q = 0; q <= p; ++q)
       if (c.nest.loops[q].info.axis == a) match = &c.nest.loops[q];
     if (!match)
-      fail("cache-read-share-region", where + ", but stage '" + pd.name + "' binds loop '" + l.info.name + "' to " + gpu_axis_name(a) +
-               ", which no loop of '" + c.f.name + "' around the copy binds, so its reads cannot be placed in the copy.",
+      fail("cache-read-share-region",
+           where + ", but stage '" + pd.name + "' binds loop '" + l.info.name + "' to " + gpu_axis_name(a) +
+               ", which no loop of '" + c.f.name +
+               "' around the copy binds, so its reads cannot be placed in the copy.",
            hint);
     same_index[l.var] = make_var(match->var);
   }
@@ -112,9 +120,12 @@ bool KernelBuilder::check_shared_copy_reads(const Ctx& c, int p, const FuncDef& 
     if (diff)
       for (const auto& [v, k] : diff->coeff) constant &= k == 0;
     if (!constant || diff->constant < 0 || diff->constant + pex[d] > ex[d])
-      fail("cache-read-share-region", where + ", but stage '" + pd.name + "' reads elements of dimension " + std::to_string(d) +
-               " outside the copied region (" + std::to_string(ex[d]) + " elements from the stage's own reads; the producer reads " +
-               std::to_string(pex[d]) + (constant ? " starting " + std::to_string(diff->constant) + " elements in" : " at a different place") + ").",
+      fail("cache-read-share-region",
+           where + ", but stage '" + pd.name + "' reads elements of dimension " + std::to_string(d) +
+               " outside the copied region (" + std::to_string(ex[d]) +
+               " elements from the stage's own reads; the producer reads " + std::to_string(pex[d]) +
+               (constant ? " starting " + std::to_string(diff->constant) + " elements in" : " at a different place") +
+               ").",
            hint);
   }
   return true;

@@ -19,7 +19,8 @@ Kernel KernelBuilder::build(const FuncDef& root, int index) {
   for (const auto& n : s.order) {
     bool block = is_block_axis(s.loops.at(n).axis);
     if (block && seen_other)
-      fail("block-loop-not-outermost", "Loop '" + n + "' of stage '" + root.name + "' is bound to a block axis but is inside a loop that is not.",
+      fail("block-loop-not-outermost",
+           "Loop '" + n + "' of stage '" + root.name + "' is bound to a block axis but is inside a loop that is not.",
            "Reorder the stage so that its blockIdx loops come first.");
     seen_other |= !block;
   }

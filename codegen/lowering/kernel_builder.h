@@ -54,17 +54,23 @@ struct CopyRegion {
 // its body, their storage, and the software pipeline's copies when the loop has one.
 struct Placement {
   Placement(Ctx& c, int p, Env env, Env caches, bool in_thread, bool in_serial)
-      : c(c), p(p), here(c.nest.loops[p]), loop(here.info.name), env(std::move(env)), caches(std::move(caches)),
-        in_thread(in_thread), in_serial(in_serial) {}
+      : c(c),
+        p(p),
+        here(c.nest.loops[p]),
+        loop(here.info.name),
+        env(std::move(env)),
+        caches(std::move(caches)),
+        in_thread(in_thread),
+        in_serial(in_serial) {}
   Ctx& c;
   int p;
   const DerivedLoop& here;
-  std::string loop;                    // the loop's name in the schedule
+  std::string loop;                      // the loop's name in the schedule
   std::map<std::string, int64_t> sweep;  // the loops inside p
   Env env, caches;
   bool in_thread, in_serial;
-  std::vector<Stmt> pre;               // placed before the rest of the body
-  std::vector<Allocation> allocs;      // element type and storage of each placement
+  std::vector<Stmt> pre;           // placed before the rest of the body
+  std::vector<Allocation> allocs;  // element type and storage of each placement
   // Copies staged at this loop. A software-pipelined loop (pipeline) keeps `depth`
   // buffers per copy: the copies for iteration v + depth - 1 are issued asynchronously
   // at the top of iteration v, and the first depth - 1 before the loop. Copies move
@@ -77,7 +83,7 @@ struct Placement {
   // wgmma instructions stays in flight and still reads the buffer before.
   int64_t lead = 0;
   bool wgmma = false;
-  std::string bar;                             // the bulk pipeline's mbarriers, one per buffer
+  std::string bar;                              // the bulk pipeline's mbarriers, one per buffer
   std::vector<std::vector<Stmt>> async_copies;  // [iteration offset]: issues (cp.async: lead + 1 of them)
   std::vector<Expr> bulk_bytes;                 // [iteration offset]: bytes the bulk copies move
   std::vector<Allocation> pipeline_buffers;
@@ -97,9 +103,9 @@ struct StagedCopy {
   std::vector<int64_t> ex;
   MemScope scope = MemScope::Shared;
   Realization r;
-  int64_t total = 1;    // elements of the region
+  int64_t total = 1;  // elements of the region
   std::vector<bool> inside;
-  int64_t pitch = 0;    // elements per row of the copy, its padding included
+  int64_t pitch = 0;  // elements per row of the copy, its padding included
 
   // The coordinates of the region's unit number e, where a unit is `lanes`
   // consecutive elements of the innermost dimension (lanes divides its extent):
@@ -109,8 +115,8 @@ struct StagedCopy {
   std::vector<Expr> in_source(const std::vector<Expr>& a) const;
   // A copy of the elements that lie in the source; in a wgmma stage, whose tensor cores
   // read whole staged rows, the elements outside it (tails) are written as zeros.
-  Stmt zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt copy, const Realization& dst, const std::vector<Expr>& a,
-                    int64_t lanes) const;
+  Stmt zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
+                    const std::vector<Expr>& a, int64_t lanes) const;
 };
 
 // The tensor-core tile of a stage: its three innermost loops (the last two pure loops
@@ -135,7 +141,8 @@ Expr buffer_of(const Expr& it, int64_t depth);
 // A loop `v` that spreads `units` over the block's threads: in iteration v the thread
 // `tid` takes unit e = v * threads + tid, guarded by e < units (drop_covered_copy_guards
 // removes the guard when no thread overruns).
-Stmt over_block_threads(const std::string& v, int64_t units, LoopKind kind, const std::function<Stmt(const Expr&)>& body);
+Stmt over_block_threads(const std::string& v, int64_t units, LoopKind kind,
+                        const std::function<Stmt(const Expr&)>& body);
 
 class KernelBuilder {
  public:
@@ -150,8 +157,8 @@ class KernelBuilder {
   std::vector<RegisterTail> register_tails_;  // of the kernel being built
   int uid_ = 0;
   struct Prologue {
-    Stmt copies;                         // issued before the loop
-    std::vector<Allocation> buffers;     // the pipeline's buffers, allocated around the loop
+    Stmt copies;                      // issued before the loop
+    std::vector<Allocation> buffers;  // the pipeline's buffers, allocated around the loop
   };
   std::map<std::string, Prologue> prologue_;  // loop variable of a pipelined loop -> its prologue
   std::set<std::string> output_tiles_;        // shared buffers that stand for a block's output region
@@ -163,7 +170,8 @@ class KernelBuilder {
   // stage_values.cpp: a stage's values, with inlined stages expanded and loads lowered
   bool is_inline(const std::string& name) const;
   Expr inline_stages(const Expr& e) const;
-  Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s, bool round_operands = true);
+  Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s,
+                   bool round_operands = true);
   Expr load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches);
 
   // regions.cpp: the region of a tensor that a body reads
@@ -173,7 +181,8 @@ class KernelBuilder {
 
   // stage_loops.cpp: split, fuse, reorder, bind, unroll, vectorize (the loop nest)
   StageNest stage_nest(const FuncDef& f, const Realization& self);
-  Stmt build_stage(const FuncDef& f, const Realization& self, Env env, bool in_thread, bool in_serial, const Env& caches = {});
+  Stmt build_stage(const FuncDef& f, const Realization& self, Env env, bool in_thread, bool in_serial,
+                   const Env& caches = {});
   Stmt emit(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial);
   Stmt loops_down_to(Ctx& c, int p, int stop, const Env& env, const Env& caches, bool in_thread, bool in_serial,
                      const std::function<Stmt(const Env&, const Env&)>& leaf);
@@ -188,8 +197,8 @@ class KernelBuilder {
 
   // compute_at.cpp: producers computed at a loop, and the copies they share (cache_read share)
   void place_producers(Placement& pl, const Env& shared_caches);
-  bool check_shared_copy_reads(const Ctx& c, int p, const FuncDef& pd, const Realization& region, const std::string& source,
-                               const CopyRegion& copy, MemScope scope);
+  bool check_shared_copy_reads(const Ctx& c, int p, const FuncDef& pd, const Realization& region,
+                               const std::string& source, const CopyRegion& copy, MemScope scope);
 
   // staged_copy.cpp: cache_read, its region and the choice of copy strategy
   void place_copy(Placement& pl, const CacheRead& cr);

@@ -1,10 +1,9 @@
 // tensor_core m16n8k8 / m16n8k16: a sum of products on warp-wide mma.sync tensor-core
 // instructions, its fragments loaded with ldmatrix where they are read from shared memory
 // in aligned rows, accumulators written out to the output or its shared tile (cache_write).
-#include "codegen/lowering/kernel_builder.h"
-
 #include <algorithm>
 
+#include "codegen/lowering/kernel_builder.h"
 #include "codegen/mma_layout.h"
 #include "codegen/passes/ldmatrix_plan.h"
 #include "dsl/error.h"
@@ -27,111 +26,128 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
   const std::vector<int>& red = T.red;
   const int64_t M = T.M, N = T.N, K = T.K;
   if (M % L.m || N % L.n || K % L.k)
-    fail("tensor-core-shape-does-not-tile", "The tile loops of stage '" + stage + "' (" + std::to_string(M) + " x " + std::to_string(N) +
-             " x " + std::to_string(K) + ") do not tile by " + c.s.tensor_core_shape + ".",
-         "Split so that the tile's loops are multiples of " + std::to_string(L.m) + ", " + std::to_string(L.n) + " and " + std::to_string(L.k) + ".");
+    fail("tensor-core-shape-does-not-tile",
+         "The tile loops of stage '" + stage + "' (" + std::to_string(M) + " x " + std::to_string(N) + " x " +
+             std::to_string(K) + ") do not tile by " + c.s.tensor_core_shape + ".",
+         "Split so that the tile's loops are multiples of " + std::to_string(L.m) + ", " + std::to_string(L.n) +
+             " and " + std::to_string(L.k) + ".");
   const std::string &mv = T.mv, &nv = T.nv, &kv = T.kv;
   const Expr fa = T.fa, fb = T.fb;
-  const std::string acc = stage + "_acc", lane = stage + "_lane", mt = stage + "_mt", nt = stage + "_nt", kt = stage + "_kt";
+  const std::string acc = stage + "_acc", lane = stage + "_lane", mt = stage + "_mt", nt = stage + "_nt",
+                    kt = stage + "_kt";
   const int64_t MT = M / L.m, NT = N / L.n, KT = K / L.k, acc_size = MT * NT * 4;
   const Expr lanev = make_var(lane), group = lanev / make_int(4), quad = lanev % make_int(4);
   const Expr acc_base = (make_var(mt) * make_int(NT) + make_var(nt)) * make_int(4);
-  auto lane_loop = [&](Stmt body) { return make_for(lane, make_int(0), make_int(32), LoopKind::Serial, GpuAxis::ThreadX, body); };
+  auto lane_loop = [&](Stmt body) {
+    return make_for(lane, make_int(0), make_int(32), LoopKind::Serial, GpuAxis::ThreadX, body);
+  };
   auto tile_loop = [&](const std::string& v, int64_t extent, Stmt body) {
-    return make_for(v, make_int(0), make_int(extent), extent <= 8 ? LoopKind::Unrolled : LoopKind::Serial, GpuAxis::None, body);
+    return make_for(v, make_int(0), make_int(extent), extent <= 8 ? LoopKind::Unrolled : LoopKind::Serial,
+                    GpuAxis::None, body);
   };
   const std::string ai = stage + "_ai";
   Stmt init = over_warps(T, lane_loop(make_for(ai, make_int(0), make_int(acc_size), LoopKind::Unrolled, GpuAxis::None,
-                                            make_store(acc, make_var(ai), make_float(0.0)))));
+                                               make_store(acc, make_var(ai), make_float(0.0)))));
 
-  Stmt main_nest = loops_down_to(c, r0, nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
-      // Each fragment element: its lowered value and the tail guard that zeroes it.
-      struct Operand {
-        Expr value, cond;
-      };
-      auto operand = [&](const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip) {
-        std::vector<Expr> conds;
-        for (const auto& g : c.nest.guards)
-          if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
-        return Operand{lower_value(substitute(factor, at), e2, c2, c.s), conjunction(conds)};
-      };
-      std::vector<Operand> a_ops, b_ops;
-      for (int i = 0; i < L.a_count; ++i) {
-        Expr m = make_var(mt) * make_int(L.m) + group + make_int(L.a_row[i]);
-        Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.a_k[i]);
-        a_ops.push_back(operand(fa, {{mv, m}, {kv, k}}, nv));
-      }
-      for (int i = 0; i < L.b_count; ++i) {
-        Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.b_k[i]);
-        Expr n = make_var(nt) * make_int(L.n) + group;
-        b_ops.push_back(operand(fb, {{kv, k}, {nv, n}}, mv));
-      }
-      // An unguarded fragment read from shared memory in aligned 16-byte rows is loaded
-      // with ldmatrix once per k step and tile row (A) or column (B); the Mma reads it
-      // from registers. Anything else keeps its scalar loads.
-      auto is_shared = [&](const std::string& b) {
-        for (const auto& [src, r] : c2)
-          if (r.buffer == b) return r.scope == MemScope::Shared;
-        return false;
-      };
-      auto plan_for = [&](const std::vector<Operand>& o) -> std::optional<LdMatrixPlan> {
-        std::vector<Expr> values;
-        for (const auto& x : o) {
-          if (x.cond.defined()) return std::nullopt;
-          values.push_back(x.value);
+  Stmt main_nest =
+      loops_down_to(c, r0, nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
+        // Each fragment element: its lowered value and the tail guard that zeroes it.
+        struct Operand {
+          Expr value, cond;
+        };
+        auto operand = [&](const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip) {
+          std::vector<Expr> conds;
+          for (const auto& g : c.nest.guards)
+            if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
+          return Operand{lower_value(substitute(factor, at), e2, c2, c.s), conjunction(conds)};
+        };
+        std::vector<Operand> a_ops, b_ops;
+        for (int i = 0; i < L.a_count; ++i) {
+          Expr m = make_var(mt) * make_int(L.m) + group + make_int(L.a_row[i]);
+          Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.a_k[i]);
+          a_ops.push_back(operand(fa, {{mv, m}, {kv, k}}, nv));
         }
-        return plan_ldmatrix(values, lane, is_shared);
-      };
-      const std::optional<LdMatrixPlan> pa = plan_for(a_ops), pb = plan_for(b_ops);
-      const std::string frag_a = stage + "_fa", frag_b = stage + "_fb";
-      std::vector<Expr> ops;
-      auto add_ops = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan, const std::string& frag,
-                         const std::string& tile_var) {
-        const int64_t count = static_cast<int64_t>(o.size());
-        for (int64_t i = 0; i < count; ++i) {
-          Expr v = plan ? read_from_fragment(o[i].value, *plan, frag, make_var(tile_var) * make_int(count) + make_int(i)) : o[i].value;
-          ops.push_back(o[i].cond.defined() ? select(o[i].cond, v, make_float(0.0)) : v);
+        for (int i = 0; i < L.b_count; ++i) {
+          Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.b_k[i]);
+          Expr n = make_var(nt) * make_int(L.n) + group;
+          b_ops.push_back(operand(fb, {{kv, k}, {nv, n}}, mv));
         }
-      };
-      add_ops(a_ops, pa, frag_a, mt);
-      add_ops(b_ops, pb, frag_b, nt);
-      Stmt mma = make_mma(c.s.tensor_core_shape, c.s.precision, acc, acc_base, ops);
-      std::vector<Stmt> step;
-      if (pa)
-        step.push_back(tile_loop(mt, MT, make_ldmatrix(frag_a, make_var(mt) * make_int(L.a_count), pa->source, pa->row_address,
-                                                       pa->matrices, pa->transpose)));
-      if (pb)
-        step.push_back(tile_loop(nt, NT, make_ldmatrix(frag_b, make_var(nt) * make_int(L.b_count), pb->source, pb->row_address,
-                                                       pb->matrices, pb->transpose)));
-      step.push_back(tile_loop(mt, MT, tile_loop(nt, NT, mma)));
-      Stmt body = step.size() == 1 ? step[0] : make_block(step);
-      if (pb) body = make_allocate(frag_b, MemScope::Register, pb->dtype, NT * L.b_count, body);
-      if (pa) body = make_allocate(frag_a, MemScope::Register, pa->dtype, MT * L.a_count, body);
-      return lane_loop(tile_loop(kt, KT, body));
-  });
+        // An unguarded fragment read from shared memory in aligned 16-byte rows is loaded
+        // with ldmatrix once per k step and tile row (A) or column (B); the Mma reads it
+        // from registers. Anything else keeps its scalar loads.
+        auto is_shared = [&](const std::string& b) {
+          for (const auto& [src, r] : c2)
+            if (r.buffer == b) return r.scope == MemScope::Shared;
+          return false;
+        };
+        auto plan_for = [&](const std::vector<Operand>& o) -> std::optional<LdMatrixPlan> {
+          std::vector<Expr> values;
+          for (const auto& x : o) {
+            if (x.cond.defined()) return std::nullopt;
+            values.push_back(x.value);
+          }
+          return plan_ldmatrix(values, lane, is_shared);
+        };
+        const std::optional<LdMatrixPlan> pa = plan_for(a_ops), pb = plan_for(b_ops);
+        const std::string frag_a = stage + "_fa", frag_b = stage + "_fb";
+        std::vector<Expr> ops;
+        auto add_ops = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan,
+                           const std::string& frag, const std::string& tile_var) {
+          const int64_t count = static_cast<int64_t>(o.size());
+          for (int64_t i = 0; i < count; ++i) {
+            Expr v =
+                plan ? read_from_fragment(o[i].value, *plan, frag, make_var(tile_var) * make_int(count) + make_int(i))
+                     : o[i].value;
+            ops.push_back(o[i].cond.defined() ? select(o[i].cond, v, make_float(0.0)) : v);
+          }
+        };
+        add_ops(a_ops, pa, frag_a, mt);
+        add_ops(b_ops, pb, frag_b, nt);
+        Stmt mma = make_mma(c.s.tensor_core_shape, c.s.precision, acc, acc_base, ops);
+        std::vector<Stmt> step;
+        if (pa)
+          step.push_back(tile_loop(mt, MT,
+                                   make_ldmatrix(frag_a, make_var(mt) * make_int(L.a_count), pa->source,
+                                                 pa->row_address, pa->matrices, pa->transpose)));
+        if (pb)
+          step.push_back(tile_loop(nt, NT,
+                                   make_ldmatrix(frag_b, make_var(nt) * make_int(L.b_count), pb->source,
+                                                 pb->row_address, pb->matrices, pb->transpose)));
+        step.push_back(tile_loop(mt, MT, tile_loop(nt, NT, mma)));
+        Stmt body = step.size() == 1 ? step[0] : make_block(step);
+        if (pb) body = make_allocate(frag_b, MemScope::Register, pb->dtype, NT * L.b_count, body);
+        if (pa) body = make_allocate(frag_a, MemScope::Register, pa->dtype, MT * L.a_count, body);
+        return lane_loop(tile_loop(kt, KT, body));
+      });
 
   // Write-out: each lane stores its four accumulators of every tile.
   const std::string j = stage + "_aj";
   Expr jv = make_var(j);
-  Expr row = make_var(mt) * make_int(L.m) + group + select(jv < make_int(2), make_int(L.c_row[0]), make_int(L.c_row[2]));
+  Expr row =
+      make_var(mt) * make_int(L.m) + group + select(jv < make_int(2), make_int(L.c_row[0]), make_int(L.c_row[2]));
   Expr col = make_var(nt) * make_int(L.n) + quad * make_int(2) + jv % make_int(2);
   std::vector<Expr> idx;
-  for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(substitute(c.orig.at(c.f.vars[d]), {{mv, row}, {nv, col}}));
+  for (size_t d = 0; d < c.f.vars.size(); ++d)
+    idx.push_back(substitute(c.orig.at(c.f.vars[d]), {{mv, row}, {nv, col}}));
   std::vector<Expr> wguards;
   for (const auto& g : c.nest.guards)
     if (std::none_of(red.begin(), red.end(), [&](int q) { return mentions_var(g, loops[q].var); }))
       wguards.push_back(substitute(g, {{mv, row}, {nv, col}}));
-  Stmt write = guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), make_load(acc, DType::f32, {acc_base + jv})));
+  Stmt write =
+      guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), make_load(acc, DType::f32, {acc_base + jv})));
   Stmt per_tile = make_for(j, make_int(0), make_int(4), LoopKind::Unrolled, GpuAxis::None, write);
   if (output_tiles_.count(c.self.buffer)) {
     // Into the block's shared output tile, which holds the tails too: no guards, and
     // each lane's two adjacent accumulators of a row as one pair (float2).
     const std::string jr = stage + "_ar", jc = stage + "_ac";
-    Expr trow = make_var(mt) * make_int(L.m) + group + make_var(jr) * make_int(L.c_row[2] - L.c_row[0]) + make_int(L.c_row[0]);
+    Expr trow =
+        make_var(mt) * make_int(L.m) + group + make_var(jr) * make_int(L.c_row[2] - L.c_row[0]) + make_int(L.c_row[0]);
     Expr tcol = make_var(nt) * make_int(L.n) + quad * make_int(2) + make_var(jc);
     std::vector<Expr> tidx;
-    for (size_t d = 0; d < c.f.vars.size(); ++d) tidx.push_back(substitute(c.orig.at(c.f.vars[d]), {{mv, trow}, {nv, tcol}}));
-    Stmt pair = make_store(c.self.buffer, flat_index(c.self, tidx), make_load(acc, DType::f32, {acc_base + make_var(jr) * make_int(2) + make_var(jc)}));
+    for (size_t d = 0; d < c.f.vars.size(); ++d)
+      tidx.push_back(substitute(c.orig.at(c.f.vars[d]), {{mv, trow}, {nv, tcol}}));
+    Stmt pair = make_store(c.self.buffer, flat_index(c.self, tidx),
+                           make_load(acc, DType::f32, {acc_base + make_var(jr) * make_int(2) + make_var(jc)}));
     per_tile = make_for(jr, make_int(0), make_int(2), LoopKind::Unrolled, GpuAxis::None,
                         make_for(jc, make_int(0), make_int(2), LoopKind::Vectorized, GpuAxis::None, pair));
   }

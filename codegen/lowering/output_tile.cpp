@@ -1,7 +1,6 @@
 // cache_write scope shared: a reduction's results for the block's output region kept
 // in a shared tile, then copied to global memory by all of the block's threads.
 #include "codegen/lowering/kernel_builder.h"
-
 #include "codegen/passes/affine.h"
 #include "dsl/error.h"
 
@@ -11,16 +10,26 @@ void KernelBuilder::check_output_tile(const Ctx& c) const {
   const std::string& stage = c.f.name;
   if (!c.f.is_reduction()) return;  // the primitive accepts reductions only
   if (c.self.scope != MemScope::Global)
-    fail("cache-write-shared-not-root", "Stage '" + stage + "' asks for a shared-memory output tile (cache_write scope shared), but it is computed inside another stage, so its result already stays on chip.",
+    fail("cache-write-shared-not-root",
+         "Stage '" + stage +
+             "' asks for a shared-memory output tile (cache_write scope shared), but it is computed inside another "
+             "stage, so its result already stays on chip.",
          "Drop cache_write for it, or compute it at root.");
   const int nb = leading_block_loops(c);
   if (nb == 0)
-    fail("cache-write-shared-no-block-loops", "Stage '" + stage + "' asks for a shared-memory output tile (cache_write scope shared), but none of its loops is bound to a block axis, so there is no block tile to stage.",
-         "Bind the stage's outer loops to blockIdx axes (for example with tile and bind), or use cache_write scope register.");
+    fail("cache-write-shared-no-block-loops",
+         "Stage '" + stage +
+             "' asks for a shared-memory output tile (cache_write scope shared), but none of its loops is bound to a "
+             "block axis, so there is no block tile to stage.",
+         "Bind the stage's outer loops to blockIdx axes (for example with tile and bind), or use cache_write scope "
+         "register.");
   if (!c.s.cross_cluster_loop.empty())
-    fail("cache-write-shared-reduction-across-blocks", "Stage '" + stage + "' asks for a shared-memory output tile, but its reduction loop '" +
-             c.s.cross_cluster_loop + "' is spread over the blocks of a cluster, so no block tile holds finished results before the combine.",
-         "Keep reduction loops inside the block (split K across blocks with rfactor instead), or use cache_write scope register.");
+    fail("cache-write-shared-reduction-across-blocks",
+         "Stage '" + stage + "' asks for a shared-memory output tile, but its reduction loop '" +
+             c.s.cross_cluster_loop +
+             "' is spread over the blocks of a cluster, so no block tile holds finished results before the combine.",
+         "Keep reduction loops inside the block (split K across blocks with rfactor instead), or use cache_write scope "
+         "register.");
 }
 
 // The stage's loops from p (just inside its block loops) with the accumulators written
@@ -38,7 +47,8 @@ Stmt KernelBuilder::emit_output_tile(Ctx& c, int p, const Env& env, const Env& c
   for (size_t d = 0; d < dims; ++d) {
     auto r = index_range(c.orig.at(c.f.vars[d]), sweep);
     if (!r)
-      fail("cache-write-shared-not-affine", "Stage '" + stage + "' asks for a shared-memory output tile, but its coordinate '" + c.f.vars[d] +
+      fail("cache-write-shared-not-affine",
+           "Stage '" + stage + "' asks for a shared-memory output tile, but its coordinate '" + c.f.vars[d] +
                "' is not an affine function of its loops, so the block's output region is not known.",
            "Derive the stage's loops with split, tile and reorder only, or use cache_write scope register.");
     mn.push_back(r->min);
@@ -62,8 +72,9 @@ Stmt KernelBuilder::emit_output_tile(Ctx& c, int p, const Env& env, const Env& c
   Realization tile = dense(stage + "_tile", MemScope::Shared, mn, ex, static_cast<int>(pad));
   const DType t = globals_.at(c.self.buffer).dtype;
   if (tile.size * dtype_bytes(t) > 96 * 1024)
-    fail("cache-write-shared-too-large", "The shared-memory output tile of stage '" + stage + "' takes " +
-             std::to_string(tile.size * dtype_bytes(t)) + " bytes, more than the 96 KiB the lowering gives it next to the staged inputs.",
+    fail("cache-write-shared-too-large",
+         "The shared-memory output tile of stage '" + stage + "' takes " + std::to_string(tile.size * dtype_bytes(t)) +
+             " bytes, more than the 96 KiB the lowering gives it next to the staged inputs.",
          "Make the block's tile smaller (its block-level split factors), or use cache_write scope register.");
   output_tiles_.insert(tile.buffer);
   Ctx ct{c.f, c.s, c.nest, tile, c.body, c.orig};
@@ -95,7 +106,8 @@ Stmt KernelBuilder::emit_output_tile(Ctx& c, int p, const Env& env, const Env& c
   for (size_t d = 0; d < dims; ++d) at[d] = mn[d] + local[d];
   Stmt move = make_store(c.self.buffer, flat_index(c.self, at), make_load(tile.buffer, t, {flat_index(tile, at)}));
   if (vec) move = make_for(lanev, make_int(0), make_int(4), LoopKind::Vectorized, GpuAxis::None, move);
-  Stmt copy = make_for(cv, make_int(0), (make_int(chunks) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None, guarded(conds, move));
+  Stmt copy = make_for(cv, make_int(0), (make_int(chunks) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None,
+                       guarded(conds, move));
   return make_allocate(tile.buffer, MemScope::Shared, t, tile.size, make_block({compute, make_barrier(), copy}));
 }
 

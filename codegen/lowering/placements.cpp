@@ -4,7 +4,6 @@
 // of a software pipeline's copies (pipeline: async_copy.cpp, bulk_copy.cpp); around
 // them, the storage of each.
 #include "codegen/lowering/kernel_builder.h"
-
 #include "dsl/error.h"
 
 namespace cusched::lowering {
@@ -30,7 +29,8 @@ Stmt KernelBuilder::with_placements(Ctx& c, int p, Env env, Env caches, bool in_
   for (const auto& cr : c.s.cache_reads) {
     if (cr.at_loop != loop || !cr.share) continue;
     if (depth > 0)
-      fail("cache-read-share-pipelined", "cache_read of '" + cr.source + "' is shared with the producers at loop '" + loop +
+      fail("cache-read-share-pipelined",
+           "cache_read of '" + cr.source + "' is shared with the producers at loop '" + loop +
                "', which is software-pipelined, so the copy of one iteration is not ready before the producers run.",
            "Share a copy made at a loop that is not pipelined, or drop share.");
     place_copy(pl, cr);

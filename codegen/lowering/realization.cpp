@@ -9,7 +9,8 @@
 
 namespace cusched::lowering {
 
-Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad) {
+Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent,
+                  int pad) {
   Realization r;
   r.buffer = buffer;
   r.scope = scope;
@@ -42,8 +43,10 @@ void swizzle_rows_of(Realization& r, int element_bytes, const std::string& sourc
   if (r.extent.size() < 2 || chunks == 0 || (rows & (rows - 1)) != 0 || chunks % rows != 0)
     fail("swizzle-layout",
          "cache_read of '" + source + "' asks for a swizzle, but its copy's rows of " + std::to_string(cols) +
-             " elements are not a power-of-two or multiple-of-8 number of 16-byte chunks (or the copy has one dimension).",
-         "Use pad instead of swizzle for this copy, or choose tile sizes whose staged rows are 4, 8, 16, 32, ... floats.");
+             " elements are not a power-of-two or multiple-of-8 number of 16-byte chunks (or the copy has one "
+             "dimension).",
+         "Use pad instead of swizzle for this copy, or choose tile sizes whose staged rows are 4, 8, 16, 32, ... "
+         "floats.");
   r.swizzle_chunk = chunk;
   r.swizzle_rows = rows;
 }

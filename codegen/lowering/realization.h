@@ -28,7 +28,8 @@ struct Realization {
 
 // A row-major realization of the region [min, min + extent), its rows padded by `pad`
 // elements.
-Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent, int pad = 0);
+Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent,
+                  int pad = 0);
 
 // e / k when every coefficient and the constant of e's linear form (opaque terms
 // allowed) are multiples of k; undefined otherwise.

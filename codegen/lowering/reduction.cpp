@@ -3,7 +3,6 @@
 // (cross_thread_reduce kind warp or block) and across the blocks of a cluster
 // (cross_thread_reduce kind cluster), and written out.
 #include "codegen/lowering/kernel_builder.h"
-
 #include "dsl/expr_substitute.h"
 
 namespace cusched::lowering {
@@ -36,7 +35,10 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
     for (auto it = inner_pure.rbegin(); it != inner_pure.rend(); ++it) leaf = make_loop(**it, leaf, false);
     return leaf;
   };
-  Expr ident = reduction_identity(op == ReduceOp::ArgMax ? ReduceOp::Max : op == ReduceOp::ArgMin ? ReduceOp::Min : op, acc_t);
+  Expr ident = reduction_identity(op == ReduceOp::ArgMax   ? ReduceOp::Max
+                                  : op == ReduceOp::ArgMin ? ReduceOp::Min
+                                                           : op,
+                                  acc_t);
   std::vector<Stmt> init = {make_store(acc, acc_index, ident)};
   if (arg) init.push_back(make_store(acc_idx, acc_index, make_int(0, DType::i64)));
   Stmt init_nest = over_inner_pure(make_block(init));
@@ -52,28 +54,37 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
       stride *= eval_int(rv[i].extent_expr, st_.ctx.sizes);
     }
   }
-  Stmt main_nest = loops_down_to(c, r0, static_cast<int>(loops.size()), env, caches, in_thread, in_serial,
-                                 [&](const Env& e2, const Env& c2) -> Stmt {
-      Expr v = lower_value(c.body, e2, c2, c.s);
-      Expr cur = make_load(acc, acc_t, {acc_index});
-      Stmt upd;
-      if (!arg) {
-        Expr nv;
-        switch (op) {
-          case ReduceOp::Sum: nv = cur + v; break;
-          case ReduceOp::Product: nv = cur * v; break;
-          case ReduceOp::Max: nv = max(cur, v); break;
-          default: nv = min(cur, v); break;
+  Stmt main_nest = loops_down_to(
+      c, r0, static_cast<int>(loops.size()), env, caches, in_thread, in_serial,
+      [&](const Env& e2, const Env& c2) -> Stmt {
+        Expr v = lower_value(c.body, e2, c2, c.s);
+        Expr cur = make_load(acc, acc_t, {acc_index});
+        Stmt upd;
+        if (!arg) {
+          Expr nv;
+          switch (op) {
+            case ReduceOp::Sum:
+              nv = cur + v;
+              break;
+            case ReduceOp::Product:
+              nv = cur * v;
+              break;
+            case ReduceOp::Max:
+              nv = max(cur, v);
+              break;
+            default:
+              nv = min(cur, v);
+              break;
+          }
+          upd = make_store(acc, acc_index, nv);
+        } else {
+          Expr ci = make_load(acc_idx, DType::i64, {acc_index});
+          Expr better = op == ReduceOp::ArgMax ? (v > cur) : (v < cur);
+          Expr cond = better || (v == cur && flat_r < ci);
+          upd = make_if(cond, make_block({make_store(acc, acc_index, v), make_store(acc_idx, acc_index, flat_r)}));
         }
-        upd = make_store(acc, acc_index, nv);
-      } else {
-        Expr ci = make_load(acc_idx, DType::i64, {acc_index});
-        Expr better = op == ReduceOp::ArgMax ? (v > cur) : (v < cur);
-        Expr cond = better || (v == cur && flat_r < ci);
-        upd = make_if(cond, make_block({make_store(acc, acc_index, v), make_store(acc_idx, acc_index, flat_r)}));
-      }
-      return guarded(c.nest.guards, upd);
-  });
+        return guarded(c.nest.guards, upd);
+      });
 
   std::vector<Stmt> seq = {init_nest, main_nest};
   // The combines: across the block's threads first, then across the cluster's blocks.
@@ -84,10 +95,12 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   };
   const DerivedLoop* thread_loop = loop_named(c.s.cross_thread_loop);
   const DerivedLoop* cluster_loop = loop_named(c.s.cross_cluster_loop);
-  auto combine_across = [&](const DerivedLoop* l, const std::string& kind, const std::string& var, const DerivedLoop* before) {
-    seq.push_back(make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
-                           make_allreduce(acc, arg ? acc_idx : "", make_var(var), op, l->info.axis, l->info.extent, kind,
-                                          before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0)));
+  auto combine_across = [&](const DerivedLoop* l, const std::string& kind, const std::string& var,
+                            const DerivedLoop* before) {
+    seq.push_back(
+        make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
+                 make_allreduce(acc, arg ? acc_idx : "", make_var(var), op, l->info.axis, l->info.extent, kind,
+                                before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0)));
   };
   if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a", nullptr);
   if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_c", thread_loop);

@@ -1,10 +1,9 @@
 // The region of a tensor that a body reads while some loops sweep: what a producer
 // computed at a loop (compute_at) and a staged copy (cache_read) hold.
-#include "codegen/lowering/kernel_builder.h"
-
 #include <algorithm>
 
 #include "codegen/expr_loads.h"
+#include "codegen/lowering/kernel_builder.h"
 #include "codegen/passes/affine.h"
 #include "dsl/expr_substitute.h"
 

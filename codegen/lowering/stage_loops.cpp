@@ -2,10 +2,9 @@
 // loops from its schedule, at each loop what is placed there (placements.cpp), at the
 // first reduction loop the reduction (reduction.cpp), just inside the block loops the
 // shared output tile (output_tile.cpp), and innermost the store of the stage's value.
-#include "codegen/lowering/kernel_builder.h"
-
 #include <algorithm>
 
+#include "codegen/lowering/kernel_builder.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/expr_substitute.h"
 
@@ -40,7 +39,8 @@ StageNest KernelBuilder::stage_nest(const FuncDef& f, const Realization& self) {
 }
 
 // `caches`: copies made around the stage that it reads instead of their sources.
-Stmt KernelBuilder::build_stage(const FuncDef& f, const Realization& self, Env env, bool in_thread, bool in_serial, const Env& caches) {
+Stmt KernelBuilder::build_stage(const FuncDef& f, const Realization& self, Env env, bool in_thread, bool in_serial,
+                                const Env& caches) {
   const StageSchedule& s = st_.schedules.at(f.name);
   StageNest sn = stage_nest(f, self);
   Ctx c{f, s, sn.nest, self, sn.body, sn.orig};
@@ -49,7 +49,8 @@ Stmt KernelBuilder::build_stage(const FuncDef& f, const Realization& self, Env e
 }
 
 Stmt KernelBuilder::emit(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
-  if (c.s.cache_write_scope == "shared" && c.f.is_reduction() && c.self.scope == MemScope::Global && p == leading_block_loops(c))
+  if (c.s.cache_write_scope == "shared" && c.f.is_reduction() && c.self.scope == MemScope::Global &&
+      p == leading_block_loops(c))
     return emit_output_tile(c, p, env, caches, in_thread, in_serial);
   int r0 = first_reduction(c);
   if (r0 >= 0 && p == r0) return emit_reduction(c, env, caches, in_thread, in_serial);
@@ -62,16 +63,15 @@ Stmt KernelBuilder::emit(Ctx& c, int p, const Env& env, const Env& caches, bool 
   const DerivedLoop& l = c.nest.loops[p];
   bool t = in_thread || is_thread_axis(l.info.axis);
   bool s = in_serial || (l.info.axis == GpuAxis::None);
-  Stmt body = with_placements(c, p, env, caches, t, s, [&](const Env& e2, const Env& c2) {
-    return emit(c, p + 1, e2, c2, t, s);
-  });
+  Stmt body = with_placements(c, p, env, caches, t, s,
+                              [&](const Env& e2, const Env& c2) { return emit(c, p + 1, e2, c2, t, s); });
   return make_loop(l, body);
 }
 
 // Loops p .. stop-1 of the nest, each with what is placed at it; `leaf` builds the
 // statements inside loop stop-1.
-Stmt KernelBuilder::loops_down_to(Ctx& c, int p, int stop, const Env& env, const Env& caches, bool in_thread, bool in_serial,
-                   const std::function<Stmt(const Env&, const Env&)>& leaf) {
+Stmt KernelBuilder::loops_down_to(Ctx& c, int p, int stop, const Env& env, const Env& caches, bool in_thread,
+                                  bool in_serial, const std::function<Stmt(const Env&, const Env&)>& leaf) {
   if (p == stop) return leaf(env, caches);
   const DerivedLoop& l = c.nest.loops[p];
   bool t = in_thread || is_thread_axis(l.info.axis);
@@ -90,7 +90,8 @@ Stmt KernelBuilder::make_loop(const DerivedLoop& l, Stmt body, bool keep_kind) {
   if (it == prologue_.end()) return loop;
   // The pipeline's buffers live across the loop's iterations: allocated around it.
   Stmt s = make_block({it->second.copies, loop});
-  for (auto a = it->second.buffers.rbegin(); a != it->second.buffers.rend(); ++a) s = allocate_realization(a->first, a->second, s);
+  for (auto a = it->second.buffers.rbegin(); a != it->second.buffers.rend(); ++a)
+    s = allocate_realization(a->first, a->second, s);
   prologue_.erase(it);
   return s;
 }

@@ -1,9 +1,8 @@
 // A stage's values: loads of inlined stages expanded (compute_inline), loads of
 // tensors lowered to flat loads of their realizations, the operand rounding of the
 // stage's precision (set_precision) and its fast-math calls (set_math fast).
-#include "codegen/lowering/kernel_builder.h"
-
 #include "codegen/fast_math.h"
+#include "codegen/lowering/kernel_builder.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 
@@ -31,7 +30,8 @@ Expr KernelBuilder::inline_stages(const Expr& e) const {
 // operand rounding (unless `round_operands` is false: the instruction that reads the
 // value converts it itself, as wgmma truncates to tf32) and, under math "fast", its
 // fast-math calls.
-Expr KernelBuilder::lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s, bool round_operands) {
+Expr KernelBuilder::lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s,
+                                bool round_operands) {
   const std::string precision = round_operands ? s.precision : "f32";
   Expr lowered = rewrite(e, [&](const Expr& x) -> Expr {
     if (x->op != ExprOp::Load || x->args.size() == 0) return x;
@@ -47,7 +47,8 @@ Expr KernelBuilder::lower_value(const Expr& e, const Env& env, const Env& caches
   return s.math == "fast" ? with_fast_math(lowered) : lowered;
 }
 
-Expr KernelBuilder::load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches) {
+Expr KernelBuilder::load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env,
+                         const Env& caches) {
   auto c = caches.find(name);
   if (c != caches.end() && c->second.tail) {
     // Shared below the tail's start, else the copying thread's register; resolve_register_tails
@@ -55,7 +56,8 @@ Expr KernelBuilder::load(const std::string& name, const std::vector<Expr>& args,
     const RegisterTail& tail = *c->second.tail;
     const int64_t step = tail.threads * tail.lanes;
     const Expr f = flat_index(c->second, args);
-    const Expr reg = (f / make_int(step) - make_int(tail.start / step)) * make_int(tail.lanes) + f % make_int(tail.lanes);
+    const Expr reg =
+        (f / make_int(step) - make_int(tail.start / step)) * make_int(tail.lanes) + f % make_int(tail.lanes);
     return select(f < make_int(tail.start), make_load(tail.shared, t, {f}), make_load(tail.registers, t, {reg}));
   }
   if (c != caches.end()) return make_load(c->second.buffer, t, {flat_index(c->second, args)});
@@ -70,7 +72,10 @@ Expr KernelBuilder::load(const std::string& name, const std::vector<Expr>& args,
     std::vector<Expr> z(g->second.shape.size(), make_int(0));
     return make_load(name, t, {flat_index(dense(name, MemScope::Global, z, g->second.shape), args)});
   }
-  fail("producer-not-visible", "Stage '" + name + "' is read where it has not been computed: it is computed inside another stage's loop that does not enclose this read.",
+  fail("producer-not-visible",
+       "Stage '" + name +
+           "' is read where it has not been computed: it is computed inside another stage's loop that does not enclose "
+           "this read.",
        "Compute it at root, or at a loop that encloses every stage that reads it.");
 }
 

@@ -2,7 +2,6 @@
 // realization (pad, swizzle), and the choice among the copy strategies: bulk_copy.cpp,
 // async_copy.cpp, register_tail.cpp, shared_copy.cpp.
 #include "codegen/lowering/kernel_builder.h"
-
 #include "codegen/passes/affine.h"
 #include "dsl/error.h"
 
@@ -17,7 +16,8 @@ Expr buffer_of(const Expr& it, int64_t depth) {
   return is_const_int(it, &k) ? make_int(k % depth) : it % make_int(depth);
 }
 
-Stmt over_block_threads(const std::string& v, int64_t units, LoopKind kind, const std::function<Stmt(const Expr&)>& body) {
+Stmt over_block_threads(const std::string& v, int64_t units, LoopKind kind,
+                        const std::function<Stmt(const Expr&)>& body) {
   const Expr nt = make_var(kNumThreads), e = make_var(v) * nt + make_var("tid");
   return make_for(v, make_int(0), (make_int(units) + nt - make_int(1)) / nt, kind, GpuAxis::None,
                   guarded({e < make_int(units)}, body(e)));
@@ -83,7 +83,8 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   region_of(c.body, cr.source, {}, sweep, full, mn, ex, wgmma);
   copy_regions[cr.source] = {mn, ex, full};
   if (cr.scope == "shared" && in_thread)
-    fail("shared-copy-in-thread-loop", "cache_read of '" + cr.source + "' into shared memory is made at loop '" + loop +
+    fail("shared-copy-in-thread-loop",
+         "cache_read of '" + cr.source + "' into shared memory is made at loop '" + loop +
              "', which is inside a thread loop, so each thread would overwrite the block's copy.",
          "Make the copy at a loop outside the stage's threadIdx loops, or use scope register.");
   MemScope& scope = cp.scope;
@@ -122,8 +123,8 @@ bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, c
   const MemScope scope = cp.scope;
   const int64_t pitch = cp.pitch;
   const Env& env = pl.env;
-  if (scope != MemScope::Shared || dtype_bytes(t) != 4 || ex.back() % 4 != 0 || pitch % 4 != 0 || full.back() % 4 != 0 ||
-      !provably_multiple_of(mn.back(), 4))
+  if (scope != MemScope::Shared || dtype_bytes(t) != 4 || ex.back() % 4 != 0 || pitch % 4 != 0 ||
+      full.back() % 4 != 0 || !provably_multiple_of(mn.back(), 4))
     return false;
   std::vector<Expr> a = cp.src_index(make_var(cr.name + "_chunk"), 4);
   Expr src = load(cr.source, a, t, env, {});
@@ -131,7 +132,8 @@ bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, c
 }
 
 // A pipelined copy's storage holds `depth` buffers; iteration v reads buffer v % depth.
-void KernelBuilder::keep_pipeline_buffers(Placement& pl, const std::string& source, DType t, Realization& r, int64_t buffer_size) {
+void KernelBuilder::keep_pipeline_buffers(Placement& pl, const std::string& source, DType t, Realization& r,
+                                          int64_t buffer_size) {
   r.offset = buffer_of(make_var(pl.here.var), pl.depth) * make_int(buffer_size);
   Realization storage = r;
   storage.size = buffer_size * pl.depth;
@@ -150,13 +152,17 @@ void KernelBuilder::place_copy(Placement& pl, const CacheRead& cr) {
   const MemScope scope = cp.scope;
   if (scope == MemScope::Shared && pl.bulk) return place_bulk_copy(pl, cp);
   if (cr.registers > 0 && !c.s.tensor_core_shape.empty())
-    fail("registers-tensor-cores", "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
-             " copy steps in registers, but stage '" + c.f.name + "' uses tensor cores, which read their operands from "
+    fail("registers-tensor-cores",
+         "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+             " copy steps in registers, but stage '" + c.f.name +
+             "' uses tensor cores, which read their operands from "
              "shared memory directly (ldmatrix, wgmma descriptors), not through the copying thread.",
          "Drop registers on a tensor-core stage's copies.");
   if (cr.registers > 0 && depth > 0)
-    fail("registers-pipelined", "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
-             " copy steps in registers, but it is software-pipelined at loop '" + loop + "', whose buffers rotate in shared memory.",
+    fail("registers-pipelined",
+         "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+             " copy steps in registers, but it is software-pipelined at loop '" + loop +
+             "', whose buffers rotate in shared memory.",
          "Drop registers, or drop the pipeline step.");
   if (scope == MemScope::Shared && depth > 0) return place_async_copy(pl, cp);
   // A synchronous copy's unit: 4 elements where 16-byte copies are provably aligned.

@@ -1,12 +1,12 @@
 // The tile that tensor_core takes from a stage's loop nest (both mma.sync and wgmma):
 // the three innermost loops, the two factors of the product, the loops that pick a
 // warp's tile, and the fragment operands with their tail guards.
-#include "codegen/lowering/kernel_builder.h"
+#include "dsl/primitives/tensor_core_tile.h"
 
 #include <set>
 
+#include "codegen/lowering/kernel_builder.h"
 #include "dsl/error.h"
-#include "dsl/primitives/tensor_core_tile.h"
 #include "dsl/expr_substitute.h"
 
 namespace cusched::lowering {
@@ -32,19 +32,24 @@ TensorCoreTile KernelBuilder::tensor_core_tile(const Ctx& c) const {
          "Reorder the stage so that its last two pure loops and its last reduction loop come last.");
   for (const auto& l : loops) {
     if (l.info.axis == GpuAxis::ThreadX)
-      fail("tensor-core-uses-thread-x", "Stage '" + stage + "' binds loop '" + l.info.name + "' to threadIdx.x, which tensor_core needs for the lanes of each warp (warpgroup).",
+      fail("tensor-core-uses-thread-x",
+           "Stage '" + stage + "' binds loop '" + l.info.name +
+               "' to threadIdx.x, which tensor_core needs for the lanes of each warp (warpgroup).",
            "Bind the loops that pick a warp's tile to threadIdx.y and threadIdx.z.");
   }
   for (int q : tile)
     if (loops[q].info.axis != GpuAxis::None)
-      fail("tensor-core-loop-bound", "Loop '" + loops[q].info.name + "' of stage '" + stage + "' is part of the tensor-core tile but is bound to " +
-               gpu_axis_name(loops[q].info.axis) + ".",
+      fail("tensor-core-loop-bound",
+           "Loop '" + loops[q].info.name + "' of stage '" + stage +
+               "' is part of the tensor-core tile but is bound to " + gpu_axis_name(loops[q].info.axis) + ".",
            "Leave the tile's loops serial or unrolled: each warp runs the whole tile.");
   for (int q = r0; q < nl - 3; ++q)
     if (!loops[q].info.reduction && !is_thread_axis(loops[q].info.axis))
-      fail("tensor-core-extra-pure-loop", "Pure loop '" + loops[q].info.name + "' of stage '" + stage +
+      fail("tensor-core-extra-pure-loop",
+           "Pure loop '" + loops[q].info.name + "' of stage '" + stage +
                "' is inside its reduction loops but outside the tensor-core tile and not bound to a thread axis.",
-           "Move it outside the reduction loops, bind it to threadIdx.y or threadIdx.z, or fold it into the tile with fuse.");
+           "Move it outside the reduction loops, bind it to threadIdx.y or threadIdx.z, or fold it into the tile with "
+           "fuse.");
   if (!c.s.cross_thread_loop.empty() || !c.s.cross_cluster_loop.empty())
     fail("tensor-core-cross-thread", "Stage '" + stage + "' asks for both tensor cores and a cross-thread reduction.",
          "Drop cross_thread_reduce; split K across blocks with rfactor instead.");
@@ -52,9 +57,11 @@ TensorCoreTile KernelBuilder::tensor_core_tile(const Ctx& c) const {
     const std::string& n = loops[q].info.name;
     bool placed = false;
     for (const auto& cr : c.s.cache_reads) placed |= cr.at_loop == n;
-    for (const auto& [pname, ps] : st_.schedules) placed |= ps.location == ComputeLocation::At && ps.at_stage == stage && ps.at_loop == n;
+    for (const auto& [pname, ps] : st_.schedules)
+      placed |= ps.location == ComputeLocation::At && ps.at_stage == stage && ps.at_loop == n;
     if (placed)
-      fail("tensor-core-placement-inside-tile", "Something is computed or staged at loop '" + n + "', inside the tensor-core tile of stage '" + stage + "'.",
+      fail("tensor-core-placement-inside-tile",
+           "Something is computed or staged at loop '" + n + "', inside the tensor-core tile of stage '" + stage + "'.",
            "Make copies and producers at a loop outside the tile (the reduction's outer loop).");
   }
   T.M = loops[qm].info.extent;
@@ -71,14 +78,16 @@ TensorCoreTile KernelBuilder::tensor_core_tile(const Ctx& c) const {
   T.fb = prod->args[1];
   if (mentions_var(T.fb, T.mv)) std::swap(T.fa, T.fb);
   if (mentions_var(T.fb, T.mv) || mentions_var(T.fa, T.nv))
-    fail("tensor-core-not-matmul", "In stage '" + stage + "', a factor of the product depends on both tile loops '" + loops[qm].info.name +
+    fail("tensor-core-not-matmul",
+         "In stage '" + stage + "', a factor of the product depends on both tile loops '" + loops[qm].info.name +
              "' and '" + loops[qn].info.name + "'.",
          "Use tensor_core on C(i, j) = sum(k, A(i, k) * B(k, j)) with i and j the tile's loops.");
   // Tails of non-dividing splits: a lane's operand outside the domain is zero, and
   // its accumulators there are not written out.
   for (const auto& g : c.nest.guards)
     if (mentions_var(g, T.mv) && mentions_var(g, T.nv))
-      fail("tensor-core-not-matmul", "Stage '" + stage + "' has a bound that couples its tile loops '" + loops[qm].info.name + "' and '" +
+      fail("tensor-core-not-matmul",
+           "Stage '" + stage + "' has a bound that couples its tile loops '" + loops[qm].info.name + "' and '" +
                loops[qn].info.name + "'.",
            "Do not fuse the tile's row and column loops.");
   for (int q = r0; q < nl - 3; ++q)
@@ -94,8 +103,8 @@ Stmt KernelBuilder::over_warps(const TensorCoreTile& T, Stmt leaf) {
 
 // A fragment element: its lowered value with the tail guard that zeroes it (guards
 // that mention `skip`, the other tile loop, do not apply).
-Expr KernelBuilder::tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip,
-                  const Env& env, const Env& caches, bool round_operands) {
+Expr KernelBuilder::tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at,
+                                 const std::string& skip, const Env& env, const Env& caches, bool round_operands) {
   std::vector<Expr> conds;
   for (const auto& g : c.nest.guards)
     if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));

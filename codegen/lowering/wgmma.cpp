@@ -1,11 +1,10 @@
 // tensor_core m64nNk8: a sum of products on warpgroup-wide wgmma.mma_async tensor-core
 // instructions, A from registers and B from a swizzled shared copy (cache_read swizzle),
 // with a k-step left in flight when the copies are pipelined deeply enough (pipeline).
-#include "codegen/lowering/kernel_builder.h"
-
 #include <algorithm>
 
 #include "codegen/linear_form.h"
+#include "codegen/lowering/kernel_builder.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
@@ -34,10 +33,12 @@ Stmt unroll_pairs(const Stmt& s, const std::string& var, const Expr& parity) {
   }
   int64_t extent = 0;
   if (!is_const_int(s->extent, &extent))
-    fail("lowering-internal", "The pipelined loop '" + var + "' of a wgmma stage has no constant extent.", "Report this schedule.");
+    fail("lowering-internal", "The pipelined loop '" + var + "' of a wgmma stage has no constant extent.",
+         "Report this schedule.");
   const std::string pv = var + "_pair";
   auto iteration = [&](bool even, const Expr& at) {
-    return map_stmt_exprs(take_branch(s->body[0], parity, even), [&](const Expr& e) { return substitute(e, {{var, at}}); });
+    return map_stmt_exprs(take_branch(s->body[0], parity, even),
+                          [&](const Expr& e) { return substitute(e, {{var, at}}); });
   };
   Stmt pairs = make_for(pv, make_int(0), make_int(extent / 2), LoopKind::Serial, GpuAxis::None,
                         make_block({iteration(true, make_var(pv) * make_int(2)),
@@ -79,9 +80,11 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
   const std::string& stage = c.f.name;
   const TensorCoreTile T = tensor_core_tile(c);
   if (T.M % kWgmmaM || T.N % 8 || T.N > kWgmmaMaxN || T.K % kWgmmaK)
-    fail("tensor-core-shape-does-not-tile", "The tile loops of stage '" + stage + "' (" + std::to_string(T.M) + " x " +
-             std::to_string(T.N) + " x " + std::to_string(T.K) + ") do not tile by m64nNk8.",
-         "Split so that the tile's m loop is a multiple of 64, its n loop a multiple of 8 up to 256 and its k loop a multiple of 8.");
+    fail("tensor-core-shape-does-not-tile",
+         "The tile loops of stage '" + stage + "' (" + std::to_string(T.M) + " x " + std::to_string(T.N) + " x " +
+             std::to_string(T.K) + ") do not tile by m64nNk8.",
+         "Split so that the tile's m loop is a multiple of 64, its n loop a multiple of 8 up to 256 and its k loop a "
+         "multiple of 8.");
   if (c.s.precision != "tf32")
     fail("tensor-core-shape-precision", "Stage '" + stage + "' uses m64nNk8 with " + c.s.precision + " operands.",
          "Use m64nNk8 with tf32 operands.");
@@ -95,7 +98,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
   };
   const std::string ai = stage + "_ai";
   Stmt init = over_warps(T, lane_loop(make_for(ai, make_int(0), make_int(MT * NA), LoopKind::Unrolled, GpuAxis::None,
-                                        make_store(acc, make_var(ai), make_float(0.0)))));
+                                               make_store(acc, make_var(ai), make_float(0.0)))));
   // With a k-step in flight, the parity of the pipelined reduction loop's iteration
   // picks the fragment buffer.
   std::string pipelined_var;
@@ -105,36 +108,41 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
       pipelined_var = l.var;
       parity = make_var(l.var) % make_int(2) == make_int(0);
     }
-  Stmt main_nest = loops_down_to(c, T.r0, T.nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
-    const auto [b_buffer, b_start] = wgmma_b_operand(c, T, c2);
-    auto step = [&](int parity) {
-      std::vector<Stmt> s;
-      const int64_t base = parity * per_step;
-      auto frag_index = [&](int64_t mt, int64_t kt, int i) { return base + (mt * KT + kt) * kWgmmaAElements + i; };
-      for (int64_t mt = 0; mt < MT; ++mt)
-        for (int64_t kt = 0; kt < KT; ++kt)
-          for (int i = 0; i < kWgmmaAElements; ++i) {
-            const WgmmaElement e = wgmma_a_element(0, i);  // the offsets of element i from thread 0's row and column
-            Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
-            Expr k = make_int(kt * kWgmmaK + e.col) + quad;
-            // f32 bits: the tensor core truncates A to tf32, as it does B.
-            s.push_back(make_store(frag, make_int(frag_index(mt, kt, i)),
-                                   tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false)));
-          }
-      s.push_back(make_wgmma_fence());
-      for (int64_t mt = 0; mt < MT; ++mt)
-        for (int64_t kt = 0; kt < KT; ++kt) {
-          std::vector<Expr> a;
-          for (int i = 0; i < kWgmmaAElements; ++i) a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i))}));
-          s.push_back(make_wgmma("tf32", T.N, acc, make_int(mt * NA), a, b_buffer, b_start + make_int(kt * kWgmmaK)));
-        }
-      s.push_back(make_wgmma_commit());
-      s.push_back(inflight ? make_wgmma_wait(1, frag, make_int((1 - parity) * per_step), per_step) : make_wgmma_wait(0));
-      return make_block(s);
-    };
-    Stmt body = inflight ? make_if(parity, step(0), step(1)) : step(0);
-    return lane_loop(body);
-  });
+  Stmt main_nest =
+      loops_down_to(c, T.r0, T.nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
+        const auto [b_buffer, b_start] = wgmma_b_operand(c, T, c2);
+        auto step = [&](int parity) {
+          std::vector<Stmt> s;
+          const int64_t base = parity * per_step;
+          auto frag_index = [&](int64_t mt, int64_t kt, int i) { return base + (mt * KT + kt) * kWgmmaAElements + i; };
+          for (int64_t mt = 0; mt < MT; ++mt)
+            for (int64_t kt = 0; kt < KT; ++kt)
+              for (int i = 0; i < kWgmmaAElements; ++i) {
+                const WgmmaElement e =
+                    wgmma_a_element(0, i);  // the offsets of element i from thread 0's row and column
+                Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
+                Expr k = make_int(kt * kWgmmaK + e.col) + quad;
+                // f32 bits: the tensor core truncates A to tf32, as it does B.
+                s.push_back(make_store(frag, make_int(frag_index(mt, kt, i)),
+                                       tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false)));
+              }
+          s.push_back(make_wgmma_fence());
+          for (int64_t mt = 0; mt < MT; ++mt)
+            for (int64_t kt = 0; kt < KT; ++kt) {
+              std::vector<Expr> a;
+              for (int i = 0; i < kWgmmaAElements; ++i)
+                a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i))}));
+              s.push_back(
+                  make_wgmma("tf32", T.N, acc, make_int(mt * NA), a, b_buffer, b_start + make_int(kt * kWgmmaK)));
+            }
+          s.push_back(make_wgmma_commit());
+          s.push_back(inflight ? make_wgmma_wait(1, frag, make_int((1 - parity) * per_step), per_step)
+                               : make_wgmma_wait(0));
+          return make_block(s);
+        };
+        Stmt body = inflight ? make_if(parity, step(0), step(1)) : step(0);
+        return lane_loop(body);
+      });
   // Each fragment buffer gets its own copy of the k-step: no branch merges accumulators
   // that a wgmma still writes.
   if (inflight) main_nest = unroll_pairs(main_nest, pipelined_var, parity);
@@ -145,10 +153,12 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
   // that layout, so a difference here shows as a wrong tile).
   const std::string mtv = stage + "_mt", j = stage + "_aj";
   const Expr jv = make_var(j);
-  Expr row = make_var(mtv) * make_int(kWgmmaM) + warp * make_int(16) + group + ((jv / make_int(2)) % make_int(2)) * make_int(8);
+  Expr row = make_var(mtv) * make_int(kWgmmaM) + warp * make_int(16) + group +
+             ((jv / make_int(2)) % make_int(2)) * make_int(8);
   Expr col = (jv / make_int(4)) * make_int(8) + quad * make_int(2) + jv % make_int(2);
   std::vector<Expr> idx;
-  for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(substitute(c.orig.at(c.f.vars[d]), {{T.mv, row}, {T.nv, col}}));
+  for (size_t d = 0; d < c.f.vars.size(); ++d)
+    idx.push_back(substitute(c.orig.at(c.f.vars[d]), {{T.mv, row}, {T.nv, col}}));
   std::vector<Expr> wguards;
   if (!output_tiles_.count(c.self.buffer))
     for (const auto& g : c.nest.guards)
@@ -156,8 +166,9 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
         wguards.push_back(substitute(g, {{T.mv, row}, {T.nv, col}}));
   Stmt write = guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx),
                                            make_load(acc, DType::f32, {make_var(mtv) * make_int(NA) + jv})));
-  Stmt write_nest = over_warps(T, lane_loop(make_for(mtv, make_int(0), make_int(MT), LoopKind::Unrolled, GpuAxis::None,
-                                              make_for(j, make_int(0), make_int(NA), LoopKind::Unrolled, GpuAxis::None, write))));
+  Stmt write_nest = over_warps(
+      T, lane_loop(make_for(mtv, make_int(0), make_int(MT), LoopKind::Unrolled, GpuAxis::None,
+                            make_for(j, make_int(0), make_int(NA), LoopKind::Unrolled, GpuAxis::None, write))));
   Stmt body = make_block({init, main_nest, drain, write_nest});
   body = make_allocate(frag, MemScope::Register, DType::f32, (inflight ? 2 : 1) * per_step, body);
   return make_allocate(acc, MemScope::Register, DType::f32, MT * NA, body);
@@ -173,7 +184,8 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
   while (fb->op == ExprOp::Cast) fb = fb->args[0];
   auto it = fb->op == ExprOp::Load ? caches.find(fb->name) : caches.end();
   if (it == caches.end() || it->second.scope != MemScope::Shared)
-    fail("wgmma-b-not-shared", "Stage '" + stage + "' uses m64nNk8, but its operand " + to_string(T.fb) +
+    fail("wgmma-b-not-shared",
+         "Stage '" + stage + "' uses m64nNk8, but its operand " + to_string(T.fb) +
              " is not read from a shared copy at the tile.",
          "Stage it with cache_read scope shared (swizzle true) at the reduction loop outside the tile.");
   const Realization& r = it->second;
@@ -194,18 +206,22 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
     layout = cn && ck && *cn == (d + 2 == dims ? 1 : 0) && *ck == (d + 1 == dims ? 1 : 0);
   }
   if (!layout)
-    fail("wgmma-b-layout", "Stage '" + stage + "' uses m64nNk8, but the shared copy '" + r.buffer + "' of its operand " + to_string(T.fb) +
-             " is not K-major rows of 32 f32 elements with the 128-byte swizzle (n along rows, k along columns).",
-         "Stage the operand with cache_read swizzle true over a region of 32 elements along the reduction (split k by 32 "
-         "outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so that this operand "
-         "varies with the n loop.");
+    fail(
+        "wgmma-b-layout",
+        "Stage '" + stage + "' uses m64nNk8, but the shared copy '" + r.buffer + "' of its operand " + to_string(T.fb) +
+            " is not K-major rows of 32 f32 elements with the 128-byte swizzle (n along rows, k along columns).",
+        "Stage the operand with cache_read swizzle true over a region of 32 elements along the reduction (split k by "
+        "32 "
+        "outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so that this operand "
+        "varies with the n loop.");
   Realization logical = r;
   logical.swizzle_chunk = logical.swizzle_rows = 0;
   std::vector<Expr> args;
   for (const auto& a : fb->args) args.push_back(substitute(a, {{T.nv, make_int(0)}, {T.kv, make_int(0)}}));
   Expr start = flat_index(logical, args);
   if (!provably_multiple_of(start, kWgmmaSwizzleAtomBytes / 4))
-    fail("wgmma-b-alignment", "Stage '" + stage + "' uses m64nNk8, but the tile's first row of '" + r.buffer +
+    fail("wgmma-b-alignment",
+         "Stage '" + stage + "' uses m64nNk8, but the tile's first row of '" + r.buffer +
              "' is not provably 1024 bytes from the copy's start (" + to_string(start) + ").",
          "Make the staged region start at the tile's first row: stage at the loop just outside the tile.");
   return {r.buffer, start};

@@ -2,9 +2,9 @@
 
 #include "codegen/gpu_axis.h"
 #include "codegen/passes/passes.h"
+#include "codegen/passes/simplify.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
-#include "codegen/passes/simplify.h"
 
 namespace cusched {
 
@@ -13,7 +13,8 @@ void assign_launch_dims(Kernel& k) {
   auto dimension = [](const StmtNode& s) -> size_t {
     const int d = gpu_axis_dimension(s.axis);
     if (d < 0)
-      fail("lowering-internal", "Loop '" + s.var + "' is bound to " + gpu_axis_name(s.axis) + ", which has no grid or block dimension.",
+      fail("lowering-internal",
+           "Loop '" + s.var + "' is bound to " + gpu_axis_name(s.axis) + ", which has no grid or block dimension.",
            "Report this schedule.");
     return static_cast<size_t>(d);
   };
@@ -21,7 +22,8 @@ void assign_launch_dims(Kernel& k) {
     if (s->kind == StmtKind::For && s->axis != GpuAxis::None) {
       int64_t e;
       if (!is_const_int(simplify(s->extent), &e))
-        fail("lowering-internal", "The extent of GPU loop '" + s->var + "' is not a constant.", "Report this schedule.");
+        fail("lowering-internal", "The extent of GPU loop '" + s->var + "' is not a constant.",
+             "Report this schedule.");
       if (s->axis == GpuAxis::ClusterX) {
         k.cluster = std::max(k.cluster, e);
       } else {
@@ -34,23 +36,30 @@ void assign_launch_dims(Kernel& k) {
   scan(k.body);
   if (k.cluster > 1) {
     if (k.grid[0] > 1)
-      fail("cluster-with-block-x", "Kernel " + k.name + " forms a thread-block cluster of " + std::to_string(k.cluster) +
-               " blocks on x (cluster.x) and also binds a loop of extent " + std::to_string(k.grid[0]) + " to blockIdx.x.",
-           "Bind the kernel's other block loops to blockIdx.y and blockIdx.z: the cluster takes the x axis of the grid.");
+      fail("cluster-with-block-x",
+           "Kernel " + k.name + " forms a thread-block cluster of " + std::to_string(k.cluster) +
+               " blocks on x (cluster.x) and also binds a loop of extent " + std::to_string(k.grid[0]) +
+               " to blockIdx.x.",
+           "Bind the kernel's other block loops to blockIdx.y and blockIdx.z: the cluster takes the x axis of the "
+           "grid.");
     k.grid[0] = k.cluster;
   }
   int64_t threads = k.block[0] * k.block[1] * k.block[2];
   if (threads > 1024)
-    fail("too-many-threads", "Kernel " + k.name + " needs " + std::to_string(threads) + " threads per block (" +
-             std::to_string(k.block[0]) + " x " + std::to_string(k.block[1]) + " x " + std::to_string(k.block[2]) + "), over 1024.",
+    fail("too-many-threads",
+         "Kernel " + k.name + " needs " + std::to_string(threads) + " threads per block (" +
+             std::to_string(k.block[0]) + " x " + std::to_string(k.block[1]) + " x " + std::to_string(k.block[2]) +
+             "), over 1024.",
          "Bind smaller loops to threadIdx axes.");
   if (k.grid[1] > 65535 || k.grid[2] > 65535)
-    fail("grid-too-large", "Kernel " + k.name + " has a grid of (" + std::to_string(k.grid[0]) + ", " + std::to_string(k.grid[1]) +
-             ", " + std::to_string(k.grid[2]) + "); blockIdx.y and blockIdx.z allow at most 65535.",
+    fail("grid-too-large",
+         "Kernel " + k.name + " has a grid of (" + std::to_string(k.grid[0]) + ", " + std::to_string(k.grid[1]) + ", " +
+             std::to_string(k.grid[2]) + "); blockIdx.y and blockIdx.z allow at most 65535.",
          "Bind the largest loop to blockIdx.x, or fuse loops before binding.");
   if (k.launch_max_threads && threads > k.launch_max_threads)
-    fail("launch-bounds-too-small", "Kernel " + k.name + " has " + std::to_string(threads) + " threads per block, more than launch_bounds allows (" +
-             std::to_string(k.launch_max_threads) + ").",
+    fail("launch-bounds-too-small",
+         "Kernel " + k.name + " has " + std::to_string(threads) +
+             " threads per block, more than launch_bounds allows (" + std::to_string(k.launch_max_threads) + ").",
          "Raise max_threads to at least the block size.");
   // A thread loop (cluster loop) around a barrier or combine must span the block
   // (the cluster): the other threads (blocks) would never reach it.

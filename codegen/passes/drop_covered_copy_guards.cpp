@@ -18,14 +18,16 @@ bool covered(const Expr& cond, const std::string& var, int64_t extent, int64_t t
   auto f = linear_form(cond->args[0]);
   if (!f || f->constant != 0 || f->coeff.size() != 2) return false;
   auto v = f->coeff.find(var), t = f->coeff.find("tid");
-  return v != f->coeff.end() && t != f->coeff.end() && v->second == threads && t->second == 1 && extent * threads <= units;
+  return v != f->coeff.end() && t != f->coeff.end() && v->second == threads && t->second == 1 &&
+         extent * threads <= units;
 }
 
 // `cond` without its covered conjuncts (undefined when none is left).
 Expr without_covered(const Expr& cond, const std::string& var, int64_t extent, int64_t threads) {
   if (covered(cond, var, extent, threads)) return Expr();
   if (cond->op != ExprOp::And) return cond;
-  Expr a = without_covered(cond->args[0], var, extent, threads), b = without_covered(cond->args[1], var, extent, threads);
+  Expr a = without_covered(cond->args[0], var, extent, threads),
+       b = without_covered(cond->args[1], var, extent, threads);
   if (!a.defined()) return b;
   if (!b.defined()) return a;
   return a && b;
@@ -35,8 +37,8 @@ Stmt drop(const Stmt& s, int64_t threads) {
   auto n = std::make_shared<StmtNode>(*s);
   for (auto& c : n->body) c = drop(c, threads);
   int64_t extent = 0, min = 0;
-  if (n->kind != StmtKind::For || !is_const_int(simplify(n->extent), &extent) || !is_const_int(simplify(n->min), &min) ||
-      min != 0)
+  if (n->kind != StmtKind::For || !is_const_int(simplify(n->extent), &extent) ||
+      !is_const_int(simplify(n->min), &min) || min != 0)
     return n;
   const Stmt& body = n->body[0];
   if (body->kind != StmtKind::If || body->body.size() != 1) return n;

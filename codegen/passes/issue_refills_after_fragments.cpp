@@ -24,14 +24,19 @@ void copy_destinations(const Stmt& s, std::set<std::string>& into) {
 // buffers those copies fill, inside loops, conditions and blocks.
 bool only_copies(const Stmt& s, const std::set<std::string>& destinations) {
   switch (s->kind) {
-    case StmtKind::AsyncCopy: return true;
-    case StmtKind::Store: return destinations.count(s->buffer) > 0;
-    case StmtKind::Block: case StmtKind::For: case StmtKind::If:
+    case StmtKind::AsyncCopy:
+      return true;
+    case StmtKind::Store:
+      return destinations.count(s->buffer) > 0;
+    case StmtKind::Block:
+    case StmtKind::For:
+    case StmtKind::If:
       if (s->body.empty()) return false;
       for (const auto& c : s->body)
         if (!only_copies(c, destinations)) return false;
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -86,7 +91,8 @@ Stmt move_refills(const Stmt& s, int64_t block_threads) {
     if (i + 2 < n->body.size() && only_copies(n->body[i]) && n->body[i + 1]->kind == StmtKind::AsyncCommit) {
       int64_t threads = 1;
       const StmtNode* inner = innermost_block(n->body[i + 2], threads);
-      if (inner && threads == block_threads && n->body[i + 2]->kind == StmtKind::For && fence_after_fragment_loads(*inner) > 0) {
+      if (inner && threads == block_threads && n->body[i + 2]->kind == StmtKind::For &&
+          fence_after_fragment_loads(*inner) > 0) {
         out.push_back(with_refill(n->body[i + 2], {n->body[i], n->body[i + 1]}));
         i += 2;
         continue;

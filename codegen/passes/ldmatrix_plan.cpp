@@ -41,9 +41,12 @@ std::optional<LaneIndex> split_lane_index(const Expr& index, const std::string& 
       continue;
     }
     const Expr& term = atom->second;
-    if (is_lane_term(term, lane, ExprOp::Div)) out.group += c;
-    else if (is_lane_term(term, lane, ExprOp::Mod)) out.quad += c;
-    else if (mentions_var(term, lane)) return std::nullopt;
+    if (is_lane_term(term, lane, ExprOp::Div))
+      out.group += c;
+    else if (is_lane_term(term, lane, ExprOp::Mod))
+      out.quad += c;
+    else if (mentions_var(term, lane))
+      return std::nullopt;
     else {
       out.rest.coeff[key] = c;
       out.rest.atoms[key] = term;
@@ -115,7 +118,8 @@ std::optional<LdMatrixPlan> plan_ldmatrix(const std::vector<Expr>& elements, con
   } else if (matrices == 2) {
     first = make_int(base[0]) + j * make_int(base[1] - base[0]);
   } else if (base[3] - base[2] == base[1] - base[0]) {
-    first = make_int(base[0]) + (j % make_int(2)) * make_int(base[1] - base[0]) + (j / make_int(2)) * make_int(base[2] - base[0]);
+    first = make_int(base[0]) + (j % make_int(2)) * make_int(base[1] - base[0]) +
+            (j / make_int(2)) * make_int(base[2] - base[0]);
   } else {
     first = select(j == make_int(2), make_int(base[2]), make_int(base[3]));
     first = select(j == make_int(1), make_int(base[1]), first);

@@ -8,7 +8,8 @@ static Stmt dedup(const Stmt& s) {
   std::vector<Stmt> body;
   for (const auto& c : n->body) {
     Stmt d = dedup(c);
-    if (n->kind == StmtKind::Block && d->kind == StmtKind::Barrier && !body.empty() && body.back()->kind == StmtKind::Barrier)
+    if (n->kind == StmtKind::Block && d->kind == StmtKind::Barrier && !body.empty() &&
+        body.back()->kind == StmtKind::Barrier)
       continue;
     body.push_back(d);
   }

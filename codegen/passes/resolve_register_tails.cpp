@@ -58,8 +58,10 @@ class TailReads {
         LoopFacts f;
         f.kind = n->loop_kind;
         if (is_const_int(n->min, &lo) && lo == 0 && is_const_int(n->extent, &extent)) f.extent = extent;
-        if (f.extent == 1) ctx.values[n->var] = make_int(0);
-        else ctx.loops[n->var] = f;
+        if (f.extent == 1)
+          ctx.values[n->var] = make_int(0);
+        else
+          ctx.loops[n->var] = f;
       }
     }
     for (auto& c : n->body) c = resolve(c, ctx);
@@ -69,8 +71,8 @@ class TailReads {
  private:
   [[noreturn]] void refuse(const RegisterTail& t, const std::string& why) const {
     fail("register-tail-read",
-         "Kernel '" + k_.name + "' reads the shared copy '" + t.shared + "', whose last copy steps stay in registers (cache_read registers), " +
-             why,
+         "Kernel '" + k_.name + "' reads the shared copy '" + t.shared +
+             "', whose last copy steps stay in registers (cache_read registers), " + why,
          "Read the copy with the threads and the lane order that copied it (the same split and bind of the copied "
          "dimension as the copy, the step loop unrolled), or drop registers.");
   }
@@ -81,10 +83,12 @@ class TailReads {
     if (it == tails_.end()) return x;
     const RegisterTail& t = *it->second;
     const Expr shared = x->args[1];
-    if (shared->op != ExprOp::Load || shared->name != t.shared || shared->args.size() != 1) refuse(t, "in a form lowering did not make.");
+    if (shared->op != ExprOp::Load || shared->name != t.shared || shared->args.size() != 1)
+      refuse(t, "in a form lowering did not make.");
     if (k_.block[0] != t.threads || k_.block[1] != 1 || k_.block[2] != 1)
-      refuse(t, "but the copy was laid out for a one-dimensional block of " + std::to_string(t.threads) + " threads and the kernel's block is (" +
-                    std::to_string(k_.block[0]) + ", " + std::to_string(k_.block[1]) + ", " + std::to_string(k_.block[2]) + ").");
+      refuse(t, "but the copy was laid out for a one-dimensional block of " + std::to_string(t.threads) +
+                    " threads and the kernel's block is (" + std::to_string(k_.block[0]) + ", " +
+                    std::to_string(k_.block[1]) + ", " + std::to_string(k_.block[2]) + ").");
     std::map<std::string, Expr> values = ctx.values;
     values["tid"] = make_var("threadIdx.x");
     auto f = linear_form(substitute(shared->args[0], values));
@@ -99,28 +103,35 @@ class TailReads {
       if (c == 0) continue;
       if (var == "threadIdx.x") {
         if (c != t.lanes)
-          refuse(t, "with threadIdx.x at stride " + std::to_string(c) + " where the copy puts consecutive threads " + std::to_string(t.lanes) +
-                        " elements apart, so another thread holds the element.");
+          refuse(t, "with threadIdx.x at stride " + std::to_string(c) + " where the copy puts consecutive threads " +
+                        std::to_string(t.lanes) + " elements apart, so another thread holds the element.");
         by_thread = true;
         continue;
       }
       auto loop = ctx.loops.find(var);
       if (loop == ctx.loops.end())
-        refuse(t, "with an index that depends on '" + var + "', a hardware index other than the thread's, so the element's place is not known when compiling.");
+        refuse(t,
+               "with an index that depends on '" + var +
+                   "', a hardware index other than the thread's, so the element's place is not known when compiling.");
       if (loop->second.kind == LoopKind::Serial)
-        refuse(t, "inside loop '" + var + "', which is not unrolled, so the register that holds an element would not be known when compiling.");
+        refuse(
+            t,
+            "inside loop '" + var +
+                "', which is not unrolled, so the register that holds an element would not be known when compiling.");
       if (c % step == 0) {
         q.coeff[var] = c / step;
         continue;
       }
-      if (c < 0 || loop->second.extent <= 0) refuse(t, "with loop '" + var + "' moving the index backwards or over an unknown extent.");
+      if (c < 0 || loop->second.extent <= 0)
+        refuse(t, "with loop '" + var + "' moving the index backwards or over an unknown extent.");
       r.coeff[var] = c;
       r_max += c * (loop->second.extent - 1);
     }
-    if (!by_thread) refuse(t, "at an index that does not depend on the thread, so one thread reads other threads' elements.");
+    if (!by_thread)
+      refuse(t, "at an index that does not depend on the thread, so one thread reads other threads' elements.");
     if (r_max >= t.lanes)
-      refuse(t, "with an index whose part below the thread's stride spans " + std::to_string(r_max + 1) + " elements, more than the " +
-                    std::to_string(t.lanes) + " that one copy step of a thread holds.");
+      refuse(t, "with an index whose part below the thread's stride spans " + std::to_string(r_max + 1) +
+                    " elements, more than the " + std::to_string(t.lanes) + " that one copy step of a thread holds.");
     const Expr qe = q.to_expr(), re = r.to_expr();
     const Expr reg = make_load(t.registers, x->args[2]->type, {(qe - make_int(kept)) * make_int(t.lanes) + re});
     return select(qe < make_int(kept), shared, reg);

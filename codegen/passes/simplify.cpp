@@ -3,9 +3,7 @@
 #include "codegen/linear_form.h"
 #include "dsl/expr_substitute.h"
 
-
 namespace cusched {
-
 
 static bool is_int(const Expr& e, int64_t v) {
   int64_t x;
@@ -22,7 +20,8 @@ static bool fold_quotient_remainder_pairs(LinearForm& f) {
     const std::string dividend = to_string(mod->args[0]);
     for (const auto& [div_key, div] : f.atoms) {
       int64_t d;
-      if (div->op != ExprOp::Div || !is_const_int(div->args[1], &d) || d != c || to_string(div->args[0]) != dividend) continue;
+      if (div->op != ExprOp::Div || !is_const_int(div->args[1], &d) || d != c || to_string(div->args[0]) != dividend)
+        continue;
       if (!f.coeff.count(div_key) || f.coeff.at(div_key) != k * c) continue;
       auto x = linear_form(mod->args[0], true);
       if (!x) continue;
@@ -72,14 +71,14 @@ Expr simplify(const Expr& e) {
       case ExprOp::BitXor:
         if (ca && cb) return make_int(a ^ b, t);
         break;
-      default: break;
+      default:
+        break;
     }
     // Collect sums into one canonical linear form over variables and opaque terms
     // (divisions, moduli, loads), so that (a + t) - a becomes t.
     if (n.op == ExprOp::Add || n.op == ExprOp::Sub || n.op == ExprOp::Mul) {
       if (auto f = linear_form(x, true)) {
-        while (fold_quotient_remainder_pairs(*f)) {
-        }
+        while (fold_quotient_remainder_pairs(*f)) {}
         Expr c = f->to_expr();
         if (c.type() == x.type()) return c;
       }

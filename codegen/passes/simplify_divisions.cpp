@@ -99,7 +99,8 @@ std::optional<Range> range_of(const Expr& e, const Ranges& known) {
   auto f = linear_form(e, true);
   if (!f) return std::nullopt;
   // A lone opaque term is not a linear form of anything smaller: stop there.
-  if (f->constant == 0 && f->coeff.size() == 1 && f->coeff.begin()->second == 1 && f->atoms.count(f->coeff.begin()->first))
+  if (f->constant == 0 && f->coeff.size() == 1 && f->coeff.begin()->second == 1 &&
+      f->atoms.count(f->coeff.begin()->first))
     return std::nullopt;
   return range_of(*f, known);
 }

@@ -4,6 +4,8 @@
 
 namespace cusched {
 
-void simplify_kernel(Kernel& k) { k.body = map_stmt_exprs(k.body, [](const Expr& e) { return simplify(e); }); }
+void simplify_kernel(Kernel& k) {
+  k.body = map_stmt_exprs(k.body, [](const Expr& e) { return simplify(e); });
+}
 
 }  // namespace cusched

@@ -26,15 +26,17 @@ void check_copy_rules(const Rules& r) {
       const int copy = pv.cache_read_of(cr.source);
       if (shared && depth > 0 && s.pipeline_bulk) {
         if (cr.swizzle)
-          r.refuse(latest({copy, pv.pipeline}), "bulk-copy-swizzle",
-                   "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
-                   "Pad the copy instead of swizzling it, or pipeline it with engine cp.async.");
+          r.refuse(
+              latest({copy, pv.pipeline}), "bulk-copy-swizzle",
+              "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
+              "Pad the copy instead of swizzling it, or pipeline it with engine cp.async.");
         continue;
       }
       if (cr.registers > 0 && !s.tensor_core_shape.empty())
         r.refuse(latest({copy, pv.tensor_core}), "registers-tensor-cores",
-                 "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) + " copy steps in registers, but stage '" +
-                     f->name + "' uses tensor cores, which read their operands from shared memory directly (ldmatrix, wgmma "
+                 "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
+                     " copy steps in registers, but stage '" + f->name +
+                     "' uses tensor cores, which read their operands from shared memory directly (ldmatrix, wgmma "
                      "descriptors), not through the copying thread.",
                  "Drop registers on a tensor-core stage's copies.");
       if (cr.registers > 0 && depth > 0)
@@ -46,8 +48,8 @@ void check_copy_rules(const Rules& r) {
       const int bytes = element_bytes(r.st, cr.source);
       if (shared && depth > 0 && bytes != 4)
         r.refuse(latest({copy, pv.pipeline}), "pipeline-element-size",
-                 "cache_read of '" + cr.source + "' is pipelined at loop '" + cr.at_loop + "', but its " + std::to_string(bytes) +
-                     "-byte elements cannot be copied with 4-byte cp.async.",
+                 "cache_read of '" + cr.source + "' is pipelined at loop '" + cr.at_loop + "', but its " +
+                     std::to_string(bytes) + "-byte elements cannot be copied with 4-byte cp.async.",
                  "Pipeline copies of 4-byte elements (f32, i32), or drop the pipeline step.");
     }
   }

@@ -21,9 +21,10 @@ void check_kernel_rules(const Rules& r) {
     for (const auto& n : s.order) {
       const bool block = is_block_axis(s.loops.at(n).axis);
       if (block && seen_other)
-        r.refuse(latest({pv.order, pv.binding_of(n)}), "block-loop-not-outermost",
-                 "Loop '" + n + "' of stage '" + f->name + "' is bound to a block axis but is inside a loop that is not.",
-                 "Reorder the stage so that its blockIdx loops come first.");
+        r.refuse(
+            latest({pv.order, pv.binding_of(n)}), "block-loop-not-outermost",
+            "Loop '" + n + "' of stage '" + f->name + "' is bound to a block axis but is inside a loop that is not.",
+            "Reorder the stage so that its blockIdx loops come first.");
       seen_other |= !block;
     }
   }

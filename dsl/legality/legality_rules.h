@@ -17,7 +17,8 @@ struct Rules {
   const std::vector<StepJson>& steps;
 
   // Throws the error with `step` (and its op) and phase "schedule".
-  [[noreturn]] void refuse(int step, const std::string& code, const std::string& message, const std::string& hint) const;
+  [[noreturn]] void refuse(int step, const std::string& code, const std::string& message,
+                           const std::string& hint) const;
   // Whether lowering builds the stage: computed at root, or at a loop of a built stage.
   bool built(const std::string& stage) const;
   // When the stage's loop at position `p` runs inside a thread loop (its own loops up to
@@ -29,10 +30,10 @@ struct Rules {
 // The latest of the steps (-1 when none is known).
 int latest(std::initializer_list<int> steps);
 
-void check_kernel_rules(const Rules& r);        // output-not-root, l2-hint-not-root, block-loop-not-outermost
-void check_placement_rules(const Rules& r);     // producers computed at a loop, shared copies in thread loops
-void check_copy_rules(const Rules& r);          // staged copies with registers, pipelines and the bulk engine
-void check_output_tile_rules(const Rules& r);   // cache_write scope shared
-void check_tensor_core_rules(const Rules& r);   // the tensor-core tile's loops and placements
+void check_kernel_rules(const Rules& r);       // output-not-root, l2-hint-not-root, block-loop-not-outermost
+void check_placement_rules(const Rules& r);    // producers computed at a loop, shared copies in thread loops
+void check_copy_rules(const Rules& r);         // staged copies with registers, pipelines and the bulk engine
+void check_output_tile_rules(const Rules& r);  // cache_write scope shared
+void check_tensor_core_rules(const Rules& r);  // the tensor-core tile's loops and placements
 
 }  // namespace cusched::legality

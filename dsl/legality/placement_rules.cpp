@@ -19,14 +19,15 @@ void check_producer(const Rules& r, const std::string& name, const StageSchedule
       r.refuse(latest({pv.location, pv.binding_of(n)}), "producer-binds-cluster",
                "Stage '" + name + "' is computed inside '" + host + "' but binds its pure loop '" + n +
                    "' to cluster.x, so each block of the cluster would hold only part of it.",
-               "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind \"cluster\".");
+               "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind "
+               "\"cluster\".");
   const std::optional<int> in_thread = r.inside_thread_loop(host, r.st.schedules.at(host).position(ps.at_loop));
   if (!in_thread) return;
   for (const auto& n : ps.order)
     if (is_thread_axis(ps.loops.at(n).axis))
       r.refuse(latest({pv.location, pv.binding_of(n), *in_thread}), "thread-loop-in-register-producer",
-               "Stage '" + name + "' is computed per thread (inside a thread loop of '" + host + "') but binds loop '" + n +
-                   "' to a thread axis.",
+               "Stage '" + name + "' is computed per thread (inside a thread loop of '" + host + "') but binds loop '" +
+                   n + "' to a thread axis.",
                "Leave its loops serial, or compute it at a block-level loop so that the block's threads share it.");
 }
 
@@ -41,10 +42,11 @@ void check_placement_rules(const Rules& r) {
       if (p < 0) continue;
       const bool pipelined = s.pipeline_loop == cr.at_loop && s.pipeline_depth > 0;
       if (cr.share && pipelined)
-        r.refuse(latest({s.provenance.cache_read_of(cr.source), s.provenance.pipeline}), "cache-read-share-pipelined",
-                 "cache_read of '" + cr.source + "' is shared with the producers at loop '" + cr.at_loop +
-                     "', which is software-pipelined, so the copy of one iteration is not ready before the producers run.",
-                 "Share a copy made at a loop that is not pipelined, or drop share.");
+        r.refuse(
+            latest({s.provenance.cache_read_of(cr.source), s.provenance.pipeline}), "cache-read-share-pipelined",
+            "cache_read of '" + cr.source + "' is shared with the producers at loop '" + cr.at_loop +
+                "', which is software-pipelined, so the copy of one iteration is not ready before the producers run.",
+            "Share a copy made at a loop that is not pipelined, or drop share.");
       if (cr.scope != "shared") continue;
       if (const std::optional<int> in_thread = r.inside_thread_loop(f->name, p))
         r.refuse(latest({s.provenance.cache_read_of(cr.source), *in_thread}), "shared-copy-in-thread-loop",

@@ -26,13 +26,14 @@ void check_tensor_core_rules(const Rules& r) {
     auto loop = [&](int q) -> const LoopInfo& { return s.loops.at(s.order[q]); };
     if (*tile.begin() != nl - 3)
       r.refuse(shaped, "tensor-core-loops-not-innermost",
-               "The tensor-core loops of stage '" + stage + "' (" + s.order[qm] + ", " + s.order[qn] + ", " + s.order[qk] +
-                   ") are not its three innermost loops.",
+               "The tensor-core loops of stage '" + stage + "' (" + s.order[qm] + ", " + s.order[qn] + ", " +
+                   s.order[qk] + ") are not its three innermost loops.",
                "Reorder the stage so that its last two pure loops and its last reduction loop come last.");
     for (const auto& n : s.order)
       if (s.loops.at(n).axis == GpuAxis::ThreadX)
         r.refuse(latest({pv.tensor_core, pv.binding_of(n)}), "tensor-core-uses-thread-x",
-                 "Stage '" + stage + "' binds loop '" + n + "' to threadIdx.x, which tensor_core needs for the lanes of each warp (warpgroup).",
+                 "Stage '" + stage + "' binds loop '" + n +
+                     "' to threadIdx.x, which tensor_core needs for the lanes of each warp (warpgroup).",
                  "Bind the loops that pick a warp's tile to threadIdx.y and threadIdx.z.");
     for (int q : tile)
       if (loop(q).axis != GpuAxis::None)
@@ -45,7 +46,8 @@ void check_tensor_core_rules(const Rules& r) {
         r.refuse(shaped, "tensor-core-extra-pure-loop",
                  "Pure loop '" + s.order[q] + "' of stage '" + stage +
                      "' is inside its reduction loops but outside the tensor-core tile and not bound to a thread axis.",
-                 "Move it outside the reduction loops, bind it to threadIdx.y or threadIdx.z, or fold it into the tile with fuse.");
+                 "Move it outside the reduction loops, bind it to threadIdx.y or threadIdx.z, or fold it into the tile "
+                 "with fuse.");
     if (!s.cross_thread_loop.empty() || !s.cross_cluster_loop.empty())
       r.refuse(latest({pv.tensor_core, pv.cross_thread}), "tensor-core-cross-thread",
                "Stage '" + stage + "' asks for both tensor cores and a cross-thread reduction.",
@@ -60,12 +62,14 @@ void check_tensor_core_rules(const Rules& r) {
           placed = std::max(placed, ps.provenance.location);
       if (placed != -2)
         r.refuse(latest({shaped, placed}), "tensor-core-placement-inside-tile",
-                 "Something is computed or staged at loop '" + n + "', inside the tensor-core tile of stage '" + stage + "'.",
+                 "Something is computed or staged at loop '" + n + "', inside the tensor-core tile of stage '" + stage +
+                     "'.",
                  "Make copies and producers at a loop outside the tile (the reduction's outer loop).");
     }
     if (s.tensor_core_shape == "m64nNk8" && s.precision != "tf32")
       r.refuse(latest({pv.tensor_core, pv.precision}), "tensor-core-shape-precision",
-               "Stage '" + stage + "' uses m64nNk8 with " + s.precision + " operands.", "Use m64nNk8 with tf32 operands.");
+               "Stage '" + stage + "' uses m64nNk8 with " + s.precision + " operands.",
+               "Use m64nNk8 with tf32 operands.");
   }
 }
 

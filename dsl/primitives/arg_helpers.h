@@ -8,7 +8,8 @@ inline ArgSpec stage_arg(bool required) {
   ArgSpec a;
   a.name = "stage";
   a.required = required;
-  a.doc = required ? "The stage to transform." : "The stage that owns the loop; needed only when several stages have a loop of that name.";
+  a.doc = required ? "The stage to transform."
+                   : "The stage that owns the loop; needed only when several stages have a loop of that name.";
   return a;
 }
 
@@ -20,7 +21,8 @@ inline ArgSpec name_arg(const std::string& name, const std::string& doc, bool re
   return a;
 }
 
-inline ArgSpec int_arg(const std::string& name, const std::string& doc, bool required = true, nlohmann::json def = nullptr) {
+inline ArgSpec int_arg(const std::string& name, const std::string& doc, bool required = true,
+                       nlohmann::json def = nullptr) {
   ArgSpec a;
   a.name = name;
   a.type = ArgType::Int;

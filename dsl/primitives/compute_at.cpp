@@ -28,7 +28,8 @@ PrimitiveDef compute_at_primitive() {
     auto cons = st.consumers_of(stage);
     if (std::find(cons.begin(), cons.end(), consumer) == cons.end())
       fail("illegal-compute-at", "Stage '" + consumer + "' does not read stage '" + stage + "', so it cannot host it.",
-           cons.empty() ? "Nothing reads this stage." : "Compute it at a loop of a stage that reads it, such as '" + cons[0] + "'.");
+           cons.empty() ? "Nothing reads this stage."
+                        : "Compute it at a loop of a stage that reads it, such as '" + cons[0] + "'.");
     if (c.location == ComputeLocation::Inline)
       fail("illegal-compute-at", "Stage '" + consumer + "' is inlined and has no loops to host '" + stage + "'.",
            "Compute the consumer at root first.");

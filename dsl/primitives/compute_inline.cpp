@@ -21,10 +21,12 @@ PrimitiveDef compute_inline_primitive() {
       fail("inline-reduction", "Stage '" + stage + "' is a reduction and cannot be inlined.",
            "Use compute_at to fuse it into its consumer instead.");
     if (st.is_output(stage))
-      fail("inline-output", "Stage '" + stage + "' is an output of the pipeline and must be stored.", "Inline its producers instead.");
+      fail("inline-output", "Stage '" + stage + "' is an output of the pipeline and must be stored.",
+           "Inline its producers instead.");
     for (const auto& [name, other] : st.schedules)
       if (other.location == ComputeLocation::At && other.at_stage == stage)
-        fail("inline-hosts-producer", "Stage '" + name + "' is computed at a loop of '" + stage + "', which would disappear.",
+        fail("inline-hosts-producer",
+             "Stage '" + name + "' is computed at a loop of '" + stage + "', which would disappear.",
              "Move '" + name + "' elsewhere first.");
     s.location = ComputeLocation::Inline;
   };

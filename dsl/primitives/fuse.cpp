@@ -35,7 +35,8 @@ PrimitiveDef fuse_primitive() {
       fail("fuse-mixed-loops", "fuse cannot join a reduction loop with a pure loop ('" + outer + "', '" + inner + "').",
            "Fuse pure loops with pure loops and reduction loops with reduction loops.");
     if (o.kind != LoopKind::Serial || i.kind != LoopKind::Serial)
-      fail("fuse-marked-loop", "fuse needs serial loops; one of them is unrolled or vectorized.", "Fuse before unroll or vectorize.");
+      fail("fuse-marked-loop", "fuse needs serial loops; one of them is unrolled or vectorized.",
+           "Fuse before unroll or vectorize.");
     require_fresh_loop_name(s, fused);
     LoopInfo f = o;
     f.name = fused;

@@ -26,12 +26,15 @@ PrimitiveDef l2_hint_primitive() {
     const FuncDef* f = st.stage_def(stage);
     const TensorDef* input = st.ctx.pipeline.find_input(source);
     if (!input)
-      fail("l2-hint-not-input", "'" + source + "' is not an input tensor of the pipeline; l2_hint steers the loads of inputs.",
+      fail("l2-hint-not-input",
+           "'" + source + "' is not an input tensor of the pipeline; l2_hint steers the loads of inputs.",
            "Name one of the pipeline's input tensors.");
     if (!loads_from(f->body, source))
-      fail("l2-hint-not-read", "Stage '" + stage + "' does not read '" + source + "'.", "Name an input that the stage reads.");
+      fail("l2-hint-not-read", "Stage '" + stage + "' does not read '" + source + "'.",
+           "Name an input that the stage reads.");
     if (input->dtype != DType::f32)
-      fail("l2-hint-dtype", "Input '" + source + "' holds " + dtype_name(input->dtype) + " elements; l2_hint handles f32 inputs.",
+      fail("l2-hint-dtype",
+           "Input '" + source + "' holds " + dtype_name(input->dtype) + " elements; l2_hint handles f32 inputs.",
            "Leave the loads of this input without a hint.");
     const int64_t percent = step["percent"];
     if (percent < 1 || percent > 100)

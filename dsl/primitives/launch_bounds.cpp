@@ -18,8 +18,10 @@ PrimitiveDef launch_bounds_primitive() {
     StageSchedule& s = st.stage(step["stage"]);
     int64_t t = step["max_threads"], b = step["min_blocks"];
     if (t < 32 || t > 1024)
-      fail("bad-launch-bounds", "max_threads " + std::to_string(t) + " is outside 32..1024.", "Use the kernel's block size.");
-    if (b < 1 || b > 32) fail("bad-launch-bounds", "min_blocks " + std::to_string(b) + " is outside 1..32.", "Use 1 to 32.");
+      fail("bad-launch-bounds", "max_threads " + std::to_string(t) + " is outside 32..1024.",
+           "Use the kernel's block size.");
+    if (b < 1 || b > 32)
+      fail("bad-launch-bounds", "min_blocks " + std::to_string(b) + " is outside 1..32.", "Use 1 to 32.");
     s.launch_max_threads = static_cast<int>(t);
     s.launch_min_blocks = static_cast<int>(b);
   };

@@ -22,13 +22,15 @@ PrimitiveDef pipeline_primitive() {
     LoopInfo& l = require_loop(s, step["loop"]);
     int64_t depth = step["depth"];
     if (depth < 2 || depth > 8)
-      fail("bad-pipeline-depth", "Pipeline depth " + std::to_string(depth) + " is outside 2..8.", "Use a depth from 2 to 8; 3 is typical.");
+      fail("bad-pipeline-depth", "Pipeline depth " + std::to_string(depth) + " is outside 2..8.",
+           "Use a depth from 2 to 8; 3 is typical.");
     if (l.axis != GpuAxis::None || l.kind != LoopKind::Serial)
       fail("pipeline-loop-not-serial", "Loop '" + l.name + "' is not a serial loop.", "Pipeline a serial loop.");
     bool staged = false;
     for (const auto& c : s.cache_reads) staged |= c.at_loop == l.name && c.scope == "shared";
     if (!staged)
-      fail("pipeline-no-staging", "No cache_read into shared memory is made at loop '" + l.name + "', so there is nothing to pipeline.",
+      fail("pipeline-no-staging",
+           "No cache_read into shared memory is made at loop '" + l.name + "', so there is nothing to pipeline.",
            "cache_read the stage's inputs into shared memory at this loop first.");
     // A depth above the trip count is legal: the buffers past the last iteration are never filled.
     s.pipeline_loop = l.name;

@@ -15,8 +15,9 @@ PrimitiveDef precision_primitive() {
       "the CPU interpreter evaluates exactly; only the GPU's verification against the float64 reference sees their "
       "error.";
   p.args = {stage_arg(true), enum_arg("operands", {"f32", "tf32", "bf16", "f16"}, "Operand precision."),
-            enum_arg("math", {"exact", "fast"}, "exp, log and f32 division: exact (IEEE, as libdevice) or fast (approximate intrinsics).",
-                     false, "exact")};
+            enum_arg("math", {"exact", "fast"},
+                     "exp, log and f32 division: exact (IEEE, as libdevice) or fast (approximate intrinsics).", false,
+                     "exact")};
   p.before = "acc += A[i,k] * B[k,j]";
   p.after = "acc += tf32(A[i,k]) * tf32(B[k,j])";
   p.example = R"({"op": "precision", "stage": "C", "operands": "tf32"})";
@@ -32,8 +33,10 @@ PrimitiveDef precision_primitive() {
       if (f && !f->is_sum_of_products())
         fail("precision-needs-products",
              "Stage '" + stage + "' is not a sum of products, so rounding its operands to " + prec +
-                 " rounds values before the arithmetic that follows (a subtraction, an exp) instead of the factors of a product.",
-             "Give a lower operand precision only to contractions (C(i, j) = sum(k, A(i, k) * B(k, j))); keep this stage in f32.");
+                 " rounds values before the arithmetic that follows (a subtraction, an exp) instead of the factors of "
+                 "a product.",
+             "Give a lower operand precision only to contractions (C(i, j) = sum(k, A(i, k) * B(k, j))); keep this "
+             "stage in f32.");
       require_precision_within_tolerance(prec, st.ctx.atol, st.ctx.rtol, stage);
     }
     s.precision = prec;

@@ -10,7 +10,7 @@ double precision_unit_roundoff(const std::string& p) {
   if (p == "tf32" || p == "f16") return 1.0 / 2048;  // 10 explicit mantissa bits
   if (p == "bf16") return 1.0 / 256;                 // 7 explicit mantissa bits
   if (p == "3xtf32") return 1.0 / 2097152;           // a TF32 high part plus a TF32 low part: about 21 bits
-  return 1.0 / 16777216;                              // f32
+  return 1.0 / 16777216;                             // f32
 }
 
 void require_precision_within_tolerance(const std::string& p, double atol, double rtol, const std::string& stage) {
@@ -21,7 +21,8 @@ void require_precision_within_tolerance(const std::string& p, double atol, doubl
     char buf[64];
     snprintf(buf, sizeof buf, "%.0e", std::min(atol, rtol));
     fail("precision-exceeds-tolerance",
-         "Operand precision " + p + " for stage '" + stage + "' is too coarse for this problem's tolerance (" + buf + ").",
+         "Operand precision " + p + " for stage '" + stage + "' is too coarse for this problem's tolerance (" + buf +
+             ").",
          "Keep f32 operands for this problem, or use the problem's 1e-2 tolerance variant.");
   }
 }

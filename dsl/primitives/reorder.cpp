@@ -22,7 +22,8 @@ PrimitiveDef reorder_primitive() {
   p.example = R"({"op": "reorder", "stage": "C", "loops": ["j", "i"]})";
   p.apply = [](ScheduleState& st, StepJson& step) {
     const auto& names = step["loops"];
-    if (names.empty()) fail("missing-argument", "reorder needs at least one loop.", "List the loops in their new order.");
+    if (names.empty())
+      fail("missing-argument", "reorder needs at least one loop.", "List the loops in their new order.");
     std::string hint = step["stage"].is_string() ? step["stage"].get<std::string>() : "";
     std::string stage = st.stage_of_loop(names[0], hint);
     StageSchedule& s = st.stage(stage);

@@ -23,10 +23,12 @@ PrimitiveDef reverse_primitive() {
     require_unbound(l, "reverse");
     require_loop_not_referenced(st, stage, loop, "reverse");
     if (l.reduction)
-      fail("reverse-reduction-loop", "Loop '" + loop + "' is a reduction loop; reversing it would change the order in which values combine.",
+      fail("reverse-reduction-loop",
+           "Loop '" + loop + "' is a reduction loop; reversing it would change the order in which values combine.",
            "Reverse a pure loop (for example the block loop of the consumer).");
     if (l.kind != LoopKind::Serial)
-      fail("reverse-marked-loop", "Loop '" + loop + "' is already unrolled or vectorized.", "Reverse it before unroll or vectorize.");
+      fail("reverse-marked-loop", "Loop '" + loop + "' is already unrolled or vectorized.",
+           "Reverse it before unroll or vectorize.");
     if (step["name"].is_null()) step["name"] = loop + "_rev";
     std::string name = step["name"];
     require_identifier(name, "loop");

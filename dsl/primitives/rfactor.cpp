@@ -6,20 +6,24 @@ namespace cusched {
 
 // The new reduction stage `name`(loop, pure vars...) holds partial results over the
 // rest of the reduction domain; the original stage reduces those partials over `loop`.
-static void apply_rfactor(ScheduleState& st, const std::string& stage, const std::string& loop, const std::string& name) {
+static void apply_rfactor(ScheduleState& st, const std::string& stage, const std::string& loop,
+                          const std::string& name) {
   StageSchedule& s = st.stage(stage);
   const FuncDef* f = st.stage_def(stage);
-  if (!f->is_reduction()) fail("rfactor-pointwise", "Stage '" + stage + "' is not a reduction.", "rfactor a reduction stage.");
+  if (!f->is_reduction())
+    fail("rfactor-pointwise", "Stage '" + stage + "' is not a reduction.", "rfactor a reduction stage.");
   ReduceOp op = f->body->reduce_op;
   if (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin)
     fail("rfactor-argreduce", "rfactor of an argmax/argmin stage is not supported.",
          "Reduce it with cross_thread_reduce instead.");
   const LoopInfo& l = require_loop(s, loop);
-  if (!l.reduction) fail("rfactor-pure-loop", "Loop '" + loop + "' is not a reduction loop.", "rfactor a reduction loop.");
+  if (!l.reduction)
+    fail("rfactor-pure-loop", "Loop '" + loop + "' is not a reduction loop.", "rfactor a reduction loop.");
   // The stage's loops are rebuilt, and its reads move to the partial stage.
   for (const auto& [name, other] : st.schedules)
     if (other.location == ComputeLocation::At && other.at_stage == stage)
-      fail("rfactor-hosts-producer", "Stage '" + name + "' is computed at a loop of '" + stage + "', which rfactor rebuilds.",
+      fail("rfactor-hosts-producer",
+           "Stage '" + name + "' is computed at a loop of '" + stage + "', which rfactor rebuilds.",
            "Apply rfactor before compute_at, then compute '" + name + "' at a loop of the new stages.");
   const auto& rvars = f->body->rvars;
   Expr body = f->body->args[0];
@@ -36,7 +40,8 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
       Expr k = make_var(loop) * make_int(rel.factor) + make_var(rel.c, true);
       body = substitute(body, {{rel.a, k}});
       if (extent % rel.factor != 0)
-        fail("rfactor-not-dividing", "The split of '" + rel.a + "' by " + std::to_string(rel.factor) + " does not divide its extent " +
+        fail("rfactor-not-dividing",
+             "The split of '" + rel.a + "' by " + std::to_string(rel.factor) + " does not divide its extent " +
                  std::to_string(extent) + ", so the partial stage would read past its end.",
              "Split the reduction variable by a factor that divides " + std::to_string(extent) + " before rfactor.");
       ReductionVar inner;
@@ -53,11 +58,15 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
   if (!found) {
     bool original = false;
     for (const auto& r : rvars) {
-      if (r.name == loop) original = true;
-      else partial_rvars.push_back(r);
+      if (r.name == loop)
+        original = true;
+      else
+        partial_rvars.push_back(r);
     }
     if (!original || partial_rvars.empty())
-      fail("rfactor-bad-loop", "Loop '" + loop + "' must be the outer loop of a split of a reduction variable, or one of several reduction variables.",
+      fail("rfactor-bad-loop",
+           "Loop '" + loop +
+               "' must be the outer loop of a split of a reduction variable, or one of several reduction variables.",
            "Split the reduction variable first (e.g. k into ko, ki) and rfactor ko.");
     body = substitute(body, {{loop, make_var(loop)}});
   }
@@ -113,7 +122,8 @@ PrimitiveDef rfactor_primitive() {
       "(which becomes a pure, parallel loop there), and the original stage, which now reduces those partials. This is "
       "how a long reduction spreads over many blocks: the partial stage runs in one launch, the final reduction in "
       "the next. Both stages start with fresh loops; schedule them after this step.";
-  p.args = {stage_arg(true), name_arg("loop", "The outer loop of a split reduction variable (or one of several reduction variables)."),
+  p.args = {stage_arg(true),
+            name_arg("loop", "The outer loop of a split reduction variable (or one of several reduction variables)."),
             name_arg("name", "Name of the new partial stage (default stage + \"_rf\").", false)};
   p.before = "S[i] = sum_{k in 0..N} X[i,k]      // after split k -> ko, ki";
   p.after = "S_rf[ko, i] = sum_{ki} X[i, ko*F+ki]\nS[i] = sum_{ko} S_rf[ko, i]";

@@ -11,14 +11,19 @@ PrimitiveDef tensor_core_primitive() {
   p.summary =
       "Computes a sum-of-products stage with warp-level tensor-core instructions: mma.sync m16n8k8 with TF32 "
       "operands (or 3xtf32: each f32 operand split into a TF32 high and low part and three products summed, "
-      "which keeps nearly f32 accuracy on long reductions), or m16n8k16 with BF16/F16 operands, accumulating in f32. The stage's two innermost pure loops and "
+      "which keeps nearly f32 accuracy on long reductions), or m16n8k16 with BF16/F16 operands, accumulating in f32. "
+      "The stage's two innermost pure loops and "
       "its innermost reduction loop must tile by the instruction shape (M by 16, N by 8, K by 8 or 16). Shape m64nNk8 "
-      "uses Hopper's asynchronous warpgroup instruction (wgmma, tf32 only): each warpgroup of 128 threads (threadIdx.x) "
-      "computes 64 rows of M x N (N = the innermost pure loop, a multiple of 8 up to 256) per k8 step, A from registers and "
-      "B read by the tensor cores from a swizzled shared copy (cache_read swizzle, rows of 32 floats along the reduction); "
+      "uses Hopper's asynchronous warpgroup instruction (wgmma, tf32 only): each warpgroup of 128 threads "
+      "(threadIdx.x) "
+      "computes 64 rows of M x N (N = the innermost pure loop, a multiple of 8 up to 256) per k8 step, A from "
+      "registers and "
+      "B read by the tensor cores from a swizzled shared copy (cache_read swizzle, rows of 32 floats along the "
+      "reduction); "
       "with a pipeline of depth 3 or more one k-step stays in flight while the next is prepared. Sets the "
       "operand precision, which the problem's tolerance must admit.";
-  p.args = {stage_arg(true), enum_arg("shape", {"m16n8k8", "m16n8k16", "m64nNk8"},
+  p.args = {stage_arg(true),
+            enum_arg("shape", {"m16n8k8", "m16n8k16", "m64nNk8"},
                      "The instruction: mma.sync m16n8k8 or m16n8k16 per warp, or wgmma m64nNk8 per warpgroup."),
             enum_arg("precision", {"tf32", "3xtf32", "bf16", "f16"}, "Operand precision.")};
   p.before = "for ii in 0..64: for ji in 0..64: for ki in 0..32: acc[ii,ji] += A[..]*B[..]";
@@ -42,15 +47,17 @@ PrimitiveDef tensor_core_primitive() {
       (l->reduction ? red : pure).push_back(l);
     }
     if (pure.size() < 2 || red.empty())
-      fail("tensor-core-shape-does-not-tile", "Stage '" + stage + "' needs two pure loops and a reduction loop for " + shape + ".",
+      fail("tensor-core-shape-does-not-tile",
+           "Stage '" + stage + "' needs two pure loops and a reduction loop for " + shape + ".",
            "Give the stage a 2-D output and a reduction.");
     const LoopInfo* m = pure[pure.size() - 2];
     const LoopInfo* n = pure[pure.size() - 1];
     const LoopInfo* k = red.back();
     if (m->extent % m_tile || n->extent % 8 || k->extent % k_tile || (wgmma && n->extent > 256))
       fail("tensor-core-shape-does-not-tile",
-           "The innermost loops (" + m->name + ": " + std::to_string(m->extent) + ", " + n->name + ": " + std::to_string(n->extent) +
-               ", " + k->name + ": " + std::to_string(k->extent) + ") do not tile by " + shape + ".",
+           "The innermost loops (" + m->name + ": " + std::to_string(m->extent) + ", " + n->name + ": " +
+               std::to_string(n->extent) + ", " + k->name + ": " + std::to_string(k->extent) + ") do not tile by " +
+               shape + ".",
            "Split so that the innermost pure loops are multiples of " + std::to_string(m_tile) + " and 8" +
                (wgmma ? " (the inner one at most 256)" : "") + " and the innermost reduction loop a multiple of " +
                std::to_string(k_tile) + ".");

@@ -21,7 +21,9 @@ PrimitiveDef tile_primitive() {
             name_arg("xi", "Name of the inner x loop (default x + \"i\").", false),
             name_arg("yi", "Name of the inner y loop (default y + \"i\").", false)};
   p.before = "for i in 0..256:\n  for j in 0..256:\n    C[i,j] = ...";
-  p.after = "for io in 0..8:\n  for jo in 0..4:\n    for ii in 0..32:\n      for ji in 0..64:\n        C[io*32+ii, jo*64+ji] = ...";
+  p.after =
+      "for io in 0..8:\n  for jo in 0..4:\n    for ii in 0..32:\n      for ji in 0..64:\n        C[io*32+ii, jo*64+ji] "
+      "= ...";
   p.example = R"({"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 32, "y_factor": 64})";
   p.apply = [](ScheduleState& st, StepJson& step) {
     std::string stage = step_stage(st, step, "x");
@@ -34,7 +36,8 @@ PrimitiveDef tile_primitive() {
     for (const char* k : {"xo", "yo", "xi", "yi"})
       if (step[k].is_null()) step[k] = std::string(k[0] == 'x' ? x : y) + k[1];
     if (s.position(x) > s.position(y))
-      fail("tile-order", "In tile, x ('" + x + "') must be outside y ('" + y + "').", "Swap x and y, or reorder first.");
+      fail("tile-order", "In tile, x ('" + x + "') must be outside y ('" + y + "').",
+           "Swap x and y, or reorder first.");
     split_loop(s, x, step["x_factor"].get<int64_t>(), step["xo"], step["xi"]);
     split_loop(s, y, step["y_factor"].get<int64_t>(), step["yo"], step["yi"]);
     // Order the four new loops xo, yo, xi, yi in the positions they occupy.

@@ -20,10 +20,12 @@ PrimitiveDef unroll_primitive() {
     require_unbound(l, "unroll");
     int64_t max_extent = step["max_extent"];
     if (l.extent > max_extent)
-      fail("unroll-too-large", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + ", above the unroll limit " +
+      fail("unroll-too-large",
+           "Loop '" + l.name + "' has extent " + std::to_string(l.extent) + ", above the unroll limit " +
                std::to_string(max_extent) + ".",
            "Split it and unroll the inner loop, or raise max_extent.");
-    if (l.kind == LoopKind::Vectorized) fail("unroll-vectorized", "Loop '" + l.name + "' is vectorized.", "Unroll another loop.");
+    if (l.kind == LoopKind::Vectorized)
+      fail("unroll-vectorized", "Loop '" + l.name + "' is vectorized.", "Unroll another loop.");
     l.kind = LoopKind::Unrolled;
     step["stage"] = stage;
   };

@@ -22,13 +22,14 @@ PrimitiveDef vectorize_primitive() {
     LoopInfo& l = require_loop(s, step["loop"]);
     require_unbound(l, "vectorize");
     if (s.order.back() != l.name)
-      fail("vectorize-not-innermost", "Loop '" + l.name + "' is not the innermost loop of stage '" + stage + "' ('" +
-               s.order.back() + "' is).",
+      fail("vectorize-not-innermost",
+           "Loop '" + l.name + "' is not the innermost loop of stage '" + stage + "' ('" + s.order.back() + "' is).",
            "Reorder so that it is innermost, then vectorize.");
     const FuncDef* f = st.stage_def(stage);
     int bytes = dtype_bytes(f ? f->dtype : DType::f32);
     if (!is_power_of_two(l.extent) || l.extent < 2 || l.extent * bytes > 16)
-      fail("vectorize-bad-extent", "Loop '" + l.name + "' has extent " + std::to_string(l.extent) +
+      fail("vectorize-bad-extent",
+           "Loop '" + l.name + "' has extent " + std::to_string(l.extent) +
                "; a vector needs a power of two from 2 up to " + std::to_string(16 / bytes) + " elements (16 bytes).",
            "Split the loop by 2, 4 or 8 (16 bytes of this type at most) and vectorize the inner loop.");
     l.kind = LoopKind::Vectorized;

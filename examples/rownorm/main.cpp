@@ -23,15 +23,19 @@ struct Args {
 Args parse(int argc, char** argv) {
   Args a;
   for (int n = 1; n + 1 < argc; n += 2) {
-    if (!std::strcmp(argv[n], "--rounds")) a.rounds = std::stoi(argv[n + 1]);
-    else if (!std::strcmp(argv[n], "--db")) a.db = argv[n + 1];
-    else if (!std::strcmp(argv[n], "--out")) a.out = argv[n + 1];
+    if (!std::strcmp(argv[n], "--rounds"))
+      a.rounds = std::stoi(argv[n + 1]);
+    else if (!std::strcmp(argv[n], "--db"))
+      a.db = argv[n + 1];
+    else if (!std::strcmp(argv[n], "--out"))
+      a.out = argv[n + 1];
   }
   return a;
 }
 
 // Runs one schedule end to end (validate, lower, emit, audit, verify) and prints the verdict.
-bool run(const Problem& p, const nlohmann::json& steps, const std::string& backend, const std::string& size, const char* what) {
+bool run(const Problem& p, const nlohmann::json& steps, const std::string& backend, const std::string& size,
+         const char* what) {
   search::EvalConfig cfg;
   cfg.backend = backend;
   cfg.size = size;
@@ -55,7 +59,8 @@ int main(int argc, char** argv) {
     for (const char* size : {"small", "bench"}) {
       ValidationResult v = validate_schedule(p.context(size), hand.to_json());
       if (!v.ok) {
-        std::cerr << "the hand schedule is illegal at " << size << ": " << v.error.message << " " << v.error.hint << "\n";
+        std::cerr << "the hand schedule is illegal at " << size << ": " << v.error.message << " " << v.error.hint
+                  << "\n";
         return 1;
       }
     }
@@ -72,8 +77,10 @@ int main(int argc, char** argv) {
     bool ok = run(p, hand.to_json(), "interp", "small", "hand schedule");
     ok = run(p, baseline_schedule_of(p), "interp", "small", "automatic baseline") && ok;
     const auto no_gpu = runtime::driver_available();
-    if (no_gpu) std::printf("gpu       skipped: %s\n", no_gpu->message.c_str());
-    else ok = run(p, hand.to_json(), "gpu", "bench", "hand schedule") && ok;
+    if (no_gpu)
+      std::printf("gpu       skipped: %s\n", no_gpu->message.c_str());
+    else
+      ok = run(p, hand.to_json(), "gpu", "bench", "hand schedule") && ok;
 
     // 4. A short search with the built-in proposer, kept in a SQLite store.
     search::Store store(args.db, search::Store::Mode::create_if_missing);

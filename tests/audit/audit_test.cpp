@@ -1,9 +1,10 @@
 // Unit tests of the audit's parts: asm parsing, contracts, findings, the
 // rule registry, the generated docs, PCH-independence and the ptxas report.
+#include "audit/audit.h"
+
 #include <gtest/gtest.h>
 
 #include "audit/asm_text.h"
-#include "audit/audit.h"
 #include "corpus.h"
 #include "dsl/error.h"
 
@@ -47,9 +48,9 @@ TEST(KernelContract, ReadsJson) {
 }
 
 TEST(KernelContract, RejectsMalformedJsonWithAStructuredError) {
-  for (const char* text : {R"([])", R"({"params": []})", R"({"kernel_name": "k"})",
-                           R"({"kernel_name": "k", "params": [{"name": "A"}]})",
-                           R"({"kernel_name": "k", "params": [{"name": "A", "type": "int", "is_output": 1}]})"}) {
+  for (const char* text :
+       {R"([])", R"({"params": []})", R"({"kernel_name": "k"})", R"({"kernel_name": "k", "params": [{"name": "A"}]})",
+        R"({"kernel_name": "k", "params": [{"name": "A", "type": "int", "is_output": 1}]})"}) {
     try {
       KernelContract::from_json(nlohmann::json::parse(text));
       ADD_FAILURE() << "accepted " << text;
@@ -147,8 +148,8 @@ std::vector<Finding> path_findings(const std::string& body) {
   AuditOptions o;
   o.contract = KernelContract::from_json(nlohmann::json::parse(
       R"({"kernel_name": "k", "params": [{"name": "X", "type": "const float*"}, {"name": "Y", "type": "float*", "is_output": true}, {"name": "n", "type": "int"}]})"));
-  std::string source = "extern \"C\" __global__ void k(const float* __restrict__ X, float* __restrict__ Y, int n) {\n" +
-                       body + "}\n";
+  std::string source =
+      "extern \"C\" __global__ void k(const float* __restrict__ X, float* __restrict__ Y, int n) {\n" + body + "}\n";
   std::vector<Finding> out;
   for (auto& f : audit_source(source, "k.cu", o))
     if (f.rule == "output-unwritten-on-path") out.push_back(f);

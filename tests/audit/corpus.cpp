@@ -41,7 +41,8 @@ CorpusKernel load_corpus_kernel(const std::filesystem::path& p) {
   };
   while (std::getline(in, line) && line.rfind("//", 0) == 0) {
     if (auto v = value_of("expect"); !v.empty()) k.expected_rules.insert(v);
-    if (auto v = value_of("contract"); !v.empty()) k.options.contract = KernelContract::from_json(nlohmann::json::parse(v));
+    if (auto v = value_of("contract"); !v.empty())
+      k.options.contract = KernelContract::from_json(nlohmann::json::parse(v));
     if (auto v = value_of("dynamic-smem"); !v.empty()) k.options.planned_dynamic_smem = std::stoll(v);
     if (auto v = value_of("ptxas-log"); !v.empty()) k.options.ptxas_log = read_text(p.parent_path() / v);
   }

@@ -1,14 +1,15 @@
 // The corpus: every bad kernel is caught by the rules it names (and only
 // those rules raise errors or warnings); every good kernel is clean.
-#include <gtest/gtest.h>
+#include "corpus.h"
 
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 
+#include <gtest/gtest.h>
+
 #include "audit/audit.h"
-#include "corpus.h"
 
 namespace cusched::audit::testing {
 namespace {

@@ -1,17 +1,17 @@
 // `cusched validate`, `schema`, `primitives` and `problems`, run as a user runs them.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -95,7 +95,7 @@ TEST_F(Cli, ValidatePrintsTheNormalisedSteps) {
   ASSERT_EQ(steps.size(), 7u);
   EXPECT_EQ(steps[0]["outer"], "io");  // derived names are filled in
   EXPECT_EQ(steps[0]["inner"], "ii");
-  EXPECT_EQ(steps[2]["stage"], "C");   // the resolved stage is recorded
+  EXPECT_EQ(steps[2]["stage"], "C");  // the resolved stage is recorded
   EXPECT_EQ(steps[6]["axis"], "threadIdx.x");
 }
 
@@ -145,13 +145,18 @@ TEST_F(Cli, EachBadScheduleIsAStructuredError) {
       {"matmul", R"([{"op": "split", "stage": "D", "loop": "i", "factor": 16}])", 0, "split", "unknown-stage"},
       {"matmul", R"([{"op": "split", "stage": "C", "loop": "q", "factor": 16}])", 0, "split", "unknown-loop"},
       {"matmul", R"([{"op": "split", "stage": "C", "loop": "i", "factor": 0}])", 0, "split", "bad-factor"},
-      {"matmul", R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4}, {"op": "split", "stage": "C", "loop": "j", "factor": 4, "outer": "io"}])",
+      {"matmul",
+       R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4}, {"op": "split", "stage": "C", "loop": "j", "factor": 4, "outer": "io"}])",
        1, "split", "loop-used-twice"},
-      {"matmul", R"([{"op": "bind", "stage": "C", "loop": "k", "axis": "blockIdx.x"}])", 0, "bind", "reduction-loop-on-block-axis"},
-      {"softmax", R"([{"op": "compute_at", "stage": "S", "consumer": "M", "loop": "i"}])", 0, "compute_at", "illegal-compute-at"},
-      {"matmul", R"([{"op": "split", "stage": "C", "loop": "j", "factor": 4}, {"op": "vectorize", "stage": "C", "loop": "jo"}])", 1,
-       "vectorize", "vectorize-not-innermost"},
-      {"matmul", R"([{"op": "reorder", "stage": "C", "loops": ["i", "k", "j"]}, {"op": "split", "stage": "C", "loop": "j", "factor": 3},
+      {"matmul", R"([{"op": "bind", "stage": "C", "loop": "k", "axis": "blockIdx.x"}])", 0, "bind",
+       "reduction-loop-on-block-axis"},
+      {"softmax", R"([{"op": "compute_at", "stage": "S", "consumer": "M", "loop": "i"}])", 0, "compute_at",
+       "illegal-compute-at"},
+      {"matmul",
+       R"([{"op": "split", "stage": "C", "loop": "j", "factor": 4}, {"op": "vectorize", "stage": "C", "loop": "jo"}])",
+       1, "vectorize", "vectorize-not-innermost"},
+      {"matmul",
+       R"([{"op": "reorder", "stage": "C", "loops": ["i", "k", "j"]}, {"op": "split", "stage": "C", "loop": "j", "factor": 3},
                     {"op": "vectorize", "stage": "C", "loop": "ji"}])",
        2, "vectorize", "vectorize-bad-extent"},
       {"matmul", R"([{"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 16, "y_factor": 4},
@@ -187,7 +192,8 @@ TEST_F(Cli, StrictToleranceForbidsLowerPrecision) {
 
 TEST_F(Cli, SizeChangesTheExtentsChecked) {
   // K = 40 at the small size is not a multiple of 16; K = 4096 at the bench size is.
-  const char* steps = R"([{"op": "split", "stage": "C", "loop": "i", "factor": 64}, {"op": "split", "stage": "C", "loop": "j", "factor": 32},
+  const char* steps =
+      R"([{"op": "split", "stage": "C", "loop": "i", "factor": 64}, {"op": "split", "stage": "C", "loop": "j", "factor": 32},
                           {"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}])";
   // At the bench size the shape tiles; lowering refuses the unsplit reduction for another reason.
   json bench = expect_error("matmul", steps, "--size bench");
@@ -236,9 +242,10 @@ TEST_F(Cli, SchemaListsEveryPrimitive) {
   EXPECT_EQ(schema["type"], "array");
   std::set<std::string> ops;
   for (const auto& alt : schema["items"]["anyOf"]) ops.insert(alt["properties"]["op"]["const"].get<std::string>());
-  for (const char* op : {"split", "tile", "reorder", "fuse", "reverse", "bind", "unroll", "vectorize", "compute_at", "compute_inline",
-                         "compute_root", "cache_read", "cache_write", "rfactor", "cross_thread_reduce", "pipeline",
-                         "tensor_core", "precision", "launch_bounds", "l2_hint"})
+  for (const char* op : {"split",        "tile",        "reorder",     "fuse",          "reverse",
+                         "bind",         "unroll",      "vectorize",   "compute_at",    "compute_inline",
+                         "compute_root", "cache_read",  "cache_write", "rfactor",       "cross_thread_reduce",
+                         "pipeline",     "tensor_core", "precision",   "launch_bounds", "l2_hint"})
     EXPECT_TRUE(ops.count(op)) << op;
   EXPECT_EQ(ops.size(), 20u);
 }
@@ -249,7 +256,6 @@ TEST_F(Cli, PrimitivesPrintsTheCheckedInReference) {
   EXPECT_TRUE(r.out == read_file(std::string(CUSCHED_SOURCE_DIR) + "/docs/primitives.md"))
       << "docs/primitives.md is stale; run `cusched primitives > docs/primitives.md`";
 }
-
 
 // `cusched check` audits a hand-written kernel against the problem's contract before
 // anything runs: a kernel that keeps state in a mutable device global is rejected.

@@ -4,16 +4,16 @@
 // report, the export and a resumed search still work from the store's copy of the
 // definition. Also: --shape on built-in and file problems, refused shapes, and
 // `problems --export / --describe`.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -44,8 +44,8 @@ class ProblemFileCli : public ::testing::Test {
 
   CommandResult run(const std::string& args) {
     fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    std::string cmd = "cd '" + dir_.string() + "' && '" + std::string(CUSCHED_BINARY) + "' " + args + " > '" + out.string() +
-                      "' 2> '" + err.string() + "' < /dev/null";
+    std::string cmd = "cd '" + dir_.string() + "' && '" + std::string(CUSCHED_BINARY) + "' " + args + " > '" +
+                      out.string() + "' 2> '" + err.string() + "' < /dev/null";
     int status = std::system(cmd.c_str());
     CommandResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -93,7 +93,8 @@ TEST_P(EveryDataFile, FromTheCommandLineAloneAndAfterTheFileIsGone) {
   EXPECT_NE(d.out.find("baseline schedule"), std::string::npos) << d.out;
 
   std::string db = (dir_ / "run.db").string();
-  CommandResult s = run("search " + p + " --backend interp --rounds 2 --ideas 2 --per-idea 2 --no-audit --db '" + db + "'");
+  CommandResult s =
+      run("search " + p + " --backend interp --rounds 2 --ideas 2 --per-idea 2 --no-audit --db '" + db + "'");
   ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
   auto report_and_export = [&](const std::string& when) {
     CommandResult rep = run("report '" + db + "' -o report.html");
@@ -131,15 +132,17 @@ TEST_F(ProblemFileCli, ShapeSpecialisesTheKernel) {
   EXPECT_NE(a.out, b.out);
   EXPECT_NE(a.out.find("77"), std::string::npos);
   fs::path file = copy_data("row_absmax.json");
-  CommandResult r = run("run -p '" + file.string() + "' -s baseline --backend interp --no-audit --shape R=3,D=131 --json");
+  CommandResult r =
+      run("run -p '" + file.string() + "' -s baseline --backend interp --no-audit --shape R=3,D=131 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(json::parse(r.out)["verdict"], "ok");
 }
 
 TEST_F(ProblemFileCli, UntiledShapesVerifyThroughGuards) {
   // The baselines split by 64 and 256; these shapes leave partial tiles.
-  for (const std::string& args : {std::string("-p softmax --shape R=5,D=301"), std::string("-p layernorm --shape B=1,C=3,H=5,W=7"),
-                                  std::string("-p matmul --shape M=17,N=9,K=5")}) {
+  for (const std::string& args :
+       {std::string("-p softmax --shape R=5,D=301"), std::string("-p layernorm --shape B=1,C=3,H=5,W=7"),
+        std::string("-p matmul --shape M=17,N=9,K=5")}) {
     CommandResult r = run("run " + args + " -s baseline --backend interp --no-audit --json");
     ASSERT_EQ(r.exit_code, 0) << args << r.out << r.err;
     EXPECT_EQ(json::parse(r.out)["verdict"], "ok") << args;

@@ -1,8 +1,9 @@
 // Kernel bundles: source, embedded headers, buffers (f64 in the reference variant)
 // and one launch per kernel.
+#include "codegen/bundle.h"
+
 #include <gtest/gtest.h>
 
-#include "codegen/bundle.h"
 #include "codegen/device_library.h"
 #include "hand_built_ir.h"
 

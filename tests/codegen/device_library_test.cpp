@@ -1,8 +1,9 @@
 // The embedded device header library: what it contains and that every function in
 // it compiles under NVRTC for sm_90a.
+#include "codegen/device_library.h"
+
 #include <gtest/gtest.h>
 
-#include "codegen/device_library.h"
 #include "nvrtc_check.h"
 
 namespace cusched {
@@ -31,15 +32,19 @@ TEST(DeviceLibrary, InlineAsmIsOnlyMmaLdmatrixCopiesBarriersCvtShflGridDependenc
       // The first instruction, past an opening scope and its register declarations.
       size_t start = quote + 1;
       for (;;) {
-        if (text.compare(start, 2, "\\n") == 0) start += 2;
-        else if (std::string(" \n\"{").find(text[start]) != std::string::npos) start += 1;
-        else if (text.compare(start, 4, ".reg") == 0) start = text.find(';', start) + 1;
-        else break;
+        if (text.compare(start, 2, "\\n") == 0)
+          start += 2;
+        else if (std::string(" \n\"{").find(text[start]) != std::string::npos)
+          start += 1;
+        else if (text.compare(start, 4, ".reg") == 0)
+          start = text.find(';', start) + 1;
+        else
+          break;
       }
       std::string instr = text.substr(start, text.find_first_of(" .", start) - start);
       EXPECT_TRUE(instr == "mma" || instr == "ldmatrix" || instr == "cp" || instr == "cvt" || instr == "shfl" ||
-                  instr == "mbarrier" || instr == "fence" || instr == "barrier" || instr == "mapa" || instr == "griddepcontrol" ||
-                  instr == "wgmma" || instr == "createpolicy" || instr == "ld")
+                  instr == "mbarrier" || instr == "fence" || instr == "barrier" || instr == "mapa" ||
+                  instr == "griddepcontrol" || instr == "wgmma" || instr == "createpolicy" || instr == "ld")
           << name << " uses inline asm '" << instr << "'";
     }
   }

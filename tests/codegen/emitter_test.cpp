@@ -123,7 +123,8 @@ TEST(CudaEmitter, BlockReductionWithSharedTileAndBarrier) {
 
 TEST(CudaEmitter, ReductionOverThreadIdxYUsesExplicitGroups) {
   std::string src = emit_cuda(test::y_axis_sum_program());
-  EXPECT_TRUE(has(src, "cusched::block_allreduce_strided<cusched::SumOp>(acc[0], static_cast<int>(threadIdx.y), 8, 32,"))
+  EXPECT_TRUE(
+      has(src, "cusched::block_allreduce_strided<cusched::SumOp>(acc[0], static_cast<int>(threadIdx.y), 8, 32,"))
       << src;
   EXPECT_TRUE(has(src, "[256];")) << "one scratch value per thread of the block\n" << src;
   expect_compiles(src);
@@ -140,8 +141,9 @@ TEST(CudaEmitter, WarpArgmaxUsesShufflePairs) {
 
 TEST(CudaEmitter, BlockArgmaxCombinesWarpsThroughScratch) {
   std::string src = emit_cuda(test::argmax_program(128, "block"));
-  EXPECT_TRUE(has(src, "cusched::block_allreduce_arg<cusched::ArgMaxOp>(val[0], idx[0], 128, cusched_reduce0, "
-                       "cusched_reduce0_index);"))
+  EXPECT_TRUE(has(src,
+                  "cusched::block_allreduce_arg<cusched::ArgMaxOp>(val[0], idx[0], 128, cusched_reduce0, "
+                  "cusched_reduce0_index);"))
       << src;
   EXPECT_TRUE(has(src, "long long cusched_reduce0_index[4];")) << src;
   expect_compiles(src);
@@ -168,9 +170,9 @@ TEST(CudaEmitter, SiblingScopesMayReuseNamesAndIfHasElse) {
                                              make_store("Out", v("t"), -ld("tmp", DType::f32, 0)))}));
   };
   LoweredProgram p = test::scalar_program(0.0f);
-  p.kernels[0].body = make_for("b", 0, 1, LoopKind::Serial, GpuAxis::BlockX,
-                               make_for("t", 0, 32, LoopKind::Serial, GpuAxis::ThreadX,
-                                        make_block({use_tmp(2.0f), use_tmp(3.0f)})));
+  p.kernels[0].body =
+      make_for("b", 0, 1, LoopKind::Serial, GpuAxis::BlockX,
+               make_for("t", 0, 32, LoopKind::Serial, GpuAxis::ThreadX, make_block({use_tmp(2.0f), use_tmp(3.0f)})));
   std::string src = emit_cuda(p);
   EXPECT_TRUE(has(src, "} else {")) << src;
   expect_compiles(src);

@@ -1,8 +1,8 @@
 // Expressions in emitted CUDA: exact types, f32 functions and literals, special
 // values, 16-bit floats, parentheses only where the tree needs them.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "codegen/cuda_emitter.h"
 #include "codegen/device_library.h"

@@ -65,11 +65,11 @@ LoweredProgram block_sum_program() {
       make_allreduce("acc", "", 0, ReduceOp::Sum, GpuAxis::ThreadX, 256, "block"),
       make_if(v("t") == 0, make_store("B", v("r"), acc)),
   });
-  Stmt body = make_for(
-      "r", 0, 128, LoopKind::Serial, GpuAxis::BlockX,
-      make_allocate("tile", MemScope::Shared, DType::f32, 256,
-                    make_allocate("acc", MemScope::Register, DType::f32, 1,
-                                  make_for("t", 0, 256, LoopKind::Serial, GpuAxis::ThreadX, per_thread))));
+  Stmt body =
+      make_for("r", 0, 128, LoopKind::Serial, GpuAxis::BlockX,
+               make_allocate("tile", MemScope::Shared, DType::f32, 256,
+                             make_allocate("acc", MemScope::Register, DType::f32, 1,
+                                           make_for("t", 0, 256, LoopKind::Serial, GpuAxis::ThreadX, per_thread))));
   LoweredProgram p = program("row_sum", {buffer("A", DType::f32, {128, 1024}, BufferRole::Input),
                                          buffer("B", DType::f32, {128}, BufferRole::Output)});
   p.kernels.push_back(kernel("row_sum_kernel", {128, 1, 1}, {256, 1, 1}, {"A", "B"}, body));
@@ -100,11 +100,11 @@ LoweredProgram argmax_program(int64_t width, const std::string& kind) {
       make_allreduce("val", "idx", 0, ReduceOp::ArgMax, GpuAxis::ThreadX, width, kind),
       make_if(v("t") == 0, make_store("Out", v("r"), ld("idx", DType::i64, 0))),
   });
-  Stmt body = make_for("r", 0, 64, LoopKind::Serial, GpuAxis::BlockX,
-                       make_allocate("val", MemScope::Register, DType::f32, 1,
-                                     make_allocate("idx", MemScope::Register, DType::i64, 1,
-                                                   make_for("t", 0, width, LoopKind::Serial, GpuAxis::ThreadX,
-                                                            per_thread))));
+  Stmt body =
+      make_for("r", 0, 64, LoopKind::Serial, GpuAxis::BlockX,
+               make_allocate("val", MemScope::Register, DType::f32, 1,
+                             make_allocate("idx", MemScope::Register, DType::i64, 1,
+                                           make_for("t", 0, width, LoopKind::Serial, GpuAxis::ThreadX, per_thread))));
   LoweredProgram p = program("argmax", {buffer("A", DType::f32, {64, width}, BufferRole::Input),
                                         buffer("Out", DType::i64, {64}, BufferRole::Output)});
   p.kernels.push_back(kernel("argmax_kernel", {64, 1, 1}, {width, 1, 1}, {"A", "Out"}, body));
@@ -130,9 +130,9 @@ LoweredProgram large_shared_program() {
 
 LoweredProgram wide_copy_program() {
   Expr index = v("io") * 65536 + v("ii");
-  Stmt body = make_for("io", 0, 65536, LoopKind::Serial, GpuAxis::BlockX,
-                       make_for("ii", 0, 65536, LoopKind::Serial, GpuAxis::None,
-                                make_store("Out", index, ld("A", DType::f32, index))));
+  Stmt body = make_for(
+      "io", 0, 65536, LoopKind::Serial, GpuAxis::BlockX,
+      make_for("ii", 0, 65536, LoopKind::Serial, GpuAxis::None, make_store("Out", index, ld("A", DType::f32, index))));
   LoweredProgram p = program("copy", {buffer("A", DType::f32, {65536, 65536}, BufferRole::Input),
                                       buffer("Out", DType::f32, {65536, 65536}, BufferRole::Output)});
   p.kernels.push_back(kernel("copy_kernel", {65536, 1, 1}, {1, 1, 1}, {"A", "Out"}, body));
@@ -142,9 +142,9 @@ LoweredProgram wide_copy_program() {
 LoweredProgram scalar_program(Expr value, DType out_type) {
   Stmt body = make_for("b", 0, 1, LoopKind::Serial, GpuAxis::BlockX,
                        make_for("t", 0, 32, LoopKind::Serial, GpuAxis::ThreadX, make_store("Out", v("t"), value)));
-  LoweredProgram p = program("scalar", {buffer("A", DType::f32, {32}, BufferRole::Input),
-                                        buffer("H", DType::f16, {32}, BufferRole::Input),
-                                        buffer("Out", out_type, {32}, BufferRole::Output)});
+  LoweredProgram p = program(
+      "scalar", {buffer("A", DType::f32, {32}, BufferRole::Input), buffer("H", DType::f16, {32}, BufferRole::Input),
+                 buffer("Out", out_type, {32}, BufferRole::Output)});
   p.kernels.push_back(kernel("scalar_kernel", {1, 1, 1}, {32, 1, 1}, {"A", "H", "Out"}, body));
   return p;
 }

@@ -8,7 +8,7 @@
 
 namespace cusched::test {
 
-Expr v(const std::string& name);                        // an i32 loop variable
+Expr v(const std::string& name);                          // an i32 loop variable
 Expr ld(const std::string& buffer, DType t, Expr index);  // a flat-index load
 BufferSpec buffer(const std::string& name, DType t, std::vector<int64_t> shape, BufferRole role);
 

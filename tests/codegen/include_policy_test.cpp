@@ -18,17 +18,19 @@ bool refused(const std::string& source) {
 }
 
 TEST(IncludePolicy, LibraryAndSystemHeadersPass) {
-  EXPECT_FALSE(refused("#include \"cusched_device.cuh\"\n#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n__global__ void k() {}\n"));
+  EXPECT_FALSE(
+      refused("#include \"cusched_device.cuh\"\n#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n__global__ void "
+              "k() {}\n"));
   EXPECT_FALSE(refused("// #include \"/etc/passwd\" in a comment\nconst char* s = \"#include </etc/passwd>\";\n"));
   EXPECT_FALSE(refused("/* #include \"/etc/passwd\"\n   still a comment */\n"));
   EXPECT_FALSE(refused(""));
 }
 
 TEST(IncludePolicy, OtherFilesAreRefused) {
-  for (const char* s : {"#include \"/etc/passwd\"\n", "#include </etc/passwd>\n", "#include \"../secret.h\"\n", "#include <../../x>\n",
-                        "#include \"local.h\"\n", "#define F \"/etc/passwd\"\n#include F\n", "#embed \"/etc/passwd\"\n",
-                        "#/**/include \"/etc/passwd\"\n", "#inc\\\nlude \"/etc/passwd\"\n", "  #  include_next </etc/x>\n",
-                        "#import \"/etc/passwd\"\n", "#include \"/etc/passwd\n"})
+  for (const char* s : {"#include \"/etc/passwd\"\n", "#include </etc/passwd>\n", "#include \"../secret.h\"\n",
+                        "#include <../../x>\n", "#include \"local.h\"\n", "#define F \"/etc/passwd\"\n#include F\n",
+                        "#embed \"/etc/passwd\"\n", "#/**/include \"/etc/passwd\"\n", "#inc\\\nlude \"/etc/passwd\"\n",
+                        "  #  include_next </etc/x>\n", "#import \"/etc/passwd\"\n", "#include \"/etc/passwd\n"})
     EXPECT_TRUE(refused(s)) << s;
   auto e = include_error("int a;\n\n#include \"/etc/passwd\"\n", kLibrary);
   ASSERT_TRUE(e);

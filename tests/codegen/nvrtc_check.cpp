@@ -1,8 +1,8 @@
 #include "nvrtc_check.h"
 
-#include <nvrtc.h>
-
 #include <vector>
+
+#include <nvrtc.h>
 
 namespace cusched::test {
 

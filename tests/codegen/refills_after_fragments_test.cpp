@@ -17,7 +17,8 @@ using test::v;
 //   { frag[0] = S[x]; wgmma_fence; wgmma_commit }] in a block of `threads` threads.
 Kernel k_step(int64_t threads) {
   Stmt refill = make_if(v("k") < make_int(8), make_async_copy("S", v("tid"), ld("G", DType::f32, v("tid")), 4));
-  Stmt tile = make_block({make_store("frag", make_int(0), ld("S", DType::f32, v("x"))), make_wgmma_fence(), make_wgmma_commit()});
+  Stmt tile = make_block(
+      {make_store("frag", make_int(0), ld("S", DType::f32, v("x"))), make_wgmma_fence(), make_wgmma_commit()});
   Stmt nest = make_for("y", make_int(0), make_int(2), LoopKind::Serial, GpuAxis::ThreadY,
                        make_for("x", make_int(0), make_int(128), LoopKind::Serial, GpuAxis::ThreadX, tile));
   Kernel k;

@@ -20,7 +20,8 @@ Kernel kernel_storing(const Expr& index, int64_t threads = 256) {
   Kernel k;
   k.name = "k0";
   k.block = {threads, 1, 1};
-  k.body = make_for("a", make_int(0), make_int(8), LoopKind::Unrolled, GpuAxis::None, make_store("Out", make_int(0), index));
+  k.body =
+      make_for("a", make_int(0), make_int(8), LoopKind::Unrolled, GpuAxis::None, make_store("Out", make_int(0), index));
   return k;
 }
 
@@ -42,8 +43,8 @@ int64_t value_at(const Expr& e, int64_t a, int64_t tid) {
 void expect_same_values(const Expr& before, const Expr& after, int64_t threads = 256) {
   for (int64_t a = 0; a < 8; ++a)
     for (int64_t t = 0; t < threads; ++t)
-      ASSERT_EQ(value_at(before, a, t), value_at(after, a, t)) << to_string(before) << " vs " << to_string(after)
-                                                               << " at a = " << a << ", tid = " << t;
+      ASSERT_EQ(value_at(before, a, t), value_at(after, a, t))
+          << to_string(before) << " vs " << to_string(after) << " at a = " << a << ", tid = " << t;
 }
 
 bool has_division_of_a(const Expr& e) {

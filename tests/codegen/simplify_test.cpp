@@ -2,9 +2,10 @@
 // and remainder make this exact for every integer x, negative ones included), also
 // inside larger sums; pairs whose coefficients or divisors do not match stay, and every
 // result keeps the value of the original expression (checked by constant folding).
+#include "codegen/passes/simplify.h"
+
 #include <gtest/gtest.h>
 
-#include "codegen/passes/simplify.h"
 #include "dsl/expr_substitute.h"
 
 namespace cusched {
@@ -23,8 +24,8 @@ int64_t value(const Expr& e, int64_t a, int64_t b) {
 void expect_same_values(const Expr& before, const Expr& after) {
   for (int64_t a = -300; a <= 300; a += 7)
     for (int64_t b = -40; b <= 40; b += 3)
-      ASSERT_EQ(value(before, a, b), value(after, a, b)) << to_string(before) << " vs " << to_string(after) << " at a = " << a
-                                                         << ", b = " << b;
+      ASSERT_EQ(value(before, a, b), value(after, a, b))
+          << to_string(before) << " vs " << to_string(after) << " at a = " << a << ", b = " << b;
 }
 
 bool mentions(const Expr& e, ExprOp op) {

@@ -43,8 +43,9 @@ TEST(Bind, ThreeDimensionalGrid) {
 }
 
 TEST(BindErrors, ReductionLoopOnBlockAxis) {
-  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "bind", "stage": "C", "loop": "k", "axis": "blockIdx.x"}])"),
-                    0, "bind", "reduction-loop-on-block-axis");
+  expect_step_error(problem_context("matmul"),
+                    json::parse(R"([{"op": "bind", "stage": "C", "loop": "k", "axis": "blockIdx.x"}])"), 0, "bind",
+                    "reduction-loop-on-block-axis");
 }
 
 TEST(BindErrors, ReductionLoopOnThreadAxis) {
@@ -77,8 +78,9 @@ TEST(BindErrors, MarkedLoop) {
 }
 
 TEST(BindErrors, TooManyThreads) {
-  expect_step_error(vector_add_context(4096), json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "threadIdx.x"}])"),
-                    0, "bind", "too-many-threads");
+  expect_step_error(vector_add_context(4096),
+                    json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "threadIdx.x"}])"), 0, "bind",
+                    "too-many-threads");
   // The thread axes of a stage together make one block of at most 1024 threads.
   expect_step_error(problem_context("matmul"), json::parse(R"([
     {"op": "bind", "stage": "C", "loop": "i", "axis": "threadIdx.y"},
@@ -87,10 +89,10 @@ TEST(BindErrors, TooManyThreads) {
 }
 
 TEST(BindErrors, AxisOutsideTheChoices) {
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "warp"}])"), 0,
-                    "bind", "bad-choice");
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "none"}])"), 0,
-                    "bind", "bad-choice");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "warp"}])"),
+                    0, "bind", "bad-choice");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "none"}])"),
+                    0, "bind", "bad-choice");
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ TEST(CacheRead, StagesAStageIntoRegisters) {
 }
 
 TEST(CacheRead, KeepsTheLastCopyStepsInRegistersWhenAsked) {
-  Schedule s = build(problem_context("matmul"), with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared",
+  Schedule s = build(problem_context("matmul"),
+                     with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared",
                                                                  "at": "ko", "registers": 2},
                                                                 {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"})"));
   const auto& reads = s.state().stage("C").cache_reads;
@@ -46,46 +47,76 @@ TEST(CacheRead, KeepsTheLastCopyStepsInRegistersWhenAsked) {
 
 TEST(CacheReadErrors, EachError) {
   auto ctx = problem_context("matmul");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "X", "scope": "shared", "at": "ko"})"), 1,
-                    "cache_read", "cache-read-not-read");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "k"})"), 1,
-                    "cache_read", "unknown-loop");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": -1})"),
-                    1, "cache_read", "bad-padding");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko",
+  expect_step_error(ctx,
+                    with_split_k(R"({"op": "cache_read", "stage": "C", "source": "X", "scope": "shared", "at": "ko"})"),
+                    1, "cache_read", "cache-read-not-read");
+  expect_step_error(ctx,
+                    with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "k"})"),
+                    1, "cache_read", "unknown-loop");
+  expect_step_error(
+      ctx,
+      with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": -1})"), 1,
+      "cache_read", "bad-padding");
+  expect_step_error(ctx,
+                    with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko",
                                           "pad": 4, "swizzle": true})"),
                     1, "cache_read", "pad-and-swizzle");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+  expect_step_error(ctx,
+                    with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
                                          {"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "ki"})"),
                     2, "cache_read", "cache-read-twice");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": -1})"),
-                    1, "cache_read", "bad-registers");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "ko", "registers": 1})"),
-                    1, "cache_read", "registers-not-shared");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": 1,
+  expect_step_error(
+      ctx,
+      with_split_k(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": -1})"),
+      1, "cache_read", "bad-registers");
+  expect_step_error(
+      ctx,
+      with_split_k(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "ko", "registers": 1})"),
+      1, "cache_read", "registers-not-shared");
+  expect_step_error(
+      ctx,
+      with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": 1,
                                           "swizzle": true})"),
-                    1, "cache_read", "registers-padded");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": 17})"),
-                    1, "cache_read", "registers-too-many");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "B"})"),
-                    1, "cache_read", "duplicate-name");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "C"})"),
-                    1, "cache_read", "duplicate-name");
+      1, "cache_read", "registers-padded");
+  expect_step_error(
+      ctx,
+      with_split_k(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "registers": 17})"),
+      1, "cache_read", "registers-too-many");
+  expect_step_error(
+      ctx,
+      with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "B"})"),
+      1, "cache_read", "duplicate-name");
+  expect_step_error(
+      ctx,
+      with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "C"})"),
+      1, "cache_read", "duplicate-name");
   // Two copies in one stage cannot share a name.
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "T"},
+  expect_step_error(
+      ctx,
+      with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "T"},
                                          {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "name": "T"})"),
-                    2, "cache_read", "duplicate-name");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "A s"})"),
-                    1, "cache_read", "bad-name");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "global", "at": "ko"})"), 1,
-                    "cache_read", "bad-choice");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "swizzle": 1})"),
-                    1, "cache_read", "mistyped-argument");
+      2, "cache_read", "duplicate-name");
+  expect_step_error(
+      ctx,
+      with_split_k(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "name": "A s"})"),
+      1, "cache_read", "bad-name");
+  expect_step_error(ctx,
+                    with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "global", "at": "ko"})"),
+                    1, "cache_read", "bad-choice");
+  expect_step_error(
+      ctx,
+      with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "swizzle": 1})"),
+      1, "cache_read", "mistyped-argument");
 }
 
 TEST(CacheReadErrors, CopyLoopCannotBeRemovedAfterwards) {
   auto ctx = problem_context("matmul");
-  expect_step_error(ctx, with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+  expect_step_error(ctx,
+                    with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
                                          {"op": "split", "stage": "C", "loop": "ko", "factor": 2})"),
                     2, "split", "loop-in-use");
   expect_step_error(ctx, json::parse(R"([
@@ -100,17 +131,20 @@ TEST(CacheWrite, SetsTheAccumulatorScope) {
     {"op": "bind", "stage": "C", "loop": "i", "axis": "blockIdx.x"},
     {"op": "cache_write", "stage": "C", "scope": "shared"}])"));
   EXPECT_EQ(s.state().stage("C").cache_write_scope, "shared");
-  Schedule r = build(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "register"}])"));
+  Schedule r =
+      build(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "register"}])"));
   EXPECT_EQ(r.state().stage("C").cache_write_scope, "register");
 }
 
 TEST(CacheWriteErrors, EachError) {
-  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "cache_write", "stage": "Y", "scope": "shared"}])"), 0,
-                    "cache_write", "cache-write-pointwise");
-  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "global"}])"), 0,
-                    "cache_write", "bad-choice");
-  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C"}])"), 0, "cache_write",
-                    "missing-argument");
+  expect_step_error(problem_context("softmax"),
+                    json::parse(R"([{"op": "cache_write", "stage": "Y", "scope": "shared"}])"), 0, "cache_write",
+                    "cache-write-pointwise");
+  expect_step_error(problem_context("matmul"),
+                    json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "global"}])"), 0, "cache_write",
+                    "bad-choice");
+  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C"}])"), 0,
+                    "cache_write", "missing-argument");
 }
 
 }  // namespace

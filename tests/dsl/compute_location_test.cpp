@@ -26,15 +26,16 @@ TEST(ComputeAt, ComputeRootUndoesIt) {
 }
 
 TEST(ComputeAtErrors, OutputStage) {
-  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "compute_at", "stage": "Y", "consumer": "S", "loop": "i"}])"),
-                    0, "compute_at", "compute-at-output");
+  expect_step_error(problem_context("softmax"),
+                    json::parse(R"([{"op": "compute_at", "stage": "Y", "consumer": "S", "loop": "i"}])"), 0,
+                    "compute_at", "compute-at-output");
 }
 
 TEST(ComputeAtErrors, IllegalSites) {
   auto ctx = problem_context("softmax");
   // M does not read S.
-  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "S", "consumer": "M", "loop": "i"}])"), 0, "compute_at",
-                    "illegal-compute-at");
+  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "S", "consumer": "M", "loop": "i"}])"), 0,
+                    "compute_at", "illegal-compute-at");
   // An inlined consumer has no loops.
   expect_step_error(pointwise_chain_context(), json::parse(R"([
     {"op": "compute_inline", "stage": "T"},
@@ -44,12 +45,12 @@ TEST(ComputeAtErrors, IllegalSites) {
 
 TEST(ComputeAtErrors, UnknownNames) {
   auto ctx = problem_context("softmax");
-  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "S", "consumer": "Y", "loop": "k"}])"), 0, "compute_at",
-                    "unknown-loop");
-  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "S", "consumer": "Z", "loop": "i"}])"), 0, "compute_at",
-                    "unknown-stage");
-  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "X", "consumer": "Y", "loop": "i"}])"), 0, "compute_at",
-                    "unknown-stage");
+  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "S", "consumer": "Y", "loop": "k"}])"), 0,
+                    "compute_at", "unknown-loop");
+  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "S", "consumer": "Z", "loop": "i"}])"), 0,
+                    "compute_at", "unknown-stage");
+  expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "X", "consumer": "Y", "loop": "i"}])"), 0,
+                    "compute_at", "unknown-stage");
   expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "S", "loop": "i"}])"), 0, "compute_at",
                     "missing-argument");
 }
@@ -94,8 +95,8 @@ TEST(ComputeInlineErrors, EachError) {
 }
 
 TEST(ComputeRootErrors, UnknownStage) {
-  expect_step_error(pointwise_chain_context(), json::parse(R"([{"op": "compute_root", "stage": "Q"}])"), 0, "compute_root",
-                    "unknown-stage");
+  expect_step_error(pointwise_chain_context(), json::parse(R"([{"op": "compute_root", "stage": "Q"}])"), 0,
+                    "compute_root", "unknown-stage");
 }
 
 }  // namespace

@@ -5,13 +5,13 @@
 // legality corpus's manifest); docs/schedules.md documents every code that the
 // algorithm language, the schedule language, the problem lookup and the tools'
 // schedule loading raise, and docs/ documents every codegen code.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -106,7 +106,8 @@ TEST(ErrorCodes, EveryDslAndCodegenErrorHasATest) {
 TEST(ErrorCodes, EveryCodegenCodeIsDocumented) {
   std::set<std::string> codes = codes_in(sources_under("codegen", true));
   std::string docs;
-  for (const char* d : {"docs/schedules.md", "docs/lowering.md", "docs/codegen.md", "docs/interpreter.md"}) docs += read_file(kRoot + "/" + d);
+  for (const char* d : {"docs/schedules.md", "docs/lowering.md", "docs/codegen.md", "docs/interpreter.md"})
+    docs += read_file(kRoot + "/" + d);
   for (const auto& c : codes) EXPECT_NE(docs.find("`" + c + "`"), std::string::npos) << "docs/ does not list " << c;
 }
 
@@ -120,7 +121,8 @@ TEST(ErrorCodes, EveryCodeIsDocumented) {
   std::set<std::string> codes = codes_in(files);
   std::string doc = read_file(kRoot + "/docs/schedules.md");
   ASSERT_FALSE(doc.empty()) << "docs/schedules.md is missing";
-  for (const auto& c : codes) EXPECT_NE(doc.find("`" + c + "`"), std::string::npos) << "docs/schedules.md does not list " << c;
+  for (const auto& c : codes)
+    EXPECT_NE(doc.find("`" + c + "`"), std::string::npos) << "docs/schedules.md does not list " << c;
 }
 
 }  // namespace

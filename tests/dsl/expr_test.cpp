@@ -134,7 +134,7 @@ TEST(Reductions, TypesAndDomains) {
   EXPECT_EQ(maximum(k, X(i, k)).type(), DType::f16);
   EXPECT_EQ(argmax(k, X(i, k)).type(), DType::i64);
   EXPECT_EQ(argmin({k, r2}, X(i, k)).type(), DType::i64);
-  EXPECT_EQ(sum(k, 1).type(), DType::i32);    // counting with a weak literal
+  EXPECT_EQ(sum(k, 1).type(), DType::i32);  // counting with a weak literal
   EXPECT_EQ(sum(k, 1.0).type(), DType::f32);
   Expr s = sum({k, r2}, X(i, k));
   ASSERT_EQ(s->rvars.size(), 2u);
@@ -172,7 +172,11 @@ TEST(StageErrors, IndexingAndDefinition) {
   EXPECT_EQ(error_code([&] { A(i); }), "wrong-index-count");
   Func F = compute("F", {i}, A(i, i));
   EXPECT_EQ(error_code([&] { F(i, i); }), "wrong-index-count");
-  EXPECT_EQ(error_code([&] { Func g; g(i); }), "undefined-func");
+  EXPECT_EQ(error_code([&] {
+              Func g;
+              g(i);
+            }),
+            "undefined-func");
   EXPECT_EQ(error_code([&] { compute("", {i}, A(i, i)); }), "bad-name");
   EXPECT_EQ(error_code([&] { compute("G", {i}, Expr()); }), "undefined-expr");
   EXPECT_EQ(error_code([&] { (void)(Expr() + 1); }), "undefined-expr");

@@ -1,12 +1,13 @@
 // The expression text syntax: printed DSL expressions parse back to the identical
 // tree, the text reads like the C++ DSL, and bad text gives a structured error.
-#include <gtest/gtest.h>
+#include "dsl/expr_text.h"
 
 #include <limits>
 
+#include <gtest/gtest.h>
+
 #include "dsl/dsl.h"
 #include "dsl/expr_equal.h"
-#include "dsl/expr_text.h"
 
 namespace cusched {
 namespace {
@@ -56,15 +57,55 @@ TEST(ExprText, ReadsLikeTheDsl) {
 TEST(ExprText, EveryOperationRoundTrips) {
   Fixture f;
   Expr x = f.X(f.i, f.j), y = f.X(f.i, Expr(f.D) - 1 - f.j);
-  std::vector<Expr> cases = {
-      x + y, x - y, x * y, x / y, Expr(f.i) % 3, min(x, y), max(x, 0.0f), pow(x, 2), bit_xor(Expr(f.i), Expr(f.j)),
-      x == y, x != y, x < y, x <= y, x > y, x >= y, (x > 0) && (y < 0), (x > 0) || !(y < 0), -x, -(-x),
-      select(x > y, x, y), cast(DType::f64, x), cast(DType::i32, x), cast(DType::f16, x), exp(x), log(x), sqrt(x),
-      rsqrt(x), tanh(x), erf(x), abs(x), x * 1e-5, x * 1e-5f, x + make_float(0.1, DType::f64), x + make_float(0.1),
-      Expr(f.i) + make_int(3), Expr(f.i) + Expr(int64_t{1} << 40), Expr(f.i) * -3, Expr(f.i) - -3, -Expr(3), x * -0.5,
-      make_float(-std::numeric_limits<double>::infinity()), make_float(std::numeric_limits<double>::infinity(), DType::f64),
-      make_bool(true), x * cast(DType::f32, Expr(f.D) * f.R), f.X(f.i, f.I(f.i)), (x - 1) * (y + 2) / (x - y),
-      Expr(f.i) - (Expr(f.j) - 1), bit_xor(Expr(f.i), Expr(f.j)) == 0, Expr(3) * 2.5, 1.0 / 3.0 + x};
+  std::vector<Expr> cases = {x + y,
+                             x - y,
+                             x * y,
+                             x / y,
+                             Expr(f.i) % 3,
+                             min(x, y),
+                             max(x, 0.0f),
+                             pow(x, 2),
+                             bit_xor(Expr(f.i), Expr(f.j)),
+                             x == y,
+                             x != y,
+                             x<y, x <= y, x>
+                                 y,
+                             x >= y,
+                             (x > 0) && (y < 0),
+                             (x > 0) || !(y < 0),
+                             -x,
+                             -(-x),
+                             select(x > y, x, y),
+                             cast(DType::f64, x),
+                             cast(DType::i32, x),
+                             cast(DType::f16, x),
+                             exp(x),
+                             log(x),
+                             sqrt(x),
+                             rsqrt(x),
+                             tanh(x),
+                             erf(x),
+                             abs(x),
+                             x * 1e-5,
+                             x * 1e-5f,
+                             x + make_float(0.1, DType::f64),
+                             x + make_float(0.1),
+                             Expr(f.i) + make_int(3),
+                             Expr(f.i) + Expr(int64_t{1} << 40),
+                             Expr(f.i) * -3,
+                             Expr(f.i) - -3,
+                             -Expr(3),
+                             x * -0.5,
+                             make_float(-std::numeric_limits<double>::infinity()),
+                             make_float(std::numeric_limits<double>::infinity(), DType::f64),
+                             make_bool(true),
+                             x * cast(DType::f32, Expr(f.D) * f.R),
+                             f.X(f.i, f.I(f.i)),
+                             (x - 1) * (y + 2) / (x - y),
+                             Expr(f.i) - (Expr(f.j) - 1),
+                             bit_xor(Expr(f.i), Expr(f.j)) == 0,
+                             Expr(3) * 2.5,
+                             1.0 / 3.0 + x};
   for (const auto& e : cases) expect_round_trip(e, f.scope());
 }
 

@@ -1,10 +1,11 @@
 // Limits on inputs and the names rule: every input past a limit, and every name that
 // would become broken C++, is a structured error, not a crash, a hang or silence.
-#include <gtest/gtest.h>
+#include "dsl/input_limits.h"
 
 #include <sstream>
 
-#include "dsl/input_limits.h"
+#include <gtest/gtest.h>
+
 #include "dsl/names.h"
 #include "dsl/primitives/tensor_core_tile.h"
 #include "dsl/schedule.h"
@@ -54,7 +55,9 @@ TEST(JsonInput, ErrorsQuotingInvalidUtf8PrintAsJson) {
   } catch (const UserError& e) {
     EXPECT_NO_THROW(e.error().to_json().dump());
   }
-  EXPECT_EQ(valid_utf8("a\xff" "b\xc3\xa9"), "a?b\xc3\xa9");
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b\xc3\xa9"),
+            "a?b\xc3\xa9");
   EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "???");
 }
 
@@ -84,7 +87,8 @@ TEST(JsonInput, FileReadsNameWhatIsWrongWithThePath) {
 }
 
 TEST(Names, KeywordsBuiltinsAndGeneratedNamesAreRefused) {
-  for (const char* n : {"int", "float", "threadIdx", "blockDim", "cusched_smem", "k0_C", "__x", "_Big", "expf", "9a", "a b", ""})
+  for (const char* n :
+       {"int", "float", "threadIdx", "blockDim", "cusched_smem", "k0_C", "__x", "_Big", "expf", "9a", "a b", ""})
     EXPECT_TRUE(name_error(n, "a copy").has_value()) << n;
   EXPECT_TRUE(name_error(std::string(kMaxNameLength + 1, 'a'), "a copy").has_value());
   for (const char* n : {"A_shared", "io", "ii", "k", "ko", "kt", "x_1", "Y", "keep", "k_", "integer"})
@@ -93,16 +97,27 @@ TEST(Names, KeywordsBuiltinsAndGeneratedNamesAreRefused) {
 
 TEST(Names, ScheduleStepsApplyTheRule) {
   using nlohmann::json;
-  EXPECT_EQ(code_of_schedule(json::array({{{"op", "cache_read"}, {"stage", "C"}, {"source", "A"}, {"scope", "shared"}, {"at", "i"}, {"name", "int"}}})),
+  EXPECT_EQ(code_of_schedule(json::array({{{"op", "cache_read"},
+                                           {"stage", "C"},
+                                           {"source", "A"},
+                                           {"scope", "shared"},
+                                           {"at", "i"},
+                                           {"name", "int"}}})),
             "bad-name");
-  EXPECT_EQ(code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "i"}, {"factor", 4}, {"outer", "threadIdx"}}})), "bad-name");
-  EXPECT_EQ(code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "i"}, {"factor", 4}, {"outer", "io"}}})), "ok");
+  EXPECT_EQ(code_of_schedule(
+                json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "i"}, {"factor", 4}, {"outer", "threadIdx"}}})),
+            "bad-name");
+  EXPECT_EQ(
+      code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "i"}, {"factor", 4}, {"outer", "io"}}})),
+      "ok");
 }
 
 TEST(ScheduleLimits, HugeIntegersAndLongChainsAreRefused) {
   using nlohmann::json;
   for (json f : {json(int64_t{1} << 62), json(INT64_MAX), json(uint64_t{1} << 63), json(UINT64_MAX), json(INT64_MIN)})
-    EXPECT_EQ(code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "i"}, {"factor", f}}})), "argument-out-of-range") << f;
+    EXPECT_EQ(code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "i"}, {"factor", f}}})),
+              "argument-out-of-range")
+        << f;
   json chain = json::array();
   for (size_t n = 0; n <= kMaxScheduleSteps; ++n)
     chain.push_back({{"op", "reorder"}, {"stage", "C"}, {"loops", n % 2 ? json{"i", "j"} : json{"j", "i"}}});
@@ -124,7 +139,9 @@ TEST(TensorCoreTile, AWarpTileBeyondTheRegistersIsRefusedAtTheStep) {
   EXPECT_NO_THROW(require_lowerable_tensor_core_tile("C", "m16n8k8", 64, 32, true));
   EXPECT_NO_THROW(require_lowerable_tensor_core_tile("C", "m64nNk8", 64, 256, true));
   EXPECT_THROW(require_lowerable_tensor_core_tile("C", "m64nNk8", 128, 512, true), UserError);
-  EXPECT_EQ(code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "k"}, {"factor", 8}}, tc}), "bench"), "tensor-core-tile-too-large");
+  EXPECT_EQ(
+      code_of_schedule(json::array({{{"op", "split"}, {"stage", "C"}, {"loop", "k"}, {"factor", 8}}, tc}), "bench"),
+      "tensor-core-tile-too-large");
 }
 
 }  // namespace

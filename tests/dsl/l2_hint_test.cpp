@@ -10,8 +10,9 @@ namespace cusched::testing {
 namespace {
 
 TEST(L2Hint, RecordsThePolicyAndShareOfAnInput) {
-  Schedule s = build(problem_context("layernorm"),
-                     json::parse(R"([{"op": "l2_hint", "stage": "Y", "source": "X", "policy": "evict_last", "percent": 5},
+  Schedule s =
+      build(problem_context("layernorm"),
+            json::parse(R"([{"op": "l2_hint", "stage": "Y", "source": "X", "policy": "evict_last", "percent": 5},
                                      {"op": "l2_hint", "stage": "Y", "source": "weight", "policy": "evict_first"}])"));
   const auto& hints = s.state().stage("Y").l2_hints;
   ASSERT_EQ(hints.size(), 2u);
@@ -23,17 +24,23 @@ TEST(L2Hint, RecordsThePolicyAndShareOfAnInput) {
 
 TEST(L2HintErrors, EachError) {
   auto ln = problem_context("layernorm");
-  expect_step_error(ln, json::parse(R"([{"op": "l2_hint", "stage": "Y", "source": "Moments", "policy": "evict_last"}])"), 0,
+  expect_step_error(ln,
+                    json::parse(R"([{"op": "l2_hint", "stage": "Y", "source": "Moments", "policy": "evict_last"}])"), 0,
                     "l2_hint", "l2-hint-not-input");
-  expect_step_error(ln, json::parse(R"([{"op": "l2_hint", "stage": "Moments", "source": "weight", "policy": "evict_last"}])"), 0,
-                    "l2_hint", "l2-hint-not-read");
+  expect_step_error(
+      ln, json::parse(R"([{"op": "l2_hint", "stage": "Moments", "source": "weight", "policy": "evict_last"}])"), 0,
+      "l2_hint", "l2-hint-not-read");
   for (int percent : {0, 101})
-    expect_step_error(ln, json::array({{{"op", "l2_hint"}, {"stage", "Y"}, {"source", "X"}, {"policy", "evict_last"}, {"percent", percent}}}),
-                      0, "l2_hint", "bad-l2-hint-percent");
-  expect_step_error(ln, json::parse(R"([{"op": "l2_hint", "stage": "Y", "source": "X", "policy": "keep"}])"), 0, "l2_hint",
-                    "bad-choice");
-  expect_step_error(half_scale_context(), json::parse(R"([{"op": "l2_hint", "stage": "H", "source": "X", "policy": "evict_first"}])"),
-                    0, "l2_hint", "l2-hint-dtype");
+    expect_step_error(
+        ln,
+        json::array(
+            {{{"op", "l2_hint"}, {"stage", "Y"}, {"source", "X"}, {"policy", "evict_last"}, {"percent", percent}}}),
+        0, "l2_hint", "bad-l2-hint-percent");
+  expect_step_error(ln, json::parse(R"([{"op": "l2_hint", "stage": "Y", "source": "X", "policy": "keep"}])"), 0,
+                    "l2_hint", "bad-choice");
+  expect_step_error(half_scale_context(),
+                    json::parse(R"([{"op": "l2_hint", "stage": "H", "source": "X", "policy": "evict_first"}])"), 0,
+                    "l2_hint", "l2-hint-dtype");
 }
 
 }  // namespace

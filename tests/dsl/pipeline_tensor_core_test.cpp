@@ -17,7 +17,8 @@ ScheduleContext matmul_64() {
 }
 
 TEST(Pipeline, RecordsLoopDepthAndEngine) {
-  Schedule s = build(problem_context("matmul"), staged(R"({"op": "pipeline", "stage": "C", "loop": "ko", "depth": 3})"));
+  Schedule s =
+      build(problem_context("matmul"), staged(R"({"op": "pipeline", "stage": "C", "loop": "ko", "depth": 3})"));
   const auto& c = s.state().stage("C");
   EXPECT_EQ(c.pipeline_loop, "ko");
   EXPECT_EQ(c.pipeline_depth, 3);
@@ -37,7 +38,11 @@ TEST(PipelineErrors, EachError) {
   expect_step_error(ctx, staged(R"({"op": "pipeline", "stage": "C", "loop": "ko", "depth": 9})"), 2, "pipeline",
                     "bad-pipeline-depth");
   // Deeper than the loop's trip count (K / 8 = 5) is legal: the extra buffers stay unused.
-  EXPECT_EQ(build(ctx, staged(R"({"op": "pipeline", "stage": "C", "loop": "ko", "depth": 6})")).state().stage("C").pipeline_depth, 6);
+  EXPECT_EQ(build(ctx, staged(R"({"op": "pipeline", "stage": "C", "loop": "ko", "depth": 6})"))
+                .state()
+                .stage("C")
+                .pipeline_depth,
+            6);
   expect_step_error(ctx, staged(R"({"op": "unroll", "stage": "C", "loop": "ko"},
                                    {"op": "pipeline", "stage": "C", "loop": "ko"})"),
                     3, "pipeline", "pipeline-loop-not-serial");
@@ -68,39 +73,48 @@ TEST(TensorCore, Tf32OnTheInnermostTile) {
 }
 
 TEST(TensorCore, Bf16WithK16) {
-  Schedule s = build(matmul_64(), json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}])"));
+  Schedule s = build(matmul_64(),
+                     json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}])"));
   EXPECT_EQ(s.state().stage("C").tensor_core_shape, "m16n8k16");
   EXPECT_EQ(s.state().stage("C").precision, "bf16");
 }
 
 TEST(TensorCoreErrors, EachError) {
-  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "tensor_core", "stage": "S", "shape": "m16n8k8", "precision": "tf32"}])"),
-                    0, "tensor_core", "tensor-core-not-matmul");
-  expect_step_error(matmul_64(), json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "bf16"}])"),
-                    0, "tensor_core", "tensor-core-shape-precision");
-  expect_step_error(matmul_64(), json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "tf32"}])"),
+  expect_step_error(problem_context("softmax"),
+                    json::parse(R"([{"op": "tensor_core", "stage": "S", "shape": "m16n8k8", "precision": "tf32"}])"), 0,
+                    "tensor_core", "tensor-core-not-matmul");
+  expect_step_error(matmul_64(),
+                    json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "bf16"}])"), 0,
+                    "tensor_core", "tensor-core-shape-precision");
+  expect_step_error(matmul_64(),
+                    json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "tf32"}])"),
                     0, "tensor_core", "tensor-core-shape-precision");
   // One pure loop only.
-  expect_step_error(matvec_context(), json::parse(R"([{"op": "tensor_core", "stage": "y", "shape": "m16n8k8", "precision": "tf32"}])"),
-                    0, "tensor_core", "tensor-core-shape-does-not-tile");
+  expect_step_error(matvec_context(),
+                    json::parse(R"([{"op": "tensor_core", "stage": "y", "shape": "m16n8k8", "precision": "tf32"}])"), 0,
+                    "tensor_core", "tensor-core-shape-does-not-tile");
   // K = 40 is not a multiple of 16.
-  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "f16"}])"),
-                    0, "tensor_core", "tensor-core-shape-does-not-tile");
+  expect_step_error(problem_context("matmul"),
+                    json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "f16"}])"), 0,
+                    "tensor_core", "tensor-core-shape-does-not-tile");
   // The innermost pure loop has extent 4, not a multiple of 8.
   expect_step_error(problem_context("matmul"), json::parse(R"([
     {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 16, "y_factor": 4},
     {"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}])"),
                     1, "tensor_core", "tensor-core-shape-does-not-tile");
-  expect_step_error(problem_context("matmul", true), json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}])"),
-                    0, "tensor_core", "precision-exceeds-tolerance");
+  expect_step_error(problem_context("matmul", true),
+                    json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}])"), 0,
+                    "tensor_core", "precision-exceeds-tolerance");
 }
 
 TEST(Precision, AdmittedByTheDefaultTolerance) {
   for (const char* p : {"f32", "tf32", "bf16", "f16"}) {
-    Schedule s = build(problem_context("matmul"), json::parse(std::string(R"([{"op": "precision", "stage": "C", "operands": ")") + p + "\"}]"));
+    Schedule s = build(problem_context("matmul"),
+                       json::parse(std::string(R"([{"op": "precision", "stage": "C", "operands": ")") + p + "\"}]"));
     EXPECT_EQ(s.state().stage("C").precision, p);
   }
-  Schedule strict = build(problem_context("matmul", true), json::parse(R"([{"op": "precision", "stage": "C", "operands": "f32"}])"));
+  Schedule strict =
+      build(problem_context("matmul", true), json::parse(R"([{"op": "precision", "stage": "C", "operands": "f32"}])"));
   EXPECT_EQ(strict.state().stage("C").precision, "f32");
 }
 
@@ -111,8 +125,9 @@ TEST(Precision, FastMathIsRecordedPerStageAndExactByDefault) {
   EXPECT_EQ(s.state().stage("Y").math, "fast");
   EXPECT_EQ(s.state().stage("S").math, "exact");
   EXPECT_EQ(s.state().stage("M").math, "exact");
-  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "precision", "stage": "Y", "operands": "f32", "math": "approximate"}])"),
-                    0, "precision", "bad-choice");
+  expect_step_error(problem_context("softmax"),
+                    json::parse(R"([{"op": "precision", "stage": "Y", "operands": "f32", "math": "approximate"}])"), 0,
+                    "precision", "bad-choice");
 }
 
 TEST(PrecisionErrors, StrictToleranceForbidsLowerPrecision) {
@@ -124,9 +139,11 @@ TEST(PrecisionErrors, StrictToleranceForbidsLowerPrecision) {
 
 TEST(PrecisionErrors, LowerOperandPrecisionOnlyForContractions) {
   // softmax's S = sum(exp(X - M)): rounding X to tf32 before the subtraction loses it.
-  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "precision", "stage": "S", "operands": "tf32"}])"), 0,
-                    "precision", "precision-needs-products");
-  Schedule s = build(problem_context("softmax"), json::parse(R"([{"op": "precision", "stage": "S", "operands": "f32", "math": "fast"}])"));
+  expect_step_error(problem_context("softmax"),
+                    json::parse(R"([{"op": "precision", "stage": "S", "operands": "tf32"}])"), 0, "precision",
+                    "precision-needs-products");
+  Schedule s = build(problem_context("softmax"),
+                     json::parse(R"([{"op": "precision", "stage": "S", "operands": "f32", "math": "fast"}])"));
   EXPECT_EQ(s.state().stage("S").precision, "f32");
 }
 
@@ -142,24 +159,26 @@ TEST(PrecisionErrors, ToleranceBetweenTheRoundoffsOfTf32AndBf16) {
 }
 
 TEST(LaunchBounds, RecordsThreadsAndBlocks) {
-  Schedule s = build(problem_context("matmul"), json::parse(R"([{"op": "launch_bounds", "stage": "C", "max_threads": 256, "min_blocks": 2}])"));
+  Schedule s = build(problem_context("matmul"),
+                     json::parse(R"([{"op": "launch_bounds", "stage": "C", "max_threads": 256, "min_blocks": 2}])"));
   EXPECT_EQ(s.state().stage("C").launch_max_threads, 256);
   EXPECT_EQ(s.state().stage("C").launch_min_blocks, 2);
-  Schedule d = build(problem_context("matmul"), json::parse(R"([{"op": "launch_bounds", "stage": "C", "max_threads": 128}])"));
+  Schedule d =
+      build(problem_context("matmul"), json::parse(R"([{"op": "launch_bounds", "stage": "C", "max_threads": 128}])"));
   EXPECT_EQ(d.state().stage("C").launch_min_blocks, 1);
 }
 
 TEST(LaunchBoundsErrors, EachError) {
   auto ctx = problem_context("matmul");
-  for (const char* bad : {R"({"max_threads": 16})", R"({"max_threads": 2048})", R"({"max_threads": 256, "min_blocks": 0})",
-                          R"({"max_threads": 256, "min_blocks": 33})"}) {
+  for (const char* bad : {R"({"max_threads": 16})", R"({"max_threads": 2048})",
+                          R"({"max_threads": 256, "min_blocks": 0})", R"({"max_threads": 256, "min_blocks": 33})"}) {
     json step = json::parse(bad);
     step["op"] = "launch_bounds";
     step["stage"] = "C";
     expect_step_error(ctx, json::array({step}), 0, "launch_bounds", "bad-launch-bounds");
   }
-  expect_step_error(ctx, json::parse(R"([{"op": "launch_bounds", "stage": "C", "max_threads": 256.5}])"), 0, "launch_bounds",
-                    "mistyped-argument");
+  expect_step_error(ctx, json::parse(R"([{"op": "launch_bounds", "stage": "C", "max_threads": 256.5}])"), 0,
+                    "launch_bounds", "mistyped-argument");
 }
 
 }  // namespace

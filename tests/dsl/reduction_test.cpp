@@ -65,14 +65,17 @@ TEST(Rfactor, OneOfSeveralReductionVariables) {
 
 TEST(RfactorErrors, EachError) {
   auto softmax = problem_context("softmax");
-  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "Y", "loop": "j"}])"), 0, "rfactor", "rfactor-pointwise");
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "Y", "loop": "j"}])"), 0, "rfactor",
+                    "rfactor-pointwise");
   expect_step_error(argmax_context(), json::parse(R"([
     {"op": "split", "stage": "I", "loop": "k", "factor": 10},
     {"op": "rfactor", "stage": "I", "loop": "ko"}])"),
                     1, "rfactor", "rfactor-argreduce");
-  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "i"}])"), 0, "rfactor", "rfactor-pure-loop");
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "i"}])"), 0, "rfactor",
+                    "rfactor-pure-loop");
   // The only reduction variable, unsplit.
-  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "k"}])"), 0, "rfactor", "rfactor-bad-loop");
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "k"}])"), 0, "rfactor",
+                    "rfactor-bad-loop");
   // 300 is not a multiple of 32: the partial stage would read past the end.
   expect_step_error(softmax, json::parse(R"([
     {"op": "split", "stage": "S", "loop": "k", "factor": 32},
@@ -95,7 +98,8 @@ TEST(RfactorErrors, EachError) {
     {"op": "split", "stage": "S", "loop": "k", "factor": 30},
     {"op": "rfactor", "stage": "S", "loop": "ko", "name": "S-rf"}])"),
                     1, "rfactor", "bad-name");
-  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "q"}])"), 0, "rfactor", "unknown-loop");
+  expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "q"}])"), 0, "rfactor",
+                    "unknown-loop");
   // A producer computed inside the stage would be left at a loop of a stage that no longer reads it.
   expect_step_error(producer_reduction_context(), json::parse(R"([
     {"op": "split", "stage": "R", "loop": "r", "factor": 8},
@@ -161,7 +165,8 @@ TEST(CrossThreadReduceErrors, ClusterErrors) {
 
 TEST(CrossThreadReduceErrors, EachError) {
   auto softmax = problem_context("softmax");
-  expect_step_error(softmax, json::parse(R"([{"op": "cross_thread_reduce", "stage": "M", "loop": "i", "kind": "warp"}])"), 0,
+  expect_step_error(softmax,
+                    json::parse(R"([{"op": "cross_thread_reduce", "stage": "M", "loop": "i", "kind": "warp"}])"), 0,
                     "cross_thread_reduce", "cross-thread-pure-loop");
   expect_step_error(softmax, json::parse(R"([
     {"op": "split", "stage": "M", "loop": "k", "factor": 32},
@@ -180,7 +185,8 @@ TEST(CrossThreadReduceErrors, EachError) {
     {"op": "split", "stage": "M", "loop": "k", "factor": 12},
     {"op": "cross_thread_reduce", "stage": "M", "loop": "ki", "kind": "warp"}])"),
                     1, "cross_thread_reduce", "warp-reduce-extent");
-  expect_step_error(softmax, json::parse(R"([{"op": "cross_thread_reduce", "stage": "M", "loop": "k", "kind": "block"}])"), 0,
+  expect_step_error(softmax,
+                    json::parse(R"([{"op": "cross_thread_reduce", "stage": "M", "loop": "k", "kind": "block"}])"), 0,
                     "cross_thread_reduce", "block-reduce-extent");
   expect_step_error(softmax, json::parse(R"([
     {"op": "split", "stage": "M", "loop": "k", "factor": 2048},

@@ -1,9 +1,9 @@
 // docs/primitives.md is the registry's reference, regenerated with
 // `cusched primitives > docs/primitives.md`; this test fails when it is stale.
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "dsl/schedule.h"
 
@@ -30,7 +30,8 @@ TEST(PrimitiveReference, DocumentsEveryPrimitiveAndArgument) {
   for (const auto& p : primitives()) {
     EXPECT_NE(md.find("\n## " + p.name + "\n"), std::string::npos) << p.name;
     EXPECT_NE(md.find(p.example), std::string::npos) << p.name;
-    for (const auto& a : p.args) EXPECT_NE(md.find("| `" + a.name + "` |"), std::string::npos) << p.name << "." << a.name;
+    for (const auto& a : p.args)
+      EXPECT_NE(md.find("| `" + a.name + "` |"), std::string::npos) << p.name << "." << a.name;
   }
 }
 

@@ -30,7 +30,8 @@ TEST(ReorderErrors, EachError) {
   auto ctx = problem_context("matmul");
   expect_step_error(ctx, json::parse(R"([{"op": "reorder", "stage": "C", "loops": ["i", "j", "i"]}])"), 0, "reorder",
                     "loop-used-twice");
-  expect_step_error(ctx, json::parse(R"([{"op": "reorder", "stage": "C", "loops": []}])"), 0, "reorder", "missing-argument");
+  expect_step_error(ctx, json::parse(R"([{"op": "reorder", "stage": "C", "loops": []}])"), 0, "reorder",
+                    "missing-argument");
   expect_step_error(ctx, json::parse(R"([{"op": "reorder", "stage": "C", "loops": ["j", "zz"]}])"), 0, "reorder",
                     "unknown-loop");
   expect_step_error(ctx, json::parse(R"([{"op": "reorder", "loops": ["zz", "j"]}])"), 0, "reorder", "unknown-loop");
@@ -78,8 +79,8 @@ TEST(FuseErrors, EachError) {
     {"op": "bind", "stage": "Y", "loop": "h", "axis": "threadIdx.x"},
     {"op": "fuse", "stage": "Y", "outer": "h", "inner": "w"}])"),
                     1, "fuse", "loop-already-bound");
-  expect_step_error(ctx, json::parse(R"([{"op": "fuse", "stage": "Y", "outer": "h", "inner": "w", "fused": "c"}])"), 0, "fuse",
-                    "loop-used-twice");
+  expect_step_error(ctx, json::parse(R"([{"op": "fuse", "stage": "Y", "outer": "h", "inner": "w", "fused": "c"}])"), 0,
+                    "fuse", "loop-used-twice");
   expect_step_error(ctx, json::parse(R"([{"op": "fuse", "stage": "Y", "outer": "h", "inner": "nope"}])"), 0, "fuse",
                     "unknown-loop");
 }

@@ -28,8 +28,8 @@ TEST(Reverse, TheReversedLoopCanBeBoundAndSplit) {
 }
 
 TEST(ReverseErrors, EachError) {
-  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "reverse", "stage": "C", "loop": "k"}])"), 0, "reverse",
-                    "reverse-reduction-loop");
+  expect_step_error(problem_context("matmul"), json::parse(R"([{"op": "reverse", "stage": "C", "loop": "k"}])"), 0,
+                    "reverse", "reverse-reduction-loop");
   expect_step_error(vector_add_context(), json::parse(R"([
     {"op": "split", "stage": "C", "loop": "i", "factor": 4},
     {"op": "unroll", "stage": "C", "loop": "ii"},
@@ -46,4 +46,4 @@ TEST(ReverseErrors, EachError) {
 }
 
 }  // namespace
-}  // namespace cusched
+}  // namespace cusched::testing

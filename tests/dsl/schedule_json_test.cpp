@@ -16,9 +16,11 @@ TEST(ScheduleJsonErrors, NotAnArray) {
 }
 
 TEST(ScheduleJsonErrors, StepNotAnObject) {
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4}, "split"])"),
-                    1, "", "step-not-object");
-  expect_step_error(vector_add_context(), json::parse(R"([[{"op": "compute_root", "stage": "C"}]])"), 0, "", "step-not-object");
+  expect_step_error(vector_add_context(),
+                    json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4}, "split"])"), 1, "",
+                    "step-not-object");
+  expect_step_error(vector_add_context(), json::parse(R"([[{"op": "compute_root", "stage": "C"}]])"), 0, "",
+                    "step-not-object");
 }
 
 TEST(ScheduleJsonErrors, MissingOrMistypedOp) {
@@ -29,33 +31,37 @@ TEST(ScheduleJsonErrors, MissingOrMistypedOp) {
 TEST(ScheduleJsonErrors, UnknownOp) {
   expect_step_error(vector_add_context(), json::parse(R"([{"op": "parallelize", "stage": "C", "loop": "i"}])"), 0,
                     "parallelize", "unknown-op");
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "Split", "stage": "C", "loop": "i", "factor": 2}])"), 0,
-                    "Split", "unknown-op");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "Split", "stage": "C", "loop": "i", "factor": 2}])"),
+                    0, "Split", "unknown-op");
 }
 
 TEST(ScheduleJsonErrors, UnknownArgument) {
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4, "nparts": 2}])"),
-                    0, "split", "unknown-argument");
+  expect_step_error(vector_add_context(),
+                    json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4, "nparts": 2}])"), 0,
+                    "split", "unknown-argument");
 }
 
 TEST(ScheduleJsonErrors, MissingArgument) {
   expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i"}])"), 0, "split",
                     "missing-argument");
   // null counts as missing.
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": null}])"), 0,
-                    "split", "missing-argument");
+  expect_step_error(vector_add_context(),
+                    json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": null}])"), 0, "split",
+                    "missing-argument");
 }
 
 TEST(ScheduleJsonErrors, MistypedArgument) {
   auto ctx = vector_add_context();
   for (const char* factor : {R"("4")", "4.0", "true", "[4]", R"({"v": 4})"})
-    expect_step_error(ctx, json::parse(std::string(R"([{"op": "split", "stage": "C", "loop": "i", "factor": )") + factor + "}]"),
-                      0, "split", "mistyped-argument");
+    expect_step_error(
+        ctx, json::parse(std::string(R"([{"op": "split", "stage": "C", "loop": "i", "factor": )") + factor + "}]"), 0,
+        "split", "mistyped-argument");
   expect_step_error(ctx, json::parse(R"([{"op": "split", "stage": "C", "loop": "", "factor": 4}])"), 0, "split",
                     "mistyped-argument");
   expect_step_error(ctx, json::parse(R"([{"op": "split", "stage": "C", "loop": 7, "factor": 4}])"), 0, "split",
                     "mistyped-argument");
-  expect_step_error(ctx, json::parse(R"([{"op": "reorder", "stage": "C", "loops": "i"}])"), 0, "reorder", "mistyped-argument");
+  expect_step_error(ctx, json::parse(R"([{"op": "reorder", "stage": "C", "loops": "i"}])"), 0, "reorder",
+                    "mistyped-argument");
   expect_step_error(ctx, json::parse(R"([{"op": "reorder", "stage": "C", "loops": ["i", 3]}])"), 0, "reorder",
                     "mistyped-argument");
   expect_step_error(ctx, json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": 0}])"), 0, "bind",
@@ -63,8 +69,9 @@ TEST(ScheduleJsonErrors, MistypedArgument) {
 }
 
 TEST(ScheduleJsonErrors, BadChoice) {
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "blockIdx.w"}])"),
-                    0, "bind", "bad-choice");
+  expect_step_error(vector_add_context(),
+                    json::parse(R"([{"op": "bind", "stage": "C", "loop": "i", "axis": "blockIdx.w"}])"), 0, "bind",
+                    "bad-choice");
 }
 
 TEST(ScheduleJsonErrors, ErrorIndexCountsEarlierSteps) {
@@ -122,7 +129,8 @@ TEST(ScheduleJson, HashFollowsTheNormalisedSteps) {
 }
 
 TEST(ValidateSchedule, ReturnsNormalisedStepsOrTheFirstError) {
-  ValidationResult ok = validate_schedule(vector_add_context(), json::parse(R"([{"op": "split", "loop": "i", "factor": 4}])"));
+  ValidationResult ok =
+      validate_schedule(vector_add_context(), json::parse(R"([{"op": "split", "loop": "i", "factor": 4}])"));
   ASSERT_TRUE(ok.ok);
   EXPECT_EQ(ok.steps[0]["outer"], "io");
   ValidationResult bad = validate_schedule(vector_add_context(), json::parse(R"([

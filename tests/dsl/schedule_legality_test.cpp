@@ -1,9 +1,10 @@
 // The whole-schedule legality: rules judged on the finished schedule, not at each
 // step; the chainable API may pass through states that later steps make legal; each
 // error names the step that caused it, through the provenance the state records.
+#include "dsl/schedule_legality.h"
+
 #include <gtest/gtest.h>
 
-#include "dsl/schedule_legality.h"
 #include "schedule_test_support.h"
 
 namespace cusched::testing {
@@ -146,7 +147,8 @@ TEST(ScheduleLegality, APipelineOfTwoByteCopiesNamesThePipelineStep) {
 }
 
 TEST(ScheduleLegality, StepErrorsCarryPhaseScheduleAndTheFieldRoundTrips) {
-  ValidationResult r = validate_schedule(matmul(), json::parse(R"([{"op": "split", "stage": "C", "loop": "nope", "factor": 2}])"));
+  ValidationResult r =
+      validate_schedule(matmul(), json::parse(R"([{"op": "split", "stage": "C", "loop": "nope", "factor": 2}])"));
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.error.code, "unknown-loop");
   EXPECT_EQ(r.error.phase, "schedule");

@@ -81,7 +81,9 @@ ScheduleContext problem_context(const std::string& problem, bool strict) {
 }
 
 static json loop_digest(const LoopInfo& l) {
-  return {{"extent", l.extent}, {"reduction", l.reduction}, {"axis", gpu_axis_name(l.axis)},
+  return {{"extent", l.extent},
+          {"reduction", l.reduction},
+          {"axis", gpu_axis_name(l.axis)},
           {"kind", static_cast<int>(l.kind)}};
 }
 
@@ -90,8 +92,11 @@ json state_digest(const ScheduleState& st) {
   for (const auto& f : st.stages) {
     json extents = json::array();
     for (const auto& e : f->extents) extents.push_back(to_string(e));
-    out["stages"].push_back(
-        {{"name", f->name}, {"vars", f->vars}, {"extents", extents}, {"body", to_string(f->body)}, {"dtype", dtype_name(f->dtype)}});
+    out["stages"].push_back({{"name", f->name},
+                             {"vars", f->vars},
+                             {"extents", extents},
+                             {"body", to_string(f->body)},
+                             {"dtype", dtype_name(f->dtype)}});
   }
   for (const auto& [name, s] : st.schedules) {
     json loops = json::array();
@@ -199,7 +204,9 @@ void expect_step_error(const ScheduleContext& ctx, const json& steps, int step, 
   EXPECT_EQ(r.error.step, step);
 }
 
-std::vector<std::string> loop_order(const Schedule& s, const std::string& stage) { return s.state().stage(stage).order; }
+std::vector<std::string> loop_order(const Schedule& s, const std::string& stage) {
+  return s.state().stage(stage).order;
+}
 
 const LoopInfo& loop(const Schedule& s, const std::string& stage, const std::string& name) {
   const LoopInfo* l = s.state().stage(stage).find_loop(name);

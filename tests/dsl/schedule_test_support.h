@@ -1,10 +1,10 @@
 #pragma once
 // Helpers shared by the schedule tests: small pipelines, a digest of a schedule
 // state, the JSON / text replay check and the structured-error check.
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "dsl/dsl.h"
 #include "dsl/schedule.h"

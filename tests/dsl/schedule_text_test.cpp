@@ -74,7 +74,8 @@ TEST(ScheduleTextErrors, StepIndexSkipsCommentsAndBlankLines) {
 TEST(ScheduleTextErrors, ValuesAreCheckedLikeJson) {
   EXPECT_EQ(text_error(vector_add_context(), "split stage=C loop=i factor=four\n").code, "mistyped-argument");
   EXPECT_EQ(text_error(vector_add_context(), "split stage=C loop=i factor=4x\n").code, "mistyped-argument");
-  EXPECT_EQ(text_error(vector_add_context(), "split stage=C loop=i factor=99999999999999999999999\n").code, "mistyped-argument");
+  EXPECT_EQ(text_error(vector_add_context(), "split stage=C loop=i factor=99999999999999999999999\n").code,
+            "mistyped-argument");
   EXPECT_EQ(text_error(problem_context("matmul"),
                        "split stage=C loop=k factor=8\ncache_read stage=C source=A scope=shared at=ko swizzle=yes\n")
                 .code,

@@ -1,9 +1,9 @@
 // The JSON Schema of a schedule: every primitive appears, every argument is
 // described, and the problems' schedules validate against it. The checker below
 // implements the subset of JSON Schema the schema uses.
-#include <gtest/gtest.h>
-
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "dsl/schedule.h"
 #include "problems/problem.h"
@@ -27,12 +27,15 @@ bool has_json_type(const json& v, const std::string& type) {
 
 // Returns "" when `v` satisfies `schema`, else the first violation.
 std::string violation(const json& v, const json& schema, const std::string& at = "$") {
-  static const std::set<std::string> known = {"$schema", "title", "description", "type", "enum", "const", "required",
-                                              "properties", "additionalProperties", "anyOf", "oneOf", "allOf", "items", "minLength",
-                                              "minItems"};
+  static const std::set<std::string> known = {"$schema",  "title",      "description",
+                                              "type",     "enum",       "const",
+                                              "required", "properties", "additionalProperties",
+                                              "anyOf",    "oneOf",      "allOf",
+                                              "items",    "minLength",  "minItems"};
   for (const auto& [key, _] : schema.items())
     if (!known.count(key)) return at + ": the checker does not support the keyword " + key;
-  if (schema.contains("type") && !has_json_type(v, schema["type"])) return at + ": not of type " + schema["type"].dump();
+  if (schema.contains("type") && !has_json_type(v, schema["type"]))
+    return at + ": not of type " + schema["type"].dump();
   if (schema.contains("const") && v != schema["const"]) return at + ": not " + schema["const"].dump();
   if (schema.contains("enum")) {
     bool found = false;
@@ -41,7 +44,8 @@ std::string violation(const json& v, const json& schema, const std::string& at =
   }
   if (schema.contains("minLength") && v.is_string() && v.get<std::string>().size() < schema["minLength"].get<size_t>())
     return at + ": string too short";
-  if (schema.contains("minItems") && v.is_array() && v.size() < schema["minItems"].get<size_t>()) return at + ": too few items";
+  if (schema.contains("minItems") && v.is_array() && v.size() < schema["minItems"].get<size_t>())
+    return at + ": too few items";
   if (schema.contains("items") && v.is_array())
     for (size_t i = 0; i < v.size(); ++i) {
       std::string e = violation(v[i], schema["items"], at + "[" + std::to_string(i) + "]");
@@ -86,9 +90,9 @@ TEST(ScheduleSchema, EveryPrimitiveIsAnAlternative) {
   ASSERT_EQ(alts.size(), primitives().size());
   std::set<std::string> ops;
   for (const auto& alt : alts) ops.insert(alt["properties"]["op"]["const"].get<std::string>());
-  for (const char* op : {"split", "tile", "reorder", "fuse", "reverse", "bind", "unroll", "vectorize", "compute_at", "compute_inline",
-                         "compute_root", "cache_read", "cache_write", "rfactor", "cross_thread_reduce", "pipeline",
-                         "tensor_core", "precision", "launch_bounds"})
+  for (const char* op : {"split", "tile", "reorder", "fuse", "reverse", "bind", "unroll", "vectorize", "compute_at",
+                         "compute_inline", "compute_root", "cache_read", "cache_write", "rfactor",
+                         "cross_thread_reduce", "pipeline", "tensor_core", "precision", "launch_bounds"})
     EXPECT_TRUE(ops.count(op)) << op << " is missing from the schema";
 }
 

@@ -28,7 +28,8 @@ TEST(Split, NamesLoopsByDefaultAndRecordsTheNamesInTheStep) {
 }
 
 TEST(Split, RoundsTheOuterExtentUpWhenTheFactorDoesNotDivide) {
-  Schedule s = build(vector_add_context(1000), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 128}])"));
+  Schedule s =
+      build(vector_add_context(1000), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 128}])"));
   EXPECT_EQ(loop(s, "C", "io").extent, 8);  // ceil(1000 / 128)
   EXPECT_EQ(loop(s, "C", "ii").extent, 128);
 }
@@ -36,7 +37,8 @@ TEST(Split, RoundsTheOuterExtentUpWhenTheFactorDoesNotDivide) {
 TEST(Split, PartsFixTheOuterExtentWhateverTheSize) {
   // 1000 into 3 parts: inner ceil(1000 / 3) = 334, outer 3 (the last part shorter).
   for (int64_t n : {1000, 4096, 300}) {
-    Schedule s = build(vector_add_context(n), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 3}])"));
+    Schedule s =
+        build(vector_add_context(n), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 3}])"));
     EXPECT_EQ(loop(s, "C", "io").extent, 3) << n;
     EXPECT_EQ(loop(s, "C", "ii").extent, (n + 2) / 3) << n;
     EXPECT_EQ(s.state().stage("C").relations[0].factor, (n + 2) / 3) << n;
@@ -44,7 +46,8 @@ TEST(Split, PartsFixTheOuterExtentWhateverTheSize) {
 }
 
 TEST(Split, SplitsAReductionLoopIntoReductionLoops) {
-  Schedule s = build(problem_context("matmul"), json::parse(R"([{"op": "split", "stage": "C", "loop": "k", "factor": 8}])"));
+  Schedule s =
+      build(problem_context("matmul"), json::parse(R"([{"op": "split", "stage": "C", "loop": "k", "factor": 8}])"));
   EXPECT_EQ(loop_order(s, "C"), (std::vector<std::string>{"i", "j", "ko", "ki"}));
   EXPECT_TRUE(loop(s, "C", "ko").reduction);
   EXPECT_TRUE(loop(s, "C", "ki").reduction);
@@ -56,33 +59,36 @@ TEST(Split, ChainableApiBuildsTheSameStep) {
   auto [outer, inner] = s.split("C", "i", 64);
   EXPECT_EQ(outer, "io");
   EXPECT_EQ(inner, "ii");
-  Schedule j = build(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 64}])"));
+  Schedule j =
+      build(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 64}])"));
   EXPECT_EQ(s.to_json(), j.to_json());
   expect_replays(s);
 }
 
 TEST(SplitErrors, FactorMustBePositive) {
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 0}])"), 0,
-                    "split", "bad-factor");
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": -4}])"), 0,
-                    "split", "bad-factor");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 0}])"),
+                    0, "split", "bad-factor");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": -4}])"),
+                    0, "split", "bad-factor");
 }
 
 TEST(SplitErrors, FactorOrPartsButNotBoth) {
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4, "parts": 2}])"), 0,
-                    "split", "conflicting-arguments");
+  expect_step_error(vector_add_context(),
+                    json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "factor": 4, "parts": 2}])"), 0, "split",
+                    "conflicting-arguments");
   expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "i"}])"), 0, "split",
                     "missing-argument");
 }
 
 TEST(SplitErrors, PartsMustFitTheExtent) {
-  expect_step_error(vector_add_context(1024), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 0}])"), 0,
-                    "split", "bad-parts");
-  expect_step_error(vector_add_context(8), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 9}])"), 0,
-                    "split", "bad-parts");
+  expect_step_error(vector_add_context(1024),
+                    json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 0}])"), 0, "split",
+                    "bad-parts");
+  expect_step_error(vector_add_context(8), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 9}])"),
+                    0, "split", "bad-parts");
   // 5 into 4 parts: factor 2 makes 3 parts, not 4.
-  expect_step_error(vector_add_context(5), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 4}])"), 0,
-                    "split", "bad-parts");
+  expect_step_error(vector_add_context(5), json::parse(R"([{"op": "split", "stage": "C", "loop": "i", "parts": 4}])"),
+                    0, "split", "bad-parts");
 }
 
 TEST(SplitErrors, UnrolledLoopCannotBeSplit) {
@@ -119,10 +125,10 @@ TEST(SplitErrors, NewLoopNamesMustBeIdentifiers) {
 }
 
 TEST(SplitErrors, UnknownStageAndLoop) {
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "Q", "loop": "i", "factor": 4}])"), 0,
-                    "split", "unknown-stage");
-  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "z", "factor": 4}])"), 0,
-                    "split", "unknown-loop");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "Q", "loop": "i", "factor": 4}])"),
+                    0, "split", "unknown-stage");
+  expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "stage": "C", "loop": "z", "factor": 4}])"),
+                    0, "split", "unknown-loop");
   expect_step_error(vector_add_context(), json::parse(R"([{"op": "split", "loop": "z", "factor": 4}])"), 0, "split",
                     "unknown-loop");
   // A loop renamed by an earlier split no longer exists.
@@ -133,8 +139,8 @@ TEST(SplitErrors, UnknownStageAndLoop) {
 }
 
 TEST(SplitErrors, LoopNameSharedByStagesNeedsTheStage) {
-  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "split", "loop": "i", "factor": 4}])"), 0, "split",
-                    "ambiguous-loop");
+  expect_step_error(problem_context("softmax"), json::parse(R"([{"op": "split", "loop": "i", "factor": 4}])"), 0,
+                    "split", "ambiguous-loop");
 }
 
 TEST(SplitErrors, BoundLoopCannotBeSplit) {
@@ -164,13 +170,17 @@ TEST(Tile, TakesCustomNames) {
 
 TEST(TileErrors, EachError) {
   auto ctx = problem_context("matmul");
-  expect_step_error(ctx, json::parse(R"([{"op": "tile", "stage": "C", "x": "i", "y": "i", "x_factor": 4, "y_factor": 4}])"),
+  expect_step_error(ctx,
+                    json::parse(R"([{"op": "tile", "stage": "C", "x": "i", "y": "i", "x_factor": 4, "y_factor": 4}])"),
                     0, "tile", "loop-used-twice");
-  expect_step_error(ctx, json::parse(R"([{"op": "tile", "stage": "C", "x": "j", "y": "i", "x_factor": 4, "y_factor": 4}])"),
+  expect_step_error(ctx,
+                    json::parse(R"([{"op": "tile", "stage": "C", "x": "j", "y": "i", "x_factor": 4, "y_factor": 4}])"),
                     0, "tile", "tile-order");
-  expect_step_error(ctx, json::parse(R"([{"op": "tile", "stage": "C", "x": "i", "y": "q", "x_factor": 4, "y_factor": 4}])"),
+  expect_step_error(ctx,
+                    json::parse(R"([{"op": "tile", "stage": "C", "x": "i", "y": "q", "x_factor": 4, "y_factor": 4}])"),
                     0, "tile", "unknown-loop");
-  expect_step_error(ctx, json::parse(R"([{"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 4, "y_factor": 0}])"),
+  expect_step_error(ctx,
+                    json::parse(R"([{"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 4, "y_factor": 0}])"),
                     0, "tile", "bad-factor");
   expect_step_error(ctx, json::parse(R"([{"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 4, "y_factor": 4,
                                            "xo": "t", "yo": "t"}])"),

@@ -1,9 +1,9 @@
 // schedule_step: typed C++ steps checked against the primitive registry.
 #include "dsl/step_builder.h"
 
-#include <gtest/gtest.h>
-
 #include <functional>
+
+#include <gtest/gtest.h>
 
 #include "dsl/error.h"
 #include "dsl/schedule.h"
@@ -29,11 +29,14 @@ TEST(StepBuilder, BuildsTheJsonStepAUserWouldWrite) {
 TEST(StepBuilder, CarriesEveryArgumentType) {
   int64_t pad = 4;
   std::vector<std::string> loops = {"io", "ko", "ii"};
-  EXPECT_EQ(schedule_step("cache_read", "C", {{"source", "A"}, {"scope", "shared"}, {"at", "ko"}, {"pad", pad}, {"swizzle", true}}),
-            nlohmann::json::parse(
-                R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4, "swizzle": true})"));
+  EXPECT_EQ(
+      schedule_step("cache_read", "C",
+                    {{"source", "A"}, {"scope", "shared"}, {"at", "ko"}, {"pad", pad}, {"swizzle", true}}),
+      nlohmann::json::parse(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "pad": 4, "swizzle": true})"));
   EXPECT_EQ(schedule_step("reorder", "C", {{"loops", loops}})["loops"], nlohmann::json(loops));
-  EXPECT_EQ(schedule_step("reorder", "C", {{"loops", {"ko", "io"}}})["loops"], nlohmann::json::parse(R"(["ko", "io"])"));
+  EXPECT_EQ(schedule_step("reorder", "C", {{"loops", {"ko", "io"}}})["loops"],
+            nlohmann::json::parse(R"(["ko", "io"])"));
 }
 
 TEST(StepBuilder, LeavesOutAnEmptyStageAndArgumentsNotGiven) {
@@ -44,11 +47,13 @@ TEST(StepBuilder, LeavesOutAnEmptyStageAndArgumentsNotGiven) {
 
 TEST(StepBuilder, RefusesWhatTheRegistryRefuses) {
   EXPECT_EQ(code_of([] { schedule_step("frobnicate", "C"); }), "unknown-op");
-  EXPECT_EQ(code_of([] { schedule_step("split", "C", {{"loop", "i"}, {"factor", 4}, {"size", 4}}); }), "unknown-argument");
+  EXPECT_EQ(code_of([] { schedule_step("split", "C", {{"loop", "i"}, {"factor", 4}, {"size", 4}}); }),
+            "unknown-argument");
   EXPECT_EQ(code_of([] { schedule_step("split", "C", {{"loop", "i"}, {"factor", "four"}}); }), "mistyped-argument");
   EXPECT_EQ(code_of([] { schedule_step("bind", "C", {{"loop", "i"}, {"axis", "blockIdx.w"}}); }), "bad-choice");
   EXPECT_EQ(code_of([] { schedule_step("split", "C", {{"factor", 4}}); }), "missing-argument");
-  EXPECT_EQ(code_of([] { schedule_step("split", "C", {{"loop", "i"}, {"factor", 4}, {"parts", 2}}); }), "conflicting-arguments");
+  EXPECT_EQ(code_of([] { schedule_step("split", "C", {{"loop", "i"}, {"factor", 4}, {"parts", 2}}); }),
+            "conflicting-arguments");
 }
 
 }  // namespace

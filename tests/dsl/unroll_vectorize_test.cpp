@@ -15,13 +15,14 @@ TEST(Unroll, MarksTheLoopUnrolled) {
 }
 
 TEST(Unroll, MaxExtentRaisesTheLimit) {
-  Schedule s = build(vector_add_context(100), json::parse(R"([{"op": "unroll", "stage": "C", "loop": "i", "max_extent": 128}])"));
+  Schedule s = build(vector_add_context(100),
+                     json::parse(R"([{"op": "unroll", "stage": "C", "loop": "i", "max_extent": 128}])"));
   EXPECT_EQ(loop(s, "C", "i").kind, LoopKind::Unrolled);
 }
 
 TEST(UnrollErrors, EachError) {
-  expect_step_error(vector_add_context(100), json::parse(R"([{"op": "unroll", "stage": "C", "loop": "i"}])"), 0, "unroll",
-                    "unroll-too-large");
+  expect_step_error(vector_add_context(100), json::parse(R"([{"op": "unroll", "stage": "C", "loop": "i"}])"), 0,
+                    "unroll", "unroll-too-large");
   expect_step_error(vector_add_context(64), json::parse(R"([
     {"op": "split", "stage": "C", "loop": "i", "factor": 4},
     {"op": "vectorize", "stage": "C", "loop": "ii"},
@@ -31,8 +32,9 @@ TEST(UnrollErrors, EachError) {
     {"op": "bind", "stage": "C", "loop": "i", "axis": "threadIdx.x"},
     {"op": "unroll", "stage": "C", "loop": "i"}])"),
                     1, "unroll", "loop-already-bound");
-  expect_step_error(vector_add_context(64), json::parse(R"([{"op": "unroll", "stage": "C", "loop": "i", "max_extent": "8"}])"),
-                    0, "unroll", "mistyped-argument");
+  expect_step_error(vector_add_context(64),
+                    json::parse(R"([{"op": "unroll", "stage": "C", "loop": "i", "max_extent": "8"}])"), 0, "unroll",
+                    "mistyped-argument");
 }
 
 TEST(Vectorize, MarksTheInnermostLoopVectorized) {

@@ -1,13 +1,13 @@
 // libFuzzer target: arbitrary bytes as a .npy file. read_npy must answer with an array
 // whose data matches its shape and dtype, or with the structured error "bad-npy";
 // any other exception, an abort or an ASan report is a bug.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 #include "dsl/error.h"
 #include "runtime/npy.h"

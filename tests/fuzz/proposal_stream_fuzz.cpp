@@ -35,7 +35,8 @@ void validate_everywhere(const nlohmann::json& schedule) {
   for (const auto& ctx : contexts()) {
     try {
       cusched::ValidationResult r = cusched::validate_schedule(ctx, schedule);
-      if (!r.ok && (r.error.code.empty() || r.error.message.empty())) bug("an error without code or message", r.error.to_string());
+      if (!r.ok && (r.error.code.empty() || r.error.message.empty()))
+        bug("an error without code or message", r.error.to_string());
       if (!r.ok) (void)r.error.to_json().dump();  // every error prints as JSON
     } catch (const std::exception& e) {
       bug("validate_schedule threw something other than a structured error", e.what());
@@ -57,8 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& p : round.proposals) validate_everywhere(p.schedule);
     if (auto j = cusched::search::extract_first_json(bytes)) {
       (void)j->dump();
-      if (j->is_array()) validate_everywhere(*j);
-      else if (j->is_object() && j->contains("schedule")) validate_everywhere((*j)["schedule"]);
+      if (j->is_array())
+        validate_everywhere(*j);
+      else if (j->is_object() && j->contains("schedule"))
+        validate_everywhere((*j)["schedule"]);
     }
   } catch (const cusched::UserError&) {
   } catch (const std::exception& e) {

@@ -42,7 +42,8 @@ void check_json(const cusched::ScheduleContext& ctx, const json& steps) {
   }
   if (!r.ok) {
     if (r.error.code.empty() || r.error.message.empty()) bug("an error without code or message", r.error.to_string());
-    if (r.error.code == "bad-argument") bug("an argument passed the type checks but could not be read", r.error.to_string());
+    if (r.error.code == "bad-argument")
+      bug("an argument passed the type checks but could not be read", r.error.to_string());
     return;
   }
   try {

@@ -3,9 +3,9 @@
 // worker process (the search's path for a bundle), with and without the audit where the
 // manifest asks; every cheat must get one of its expected verdicts and every control
 // must pass. The racy kernel must get racecheck findings. Skips without a CUDA driver.
-#include <gtest/gtest.h>
-
 #include <iostream>
+
+#include <gtest/gtest.h>
 
 #include "cheat_corpus.h"
 #include "problems/problem.h"
@@ -74,9 +74,11 @@ TEST_P(CheatCorpusGpu, GetsAnExpectedVerdict) {
     const Problem& p = find_problem(e.problem);
     search::EvalConfig cfg;
     cfg.size = e.size;
-    auto runs = runtime::sanitize(search::make_eval_request(p, corpus_bundle(CUSCHED_CHEATS_DIR, e), cfg), {e.sanitize_expect});
+    auto runs =
+        runtime::sanitize(search::make_eval_request(p, corpus_bundle(CUSCHED_CHEATS_DIR, e), cfg), {e.sanitize_expect});
     ASSERT_EQ(runs.size(), 1u);
-    std::cout << "| " << e.file << " | " << e.kind << " | " << e.sanitize_expect << " | " << runs[0].errors << " errors |\n";
+    std::cout << "| " << e.file << " | " << e.kind << " | " << e.sanitize_expect << " | " << runs[0].errors
+              << " errors |\n";
     EXPECT_GT(runs[0].errors, 0) << e.file << ": " << runs[0].to_json().dump();
   }
 }
@@ -97,7 +99,8 @@ TEST_P(BestScheduleSanitizer, IsClean) {
   if (!runtime::find_compute_sanitizer()) GTEST_SKIP() << "compute-sanitizer not found";
   const Problem& p = find_problem(GetParam());
   nlohmann::json report = search::sanitize_schedule(p, p.best_schedule, false);
-  std::cout << "| " << p.name << " | best | sanitizer | " << (report.value("clean", false) ? "clean" : report.dump()) << " |\n";
+  std::cout << "| " << p.name << " | best | sanitizer | " << (report.value("clean", false) ? "clean" : report.dump())
+            << " |\n";
   EXPECT_TRUE(report.value("clean", false)) << report.dump(2);
 }
 

@@ -8,8 +8,8 @@
 
 namespace cusched::testing {
 
-inline search::CandidateOutcome run_on_gpu(const std::string& problem, const nlohmann::json& steps, const std::string& size,
-                                           runtime::Worker& worker, uint64_t seed = 7) {
+inline search::CandidateOutcome run_on_gpu(const std::string& problem, const nlohmann::json& steps,
+                                           const std::string& size, runtime::Worker& worker, uint64_t seed = 7) {
   search::EvalConfig cfg;
   cfg.backend = "gpu";
   cfg.size = size;

@@ -3,9 +3,9 @@
 // across blocks) and at the benchmark size (softmax rows over clusters of 8 blocks of
 // 1024 threads, the launch a real run makes; softmax's best schedule, whose slices keep
 // 2 float4 per thread in registers).
-#include <gtest/gtest.h>
-
 #include <iostream>
+
+#include <gtest/gtest.h>
 
 #include "problems/baseline_steps.h"
 #include "runtime/cuda_driver.h"
@@ -21,7 +21,8 @@ TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheSmallSize) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
   for (int64_t cluster : {2, 4, 8}) {
-    auto out = run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", cluster, 64), "small", worker);
+    auto out = run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", cluster, 64), "small",
+                          worker);
     EXPECT_EQ(out.verdict, "ok") << "cluster " << cluster << ": " << out.reason;
   }
 }
@@ -31,7 +32,8 @@ TEST(GpuClusterReduction, SlicesSharedWithTheReductionsVerifyUpToSixteenBlocks) 
   runtime::Worker worker(0);
   // 16 blocks is a non-portable cluster size: the runtime allows it for the kernel.
   for (int64_t cluster : {2, 8, 16}) {
-    auto out = run_on_gpu("softmax", cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", cluster, 64), "small", worker);
+    auto out = run_on_gpu("softmax", cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", cluster, 64),
+                          "small", worker);
     EXPECT_EQ(out.verdict, "ok") << "cluster " << cluster << ": " << out.reason;
   }
 }
@@ -46,7 +48,8 @@ TEST(GpuClusterReduction, ArgmaxTiesAcrossBlocksVerify) {
 TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheBenchSize) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
-  auto out = run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 8, 1024), "bench", worker);
+  auto out =
+      run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 8, 1024), "bench", worker);
   EXPECT_EQ(out.verdict, "ok") << out.reason;
   std::cout << "softmax (4096, 65536), clusters of 8 blocks: " << out.reason << "\n";
 }

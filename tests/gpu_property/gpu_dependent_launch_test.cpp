@@ -3,9 +3,9 @@
 // the random generator) runs three tiny kernels; when the loss kernel read M and S
 // through `const __restrict__` pointers, ptxas hoisted the non-coherent load of S above
 // the wait and the loss came out as -inf (log of the zeroed S) in every run.
-#include <gtest/gtest.h>
-
 #include <cstdlib>
+
+#include <gtest/gtest.h>
 
 #include "runtime/cuda_driver.h"
 #include "tests/gpu_property/gpu_candidate.h"

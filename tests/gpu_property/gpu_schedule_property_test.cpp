@@ -1,10 +1,10 @@
 // On the GPU: the random schedules that the interpreter property test accepts also
 // verify on the device at the small size (same generator, same seeds).
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <iostream>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "dsl/random_schedule.h"
 #include "runtime/cuda_driver.h"

@@ -3,16 +3,17 @@
 // input-unchanged comparison and the checksum find single-byte changes, and a
 // repeated request is served from the trial cache with the same verdict.
 // Every test skips without a CUDA driver.
-#include <gtest/gtest.h>
+#include "runtime/device_check.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "runtime/cuda_driver.h"
 #include "runtime/device_buffer.h"
-#include "runtime/device_check.h"
 #include "runtime/element_codec.h"
 #include "runtime/evaluation.h"
 #include "runtime/gpu_context.h"
@@ -44,7 +45,8 @@ class DeviceCheckTest : public ::testing::Test {
   // Raw bytes of `values` stored as `t`.
   static std::vector<uint8_t> encode(DType t, const std::vector<double>& values) {
     std::vector<uint8_t> out(values.size() * static_cast<size_t>(dtype_bytes(t)));
-    for (size_t i = 0; i < values.size(); ++i) store_element(t, values[i], out.data() + i * static_cast<size_t>(dtype_bytes(t)));
+    for (size_t i = 0; i < values.size(); ++i)
+      store_element(t, values[i], out.data() + i * static_cast<size_t>(dtype_bytes(t)));
     return out;
   }
 
@@ -64,7 +66,8 @@ class DeviceCheckTest : public ::testing::Test {
     const int64_t n = static_cast<int64_t>(ref_values.size());
     std::vector<uint8_t> ref_raw = encode(rt, ref_values);
     std::vector<double> ref(ref_values.size());  // what the host sees after decoding the reference's dtype
-    for (size_t i = 0; i < ref.size(); ++i) ref[i] = load_element(rt, ref_raw.data() + i * static_cast<size_t>(dtype_bytes(rt)));
+    for (size_t i = 0; i < ref.size(); ++i)
+      ref[i] = load_element(rt, ref_raw.data() + i * static_cast<size_t>(dtype_bytes(rt)));
     DeviceBuffer dc = upload(cand), dr = upload(ref_raw);
 
     ReferenceStats hr = reference_stats(ref.data(), n), dr_stats = checker_->reference_stats(dr.ptr(), rt, n);
@@ -227,9 +230,11 @@ KernelBundle scale_add(const std::string& body) {
   KernelBundle b;
   b.problem = "scale_add";
   b.precision = "f32";
-  b.source = "extern \"C\" __global__ void k(const float* A, const float* B, float* C) {\n"
-             "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-             "  if (i >= " + std::to_string(kN) + "LL) return;\n  " + body + "\n}\n";
+  b.source =
+      "extern \"C\" __global__ void k(const float* A, const float* B, float* C) {\n"
+      "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i >= " +
+      std::to_string(kN) + "LL) return;\n  " + body + "\n}\n";
   b.buffers = {{"A", DType::f32, {kN}, BufferRole::Input, false},
                {"B", DType::f32, {kN}, BufferRole::Input, false},
                {"C", DType::f32, {kN}, BufferRole::Output, false}};
@@ -241,9 +246,11 @@ KernelBundle scale_add_reference() {
   KernelBundle b;
   b.problem = "scale_add_reference";
   b.precision = "f64";
-  b.source = "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
-             "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-             "  if (i < " + std::to_string(kN) + "LL) C[i] = 2.0 * (double)A[i] + (double)B[i];\n}\n";
+  b.source =
+      "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
+      "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < " +
+      std::to_string(kN) + "LL) C[i] = 2.0 * (double)A[i] + (double)B[i];\n}\n";
   b.buffers = {{"A", DType::f32, {kN}, BufferRole::Input, false},
                {"B", DType::f32, {kN}, BufferRole::Input, false},
                {"C", DType::f64, {kN}, BufferRole::Output, false}};
@@ -344,9 +351,11 @@ TEST_F(TrialCacheTest, DeviceAndHostChecksAgreeOnFaultyCandidates) {
 
 TEST_F(TrialCacheTest, DegenerateReferenceIsRejectedFromTheCacheToo) {
   EvalRequest req = scale_add_request("C[i] = 0.0f;", 9200);
-  req.reference.source = "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
-                         "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-                         "  if (i < " + std::to_string(kN) + "LL) C[i] = 0.0;\n}\n";
+  req.reference.source =
+      "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
+      "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < " +
+      std::to_string(kN) + "LL) C[i] = 0.0;\n}\n";
   EvalResult first = evaluate(req);
   EvalResult second = evaluate(req);
   EXPECT_EQ(first.verdict, Verdict::reference_degenerate) << first.message;

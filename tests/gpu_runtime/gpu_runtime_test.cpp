@@ -1,10 +1,10 @@
 // The runtime on a real GPU: a correct kernel verifies and is timed at or
 // above its floor; fault-injection kernels each get their verdict, and the run
 // goes on with the next candidate. Every test skips without a CUDA driver.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <unistd.h>
-
-#include <filesystem>
 
 #include "runtime/cuda_driver.h"
 #include "runtime/device_info.h"
@@ -24,9 +24,11 @@ KernelBundle vector_add(const std::string& body, const std::string& extra = "",
   KernelBundle b;
   b.problem = "vector_add";
   b.precision = "f32";
-  b.source = extra + "\nextern \"C\" __global__ void add(const float* A, const float* B, float* C) {\n"
+  b.source = extra +
+             "\nextern \"C\" __global__ void add(const float* A, const float* B, float* C) {\n"
              "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-             "  if (i >= " + std::to_string(kN) + "LL) return;\n  " + body + "\n}\n";
+             "  if (i >= " +
+             std::to_string(kN) + "LL) return;\n  " + body + "\n}\n";
   b.buffers = {{"A", DType::f32, {kN}, BufferRole::Input, false},
                {"B", DType::f32, {kN}, BufferRole::Input, false},
                {"C", DType::f32, {kN}, BufferRole::Output, false}};
@@ -39,9 +41,11 @@ KernelBundle reference_add() {
   KernelBundle b;
   b.problem = "vector_add_reference";
   b.precision = "f64";
-  b.source = "extern \"C\" __global__ void ref(const float* A, const float* B, double* C) {\n"
-             "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-             "  if (i < " + std::to_string(kN) + "LL) C[i] = (double)A[i] + (double)B[i];\n}\n";
+  b.source =
+      "extern \"C\" __global__ void ref(const float* A, const float* B, double* C) {\n"
+      "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < " +
+      std::to_string(kN) + "LL) C[i] = (double)A[i] + (double)B[i];\n}\n";
   b.buffers = {{"A", DType::f32, {kN}, BufferRole::Input, false},
                {"B", DType::f32, {kN}, BufferRole::Input, false},
                {"C", DType::f64, {kN}, BufferRole::Output, false}};
@@ -166,23 +170,29 @@ TEST_F(GpuRuntimeTest, EveryFaultGetsItsVerdictAndTheRunContinues) {
   std::vector<Fault> faults = {
       {"out-of-bounds write", vector_add("C[i + (1LL << 38)] = A[i];"), Verdict::illegal_address},
       {"correct after a fault", vector_add(kCorrect), Verdict::ok},
-      {"infinite loop", vector_add("long long t0 = clock64(); while (clock64() >= t0) {} C[i] = A[i] + B[i];"), Verdict::timeout},
+      {"infinite loop", vector_add("long long t0 = clock64(); while (clock64() >= t0) {} C[i] = A[i] + B[i];"),
+       Verdict::timeout},
       {"correct after a hang", vector_add(kCorrect), Verdict::ok},
       {"NaN", vector_add("C[i] = (i == 1234) ? __int_as_float(0x7fc00000) : A[i] + B[i];"), Verdict::nan_or_inf},
-      {"writes an input", vector_add("C[i] = A[i] + B[i]; if (i == 77) ((float*)A)[i] = 0.0f;"), Verdict::input_modified},
+      {"writes an input", vector_add("C[i] = A[i] + B[i]; if (i == 77) ((float*)A)[i] = 0.0f;"),
+       Verdict::input_modified},
       {"leaves an element unwritten", vector_add("if (i != 4095) C[i] = A[i] + B[i];"), Verdict::unwritten_output},
       {"writes only on its first call",
-       vector_add("if (!done) C[i] = A[i] + B[i];", "__device__ int done = 0;\n"
-                  "extern \"C\" __global__ void mark_done() { done = 1; }\n", {mark}),
+       vector_add("if (!done) C[i] = A[i] + B[i];",
+                  "__device__ int done = 0;\n"
+                  "extern \"C\" __global__ void mark_done() { done = 1; }\n",
+                  {mark}),
        Verdict::unwritten_output},
       {"wrong result", vector_add("C[i] = A[i] - B[i];"), Verdict::wrong_output},
       {"traps", vector_add("if (i == 5) __trap(); C[i] = A[i] + B[i];"), Verdict::launch_error},
       {"does not compile", vector_add("C[i] = A[i] + undefined_thing;"), Verdict::compile_error},
-      {"too many threads", [] {
+      {"too many threads",
+       [] {
          KernelBundle b = vector_add(kCorrect);
          b.launches[0].block = {4096, 1, 1};
          return b;
-       }(), Verdict::launch_error},
+       }(),
+       Verdict::launch_error},
       {"correct at the end", vector_add(kCorrect), Verdict::ok},
   };
   Worker w(0);
@@ -202,9 +212,11 @@ TEST_F(GpuRuntimeTest, EveryFaultGetsItsVerdictAndTheRunContinues) {
 TEST_F(GpuRuntimeTest, ConstantReferenceIsRejectedAsATest) {
   KernelBundle zero = vector_add("C[i] = 0.0f * A[i];");
   EvalRequest req = request(zero);
-  req.reference.source = "extern \"C\" __global__ void ref(const float* A, const float* B, double* C) {\n"
-                         "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-                         "  if (i < " + std::to_string(kN) + "LL) C[i] = 0.0;\n}\n";
+  req.reference.source =
+      "extern \"C\" __global__ void ref(const float* A, const float* B, double* C) {\n"
+      "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < " +
+      std::to_string(kN) + "LL) C[i] = 0.0;\n}\n";
   Worker w(0);
   EvalResult r = w.evaluate(req);
   EXPECT_EQ(r.verdict, Verdict::reference_degenerate) << r.message;

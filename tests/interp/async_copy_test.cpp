@@ -14,8 +14,9 @@ using namespace cusched::test;
 // The leading barrier makes the block run statement by statement across its threads.
 LoweredProgram rotate_program(bool wait, bool barrier) {
   Expr t = var("t");
-  std::vector<Stmt> body = {make_barrier(),
-                            bound("t", 64, GpuAxis::ThreadX, make_block({make_async_copy("S", t, load("G", t)), make_async_commit()}))};
+  std::vector<Stmt> body = {
+      make_barrier(),
+      bound("t", 64, GpuAxis::ThreadX, make_block({make_async_copy("S", t, load("G", t)), make_async_commit()}))};
   if (wait) body.push_back(bound("t", 64, GpuAxis::ThreadX, make_async_wait(0)));
   if (barrier) body.push_back(make_barrier());
   body.push_back(bound("t", 64, GpuAxis::ThreadX, make_store("Y", t, load("S", (t + 1) % make_int(64)))));
@@ -39,7 +40,8 @@ TEST(AsyncCopy, WaitThenBarrierMakesTheDataVisible) {
 TEST(AsyncCopy, ReadingBeforeTheWaitIsAnError) {
   HostBuffers b = inputs();
   std::string message;
-  EXPECT_EQ(error_code([&] { interpret(rotate_program(false, true), b); }, &message), "async-copy-not-waited") << message;
+  EXPECT_EQ(error_code([&] { interpret(rotate_program(false, true), b); }, &message), "async-copy-not-waited")
+      << message;
 }
 
 TEST(AsyncCopy, ReadingAnotherThreadsCopyWithoutABarrierIsARace) {
@@ -50,14 +52,14 @@ TEST(AsyncCopy, ReadingAnotherThreadsCopyWithoutABarrierIsARace) {
 TEST(AsyncCopy, OnlyGroupsBeyondTheWaitCountComplete) {
   // Two groups; wait(1) completes the first only, so the second group's element is still in flight.
   Expr t = var("t");
-  Stmt k = make_allocate(
-      "S", MemScope::Shared, DType::f32, 128,
-      make_block({bound("t", 64, GpuAxis::ThreadX,
-                        make_block({make_async_copy("S", t, load("G", t)), make_async_commit(),
-                                    make_async_copy("S", t + 64, load("G", t)), make_async_commit(), make_async_wait(1),
-                                    make_store("Y", t, load("S", t + 64))}))}));
-  LoweredProgram p = program({buffer("G", DType::f32, 64, BufferRole::Input), buffer("Y", DType::f32, 64, BufferRole::Output)},
-                             {kernel("two_groups", {1, 1, 1}, {64, 1, 1}, {"G", "Y"}, k)});
+  Stmt k = make_allocate("S", MemScope::Shared, DType::f32, 128,
+                         make_block({bound("t", 64, GpuAxis::ThreadX,
+                                           make_block({make_async_copy("S", t, load("G", t)), make_async_commit(),
+                                                       make_async_copy("S", t + 64, load("G", t)), make_async_commit(),
+                                                       make_async_wait(1), make_store("Y", t, load("S", t + 64))}))}));
+  LoweredProgram p =
+      program({buffer("G", DType::f32, 64, BufferRole::Input), buffer("Y", DType::f32, 64, BufferRole::Output)},
+              {kernel("two_groups", {1, 1, 1}, {64, 1, 1}, {"G", "Y"}, k)});
   HostBuffers b = inputs();
   EXPECT_EQ(error_code([&] { interpret(p, b); }), "async-copy-not-waited");
 }

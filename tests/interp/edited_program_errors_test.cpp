@@ -3,10 +3,10 @@
 // emits, then edits one field of it (a launch dimension, a buffer's scope or alignment,
 // a descriptor start) and expects the named error. Also the codegen passes' errors for
 // programs no schedule makes (a GPU loop without a constant extent, an unknown mma shape).
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <functional>
+
+#include <gtest/gtest.h>
 
 #include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
@@ -40,14 +40,16 @@ std::string interpreter_error(const LoweredProgram& p) {
 }
 
 // `s` with every statement for which `pick` holds replaced by edit(a copy of it).
-Stmt edit(const Stmt& s, const std::function<bool(const StmtNode&)>& pick, const std::function<void(StmtNode&)>& change) {
+Stmt edit(const Stmt& s, const std::function<bool(const StmtNode&)>& pick,
+          const std::function<void(StmtNode&)>& change) {
   auto n = std::make_shared<StmtNode>(*s);
   if (pick(*n)) change(*n);
   for (auto& c : n->body) c = edit(c, pick, change);
   return n;
 }
 
-void edit_program(LoweredProgram& p, const std::function<bool(const StmtNode&)>& pick, const std::function<void(StmtNode&)>& change) {
+void edit_program(LoweredProgram& p, const std::function<bool(const StmtNode&)>& pick,
+                  const std::function<void(StmtNode&)>& change) {
   for (auto& k : p.kernels) k.body = edit(k.body, pick, change);
 }
 
@@ -61,19 +63,22 @@ TEST(EditedProgramErrors, AWarpgroupInstructionInABlockOfPartialWarpgroups) {
 
 TEST(EditedProgramErrors, ASwizzledOperandCopyNotAlignedTo1024Bytes) {
   LoweredProgram p = wgmma_tile();
-  edit_program(p, [](const StmtNode& s) { return s.kind == StmtKind::Allocate && s.alignment == 1024; },
-               [](StmtNode& s) { s.alignment = 16; });
+  edit_program(
+      p, [](const StmtNode& s) { return s.kind == StmtKind::Allocate && s.alignment == 1024; },
+      [](StmtNode& s) { s.alignment = 16; });
   EXPECT_EQ(interpreter_error(p), "wgmma-b-misaligned");
 }
 
 TEST(EditedProgramErrors, ADescriptorThatDiffersAcrossAWarpgroup) {
   LoweredProgram p = wgmma_tile();
   std::string lane;
-  edit_program(p, [](const StmtNode& s) { return s.kind == StmtKind::For && s.axis == GpuAxis::ThreadX; },
-               [&](StmtNode& s) { lane = s.var; });
+  edit_program(
+      p, [](const StmtNode& s) { return s.kind == StmtKind::For && s.axis == GpuAxis::ThreadX; },
+      [&](StmtNode& s) { lane = s.var; });
   ASSERT_FALSE(lane.empty());
-  edit_program(p, [](const StmtNode& s) { return s.kind == StmtKind::Wgmma; },
-               [&](StmtNode& s) { s.value = s.value + (make_var(lane) % make_int(2)) * make_int(32); });
+  edit_program(
+      p, [](const StmtNode& s) { return s.kind == StmtKind::Wgmma; },
+      [&](StmtNode& s) { s.value = s.value + (make_var(lane) % make_int(2)) * make_int(32); });
   EXPECT_EQ(interpreter_error(p), "wgmma-descriptor-divergent");
 }
 
@@ -117,10 +122,12 @@ TEST(EditedProgramErrors, ACrossThreadCombineOfASharedBuffer) {
   LoweredProgram p = warp_row_maximum();
   EXPECT_EQ(error_code([&] { emit_cuda(p); }), "");
   std::string reduced;
-  edit_program(p, [](const StmtNode& s) { return s.kind == StmtKind::AllReduce; }, [&](StmtNode& s) { reduced = s.buffer; });
+  edit_program(
+      p, [](const StmtNode& s) { return s.kind == StmtKind::AllReduce; }, [&](StmtNode& s) { reduced = s.buffer; });
   ASSERT_FALSE(reduced.empty());
-  edit_program(p, [&](const StmtNode& s) { return s.kind == StmtKind::Allocate && s.buffer == reduced; },
-               [](StmtNode& s) { s.scope = MemScope::Shared; });
+  edit_program(
+      p, [&](const StmtNode& s) { return s.kind == StmtKind::Allocate && s.buffer == reduced; },
+      [](StmtNode& s) { s.scope = MemScope::Shared; });
   EXPECT_EQ(error_code([&] { emit_cuda(p); }), "allreduce-needs-register");
   HostBuffers b = softmax_inputs();
   EXPECT_EQ(error_code([&] { interpret(p, b); }), "allreduce-needs-register");

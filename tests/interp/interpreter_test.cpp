@@ -1,8 +1,8 @@
 // The interpreter on hand-built loop IR: results, GPU rounding, collectives, and the
 // errors it must report instead of a wrong answer.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "codegen/fast_math.h"
 #include "tests/interp/ir_test_support.h"
@@ -44,10 +44,10 @@ TEST(Interpreter, ElementwiseKernelMatchesFloatArithmetic) {
 TEST(Interpreter, MissingOutputsArePoisonedAndInputsRequired) {
   LoweredProgram p = elementwise_program();
   // A guard that skips the last element leaves it NaN.
-  p.kernels[0].body = bound("io", 4, GpuAxis::BlockX,
-                            bound("ii", 256, GpuAxis::ThreadX,
-                                  make_if(var("io") * 256 + var("ii") < 999,
-                                          make_store("C", var("io") * 256 + var("ii"), f32(1.0)))));
+  p.kernels[0].body =
+      bound("io", 4, GpuAxis::BlockX,
+            bound("ii", 256, GpuAxis::ThreadX,
+                  make_if(var("io") * 256 + var("ii") < 999, make_store("C", var("io") * 256 + var("ii"), f32(1.0)))));
   HostBuffers buf{{"A", float_values(1000, 1, 0)}, {"B", float_values(1000, 1, 0)}};
   interpret(p, buf);
   EXPECT_EQ(buf["C"][998], 1.0);
@@ -65,9 +65,10 @@ TEST(Interpreter, F32ArithmeticRoundsEveryResultAndF64DoesNot) {
       make_store("Y", make_int(1), cast(DType::f64, load("X", make_int(0))) + f64(1.0)),  // rounded by the f32 store
       make_store("Z", make_int(1), (load("X", make_int(0)) + f32(1.0)) - load("X", make_int(0))),
   });
-  LoweredProgram p = program({buffer("X", DType::f32, 1, BufferRole::Input), buffer("Y", DType::f32, 2, BufferRole::Output),
-                              buffer("Z", DType::f64, 2, BufferRole::Output)},
-                             {kernel("k", {1, 1, 1}, {1, 1, 1}, {"X", "Y", "Z"}, body)});
+  LoweredProgram p =
+      program({buffer("X", DType::f32, 1, BufferRole::Input), buffer("Y", DType::f32, 2, BufferRole::Output),
+               buffer("Z", DType::f64, 2, BufferRole::Output)},
+              {kernel("k", {1, 1, 1}, {1, 1, 1}, {"X", "Y", "Z"}, body)});
   HostBuffers buf{{"X", {1e8}}};
   interpret(p, buf);
   EXPECT_EQ(buf["Y"][0], 1e8);
@@ -84,9 +85,10 @@ TEST(Interpreter, FastMathCallsEvaluateTheExactOperation) {
     Expr value = exp(x) / d + log(d);
     if (fast) value = with_fast_math(value);
     Stmt body = bound("ii", 64, GpuAxis::ThreadX, make_store("Y", var("ii"), value));
-    LoweredProgram p = program({buffer("X", DType::f32, 64, BufferRole::Input), buffer("D", DType::f32, 64, BufferRole::Input),
-                                buffer("Y", DType::f32, 64, BufferRole::Output)},
-                               {kernel("k", {1, 1, 1}, {64, 1, 1}, {"X", "D", "Y"}, body)});
+    LoweredProgram p =
+        program({buffer("X", DType::f32, 64, BufferRole::Input), buffer("D", DType::f32, 64, BufferRole::Input),
+                 buffer("Y", DType::f32, 64, BufferRole::Output)},
+                {kernel("k", {1, 1, 1}, {64, 1, 1}, {"X", "D", "Y"}, body)});
     HostBuffers buf{{"X", float_values(64, 3, 0)}, {"D", float_values(64, 1, 2)}};
     interpret(p, buf);
     return buf["Y"];
@@ -103,9 +105,9 @@ TEST(Interpreter, StoresConvertToTheBufferType) {
   Stmt body = make_block({
       make_store("I", make_int(0), f64(2.7)),
       make_store("I", make_int(1), f64(-2.7)),
-      make_store("H", make_int(0), f64(1.0 + std::ldexp(1.0, -11))),   // f16 tie -> even (1)
+      make_store("H", make_int(0), f64(1.0 + std::ldexp(1.0, -11))),  // f16 tie -> even (1)
       make_store("H", make_int(1), f64(1.0 + 3 * std::ldexp(1.0, -11))),
-      make_store("BF", make_int(0), f64(1.0 + std::ldexp(1.0, -8))),   // bf16 tie -> even (1)
+      make_store("BF", make_int(0), f64(1.0 + std::ldexp(1.0, -8))),  // bf16 tie -> even (1)
       make_store("BF", make_int(1), f64(1.0 + 3 * std::ldexp(1.0, -8))),
       make_store("T", make_int(0), make_call("round_tf32", {f32(1.0 + std::ldexp(1.0, -11))}, DType::f32)),
       make_store("T", make_int(1), make_call("round_tf32", {f32(1.0 + std::ldexp(1.0, -12))}, DType::f32)),
@@ -114,9 +116,10 @@ TEST(Interpreter, StoresConvertToTheBufferType) {
       make_store("I", make_int(2), cast(DType::i32, f32(-3.9))),
       make_store("I", make_int(3), cast(DType::boolean, f32(0.25))),
   });
-  LoweredProgram p = program({buffer("I", DType::i32, 4, BufferRole::Output), buffer("H", DType::f16, 2, BufferRole::Output),
-                              buffer("BF", DType::bf16, 2, BufferRole::Output), buffer("T", DType::f32, 4, BufferRole::Output)},
-                             {kernel("k", {1, 1, 1}, {1, 1, 1}, {"I", "H", "BF", "T"}, body)});
+  LoweredProgram p =
+      program({buffer("I", DType::i32, 4, BufferRole::Output), buffer("H", DType::f16, 2, BufferRole::Output),
+               buffer("BF", DType::bf16, 2, BufferRole::Output), buffer("T", DType::f32, 4, BufferRole::Output)},
+              {kernel("k", {1, 1, 1}, {1, 1, 1}, {"I", "H", "BF", "T"}, body)});
   HostBuffers buf;
   interpret(p, buf);
   EXPECT_EQ(buf["I"], (std::vector<double>{2, -2, -3, 1}));
@@ -132,20 +135,20 @@ LoweredProgram block_reduction_program(bool with_barriers) {
   std::vector<Stmt> steps;
   steps.push_back(make_allocate(
       "acc", MemScope::Register, DType::f32, 1,
-      make_block({make_store("acc", make_int(0), f32(0.0)),
-                  serial("k", 0, 2,
-                         make_store("acc", make_int(0),
-                                    load("acc", make_int(0)) + load("X", r * 256 + var("k") * 128 + t))),
-                  make_store("S", t, load("acc", make_int(0)))})));
+      make_block(
+          {make_store("acc", make_int(0), f32(0.0)),
+           serial("k", 0, 2,
+                  make_store("acc", make_int(0), load("acc", make_int(0)) + load("X", r * 256 + var("k") * 128 + t))),
+           make_store("S", t, load("acc", make_int(0)))})));
   if (with_barriers) steps.push_back(make_barrier());
   for (int stride = 64; stride >= 1; stride /= 2) {
     steps.push_back(make_if(t < stride, make_store("S", t, load("S", t) + load("S", t + stride))));
     if (with_barriers) steps.push_back(make_barrier());
   }
   steps.push_back(make_if(t == 0, make_store("Y", r, load("S", make_int(0)))));
-  Stmt body = bound("r", 4, GpuAxis::BlockX,
-                    make_allocate("S", MemScope::Shared, DType::f32, 128,
-                                  bound("t", 128, GpuAxis::ThreadX, make_block(steps))));
+  Stmt body = bound(
+      "r", 4, GpuAxis::BlockX,
+      make_allocate("S", MemScope::Shared, DType::f32, 128, bound("t", 128, GpuAxis::ThreadX, make_block(steps))));
   return program({buffer("X", DType::f32, 4 * 256, BufferRole::Input), buffer("Y", DType::f32, 4, BufferRole::Output)},
                  {kernel("row_sum", {4, 1, 1}, {128, 1, 1}, {"X", "Y"}, body)});
 }
@@ -156,7 +159,8 @@ TEST(Interpreter, BlockReductionWithSharedMemoryAndBarriers) {
   const auto& x = buf["X"];
   for (int r = 0; r < 4; ++r) {
     float s[128];
-    for (int t = 0; t < 128; ++t) s[t] = (0.0f + static_cast<float>(x[r * 256 + t])) + static_cast<float>(x[r * 256 + 128 + t]);
+    for (int t = 0; t < 128; ++t)
+      s[t] = (0.0f + static_cast<float>(x[r * 256 + t])) + static_cast<float>(x[r * 256 + 128 + t]);
     for (int stride = 64; stride >= 1; stride /= 2)
       for (int t = 0; t < stride; ++t) s[t] = s[t] + s[t + stride];
     EXPECT_EQ(buf["Y"][r], static_cast<double>(s[0])) << "row " << r;
@@ -214,8 +218,9 @@ TEST(Interpreter, RegisterArraysArePerThreadAndStartUninitialized) {
                    make_allocate("r", MemScope::Register, DType::f32, 1,
                                  make_block({make_store("r", make_int(0), load("X", var("t"))),
                                              make_store("Y", var("t"), load("r", make_int(0)) * f32(3.0))})));
-  LoweredProgram p = program({buffer("X", DType::f32, 32, BufferRole::Input), buffer("Y", DType::f32, 32, BufferRole::Output)},
-                             {kernel("k", {1, 1, 1}, {32, 1, 1}, {"X", "Y"}, own)});
+  LoweredProgram p =
+      program({buffer("X", DType::f32, 32, BufferRole::Input), buffer("Y", DType::f32, 32, BufferRole::Output)},
+              {kernel("k", {1, 1, 1}, {32, 1, 1}, {"X", "Y"}, own)});
   HostBuffers buf{{"X", float_values(32, 1, 0)}};
   interpret(p, buf);
   for (int t = 0; t < 32; ++t) EXPECT_EQ(buf["Y"][t], static_cast<double>(static_cast<float>(buf["X"][t]) * 3.0f));
@@ -268,7 +273,8 @@ TEST(Interpreter, WarpAllReduceMaxAndMin) {
     interpret(warp_program(op, 32), buf);
     for (int row = 0; row < 2; ++row) {
       double expected = x[row * 32];
-      for (int j = 1; j < 32; ++j) expected = op == ReduceOp::Max ? std::max(expected, x[row * 32 + j]) : std::min(expected, x[row * 32 + j]);
+      for (int j = 1; j < 32; ++j)
+        expected = op == ReduceOp::Max ? std::max(expected, x[row * 32 + j]) : std::min(expected, x[row * 32 + j]);
       for (int j = 0; j < 32; ++j) ASSERT_EQ(buf["Y"][row * 32 + j], expected);
     }
   }
@@ -276,10 +282,15 @@ TEST(Interpreter, WarpAllReduceMaxAndMin) {
 
 TEST(Interpreter, WarpArgMaxAndArgMinBreakTiesTowardTheSmallerIndex) {
   std::vector<double> x(64, 1.0);
-  x[20] = 7;  x[5] = 7;  x[31] = 7;    // row 0: the max 7 at lanes 5, 20, 31
-  x[3] = -2;  x[17] = -2;              // row 0: the min -2 at lanes 3, 17
-  x[32 + 30] = 9;  x[32 + 12] = 9;     // row 1: the max at lanes 12 and 30
-  x[32 + 0] = -5;  x[32 + 31] = -5;    // row 1: the min at lanes 0 and 31
+  x[20] = 7;
+  x[5] = 7;
+  x[31] = 7;  // row 0: the max 7 at lanes 5, 20, 31
+  x[3] = -2;
+  x[17] = -2;  // row 0: the min -2 at lanes 3, 17
+  x[32 + 30] = 9;
+  x[32 + 12] = 9;  // row 1: the max at lanes 12 and 30
+  x[32 + 0] = -5;
+  x[32 + 31] = -5;  // row 1: the min at lanes 0 and 31
   for (ReduceOp op : {ReduceOp::ArgMax, ReduceOp::ArgMin}) {
     HostBuffers buf{{"X", x}};
     interpret(warp_program(op, 32), buf);
@@ -301,24 +312,24 @@ TEST(Interpreter, WarpArgMaxAndArgMinBreakTiesTowardTheSmallerIndex) {
 TEST(Interpreter, WarpAllReduceMustStayInsideAWarp) {
   // Reducing over threadIdx.y pairs threads 32 apart: different warps.
   LoweredProgram p = warp_program(ReduceOp::Sum, 32);
-  Stmt inner = make_allocate(
-      "v", MemScope::Register, DType::f32, 1,
-      make_block({make_store("v", make_int(0), load("X", var("ty") * 32 + var("tx"))),
-                  make_allreduce("v", "", make_int(0), ReduceOp::Sum, GpuAxis::ThreadY, 2, "warp"),
-                  make_store("Y", var("ty") * 32 + var("tx"), load("v", make_int(0)))}));
+  Stmt inner =
+      make_allocate("v", MemScope::Register, DType::f32, 1,
+                    make_block({make_store("v", make_int(0), load("X", var("ty") * 32 + var("tx"))),
+                                make_allreduce("v", "", make_int(0), ReduceOp::Sum, GpuAxis::ThreadY, 2, "warp"),
+                                make_store("Y", var("ty") * 32 + var("tx"), load("v", make_int(0)))}));
   p.kernels[0].body = bound("ty", 2, GpuAxis::ThreadY, bound("tx", 32, GpuAxis::ThreadX, inner));
   HostBuffers buf{{"X", float_values(64, 1, 0)}};
   EXPECT_EQ(error_code([&] { interpret(p, buf); }), "warp-allreduce-spans-warps");
   // The block kind may span warps: column sums over y.
-  inner = make_allocate(
-      "v", MemScope::Register, DType::f32, 1,
-      make_block({make_store("v", make_int(0), load("X", var("ty") * 32 + var("tx"))),
-                  make_allreduce("v", "", make_int(0), ReduceOp::Sum, GpuAxis::ThreadY, 2, "block"),
-                  make_store("Y", var("ty") * 32 + var("tx"), load("v", make_int(0)))}));
+  inner = make_allocate("v", MemScope::Register, DType::f32, 1,
+                        make_block({make_store("v", make_int(0), load("X", var("ty") * 32 + var("tx"))),
+                                    make_allreduce("v", "", make_int(0), ReduceOp::Sum, GpuAxis::ThreadY, 2, "block"),
+                                    make_store("Y", var("ty") * 32 + var("tx"), load("v", make_int(0)))}));
   p.kernels[0].body = bound("ty", 2, GpuAxis::ThreadY, bound("tx", 32, GpuAxis::ThreadX, inner));
   interpret(p, buf);
   for (int i = 0; i < 64; ++i)
-    EXPECT_EQ(buf["Y"][i], static_cast<double>(static_cast<float>(buf["X"][i % 32]) + static_cast<float>(buf["X"][32 + i % 32])));
+    EXPECT_EQ(buf["Y"][i],
+              static_cast<double>(static_cast<float>(buf["X"][i % 32]) + static_cast<float>(buf["X"][32 + i % 32])));
 }
 
 TEST(Interpreter, BarrierUnderThreadDependentControlIsDivergent) {
@@ -327,8 +338,8 @@ TEST(Interpreter, BarrierUnderThreadDependentControlIsDivergent) {
                               bound("t", loop_extent, GpuAxis::ThreadX,
                                     make_block({make_store("S", var("t"), f32(1.0)), inside_thread_loop,
                                                 make_store("Y", var("t"), load("S", var("t")))})));
-    LoweredProgram p = program({buffer("Y", DType::f32, 64, BufferRole::Output)},
-                               {kernel("k", {1, 1, 1}, {64, 1, 1}, {"Y"}, body)});
+    LoweredProgram p =
+        program({buffer("Y", DType::f32, 64, BufferRole::Output)}, {kernel("k", {1, 1, 1}, {64, 1, 1}, {"Y"}, body)});
     HostBuffers buf;
     std::string message;
     std::string code = error_code([&] { interpret(p, buf); }, &message);
@@ -346,8 +357,9 @@ TEST(Interpreter, BarrierUnderThreadDependentControlIsDivergent) {
 TEST(Interpreter, OutOfBoundsAccessNamesBufferIndexAndKernel) {
   Expr i = var("io") * 256 + var("ii");
   LoweredProgram p = elementwise_program();
-  p.kernels[0].body = bound("io", 4, GpuAxis::BlockX,
-                            bound("ii", 256, GpuAxis::ThreadX, make_if(i < 1000, make_store("C", i + 1, load("A", i)))));
+  p.kernels[0].body =
+      bound("io", 4, GpuAxis::BlockX,
+            bound("ii", 256, GpuAxis::ThreadX, make_if(i < 1000, make_store("C", i + 1, load("A", i)))));
   HostBuffers buf{{"A", float_values(1000, 1, 0)}, {"B", float_values(1000, 1, 0)}};
   std::string message;
   EXPECT_EQ(error_code([&] { interpret(p, buf); }, &message), "out-of-bounds");
@@ -355,8 +367,9 @@ TEST(Interpreter, OutOfBoundsAccessNamesBufferIndexAndKernel) {
   EXPECT_NE(message.find("1000"), std::string::npos) << message;
   EXPECT_NE(message.find("axpb"), std::string::npos) << message;
   // A read below zero.
-  p.kernels[0].body = bound("io", 4, GpuAxis::BlockX,
-                            bound("ii", 256, GpuAxis::ThreadX, make_if(i < 1000, make_store("C", i, load("A", i - 1)))));
+  p.kernels[0].body =
+      bound("io", 4, GpuAxis::BlockX,
+            bound("ii", 256, GpuAxis::ThreadX, make_if(i < 1000, make_store("C", i, load("A", i - 1)))));
   EXPECT_EQ(error_code([&] { interpret(p, buf); }, &message), "out-of-bounds");
   EXPECT_NE(message.find("'A'"), std::string::npos) << message;
 }
@@ -364,8 +377,8 @@ TEST(Interpreter, OutOfBoundsAccessNamesBufferIndexAndKernel) {
 TEST(Interpreter, GlobalWritesOfDifferentValuesFromTwoBlocksRace) {
   auto run = [](Expr value) {
     Stmt body = bound("b", 2, GpuAxis::BlockX, make_store("Y", make_int(0), value));
-    LoweredProgram p = program({buffer("Y", DType::f32, 1, BufferRole::Output)},
-                               {kernel("k", {2, 1, 1}, {1, 1, 1}, {"Y"}, body)});
+    LoweredProgram p =
+        program({buffer("Y", DType::f32, 1, BufferRole::Output)}, {kernel("k", {2, 1, 1}, {1, 1, 1}, {"Y"}, body)});
     HostBuffers buf;
     return error_code([&] { interpret(p, buf); });
   };
@@ -375,8 +388,9 @@ TEST(Interpreter, GlobalWritesOfDifferentValuesFromTwoBlocksRace) {
   Stmt exchange = bound("b", 2, GpuAxis::BlockX,
                         make_block({make_store("Y", var("b"), cast(DType::f32, var("b"))),
                                     make_store("Z", var("b"), load("Y", 1 - var("b")))}));
-  LoweredProgram p = program({buffer("Y", DType::f32, 2, BufferRole::Scratch), buffer("Z", DType::f32, 2, BufferRole::Output)},
-                             {kernel("exchange", {2, 1, 1}, {1, 1, 1}, {"Y", "Z"}, exchange)});
+  LoweredProgram p =
+      program({buffer("Y", DType::f32, 2, BufferRole::Scratch), buffer("Z", DType::f32, 2, BufferRole::Output)},
+              {kernel("exchange", {2, 1, 1}, {1, 1, 1}, {"Y", "Z"}, exchange)});
   HostBuffers buf;
   std::string message;
   EXPECT_EQ(error_code([&] { interpret(p, buf); }, &message), "global-memory-race");
@@ -393,7 +407,8 @@ TEST(Interpreter, GlobalWritesOfDifferentValuesFromTwoBlocksRace) {
 
 TEST(Interpreter, StepLimitStopsRunawayLoops) {
   Stmt body = serial("k", 0, 1000000, make_store("Y", make_int(0), f32(1.0)));
-  LoweredProgram p = program({buffer("Y", DType::f32, 1, BufferRole::Output)}, {kernel("k", {1, 1, 1}, {1, 1, 1}, {"Y"}, body)});
+  LoweredProgram p =
+      program({buffer("Y", DType::f32, 1, BufferRole::Output)}, {kernel("k", {1, 1, 1}, {1, 1, 1}, {"Y"}, body)});
   HostBuffers buf;
   InterpOptions opt;
   opt.max_steps = 1000;
@@ -402,8 +417,9 @@ TEST(Interpreter, StepLimitStopsRunawayLoops) {
 
 TEST(Interpreter, MalformedIrIsAnErrorNotACrash) {
   auto run = [](Stmt body, std::vector<std::string> params = {"Y"}) {
-    LoweredProgram p = program({buffer("Y", DType::f32, 4, BufferRole::Output), buffer("X", DType::f32, 4, BufferRole::Input)},
-                               {kernel("k", {1, 1, 1}, {4, 1, 1}, std::move(params), body)});
+    LoweredProgram p =
+        program({buffer("Y", DType::f32, 4, BufferRole::Output), buffer("X", DType::f32, 4, BufferRole::Input)},
+                {kernel("k", {1, 1, 1}, {4, 1, 1}, std::move(params), body)});
     HostBuffers buf{{"X", {1, 2, 3, 4}}};
     return error_code([&] { interpret(p, buf); });
   };
@@ -415,7 +431,8 @@ TEST(Interpreter, MalformedIrIsAnErrorNotACrash) {
   EXPECT_EQ(run(make_store("Y", make_int(0), make_load("X", DType::f32, {make_int(0), make_int(0)})), {"X", "Y"}),
             "malformed-ir");
   EXPECT_EQ(run(bound("t", 8, GpuAxis::ThreadX, make_store("Y", var("t") % 4, f32(1.0)))), "block-too-small");
-  EXPECT_EQ(run(make_store("Y", make_int(0), cast(DType::f32, var("tid") / (var("tid") - var("tid"))))), "division-by-zero");
+  EXPECT_EQ(run(make_store("Y", make_int(0), cast(DType::f32, var("tid") / (var("tid") - var("tid"))))),
+            "division-by-zero");
 }
 
 TEST(Interpreter, BuiltinsAndMultiDimensionalBlocks) {

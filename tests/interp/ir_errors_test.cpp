@@ -25,9 +25,9 @@ LoweredProgram bulk_copy_through(bool init, bool barrier) {
   std::vector<Stmt> body;
   if (init) body.push_back(make_if(tid == make_int(0), make_mbarrier_init("bar", make_int(0), 1)));
   if (barrier) body.push_back(make_barrier());
-  body.push_back(make_if(tid == make_int(0),
-                         make_block({make_mbarrier_expect("bar", make_int(0), make_int(256)),
-                                     make_bulk_copy("S", make_int(0), load("G", make_int(0)), make_int(256), "bar", make_int(0))})));
+  body.push_back(make_if(tid == make_int(0), make_block({make_mbarrier_expect("bar", make_int(0), make_int(256)),
+                                                         make_bulk_copy("S", make_int(0), load("G", make_int(0)),
+                                                                        make_int(256), "bar", make_int(0))})));
   body.push_back(make_mbarrier_wait("bar", make_int(0), make_int(0)));
   body.push_back(bound("t", 64, GpuAxis::ThreadX, make_store("Y", t, load("S", t))));
   Stmt k = make_allocate("S", MemScope::Shared, DType::f32, 64,
@@ -72,21 +72,24 @@ TEST(IrErrors, AnMbarrierUsedByOtherThreadsBeforeABarrierIsReported) {
 LoweredProgram one_ldmatrix(DType t, int matrices, bool transpose) {
   const Expr lane = var("lane");
   const int64_t per_row = 16 / dtype_bytes(t), elements = matrices * 4 / dtype_bytes(t);  // of the fragment
-  Stmt fill = serial("e", 0, 8 * per_row * matrices / 32 + 1,
-                     make_if(var("e") * make_int(32) + lane < make_int(8 * per_row * matrices),
-                             make_store("As", var("e") * make_int(32) + lane, load("A", var("e") * make_int(32) + lane, t))));
+  Stmt fill =
+      serial("e", 0, 8 * per_row * matrices / 32 + 1,
+             make_if(var("e") * make_int(32) + lane < make_int(8 * per_row * matrices),
+                     make_store("As", var("e") * make_int(32) + lane, load("A", var("e") * make_int(32) + lane, t))));
   std::vector<Stmt> out;
   for (int64_t w = 0; w < elements; ++w)
     out.push_back(make_store("Out", lane * make_int(elements) + make_int(w), load("frag", make_int(w), t)));
-  Stmt body = make_block({bound("lane", 32, GpuAxis::ThreadX, fill), make_barrier(),
-                          bound("lane", 32, GpuAxis::ThreadX,
-                                make_ldmatrix("frag", make_int(0), "As", (lane % make_int(8 * matrices)) * make_int(per_row),
-                                              matrices, transpose)),
-                          bound("lane", 32, GpuAxis::ThreadX, make_block(out))});
+  Stmt body =
+      make_block({bound("lane", 32, GpuAxis::ThreadX, fill), make_barrier(),
+                  bound("lane", 32, GpuAxis::ThreadX,
+                        make_ldmatrix("frag", make_int(0), "As", (lane % make_int(8 * matrices)) * make_int(per_row),
+                                      matrices, transpose)),
+                  bound("lane", 32, GpuAxis::ThreadX, make_block(out))});
   body = make_allocate("frag", MemScope::Register, t, elements, body);
   body = make_allocate("As", MemScope::Shared, t, 8 * per_row * matrices, body);
-  return program({buffer("A", t, 8 * per_row * matrices, BufferRole::Input), buffer("Out", t, 32 * elements, BufferRole::Output)},
-                 {kernel("ldm", {1, 1, 1}, {32, 1, 1}, {"A", "Out"}, body)});
+  return program(
+      {buffer("A", t, 8 * per_row * matrices, BufferRole::Input), buffer("Out", t, 32 * elements, BufferRole::Output)},
+      {kernel("ldm", {1, 1, 1}, {32, 1, 1}, {"A", "Out"}, body)});
 }
 
 TEST(IrErrors, LdMatrixShapesTheInstructionHasAreEmitted) {
@@ -101,11 +104,13 @@ TEST(IrErrors, LdMatrixShapesTheInstructionLacksAreEmitterErrors) {
     bool transpose;
     const char* why;
   };
-  for (const Case& c : {Case{DType::f32, 3, false, "three matrices"}, Case{DType::f32, 4, true, "a transposed 32-bit load"},
-                        Case{DType::f64, 2, false, "64-bit elements"}}) {
+  for (const Case& c :
+       {Case{DType::f32, 3, false, "three matrices"}, Case{DType::f32, 4, true, "a transposed 32-bit load"},
+        Case{DType::f64, 2, false, "64-bit elements"}}) {
     SCOPED_TRACE(c.why);
     std::string message;
-    EXPECT_EQ(error_code([&] { emit_cuda(one_ldmatrix(c.t, c.matrices, c.transpose)); }, &message), "ldmatrix-unsupported");
+    EXPECT_EQ(error_code([&] { emit_cuda(one_ldmatrix(c.t, c.matrices, c.transpose)); }, &message),
+              "ldmatrix-unsupported");
     EXPECT_TRUE(mentions(message, "'frag'")) << message;
   }
 }
@@ -127,7 +132,8 @@ LoweredProgram lowered_tensor_core_tile() {
 TEST(IrErrors, TensorCoreLoadsHaveNoF64ReferenceForm) {
   // The f64 reference keeps shared tiles in doubles, which ldmatrix cannot load.
   const LoweredProgram p = lowered_tensor_core_tile();
-  ASSERT_TRUE(mentions(print_ir(p), "ldmatrix")) << "the lowering no longer loads fragments with ldmatrix:\n" << print_ir(p);
+  ASSERT_TRUE(mentions(print_ir(p), "ldmatrix")) << "the lowering no longer loads fragments with ldmatrix:\n"
+                                                 << print_ir(p);
   EXPECT_TRUE(mentions(emit_cuda(p), "cusched::ldmatrix_x")) << "the f32 kernel must emit";
   std::string message;
   EXPECT_EQ(error_code([&] { emit_cuda(p, {.reference_f64 = true}); }, &message), "ldmatrix-unsupported");

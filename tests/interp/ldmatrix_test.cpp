@@ -3,9 +3,9 @@
 // The lane -> row-address mappings and the fragment coordinates are written out here
 // from the PTX ISA (lane 8 j + r gives row r of matrix j; lane 4 r + w receives word w
 // of row r), independently of codegen/ldmatrix and codegen/mma_layout.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "tests/interp/ir_test_support.h"
 
@@ -19,7 +19,9 @@ struct Coord {
 };
 
 // mma.m16n8k8 .tf32 A: a0 (g, q), a1 (g+8, q), a2 (g, q+4), a3 (g+8, q+4); B: b0 (q, g), b1 (q+4, g).
-Coord tf32_a(const Expr& g, const Expr& q, int i) { return {g + make_int(i % 2 ? 8 : 0), q + make_int(i >= 2 ? 4 : 0)}; }
+Coord tf32_a(const Expr& g, const Expr& q, int i) {
+  return {g + make_int(i % 2 ? 8 : 0), q + make_int(i >= 2 ? 4 : 0)};
+}
 Coord tf32_b(const Expr& g, const Expr& q, int i) { return {q + make_int(i ? 4 : 0), g}; }
 // mma.m16n8k16 .f16 A: a0,a1 (g, 2q+{0,1}), a2,a3 (g+8, ..), a4,a5 (g, 2q+8+{0,1}), a6,a7 (g+8, ..);
 // B: b0,b1 (2q+{0,1}, g), b2,b3 (2q+8+{0,1}, g).
@@ -30,10 +32,10 @@ Coord half_b(const Expr& g, const Expr& q, int i) { return {q * make_int(2) + ma
 
 struct Case {
   std::string shape, precision;
-  DType dtype;         // of the shared tiles and fragments
+  DType dtype;  // of the shared tiles and fragments
   int k, a_count, b_count;
-  int64_t sa, sb;      // row strides (elements) of A [16][k] and of B: [8][k] (tf32) or [k][8] (f16)
-  bool b_k_major;      // B stored [k][n]: loaded with .trans
+  int64_t sa, sb;  // row strides (elements) of A [16][k] and of B: [8][k] (tf32) or [k][8] (f16)
+  bool b_k_major;  // B stored [k][n]: loaded with .trans
   Coord (*a_at)(const Expr&, const Expr&, int);
   Coord (*b_at)(const Expr&, const Expr&, int);
 };
@@ -70,12 +72,14 @@ LoweredProgram one_tile(const Case& c, Loads how) {
   const Expr lane = var("lane"), g = lane / make_int(4), q = lane % make_int(4);
   const int64_t a_size = 16 * c.sa, b_size = c.b_k_major ? c.k * c.sb : 8 * c.sb;
   // The copies: element e of A (row-major 16 x k) and of B (row-major k x 8).
-  auto copy = [&](const std::string& dst, const std::string& src, int64_t elements, const std::function<Expr(const Expr&)>& at) {
+  auto copy = [&](const std::string& dst, const std::string& src, int64_t elements,
+                  const std::function<Expr(const Expr&)>& at) {
     Expr e = var("ci") * make_int(32) + lane;
     return serial("ci", 0, (elements + 31) / 32, make_if(e < make_int(elements), make_store(dst, at(e), load(src, e))));
   };
-  Stmt fill = make_block({copy("As", "A", 16 * c.k, [&](const Expr& e) { return a_elem(c, e / make_int(c.k), e % make_int(c.k)); }),
-                          copy("Bs", "B", c.k * 8, [&](const Expr& e) { return b_elem(c, e / make_int(8), e % make_int(8)); })});
+  Stmt fill = make_block(
+      {copy("As", "A", 16 * c.k, [&](const Expr& e) { return a_elem(c, e / make_int(c.k), e % make_int(c.k)); }),
+       copy("Bs", "B", c.k * 8, [&](const Expr& e) { return b_elem(c, e / make_int(8), e % make_int(8)); })});
   std::vector<Expr> ops;
   std::vector<Stmt> steps = {bound("lane", 32, GpuAxis::ThreadX, fill), make_barrier()};
   if (how == Loads::Scalar) {
@@ -90,9 +94,11 @@ LoweredProgram one_tile(const Case& c, Loads how) {
   } else {
     for (int i = 0; i < c.a_count; ++i) ops.push_back(load("fa", make_int(i), c.dtype));
     for (int i = 0; i < c.b_count; ++i) ops.push_back(load("fb", make_int(i), c.dtype));
+    steps.push_back(
+        bound("lane", 32, GpuAxis::ThreadX,
+              make_ldmatrix("fa", make_int(0), "As", a_row_address(c, lane, how == Loads::WrongMapping), 4, false)));
     steps.push_back(bound("lane", 32, GpuAxis::ThreadX,
-                          make_ldmatrix("fa", make_int(0), "As", a_row_address(c, lane, how == Loads::WrongMapping), 4, false)));
-    steps.push_back(bound("lane", 32, GpuAxis::ThreadX, make_ldmatrix("fb", make_int(0), "Bs", b_row_address(c, lane), 2, c.b_k_major)));
+                          make_ldmatrix("fb", make_int(0), "Bs", b_row_address(c, lane), 2, c.b_k_major)));
   }
   std::vector<Stmt> init, out;
   for (int j = 0; j < 4; ++j) {
@@ -109,9 +115,10 @@ LoweredProgram one_tile(const Case& c, Loads how) {
   body = make_allocate("acc", MemScope::Register, DType::f32, 4, body);
   body = make_allocate("Bs", MemScope::Shared, c.dtype, b_size, body);
   body = make_allocate("As", MemScope::Shared, c.dtype, a_size, body);
-  return program({buffer("A", DType::f32, 16 * c.k, BufferRole::Input), buffer("B", DType::f32, c.k * 8, BufferRole::Input),
-                  buffer("C", DType::f32, 16 * 8, BufferRole::Output)},
-                 {kernel("ldm", {1, 1, 1}, {32, 1, 1}, {"A", "B", "C"}, body)});
+  return program(
+      {buffer("A", DType::f32, 16 * c.k, BufferRole::Input), buffer("B", DType::f32, c.k * 8, BufferRole::Input),
+       buffer("C", DType::f32, 16 * 8, BufferRole::Output)},
+      {kernel("ldm", {1, 1, 1}, {32, 1, 1}, {"A", "B", "C"}, body)});
 }
 
 // Inputs exactly representable in f16 and tf32, so that both paths see the same values.

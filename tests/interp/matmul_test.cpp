@@ -2,11 +2,11 @@
 // per thread, and shared-memory tiles with barriers. Results are compared with the
 // same f32 arithmetic done here in plain loops; the run time is the interpreter's
 // budget inside property tests.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <ctime>
 #include <functional>
+
+#include <gtest/gtest.h>
 
 #include "tests/interp/ir_test_support.h"
 
@@ -32,7 +32,8 @@ std::vector<double> expected_matmul(const HostBuffers& b) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       float acc = 0;
-      for (int k = 0; k < K; ++k) acc = acc + static_cast<float>(b.at("A")[i * K + k]) * static_cast<float>(b.at("B")[k * N + j]);
+      for (int k = 0; k < K; ++k)
+        acc = acc + static_cast<float>(b.at("A")[i * K + k]) * static_cast<float>(b.at("B")[k * N + j]);
       c[i * N + j] = acc;
     }
   return c;
@@ -47,11 +48,12 @@ LoweredProgram register_matmul() {
   Expr row = var("by") * T + var("ty"), col = var("bx") * T + var("tx");
   Stmt per_thread = make_allocate(
       "acc", MemScope::Register, DType::f32, 1,
-      make_block({make_store("acc", make_int(0), f32(0.0)),
-                  serial("k", 0, K,
-                         make_store("acc", make_int(0),
-                                    load("acc", make_int(0)) + load("A", row * K + var("k")) * load("B", var("k") * N + col))),
-                  make_store("C", row * N + col, load("acc", make_int(0)))}));
+      make_block(
+          {make_store("acc", make_int(0), f32(0.0)),
+           serial("k", 0, K,
+                  make_store("acc", make_int(0),
+                             load("acc", make_int(0)) + load("A", row * K + var("k")) * load("B", var("k") * N + col))),
+           make_store("C", row * N + col, load("acc", make_int(0)))}));
   Stmt body = bound("by", M / T, GpuAxis::BlockY,
                     bound("bx", N / T, GpuAxis::BlockX,
                           bound("ty", T, GpuAxis::ThreadY, bound("tx", T, GpuAxis::ThreadX, per_thread))));
@@ -64,9 +66,8 @@ LoweredProgram tiled_matmul() {
   // 256 threads load a 16x8 tile of A and an 8x16 tile of B: threads with tid < 128 each load one of each.
   Expr tid = make_var("tid");
   Stmt load_tiles = make_if(
-      tid < T * KT,
-      make_block({make_store("As", tid, load("A", (var("by") * T + tid / KT) * K + ko * KT + tid % KT)),
-                  make_store("Bs", tid, load("B", (ko * KT + tid / T) * N + var("bx") * T + tid % T))}));
+      tid < T * KT, make_block({make_store("As", tid, load("A", (var("by") * T + tid / KT) * K + ko * KT + tid % KT)),
+                                make_store("Bs", tid, load("B", (ko * KT + tid / T) * N + var("bx") * T + tid % T))}));
   Stmt compute_tile = serial(
       "kk", 0, KT,
       make_store("acc", make_int(0), load("acc", make_int(0)) + load("As", ty * KT + kk) * load("Bs", kk * T + tx)));
@@ -75,12 +76,13 @@ LoweredProgram tiled_matmul() {
       make_block({make_store("acc", make_int(0), f32(0.0)),
                   serial("ko", 0, K / KT, make_block({load_tiles, make_barrier(), compute_tile, make_barrier()})),
                   make_store("C", row * N + col, load("acc", make_int(0)))}));
-  Stmt body = bound(
-      "by", M / T, GpuAxis::BlockY,
-      bound("bx", N / T, GpuAxis::BlockX,
-            make_allocate("As", MemScope::Shared, DType::f32, T * KT,
-                          make_allocate("Bs", MemScope::Shared, DType::f32, KT * T,
-                                        bound("ty", T, GpuAxis::ThreadY, bound("tx", T, GpuAxis::ThreadX, per_thread))))));
+  Stmt body =
+      bound("by", M / T, GpuAxis::BlockY,
+            bound("bx", N / T, GpuAxis::BlockX,
+                  make_allocate(
+                      "As", MemScope::Shared, DType::f32, T * KT,
+                      make_allocate("Bs", MemScope::Shared, DType::f32, KT * T,
+                                    bound("ty", T, GpuAxis::ThreadY, bound("tx", T, GpuAxis::ThreadX, per_thread))))));
   return program(matmul_buffers(), {kernel("matmul_tiled", {N / T, M / T, 1}, {T, T, 1}, {"A", "B", "C"}, body)});
 }
 

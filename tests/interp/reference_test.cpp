@@ -1,7 +1,7 @@
 // The float64 reference evaluator against values computed here with plain loops.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "dsl/dsl.h"
 #include "dsl/reference_eval.h"
@@ -72,7 +72,7 @@ TEST(Reference, ArgmaxAndArgminTieToTheSmallestFlatIndex) {
   std::vector<double> x(24, 0.0);
   x[0 * 12 + 1 * 4 + 2] = 5;  // batch 0: max 5 at (1, 2) = flat 6 and at (2, 0) = flat 8
   x[0 * 12 + 2 * 4 + 0] = 5;
-  x[0 * 12 + 1] = -1;         // batch 0 row 0: min -1 at c = 1 and c = 3
+  x[0 * 12 + 1] = -1;  // batch 0 row 0: min -1 at c = 1 and c = 3
   x[0 * 12 + 3] = -1;
   x[1 * 12 + 2 * 4 + 3] = 2;  // batch 1: max at flat 11 only; row 0 all 0: argmin 0
   HostBuffers out = evaluate_reference(Pipeline({Amax, Amin}), {}, {{"X", x}});
@@ -89,15 +89,36 @@ TEST(Reference, EveryOperatorAndFunction) {
     double expected;
   };
   std::vector<Case> cases = {
-      {exp(x), std::exp(2.5)}, {log(x), std::log(2.5)}, {sqrt(x), std::sqrt(2.5)},
-      {rsqrt(x), 1 / std::sqrt(2.5)}, {tanh(x), std::tanh(2.5)}, {erf(x), std::erf(2.5)},
-      {abs(-x), 2.5}, {pow(x, 3.0), 15.625}, {min(x, 1.0), 1.0}, {max(x, 1.0), 2.5},
-      {select(x > 2.0, x * 2.0, x), 5.0}, {select(x < 2.0, x * 2.0, x), 2.5},
-      {cast(DType::i32, x), 2}, {cast(DType::i32, -x), -2}, {cast(DType::boolean, x - 2.5), 0},
-      {cast(DType::boolean, x), 1}, {cast(DType::i64, x) / 2, 1}, {cast(DType::i32, -x) / 2, -1},
-      {cast(DType::i32, -x * 3.0) % 4, -3}, {x / 2.0, 1.25}, {x % 2.0, 0.5}, {x - 3.0, -0.5},
-      {(x > 1.0) && (x < 2.0), 0}, {(x > 1.0) || (x < 2.0), 1}, {!(x > 1.0), 0}, {x == 2.5, 1},
-      {x != 2.5, 0}, {x <= 2.5, 1}, {x >= 3.0, 0}, {cast(DType::f32, x) * 1e-9, 2.5e-9},
+      {exp(x), std::exp(2.5)},
+      {log(x), std::log(2.5)},
+      {sqrt(x), std::sqrt(2.5)},
+      {rsqrt(x), 1 / std::sqrt(2.5)},
+      {tanh(x), std::tanh(2.5)},
+      {erf(x), std::erf(2.5)},
+      {abs(-x), 2.5},
+      {pow(x, 3.0), 15.625},
+      {min(x, 1.0), 1.0},
+      {max(x, 1.0), 2.5},
+      {select(x > 2.0, x * 2.0, x), 5.0},
+      {select(x < 2.0, x * 2.0, x), 2.5},
+      {cast(DType::i32, x), 2},
+      {cast(DType::i32, -x), -2},
+      {cast(DType::boolean, x - 2.5), 0},
+      {cast(DType::boolean, x), 1},
+      {cast(DType::i64, x) / 2, 1},
+      {cast(DType::i32, -x) / 2, -1},
+      {cast(DType::i32, -x * 3.0) % 4, -3},
+      {x / 2.0, 1.25},
+      {x % 2.0, 0.5},
+      {x - 3.0, -0.5},
+      {(x > 1.0) && (x < 2.0), 0},
+      {(x > 1.0) || (x < 2.0), 1},
+      {!(x > 1.0), 0},
+      {x == 2.5, 1},
+      {x != 2.5, 0},
+      {x <= 2.5, 1},
+      {x >= 3.0, 0},
+      {cast(DType::f32, x) * 1e-9, 2.5e-9},
   };
   Var i("i", make_int(1));
   for (size_t n = 0; n < cases.size(); ++n) {

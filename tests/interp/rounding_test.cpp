@@ -1,9 +1,9 @@
 // Rounding to the GPU's operand formats, with expected values derived from the
 // formats' definitions (significand width, tie rule), not from the code.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstring>
+
+#include <gtest/gtest.h>
 
 #include "codegen/interp_rounding.h"
 
@@ -13,12 +13,13 @@ namespace {
 double p2(int e) { return std::ldexp(1.0, e); }
 
 TEST(Rounding, Tf32KeepsTenMantissaBitsWithTiesAwayFromZero) {
-  EXPECT_EQ(round_to_tf32(1 + p2(-10)), 1 + p2(-10));   // representable
-  EXPECT_EQ(round_to_tf32(1 + p2(-11)), 1 + p2(-10));   // exact half: away from zero
-  EXPECT_EQ(round_to_tf32(1 + p2(-12)), 1.0);           // below half: down
-  EXPECT_EQ(round_to_tf32(1 + 3 * p2(-11)), 1 + p2(-9)); // half between 1+2^-10 and 1+2^-9: away, which is also even
+  EXPECT_EQ(round_to_tf32(1 + p2(-10)), 1 + p2(-10));     // representable
+  EXPECT_EQ(round_to_tf32(1 + p2(-11)), 1 + p2(-10));     // exact half: away from zero
+  EXPECT_EQ(round_to_tf32(1 + p2(-12)), 1.0);             // below half: down
+  EXPECT_EQ(round_to_tf32(1 + 3 * p2(-11)), 1 + p2(-9));  // half between 1+2^-10 and 1+2^-9: away, which is also even
   EXPECT_EQ(round_to_tf32(-(1 + p2(-11))), -(1 + p2(-10)));
-  EXPECT_EQ(round_to_tf32(1 + 5 * p2(-11)), 1 + 3 * p2(-10));  // half between 2 and 3 quanta: away (odd), unlike nearest-even
+  EXPECT_EQ(round_to_tf32(1 + 5 * p2(-11)),
+            1 + 3 * p2(-10));  // half between 2 and 3 quanta: away (odd), unlike nearest-even
   EXPECT_EQ(round_to_tf32(1 + p2(-11) + p2(-20)), 1 + p2(-10));
   // A float whose low 13 bits are set rounds up into the next tf32 value.
   float f = 0;
@@ -28,16 +29,16 @@ TEST(Rounding, Tf32KeepsTenMantissaBitsWithTiesAwayFromZero) {
 }
 
 TEST(Rounding, Bf16AndF16RoundToNearestEven) {
-  EXPECT_EQ(round_to_bf16(1 + p2(-8)), 1.0);              // half: even (1.0000000)
-  EXPECT_EQ(round_to_bf16(1 + 3 * p2(-8)), 1 + p2(-6));   // half: even (1.0000010)
+  EXPECT_EQ(round_to_bf16(1 + p2(-8)), 1.0);             // half: even (1.0000000)
+  EXPECT_EQ(round_to_bf16(1 + 3 * p2(-8)), 1 + p2(-6));  // half: even (1.0000010)
   EXPECT_EQ(round_to_bf16(1 + p2(-8) + p2(-30)), 1 + p2(-7));
   EXPECT_EQ(round_to_f16(1 + p2(-11)), 1.0);
   EXPECT_EQ(round_to_f16(1 + 3 * p2(-11)), 1 + p2(-9));
-  EXPECT_EQ(round_to_f16(65504.0), 65504.0);               // largest finite half
-  EXPECT_TRUE(std::isinf(round_to_f16(65520.0)));          // half way to 2^16 rounds to even: overflow
+  EXPECT_EQ(round_to_f16(65504.0), 65504.0);       // largest finite half
+  EXPECT_TRUE(std::isinf(round_to_f16(65520.0)));  // half way to 2^16 rounds to even: overflow
   EXPECT_EQ(round_to_f16(65519.0), 65504.0);
-  EXPECT_EQ(round_to_f16(p2(-24)), p2(-24));               // smallest subnormal half
-  EXPECT_EQ(round_to_f16(p2(-26)), 0.0);                   // below half of it
+  EXPECT_EQ(round_to_f16(p2(-24)), p2(-24));  // smallest subnormal half
+  EXPECT_EQ(round_to_f16(p2(-26)), 0.0);      // below half of it
   EXPECT_EQ(round_to_f16(3 * p2(-26)), p2(-24));
 }
 

@@ -4,9 +4,9 @@
 // mbarriers. Results are compared with f32 matmuls computed here in k order, which is
 // the order every thread of the tile accumulates in. Hand-built IR checks what the
 // interpreter reports for bulk copies used the wrong way.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
@@ -39,7 +39,8 @@ nlohmann::json tile_steps(int bm, int bn, int bk, int pad, int depth = 0, const 
   s[2]["factor"] = bk;
   s[8]["pad"] = pad;
   s[9]["pad"] = pad;
-  if (depth > 0) s.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", depth}, {"engine", engine}});
+  if (depth > 0)
+    s.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", depth}, {"engine", engine}});
   return s;
 }
 
@@ -226,7 +227,8 @@ TEST(StagedCopy, BulkCopiedDataIsVisibleAfterTheWait) {
 TEST(StagedCopy, ReadingABulkCopyBeforeItsWaitIsAnError) {
   HostBuffers b = bulk_inputs();
   std::string message;
-  EXPECT_EQ(error_code([&] { interpret(bulk_program(256, 256, false), b); }, &message), "async-copy-not-waited") << message;
+  EXPECT_EQ(error_code([&] { interpret(bulk_program(256, 256, false), b); }, &message), "async-copy-not-waited")
+      << message;
 }
 
 TEST(StagedCopy, AnnouncedBytesMustMatchTheCopiedBytes) {
@@ -250,7 +252,8 @@ TEST(StagedCopy, MisalignedSixteenByteCpAsyncIsAnError) {
       bound("t", 16, GpuAxis::ThreadX,
             make_block({make_async_copy("S", t * make_int(4), load("G", t * make_int(4) + make_int(1)), 16),
                         make_async_commit(), make_async_wait(0)})));
-  LoweredProgram p = program({buffer("G", DType::f32, 80, BufferRole::Input)}, {kernel("misaligned", {1, 1, 1}, {16, 1, 1}, {"G"}, k)});
+  LoweredProgram p = program({buffer("G", DType::f32, 80, BufferRole::Input)},
+                             {kernel("misaligned", {1, 1, 1}, {16, 1, 1}, {"G"}, k)});
   HostBuffers b = bulk_inputs();
   EXPECT_EQ(error_code([&] { interpret(p, b); }), "async-copy-misaligned");
 }

@@ -2,11 +2,11 @@
 // elements the PTX ISA assigns to it (the layouts are written out here from the ISA's
 // tables, independently of codegen/mma_layout), and the warp's tile must come back as
 // C + A x B on the operands as given.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
+
+#include <gtest/gtest.h>
 
 #include "tests/interp/ir_test_support.h"
 
@@ -30,13 +30,18 @@ IsaCoord tf32_b(const Expr& g, const Expr& q, int i) { return {q + make_int(i ==
 IsaCoord half_a(const Expr& g, const Expr& q, int i) {
   return {g + make_int((i / 2) % 2 == 1 ? 8 : 0), q * make_int(2) + make_int(i % 2 + (i >= 4 ? 8 : 0))};
 }
-IsaCoord half_b(const Expr& g, const Expr& q, int i) { return {q * make_int(2) + make_int(i % 2 + (i >= 2 ? 8 : 0)), g}; }
+IsaCoord half_b(const Expr& g, const Expr& q, int i) {
+  return {q * make_int(2) + make_int(i % 2 + (i >= 2 ? 8 : 0)), g};
+}
 // Accumulators c0..c3: (g, 2q), (g, 2q+1), (g+8, 2q), (g+8, 2q+1).
-IsaCoord acc_c(const Expr& g, const Expr& q, int j) { return {g + make_int(j >= 2 ? 8 : 0), q * make_int(2) + make_int(j % 2)}; }
+IsaCoord acc_c(const Expr& g, const Expr& q, int j) {
+  return {g + make_int(j >= 2 ? 8 : 0), q * make_int(2) + make_int(j % 2)};
+}
 
 // One warp computes C(16x8) = C0 + A(16xK) B(Kx8) with one Mma; A, B, C0 and C are global.
 LoweredProgram one_tile(const std::string& shape, const std::string& precision, int k, int a_count, int b_count,
-                        IsaCoord (*a_at)(const Expr&, const Expr&, int), IsaCoord (*b_at)(const Expr&, const Expr&, int)) {
+                        IsaCoord (*a_at)(const Expr&, const Expr&, int),
+                        IsaCoord (*b_at)(const Expr&, const Expr&, int)) {
   Expr lane = var("lane"), g = lane / make_int(4), q = lane % make_int(4);
   std::vector<Expr> ops;
   for (int i = 0; i < a_count; ++i) {
@@ -53,13 +58,15 @@ LoweredProgram one_tile(const std::string& shape, const std::string& precision, 
     init.push_back(make_store("acc", make_int(j), load("C0", c.row * make_int(8) + c.col)));
     out.push_back(make_store("C", c.row * make_int(8) + c.col, load("acc", make_int(j))));
   }
-  Stmt body = make_allocate("acc", MemScope::Register, DType::f32, 4,
-                            make_block({bound("lane", 32, GpuAxis::ThreadX, make_block(init)),
-                                        bound("lane", 32, GpuAxis::ThreadX, make_mma(shape, precision, "acc", make_int(0), ops)),
-                                        bound("lane", 32, GpuAxis::ThreadX, make_block(out))}));
-  return program({buffer("A", DType::f32, 16 * k, BufferRole::Input), buffer("B", DType::f32, k * 8, BufferRole::Input),
-                  buffer("C0", DType::f32, 16 * 8, BufferRole::Input), buffer("C", DType::f32, 16 * 8, BufferRole::Output)},
-                 {kernel("mma", {1, 1, 1}, {32, 1, 1}, {"A", "B", "C0", "C"}, body)});
+  Stmt body = make_allocate(
+      "acc", MemScope::Register, DType::f32, 4,
+      make_block({bound("lane", 32, GpuAxis::ThreadX, make_block(init)),
+                  bound("lane", 32, GpuAxis::ThreadX, make_mma(shape, precision, "acc", make_int(0), ops)),
+                  bound("lane", 32, GpuAxis::ThreadX, make_block(out))}));
+  return program(
+      {buffer("A", DType::f32, 16 * k, BufferRole::Input), buffer("B", DType::f32, k * 8, BufferRole::Input),
+       buffer("C0", DType::f32, 16 * 8, BufferRole::Input), buffer("C", DType::f32, 16 * 8, BufferRole::Output)},
+      {kernel("mma", {1, 1, 1}, {32, 1, 1}, {"A", "B", "C0", "C"}, body)});
 }
 
 HostBuffers tile_inputs(int k) {

@@ -6,9 +6,9 @@
 // instructions in flight, both reported by the interpreter. Both operands reach the
 // tensor cores as f32 bits that they truncate to tf32: C is the sum of the truncated
 // products, rounded to f32 once per k8 instruction, and not the rounded operands' sum.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "codegen/interp_rounding.h"
 #include "codegen/lower.h"
@@ -23,7 +23,8 @@ using namespace cusched::test;
 const Sizes kFiveSteps{96, 72, 160};
 
 LoweredProgram lowered_tile() {
-  return lower(Schedule::from_json(matmul_context(kFiveSteps), wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A")), "matmul");
+  return lower(Schedule::from_json(matmul_context(kFiveSteps), wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A")),
+               "matmul");
 }
 
 HostBuffers inputs() {
@@ -55,7 +56,8 @@ TEST(Wgmma, TileWithTwoStepsInFlightMatchesTheProduct) {
   const size_t pair = ir.find("for C_ko_pair in [0, 2)");
   ASSERT_NE(pair, std::string::npos) << ir;
   // Each k-step loads its fragments, then issues the refill copies, then its wgmmas.
-  const size_t fragments = ir.find("C_fa[", pair), refill = ir.find("<- async", pair), fence = ir.find("wgmma_fence", pair);
+  const size_t fragments = ir.find("C_fa[", pair), refill = ir.find("<- async", pair),
+               fence = ir.find("wgmma_fence", pair);
   EXPECT_LT(fragments, refill) << ir;
   EXPECT_LT(refill, fence) << ir;
   HostBuffers b = inputs();

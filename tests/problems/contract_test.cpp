@@ -1,9 +1,9 @@
 // Kernel contracts: inputs (const) in pipeline order, then outputs, typed by dtype.
-#include <gtest/gtest.h>
+#include "problems/contract.h"
 
 #include <set>
 
-#include "problems/contract.h"
+#include <gtest/gtest.h>
 
 namespace cusched {
 namespace {
@@ -35,11 +35,13 @@ TEST(KernelContract, EveryProblemHasAWellFormedContract) {
 
 TEST(KernelContract, TypesFollowTheBuffersDtypes) {
   nlohmann::json ce = kernel_contract(find_problem("cross_entropy"));
-  EXPECT_EQ(ce["params"][0], nlohmann::json({{"name", "logits"}, {"type", "const float*"}, {"dtype", "f32"}, {"is_output", false}}));
+  EXPECT_EQ(ce["params"][0],
+            nlohmann::json({{"name", "logits"}, {"type", "const float*"}, {"dtype", "f32"}, {"is_output", false}}));
   EXPECT_EQ(ce["params"][1]["type"], "const long long*");
   EXPECT_EQ(ce["params"][2]["type"], "float*");
   nlohmann::json am = kernel_contract(find_problem("argmax_dim1"));
-  EXPECT_EQ(am["params"][1], nlohmann::json({{"name", "I"}, {"type", "long long*"}, {"dtype", "i64"}, {"is_output", true}}));
+  EXPECT_EQ(am["params"][1],
+            nlohmann::json({{"name", "I"}, {"type", "long long*"}, {"dtype", "i64"}, {"is_output", true}}));
   nlohmann::json cb = kernel_contract(find_problem("conv2d_relu_bias"));
   std::vector<std::string> names;
   for (const auto& q : cb["params"]) names.push_back(q["name"]);

@@ -1,9 +1,9 @@
 // docs/problems.md is the generator's output (regenerate with
 // `cusched problems --markdown > docs/problems.md`).
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "problems/problem.h"
 #include "problems/problem_reference.h"
@@ -21,7 +21,8 @@ TEST(ProblemDocs, DocsProblemsMdIsNotStale) {
     std::string written = std::string(CUSCHED_TEST_BINARY_DIR) + "/problems.md.expected";
     std::ofstream(written) << expected;
     FAIL() << "docs/problems.md is stale: run `cusched problems --markdown > docs/problems.md` "
-              "(the expected text is in " << written << ").";
+              "(the expected text is in "
+           << written << ").";
   }
 }
 

@@ -1,11 +1,11 @@
 // docs/problem-files.md lists every error code that the expression parser, the problem
 // file reader and the command line's problem and shape resolution raise.
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -27,7 +27,8 @@ TEST(ProblemFileDocs, EveryErrorCodeIsDocumented) {
   ASSERT_GT(codes.size(), 25u) << "the scan found too few codes; has the error style changed?";
   std::string doc = read_source("docs/problem-files.md");
   ASSERT_FALSE(doc.empty()) << "docs/problem-files.md is missing";
-  for (const auto& c : codes) EXPECT_NE(doc.find("`" + c + "`"), std::string::npos) << "docs/problem-files.md does not list " << c;
+  for (const auto& c : codes)
+    EXPECT_NE(doc.find("`" + c + "`"), std::string::npos) << "docs/problem-files.md does not list " << c;
 }
 
 }  // namespace

@@ -2,16 +2,17 @@
 // identical pipeline (stage by stage, node by node), the identical file text, FLOP
 // counts and sizes, and its baseline and best schedules emit the identical CUDA at
 // every size; bad files give structured errors with their codes.
-#include <gtest/gtest.h>
+#include "problems/problem_file.h"
 
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/expr_equal.h"
 #include "dsl/schedule.h"
-#include "problems/problem_file.h"
 
 namespace cusched {
 namespace {

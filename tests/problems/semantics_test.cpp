@@ -1,13 +1,13 @@
 // Each problem's algorithm, evaluated by the float64 reference at its small size,
 // equals an independent float64 implementation of its PyTorch expression, on the
 // standard inputs and (where the problem has them) the adversarial ones.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "dsl/reference_eval.h"
 #include "problems/problem.h"
@@ -30,9 +30,12 @@ HostBuffers draw_inputs(const Problem& p, bool adversarial, unsigned seed) {
     for (auto e : eval_shape(t->shape, p.size("small"))) n *= e;
     Vec v(static_cast<size_t>(n));
     for (auto& x : v) {
-      if (d.kind == "normal") x = static_cast<float>(std::normal_distribution<double>(d.a, d.b)(rng));
-      else if (d.kind == "uniform") x = static_cast<float>(std::uniform_real_distribution<double>(d.a, d.b)(rng));
-      else x = static_cast<double>(std::uniform_int_distribution<int64_t>(int64_t(d.a), int64_t(d.b))(rng));
+      if (d.kind == "normal")
+        x = static_cast<float>(std::normal_distribution<double>(d.a, d.b)(rng));
+      else if (d.kind == "uniform")
+        x = static_cast<float>(std::uniform_real_distribution<double>(d.a, d.b)(rng));
+      else
+        x = static_cast<double>(std::uniform_int_distribution<int64_t>(int64_t(d.a), int64_t(d.b))(rng));
     }
     out[t->name] = std::move(v);
   }
@@ -94,7 +97,8 @@ Vec conv3x3(const Vec& x, const Vec& w, const Vec* bias, const Sizes& s) {
           double acc = bias ? (*bias)[size_t(o)] : 0.0;
           for (int64_t c = 0; c < CI; ++c)
             for (int64_t a = 0; a < 3; ++a)
-              for (int64_t b = 0; b < 3; ++b) acc += x[at4(n, c, h + a, q + b, CI, H, W)] * w[at4(o, c, a, b, CI, 3, 3)];
+              for (int64_t b = 0; b < 3; ++b)
+                acc += x[at4(n, c, h + a, q + b, CI, H, W)] * w[at4(o, c, a, b, CI, 3, 3)];
           y[at4(n, o, h, q, CO, OH, OW)] = acc;
         }
   return y;
@@ -154,34 +158,42 @@ TEST(ProblemSemantics, Elementwise) {
 
 TEST(ProblemSemantics, Softmax) {
   for (const char* name : {"softmax", "softmax_large"})
-    check_problem(name, [](const HostBuffers& in, const Sizes& s) { return softmax_rows(in.at("X"), s.at("R"), s.at("D")); });
+    check_problem(name,
+                  [](const HostBuffers& in, const Sizes& s) { return softmax_rows(in.at("X"), s.at("R"), s.at("D")); });
 }
 
 TEST(ProblemSemantics, Normalisations) {
-  check_problem("layernorm", [](const HostBuffers& in, const Sizes& s) {
-    int64_t B = s.at("B"), n = s.at("C") * s.at("H") * s.at("W");
-    const Vec &x = in.at("X"), &g = in.at("weight"), &b = in.at("bias");
-    Vec y(x.size());
-    for (int64_t i = 0; i < B; ++i) {
-      double mean = 0, var = 0;
-      for (int64_t e = 0; e < n; ++e) mean += x[at2(i, e, n)] / n;
-      for (int64_t e = 0; e < n; ++e) var += (x[at2(i, e, n)] - mean) * (x[at2(i, e, n)] - mean) / n;
-      for (int64_t e = 0; e < n; ++e) y[at2(i, e, n)] = (x[at2(i, e, n)] - mean) / std::sqrt(var + 1e-5) * g[e] + b[e];
-    }
-    return y;
-  }, 1e-5);
-  check_problem("rmsnorm", [](const HostBuffers& in, const Sizes& s) {
-    int64_t B = s.at("B"), C = s.at("C"), HW = s.at("H") * s.at("W");
-    const Vec& x = in.at("X");
-    Vec y(x.size());
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t p = 0; p < HW; ++p) {
-        double ms = 0;
-        for (int64_t c = 0; c < C; ++c) ms += x[at3(b, c, p, C, HW)] * x[at3(b, c, p, C, HW)] / C;
-        for (int64_t c = 0; c < C; ++c) y[at3(b, c, p, C, HW)] = x[at3(b, c, p, C, HW)] / std::sqrt(ms + 1e-5);
-      }
-    return y;
-  }, 1e-5);
+  check_problem(
+      "layernorm",
+      [](const HostBuffers& in, const Sizes& s) {
+        int64_t B = s.at("B"), n = s.at("C") * s.at("H") * s.at("W");
+        const Vec &x = in.at("X"), &g = in.at("weight"), &b = in.at("bias");
+        Vec y(x.size());
+        for (int64_t i = 0; i < B; ++i) {
+          double mean = 0, var = 0;
+          for (int64_t e = 0; e < n; ++e) mean += x[at2(i, e, n)] / n;
+          for (int64_t e = 0; e < n; ++e) var += (x[at2(i, e, n)] - mean) * (x[at2(i, e, n)] - mean) / n;
+          for (int64_t e = 0; e < n; ++e)
+            y[at2(i, e, n)] = (x[at2(i, e, n)] - mean) / std::sqrt(var + 1e-5) * g[e] + b[e];
+        }
+        return y;
+      },
+      1e-5);
+  check_problem(
+      "rmsnorm",
+      [](const HostBuffers& in, const Sizes& s) {
+        int64_t B = s.at("B"), C = s.at("C"), HW = s.at("H") * s.at("W");
+        const Vec& x = in.at("X");
+        Vec y(x.size());
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t p = 0; p < HW; ++p) {
+            double ms = 0;
+            for (int64_t c = 0; c < C; ++c) ms += x[at3(b, c, p, C, HW)] * x[at3(b, c, p, C, HW)] / C;
+            for (int64_t c = 0; c < C; ++c) y[at3(b, c, p, C, HW)] = x[at3(b, c, p, C, HW)] / std::sqrt(ms + 1e-5);
+          }
+        return y;
+      },
+      1e-5);
 }
 
 // Reduces dim 1 of a (B, D1, D2) tensor with `f` (value, index of the best so far).
@@ -193,8 +205,10 @@ Vec reduce_dim1(const Vec& x, int64_t B, int64_t D1, int64_t D2, const std::stri
       int64_t best = 0;
       for (int64_t r = 0; r < D1; ++r) {
         double v = x[at3(b, r, j, D1, D2)];
-        if (how == "sum") acc += v;
-        else if (v > acc) acc = v, best = r;  // strict: ties keep the first index
+        if (how == "sum")
+          acc += v;
+        else if (v > acc)
+          acc = v, best = r;  // strict: ties keep the first index
       }
       y[at2(b, j, D2)] = how == "argmax" ? static_cast<double>(best) : acc;
     }
@@ -222,7 +236,8 @@ TEST(ProblemSemantics, ArgmaxAdversarialInputsHaveTies) {
   for (int64_t b = 0; b < s.at("B"); ++b)
     for (int64_t j = 0; j < s.at("D2"); ++j) {
       int hits = 0;
-      for (int64_t r = 0; r < s.at("D1"); ++r) hits += in.at("X")[at3(b, r, j, s.at("D1"), s.at("D2"))] == mx[at2(b, j, s.at("D2"))];
+      for (int64_t r = 0; r < s.at("D1"); ++r)
+        hits += in.at("X")[at3(b, r, j, s.at("D1"), s.at("D2"))] == mx[at2(b, j, s.at("D2"))];
       columns_with_ties += hits > 1;
     }
   EXPECT_GT(columns_with_ties, s.at("B") * s.at("D2") / 2);
@@ -247,7 +262,8 @@ TEST(ProblemSemantics, MaxPoolWithMinusInfinityPadding) {
 }
 
 TEST(ProblemSemantics, Convolutions) {
-  check_problem("conv2d", [](const HostBuffers& in, const Sizes& s) { return conv3x3(in.at("X"), in.at("weight"), nullptr, s); });
+  check_problem("conv2d",
+                [](const HostBuffers& in, const Sizes& s) { return conv3x3(in.at("X"), in.at("weight"), nullptr, s); });
   check_problem("conv2d_relu_bias", [](const HostBuffers& in, const Sizes& s) {
     Vec y = conv3x3(in.at("X"), in.at("weight"), &in.at("conv_bias"), s);
     int64_t plane = (s.at("H") - 2) * (s.at("W") - 2), CO = s.at("CO");
@@ -279,7 +295,8 @@ TEST(ProblemSemantics, Losses) {
 
 TEST(ProblemSemantics, GemmEpilogues) {
   auto lin = [](const HostBuffers& in, const Sizes& s, bool with_bias) {
-    return linear(in.at("X"), in.at("weight"), with_bias ? &in.at("bias") : nullptr, s.at("BATCH"), s.at("IN"), s.at("OUT"));
+    return linear(in.at("X"), in.at("weight"), with_bias ? &in.at("bias") : nullptr, s.at("BATCH"), s.at("IN"),
+                  s.at("OUT"));
   };
   check_problem("gemm_add_relu", [&](const HostBuffers& in, const Sizes& s) {
     Vec y = lin(in, s, false);

@@ -1,9 +1,9 @@
 // The problem set's shapes, inputs, distributions and FLOPs, against the shapes
 // KernelBench gives (and the smaller 4-D shapes of relu, gelu and sum_dim1_small).
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "dsl/error.h"
 #include "problems/problem.h"
@@ -36,9 +36,27 @@ int64_t elements(const Shape& s) {
 TEST(ProblemSet, NamesAreUniqueAndTheRequiredOnesExist) {
   std::set<std::string> names;
   for (const auto& p : all_problems()) EXPECT_TRUE(names.insert(p.name).second) << "duplicate " << p.name;
-  for (const char* n : {"matmul", "matmul_rect", "bmm", "matvec", "relu", "gelu", "softmax", "softmax_large", "layernorm",
-                        "rmsnorm", "sum_dim1", "sum_dim1_small", "max_dim1", "argmax_dim1", "maxpool2d", "conv2d",
-                        "mse_loss", "cross_entropy", "gemm_add_relu", "gemm_scale_leakyrelu", "gemm_gelu_softmax",
+  for (const char* n : {"matmul",
+                        "matmul_rect",
+                        "bmm",
+                        "matvec",
+                        "relu",
+                        "gelu",
+                        "softmax",
+                        "softmax_large",
+                        "layernorm",
+                        "rmsnorm",
+                        "sum_dim1",
+                        "sum_dim1_small",
+                        "max_dim1",
+                        "argmax_dim1",
+                        "maxpool2d",
+                        "conv2d",
+                        "mse_loss",
+                        "cross_entropy",
+                        "gemm_add_relu",
+                        "gemm_scale_leakyrelu",
+                        "gemm_gelu_softmax",
                         "conv2d_relu_bias"})
     EXPECT_TRUE(names.count(n)) << "missing " << n;
 }
@@ -161,7 +179,8 @@ TEST(ProblemSet, Level2BenchShapesAreKernelBenchs) {
 }
 
 TEST(ProblemSet, FlopCountsOfTheProducts) {
-  EXPECT_DOUBLE_EQ(find_problem("matmul_rect").flops(find_problem("matmul_rect").size("bench")), 2.0 * 2048 * 4096 * 8192);
+  EXPECT_DOUBLE_EQ(find_problem("matmul_rect").flops(find_problem("matmul_rect").size("bench")),
+                   2.0 * 2048 * 4096 * 8192);
   EXPECT_DOUBLE_EQ(find_problem("bmm").flops(find_problem("bmm").size("bench")), 2.0 * 128 * 512 * 2048 * 1024);
   EXPECT_DOUBLE_EQ(find_problem("conv2d").flops(find_problem("conv2d").size("bench")),
                    2.0 * 16 * 128 * 1022 * 1022 * 16 * 9);

@@ -4,12 +4,13 @@
 // in turn past one block (257), so that guards, blocks smaller than their extent and
 // single-point loops are all exercised. A shape at which the reference output is
 // constant (a softmax over one column) says nothing about a schedule and is skipped.
-#include <gtest/gtest.h>
+#include "problems/automatic_baseline.h"
 
 #include <filesystem>
 
+#include <gtest/gtest.h>
+
 #include "dsl/schedule.h"
-#include "problems/automatic_baseline.h"
 #include "problems/problem.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"

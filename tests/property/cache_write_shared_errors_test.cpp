@@ -4,9 +4,9 @@
 // reduction combined across the blocks of a cluster.
 // Each error is checked next to the nearest schedule that lowers, so that the test
 // fails if the error comes from anything other than the property named.
-#include <gtest/gtest.h>
-
 #include <optional>
+
+#include <gtest/gtest.h>
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"

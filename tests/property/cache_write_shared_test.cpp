@@ -58,8 +58,9 @@ TEST(CacheWriteShared, TheEpilogueAfterTheProductIsAppliedOnce) {
   const Problem& p = find_problem("gemm_add_relu");
   for (bool tensor_cores : {true, false}) {
     SCOPED_TRACE(tensor_cores ? "tensor cores" : "CUDA cores");
-    nlohmann::json g = tensor_cores ? tensor_core_tile_steps("G", "i", "j", "k", "X", 4, "weight", 4, "", {32, 16, 16, 8, 8, "tf32"})
-                                    : tiled_grid_steps("G", "i", "j");
+    nlohmann::json g =
+        tensor_cores ? tensor_core_tile_steps("G", "i", "j", "k", "X", 4, "weight", 4, "", {32, 16, 16, 8, 8, "tf32"})
+                     : tiled_grid_steps("G", "i", "j");
     auto steps = with_shared_output(concat_steps({g, flat_grid_steps("Y", {"i", "j"})}), "G");
     auto r = verify(p.name, steps);
     EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
@@ -68,7 +69,8 @@ TEST(CacheWriteShared, TheEpilogueAfterTheProductIsAppliedOnce) {
 }
 
 TEST(CacheWriteShared, BatchedTensorCoreTilesMatchTheReference) {
-  auto steps = with_shared_output(tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "b", {32, 16, 16, 8, 8, "tf32"}), "C");
+  auto steps = with_shared_output(
+      tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "b", {32, 16, 16, 8, 8, "tf32"}), "C");
   auto r = verify("bmm", steps);
   EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
   EXPECT_NE(ir_of("bmm", steps).find("allocate C_tile"), std::string::npos);

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "problems/baseline_steps.h"
-#include "tests/property/schedule_checks.h"
 #include "tests/property/cluster_test_schedules.h"
+#include "tests/property/schedule_checks.h"
 
 namespace cusched {
 namespace {

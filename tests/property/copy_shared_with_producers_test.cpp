@@ -3,9 +3,9 @@
 // one contiguous slice per block of a cluster with the slice in shared memory, RMSNorm's
 // 64 channels in a register array read by the sum of squares and the output, and the
 // lowering's errors.
-#include <gtest/gtest.h>
-
 #include <regex>
+
+#include <gtest/gtest.h>
 
 #include "problems/baseline_steps.h"
 #include "tests/property/schedule_checks.h"
@@ -34,7 +34,8 @@ TEST(CopySharedWithProducers, SoftmaxSlicesOverAClusterVerifyAndReadTheRowOnce) 
     EXPECT_EQ(global_reads_of_x(ir), 1u) << ir;
   }
   // Without share, the max, the sum and the output each read X.
-  const std::string strided = ir_of("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 2, 64, true));
+  const std::string strided =
+      ir_of("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 2, 64, true));
   EXPECT_EQ(global_reads_of_x(strided), 3u) << strided;
 }
 
@@ -64,7 +65,8 @@ TEST(CopySharedWithProducers, AProducerThatReadsTheWholeRowReadsOutsideTheCopy) 
   const nlohmann::json steps = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", 2, 64);
   nlohmann::json serial = nlohmann::json::array();
   for (const auto& step : steps)
-    if (!(step["op"] == "cross_thread_reduce" && step["stage"] == "M" && step["kind"] == "cluster")) serial.push_back(step);
+    if (!(step["op"] == "cross_thread_reduce" && step["stage"] == "M" && step["kind"] == "cluster"))
+      serial.push_back(step);
   ASSERT_EQ(serial.size() + 1, steps.size());
   EXPECT_EQ(lowering_error("softmax", serial), "cache-read-share-region");
 }

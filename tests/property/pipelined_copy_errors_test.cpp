@@ -3,9 +3,9 @@
 // whose source is not a global tensor. Each error is checked next to the nearest
 // schedule that lowers, so that the test fails if the error comes from anything other
 // than the property named.
-#include <gtest/gtest.h>
-
 #include <optional>
+
+#include <gtest/gtest.h>
 
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
@@ -84,7 +84,8 @@ nlohmann::json staged_row_maximum(const std::string& engine, bool m_inside) {
 TEST(PipelinedCopyErrors, BulkCopiesNeedAGlobalSource) {
   const ScheduleContext ctx = find_problem("softmax").context("small");
   // M at root is a global scratch tensor: the bulk engine copies it.
-  ASSERT_FALSE(lowering_failure(ctx, staged_row_maximum("bulk", false))) << "the bulk pipeline from global M must lower";
+  ASSERT_FALSE(lowering_failure(ctx, staged_row_maximum("bulk", false)))
+      << "the bulk pipeline from global M must lower";
   auto e = lowering_failure(ctx, staged_row_maximum("bulk", true));
   ASSERT_TRUE(e) << "a bulk copy from a shared-memory producer was accepted";
   EXPECT_EQ(e->code, "bulk-copy-source");

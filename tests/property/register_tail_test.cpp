@@ -7,9 +7,9 @@
 // threads share a multiprocessor; and the errors: a read by another thread, a read inside
 // a loop that is not unrolled, a tail on a register copy, a padded copy, a pipelined copy,
 // a tensor-core stage's copy.
-#include <gtest/gtest.h>
-
 #include <regex>
+
+#include <gtest/gtest.h>
 
 #include "codegen/bundle.h"
 #include "codegen/device_library.h"
@@ -65,7 +65,8 @@ TEST(RegisterTail, SoftmaxSlicesWithStepsInRegistersVerifyInTheInterpreter) {
     int64_t cluster, threads, registers, per_step;
   };
   for (const Case& c : {Case{8, 256, 1, 1024}, Case{8, 256, 2, 1024}, Case{4, 128, 5, 512}}) {
-    SCOPED_TRACE(std::to_string(c.cluster) + " x " + std::to_string(c.threads) + ", " + std::to_string(c.registers) + " in registers");
+    SCOPED_TRACE(std::to_string(c.cluster) + " x " + std::to_string(c.threads) + ", " + std::to_string(c.registers) +
+                 " in registers");
     const nlohmann::json steps = slices_with_tail(c.cluster, c.threads, c.registers);
     const auto v = verify_even(steps, 21);
     EXPECT_EQ(v.verdict, "ok") << v.message;
@@ -159,7 +160,8 @@ TEST(RegisterTail, RegisterPipelinedAndTensorCoreCopiesTakeNoTail) {
 
   // A TF32 mma.sync tile (A staged with 4 floats of padding, B with 8): the fragments are
   // read from shared memory by the tensor-core lanes, not by the copying threads.
-  nlohmann::json mma = tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {32, 16, 16, 8, 8, "tf32", 0, "m16n8k8"});
+  nlohmann::json mma =
+      tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {32, 16, 16, 8, 8, "tf32", 0, "m16n8k8"});
   EXPECT_EQ(lowering_error("matmul", mma), "");
   for (auto& step : mma)
     if (step["op"] == "cache_read") {

@@ -14,14 +14,17 @@ namespace cusched::testing {
 inline runtime::InterpVerification verify_small(const Problem& p, const nlohmann::json& steps, uint64_t seed) {
   return runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", seed, 1);
 }
-inline runtime::InterpVerification verify_small(const std::string& problem, const nlohmann::json& steps, uint64_t seed) {
+inline runtime::InterpVerification verify_small(const std::string& problem, const nlohmann::json& steps,
+                                                uint64_t seed) {
   return verify_small(find_problem(problem), steps, seed);
 }
 
 inline std::string ir_of(const Problem& p, const nlohmann::json& steps) {
   return print_ir(lower(Schedule::from_json(p.context("small"), steps), p.name));
 }
-inline std::string ir_of(const std::string& problem, const nlohmann::json& steps) { return ir_of(find_problem(problem), steps); }
+inline std::string ir_of(const std::string& problem, const nlohmann::json& steps) {
+  return ir_of(find_problem(problem), steps);
+}
 
 // The error that lowering `steps` at the small size raises, if any.
 inline std::optional<Error> lowering_failure(const Problem& p, const nlohmann::json& steps) {

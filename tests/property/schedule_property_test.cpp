@@ -4,11 +4,11 @@
 //
 // CUSCHED_PROPERTY_SEED (default 1) and CUSCHED_PROPERTY_COUNT (default 200 per
 // algorithm) run it longer with another seed. A failure prints the schedule JSON.
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <iostream>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
@@ -39,12 +39,14 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     auto r = runtime::verify_with_interpreter(p, s, "small", seed + n, 1);
     if (r.verdict == "rejected") {
       ++rejected;
-      if (std::getenv("CUSCHED_PROPERTY_VERBOSE")) std::cerr << "rejected: " << r.error.code << ": " << r.error.message << "\n  " << steps.dump() << "\n";
+      if (std::getenv("CUSCHED_PROPERTY_VERBOSE"))
+        std::cerr << "rejected: " << r.error.code << ": " << r.error.message << "\n  " << steps.dump() << "\n";
       EXPECT_FALSE(r.error.code.empty()) << steps.dump();
       EXPECT_FALSE(r.error.message.empty()) << steps.dump();
       continue;
     }
-    ASSERT_EQ(r.verdict, "ok") << r.message << "\nschedule: " << steps.dump() << "\nreproduce with CUSCHED_PROPERTY_SEED=" << seed;
+    ASSERT_EQ(r.verdict, "ok") << r.message << "\nschedule: " << steps.dump()
+                               << "\nreproduce with CUSCHED_PROPERTY_SEED=" << seed;
     ++verified;
     if (steps.dump().find("\"tensor_core\"") != std::string::npos) ++tensor_core;
     if (steps.dump().find("\"m64nNk8\"") != std::string::npos) ++wgmma;
@@ -59,7 +61,8 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   counted:;
   }
   // Most generated schedules must lower and run, or the property says little.
-  EXPECT_GE(verified, count * 7 / 10) << "only " << verified << " of " << count << " verified, " << rejected << " rejected";
+  EXPECT_GE(verified, count * 7 / 10) << "only " << verified << " of " << count << " verified, " << rejected
+                                      << " rejected";
   // The matmul-like algorithms' schedules include tensor-core tiles, emulated warp by warp,
   // warpgroup tiles (wgmma) among them.
   if (p.name == "matmul" || p.name == "gemm_add_relu") {

@@ -5,9 +5,9 @@
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
+#include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "runtime/interp_verification.h"
-#include "problems/baseline_steps.h"
 #include "tests/property/schedule_checks.h"
 
 namespace cusched {
@@ -20,7 +20,8 @@ runtime::InterpVerification verify(const std::string& problem, const nlohmann::j
 }
 
 // C's tile: blocks of bm x bn, warps of wm x wn, K steps of bk staged in shared memory.
-nlohmann::json tensor_core_steps(int bm, int bn, int wm, int wn, int bk, const std::string& shape, const std::string& precision) {
+nlohmann::json tensor_core_steps(int bm, int bn, int wm, int wn, int bk, const std::string& shape,
+                                 const std::string& precision) {
   return tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {bm, bn, wm, wn, bk, precision, 0, shape});
 }
 

@@ -70,7 +70,8 @@ TEST(WgmmaSchedules, OperandsTheTensorCoresCannotReadAreRefused) {
   // C = A @ B with n = j: the descriptor operand B(k, j) runs along j, not k.
   EXPECT_EQ(lowering_error("matmul", wgmma_tile_steps("C", "i", "j", "k", "A", 4, "B")), "wgmma-b-layout");
   // N beyond 256, and a precision the instruction shape does not take.
-  EXPECT_EQ(lowering_error("matmul", wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 512)), "tensor-core-shape-does-not-tile");
+  EXPECT_EQ(lowering_error("matmul", wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 512)),
+            "tensor-core-shape-does-not-tile");
   nlohmann::json bf16 = matmul_tile(4);
   for (auto& s : bf16)
     if (s["op"] == "tensor_core") s["precision"] = "bf16";

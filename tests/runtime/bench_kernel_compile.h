@@ -2,11 +2,11 @@
 // Test helpers: a problem's schedule lowered at the bench size, NVRTC's PTX of a
 // bundle (compute_90a, to check which instructions the emitted code uses), and the
 // size of its sm_90a CUBIN. No GPU is needed.
-#include <gtest/gtest.h>
-#include <nvrtc.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nvrtc.h>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"

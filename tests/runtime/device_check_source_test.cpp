@@ -1,10 +1,10 @@
 // The device-side check kernels compile with NVRTC for Hopper (no GPU needed),
 // with every entry point the runtime looks up.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <set>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "runtime/device_check.h"
 #include "runtime/nvrtc_compiler.h"

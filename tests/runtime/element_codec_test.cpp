@@ -1,8 +1,8 @@
 #include "runtime/element_codec.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 namespace cusched::runtime {
 namespace {
@@ -10,9 +10,9 @@ namespace {
 TEST(ElementCodec, HalfKnownBitPatterns) {
   EXPECT_EQ(float_to_half_bits(1.0f), 0x3C00);
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xC000);
-  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7BFF);         // largest finite half
-  EXPECT_EQ(float_to_half_bits(1e6f), 0x7C00);             // overflows to +inf
-  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
+  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7BFF);                      // largest finite half
+  EXPECT_EQ(float_to_half_bits(1e6f), 0x7C00);                          // overflows to +inf
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001);         // smallest subnormal
   EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie rounds to even
   EXPECT_EQ(float_to_half_bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);
   EXPECT_TRUE(std::isnan(half_bits_to_float(float_to_half_bits(NAN))));

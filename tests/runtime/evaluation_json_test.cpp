@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "dsl/error.h"
 #include "runtime/evaluation.h"
@@ -122,10 +122,10 @@ TEST(EvaluationJson, PerLaunchTimesRoundTrip) {
 }
 
 TEST(EvaluationJson, VerdictNamesRoundTrip) {
-  for (Verdict v : {Verdict::ok, Verdict::wrong_output, Verdict::unwritten_output, Verdict::nan_or_inf,
-                    Verdict::input_modified, Verdict::compile_error, Verdict::launch_error, Verdict::illegal_address,
-                    Verdict::timeout, Verdict::crashed, Verdict::under_floor, Verdict::reference_degenerate,
-                    Verdict::no_gpu, Verdict::internal_error})
+  for (Verdict v :
+       {Verdict::ok, Verdict::wrong_output, Verdict::unwritten_output, Verdict::nan_or_inf, Verdict::input_modified,
+        Verdict::compile_error, Verdict::launch_error, Verdict::illegal_address, Verdict::timeout, Verdict::crashed,
+        Verdict::under_floor, Verdict::reference_degenerate, Verdict::no_gpu, Verdict::internal_error})
     EXPECT_EQ(verdict_from_name(verdict_name(v)), v) << verdict_name(v);
   EXPECT_FALSE(verdict_from_name("fine").has_value());
 }

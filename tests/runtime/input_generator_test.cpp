@@ -1,8 +1,8 @@
 #include "runtime/input_generator.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "dsl/error.h"
 #include "runtime/element_codec.h"

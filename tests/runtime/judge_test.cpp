@@ -1,10 +1,10 @@
 // The verdict builders shared by the host and the device checks: judge_output
 // and judge_reference on hand-made statistics, and the multi-threaded host
 // statistics on outputs large enough to span several chunks. No GPU needed.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "runtime/host_parallel.h"
 #include "runtime/output_check.h"
@@ -168,13 +168,21 @@ TEST(HostStatistics, ReferenceStatisticsOverSeveralChunks) {
 TEST(HostParallel, EveryChunkRunsOnceAndErrorsPropagate) {
   const int64_t n = 10 * 1000 + 1;
   std::vector<int> seen(static_cast<size_t>(n), 0);
-  for_each_host_chunk(n, [&](int64_t, int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) ++seen[static_cast<size_t>(i)];
-  }, 1000);
+  for_each_host_chunk(
+      n,
+      [&](int64_t, int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) ++seen[static_cast<size_t>(i)];
+      },
+      1000);
   for (int v : seen) ASSERT_EQ(v, 1);
   EXPECT_EQ(host_chunk_count(n, 1000), 11);
   EXPECT_EQ(host_chunk_count(0, 1000), 0);
-  EXPECT_THROW(for_each_host_chunk(n, [](int64_t c, int64_t, int64_t) { if (c == 7) throw std::runtime_error("x"); }, 1000),
+  EXPECT_THROW(for_each_host_chunk(
+                   n,
+                   [](int64_t c, int64_t, int64_t) {
+                     if (c == 7) throw std::runtime_error("x");
+                   },
+                   1000),
                std::runtime_error);
 }
 

@@ -23,8 +23,9 @@ TEST(L2HintCompile, LayerNormStatisticsLoadXUnderAnEvictLastPolicy) {
   nlohmann::json unhinted = nlohmann::json::array();
   for (const auto& s : find_problem("layernorm").best_schedule)
     if (s["op"] != "l2_hint") unhinted.push_back(s);
-  const nlohmann::json steps =
-      with_step(unhinted, {{"op", "l2_hint"}, {"stage", "Moments_rf"}, {"source", "X"}, {"policy", "evict_last"}, {"percent", 5}});
+  const nlohmann::json steps = with_step(
+      unhinted,
+      {{"op", "l2_hint"}, {"stage", "Moments_rf"}, {"source", "X"}, {"policy", "evict_last"}, {"percent", 5}});
   const KernelBundle b = bench_bundle("layernorm", steps);
   const size_t moments = b.source.find("k0_Moments_rf("), normalise = b.source.find("_Y(", moments);
   ASSERT_NE(moments, std::string::npos);
@@ -44,8 +45,9 @@ TEST(L2HintCompile, LayerNormStatisticsLoadXUnderAnEvictLastPolicy) {
 
 TEST(L2HintCompile, ScalarLoadsCarryThePolicyToo) {
   // The baseline's moments kernel reads X one element per thread.
-  const nlohmann::json steps = with_step(find_problem("layernorm").baseline_schedule,
-                                         {{"op", "l2_hint"}, {"stage", "Moments"}, {"source", "X"}, {"policy", "evict_first"}});
+  const nlohmann::json steps =
+      with_step(find_problem("layernorm").baseline_schedule,
+                {{"op", "l2_hint"}, {"stage", "Moments"}, {"source", "X"}, {"policy", "evict_first"}});
   const KernelBundle b = bench_bundle("layernorm", steps);
   EXPECT_NE(b.source.find("cusched::l2_policy_evict_first(1.00f)"), std::string::npos) << b.source;
   EXPECT_NE(b.source.find("cusched::load_l2(&X["), std::string::npos);
@@ -53,8 +55,9 @@ TEST(L2HintCompile, ScalarLoadsCarryThePolicyToo) {
 }
 
 TEST(L2HintCompile, AHintOnAStageWithoutItsOwnKernelIsRefused) {
-  const nlohmann::json steps = with_step(find_problem("softmax").best_schedule,
-                                         {{"op", "l2_hint"}, {"stage", "M"}, {"source", "X"}, {"policy", "evict_last"}});
+  const nlohmann::json steps =
+      with_step(find_problem("softmax").best_schedule,
+                {{"op", "l2_hint"}, {"stage", "M"}, {"source", "X"}, {"policy", "evict_last"}});
   try {
     bench_bundle("softmax", steps);
     FAIL() << "lowered";

@@ -1,11 +1,11 @@
 #include "runtime/npy.h"
 
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "dsl/error.h"
 
@@ -48,7 +48,8 @@ TEST_F(NpyTest, RoundTripsEveryDtype) {
   for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::boolean}) {
     NpyArray a{t, {2, 3}, {}};
     a.data.resize(6 * static_cast<size_t>(dtype_bytes(t)));
-    for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = static_cast<uint8_t>(t == DType::boolean ? i % 2 : i * 7 + 1);
+    for (size_t i = 0; i < a.data.size(); ++i)
+      a.data[i] = static_cast<uint8_t>(t == DType::boolean ? i % 2 : i * 7 + 1);
     write_npy(path("a.npy"), a);
     NpyArray b = read_npy(path("a.npy"));
     EXPECT_EQ(b.dtype, t) << dtype_name(t);
@@ -84,7 +85,8 @@ TEST_F(NpyTest, ReadsAHandWrittenFileAndAScalar) {
   EXPECT_EQ(back[1], -2.0f);
 
   double one = 1.0;
-  write_raw("s.npy", v1("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", std::string(reinterpret_cast<char*>(&one), 8)));
+  write_raw("s.npy", v1("{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
+                        std::string(reinterpret_cast<char*>(&one), 8)));
   NpyArray s = read_npy(path("s.npy"));
   EXPECT_TRUE(s.shape.empty());
   EXPECT_EQ(s.elements(), 1);
@@ -135,15 +137,20 @@ TEST_F(NpyTest, HostileHeadersAreStructuredErrors) {
   uint32_t len = static_cast<uint32_t>(header.size());
   file.append(reinterpret_cast<char*>(&len), 4);
   write_raw("many_dims.npy", file + header);
-  EXPECT_NE(error_code_of("many_dims.npy").find("more than 32 dimensions"), std::string::npos) << error_code_of("many_dims.npy");
-  write_raw("overflow.npy", v1("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", ""));
-  EXPECT_NE(error_code_of("overflow.npy").find("more elements than cusched reads"), std::string::npos) << error_code_of("overflow.npy");
+  EXPECT_NE(error_code_of("many_dims.npy").find("more than 32 dimensions"), std::string::npos)
+      << error_code_of("many_dims.npy");
+  write_raw("overflow.npy",
+            v1("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", ""));
+  EXPECT_NE(error_code_of("overflow.npy").find("more elements than cusched reads"), std::string::npos)
+      << error_code_of("overflow.npy");
   write_raw("extra.npy", v1("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1, }", std::string(4, '\0')));
   EXPECT_NE(error_code_of("extra.npy").find("unknown key 'x'"), std::string::npos);
   write_raw("spaces.npy", v1("{" + std::string(60000, ' ') + "}", ""));
   EXPECT_NE(error_code_of("spaces.npy").find("no 'descr'"), std::string::npos);
-  for (const char* f : {"many_dims.npy", "overflow.npy", "extra.npy", "spaces.npy"}) EXPECT_EQ(error_code_of(f).substr(0, 7), "bad-npy") << f;
-  write_raw("double_quotes.npy", v1("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (1,)}", std::string(4, '\0')));
+  for (const char* f : {"many_dims.npy", "overflow.npy", "extra.npy", "spaces.npy"})
+    EXPECT_EQ(error_code_of(f).substr(0, 7), "bad-npy") << f;
+  write_raw("double_quotes.npy",
+            v1("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (1,)}", std::string(4, '\0')));
   EXPECT_EQ(read_npy(path("double_quotes.npy")).shape, std::vector<int64_t>{1});
 }
 

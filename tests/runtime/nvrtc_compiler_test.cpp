@@ -1,9 +1,9 @@
 #include "runtime/nvrtc_compiler.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <unistd.h>
-
-#include <filesystem>
 
 namespace cusched::runtime {
 namespace {
@@ -11,9 +11,9 @@ namespace {
 class NvrtcCompilerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cache_dir_ = std::filesystem::temp_directory_path() /
-                 ("cusched-nvrtc-test-" + std::to_string(getpid()) + "-" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    cache_dir_ =
+        std::filesystem::temp_directory_path() / ("cusched-nvrtc-test-" + std::to_string(getpid()) + "-" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(cache_dir_);
     options_.cache_dir = cache_dir_.string();
   }
@@ -44,7 +44,8 @@ TEST_F(NvrtcCompilerTest, CompilesToNonEmptySm90aCubinWithInMemoryHeader) {
   EXPECT_GT(m.cubin.size(), 0u);
   // A CUBIN is an ELF file.
   ASSERT_GE(m.cubin.size(), 4u);
-  EXPECT_EQ(m.cubin.substr(0, 4), std::string("\x7f" "ELF"));
+  EXPECT_EQ(m.cubin.substr(0, 4), std::string("\x7f"
+                                              "ELF"));
   EXPECT_EQ(m.arch, "sm_90a");
   EXPECT_FALSE(m.cache_hit);
 }

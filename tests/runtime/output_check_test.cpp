@@ -1,10 +1,10 @@
 #include "runtime/output_check.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstring>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "runtime/element_codec.h"
 
@@ -69,7 +69,8 @@ TEST(OutputCheck, NanAndInfNeverPass) {
   EXPECT_EQ(r.first_bad_index, 7);
   c[7] = static_cast<float>(ref[7]);
   c[9] = -INFINITY;
-  EXPECT_EQ(check_output("C", DType::f32, c.data(), ref.data(), 32, Tolerance{1e30, 1e30, 1e30}).verdict, Verdict::nan_or_inf);
+  EXPECT_EQ(check_output("C", DType::f32, c.data(), ref.data(), 32, Tolerance{1e30, 1e30, 1e30}).verdict,
+            Verdict::nan_or_inf);
 }
 
 TEST(OutputCheck, ElementOutsideAtolPlusRtolIsWrong) {
@@ -106,7 +107,8 @@ TEST(OutputCheck, HalfPrecisionOutputsAreDecoded) {
   for (double v : ref) c.push_back(float_to_half_bits(static_cast<float>(v)));
   EXPECT_EQ(check_output("C", DType::f16, c.data(), ref.data(), 4, Tolerance{1e-6, 0, 1e-6}).verdict, Verdict::ok);
   c[2] = float_to_half_bits(0.5f);
-  EXPECT_EQ(check_output("C", DType::f16, c.data(), ref.data(), 4, Tolerance{1e-6, 0, 1e-6}).verdict, Verdict::wrong_output);
+  EXPECT_EQ(check_output("C", DType::f16, c.data(), ref.data(), 4, Tolerance{1e-6, 0, 1e-6}).verdict,
+            Verdict::wrong_output);
 }
 
 TEST(ReferenceCheck, AllZerosOrConstantIsDegenerate) {

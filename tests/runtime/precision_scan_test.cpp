@@ -1,13 +1,14 @@
 // The PTX precision scan: instruction-level cases, the cheating kernels of
 // tests/cheats compiled with NVRTC (no GPU needed), and honest kernels.
-#include <gtest/gtest.h>
+#include "runtime/precision_scan.h"
 
 #include <fstream>
 #include <sstream>
 
+#include <gtest/gtest.h>
+
 #include "codegen/device_library.h"
 #include "runtime/nvrtc_compiler.h"
-#include "runtime/precision_scan.h"
 
 namespace cusched::runtime {
 namespace {
@@ -28,12 +29,13 @@ TEST(PrecisionScan, FindsNarrowingConversionsAndNotWidening) {
 }
 
 TEST(PrecisionScan, FindsReducedPrecisionMatrixAndArithmeticInstructions) {
-  auto uses = reduced_precision_uses(ptx_body(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%f1}, %rd1, %rd2, 1, 1, 1, 1, 1;\n"
-      "fma.rn.f16x2 %r1, %r2, %r3, %r4;\nmax.bf16 %rs1, %rs2, %rs3;\nfma.rn.f32 %f1, %f2, %f3, %f4;\n"
-      "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1,%fd2}, {%fd3}, {%fd4}, {%fd1,%fd2};\n"
-      "ld.global.b16 %rs1, [%rd1];"));
+  auto uses = reduced_precision_uses(
+      ptx_body("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, "
+               "{%f1,%f2,%f3,%f4};\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%f1}, %rd1, %rd2, 1, 1, 1, 1, 1;\n"
+               "fma.rn.f16x2 %r1, %r2, %r3, %r4;\nmax.bf16 %rs1, %rs2, %rs3;\nfma.rn.f32 %f1, %f2, %f3, %f4;\n"
+               "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1,%fd2}, {%fd3}, {%fd4}, {%fd1,%fd2};\n"
+               "ld.global.b16 %rs1, [%rd1];"));
   ASSERT_EQ(uses.size(), 4u);
   EXPECT_EQ(uses[0].precision, "tf32");
   EXPECT_EQ(uses[1].precision, "bf16");
@@ -42,10 +44,10 @@ TEST(PrecisionScan, FindsReducedPrecisionMatrixAndArithmeticInstructions) {
 }
 
 TEST(PrecisionScan, FindsMantissaMasksOnFloatBitsOnly) {
-  auto uses = reduced_precision_uses(ptx_body(
-      "mov.b32 %r1, %f1;\nand.b32 %r2, %r1, -65536;\nmov.b32 %r3, %f2;\nand.b32 %r4, %r3, -8192;\n"
-      "and.b32 %r5, %r6, -65536;\nmov.b32 %r7, %f3;\nand.b32 %r8, %r7, -2147483648;\n"
-      "ld.global.nc.u32 %r9, [%rd1];\nand.b32 %r10, %r9, -65536;\nmov.b32 %f4, %r10;"));
+  auto uses = reduced_precision_uses(
+      ptx_body("mov.b32 %r1, %f1;\nand.b32 %r2, %r1, -65536;\nmov.b32 %r3, %f2;\nand.b32 %r4, %r3, -8192;\n"
+               "and.b32 %r5, %r6, -65536;\nmov.b32 %r7, %f3;\nand.b32 %r8, %r7, -2147483648;\n"
+               "ld.global.nc.u32 %r9, [%rd1];\nand.b32 %r10, %r9, -65536;\nmov.b32 %f4, %r10;"));
   ASSERT_EQ(uses.size(), 3u);
   EXPECT_EQ(uses[0].precision, "bf16");
   EXPECT_EQ(uses[1].precision, "tf32");
@@ -80,9 +82,11 @@ std::string compiled_ptx(const std::string& file) {
 }
 
 TEST(PrecisionScan, RejectsEveryUndeclaredPrecisionCheatAndNoControl) {
-  for (const auto& [file, precision] : std::vector<std::pair<std::string, std::string>>{
-           {"undeclared_bf16.cu", "bf16"}, {"undeclared_bf16_bitmask.cu", "bf16"},
-           {"undeclared_tf32.cu", "tf32"}, {"undeclared_f16_math.cu", "f16"}}) {
+  for (const auto& [file, precision] :
+       std::vector<std::pair<std::string, std::string>>{{"undeclared_bf16.cu", "bf16"},
+                                                        {"undeclared_bf16_bitmask.cu", "bf16"},
+                                                        {"undeclared_tf32.cu", "tf32"},
+                                                        {"undeclared_f16_math.cu", "f16"}}) {
     SCOPED_TRACE(file);
     std::string ptx = compiled_ptx(file);
     ASSERT_FALSE(ptx.empty());
@@ -90,8 +94,8 @@ TEST(PrecisionScan, RejectsEveryUndeclaredPrecisionCheatAndNoControl) {
     ASSERT_TRUE(use.has_value());
     EXPECT_EQ(use->precision, precision) << use->instruction;
   }
-  for (const char* file : {"relu_honest.cu", "softmax_honest.cu", "layernorm_two_pass.cu", "layernorm_naive_variance.cu",
-                           "softmax_no_max_subtraction.cu"}) {
+  for (const char* file : {"relu_honest.cu", "softmax_honest.cu", "layernorm_two_pass.cu",
+                           "layernorm_naive_variance.cu", "softmax_no_max_subtraction.cu"}) {
     SCOPED_TRACE(file);
     std::string ptx = compiled_ptx(file);
     ASSERT_FALSE(ptx.empty());

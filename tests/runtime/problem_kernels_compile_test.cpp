@@ -1,10 +1,10 @@
 // Every problem's baseline and best schedule lowers at the bench size and NVRTC compiles
 // its bundle to a non-empty sm_90a CUBIN, as do the software-pipelined (cp.async)
 // variants of the tensor-core and CUDA-core matmul tiles. No GPU is needed.
-#include <gtest/gtest.h>
-
 #include <regex>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
@@ -34,7 +34,8 @@ TEST(ProblemKernels, BaselineAndBestCompileToSm90aCubins) {
       std::set<DType> dtypes;
       for (const auto& buf : b.buffers) dtypes.insert(buf.dtype);
       auto use = undeclared_precision(m.ptx, admitted_precisions(b.precision, dtypes));
-      EXPECT_FALSE(use.has_value()) << "declared " << b.precision << ", PTX line " << use->line << ": " << use->instruction;
+      EXPECT_FALSE(use.has_value()) << "declared " << b.precision << ", PTX line " << use->line << ": "
+                                    << use->instruction;
     }
   }
 }

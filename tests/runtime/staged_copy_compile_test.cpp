@@ -25,7 +25,8 @@ TEST(StagedCopyCompile, SynchronousTileCopiesWithFloat4) {
   EXPECT_NE(b.source.find("*reinterpret_cast<const float4*>(&A["), std::string::npos) << b.source;
   EXPECT_NE(b.source.find("*reinterpret_cast<const float4*>(&B["), std::string::npos);
   const std::string ptx = ptx_of(b);
-  EXPECT_TRUE(ptx.find("ld.global.v4.f32") != std::string::npos || ptx.find("ld.global.nc.v4.f32") != std::string::npos);
+  EXPECT_TRUE(ptx.find("ld.global.v4.f32") != std::string::npos ||
+              ptx.find("ld.global.nc.v4.f32") != std::string::npos);
   EXPECT_NE(ptx.find("st.shared.v4.f32"), std::string::npos);
   EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
 }
@@ -53,7 +54,8 @@ TEST(StagedCopyCompile, BulkPipelineUsesTheBulkCopyEngineAndMbarriers) {
 }
 
 TEST(StagedCopyCompile, SwizzledPipelinedTileCompilesWithTheXor) {
-  nlohmann::json steps = tensor_core_tile_steps("C", "i", "j", "k", "A", 0, "B", 0, "", {128, 128, 64, 32, 32, "tf32", 3});
+  nlohmann::json steps =
+      tensor_core_tile_steps("C", "i", "j", "k", "A", 0, "B", 0, "", {128, 128, 64, 32, 32, "tf32", 3});
   for (auto& step : steps)
     if (step["op"] == "cache_read") step["swizzle"] = true;
   KernelBundle b = bench_bundle("matmul", steps);

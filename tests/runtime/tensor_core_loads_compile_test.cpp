@@ -4,9 +4,9 @@
 // and the CUBIN (sm_90a) built; so are the warpgroup tiles that the random schedule
 // generator draws (other tile widths, one or two warpgroups, A staged or not, pipelines of
 // every depth), which the property tests only run in the interpreter. No GPU is needed.
-#include <gtest/gtest.h>
-
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "dsl/random_schedule.h"
 #include "problems/baseline_steps.h"
@@ -40,8 +40,9 @@ TEST(TensorCoreLoadsCompile, MatmulTileLoadsAWithLdmatrix) {
 
 TEST(TensorCoreLoadsCompile, GemmWithTransposedWeightLoadsBothOperandsWithLdmatrix) {
   // weight is (OUT, IN): B's fragment rows run along k, so it loads with .x2 as well.
-  nlohmann::json steps = concat_steps({tensor_core_tile_steps("G", "i", "j", "k", "X", 4, "weight", 4, "", {128, 128, 64, 32, 32, "tf32", 3}),
-                                      flat_grid_steps("Y", {"i", "j"})});
+  nlohmann::json steps = concat_steps(
+      {tensor_core_tile_steps("G", "i", "j", "k", "X", 4, "weight", 4, "", {128, 128, 64, 32, 32, "tf32", 3}),
+       flat_grid_steps("Y", {"i", "j"})});
   KernelBundle b = bench_bundle("gemm_add_relu", steps);
   const std::string p = ptx_of(b);
   EXPECT_NE(p.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
@@ -52,7 +53,8 @@ TEST(TensorCoreLoadsCompile, GemmWithTransposedWeightLoadsBothOperandsWithLdmatr
 TEST(TensorCoreLoadsCompile, SharedOutputTileStoresWithVectorStores) {
   for (const char* problem : {"matmul", "bmm"}) {
     SCOPED_TRACE(problem);
-    KernelBundle b = bench_bundle(problem, shared_output(matmul_mma_tile(std::string(problem) == "bmm" ? "b" : ""), "C"));
+    KernelBundle b =
+        bench_bundle(problem, shared_output(matmul_mma_tile(std::string(problem) == "bmm" ? "b" : ""), "C"));
     EXPECT_NE(b.source.find("C_tile"), std::string::npos) << b.source;
     const std::string p = ptx_of(b);
     EXPECT_NE(p.find("st.global.v4.f32"), std::string::npos) << "the tile goes out 16 bytes at a time";
@@ -67,9 +69,10 @@ TEST(TensorCoreLoadsCompile, SharedOutputTileStoresWithVectorStores) {
 // swizzled copy aligned for the 128-byte swizzle; PTX with wgmma and a CUBIN for sm_90a.
 TEST(TensorCoreLoadsCompile, MatmulBestIssuesWarpgroupMmaWithAStepInFlight) {
   KernelBundle b = bench_bundle("matmul", find_problem("matmul").best_schedule);
-  for (const char* text : {"wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", "unsigned int C_fa[32]",
-                           "cusched::wgmma_wait<1>();", "cusched::hold_register(C_fa[16]);", "cusched::wgmma_wait<0>();",
-                           "__align__(1024) unsigned char cusched_smem[]", "cusched::async_proxy_fence();"})
+  for (const char* text :
+       {"wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", "unsigned int C_fa[32]", "cusched::wgmma_wait<1>();",
+        "cusched::hold_register(C_fa[16]);", "cusched::wgmma_wait<0>();",
+        "__align__(1024) unsigned char cusched_smem[]", "cusched::async_proxy_fence();"})
     EXPECT_NE(b.source.find(text), std::string::npos) << text;
   const std::string p = ptx_of(b);
   EXPECT_NE(p.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"), std::string::npos);

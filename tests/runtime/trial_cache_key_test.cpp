@@ -1,11 +1,11 @@
 // The trial cache's key: what must change it (anything that changes the
 // inputs or the reference's outputs) and what must not (the candidate, the
 // tolerance, timing). No GPU needed.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "runtime/trial_cache.h"
 
@@ -15,12 +15,14 @@ namespace {
 EvalRequest base_request() {
   EvalRequest r;
   r.candidate.problem = "add";
-  r.candidate.source = "extern \"C\" __global__ void add(const float* A, float* C) { C[threadIdx.x] = A[threadIdx.x]; }";
+  r.candidate.source =
+      "extern \"C\" __global__ void add(const float* A, float* C) { C[threadIdx.x] = A[threadIdx.x]; }";
   r.candidate.buffers = {{"A", DType::f32, {256}, BufferRole::Input, false},
                          {"C", DType::f32, {256}, BufferRole::Output, false}};
   r.candidate.launches = {{"add", {1, 1, 1}, {256, 1, 1}, 0, {"A", "C"}}};
   r.reference = r.candidate;
-  r.reference.source = "extern \"C\" __global__ void add(const float* A, double* C) { C[threadIdx.x] = A[threadIdx.x]; }";
+  r.reference.source =
+      "extern \"C\" __global__ void add(const float* A, double* C) { C[threadIdx.x] = A[threadIdx.x]; }";
   r.reference.buffers[1].dtype = DType::f64;
   r.inputs = {{"A", {"normal", 0, 1}, std::nullopt}};
   r.base_seed = 7;
@@ -52,11 +54,20 @@ TEST(TrialCacheKey, EverythingThatShapesTheTrialsChangesIt) {
       {"reference source", [](EvalRequest& r) { r.reference.source += " "; }},
       {"reference launch", [](EvalRequest& r) { r.reference.launches[0].block = {128, 1, 1}; }},
       {"reference header", [](EvalRequest& r) { r.reference.headers["h.h"] = "#define X 1"; }},
-      {"input shape", [](EvalRequest& r) { r.candidate.buffers[0].shape = {512}; r.reference.buffers[0].shape = {512}; }},
-      {"input dtype", [](EvalRequest& r) { r.candidate.buffers[0].dtype = DType::f16; r.reference.buffers[0].dtype = DType::f16; }},
+      {"input shape",
+       [](EvalRequest& r) {
+         r.candidate.buffers[0].shape = {512};
+         r.reference.buffers[0].shape = {512};
+       }},
+      {"input dtype",
+       [](EvalRequest& r) {
+         r.candidate.buffers[0].dtype = DType::f16;
+         r.reference.buffers[0].dtype = DType::f16;
+       }},
       {"distribution kind", [](EvalRequest& r) { r.inputs[0].standard.kind = "uniform"; }},
       {"distribution parameter", [](EvalRequest& r) { r.inputs[0].standard.b = 2; }},
-      {"adversarial distribution", [](EvalRequest& r) { r.inputs[0].adversarial = Distribution{"normal", 1000, 0.01}; }},
+      {"adversarial distribution",
+       [](EvalRequest& r) { r.inputs[0].adversarial = Distribution{"normal", 1000, 0.01}; }},
       {"base seed", [](EvalRequest& r) { r.base_seed = 8; }},
       {"seed count", [](EvalRequest& r) { r.seeds = 4; }},
       {"inputs dir", [](EvalRequest& r) { r.inputs_dir = "/nonexistent-dir"; }},

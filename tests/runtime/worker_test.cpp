@@ -2,14 +2,14 @@
 // plus the real cusched-worker on a machine without a GPU.
 #include "runtime/worker.h"
 
-#include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime/cuda_driver.h"
 

@@ -1,12 +1,12 @@
 #include "search/export.h"
 
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "dsl/error.h"
 #include "search/store.h"
@@ -23,7 +23,8 @@ KernelBundle small_bundle() {
   KernelBundle b;
   b.problem = "scale";
   b.schedule_hash = "00ff";
-  b.headers["cusched/math.h"] = "#pragma once\n#include \"cusched/base.h\"\n__device__ inline float twice(float v) { return CUSCHED_TWO * v; }\n";
+  b.headers["cusched/math.h"] =
+      "#pragma once\n#include \"cusched/base.h\"\n__device__ inline float twice(float v) { return CUSCHED_TWO * v; }\n";
   b.headers["cusched/base.h"] = "#pragma once\n#define CUSCHED_TWO 2.0f\n";
   b.source =
       "#include \"cusched/math.h\"\n#include \"cusched/base.h\"\n"
@@ -49,8 +50,10 @@ TEST(Export, AClusterOfSixteenBlocksIsAllowedItsNonPortableSize) {
   b.launches[0].cluster = 8;
   b.launches[1].cluster = 16;
   std::string s = export_kernel(b, {"(x * 2, (x * 2).sum().reshape(1))", 1e-4, 1e-4, "", "kernel.cu"});
-  EXPECT_EQ(s.find("cudaFuncSetAttribute((const void*)scale_rows, cudaFuncAttributeNonPortableClusterSizeAllowed"), std::string::npos);
-  EXPECT_NE(s.find("cudaFuncSetAttribute((const void*)sum_rows, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)"), std::string::npos);
+  EXPECT_EQ(s.find("cudaFuncSetAttribute((const void*)scale_rows, cudaFuncAttributeNonPortableClusterSizeAllowed"),
+            std::string::npos);
+  EXPECT_NE(s.find("cudaFuncSetAttribute((const void*)sum_rows, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)"),
+            std::string::npos);
   EXPECT_EQ(KernelBundle::from_json(b.to_json()).launches[1].cluster, 16);
 }
 
@@ -66,14 +69,17 @@ TEST(Export, InlinesHeadersOnce) {
 
 TEST(Export, LauncherTakesInputsAndOutputsInBufferOrder) {
   std::string s = export_kernel(small_bundle(), {"(x * 2, (x * 2).sum().reshape(1))", 1e-4, 1e-4, "", "kernel.cu"});
-  EXPECT_NE(s.find("void cusched_launch(const float* x, float* y, float* total, cudaStream_t stream)"), std::string::npos);
+  EXPECT_NE(s.find("void cusched_launch(const float* x, float* y, float* total, cudaStream_t stream)"),
+            std::string::npos);
   EXPECT_NE(s.find("cudaMallocAsync(reinterpret_cast<void**>(&tmp), 1024, stream)"), std::string::npos);
   EXPECT_NE(s.find("cudaMemsetAsync(total, 0, 4, stream)"), std::string::npos);
   EXPECT_NE(s.find("cudaFuncSetAttribute((const void*)sum_rows, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536)"),
             std::string::npos);
   EXPECT_LT(s.find("(const void*)scale_rows"), s.find("(const void*)sum_rows"));
   // The first kernel launches plainly, the next as a programmatic dependent launch.
-  EXPECT_NE(s.find("cudaLaunchKernel((const void*)scale_rows, dim3(2, 1, 1), dim3(128, 1, 1), args, 0, stream);"), std::string::npos) << s;
+  EXPECT_NE(s.find("cudaLaunchKernel((const void*)scale_rows, dim3(2, 1, 1), dim3(128, 1, 1), args, 0, stream);"),
+            std::string::npos)
+      << s;
   const size_t ex = s.find("cudaLaunchKernelExC(&config, (const void*)sum_rows, args);");
   ASSERT_NE(ex, std::string::npos) << s;
   const size_t attr = s.rfind("cudaLaunchAttributeProgrammaticStreamSerialization", ex);
@@ -99,8 +105,8 @@ TEST(Export, CompilesWithNvcc) {
   std::filesystem::create_directories(dir);
   auto cu = dir / "kernel.cu";
   std::ofstream(cu) << export_kernel(small_bundle(), {"x * 2", 1e-4, 1e-4, "", "kernel.cu"});
-  std::string cmd = nvcc + " -c -gencode arch=compute_90a,code=sm_90a -o " + (dir / "kernel.o").string() + " " + cu.string() + " > " +
-                    (dir / "nvcc.log").string() + " 2>&1";
+  std::string cmd = nvcc + " -c -gencode arch=compute_90a,code=sm_90a -o " + (dir / "kernel.o").string() + " " +
+                    cu.string() + " > " + (dir / "nvcc.log").string() + " 2>&1";
   int rc = std::system(cmd.c_str());
   std::ifstream log(dir / "nvcc.log");
   std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
@@ -162,7 +168,6 @@ TEST(Export, FromStoreDefaultsToBestVerified) {
   EXPECT_EQ(code_of(std::nullopt, run2), "export-nothing-verified");
 }
 
-
 // Stored strings cannot end a comment and become code; the PyTorch snippet imports
 // what problem expressions use, builds for sm_90a whatever the environment says,
 // checks what it is given and what it gets, and says when the shapes are not the
@@ -198,4 +203,3 @@ TEST(Export, StoredTextStaysInCommentsAndTheSnippetChecksShapes) {
   o.size = "bench";
   EXPECT_EQ(export_kernel(b, o).find("small size"), std::string::npos);
 }
-

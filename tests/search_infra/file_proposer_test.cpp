@@ -1,10 +1,10 @@
 #include "search/file_proposer.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "synthetic_store.h"
 

@@ -1,11 +1,11 @@
 #include "search/llm_client.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "dsl/error.h"
 #include "scripted_server.h"
@@ -200,7 +200,9 @@ TEST_F(ClientFixture, HangTimesOut) {
 }
 
 TEST_F(ClientFixture, FallsBackToPlainJsonWhenResponseFormatIsRejected) {
-  server.script({reply_with("{\"error\":{\"message\":\"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.\"}}", 400),
+  server.script({reply_with("{\"error\":{\"message\":\"Invalid parameter: 'response_format' of type 'json_schema' is "
+                            "not supported with this model.\"}}",
+                            400),
                  reply_with(completion("Here you go:\n```json\n{\"ideas\": [\"x\"]}\n```")),
                  reply_with(completion("{\"ideas\": [\"y\"]}"))});
   auto client = make();

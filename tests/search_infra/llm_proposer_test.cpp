@@ -55,15 +55,17 @@ bool has_event(const RoundProposals& r, const std::string& kind) {
 
 TEST(LlmProposer, TwoCallsGiveIdeasThenSchedules) {
   ScriptedServer server;
-  nlohmann::json impl = {{"proposals",
-                          {{{"idea_index", 1}, {"based_on", 17}, {"schedule", {{{"op", "split"}, {"factor", 4}}}}},
-                           {{"idea_index", 1}, {"based_on", 0}, {"schedule", {{{"op", "split"}, {"factor", 8}}}}},
-                           {{"idea_index", 1}, {"based_on", 0}, {"schedule", {{{"op", "split"}, {"factor", 16}}}}},  // over per_idea
-                           {{"idea_index", 2}, {"based_on", 999}, {"schedule", {{{"op", "unroll"}}}}},  // unknown parent
-                           {{"idea_index", 3}, {"based_on", 0}, {"schedule", {{{"op", "unroll"}}}}},    // no idea 3
-                           {{"idea_index", 2}, {"based_on", 0}, {"schedule", {{"op", "not a list"}}}}}}};
-  server.script({reply_with(completion("{\"ideas\": [\"warp-per-row reduction\", \"vectorize loads\"]}", "stop", 1000, 50)),
-                 reply_with(completion(impl.dump(), "stop", 1500, 300))});
+  nlohmann::json impl = {
+      {"proposals",
+       {{{"idea_index", 1}, {"based_on", 17}, {"schedule", {{{"op", "split"}, {"factor", 4}}}}},
+        {{"idea_index", 1}, {"based_on", 0}, {"schedule", {{{"op", "split"}, {"factor", 8}}}}},
+        {{"idea_index", 1}, {"based_on", 0}, {"schedule", {{{"op", "split"}, {"factor", 16}}}}},  // over per_idea
+        {{"idea_index", 2}, {"based_on", 999}, {"schedule", {{{"op", "unroll"}}}}},               // unknown parent
+        {{"idea_index", 3}, {"based_on", 0}, {"schedule", {{{"op", "unroll"}}}}},                 // no idea 3
+        {{"idea_index", 2}, {"based_on", 0}, {"schedule", {{"op", "not a list"}}}}}}};
+  server.script(
+      {reply_with(completion("{\"ideas\": [\"warp-per-row reduction\", \"vectorize loads\"]}", "stop", 1000, 50)),
+       reply_with(completion(impl.dump(), "stop", 1500, 300))});
   auto client = make_client(server);
   LlmProposer p(client);
   auto out = p.propose(context(), 2, 2);
@@ -91,12 +93,13 @@ TEST(LlmProposer, TwoCallsGiveIdeasThenSchedules) {
   auto got = server.received();
   ASSERT_EQ(got.size(), 2u);
   std::string first = got[0].body["messages"][1]["content"];
-  for (const char* needle : {"softmax", "## split", "best_kernel", "0.9 ms", "55% of floor", "uncoalesced", "binding k races",
-                             "candidate id 17", "Propose 2"})
+  for (const char* needle : {"softmax", "## split", "best_kernel", "0.9 ms", "55% of floor", "uncoalesced",
+                             "binding k races", "candidate id 17", "Propose 2"})
     EXPECT_NE(first.find(needle), std::string::npos) << needle;
   std::string second = got[1].body["messages"][1]["content"];
   EXPECT_NE(second.find("1. warp-per-row reduction\n2. vectorize loads"), std::string::npos);
-  EXPECT_EQ(got[1].body["response_format"]["json_schema"]["schema"]["properties"]["proposals"]["items"]["properties"]["schedule"],
+  EXPECT_EQ(got[1].body["response_format"]["json_schema"]["schema"]["properties"]["proposals"]["items"]["properties"]
+                       ["schedule"],
             context().schedule_schema);
 }
 
@@ -173,7 +176,8 @@ TEST(PromptBudget, DropsLowerRankedCudaFirstThenOlderFailures) {
   }
   auto all = build_prompt_context(c, 100000);
   EXPECT_TRUE(all.events.empty());
-  for (const char* s : {"cuda of rank 0", "cuda of rank 2", "error text 2"}) EXPECT_NE(all.context.find(s), std::string::npos);
+  for (const char* s : {"cuda of rank 0", "cuda of rank 2", "error text 2"})
+    EXPECT_NE(all.context.find(s), std::string::npos);
 
   // Enough room for one CUDA source and everything else.
   int64_t full = estimate_tokens(all.system) + estimate_tokens(all.context) + 400;
@@ -181,7 +185,8 @@ TEST(PromptBudget, DropsLowerRankedCudaFirstThenOlderFailures) {
   EXPECT_NE(two_dropped.context.find("cuda of rank 0"), std::string::npos);
   EXPECT_EQ(two_dropped.context.find("cuda of rank 1"), std::string::npos);
   EXPECT_EQ(two_dropped.context.find("cuda of rank 2"), std::string::npos);
-  EXPECT_NE(two_dropped.context.find("error text 2"), std::string::npos) << "failures go only after all lower-ranked CUDA";
+  EXPECT_NE(two_dropped.context.find("error text 2"), std::string::npos)
+      << "failures go only after all lower-ranked CUDA";
   ASSERT_FALSE(two_dropped.events.empty());
   EXPECT_EQ(two_dropped.events[0].kind, "prompt-trimmed");
 

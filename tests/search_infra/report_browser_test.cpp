@@ -1,11 +1,11 @@
 // Renders a report in headless Chromium and checks the resulting DOM.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "search/report.h"
 #include "synthetic_store.h"
@@ -42,10 +42,11 @@ TEST(ReportBrowser, ChromiumRendersLeaderboardAndChart) {
   write_report(s, r.run, html_path);
   std::string profile = fresh_path("chromium-profile");
   std::filesystem::create_directories(profile);
-  std::string cmd = std::string(kChromium) +
-                    " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-                    " --disable-component-update --disable-sync --user-data-dir=" + profile +
-                    " --dump-dom file://" + html_path + " 2>/dev/null";
+  std::string cmd =
+      std::string(kChromium) +
+      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+      " --disable-component-update --disable-sync --user-data-dir=" +
+      profile + " --dump-dom file://" + html_path + " 2>/dev/null";
   std::string dom = run_command(cmd);
   ASSERT_FALSE(dom.empty()) << "chromium printed no DOM";
   // The parsed DOM (attributes re-serialised by the browser) has the rows and the chart.

@@ -1,10 +1,10 @@
 #include "search/report.h"
 
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <regex>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "dsl/error.h"
 #include "synthetic_store.h"
@@ -48,7 +48,8 @@ TEST(Report, ContainsLeaderboardChartCandidatesAndDiffs) {
   EXPECT_NE(html.find("factor 512 exceeds the block size"), std::string::npos);
 
   // The audit finding sits beside line 2 of the source.
-  std::regex finding_row(R"(<tr class="has-finding"><td class="ln">2</td>.*uncoalesced-access stride &lt;64&gt; &amp; more)");
+  std::regex finding_row(
+      R"(<tr class="has-finding"><td class="ln">2</td>.*uncoalesced-access stride &lt;64&gt; &amp; more)");
   EXPECT_TRUE(std::regex_search(html, finding_row));
 
   // Diff against the parent: the changed source line appears removed and added.

@@ -1,8 +1,6 @@
 #pragma once
 // A real HTTP server on 127.0.0.1 (random port) that answers POST
 // /v1/chat/completions from a script: one handler per request, in order.
-#include <httplib.h>
-
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -11,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 namespace cusched::search::testing {
@@ -33,8 +32,10 @@ class ScriptedServer {
         received_.push_back(r);
         if (next_ < steps_.size()) step = steps_[next_++];
       }
-      if (step) step(r, res);
-      else res.status = 500, res.set_content("{\"error\":\"script exhausted\"}", "application/json");
+      if (step)
+        step(r, res);
+      else
+        res.status = 500, res.set_content("{\"error\":\"script exhausted\"}", "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -59,7 +60,8 @@ class ScriptedServer {
   // Sleeps up to `seconds`, returning early when the server shuts down.
   void hang(double seconds) {
     auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (!stopping_ && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    while (!stopping_ && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
  private:
@@ -81,7 +83,10 @@ inline std::string completion(const std::string& content, const std::string& fin
   return nlohmann::json{{"id", "chatcmpl-1"},
                         {"object", "chat.completion"},
                         {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}},
-                        {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion_tokens}, {"total_tokens", prompt + completion_tokens}}}}
+                        {"usage",
+                         {{"prompt_tokens", prompt},
+                          {"completion_tokens", completion_tokens},
+                          {"total_tokens", prompt + completion_tokens}}}}
       .dump();
 }
 

@@ -1,16 +1,16 @@
 #include "search/store.h"
 
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dsl/error.h"
 
@@ -352,10 +352,12 @@ TEST(Store, AStoreWithoutTheDefinitionColumnGainsIt) {
     gpu_run(s);
   }
   // The runs table as stores wrote it before runs kept their definition.
-  std::string sql = "sqlite3 '" + path + "' \"CREATE TABLE runs_old (id INTEGER PRIMARY KEY, problem TEXT NOT NULL, "
-                    "size TEXT NOT NULL, backend TEXT NOT NULL, config TEXT NOT NULL, seed INTEGER NOT NULL, "
-                    "created TEXT NOT NULL, status TEXT NOT NULL); INSERT INTO runs_old SELECT id, problem, size, backend, "
-                    "config, seed, created, status FROM runs; DROP TABLE runs; ALTER TABLE runs_old RENAME TO runs;\"";
+  std::string sql =
+      "sqlite3 '" + path +
+      "' \"CREATE TABLE runs_old (id INTEGER PRIMARY KEY, problem TEXT NOT NULL, "
+      "size TEXT NOT NULL, backend TEXT NOT NULL, config TEXT NOT NULL, seed INTEGER NOT NULL, "
+      "created TEXT NOT NULL, status TEXT NOT NULL); INSERT INTO runs_old SELECT id, problem, size, backend, "
+      "config, seed, created, status FROM runs; DROP TABLE runs; ALTER TABLE runs_old RENAME TO runs;\"";
   if (std::system(sql.c_str()) != 0) GTEST_SKIP() << "the sqlite3 command is not installed";
   Store s(path, Store::Mode::existing_only);
   ASSERT_EQ(s.list_runs().size(), 1u);
@@ -392,7 +394,8 @@ TEST(Store, ReadOnlyOpenChecksTheFileAndWritesNothing) {
     Store s(good);
     int64_t run = gpu_run(s);
     for (int i = 0; i < 200; ++i)
-      s.add_candidate({run, std::nullopt, std::nullopt, std::nullopt, nlohmann::json::array({{{"op", "split"}, {"factor", i}}}), ""});
+      s.add_candidate({run, std::nullopt, std::nullopt, std::nullopt,
+                       nlohmann::json::array({{{"op", "split"}, {"factor", i}}}), ""});
   }
   EXPECT_EQ(code_of(good), "ok");
   // Overwrite bytes in the middle of the file: SQLite's integrity check finds it.

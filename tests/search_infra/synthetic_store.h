@@ -1,10 +1,10 @@
 #pragma once
 // A small store with three rounds, verified and failed candidates, artifacts
 // with audit findings, and parents, for the report tests.
-#include <unistd.h>
-
 #include <filesystem>
 #include <string>
+
+#include <unistd.h>
 
 #include "search/store.h"
 
@@ -57,12 +57,15 @@ inline SyntheticRun fill_synthetic(Store& s) {
   r.fastest = s.add_candidate({r.run, r2, i1, r.faster, sched(256), ""}).id;
   r.rejected = s.add_candidate({r.run, r2, i1, std::nullopt, sched(512), ""}).id;
   const std::string src0 = "extern \"C\" __global__ void k(float* y) {\n  int i = threadIdx.x;\n  y[i] = 0;\n}\n";
-  const std::string src1 = "extern \"C\" __global__ void k(float* y) {\n  int i = blockIdx.x * 64 + threadIdx.x;\n  y[i] = 0;\n}\n";
+  const std::string src1 =
+      "extern \"C\" __global__ void k(float* y) {\n  int i = blockIdx.x * 64 + threadIdx.x;\n  y[i] = 0;\n}\n";
   s.save_artifacts(r.base, {src0, "ir", nullptr, nlohmann::json::array(), nullptr});
-  s.save_artifacts(r.faster, {src1, "ir", nullptr,
-                              nlohmann::json::array({{{"line", 2}, {"severity", "warning"}, {"rule", "uncoalesced-access"},
-                                                      {"message", "stride <64> & more"}}}),
-                              nullptr});
+  s.save_artifacts(
+      r.faster,
+      {src1, "ir", nullptr,
+       nlohmann::json::array(
+           {{{"line", 2}, {"severity", "warning"}, {"rule", "uncoalesced-access"}, {"message", "stride <64> & more"}}}),
+       nullptr});
   s.save_artifacts(r.fastest, {src1 + "// tuned\n", "ir", nullptr, nlohmann::json::array(), nullptr});
   s.save_evaluation(ok_eval(r.base, 4.0));
   s.save_evaluation(ok_eval(r.faster, 2.5));

@@ -1,10 +1,10 @@
 // A problem without schedules of its own: the search's first candidate and the built-in
 // proposer's first idea are its automatic baseline, and the search verifies candidates.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <sstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "problems/automatic_baseline.h"
 #include "problems/problem.h"

@@ -1,15 +1,16 @@
 // The built-in proposer: problem classes, schedule moves and the proposals it makes.
-#include <gtest/gtest.h>
+#include "search/builtin_proposer.h"
 
 #include <random>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "runtime/interp_verification.h"
-#include "search/builtin_proposer.h"
 #include "search/schedule_moves.h"
 #include "search/store.h"
 
@@ -203,11 +204,13 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
       EXPECT_EQ(65536 / lowered.kernels[0].cluster - t.start, 2 * 4 * 256) << s.idea;
       EXPECT_EQ(lowered.kernels[0].launch_min_blocks, 8) << s.idea;
       if (lowered.kernels[0].cluster == 8) {
-        EXPECT_EQ(concat_steps({s.schedule, fast_math_steps({"S", "Y"})}), p.best_schedule) << "softmax's best is this sketch with fast math";
+        EXPECT_EQ(concat_steps({s.schedule, fast_math_steps({"S", "Y"})}), p.best_schedule)
+            << "softmax's best is this sketch with fast math";
       }
       ++with_register_tail;
     }
-    if (s.idea.find("of 2 blocks of 512") != std::string::npos || s.idea.find("clusters of 16 blocks of 128") != std::string::npos) {
+    if (s.idea.find("of 2 blocks of 512") != std::string::npos ||
+        s.idea.find("clusters of 16 blocks of 128") != std::string::npos) {
       auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
       EXPECT_EQ(r.verdict, "ok") << r.message << "\n" << s.idea;
     }
@@ -227,7 +230,8 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
 // transpose for A @ B (B's rows run along j), the plain orientation for X @ W^T (both
 // along k); all legal at the bench size, the deepest 256-wide ones verify at the small.
 TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
-  for (const auto& [problem, transposed] : std::vector<std::pair<std::string, bool>>{{"matmul", true}, {"bmm", true}, {"gemm_add_relu", false}}) {
+  for (const auto& [problem, transposed] :
+       std::vector<std::pair<std::string, bool>>{{"matmul", true}, {"bmm", true}, {"gemm_add_relu", false}}) {
     const Problem& p = find_problem(problem);
     int wgmma = 0;
     for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
@@ -236,7 +240,8 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
       EXPECT_EQ(s.idea.find("C's transpose") != std::string::npos, transposed) << s.idea;
       ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
       if (s.idea.rfind("256x128", 0) == 0 && s.idea.find("4 deep") != std::string::npos) {
-        auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+        auto r =
+            runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
         EXPECT_EQ(r.verdict, "ok") << problem << ": " << r.message << r.error.message << "\n" << s.idea;
       }
     }
@@ -256,7 +261,8 @@ TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
     if (in_output) {
       // 8 parts of each of the 16 rows, 1024 threads each: the shape measured fastest.
       EXPECT_EQ(partial_blocks, 8 * 16) << s.idea;
-      EXPECT_EQ(lowered.kernels[0].block[0] * lowered.kernels[0].block[1] * lowered.kernels[0].block[2], 1024) << s.idea;
+      EXPECT_EQ(lowered.kernels[0].block[0] * lowered.kernels[0].block[1] * lowered.kernels[0].block[2], 1024)
+          << s.idea;
     } else {
       EXPECT_GE(partial_blocks, 132) << "the partial reduction must fill the GPU: " << s.idea;
     }

@@ -1,10 +1,5 @@
 // `cusched search` as a child process: a run killed mid-round resumes without
 // redoing or duplicating evaluations; the file proposer reads JSON lines on stdin.
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +7,11 @@
 #include <map>
 #include <set>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "search/store.h"
 
@@ -28,7 +28,8 @@ std::string temp_path(const std::string& name) {
 
 // Runs `args` with stdout on a pipe; calls `on_line` for each line until it returns true,
 // then SIGKILLs the child. Returns the lines read.
-std::vector<std::string> run_until(const std::vector<std::string>& args, const std::function<bool(const std::string&)>& kill_after) {
+std::vector<std::string> run_until(const std::vector<std::string>& args,
+                                   const std::function<bool(const std::string&)>& kill_after) {
   int fds[2];
   EXPECT_EQ(pipe(fds), 0);
   pid_t pid = fork();
@@ -74,10 +75,13 @@ std::string read_file(const std::string& path) {
 
 TEST(CliSearch, KilledMidRoundResumesWithoutRedoingEvaluations) {
   std::string db = temp_path("resume") + ".db";
-  std::vector<std::string> args = {CUSCHED_BIN, "search", "--problem", "softmax", "--backend", "interp", "--no-audit",
-                                   "--rounds", "5", "--ideas", "2", "--per-idea", "4", "--seed", "3", "--db", db};
+  std::vector<std::string> args = {CUSCHED_BIN,  "search",   "--problem", "softmax", "--backend", "interp",
+                                   "--no-audit", "--rounds", "5",         "--ideas", "2",         "--per-idea",
+                                   "4",          "--seed",   "3",         "--db",    db};
   // Kill right after round 2's candidates are stored, while they are being evaluated.
-  run_until(args, [](const std::string& l) { return l.rfind("round 2/5:", 0) == 0 && l.find("new candidate") != std::string::npos; });
+  run_until(args, [](const std::string& l) {
+    return l.rfind("round 2/5:", 0) == 0 && l.find("new candidate") != std::string::npos;
+  });
 
   std::map<int64_t, std::string> before;  // candidate -> verdict
   int64_t run = 0;
@@ -96,7 +100,8 @@ TEST(CliSearch, KilledMidRoundResumesWithoutRedoingEvaluations) {
     EXPECT_GT(rounds[1].candidates, 0);
   }
   std::string out = temp_path("resume_out");
-  int rc = run_shell(std::string(CUSCHED_BIN) + " search --problem softmax --db " + db + " --resume --no-audit > " + out + " 2>&1");
+  int rc = run_shell(std::string(CUSCHED_BIN) + " search --problem softmax --db " + db + " --resume --no-audit > " +
+                     out + " 2>&1");
   std::string log = read_file(out);
   EXPECT_EQ(rc, 0) << log;
   EXPECT_NE(log.find("resume run"), std::string::npos) << log;
@@ -135,7 +140,8 @@ TEST(CliSearch, FileProposerReadsJsonLinesOnStdin) {
     f << "this is not json\n";
     f << R"([{"op": "split", "stage": "Y", "loop": "nope", "factor": 4}])" << "\n";
   }
-  int rc = run_shell(std::string(CUSCHED_BIN) + " search --problem softmax --proposer file --proposals - --backend interp --no-audit " +
+  int rc = run_shell(std::string(CUSCHED_BIN) +
+                     " search --problem softmax --proposer file --proposals - --backend interp --no-audit " +
                      "--rounds 2 --ideas 1 --per-idea 2 --db " + db + " < " + in + " > " + out + " 2>&1");
   std::string log = read_file(out);
   EXPECT_EQ(rc, 0) << log;

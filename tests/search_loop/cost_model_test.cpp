@@ -1,12 +1,13 @@
 // The cost model counts tensor-core work at the tensor-core rate, asynchronous copies
 // as global traffic, and a thread's adjacent elements staged one by one once.
+#include "search/cost_model.h"
+
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
-#include "search/cost_model.h"
 
 namespace cusched::search {
 namespace {
@@ -18,8 +19,10 @@ CostBreakdown cost(const Problem& p, const nlohmann::json& steps) {
 TEST(CostModel, TensorCoreTilesCountTheirProductAtTheTensorCoreRate) {
   const Problem& p = find_problem("matmul");
   const double product = 2.0 * 4096 * 4096 * 4096;
-  CostBreakdown tf32 = cost(p, tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {128, 128, 64, 32, 32, "tf32"}));
-  CostBreakdown split = cost(p, tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {128, 128, 64, 32, 32, "3xtf32"}));
+  CostBreakdown tf32 =
+      cost(p, tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {128, 128, 64, 32, 32, "tf32"}));
+  CostBreakdown split =
+      cost(p, tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {128, 128, 64, 32, 32, "3xtf32"}));
   // The product at 364/51 times the f32 rate, plus the operands' TF32 rounding on CUDA cores.
   const double tensor = product * 51.0 / 364.0;
   EXPECT_GE(tf32.flops, tensor * 0.99);
@@ -100,7 +103,8 @@ TEST(CostModel, FusedAndSplitOutputLoopsAreCoalesced) {
   nlohmann::json steps = nlohmann::json::array();
   // The statistics as in the best-known schedule, but computed at the root, not in Y's blocks.
   for (const auto& s : p.best_schedule)
-    if (s["stage"] != "Y" && !(s["stage"] == "Moments" && s["op"] != "split" && s["op"] != "rfactor")) steps.push_back(s);
+    if (s["stage"] != "Y" && !(s["stage"] == "Moments" && s["op"] != "split" && s["op"] != "rfactor"))
+      steps.push_back(s);
   for (const char* s : {R"({"op": "fuse", "stage": "Y", "outer": "b", "inner": "c", "fused": "bc"})",
                         R"({"op": "fuse", "stage": "Y", "outer": "bc", "inner": "h", "fused": "bch"})",
                         R"({"op": "fuse", "stage": "Y", "outer": "bch", "inner": "w", "fused": "f"})",

@@ -1,12 +1,12 @@
 // `cusched export` of a warpgroup tensor-core kernel: the matmul best schedule at the
 // bench size (its wgmma function, 1024-byte aligned dynamic shared memory of 196 KiB)
 // exports to one standalone .cu that nvcc compiles for sm_90a.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
@@ -28,8 +28,8 @@ TEST(ExportWgmma, MatmulBestExportsAndCompilesWithNvcc) {
   auto dir = std::filesystem::temp_directory_path() / ("cusched_export_wgmma_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "kernel.cu") << cu_text;
-  const std::string cmd = nvcc + " -c -gencode arch=compute_90a,code=sm_90a -o " + (dir / "kernel.o").string() + " " + (dir / "kernel.cu").string() +
-                          " > " + (dir / "nvcc.log").string() + " 2>&1";
+  const std::string cmd = nvcc + " -c -gencode arch=compute_90a,code=sm_90a -o " + (dir / "kernel.o").string() + " " +
+                          (dir / "kernel.cu").string() + " > " + (dir / "nvcc.log").string() + " 2>&1";
   const int rc = std::system(cmd.c_str());
   std::ifstream log(dir / "nvcc.log");
   const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());

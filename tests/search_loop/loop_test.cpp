@@ -1,17 +1,18 @@
 // The search loop in process: interpreter backend at the small size.
-#include <gtest/gtest.h>
-#include <unistd.h>
+#include "search/loop.h"
 
 #include <filesystem>
 #include <set>
 #include <sstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "scripted_server.h"
 #include "search/builtin_proposer.h"
 #include "search/llm_proposer.h"
-#include "search/loop.h"
 #include "search/store.h"
 
 namespace cusched::search {
@@ -112,8 +113,9 @@ TEST(SearchLoop, LlmProposerRoundAgainstAScriptedServer) {
     {"op": "bind", "stage": "Y", "loop": "ji", "axis": "threadIdx.x"}
   ])");
   nlohmann::json bad = nlohmann::json::parse(R"([{"op": "split", "stage": "Y", "loop": "nope", "factor": 4}])");
-  nlohmann::json impl = {{"proposals", {{{"idea_index", 1}, {"based_on", 0}, {"schedule", sched}},
-                                        {{"idea_index", 1}, {"based_on", 0}, {"schedule", bad}}}}};
+  nlohmann::json impl = {{"proposals",
+                          {{{"idea_index", 1}, {"based_on", 0}, {"schedule", sched}},
+                           {{"idea_index", 1}, {"based_on", 0}, {"schedule", bad}}}}};
   server.script({reply_with(completion("{\"ideas\": [\"128 threads per block for Y\"]}", "stop", 1000, 50)),
                  reply_with(completion(impl.dump(), "stop", 1500, 300))});
   LlmConfig lc;

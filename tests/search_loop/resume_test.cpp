@@ -1,11 +1,11 @@
 // A search stopped after a round and resumed proposes exactly what an uninterrupted
 // search with the same seed proposes: each round depends only on the seed, the round
 // index and the store.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <sstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "problems/problem.h"
 #include "search/builtin_proposer.h"

@@ -2,13 +2,14 @@
 // whatever order they finish in, the backend picks this host's evaluator,
 // replayed timings replace measured ones, and the rank messages carry every field
 // of the configuration and the outcome.
-#include <gtest/gtest.h>
+#include "search/evaluator.h"
 
 #include <chrono>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 #include "problems/problem_file.h"
-#include "search/evaluator.h"
 #include "search/host_evaluator.h"
 #include "search/local_evaluator.h"
 #include "search/mpi_task_codec.h"
@@ -65,7 +66,8 @@ TEST(Evaluator, ReplaysTheCostEstimateOfKnownSchedulesOnInterp) {
   EvalConfig cfg;
   cfg.backend = "interp";
   std::vector<double> seen;
-  ev.evaluate(find_problem("relu"), cfg, batch, [&](size_t, CandidateOutcome& o) { seen.push_back(o.cost_estimate_ms); });
+  ev.evaluate(find_problem("relu"), cfg, batch,
+              [&](size_t, CandidateOutcome& o) { seen.push_back(o.cost_estimate_ms); });
   EXPECT_EQ(seen, (std::vector<double>{2.5, 9, 0.125}));
 }
 

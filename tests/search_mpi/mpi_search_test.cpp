@@ -3,15 +3,15 @@
 // nothing (dropped by the answer timeout, or by its missing heartbeat long before
 // that timeout), a slow rank that still sends heartbeats is kept, and replayed
 // timings give the same search on 1 and on 3 ranks.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "search/store.h"
 
@@ -38,7 +38,8 @@ struct Launch {
 
 // mpirun (as root when the tests run as root) of `cusched search --mpi` on relu
 // with the interpreter, `ranks` processes, extra mpirun options and search flags.
-Launch mpi_search(int ranks, const std::string& db, const std::string& search_flags, const std::string& mpirun_flags = "") {
+Launch mpi_search(int ranks, const std::string& db, const std::string& search_flags,
+                  const std::string& mpirun_flags = "") {
   std::string out = db + ".log";
   // OpenMPI 4.1 with --enable-recovery may keep mpirun alive after a rank was killed
   // even though rank 0 has finished the search; the tests judge the store and the log,
@@ -93,7 +94,8 @@ TEST(MpiSearch, RankKilledMidSearchLosesNoCandidate) {
                         "--enable-recovery -x CUSCHED_TEST_MPI_RANK_DIES");
   unsetenv("CUSCHED_TEST_MPI_RANK_DIES");
   EXPECT_NE(l.log.find("rank 2 ("), std::string::npos) << l.log;
-  EXPECT_NE(l.log.find("did not answer within 3 s: dropped, its candidate goes back to the queue"), std::string::npos) << l.log;
+  EXPECT_NE(l.log.find("did not answer within 3 s: dropped, its candidate goes back to the queue"), std::string::npos)
+      << l.log;
   EXPECT_NE(l.log.find("MPI evaluators alive 1/2"), std::string::npos) << l.log;
   EXPECT_NE(l.log.find("done: run"), std::string::npos) << l.log;
   expect_complete(db, 3, l.log);

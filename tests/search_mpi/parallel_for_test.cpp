@@ -1,13 +1,13 @@
 // The index pool of the CPU step and of this host's evaluators: every index
 // once, a body can stop the loop, and a body's exception reaches the caller.
-#include <gtest/gtest.h>
+#include "search/parallel_for.h"
 
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
 
-#include "search/parallel_for.h"
+#include <gtest/gtest.h>
 
 namespace cusched::search {
 namespace {

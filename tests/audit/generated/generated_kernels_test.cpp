@@ -4,11 +4,11 @@
 // rules, which the search pipeline's contract-less audit skips, on real
 // generated code, and prints the audit time of each kernel (the first one
 // includes building the precompiled header when the cache is cold).
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <iostream>
 #include <regex>
+
+#include <gtest/gtest.h>
 
 #include "audit/audit.h"
 #include "codegen/bundle.h"
@@ -41,15 +41,16 @@ KernelContract contract_from_signature(const std::string& source, const std::str
 
 TEST(GeneratedKernels, ContractSignatureReaderSkipsKernelAttributes) {
   auto c = contract_from_signature(
-      "extern \"C\" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(1024, 2) k0_Y(const float* __restrict__ X, float* __restrict__ Y) {",
+      "extern \"C\" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(1024, 2) k0_Y(const float* "
+      "__restrict__ X, float* __restrict__ Y) {",
       "k0_Y");
   ASSERT_EQ(c.params.size(), 2u);
   EXPECT_EQ(c.params[1].name, "Y");
 }
 
 TEST(GeneratedKernels, ContractSignatureReader) {
-  auto c = contract_from_signature("extern \"C\" __global__ void k0_Y(const float* __restrict__ X, float* __restrict__ Y, int n) {",
-                                   "k0_Y");
+  auto c = contract_from_signature(
+      "extern \"C\" __global__ void k0_Y(const float* __restrict__ X, float* __restrict__ Y, int n) {", "k0_Y");
   ASSERT_EQ(c.params.size(), 3u);
   EXPECT_EQ(c.params[0].type, "const float*");
   EXPECT_EQ(c.params[0].name, "X");
@@ -78,7 +79,8 @@ TEST_P(GeneratedKernels, AuditCleanWithOutputContracts) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::cout << "audit time " << p.name << " " << which << " " << launch.kernel << ": " << ms << " ms\n";
       for (const auto& f : findings)
-        EXPECT_EQ(f.severity, Severity::Info) << p.name << " " << which << " " << launch.kernel << ":\n  " << f.to_string();
+        EXPECT_EQ(f.severity, Severity::Info)
+            << p.name << " " << which << " " << launch.kernel << ":\n  " << f.to_string();
     }
   }
 }
