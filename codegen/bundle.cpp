@@ -9,7 +9,7 @@ KernelBundle make_bundle(const LoweredProgram& program, const EmitOptions& optio
   KernelBundle b;
   b.problem = program.problem;
   b.schedule_hash = program.schedule_hash;
-  b.precision = options.reference_f64 ? "f64" : program.precision;
+  b.precision = options.reference_f64 ? Precision::f64 : program.precision;
   b.math = options.reference_f64 ? "exact" : program.math;
   b.source = std::move(emitted.source);
   b.headers = device_headers();

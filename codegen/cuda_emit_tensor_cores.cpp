@@ -38,9 +38,9 @@ void KernelWriter::mma(const StmtNode& s) {
   if (s.mma_shape == "m16n8k8") {
     line("const float mma_a[4] = {" + joined(a) + "};");
     line("const float mma_b[2] = {" + joined(b) + "};");
-    line("cusched::mma_m16n8k8_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
+    line("cusched::mma_m16n8k8_" + precision_name(s.mma_precision) + "(" + d + ", mma_a, mma_b, " + d + ");");
   } else {
-    const std::string pack = s.mma_precision == "bf16" ? "cusched::pack_bf16x2" : "cusched::pack_f16x2";
+    const std::string pack = s.mma_precision == Precision::bf16 ? "cusched::pack_bf16x2" : "cusched::pack_f16x2";
     auto pairs = [&](const std::vector<std::string>& v) {
       std::vector<std::string> out;
       for (size_t i = 0; i + 1 < v.size(); i += 2) out.push_back(pack + "(" + v[i] + ", " + v[i + 1] + ")");
@@ -48,7 +48,7 @@ void KernelWriter::mma(const StmtNode& s) {
     };
     line("const unsigned int mma_a[4] = {" + joined(pairs(a)) + "};");
     line("const unsigned int mma_b[2] = {" + joined(pairs(b)) + "};");
-    line("cusched::mma_m16n8k16_" + s.mma_precision + "(" + d + ", mma_a, mma_b, " + d + ");");
+    line("cusched::mma_m16n8k16_" + precision_name(s.mma_precision) + "(" + d + ", mma_a, mma_b, " + d + ");");
   }
   close();
 }
@@ -67,10 +67,10 @@ void KernelWriter::wgmma(const StmtNode& s) {
              (options_.reference_f64 ? " (the f64 reference has no warpgroup tensor cores)." : "."),
          "Allocate the accumulators as f32 registers and stage B as f32 in shared memory; emit tensor-core kernels in "
          "their own precision.");
-  if (s.operands.size() != static_cast<size_t>(kWgmmaAElements) || s.mma_precision != "tf32")
+  if (s.operands.size() != static_cast<size_t>(kWgmmaAElements) || s.mma_precision != Precision::tf32)
     fail("malformed-ir",
          "Kernel '" + kernel_.name + "' has a wgmma with " + std::to_string(s.operands.size()) + " A elements in " +
-             s.mma_precision + ".",
+             precision_name(s.mma_precision) + ".",
          "Give each thread its four tf32 A elements.");
   std::string args = "&" + expr_.element(s.buffer, s.index);
   for (const auto& o : s.operands) {

@@ -502,7 +502,7 @@ EmittedCuda emit_cuda_program(const LoweredProgram& program, const EmitOptions& 
   if (options.reference_f64)
     os << "// precision: f64 reference (every floating-point value computed and stored in double; inputs widened)\n";
   else
-    os << "// precision: " << comment_text(program.precision)
+    os << "// precision: " << comment_text(precision_name(program.precision))
        << (program.math == "fast" ? ", fast math (exp, log, division as __expf, __logf, __fdividef)" : "") << "\n";
   os << "// schedule steps:";
   if (program.schedule_text.empty()) os << " (none)";

@@ -578,8 +578,8 @@ class KernelCompiler {
                "Kernel '" + kernel_.name + "' reads a wgmma B operand from shared buffer '" + s->source +
                    "', aligned to " + std::to_string(b.alignment) + " bytes; the 128-byte swizzle needs 1024.",
                "Allocate the swizzled copy aligned to 1024 bytes.");
-        if (s->width < 8 || s->width > kWgmmaMaxN || s->width % 8 != 0 || s->mma_precision != "tf32")
-          malformed("has a wgmma m64n" + std::to_string(s->width) + "k8 with " + s->mma_precision + " operands",
+        if (s->width < 8 || s->width > kWgmmaMaxN || s->width % 8 != 0 || s->mma_precision != Precision::tf32)
+          malformed("has a wgmma m64n" + std::to_string(s->width) + "k8 with " + precision_name(s->mma_precision) + " operands",
                     "Use N a multiple of 8 up to 256 with tf32 operands.");
         if (static_cast<int>(s->operands.size()) != kWgmmaAElements)
           malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements",
@@ -611,7 +611,7 @@ class KernelCompiler {
       case StmtKind::Mma: {
         c.collective = true;
         c.layout = &mma_layout(s->mma_shape);
-        c.split_tf32 = s->mma_precision == "3xtf32";
+        c.split_tf32 = s->mma_precision == Precision::x3tf32;
         c.index = expr(s->index);
         c.buffer = resolve_buffer(s->buffer, "accumulates into");
         const InterpBuffer& acc = out_.buffers[c.buffer];

@@ -6,18 +6,6 @@
 
 namespace cusched {
 
-std::string mem_scope_name(MemScope s) {
-  switch (s) {
-    case MemScope::Global:
-      return "global";
-    case MemScope::Shared:
-      return "shared";
-    case MemScope::Register:
-      return "register";
-  }
-  return "?";
-}
-
 Stmt make_block(std::vector<Stmt> body) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::Block;
@@ -147,7 +135,7 @@ Stmt make_async_wait(int64_t groups_in_flight) {
   return n;
 }
 
-Stmt make_mma(const std::string& shape, const std::string& precision, const std::string& acc, Expr acc_index,
+Stmt make_mma(const std::string& shape, Precision precision, const std::string& acc, Expr acc_index,
               std::vector<Expr> operands) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::Mma;
@@ -172,7 +160,7 @@ Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::
   return n;
 }
 
-Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index,
+Stmt make_wgmma(Precision precision, int64_t n, const std::string& acc, Expr acc_index,
                 std::vector<Expr> a_operands, const std::string& b_shared, Expr b_start) {
   auto s = std::make_shared<StmtNode>();
   s->kind = StmtKind::Wgmma;
@@ -337,7 +325,7 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     case StmtKind::Mma: {
       const MmaLayout& l = mma_layout(s->mma_shape);
-      os << pad << "mma_" << s->mma_shape << "_" << s->mma_precision << "(" << s->buffer << "[" << to_string(s->index)
+      os << pad << "mma_" << s->mma_shape << "_" << precision_name(s->mma_precision) << "(" << s->buffer << "[" << to_string(s->index)
          << " .. +3]) [warp]\n";
       for (size_t i = 0; i < s->operands.size(); ++i)
         os << pad << "  "
@@ -346,7 +334,7 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     }
     case StmtKind::Wgmma:
-      os << pad << "wgmma_" << s->mma_shape << "_" << s->mma_precision << "(" << s->buffer << "[" << to_string(s->index)
+      os << pad << "wgmma_" << s->mma_shape << "_" << precision_name(s->mma_precision) << "(" << s->buffer << "[" << to_string(s->index)
          << " .. +" << s->width / 2 - 1 << "], B = " << s->source << "[" << to_string(s->value)
          << " ..] K-major, 128-byte swizzle) [warpgroup]\n";
       for (size_t i = 0; i < s->operands.size(); ++i)
@@ -377,7 +365,7 @@ std::string print_stmt(const Stmt& s, int indent) {
 
 std::string print_ir(const LoweredProgram& p) {
   std::ostringstream os;
-  os << "# problem " << p.problem << ", schedule " << p.schedule_hash << ", precision " << p.precision << "\n";
+  os << "# problem " << p.problem << ", schedule " << p.schedule_hash << ", precision " << precision_name(p.precision) << "\n";
   for (const auto& b : p.buffers) {
     os << "buffer " << b.name << ": " << dtype_name(b.dtype) << "[";
     for (size_t i = 0; i < b.shape.size(); ++i) os << (i ? ", " : "") << b.shape[i];

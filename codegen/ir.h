@@ -102,9 +102,6 @@
 
 namespace cusched {
 
-enum class MemScope { Global, Shared, Register };
-std::string mem_scope_name(MemScope s);
-
 enum class StmtKind {
   Block,
   For,
@@ -188,7 +185,7 @@ struct StmtNode {
   int64_t combined_width = 0;
   // Mma (buffer/index: the accumulators)
   std::string mma_shape;       // "m16n8k8" or "m16n8k16"
-  std::string mma_precision;   // "tf32", "3xtf32", "bf16" or "f16"
+  Precision mma_precision = Precision::tf32;  // tf32, 3xtf32, bf16 or f16
   std::vector<Expr> operands;  // this lane's A fragment elements, then its B fragment elements
   // LdMatrix (buffer/index: the fragment; value: this lane's row address in `source`)
   // Wgmma (buffer/index: accumulators; operands: A; source/value: B's shared buffer
@@ -221,11 +218,11 @@ Stmt make_mbarrier_expect(const std::string& barrier, Expr index, Expr bytes);
 Stmt make_mbarrier_wait(const std::string& barrier, Expr index, Expr parity);
 Stmt make_async_commit();
 Stmt make_async_wait(int64_t groups_in_flight);
-Stmt make_mma(const std::string& shape, const std::string& precision, const std::string& acc, Expr acc_index,
+Stmt make_mma(const std::string& shape, Precision precision, const std::string& acc, Expr acc_index,
               std::vector<Expr> operands);
 Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::string& shared_source, Expr row_address,
                    int matrices, bool transpose);
-Stmt make_wgmma(const std::string& precision, int64_t n, const std::string& acc, Expr acc_index,
+Stmt make_wgmma(Precision precision, int64_t n, const std::string& acc, Expr acc_index,
                 std::vector<Expr> a_operands, const std::string& b_shared, Expr b_start);
 Stmt make_wgmma_fence();
 Stmt make_wgmma_commit();
@@ -262,7 +259,7 @@ struct Kernel {
 struct LoweredProgram {
   std::string problem;
   std::string schedule_hash;
-  std::string precision = "f32";
+  Precision precision = Precision::f32;
   std::string math = "exact";       // "fast" when a stage uses fast-math intrinsics
   std::vector<BufferSpec> buffers;  // inputs, outputs and scratch (intermediate stages computed at root)
   std::vector<Kernel> kernels;

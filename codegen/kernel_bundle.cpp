@@ -34,7 +34,7 @@ nlohmann::json KernelBundle::to_json() const {
   nlohmann::json j;
   j["problem"] = problem;
   j["schedule_hash"] = schedule_hash;
-  j["precision"] = precision;
+  j["precision"] = precision_name(precision);
   j["math"] = math;
   j["source"] = source;
   j["headers"] = headers;
@@ -59,7 +59,7 @@ KernelBundle KernelBundle::from_json(const nlohmann::json& j) {
     KernelBundle k;
     k.problem = j.value("problem", "");
     k.schedule_hash = j.value("schedule_hash", "");
-    k.precision = j.value("precision", "f32");
+    k.precision = parse_precision(j.value("precision", "f32"));
     k.math = j.value("math", "exact");
     k.source = j.at("source").get<std::string>();
     if (j.contains("headers")) k.headers = j.at("headers").get<std::map<std::string, std::string>>();

@@ -66,7 +66,7 @@ LoweredProgram run_passes(const Schedule& schedule, const std::string& problem_n
   std::istringstream text(schedule.to_text());
   for (std::string line; std::getline(text, line);) p.schedule_text.push_back(line);
   for (const auto& [name, s] : state.schedules) {
-    if (s.precision != "f32") p.precision = s.precision;
+    if (s.precision != Precision::f32) p.precision = s.precision;
     if (s.math == "fast") p.math = "fast";
   }
   for (const auto& pass : lowering_passes()) {

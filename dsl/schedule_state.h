@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "dsl/mem_scope.h"
 #include "dsl/pipeline.h"
+#include "dsl/precision.h"
 
 namespace cusched {
 
@@ -46,7 +48,7 @@ enum class ComputeLocation { Root, Inline, At };
 struct CacheRead {
   std::string source;    // tensor or stage read by this stage
   std::string name;      // name of the staged copy
-  std::string scope;     // "shared" or "register"
+  MemScope scope = MemScope::Shared;  // Shared or Register
   std::string at_loop;   // loop of this stage at which the copy is made
   int pad = 0;           // elements added to the innermost dimension
   bool swizzle = false;  // XOR swizzle of 16-byte chunks instead of padding
@@ -91,7 +93,7 @@ struct StageSchedule {
   ComputeLocation location = ComputeLocation::Root;
   std::string at_stage, at_loop;
   std::vector<CacheRead> cache_reads;
-  std::string cache_write_scope;   // "" (default register accumulation), "register", "shared"
+  std::optional<MemScope> cache_write_scope;  // none (default register accumulation), Register, Shared
   std::string cross_thread_loop;   // reduction loop combined across threads
   std::string cross_thread_kind;   // "warp" or "block"
   std::string cross_cluster_loop;  // reduction loop combined across the blocks of a cluster
@@ -99,7 +101,7 @@ struct StageSchedule {
   int pipeline_depth = 0;
   bool pipeline_bulk = false;     // Hopper bulk copy engine instead of cp.async
   std::string tensor_core_shape;  // "", "m16n8k8", "m16n8k16"
-  std::string precision = "f32";  // operand precision: f32, tf32, bf16, f16
+  Precision precision = Precision::f32;  // operand precision: f32, tf32, 3xtf32, bf16, f16
   std::string math = "exact";     // "fast": f32 exp, log and division as approximate intrinsics
   int launch_max_threads = 0, launch_min_blocks = 0;
   std::map<std::string, L2Hint> l2_hints;  // input -> priority of the stage's kernel's loads of it

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/kernel_bundle.h"
+#include "runtime/verdict.h"
 
 namespace cusched::runtime {
 
@@ -41,7 +42,7 @@ struct TimingConfig {
 // rest read), FLOPs, and the precision whose rate the FLOPs run at.
 struct Floor {
   double bytes = 0, flops = 0;
-  std::string precision = "f32";
+  Precision precision = Precision::f32;
   double written_bytes = 0;
 };
 
@@ -75,30 +76,6 @@ struct EvalRequest {
   static EvalRequest from_json(const nlohmann::json& j);
 };
 
-enum class Verdict {
-  ok,
-  wrong_output,
-  unwritten_output,
-  nan_or_inf,
-  input_modified,
-  compile_error,
-  launch_error,
-  illegal_address,
-  timeout,
-  crashed,
-  under_floor,
-  reference_degenerate,
-  // The candidate wrote into a guard region before or after one of its buffers.
-  out_of_bounds_write,
-  // The compiled code rounds to a precision lower than the one declared (PTX conversions, MMA operand types).
-  undeclared_precision,
-  no_gpu,
-  // Not in the candidate's control: the runtime, the request or the reference failed.
-  internal_error,
-};
-
-std::string verdict_name(Verdict v);  // "wrong_output"
-std::optional<Verdict> verdict_from_name(const std::string& s);
 
 // Wall-clock milliseconds an evaluation spent in each phase, summed over trials.
 struct PhaseTimes {
@@ -127,8 +104,8 @@ struct EvalResult {
   double copy_bandwidth_gbs = 0;   // measured once per process, bytes read + written
   double read_bandwidth_gbs = 0;   // measured once per process, bytes read by a read-only stream
   nlohmann::json compile_report;   // {"candidate": ..., "reference": ...}
-  std::string precision;           // declared
-  std::string compiled_precision;  // the narrowest precision found in the candidate's PTX (runtime/precision_scan.h)
+  Precision precision = Precision::f32;         // declared
+  std::optional<Precision> compiled_precision;  // the narrowest found in the candidate's PTX (runtime/precision_scan.h)
   std::string input_protection;    // "read-only mapping" or "checksum" (see InputProtection), with the note below
   std::string input_protection_note;
   int timed_runs_verified = 0;  // timed runs whose outputs were checked against the reference

@@ -8,24 +8,6 @@ namespace cusched::runtime {
 
 namespace {
 
-const std::pair<Verdict, const char*> kVerdictNames[] = {
-    {Verdict::ok, "ok"},
-    {Verdict::wrong_output, "wrong_output"},
-    {Verdict::unwritten_output, "unwritten_output"},
-    {Verdict::nan_or_inf, "nan_or_inf"},
-    {Verdict::input_modified, "input_modified"},
-    {Verdict::compile_error, "compile_error"},
-    {Verdict::launch_error, "launch_error"},
-    {Verdict::illegal_address, "illegal_address"},
-    {Verdict::timeout, "timeout"},
-    {Verdict::crashed, "crashed"},
-    {Verdict::under_floor, "under_floor"},
-    {Verdict::reference_degenerate, "reference_degenerate"},
-    {Verdict::out_of_bounds_write, "out_of_bounds_write"},
-    {Verdict::undeclared_precision, "undeclared_precision"},
-    {Verdict::no_gpu, "no_gpu"},
-    {Verdict::internal_error, "internal_error"},
-};
 
 nlohmann::json distribution_json(const Distribution& d) { return {{"kind", d.kind}, {"a", d.a}, {"b", d.b}}; }
 
@@ -47,18 +29,6 @@ double json_number_or_nan(const nlohmann::json& j, const char* key, std::optiona
   return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
 }
 
-std::string verdict_name(Verdict v) {
-  for (const auto& [verdict, name] : kVerdictNames)
-    if (verdict == v) return name;
-  return "internal_error";
-}
-
-std::optional<Verdict> verdict_from_name(const std::string& s) {
-  for (const auto& [verdict, name] : kVerdictNames)
-    if (s == name) return verdict;
-  return std::nullopt;
-}
-
 nlohmann::json EvalRequest::to_json() const {
   nlohmann::json j;
   j["candidate"] = candidate.to_json();
@@ -73,7 +43,7 @@ nlohmann::json EvalRequest::to_json() const {
   j["timing"] = {{"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}};
   j["floor"] = {{"bytes", floor.bytes},
                 {"flops", floor.flops},
-                {"precision", floor.precision},
+                {"precision", precision_name(floor.precision)},
                 {"written_bytes", floor.written_bytes}};
   j["seeds"] = seeds;
   j["base_seed"] = base_seed;
@@ -116,7 +86,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
       const auto& f = j.at("floor");
       r.floor.bytes = f.value("bytes", 0.0);
       r.floor.flops = f.value("flops", 0.0);
-      r.floor.precision = f.value("precision", "f32");
+      r.floor.precision = parse_precision(f.value("precision", "f32"));
       r.floor.written_bytes = f.value("written_bytes", 0.0);
     }
     r.seeds = j.value("seeds", r.seeds);
@@ -173,8 +143,8 @@ nlohmann::json EvalResult::to_json() const {
           {"copy_bandwidth_gbs", copy_bandwidth_gbs},
           {"read_bandwidth_gbs", read_bandwidth_gbs},
           {"compile_report", compile_report},
-          {"precision", precision},
-          {"compiled_precision", compiled_precision},
+          {"precision", precision_name(precision)},
+          {"compiled_precision", compiled_precision ? precision_name(*compiled_precision) : ""},
           {"input_protection", input_protection},
           {"input_protection_note", input_protection_note},
           {"timed_runs_verified", timed_runs_verified},
@@ -215,8 +185,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.copy_bandwidth_gbs = json_number_or_nan(j, "copy_bandwidth_gbs", 0.0);
     r.read_bandwidth_gbs = json_number_or_nan(j, "read_bandwidth_gbs", 0.0);
     r.compile_report = j.value("compile_report", nlohmann::json::object());
-    r.precision = j.value("precision", "");
-    r.compiled_precision = j.value("compiled_precision", "");
+    r.precision = parse_precision(j.value("precision", "f32"));
+    if (auto c = precision_from_name(j.value("compiled_precision", ""))) r.compiled_precision = *c;
     r.input_protection = j.value("input_protection", "");
     r.input_protection_note = j.value("input_protection_note", "");
     r.timed_runs_verified = j.value("timed_runs_verified", 0);

@@ -12,16 +12,16 @@
 namespace cusched::runtime {
 
 nlohmann::json InterpVerification::to_json() const {
-  nlohmann::json j = {{"verdict", verdict},         {"message", message},       {"max_abs_err", max_abs_err},
+  nlohmann::json j = {{"verdict", verdict_name(verdict)}, {"message", message},       {"max_abs_err", max_abs_err},
                       {"max_rel_err", max_rel_err}, {"rel_l2_err", rel_l2_err}, {"trials", trials},
                       {"backend", "interp"}};
-  if (verdict == "rejected") j["error"] = error.to_json();
+  if (verdict == Verdict::rejected) j["error"] = error.to_json();
   return j;
 }
 
 InterpVerification InterpVerification::from_json(const nlohmann::json& j) {
   InterpVerification v;
-  v.verdict = j.value("verdict", "");
+  v.verdict = verdict_from_name(j.value("verdict", "")).value_or(Verdict::internal_error);
   v.message = j.value("message", "");
   if (j.contains("error")) v.error = Error::from_json(j["error"]);
   v.max_abs_err = j.value("max_abs_err", 0.0);
@@ -38,7 +38,7 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
   try {
     prog = lower(schedule, problem.name);
   } catch (const UserError& e) {
-    out.verdict = "rejected";
+    out.verdict = Verdict::rejected;
     out.error = e.error();
     out.message = "Lowering rejected the schedule: " + e.error().message;
     return out;
@@ -82,7 +82,7 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
     try {
       interpret(prog, buffers);
     } catch (const UserError& e) {
-      out.verdict = "rejected";
+      out.verdict = Verdict::rejected;
       out.error = e.error();
       out.message = "The interpreter stopped: " + e.error().message;
       return out;
@@ -92,7 +92,7 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
       const auto& r = ref.values(name);
       OutputCheck rc = check_reference(name, r.data(), static_cast<int64_t>(r.size()));
       if (rc.verdict != Verdict::ok) {
-        out.verdict = verdict_name(rc.verdict);
+        out.verdict = rc.verdict;
         out.message = rc.message;
         return out;
       }
@@ -102,7 +102,7 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
       out.max_rel_err = std::max(out.max_rel_err, oc.max_rel_err);
       out.rel_l2_err = std::max(out.rel_l2_err, oc.rel_l2_err);
       if (oc.verdict != Verdict::ok) {
-        out.verdict = verdict_name(oc.verdict);
+        out.verdict = oc.verdict;
         out.message = oc.message + (adversarial ? " (adversarial inputs)" : "");
         out.trials = t + 1;
         return out;
@@ -110,7 +110,7 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
     }
     out.trials = t + 1;
   }
-  out.verdict = "ok";
+  out.verdict = Verdict::ok;
   out.message = "Matches the float64 evaluation on " + std::to_string(out.trials) + " input sets.";
   return out;
 }

@@ -11,12 +11,14 @@
 
 #include "dsl/schedule.h"
 #include "problems/problem.h"
+#include "runtime/verdict.h"
 
 namespace cusched::runtime {
 
 struct InterpVerification {
-  std::string verdict;  // "ok", "wrong_output", "unwritten_output", "nan_or_inf", "reference_degenerate",
-                        // "rejected" (lowering or interpreter error, with error)
+  // ok, wrong_output, unwritten_output, nan_or_inf, reference_degenerate, or rejected
+  // (a lowering or interpreter error, with error)
+  Verdict verdict = Verdict::internal_error;
   std::string message;
   Error error;  // set when verdict is "rejected"
   double max_abs_err = 0, max_rel_err = 0, rel_l2_err = 0;

@@ -6,14 +6,17 @@
 
 namespace cusched::runtime {
 
-double flop_rate(const std::string& precision) {
-  if (precision == "f32") return 51e12;
-  if (precision == "tf32") return 364e12;
-  if (precision == "3xtf32") return 364e12 / 3;  // three TF32 products per f32 product
-  if (precision == "bf16" || precision == "f16") return 730e12;
-  if (precision == "f64") return 67e12;
-  fail("unknown-precision", "The floor precision '" + precision + "' is not known.",
-       "Use one of f32, tf32, 3xtf32, bf16, f16, f64.");
+double flop_rate(Precision precision) {
+  switch (precision) {
+    case Precision::f32: return 51e12;
+    case Precision::tf32: return 364e12;
+    case Precision::x3tf32: return 364e12 / 3;  // three TF32 products per f32 product
+    case Precision::bf16:
+    case Precision::f16: return 730e12;
+    case Precision::fp8: return 1460e12;
+    case Precision::f64: return 67e12;
+  }
+  return 51e12;
 }
 
 namespace {

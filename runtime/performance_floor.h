@@ -9,8 +9,8 @@
 namespace cusched::runtime {
 
 // Peak FLOP/s of an H200 by operand precision: f32 51e12, tf32 364e12,
-// bf16 and f16 730e12, f64 67e12. Throws UserError ("unknown-precision") otherwise.
-double flop_rate(const std::string& precision);
+// bf16 and f16 730e12, fp8 1460e12, f64 67e12.
+double flop_rate(Precision precision);
 
 // Measured memory rates, in bytes per second.
 struct MemoryBandwidth {

@@ -2,27 +2,28 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace cusched::runtime {
 
 namespace {
 
-// The reduced-precision type a PTX type suffix names, or "" for any other.
-std::string reduced_type(const std::string& t) {
-  if (t == "tf32") return "tf32";
-  if (t == "bf16" || t == "bf16x2") return "bf16";
-  if (t == "f16" || t == "f16x2") return "f16";
+// The reduced-precision type a PTX type suffix names, or none for any other.
+std::optional<Precision> reduced_type(const std::string& t) {
+  if (t == "tf32") return Precision::tf32;
+  if (t == "bf16" || t == "bf16x2") return Precision::bf16;
+  if (t == "f16" || t == "f16x2") return Precision::f16;
   if (t == "e4m3" || t == "e5m2" || t == "e4m3x2" || t == "e5m2x2" || t == "e2m1x2" || t == "e2m3x2" || t == "e3m2x2" ||
       t == "ue8m0x2" || t == "e4m3x4" || t == "e5m2x4")
-    return "fp8";
-  return "";
+    return Precision::fp8;
+  return std::nullopt;
 }
 
 bool is_type_suffix(const std::string& t) {
   static const std::set<std::string> scalar{"f32", "f64", "s8",  "u8", "s16", "u16", "s32",
                                             "u32", "s64", "u64", "b8", "b16", "b32", "b64"};
-  return scalar.count(t) > 0 || !reduced_type(t).empty();
+  return scalar.count(t) > 0 || reduced_type(t).has_value();
 }
 
 // Arithmetic opcodes whose type suffix is the type they compute in.
@@ -73,31 +74,31 @@ std::optional<Instruction> parse(const std::string& raw) {
   return ins;
 }
 
-// The reduced precision an instruction computes in, or "".
-std::string instruction_precision(const Instruction& ins) {
+// The reduced precision an instruction computes in, or none.
+std::optional<Precision> instruction_precision(const Instruction& ins) {
   std::vector<std::string> parts = split(ins.opcode, '.');
-  if (parts.empty()) return "";
+  if (parts.empty()) return std::nullopt;
   const std::string& op = parts[0];
   std::vector<std::string> types;
   for (size_t i = 1; i < parts.size(); ++i)
     if (is_type_suffix(parts[i])) types.push_back(parts[i]);
   if (op == "cvt") {
     // cvt.<modifiers>.<destination type>.<source type>: a conversion to a narrower float.
-    if (types.size() < 2) return "";
-    std::string to = reduced_type(types[0]), from = reduced_type(types[1]);
-    return to.empty() || to == from ? "" : to;
+    if (types.size() < 2) return std::nullopt;
+    std::optional<Precision> to = reduced_type(types[0]), from = reduced_type(types[1]);
+    return !to || to == from ? std::nullopt : to;
   }
   if (op == "mma" || op == "wgmma" || op == "tcgen05") {
     // The operand (A, B) types: any reduced one names the precision.
-    std::string narrowest;
+    std::optional<Precision> narrowest;
     for (const auto& t : types)
-      if (auto r = reduced_type(t); !r.empty()) narrowest = r;
+      if (auto r = reduced_type(t)) narrowest = r;
     return narrowest;
   }
   if (is_arithmetic(op))
     for (const auto& t : types)
-      if (auto r = reduced_type(t); !r.empty()) return r;
-  return "";
+      if (auto r = reduced_type(t)) return r;
+  return std::nullopt;
 }
 
 // A 32-bit immediate that keeps the sign, the exponent and the top of the mantissa
@@ -132,7 +133,7 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
     int line = 0;
   };
   std::map<std::string, Mask> masked;  // 32-bit registers that hold a value with low mantissa bits cleared
-  auto report_mask = [&](const Mask& m) { uses.push_back({m.cleared >= 16 ? "bf16" : "tf32", m.text, m.line}); };
+  auto report_mask = [&](const Mask& m) { uses.push_back({m.cleared >= 16 ? Precision::bf16 : Precision::tf32, m.text, m.line}); };
   // One statement at a time: a line may hold several (inline asm), each ended by ';'.
   std::vector<std::pair<std::string, int>> statements;
   {
@@ -151,9 +152,8 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
     if (!ins) continue;
     std::string text = trim(line);
     while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim(text.substr(1));
-    std::string p = instruction_precision(*ins);
-    if (!p.empty()) {
-      uses.push_back({p, text, number});
+    if (std::optional<Precision> p = instruction_precision(*ins)) {
+      uses.push_back({*p, text, number});
       continue;
     }
     const std::string& op = ins->opcode;
@@ -188,25 +188,26 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
   return uses;
 }
 
-std::set<std::string> admitted_precisions(const std::string& declared, const std::set<DType>& buffer_dtypes) {
-  std::set<std::string> out;
-  if (declared.find("tf32") != std::string::npos) out.insert("tf32");
-  if (declared == "bf16") out.insert({"bf16", "tf32"});
-  if (declared == "f16") out.insert({"f16", "tf32"});
-  if (buffer_dtypes.count(DType::f16)) out.insert("f16");
-  if (buffer_dtypes.count(DType::bf16)) out.insert("bf16");
+std::set<Precision> admitted_precisions(Precision declared, const std::set<DType>& buffer_dtypes) {
+  std::set<Precision> out;
+  if (declared == Precision::tf32 || declared == Precision::x3tf32) out.insert(Precision::tf32);
+  if (declared == Precision::bf16) out.insert({Precision::bf16, Precision::tf32});
+  if (declared == Precision::f16) out.insert({Precision::f16, Precision::tf32});
+  if (buffer_dtypes.count(DType::f16)) out.insert(Precision::f16);
+  if (buffer_dtypes.count(DType::bf16)) out.insert(Precision::bf16);
   return out;
 }
 
-std::optional<ReducedPrecisionUse> undeclared_precision(const std::string& ptx, const std::set<std::string>& admitted) {
+std::optional<ReducedPrecisionUse> undeclared_precision(const std::string& ptx, const std::set<Precision>& admitted) {
   for (auto& use : reduced_precision_uses(ptx))
     if (!admitted.count(use.precision)) return use;
   return std::nullopt;
 }
 
-std::string compiled_precision(const std::string& ptx) {
-  static const std::map<std::string, int> rank{{"fp8", 0}, {"bf16", 1}, {"f16", 2}, {"tf32", 3}};
-  std::string best = "f32";
+Precision compiled_precision(const std::string& ptx) {
+  static const std::map<Precision, int> rank{
+      {Precision::fp8, 0}, {Precision::bf16, 1}, {Precision::f16, 2}, {Precision::tf32, 3}};
+  Precision best = Precision::f32;
   int best_rank = 4;
   for (const auto& use : reduced_precision_uses(ptx)) {
     int r = rank.at(use.precision);

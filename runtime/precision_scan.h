@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "dsl/dtype.h"
+#include "dsl/precision.h"
 
 namespace cusched::runtime {
 
 // One reduced-precision instruction of a PTX text.
 struct ReducedPrecisionUse {
-  std::string precision;    // "tf32", "bf16", "f16" or "fp8"
+  Precision precision;      // tf32, bf16, f16 or fp8
   std::string instruction;  // the PTX line, trimmed
   int line = 0;             // 1-based line in the PTX text
 };
@@ -24,17 +25,17 @@ struct ReducedPrecisionUse {
 // Every reduced-precision instruction in `ptx`, in order.
 std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx);
 
-// The precisions a kernel declared at `declared` ("f32", "tf32", "bf16", "f16",
-// "f64") may use, given the dtypes of the buffers it reads and writes (an f16
+// The precisions a kernel declared at `declared` (f32, tf32, 3xtf32, bf16, f16,
+// f64) may use, given the dtypes of the buffers it reads and writes (an f16
 // buffer makes f16 conversions part of the job).
-std::set<std::string> admitted_precisions(const std::string& declared, const std::set<DType>& buffer_dtypes);
+std::set<Precision> admitted_precisions(Precision declared, const std::set<DType>& buffer_dtypes);
 
 // The first use in `ptx` of a precision that `admitted` does not contain.
-std::optional<ReducedPrecisionUse> undeclared_precision(const std::string& ptx, const std::set<std::string>& admitted);
+std::optional<ReducedPrecisionUse> undeclared_precision(const std::string& ptx, const std::set<Precision>& admitted);
 
 // The narrowest precision `ptx` computes in: "f32" when it has no reduced-precision
 // instruction, else the narrowest of those found ("fp8" < "f16" = "bf16" < "tf32";
 // ties are named in the order bf16, f16).
-std::string compiled_precision(const std::string& ptx);
+Precision compiled_precision(const std::string& ptx);
 
 }  // namespace cusched::runtime

@@ -30,10 +30,10 @@ nlohmann::json EvalConfig::to_json() const { return *this; }
 EvalConfig EvalConfig::from_json(const nlohmann::json& j) { return j.get<EvalConfig>(); }
 
 nlohmann::json CandidateOutcome::to_json() const {
-  nlohmann::json j = {{"verdict", verdict},
+  nlohmann::json j = {{"verdict", verdict_text()},
                       {"reason", reason},
                       {"schedule_hash", schedule_hash},
-                      {"precision", precision},
+                      {"precision", precision_name(precision)},
                       {"math", math},
                       {"cost_estimate_ms", cost_estimate_ms},
                       {"audit_findings", audit_findings},
@@ -55,10 +55,15 @@ nlohmann::json CandidateOutcome::to_json_with_artifacts() const {
 
 CandidateOutcome CandidateOutcome::from_json(const nlohmann::json& j) {
   CandidateOutcome o;
-  o.verdict = j.at("verdict");
+  if (const std::string v = j.at("verdict"); !v.empty()) {
+    o.verdict = runtime::verdict_from_name(v);
+    if (!o.verdict)
+      fail("bad-result", "The candidate outcome names an unknown verdict '" + v + "'.",
+           "Send outcomes written by the same version of cusched.");
+  }
   o.reason = j.at("reason");
   o.schedule_hash = j.at("schedule_hash");
-  o.precision = j.at("precision");
+  o.precision = parse_precision(j.at("precision"));
   o.math = j.value("math", "exact");
   o.cost_estimate_ms = runtime::json_number_or_nan(j, "cost_estimate_ms");
   o.audit_findings = j.at("audit_findings");
@@ -104,7 +109,7 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
 }
 
 KernelBundle handwritten_bundle(const Problem& problem, const std::string& source, const std::string& size,
-                                const std::string& precision, const std::array<int64_t, 3>& grid,
+                                Precision precision, const std::array<int64_t, 3>& grid,
                                 const std::array<int64_t, 3>& block, int64_t dynamic_smem) {
   KernelBundle b;
   b.problem = problem.name;
@@ -136,17 +141,18 @@ void check_declared_precision(const KernelBundle& b, search::CandidateOutcome& o
   try {
     m = runtime::compile_bundle(b, runtime::CompileOptions{});
   } catch (const runtime::CompileFailure& e) {
-    out.verdict = "compile_error";
+    out.verdict = runtime::Verdict::compile_error;
     out.reason = e.error().message;
     return;
   }
   std::set<DType> dtypes;
   for (const auto& buf : b.buffers) dtypes.insert(buf.dtype);
   if (auto use = runtime::undeclared_precision(m.ptx, runtime::admitted_precisions(b.precision, dtypes))) {
-    out.verdict = "undeclared_precision";
-    out.reason = "The kernel is declared " + b.precision + " but its compiled code computes in " + use->precision +
-                 " (PTX line " + std::to_string(use->line) + ": " + use->instruction + "); pass --precision " +
-                 use->precision + " if the problem's tolerance admits it, or keep the arithmetic in f32.";
+    out.verdict = runtime::Verdict::undeclared_precision;
+    out.reason = "The kernel is declared " + precision_name(b.precision) + " but its compiled code computes in " +
+                 precision_name(use->precision) + " (PTX line " + std::to_string(use->line) + ": " +
+                 use->instruction + "); pass --precision " + precision_name(use->precision) +
+                 " if the problem's tolerance admits it, or keep the arithmetic in f32.";
   }
 }
 
@@ -283,7 +289,7 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
   } catch (const std::exception& e) {
     CandidateOutcome out;
     out.steps = steps;
-    out.verdict = "lowering_error";
+    out.verdict = runtime::Verdict::lowering_error;
     out.error = Error{
         -1,
         "",
@@ -305,7 +311,7 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
   std::optional<Schedule>& schedule = schedule_out ? *schedule_out : local;
   CandidateOutcome out;
   out.steps = steps;
-  auto reject = [&](const std::string& verdict, const Error& e, const std::string& prefix) {
+  auto reject = [&](runtime::Verdict verdict, const Error& e, const std::string& prefix) {
     out.verdict = verdict;
     out.error = e;
     out.reason = prefix + (e.code.empty() ? "" : e.code + ": ") + e.to_string();
@@ -313,7 +319,7 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
   try {
     schedule.emplace(Schedule::from_json(problem.context(cfg.size, cfg.strict), steps));
   } catch (const UserError& e) {
-    reject("invalid_schedule", e.error(), "");
+    reject(runtime::Verdict::invalid_schedule, e.error(), "");
     return out;
   }
   out.steps = schedule->to_json();
@@ -324,7 +330,7 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
     out.ir_text = print_ir(prog);
     out.bundle = make_bundle(prog);
   } catch (const UserError& e) {
-    reject("lowering_error", e.error(), "");
+    reject(runtime::Verdict::lowering_error, e.error(), "");
     return out;
   }
   out.precision = out.bundle.precision;
@@ -338,22 +344,22 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
       // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
       KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
       if (auto e = shared_memory_error(bench_bundle, "bench")) {
-        reject("lowering_error", *e, "");
+        reject(runtime::Verdict::lowering_error, *e, "");
         return out;
       }
     } catch (const UserError& e) {
-      reject("invalid_schedule", e.error(), "Not legal at the bench size, which the cost model ranks at: ");
+      reject(runtime::Verdict::invalid_schedule, e.error(), "Not legal at the bench size, which the cost model ranks at: ");
       return out;
     }
   if (cfg.audit) {
     bool bad = false;
     out.audit_findings = audit_bundle(problem, out.bundle, &bad, &out.audit_ms);
     if (bad) {
-      out.verdict = "audit_rejected";
+      out.verdict = runtime::Verdict::audit_rejected;
       out.reason = "The audit found an error-level problem in the generated source.";
     }
   }
-  if (out.verdict.empty() && cfg.backend == "gpu") precompile(out.bundle);
+  if (!out.verdict && cfg.backend == "gpu") precompile(out.bundle);
   return out;
 }
 
@@ -365,14 +371,14 @@ void verify_candidate(const Problem& problem, const Schedule& schedule, const Ev
     try {
       out.interp = runtime::verify_with_interpreter(problem, schedule, cfg.size, cfg.seed, 3, cfg.strict);
     } catch (const std::exception& e) {
-      out.verdict = "internal_error";
+      out.verdict = runtime::Verdict::internal_error;
       out.reason =
           std::string("The interpreter failed on this candidate (") + e.what() + "); the search goes on without it.";
       return;
     }
     out.verdict = out.interp->verdict;
     out.reason = out.interp->message;
-    if (out.verdict == "rejected") out.error = out.interp->error;
+    if (out.verdict == runtime::Verdict::rejected) out.error = out.interp->error;
     return;
   }
   verify_bundle_on_gpu(problem, cfg, worker, out);
@@ -386,7 +392,7 @@ void verify_bundle_on_gpu(const Problem& problem, const EvalConfig& cfg, runtime
     worker = own.get();
   }
   out.gpu = worker->evaluate(make_eval_request(problem, out.bundle, cfg));
-  out.verdict = runtime::verdict_name(out.gpu->verdict);
+  out.verdict = out.gpu->verdict;
   out.reason = out.gpu->message;
 }
 
@@ -394,7 +400,7 @@ CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json
                                     runtime::Worker* worker) {
   std::optional<Schedule> schedule;
   CandidateOutcome out = prepare_candidate(problem, steps, cfg, &schedule);
-  if (out.verdict.empty()) verify_candidate(problem, *schedule, cfg, worker, out);
+  if (!out.verdict) verify_candidate(problem, *schedule, cfg, worker, out);
   return out;
 }
 

@@ -31,7 +31,9 @@ struct EvalConfig {
 };
 
 struct CandidateOutcome {
-  std::string verdict;   // "ok", a runtime verdict, "invalid_schedule", "lowering_error", "audit_rejected", "rejected"
+  // None until a check decides: invalid_schedule, lowering_error or audit_rejected before
+  // any run, else the verification's verdict.
+  std::optional<runtime::Verdict> verdict;
   std::string reason;    // one sentence
   Error error;           // for invalid_schedule / lowering_error
   nlohmann::json steps;  // normalised schedule
@@ -44,9 +46,10 @@ struct CandidateOutcome {
   std::optional<runtime::InterpVerification> interp;
   nlohmann::json sanitizer;     // sanitize_schedule / sanitize_bundle, null when not run
   double cost_estimate_ms = 0;  // the analytical cost model's estimate
-  std::string precision = "f32";
+  Precision precision = Precision::f32;
   std::string math = "exact";  // "fast" when a stage uses fast-math intrinsics
-  bool verified() const { return verdict == "ok"; }
+  bool verified() const { return verdict == runtime::Verdict::ok; }
+  std::string verdict_text() const { return verdict ? runtime::verdict_name(*verdict) : ""; }
   // The evaluation record the store keeps: every field but steps, ir_text and
   // bundle, which the store keeps apart; error, gpu and interp only when set.
   nlohmann::json to_json() const;
@@ -98,7 +101,7 @@ CandidateOutcome evaluate_candidate(const Problem& problem, const nlohmann::json
 // device library as headers, the problem's buffers, and one launch of its contract's
 // kernel with the contract's parameters, `grid`, `block` and `dynamic_smem` bytes.
 KernelBundle handwritten_bundle(const Problem& problem, const std::string& source, const std::string& size,
-                                const std::string& precision, const std::array<int64_t, 3>& grid,
+                                Precision precision, const std::array<int64_t, 3>& grid,
                                 const std::array<int64_t, 3>& block, int64_t dynamic_smem);
 
 // The PTX precision scan (runtime/precision_scan.h) of `bundle` compiled with NVRTC

@@ -27,7 +27,7 @@ void verify_prepared(const Problem& problem, const EvalConfig& cfg, runtime::Wor
     try {
       schedule.emplace(Schedule::from_json(problem.context(cfg.size, cfg.strict), outcome.steps));
     } catch (const UserError& e) {
-      outcome.verdict = "rejected";
+      outcome.verdict = runtime::Verdict::rejected;
       outcome.error = e.error();
       outcome.reason = "The prepared schedule is not legal where it was verified: " + e.error().to_string();
       return;

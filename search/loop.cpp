@@ -24,8 +24,9 @@ namespace {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-bool is_rejection(const std::string& verdict) {
-  return verdict == "invalid_schedule" || verdict == "lowering_error" || verdict == "audit_rejected";
+bool is_rejection(std::optional<runtime::Verdict> v) {
+  return v == runtime::Verdict::invalid_schedule || v == runtime::Verdict::lowering_error ||
+         v == runtime::Verdict::audit_rejected;
 }
 
 }  // namespace
@@ -235,16 +236,16 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
       store_.save_artifacts(
           c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
     if (is_rejection(o.verdict)) {
-      store_.reject(c.id, o.verdict, o.reason);
+      store_.reject(c.id, o.verdict_text(), o.reason);
       return;
     }
     EvaluationRecord e;
     e.candidate = c.id;
-    e.verdict = o.verdict;
+    e.verdict = o.verdict_text();
     e.verified = o.verified();
     e.reason = o.reason;
     e.cost_estimate = o.cost_estimate_ms;
-    e.precision = o.precision;
+    e.precision = precision_name(o.precision);
     e.backend = options_.backend;
     e.result = o.to_json();
     if (o.gpu) {
@@ -265,7 +266,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     // GPU evaluations take seconds each: one line per candidate shows the run is alive.
     if (o.gpu) {
       std::ostringstream line;
-      line << "  candidate " << c.id << ": " << o.verdict;
+      line << "  candidate " << c.id << ": " << o.verdict_text();
       if (e.median_ms)
         line << ", " << *e.median_ms << " ms (GPU median), " << e.pct_of_floor.value_or(0) << "% of the floor";
       log_ << line.str() << std::endl;
@@ -283,7 +284,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     CandidateOutcome& o = outcomes[i];
     o = prepare_candidate(problem_, c.schedule, cfg);
     prepared[i] = 1;
-    if (!o.verdict.empty() || interp) return true;
+    if (o.verdict || interp) return true;
     std::lock_guard<std::mutex> lock(store_mu);
     store_.save_artifacts(c.id,
                           {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
@@ -299,7 +300,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   std::vector<CandidateOutcome> batch;
   std::vector<char> in_batch(count, 0);
   for (size_t i = 0; i < count; ++i)
-    if (prepared[i] && outcomes[i].verdict.empty()) {
+    if (prepared[i] && !outcomes[i].verdict) {
       in_batch[i] = 1;
       batch_of.push_back(i);
       batch.push_back(std::move(outcomes[i]));

@@ -149,12 +149,12 @@ int serve_rank(MpiSession& session, std::ostream& log) {
           verify_prepared(*problem, task.config, worker.get(), outcome);
         }
       } catch (const UserError& e) {
-        outcome.verdict = "internal_error";
+        outcome.verdict = runtime::Verdict::internal_error;
         outcome.error = e.error();
         outcome.reason =
             "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.error().to_string();
       } catch (const std::exception& e) {
-        outcome.verdict = "internal_error";
+        outcome.verdict = runtime::Verdict::internal_error;
         outcome.reason = "Rank " + std::to_string(session.rank()) + " could not evaluate the candidate: " + e.what();
       }
     });
@@ -164,7 +164,7 @@ int serve_rank(MpiSession& session, std::ostream& log) {
         std::_Exit(1);  // the evaluation thread cannot be joined cleanly from here
       }
     if (trace)
-      log << "rank " << session.rank() << " [" << began << " s]: task " << id << " " << outcome.verdict << " in "
+      log << "rank " << session.rank() << " [" << began << " s]: task " << id << " " << outcome.verdict_text() << " in "
           << seconds() - began << " s" << std::endl;
     std::string reply = encode_result(id, outcome);
     if (MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD) !=

@@ -328,7 +328,7 @@ std::optional<MoveResult> precision(const json& steps, const ScheduleState& st, 
   }
   if (stages.empty()) return std::nullopt;
   std::string stage = pick(stages, rng);
-  std::string current = st.stage(stage).precision;
+  const std::string& current = precision_name(st.stage(stage).precision);
   std::vector<std::string> options;
   for (const char* p : {"tf32", "bf16", "f16"})
     if (current != p) options.push_back(p);
@@ -351,7 +351,7 @@ std::optional<MoveResult> fast_math(const json& steps, const ScheduleState& st, 
   json out = json::array();
   for (const auto& step : steps)
     if (!(step.value("op", "") == "precision" && step_stage_name(step) == stage)) out.push_back(step);
-  out.push_back(schedule_step("precision", stage, {{"operands", st.stage(stage).precision}, {"math", "fast"}}));
+  out.push_back(schedule_step("precision", stage, {{"operands", precision_name(st.stage(stage).precision)}, {"math", "fast"}}));
   return MoveResult{"fast_math", "compute exp, log and division in " + stage + " with fast-math intrinsics", out};
 }
 
@@ -363,7 +363,7 @@ std::optional<MoveResult> pipeline(const json& steps, const ScheduleState& st, s
     const StageSchedule& s = st.stage(name);
     for (const auto& c : s.cache_reads) {
       auto it = s.loops.find(c.at_loop);
-      if (c.scope == "shared" && it != s.loops.end() && it->second.axis == GpuAxis::None &&
+      if (c.scope == MemScope::Shared && it != s.loops.end() && it->second.axis == GpuAxis::None &&
           it->second.kind == LoopKind::Serial && it->second.extent >= 2)
         sites.push_back({name, c.at_loop});
     }

@@ -121,28 +121,28 @@ CommandRegistration reg{
              fail("missing-launch", "No grid and block were given for size " + o->size + ".",
                   "Pass --grid and --block, or add a line `// cusched-launch size=" + o->size +
                       " grid=X,Y,Z block=X,Y,Z` to the file.");
-           KernelBundle b = search::handwritten_bundle(p, source, o->size, o->precision, parse_dim(o->grid, "grid"),
+           KernelBundle b = search::handwritten_bundle(p, source, o->size, parse_precision(o->precision), parse_dim(o->grid, "grid"),
                                                        parse_dim(o->block, "block"), o->dynamic_smem);
            if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
            search::CandidateOutcome out;
            out.bundle = b;
            out.precision = b.precision;
            out.schedule_hash = "hand-written";
-           if (b.precision != "f32") {
+           if (b.precision != Precision::f32) {
              ScheduleContext ctx = p.context(o->size, o->strict);
              Schedule probe(ctx);  // the registry's precision rule decides
-             probe.precision(p.pipeline.outputs()[0], b.precision);
+             probe.precision(p.pipeline.outputs()[0], precision_name(b.precision));
            }
            if (!o->no_audit) {
              bool bad = false;
              out.audit_findings = search::audit_bundle(p, b, &bad, &out.audit_ms);
              if (bad) {
-               out.verdict = "audit_rejected";
+               out.verdict = runtime::Verdict::audit_rejected;
                out.reason = "The audit found an error-level problem in the kernel.";
              }
            }
-           if (out.verdict.empty()) search::check_declared_precision(b, out);
-           if (out.verdict.empty()) {
+           if (!out.verdict) search::check_declared_precision(b, out);
+           if (!out.verdict) {
              if (auto err = runtime::driver_available()) {
                out.reason =
                    "The audit and the precision scan passed; verification and timing were "
@@ -158,10 +158,10 @@ CommandRegistration reg{
              cfg.strict = o->strict;
              require_fits_device(p, o->size, device_memory_bytes());
              search::verify_bundle_on_gpu(p, cfg, nullptr, out);
-             if (o->sanitize && out.verdict == "ok") {
+             if (o->sanitize && out.verdict == runtime::Verdict::ok) {
                out.sanitizer = search::sanitize_bundle(p, b, cfg);
                if (!out.sanitizer.value("clean", false)) {
-                 out.verdict = "sanitizer_findings";
+                 out.verdict = runtime::Verdict::sanitizer_findings;
                  out.reason = "compute-sanitizer reported errors or could not run: " + out.sanitizer.dump();
                }
              }

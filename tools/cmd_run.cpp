@@ -22,9 +22,9 @@ struct Options {
 };
 
 void print_outcome(const search::CandidateOutcome& o) {
-  std::printf("verdict      %s\n", o.verdict.c_str());
+  std::printf("verdict      %s\n", o.verdict_text().c_str());
   std::printf("why          %s\n", o.reason.c_str());
-  std::printf("schedule     %s (precision %s%s)\n", o.schedule_hash.c_str(), o.precision.c_str(),
+  std::printf("schedule     %s (precision %s%s)\n", o.schedule_hash.c_str(), precision_name(o.precision).c_str(),
               o.math == "fast" ? ", fast math" : "");
   if (o.audit_findings.is_array() && !o.audit_findings.empty())
     std::printf("audit        %zu finding(s), %.0f ms\n", o.audit_findings.size(), o.audit_ms);
@@ -125,10 +125,10 @@ CommandRegistration reg{
            }
            auto steps = load_schedule_json(p, o->schedule);
            auto out = search::evaluate_candidate(p, steps, cfg, nullptr);
-           if (o->sanitize && cfg.backend == "gpu" && out.verdict == "ok") {
+           if (o->sanitize && cfg.backend == "gpu" && out.verdict == runtime::Verdict::ok) {
              out.sanitizer = search::sanitize_schedule(p, out.steps, o->strict);
              if (!out.sanitizer.value("clean", false)) {
-               out.verdict = "sanitizer_findings";
+               out.verdict = runtime::Verdict::sanitizer_findings;
                out.reason = "compute-sanitizer reported errors or could not run: " + out.sanitizer.dump();
              }
            }

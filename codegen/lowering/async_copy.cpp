@@ -11,7 +11,6 @@ namespace cusched::lowering {
 // the first `lead` before the loop, the last in the loop for iteration v + lead.
 void KernelBuilder::place_async_copy(Placement& pl, StagedCopy& cp) {
   const CacheRead& cr = cp.cr;
-  const std::string& loop = pl.loop;
   const DType t = cp.t;
   const int64_t total = cp.total;
   const Env& env = pl.env;
@@ -20,11 +19,6 @@ void KernelBuilder::place_async_copy(Placement& pl, StagedCopy& cp) {
   const int64_t depth = pl.depth;
   std::vector<std::vector<Stmt>>& async_copies = pl.async_copies;
   const int64_t lead = pl.lead, min_threads = pl.min_threads;
-  if (dtype_bytes(t) != 4)
-    fail("pipeline-element-size",
-         "cache_read of '" + cr.source + "' is pipelined at loop '" + loop + "', but its " +
-             std::to_string(dtype_bytes(t)) + "-byte elements cannot be copied with 4-byte cp.async.",
-         "Pipeline copies of 4-byte elements (f32, i32), or drop the pipeline step.");
   const int64_t S = r.size;
   Realization at0 = r;
   at0.offset = make_var(here.var) * make_int(S);

@@ -25,10 +25,6 @@ void KernelBuilder::place_bulk_copy(Placement& pl, StagedCopy& cp) {
   std::vector<std::vector<Stmt>>& async_copies = pl.async_copies;
   const std::string& bar = pl.bar;
   std::vector<Expr>& bulk_bytes = pl.bulk_bytes;
-  if (r.swizzle_chunk > 0)
-    fail("bulk-copy-swizzle",
-         "cache_read of '" + cr.source + "' is swizzled, but the bulk copy engine writes each row contiguously.",
-         "Pad the copy instead of swizzling it, or pipeline it with engine cp.async.");
   const int64_t S = r.size, esize = dtype_bytes(t), rows = total / ex.back();
   Realization at0 = r;
   at0.offset = make_var(here.var) * make_int(S);

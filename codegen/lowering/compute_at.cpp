@@ -25,25 +25,6 @@ void KernelBuilder::place_producers(Placement& pl, const Env& shared_caches) {
   for (const auto& pd : st_.stages) {
     const StageSchedule& ps = st_.schedules.at(pd->name);
     if (ps.location != ComputeLocation::At || ps.at_stage != c.f.name || ps.at_loop != loop) continue;
-    for (const auto& n : ps.order)
-      if (is_block_axis(ps.loops.at(n).axis))
-        fail("producer-binds-block",
-             "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds loop '" + n +
-                 "' to a block axis.",
-             "Bind the producer's loops to thread axes only, or compute it at root.");
-    for (const auto& n : ps.order)
-      if (ps.loops.at(n).axis == GpuAxis::ClusterX && n != ps.cross_cluster_loop)
-        fail("producer-binds-cluster",
-             "Stage '" + pd->name + "' is computed inside '" + c.f.name + "' but binds its pure loop '" + n +
-                 "' to cluster.x, so each block of the cluster would hold only part of it.",
-             "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind "
-             "\"cluster\".");
-    for (const auto& n : ps.order)
-      if (in_thread && is_thread_axis(ps.loops.at(n).axis))
-        fail("thread-loop-in-register-producer",
-             "Stage '" + pd->name + "' is computed per thread (inside a thread loop of '" + c.f.name +
-                 "') but binds loop '" + n + "' to a thread axis.",
-             "Leave its loops serial, or compute it at a block-level loop so that the block's threads share it.");
     std::vector<int64_t> full = eval_shape(pd->extents, st_.ctx.sizes);
     std::vector<Expr> mn;
     std::vector<int64_t> ex;

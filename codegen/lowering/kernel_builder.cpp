@@ -15,15 +15,6 @@ Kernel KernelBuilder::build(const FuncDef& root, int index) {
   used_.clear();
   register_tails_.clear();
   const StageSchedule& s = st_.schedules.at(root.name);
-  bool seen_other = false;
-  for (const auto& n : s.order) {
-    bool block = is_block_axis(s.loops.at(n).axis);
-    if (block && seen_other)
-      fail("block-loop-not-outermost",
-           "Loop '" + n + "' of stage '" + root.name + "' is bound to a block axis but is inside a loop that is not.",
-           "Reorder the stage so that its blockIdx loops come first.");
-    seen_other |= !block;
-  }
   const BufferSpec& g = globals_.at(root.name);
   std::vector<Expr> zeros(g.shape.size(), make_int(0));
   Realization self = dense(root.name, MemScope::Global, zeros, g.shape);

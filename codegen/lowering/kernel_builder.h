@@ -228,7 +228,6 @@ class KernelBuilder {
   Stmt emit_reduction(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial);
 
   // output_tile.cpp: cache_write scope shared
-  void check_output_tile(const Ctx& c) const;
   Stmt emit_output_tile(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial);
 
   // tensor_core_tile.cpp: the tile that tensor_core takes (mma.sync and wgmma)

@@ -6,32 +6,6 @@
 
 namespace cusched::lowering {
 
-void KernelBuilder::check_output_tile(const Ctx& c) const {
-  const std::string& stage = c.f.name;
-  if (!c.f.is_reduction()) return;  // the primitive accepts reductions only
-  if (c.self.scope != MemScope::Global)
-    fail("cache-write-shared-not-root",
-         "Stage '" + stage +
-             "' asks for a shared-memory output tile (cache_write scope shared), but it is computed inside another "
-             "stage, so its result already stays on chip.",
-         "Drop cache_write for it, or compute it at root.");
-  const int nb = leading_block_loops(c);
-  if (nb == 0)
-    fail("cache-write-shared-no-block-loops",
-         "Stage '" + stage +
-             "' asks for a shared-memory output tile (cache_write scope shared), but none of its loops is bound to a "
-             "block axis, so there is no block tile to stage.",
-         "Bind the stage's outer loops to blockIdx axes (for example with tile and bind), or use cache_write scope "
-         "register.");
-  if (!c.s.cross_cluster_loop.empty())
-    fail("cache-write-shared-reduction-across-blocks",
-         "Stage '" + stage + "' asks for a shared-memory output tile, but its reduction loop '" +
-             c.s.cross_cluster_loop +
-             "' is spread over the blocks of a cluster, so no block tile holds finished results before the combine.",
-         "Keep reduction loops inside the block (split K across blocks with rfactor instead), or use cache_write scope "
-         "register.");
-}
-
 // The stage's loops from p (just inside its block loops) with the accumulators written
 // to a shared tile of the block's output region, then, after a barrier, the tile
 // copied to global memory by all threads: consecutive threads take consecutive

@@ -28,11 +28,6 @@ Stmt KernelBuilder::with_placements(Ctx& c, int p, Env env, Env caches, bool in_
   Env shared_caches;
   for (const auto& cr : c.s.cache_reads) {
     if (cr.at_loop != loop || !cr.share) continue;
-    if (depth > 0)
-      fail("cache-read-share-pipelined",
-           "cache_read of '" + cr.source + "' is shared with the producers at loop '" + loop +
-               "', which is software-pipelined, so the copy of one iteration is not ready before the producers run.",
-           "Share a copy made at a loop that is not pipelined, or drop share.");
     place_copy(pl, cr);
     shared_caches[cr.source] = pl.caches.at(cr.source);
   }

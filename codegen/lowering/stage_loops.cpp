@@ -44,12 +44,11 @@ Stmt KernelBuilder::build_stage(const FuncDef& f, const Realization& self, Env e
   const StageSchedule& s = st_.schedules.at(f.name);
   StageNest sn = stage_nest(f, self);
   Ctx c{f, s, sn.nest, self, sn.body, sn.orig};
-  if (s.cache_write_scope == "shared") check_output_tile(c);
   return emit(c, 0, env, caches, in_thread, in_serial);
 }
 
 Stmt KernelBuilder::emit(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial) {
-  if (c.s.cache_write_scope == "shared" && c.f.is_reduction() && c.self.scope == MemScope::Global &&
+  if (c.s.cache_write_scope == MemScope::Shared && c.f.is_reduction() && c.self.scope == MemScope::Global &&
       p == leading_block_loops(c))
     return emit_output_tile(c, p, env, caches, in_thread, in_serial);
   int r0 = first_reduction(c);

@@ -32,7 +32,7 @@ Expr KernelBuilder::inline_stages(const Expr& e) const {
 // fast-math calls.
 Expr KernelBuilder::lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s,
                                 bool round_operands) {
-  const std::string precision = round_operands ? s.precision : "f32";
+  const Precision precision = round_operands ? s.precision : Precision::f32;
   Expr lowered = rewrite(e, [&](const Expr& x) -> Expr {
     if (x->op != ExprOp::Load || x->args.size() == 0) return x;
     if (x->args.size() == 1 && !x->tensor && !x->func && st_.stage_def(x->name) == nullptr &&
@@ -40,8 +40,8 @@ Expr KernelBuilder::lower_value(const Expr& e, const Env& env, const Env& caches
       return x;  // already flat
     Expr out = load(x->name, x->args, x.type(), env, caches);
     // 3xtf32 operands stay f32: the tensor-core instruction splits them itself.
-    if (precision != "f32" && precision != "3xtf32" && dtype_is_float(x.type()))
-      out = make_call("round_" + precision, {out}, x.type());
+    if (precision != Precision::f32 && precision != Precision::x3tf32 && dtype_is_float(x.type()))
+      out = make_call("round_" + precision_name(precision), {out}, x.type());
     return out;
   });
   return s.math == "fast" ? with_fast_math(lowered) : lowered;

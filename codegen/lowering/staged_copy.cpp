@@ -62,8 +62,7 @@ Stmt StagedCopy::zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt c
 StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   const Ctx& c = pl.c;
   const int p = pl.p;
-  const std::string& loop = pl.loop;
-  const bool in_thread = pl.in_thread, wgmma = pl.wgmma;
+  const bool wgmma = pl.wgmma;
   const auto& sweep = pl.sweep;
   auto& copy_regions = pl.copy_regions;
   StagedCopy cp(cr);
@@ -82,14 +81,9 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   // A wgmma stage's tensor cores read whole tiles from its copies: tails included (zeroed).
   region_of(c.body, cr.source, {}, sweep, full, mn, ex, wgmma);
   copy_regions[cr.source] = {mn, ex, full};
-  if (cr.scope == "shared" && in_thread)
-    fail("shared-copy-in-thread-loop",
-         "cache_read of '" + cr.source + "' into shared memory is made at loop '" + loop +
-             "', which is inside a thread loop, so each thread would overwrite the block's copy.",
-         "Make the copy at a loop outside the stage's threadIdx loops, or use scope register.");
   MemScope& scope = cp.scope;
   Realization& r = cp.r;
-  scope = cr.scope == "shared" ? MemScope::Shared : MemScope::Register;
+  scope = cr.scope;
   r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
   if (cr.swizzle && scope == MemScope::Shared) swizzle_rows_of(r, dtype_bytes(t), cr.source);
   int64_t& total = cp.total;
@@ -146,24 +140,9 @@ void KernelBuilder::keep_pipeline_buffers(Placement& pl, const std::string& sour
 // into each thread's registers (scope register).
 void KernelBuilder::place_copy(Placement& pl, const CacheRead& cr) {
   StagedCopy cp = staged_copy(pl, cr);
-  const Ctx& c = pl.c;
-  const std::string& loop = pl.loop;
   const int64_t depth = pl.depth, min_threads = pl.min_threads;
   const MemScope scope = cp.scope;
   if (scope == MemScope::Shared && pl.bulk) return place_bulk_copy(pl, cp);
-  if (cr.registers > 0 && !c.s.tensor_core_shape.empty())
-    fail("registers-tensor-cores",
-         "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
-             " copy steps in registers, but stage '" + c.f.name +
-             "' uses tensor cores, which read their operands from "
-             "shared memory directly (ldmatrix, wgmma descriptors), not through the copying thread.",
-         "Drop registers on a tensor-core stage's copies.");
-  if (cr.registers > 0 && depth > 0)
-    fail("registers-pipelined",
-         "cache_read of '" + cr.source + "' keeps " + std::to_string(cr.registers) +
-             " copy steps in registers, but it is software-pipelined at loop '" + loop +
-             "', whose buffers rotate in shared memory.",
-         "Drop registers, or drop the pipeline step.");
   if (scope == MemScope::Shared && depth > 0) return place_async_copy(pl, cp);
   // A synchronous copy's unit: 4 elements where 16-byte copies are provably aligned.
   const int64_t lanes = scope == MemScope::Shared && copies_16_bytes(pl, cp, cp.r) ? 4 : 1, units = cp.total / lanes;

@@ -24,46 +24,6 @@ TensorCoreTile KernelBuilder::tensor_core_tile(const Ctx& c) const {
   T.qn = pure.back();
   T.qk = T.red.back();
   const int qm = T.qm, qn = T.qn, qk = T.qk;
-  const std::set<int> tile = {qm, qn, qk};
-  if (*tile.begin() != nl - 3 || tile.size() != 3)
-    fail("tensor-core-loops-not-innermost",
-         "The tensor-core loops of stage '" + stage + "' (" + loops[qm].info.name + ", " + loops[qn].info.name + ", " +
-             loops[qk].info.name + ") are not its three innermost loops.",
-         "Reorder the stage so that its last two pure loops and its last reduction loop come last.");
-  for (const auto& l : loops) {
-    if (l.info.axis == GpuAxis::ThreadX)
-      fail("tensor-core-uses-thread-x",
-           "Stage '" + stage + "' binds loop '" + l.info.name +
-               "' to threadIdx.x, which tensor_core needs for the lanes of each warp (warpgroup).",
-           "Bind the loops that pick a warp's tile to threadIdx.y and threadIdx.z.");
-  }
-  for (int q : tile)
-    if (loops[q].info.axis != GpuAxis::None)
-      fail("tensor-core-loop-bound",
-           "Loop '" + loops[q].info.name + "' of stage '" + stage +
-               "' is part of the tensor-core tile but is bound to " + gpu_axis_name(loops[q].info.axis) + ".",
-           "Leave the tile's loops serial or unrolled: each warp runs the whole tile.");
-  for (int q = r0; q < nl - 3; ++q)
-    if (!loops[q].info.reduction && !is_thread_axis(loops[q].info.axis))
-      fail("tensor-core-extra-pure-loop",
-           "Pure loop '" + loops[q].info.name + "' of stage '" + stage +
-               "' is inside its reduction loops but outside the tensor-core tile and not bound to a thread axis.",
-           "Move it outside the reduction loops, bind it to threadIdx.y or threadIdx.z, or fold it into the tile with "
-           "fuse.");
-  if (!c.s.cross_thread_loop.empty() || !c.s.cross_cluster_loop.empty())
-    fail("tensor-core-cross-thread", "Stage '" + stage + "' asks for both tensor cores and a cross-thread reduction.",
-         "Drop cross_thread_reduce; split K across blocks with rfactor instead.");
-  for (int q : tile) {
-    const std::string& n = loops[q].info.name;
-    bool placed = false;
-    for (const auto& cr : c.s.cache_reads) placed |= cr.at_loop == n;
-    for (const auto& [pname, ps] : st_.schedules)
-      placed |= ps.location == ComputeLocation::At && ps.at_stage == stage && ps.at_loop == n;
-    if (placed)
-      fail("tensor-core-placement-inside-tile",
-           "Something is computed or staged at loop '" + n + "', inside the tensor-core tile of stage '" + stage + "'.",
-           "Make copies and producers at a loop outside the tile (the reduction's outer loop).");
-  }
   T.M = loops[qm].info.extent;
   T.N = loops[qn].info.extent;
   T.K = loops[qk].info.extent;

@@ -85,9 +85,6 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
              std::to_string(T.K) + ") do not tile by m64nNk8.",
          "Split so that the tile's m loop is a multiple of 64, its n loop a multiple of 8 up to 256 and its k loop a "
          "multiple of 8.");
-  if (c.s.precision != "tf32")
-    fail("tensor-core-shape-precision", "Stage '" + stage + "' uses m64nNk8 with " + c.s.precision + " operands.",
-         "Use m64nNk8 with tf32 operands.");
   const int64_t MT = T.M / kWgmmaM, KT = T.K / kWgmmaK, NA = T.N / 2, per_step = MT * KT * kWgmmaAElements;
   const int inflight = wgmma_groups_in_flight(c);
   const std::string acc = stage + "_acc", lane = stage + "_lane", frag = stage + "_fa";
@@ -133,7 +130,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
               for (int i = 0; i < kWgmmaAElements; ++i)
                 a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i))}));
               s.push_back(
-                  make_wgmma("tf32", T.N, acc, make_int(mt * NA), a, b_buffer, b_start + make_int(kt * kWgmmaK)));
+                  make_wgmma(Precision::tf32, T.N, acc, make_int(mt * NA), a, b_buffer, b_start + make_int(kt * kWgmmaK)));
             }
           s.push_back(make_wgmma_commit());
           s.push_back(inflight ? make_wgmma_wait(1, frag, make_int((1 - parity) * per_step), per_step)

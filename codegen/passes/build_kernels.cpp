@@ -13,14 +13,7 @@ std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<
   for (const auto& f : state.stages) {
     const StageSchedule& s = state.schedules.at(f->name);
     bool output = state.is_output(f->name);
-    if (s.location != ComputeLocation::Root && !s.l2_hints.empty())
-      fail("l2-hint-not-root",
-           "Stage '" + f->name + "' has an l2_hint but is not computed at root, so it has no kernel of its own.",
-           "Give the hint to the root stage of the kernel that computes it.");
     if (s.location == ComputeLocation::Root || output) {
-      if (output && s.location != ComputeLocation::Root)
-        fail("output-not-root", "Output stage '" + f->name + "' must be computed at root.",
-             "Remove compute_at/compute_inline for it.");
       out.push_back(b.build(*f, static_cast<int>(out.size())));
     }
   }

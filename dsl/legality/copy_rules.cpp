@@ -21,7 +21,7 @@ void check_copy_rules(const Rules& r) {
     if (!r.built(f->name)) continue;
     for (const auto& cr : s.cache_reads) {
       if (s.position(cr.at_loop) < 0) continue;
-      const bool shared = cr.scope == "shared";
+      const bool shared = cr.scope == MemScope::Shared;
       const int64_t depth = s.pipeline_loop == cr.at_loop ? s.pipeline_depth : 0;
       const int copy = pv.cache_read_of(cr.source);
       if (shared && depth > 0 && s.pipeline_bulk) {

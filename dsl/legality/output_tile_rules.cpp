@@ -8,7 +8,7 @@ void check_output_tile_rules(const Rules& r) {
   for (const auto& f : r.st.stages) {
     const StageSchedule& s = r.st.schedules.at(f->name);
     const StageProvenance& pv = s.provenance;
-    if (s.cache_write_scope != "shared" || !f->is_reduction() || !r.built(f->name)) continue;
+    if (s.cache_write_scope != MemScope::Shared || !f->is_reduction() || !r.built(f->name)) continue;
     const std::string& stage = f->name;
     if (s.location != ComputeLocation::Root)
       r.refuse(latest({pv.cache_write, pv.location}), "cache-write-shared-not-root",

@@ -47,7 +47,7 @@ void check_placement_rules(const Rules& r) {
             "cache_read of '" + cr.source + "' is shared with the producers at loop '" + cr.at_loop +
                 "', which is software-pipelined, so the copy of one iteration is not ready before the producers run.",
             "Share a copy made at a loop that is not pipelined, or drop share.");
-      if (cr.scope != "shared") continue;
+      if (cr.scope != MemScope::Shared) continue;
       if (const std::optional<int> in_thread = r.inside_thread_loop(f->name, p))
         r.refuse(latest({s.provenance.cache_read_of(cr.source), *in_thread}), "shared-copy-in-thread-loop",
                  "cache_read of '" + cr.source + "' into shared memory is made at loop '" + cr.at_loop +

@@ -66,9 +66,9 @@ void check_tensor_core_rules(const Rules& r) {
                      "'.",
                  "Make copies and producers at a loop outside the tile (the reduction's outer loop).");
     }
-    if (s.tensor_core_shape == "m64nNk8" && s.precision != "tf32")
+    if (s.tensor_core_shape == "m64nNk8" && s.precision != Precision::tf32)
       r.refuse(latest({pv.tensor_core, pv.precision}), "tensor-core-shape-precision",
-               "Stage '" + stage + "' uses m64nNk8 with " + s.precision + " operands.",
+               "Stage '" + stage + "' uses m64nNk8 with " + precision_name(s.precision) + " operands.",
                "Use m64nNk8 with tf32 operands.");
   }
 }

@@ -91,7 +91,7 @@ PrimitiveDef cache_read_primitive() {
     CacheRead c;
     c.source = source;
     c.name = step["name"];
-    c.scope = step["scope"];
+    c.scope = parse_mem_scope(step["scope"]);
     c.at_loop = at;
     c.pad = static_cast<int>(step["pad"].get<int64_t>());
     c.swizzle = step["swizzle"];

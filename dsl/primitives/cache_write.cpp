@@ -20,7 +20,7 @@ PrimitiveDef cache_write_primitive() {
     if (!st.stage_def(stage)->is_reduction())
       fail("cache-write-pointwise", "Stage '" + stage + "' is pointwise; it has no accumulators to place.",
            "Use cache_write on a reduction stage.");
-    s.cache_write_scope = step["scope"];
+    s.cache_write_scope = parse_mem_scope(step["scope"]);
   };
   return p;
 }

@@ -27,7 +27,7 @@ PrimitiveDef pipeline_primitive() {
     if (l.axis != GpuAxis::None || l.kind != LoopKind::Serial)
       fail("pipeline-loop-not-serial", "Loop '" + l.name + "' is not a serial loop.", "Pipeline a serial loop.");
     bool staged = false;
-    for (const auto& c : s.cache_reads) staged |= c.at_loop == l.name && c.scope == "shared";
+    for (const auto& c : s.cache_reads) staged |= c.at_loop == l.name && c.scope == MemScope::Shared;
     if (!staged)
       fail("pipeline-no-staging",
            "No cache_read into shared memory is made at loop '" + l.name + "', so there is nothing to pipeline.",

@@ -24,15 +24,15 @@ PrimitiveDef precision_primitive() {
   p.apply = [](ScheduleState& st, StepJson& step) {
     std::string stage = step["stage"];
     StageSchedule& s = st.stage(stage);
-    std::string prec = step["operands"];
-    if (prec != "f32") {
+    const Precision prec = parse_precision(step["operands"]);
+    if (prec != Precision::f32) {
       // Rounding operands is a contraction's choice: elsewhere (an exp of x - max, a
       // normalisation) it rounds values before a cancellation and loses every digit the
       // cancellation keeps.
       const FuncDef* f = st.stage_def(stage);
       if (f && !f->is_sum_of_products())
         fail("precision-needs-products",
-             "Stage '" + stage + "' is not a sum of products, so rounding its operands to " + prec +
+             "Stage '" + stage + "' is not a sum of products, so rounding its operands to " + precision_name(prec) +
                  " rounds values before the arithmetic that follows (a subtraction, an exp) instead of the factors of "
                  "a product.",
              "Give a lower operand precision only to contractions (C(i, j) = sum(k, A(i, k) * B(k, j))); keep this "

@@ -30,15 +30,16 @@ PrimitiveDef tensor_core_primitive() {
   p.after = "per warp: for m16 tiles, n8 tiles, k8 steps: mma.sync.m16n8k8.tf32 {acc} {a} {b} {acc}";
   p.example = R"({"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"})";
   p.apply = [](ScheduleState& st, StepJson& step) {
-    std::string stage = step["stage"], shape = step["shape"], prec = step["precision"];
+    std::string stage = step["stage"], shape = step["shape"];
+    const Precision prec = parse_precision(step["precision"]);
     StageSchedule& s = st.stage(stage);
     const FuncDef* f = st.stage_def(stage);
     if (!f->is_sum_of_load_products())
       fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
            "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
     const bool wgmma = shape == "m64nNk8";
-    if (wgmma ? prec != "tf32" : (shape == "m16n8k8") != (prec == "tf32" || prec == "3xtf32"))
-      fail("tensor-core-shape-precision", "Shape " + shape + " does not take " + prec + " operands.",
+    if (wgmma ? prec != Precision::tf32 : (shape == "m16n8k8") != (prec == Precision::tf32 || prec == Precision::x3tf32))
+      fail("tensor-core-shape-precision", "Shape " + shape + " does not take " + precision_name(prec) + " operands.",
            "Use m16n8k8 with tf32 or 3xtf32, m16n8k16 with bf16 or f16, or m64nNk8 with tf32.");
     int64_t k_tile = shape == "m16n8k16" ? 16 : 8, m_tile = wgmma ? 64 : 16;
     std::vector<const LoopInfo*> pure, red;

@@ -35,9 +35,9 @@ TEST_P(CheatCorpus, AuditAndPrecisionScanGiveTheExpectedVerdict) {
   search::CandidateOutcome out;
   search::check_declared_precision(b, out);
   if (e.expect == std::set<std::string>{"undeclared_precision"})
-    EXPECT_EQ(out.verdict, "undeclared_precision") << e.file;
+    EXPECT_EQ(out.verdict_text(), "undeclared_precision") << e.file;
   else
-    EXPECT_EQ(out.verdict, "") << e.file << ": " << out.reason;
+    EXPECT_EQ(out.verdict_text(), "") << e.file << ": " << out.reason;
 }
 
 TEST(CheatCorpusManifest, CoversEveryClassWithControls) {

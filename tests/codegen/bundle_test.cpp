@@ -14,7 +14,7 @@ TEST(Bundle, CarriesSourceHeadersBuffersAndLaunches) {
   LoweredProgram p = test::block_sum_program();
   KernelBundle b = make_bundle(p);
   EXPECT_EQ(b.problem, "row_sum");
-  EXPECT_EQ(b.precision, "f32");
+  EXPECT_EQ(b.precision, Precision::f32);
   EXPECT_EQ(b.source, emit_cuda(p));
   EXPECT_EQ(b.headers, device_headers());
   ASSERT_EQ(b.buffers.size(), 2u);
@@ -30,7 +30,7 @@ TEST(Bundle, CarriesSourceHeadersBuffersAndLaunches) {
 
 TEST(Bundle, ReferenceVariantWidensOutputsOnly) {
   KernelBundle b = make_bundle(test::elementwise_program(4, 4, 0), {.reference_f64 = true});
-  EXPECT_EQ(b.precision, "f64");
+  EXPECT_EQ(b.precision, Precision::f64);
   ASSERT_EQ(b.buffers.size(), 3u);
   EXPECT_EQ(b.find_buffer("A")->dtype, DType::f32);
   EXPECT_EQ(b.find_buffer("B")->dtype, DType::f32);

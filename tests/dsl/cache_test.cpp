@@ -16,7 +16,7 @@ TEST(CacheRead, RecordsEachStagedCopy) {
   ASSERT_EQ(reads.size(), 2u);
   EXPECT_EQ(reads[0].source, "A");
   EXPECT_EQ(reads[0].name, "A_shared");  // the default name
-  EXPECT_EQ(reads[0].scope, "shared");
+  EXPECT_EQ(reads[0].scope, MemScope::Shared);
   EXPECT_EQ(reads[0].at_loop, "ko");
   EXPECT_EQ(reads[0].pad, 4);
   EXPECT_FALSE(reads[0].swizzle);
@@ -130,10 +130,10 @@ TEST(CacheWrite, SetsTheAccumulatorScope) {
   Schedule s = build(problem_context("matmul"), json::parse(R"([
     {"op": "bind", "stage": "C", "loop": "i", "axis": "blockIdx.x"},
     {"op": "cache_write", "stage": "C", "scope": "shared"}])"));
-  EXPECT_EQ(s.state().stage("C").cache_write_scope, "shared");
+  EXPECT_EQ(s.state().stage("C").cache_write_scope, MemScope::Shared);
   Schedule r =
       build(problem_context("matmul"), json::parse(R"([{"op": "cache_write", "stage": "C", "scope": "register"}])"));
-  EXPECT_EQ(r.state().stage("C").cache_write_scope, "register");
+  EXPECT_EQ(r.state().stage("C").cache_write_scope, MemScope::Register);
 }
 
 TEST(CacheWriteErrors, EachError) {

@@ -69,14 +69,14 @@ TEST(TensorCore, Tf32OnTheInnermostTile) {
     {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 16, "y_factor": 8},
     {"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}])"));
   EXPECT_EQ(s.state().stage("C").tensor_core_shape, "m16n8k8");
-  EXPECT_EQ(s.state().stage("C").precision, "tf32");
+  EXPECT_EQ(s.state().stage("C").precision, Precision::tf32);
 }
 
 TEST(TensorCore, Bf16WithK16) {
   Schedule s = build(matmul_64(),
                      json::parse(R"([{"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}])"));
   EXPECT_EQ(s.state().stage("C").tensor_core_shape, "m16n8k16");
-  EXPECT_EQ(s.state().stage("C").precision, "bf16");
+  EXPECT_EQ(s.state().stage("C").precision, Precision::bf16);
 }
 
 TEST(TensorCoreErrors, EachError) {
@@ -111,11 +111,11 @@ TEST(Precision, AdmittedByTheDefaultTolerance) {
   for (const char* p : {"f32", "tf32", "bf16", "f16"}) {
     Schedule s = build(problem_context("matmul"),
                        json::parse(std::string(R"([{"op": "precision", "stage": "C", "operands": ")") + p + "\"}]"));
-    EXPECT_EQ(s.state().stage("C").precision, p);
+    EXPECT_EQ(precision_name(s.state().stage("C").precision), p);
   }
   Schedule strict =
       build(problem_context("matmul", true), json::parse(R"([{"op": "precision", "stage": "C", "operands": "f32"}])"));
-  EXPECT_EQ(strict.state().stage("C").precision, "f32");
+  EXPECT_EQ(strict.state().stage("C").precision, Precision::f32);
 }
 
 TEST(Precision, FastMathIsRecordedPerStageAndExactByDefault) {
@@ -144,14 +144,14 @@ TEST(PrecisionErrors, LowerOperandPrecisionOnlyForContractions) {
                     "precision-needs-products");
   Schedule s = build(problem_context("softmax"),
                      json::parse(R"([{"op": "precision", "stage": "S", "operands": "f32", "math": "fast"}])"));
-  EXPECT_EQ(s.state().stage("S").precision, "f32");
+  EXPECT_EQ(s.state().stage("S").precision, Precision::f32);
 }
 
 TEST(PrecisionErrors, ToleranceBetweenTheRoundoffsOfTf32AndBf16) {
   ScheduleContext ctx = problem_context("matmul");
   ctx.atol = ctx.rtol = 5e-3;  // admits tf32 (2^-11 roundoff), not bf16 (2^-8)
   Schedule s = build(ctx, json::parse(R"([{"op": "precision", "stage": "C", "operands": "tf32"}])"));
-  EXPECT_EQ(s.state().stage("C").precision, "tf32");
+  EXPECT_EQ(s.state().stage("C").precision, Precision::tf32);
   expect_step_error(ctx, json::parse(R"([{"op": "precision", "stage": "C", "operands": "bf16"}])"), 0, "precision",
                     "precision-exceeds-tolerance");
   expect_step_error(ctx, json::parse(R"([{"op": "precision", "stage": "C", "operands": "fp8"}])"), 0, "precision",

@@ -109,7 +109,7 @@ json state_digest(const ScheduleState& st) {
     json relations = json::array();
     for (const auto& r : s.relations) relations.push_back({r.kind, r.a, r.b, r.c, r.factor});
     json caches = json::array();
-    for (const auto& c : s.cache_reads) caches.push_back({c.source, c.name, c.scope, c.at_loop, c.pad, c.swizzle});
+    for (const auto& c : s.cache_reads) caches.push_back({c.source, c.name, mem_scope_name(c.scope), c.at_loop, c.pad, c.swizzle});
     out["schedules"][name] = {{"loops", loops},
                               {"loop_count", s.loops.size()},
                               {"relations", relations},
@@ -117,11 +117,11 @@ json state_digest(const ScheduleState& st) {
                               {"location", static_cast<int>(s.location)},
                               {"at", {s.at_stage, s.at_loop}},
                               {"cache_reads", caches},
-                              {"cache_write", s.cache_write_scope},
+                              {"cache_write", s.cache_write_scope ? mem_scope_name(*s.cache_write_scope) : ""},
                               {"cross_thread", {s.cross_thread_loop, s.cross_thread_kind}},
                               {"pipeline", {s.pipeline_loop, s.pipeline_depth, s.pipeline_bulk}},
                               {"tensor_core", s.tensor_core_shape},
-                              {"precision", s.precision},
+                              {"precision", precision_name(s.precision)},
                               {"launch_bounds", {s.launch_max_threads, s.launch_min_blocks}}};
   }
   return out;

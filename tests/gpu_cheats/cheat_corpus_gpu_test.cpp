@@ -38,10 +38,10 @@ std::string outcome_of(const CorpusEntry& e, bool audit, std::string* reason) {
   if (audit) {
     bool bad = false;
     out.audit_findings = search::audit_bundle(p, out.bundle, &bad, &out.audit_ms);
-    if (bad) out.verdict = "audit_rejected";
+    if (bad) out.verdict = cusched::runtime::Verdict::audit_rejected;
   }
-  if (out.verdict.empty()) search::check_declared_precision(out.bundle, out);
-  if (out.verdict.empty()) {
+  if (!out.verdict) search::check_declared_precision(out.bundle, out);
+  if (!out.verdict) {
     search::EvalConfig cfg;
     cfg.size = e.size;
     search::verify_bundle_on_gpu(p, cfg, &shared_worker(), out);

@@ -23,7 +23,7 @@ TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheSmallSize) {
   for (int64_t cluster : {2, 4, 8}) {
     auto out = run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", cluster, 64), "small",
                           worker);
-    EXPECT_EQ(out.verdict, "ok") << "cluster " << cluster << ": " << out.reason;
+    EXPECT_EQ(out.verdict_text(), "ok") << "cluster " << cluster << ": " << out.reason;
   }
 }
 
@@ -34,7 +34,7 @@ TEST(GpuClusterReduction, SlicesSharedWithTheReductionsVerifyUpToSixteenBlocks) 
   for (int64_t cluster : {2, 8, 16}) {
     auto out = run_on_gpu("softmax", cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", cluster, 64),
                           "small", worker);
-    EXPECT_EQ(out.verdict, "ok") << "cluster " << cluster << ": " << out.reason;
+    EXPECT_EQ(out.verdict_text(), "ok") << "cluster " << cluster << ": " << out.reason;
   }
 }
 
@@ -42,7 +42,7 @@ TEST(GpuClusterReduction, ArgmaxTiesAcrossBlocksVerify) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
   auto out = run_on_gpu("argmax_dim1", testing::argmax_over_a_cluster_steps(), "small", worker);
-  EXPECT_EQ(out.verdict, "ok") << out.reason;
+  EXPECT_EQ(out.verdict_text(), "ok") << out.reason;
 }
 
 TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheBenchSize) {
@@ -50,7 +50,7 @@ TEST(GpuClusterReduction, SoftmaxOverClustersVerifiesAtTheBenchSize) {
   runtime::Worker worker(0);
   auto out =
       run_on_gpu("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 8, 1024), "bench", worker);
-  EXPECT_EQ(out.verdict, "ok") << out.reason;
+  EXPECT_EQ(out.verdict_text(), "ok") << out.reason;
   std::cout << "softmax (4096, 65536), clusters of 8 blocks: " << out.reason << "\n";
 }
 
@@ -60,7 +60,7 @@ TEST(GpuClusterReduction, SoftmaxBestWithARegisterTailVerifiesAtTheBenchSize) {
   // At the small size the slices do not divide over the threads and stay shared; at the
   // bench size the last 2 of each thread's 8 float4 are in registers.
   auto out = run_on_gpu("softmax", find_problem("softmax").best_schedule, "bench", worker);
-  EXPECT_EQ(out.verdict, "ok") << out.reason;
+  EXPECT_EQ(out.verdict_text(), "ok") << out.reason;
   std::cout << "softmax (4096, 65536), best schedule: " << out.reason << "\n";
 }
 

@@ -38,7 +38,7 @@ TEST(GpuDependentLaunch, KernelsReadTheirPredecessorsOutputsAfterWaiting) {
   runtime::Worker worker(0);
   for (uint64_t seed : {1, 2, 3}) {
     auto out = testing::run_on_gpu("cross_entropy", nlohmann::json::parse(kThreeTinyKernels), "small", worker, seed);
-    EXPECT_EQ(out.verdict, "ok") << "seed " << seed << ": " << out.reason;
+    EXPECT_EQ(out.verdict_text(), "ok") << "seed " << seed << ": " << out.reason;
   }
 }
 

@@ -33,7 +33,7 @@ TEST_P(GpuScheduleProperty, InterpreterAcceptedSchedulesVerifyOnTheGpu) {
     nlohmann::json steps = random_schedule(ctx, rng);
     Schedule s = Schedule::from_json(ctx, steps);
     auto interp = runtime::verify_with_interpreter(p, s, "small", seed + n, 1);
-    if (interp.verdict != "ok") continue;
+    if (interp.verdict != cusched::runtime::Verdict::ok) continue;
     search::EvalConfig cfg;
     cfg.backend = "gpu";
     cfg.size = "small";
@@ -42,7 +42,7 @@ TEST_P(GpuScheduleProperty, InterpreterAcceptedSchedulesVerifyOnTheGpu) {
     cfg.audit = false;
     cfg.check_bench = false;  // the schedules are generated for the small size
     auto out = search::evaluate_candidate(p, steps, cfg, &worker);
-    EXPECT_EQ(out.verdict, "ok") << out.reason << "\nschedule: " << steps.dump();
+    EXPECT_EQ(out.verdict_text(), "ok") << out.reason << "\nschedule: " << steps.dump();
     ++checked;
   }
   std::cout << p.name << ": " << checked << " interpreter-accepted schedules checked on the GPU\n";

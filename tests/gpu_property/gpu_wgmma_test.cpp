@@ -22,10 +22,10 @@ TEST(GpuWgmma, MatmulTilesWithTailsVerify) {
   for (const char* problem : {"matmul", "matmul_rect"})
     for (int depth : {4, 2, 0}) {
       auto out = run_small(problem, wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 256, 2, depth), worker);
-      EXPECT_EQ(out.verdict, "ok") << problem << ", pipeline depth " << depth << ": " << out.reason;
+      EXPECT_EQ(out.verdict_text(), "ok") << problem << ", pipeline depth " << depth << ": " << out.reason;
     }
   auto out = run_small("bmm", wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "b"), worker);
-  EXPECT_EQ(out.verdict, "ok") << "bmm: " << out.reason;
+  EXPECT_EQ(out.verdict_text(), "ok") << "bmm: " << out.reason;
 }
 
 TEST(GpuWgmma, GemmWithBothOperandsAlongKVerifies) {
@@ -33,7 +33,7 @@ TEST(GpuWgmma, GemmWithBothOperandsAlongKVerifies) {
   runtime::Worker worker(0);
   for (const char* problem : {"gemm_add_relu", "gemm_gelu_softmax"}) {
     auto out = run_small(problem, find_problem(problem).best_schedule, worker);
-    EXPECT_EQ(out.verdict, "ok") << problem << ": " << out.reason;
+    EXPECT_EQ(out.verdict_text(), "ok") << problem << ": " << out.reason;
   }
 }
 

@@ -229,7 +229,7 @@ constexpr int64_t kN = 1 << 22;
 KernelBundle scale_add(const std::string& body) {
   KernelBundle b;
   b.problem = "scale_add";
-  b.precision = "f32";
+  b.precision = Precision::f32;
   b.source =
       "extern \"C\" __global__ void k(const float* A, const float* B, float* C) {\n"
       "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -245,7 +245,7 @@ KernelBundle scale_add(const std::string& body) {
 KernelBundle scale_add_reference() {
   KernelBundle b;
   b.problem = "scale_add_reference";
-  b.precision = "f64";
+  b.precision = Precision::f64;
   b.source =
       "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
       "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"

@@ -23,7 +23,7 @@ KernelBundle vector_add(const std::string& body, const std::string& extra = "",
                         std::vector<LaunchSpec> extra_launches = {}) {
   KernelBundle b;
   b.problem = "vector_add";
-  b.precision = "f32";
+  b.precision = Precision::f32;
   b.source = extra +
              "\nextern \"C\" __global__ void add(const float* A, const float* B, float* C) {\n"
              "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -40,7 +40,7 @@ KernelBundle vector_add(const std::string& body, const std::string& extra = "",
 KernelBundle reference_add() {
   KernelBundle b;
   b.problem = "vector_add_reference";
-  b.precision = "f64";
+  b.precision = Precision::f64;
   b.source =
       "extern \"C\" __global__ void ref(const float* A, const float* B, double* C) {\n"
       "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"

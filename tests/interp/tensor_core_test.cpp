@@ -61,7 +61,7 @@ LoweredProgram one_tile(const std::string& shape, const std::string& precision, 
   Stmt body = make_allocate(
       "acc", MemScope::Register, DType::f32, 4,
       make_block({bound("lane", 32, GpuAxis::ThreadX, make_block(init)),
-                  bound("lane", 32, GpuAxis::ThreadX, make_mma(shape, precision, "acc", make_int(0), ops)),
+                  bound("lane", 32, GpuAxis::ThreadX, make_mma(shape, parse_precision(precision), "acc", make_int(0), ops)),
                   bound("lane", 32, GpuAxis::ThreadX, make_block(out))}));
   return program(
       {buffer("A", DType::f32, 16 * k, BufferRole::Input), buffer("B", DType::f32, k * 8, BufferRole::Input),

@@ -93,9 +93,9 @@ TEST_P(AutomaticBaseline, VerifiesAtTheSmallSizeAndAtOddShapes) {
     ValidationResult v = validate_schedule(p.context("shape"), steps);
     ASSERT_TRUE(v.ok) << v.error.code << ": " << v.error.message << "\n" << steps.dump();
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("shape"), steps), "shape", seed++, 1);
-    if (r.verdict == "reference_degenerate" && label != "small") continue;
-    EXPECT_EQ(r.verdict, "ok") << r.message << "\n" << steps.dump();
-    verified += r.verdict == "ok";
+    if (r.verdict == cusched::runtime::Verdict::reference_degenerate && label != "small") continue;
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << "\n" << steps.dump();
+    verified += r.verdict == cusched::runtime::Verdict::ok;
   }
   EXPECT_GE(verified, 3) << "too few shapes verified to say anything";
 }

@@ -35,7 +35,7 @@ TEST(CacheWriteShared, TensorCoreTilesMatchTheReference) {
     SCOPED_TRACE(std::to_string(t.bm) + "x" + std::to_string(t.bn));
     auto steps = with_shared_output(tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", t), "C");
     auto r = verify("matmul", steps);
-    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
     std::string ir = ir_of("matmul", steps);
     EXPECT_NE(ir.find("allocate C_tile"), std::string::npos) << ir;
     // A's fragments load with ldmatrix where the tile divides; tails keep guarded scalar loads.
@@ -48,7 +48,7 @@ TEST(CacheWriteShared, CudaCoreTilesMatchTheReference) {
     SCOPED_TRACE(std::to_string(bm) + "x" + std::to_string(bn));
     auto steps = with_shared_output(cuda_core_steps(bm, bn), "C");
     auto r = verify("matmul", steps);
-    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
     EXPECT_NE(ir_of("matmul", steps).find("allocate C_tile"), std::string::npos);
   }
 }
@@ -63,7 +63,7 @@ TEST(CacheWriteShared, TheEpilogueAfterTheProductIsAppliedOnce) {
                      : tiled_grid_steps("G", "i", "j");
     auto steps = with_shared_output(concat_steps({g, flat_grid_steps("Y", {"i", "j"})}), "G");
     auto r = verify(p.name, steps);
-    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
     EXPECT_NE(ir_of(p.name, steps).find("allocate G_tile"), std::string::npos);
   }
 }
@@ -72,7 +72,7 @@ TEST(CacheWriteShared, BatchedTensorCoreTilesMatchTheReference) {
   auto steps = with_shared_output(
       tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "b", {32, 16, 16, 8, 8, "tf32"}), "C");
   auto r = verify("bmm", steps);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
   EXPECT_NE(ir_of("bmm", steps).find("allocate C_tile"), std::string::npos);
 }
 

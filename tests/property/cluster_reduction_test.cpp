@@ -21,7 +21,7 @@ TEST(ClusterReduction, SoftmaxRowsOverAClusterVerify) {
   for (int64_t cluster : {2, 4, 8}) {
     const nlohmann::json steps = cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", cluster, 64);
     const auto v = verify_small("softmax", steps, 5);
-    EXPECT_EQ(v.verdict, "ok") << "cluster " << cluster << ": " << v.message;
+    EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << "cluster " << cluster << ": " << v.message;
     const std::string ir = ir_of("softmax", steps);
     EXPECT_NE(ir.find("cluster(" + std::to_string(cluster) + ")"), std::string::npos) << ir;
     EXPECT_NE(ir.find("width " + std::to_string(cluster) + " (cluster)"), std::string::npos) << ir;
@@ -31,7 +31,7 @@ TEST(ClusterReduction, SoftmaxRowsOverAClusterVerify) {
 TEST(ClusterReduction, SmallBlocksAndShortRowsVerify) {
   // 32 threads per block: each block's slice of a row is a few 128-column chunks.
   const auto v = verify_small("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", 2, 32), 9);
-  EXPECT_EQ(v.verdict, "ok") << v.message;
+  EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << v.message;
 }
 
 TEST(ClusterReduction, ArgmaxTiesResolveToTheSmallestIndexAcrossBlocks) {
@@ -39,7 +39,7 @@ TEST(ClusterReduction, ArgmaxTiesResolveToTheSmallestIndexAcrossBlocks) {
   // combines them; the adversarial input (randint 0..7) makes ties in most columns.
   const nlohmann::json steps = testing::argmax_over_a_cluster_steps();
   const auto v = verify_small("argmax_dim1", steps, 3);
-  EXPECT_EQ(v.verdict, "ok") << v.message;
+  EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << v.message;
   EXPECT_NE(ir_of("argmax_dim1", steps).find("cluster(5)"), std::string::npos);
 }
 

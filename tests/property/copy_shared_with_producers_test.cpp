@@ -29,7 +29,7 @@ TEST(CopySharedWithProducers, SoftmaxSlicesOverAClusterVerifyAndReadTheRowOnce) 
   for (int64_t cluster : {2, 4, 8, 16}) {
     const nlohmann::json steps = cluster_slice_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", "X", cluster, 64);
     const auto v = verify_small("softmax", steps, 11);
-    EXPECT_EQ(v.verdict, "ok") << "cluster " << cluster << ": " << v.message;
+    EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << "cluster " << cluster << ": " << v.message;
     const std::string ir = ir_of("softmax", steps);
     EXPECT_EQ(global_reads_of_x(ir), 1u) << ir;
   }
@@ -53,7 +53,7 @@ nlohmann::json rmsnorm_register_share() {
 
 TEST(CopySharedWithProducers, RmsNormChannelsInRegistersVerifyAndAreReadOnce) {
   const auto v = verify_small("rmsnorm", rmsnorm_register_share(), 4);
-  EXPECT_EQ(v.verdict, "ok") << v.message;
+  EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << v.message;
   const std::string ir = ir_of("rmsnorm", rmsnorm_register_share());
   EXPECT_EQ(global_reads_of_x(ir), 1u) << ir;
   EXPECT_NE(ir.find("X_register"), std::string::npos) << ir;

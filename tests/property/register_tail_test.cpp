@@ -69,7 +69,7 @@ TEST(RegisterTail, SoftmaxSlicesWithStepsInRegistersVerifyInTheInterpreter) {
                  " in registers");
     const nlohmann::json steps = slices_with_tail(c.cluster, c.threads, c.registers);
     const auto v = verify_even(steps, 21);
-    EXPECT_EQ(v.verdict, "ok") << v.message;
+    EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << v.message;
     const std::string ir = ir_of_even(steps);
     const int64_t slice = 24576 / c.cluster;
     EXPECT_EQ(allocated_elements(ir, "X_shared"), slice - c.registers * c.per_step) << ir;

@@ -21,7 +21,7 @@ TEST(ReversedLoop, BlocksIssuedLastFirstVerifyAndBlockZeroTakesTheTail) {
     {"op": "bind", "stage": "Y", "loop": "fi", "axis": "threadIdx.x"}])");
   for (uint64_t seed : {1u, 2u}) {
     const auto v = verify_small("relu_large", steps, seed);
-    EXPECT_EQ(v.verdict, "ok") << v.message;
+    EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << v.message;
   }
   const std::string ir = ir_of("relu_large", steps);
   EXPECT_NE(ir.find("(Y_fi + (Y_fo_rev * -64)) + 2048"), std::string::npos) << ir;

@@ -37,7 +37,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     Schedule s = Schedule::from_json(ctx, steps);  // every step was accepted once: must replay
     ASSERT_EQ(Schedule::from_json(ctx, s.to_json()).to_json(), s.to_json());
     auto r = runtime::verify_with_interpreter(p, s, "small", seed + n, 1);
-    if (r.verdict == "rejected") {
+    if (r.verdict == cusched::runtime::Verdict::rejected) {
       ++rejected;
       if (std::getenv("CUSCHED_PROPERTY_VERBOSE"))
         std::cerr << "rejected: " << r.error.code << ": " << r.error.message << "\n  " << steps.dump() << "\n";
@@ -45,7 +45,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
       EXPECT_FALSE(r.error.message.empty()) << steps.dump();
       continue;
     }
-    ASSERT_EQ(r.verdict, "ok") << r.message << "\nschedule: " << steps.dump()
+    ASSERT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << "\nschedule: " << steps.dump()
                                << "\nreproduce with CUSCHED_PROPERTY_SEED=" << seed;
     ++verified;
     if (steps.dump().find("\"tensor_core\"") != std::string::npos) ++tensor_core;
@@ -104,7 +104,7 @@ TEST_P(ScheduleProperty, RandomIllegalSchedulesAreRejectedWithStructuredErrors) 
     }
     // A mutation that is still legal must still be correct.
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(ctx, bad), "small", seed + n, 1);
-    EXPECT_TRUE(r.verdict == "ok" || r.verdict == "rejected") << r.message << "\nschedule: " << bad.dump();
+    EXPECT_TRUE(r.verdict == cusched::runtime::Verdict::ok || r.verdict == cusched::runtime::Verdict::rejected) << r.message << "\nschedule: " << bad.dump();
   }
   EXPECT_GE(errors, count / 2);
 }

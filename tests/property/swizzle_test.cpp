@@ -25,13 +25,13 @@ nlohmann::json swizzled_tile(TensorCoreTile t) {
 TEST(Swizzle, TensorCoreTileWithSwizzledCopiesMatchesTheReference) {
   // A rows of 16 floats (4 chunks), B rows of 32 floats (8 chunks); 64 x 48 x 40 has tails.
   auto r = testing::verify_small("matmul", swizzled_tile({32, 32, 16, 16, 16, "tf32"}), 7);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(Swizzle, PipelinedSwizzledCopiesMatchTheReferenceAndUseTheXor) {
   nlohmann::json s = swizzled_tile({32, 32, 16, 16, 16, "tf32", 3});
   auto r = testing::verify_small("matmul", s, 7);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
   const Problem& p = find_problem("matmul");
   KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), s), p.name));
   EXPECT_NE(b.source.find(" ^ "), std::string::npos) << "the shared index is not swizzled";

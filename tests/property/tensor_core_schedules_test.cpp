@@ -28,21 +28,21 @@ nlohmann::json tensor_core_steps(int bm, int bn, int wm, int wn, int bk, const s
 TEST(TensorCoreSchedules, DividingTilesMatchTheReference) {
   // matmul small is 64 x 48 x 40: 32 x 16 block tiles of 16 x 8 warp tiles, K steps of 8.
   auto r = verify("matmul", tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32"));
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
   EXPECT_GT(r.max_abs_err, 0.0) << "tf32 operands must round";
 }
 
 TEST(TensorCoreSchedules, TailsOfNonDividingTilesMatchTheReference) {
   // 128 x 128 tiles and K steps of 32 over 64 x 48 x 40: every tile loop has a tail.
   auto r = verify("matmul", tensor_core_steps(128, 128, 64, 32, 32, "m16n8k8", "tf32"));
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(TensorCoreSchedules, SplitTf32MeetsTheStrictTolerance) {
   const Problem& p = find_problem("matmul");
   Schedule s = Schedule::from_json(p.context("small", true), tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "3xtf32"));
   auto r = runtime::verify_with_interpreter(p, s, "small", 7, 1, true);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
   EXPECT_LT(r.max_abs_err, 1e-4);
   // Plain TF32 is refused at the strict tolerance.
   try {
@@ -58,11 +58,11 @@ TEST(TensorCoreSchedules, SoftwarePipelinedTilesMatchTheReference) {
   auto dividing = tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32");
   dividing.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 3}});
   auto r = verify("matmul", dividing);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
   auto tails = tensor_core_steps(128, 128, 64, 32, 16, "m16n8k8", "3xtf32");
   tails.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 2}});
   r = verify("matmul", tails);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(TensorCoreSchedules, PipelinedCudaCoreTileMatchesTheReference) {
@@ -81,19 +81,19 @@ TEST(TensorCoreSchedules, PipelinedCudaCoreTileMatchesTheReference) {
     {"op": "pipeline", "stage": "C", "loop": "ko", "depth": 4}
   ])");
   auto r = verify("matmul", steps);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(TensorCoreSchedules, HalfPrecisionOperandsMatchTheReference) {
   auto r = verify("matmul", tensor_core_steps(32, 48, 32, 16, 16, "m16n8k16", "f16"));
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(TensorCoreSchedules, TheReductionLoopMayComeFirstInTheTile) {
   auto steps = tensor_core_steps(32, 16, 16, 8, 8, "m16n8k8", "tf32");
   steps[4]["loops"] = nlohmann::json::array({"io", "jo", "ko", "iw", "jw", "ki", "im", "jn"});
   auto r = verify("matmul", steps);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(TensorCoreSchedules, TilesTheLoweringCannotFormAreErrors) {

@@ -25,7 +25,7 @@ TEST(VectorizedReduction, ClusterRowsWithFloat4ReductionsVerify) {
   for (int64_t cluster : {2, 4}) {
     const auto v =
         verify_small("softmax", cluster_row_normalizer_steps("Y", "i", "j", {"M", "S"}, "k", cluster, 64, true), 4);
-    EXPECT_EQ(v.verdict, "ok") << "cluster " << cluster << ": " << v.message;
+    EXPECT_EQ(v.verdict, cusched::runtime::Verdict::ok) << "cluster " << cluster << ": " << v.message;
   }
 }
 

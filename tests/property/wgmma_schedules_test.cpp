@@ -31,7 +31,7 @@ TEST(WgmmaSchedules, MatmulTransposedTilesMatchTheReference) {
     for (int depth : {4, 3, 2, 0}) {
       SCOPED_TRACE(std::string(problem) + ", pipeline depth " + std::to_string(depth));
       auto r = testing::verify_small(problem, matmul_tile(depth), 7);
-      EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+      EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
       EXPECT_GT(r.max_abs_err, 0.0) << "tf32 operands must round";
       const std::string ir = ir_of(problem, matmul_tile(depth));
       EXPECT_GT(count(ir, "wgmma_m64n256k8_tf32"), 0u) << ir;
@@ -43,13 +43,13 @@ TEST(WgmmaSchedules, MatmulTransposedTilesMatchTheReference) {
       EXPECT_GT(count(ir, "async_proxy_fence"), 0u) << "copies are ordered before the tensor cores read them";
     }
   auto r = testing::verify_small("bmm", matmul_tile(4, "b"), 7);
-  EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(WgmmaSchedules, GemmWithBothOperandsAlongKMatchesTheReference) {
   for (const char* problem : {"gemm_add_relu", "gemm_scale_leakyrelu", "gemm_gelu_softmax"}) {
     auto r = testing::verify_small(problem, find_problem(problem).best_schedule, 7);
-    EXPECT_EQ(r.verdict, "ok") << problem << ": " << r.message << r.error.message;
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message;
   }
 }
 

@@ -32,11 +32,11 @@ TEST(NoDriver, DefaultDriverMessageIsTheOneLine) {
 TEST(NoDriver, EvaluateGivesNoGpuVerdict) {
   if (!driver_available()) GTEST_SKIP() << "A CUDA driver is present on this machine.";
   EvalRequest req;
-  req.candidate.precision = "tf32";
+  req.candidate.precision = Precision::tf32;
   EvalResult r = evaluate(req);
   EXPECT_EQ(r.verdict, Verdict::no_gpu);
   EXPECT_EQ(r.message, kNoDriverMessage);
-  EXPECT_EQ(r.precision, "tf32");
+  EXPECT_EQ(r.precision, Precision::tf32);
 }
 
 }  // namespace

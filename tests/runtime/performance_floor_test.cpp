@@ -31,12 +31,12 @@ TEST(PerformanceFloor, ReadsGoAtTheReadRateAndWritesAtWhatACopyAddsToThem) {
 TEST(PerformanceFloor, ComputeBoundFloorUsesThePrecisionRate) {
   Floor f{1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"};
   EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 2 * 4096.0 * 4096.0 * 4096.0 / 364e12 * 1e3, 1e-9);
-  f.precision = "f32";
+  f.precision = Precision::f32;
   EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 2 * 4096.0 * 4096.0 * 4096.0 / 51e12 * 1e3, 1e-9);
   EXPECT_EQ(flop_rate("bf16"), 730e12);
   EXPECT_EQ(flop_rate("f16"), 730e12);
   // 3xtf32 spends three TF32 products on each f32 product.
-  f.precision = "3xtf32";
+  f.precision = Precision::x3tf32;
   EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 3 * floor_ms({1e6, 2 * 4096.0 * 4096.0 * 4096.0, "tf32"}, {4.27e12, 0}), 1e-9);
 }
 

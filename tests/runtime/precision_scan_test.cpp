@@ -21,10 +21,10 @@ TEST(PrecisionScan, FindsNarrowingConversionsAndNotWidening) {
       "\tcvt.rn.f16x2.f32 %r2, %f4, %f5;\n\tcvt.f32.f16 %f6, %rs2;\n\tcvt.rn.satfinite.e4m3x2.f32 %rs3, %f7, %f8;\n"
       "\tcvt.rn.f32.s32 %f9, %r3;\n\tcvt.u32.u16 %r4, %rs4;"));
   ASSERT_EQ(uses.size(), 4u);
-  EXPECT_EQ(uses[0].precision, "bf16");
-  EXPECT_EQ(uses[1].precision, "tf32");
-  EXPECT_EQ(uses[2].precision, "f16");
-  EXPECT_EQ(uses[3].precision, "fp8");
+  EXPECT_EQ(uses[0].precision, Precision::bf16);
+  EXPECT_EQ(uses[1].precision, Precision::tf32);
+  EXPECT_EQ(uses[2].precision, Precision::f16);
+  EXPECT_EQ(uses[3].precision, Precision::fp8);
   EXPECT_EQ(uses[0].line, 4);
 }
 
@@ -37,10 +37,10 @@ TEST(PrecisionScan, FindsReducedPrecisionMatrixAndArithmeticInstructions) {
                "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1,%fd2}, {%fd3}, {%fd4}, {%fd1,%fd2};\n"
                "ld.global.b16 %rs1, [%rd1];"));
   ASSERT_EQ(uses.size(), 4u);
-  EXPECT_EQ(uses[0].precision, "tf32");
-  EXPECT_EQ(uses[1].precision, "bf16");
-  EXPECT_EQ(uses[2].precision, "f16");
-  EXPECT_EQ(uses[3].precision, "bf16");
+  EXPECT_EQ(uses[0].precision, Precision::tf32);
+  EXPECT_EQ(uses[1].precision, Precision::bf16);
+  EXPECT_EQ(uses[2].precision, Precision::f16);
+  EXPECT_EQ(uses[3].precision, Precision::bf16);
 }
 
 TEST(PrecisionScan, FindsMantissaMasksOnFloatBitsOnly) {
@@ -49,22 +49,22 @@ TEST(PrecisionScan, FindsMantissaMasksOnFloatBitsOnly) {
                "and.b32 %r5, %r6, -65536;\nmov.b32 %r7, %f3;\nand.b32 %r8, %r7, -2147483648;\n"
                "ld.global.nc.u32 %r9, [%rd1];\nand.b32 %r10, %r9, -65536;\nmov.b32 %f4, %r10;"));
   ASSERT_EQ(uses.size(), 3u);
-  EXPECT_EQ(uses[0].precision, "bf16");
-  EXPECT_EQ(uses[1].precision, "tf32");
-  EXPECT_EQ(uses[2].precision, "bf16");
+  EXPECT_EQ(uses[0].precision, Precision::bf16);
+  EXPECT_EQ(uses[1].precision, Precision::tf32);
+  EXPECT_EQ(uses[2].precision, Precision::bf16);
   EXPECT_EQ(uses[2].line, 12);
 }
 
 TEST(PrecisionScan, AdmitsWhatTheDeclarationAndTheBufferTypesAllow) {
-  EXPECT_TRUE(admitted_precisions("f32", {DType::f32}).empty());
-  EXPECT_EQ(admitted_precisions("tf32", {DType::f32}), (std::set<std::string>{"tf32"}));
-  EXPECT_EQ(admitted_precisions("3xtf32", {DType::f32}), (std::set<std::string>{"tf32"}));
-  EXPECT_EQ(admitted_precisions("bf16", {DType::f32}), (std::set<std::string>{"bf16", "tf32"}));
-  EXPECT_EQ(admitted_precisions("f32", {DType::f32, DType::f16}), (std::set<std::string>{"f16"}));
+  EXPECT_TRUE(admitted_precisions(Precision::f32, {DType::f32}).empty());
+  EXPECT_EQ(admitted_precisions(Precision::tf32, {DType::f32}), (std::set<std::string>{"tf32"}));
+  EXPECT_EQ(admitted_precisions(Precision::x3tf32, {DType::f32}), (std::set<std::string>{"tf32"}));
+  EXPECT_EQ(admitted_precisions(Precision::bf16, {DType::f32}), (std::set<std::string>{"bf16", "tf32"}));
+  EXPECT_EQ(admitted_precisions(Precision::f32, {DType::f32, DType::f16}), (std::set<std::string>{"f16"}));
   const std::string ptx = ptx_body("cvt.rn.bf16.f32 %rs1, %f1;");
-  EXPECT_TRUE(undeclared_precision(ptx, admitted_precisions("f32", {DType::f32})).has_value());
-  EXPECT_FALSE(undeclared_precision(ptx, admitted_precisions("bf16", {DType::f32})).has_value());
-  EXPECT_EQ(compiled_precision(ptx), "bf16");
+  EXPECT_TRUE(undeclared_precision(ptx, admitted_precisions(Precision::f32, {DType::f32})).has_value());
+  EXPECT_FALSE(undeclared_precision(ptx, admitted_precisions(Precision::bf16, {DType::f32})).has_value());
+  EXPECT_EQ(compiled_precision(ptx), Precision::bf16);
   EXPECT_EQ(compiled_precision(ptx_body("add.f32 %f1, %f2, %f3;")), "f32");
 }
 
@@ -90,7 +90,7 @@ TEST(PrecisionScan, RejectsEveryUndeclaredPrecisionCheatAndNoControl) {
     SCOPED_TRACE(file);
     std::string ptx = compiled_ptx(file);
     ASSERT_FALSE(ptx.empty());
-    auto use = undeclared_precision(ptx, admitted_precisions("f32", {DType::f32}));
+    auto use = undeclared_precision(ptx, admitted_precisions(Precision::f32, {DType::f32}));
     ASSERT_TRUE(use.has_value());
     EXPECT_EQ(use->precision, precision) << use->instruction;
   }
@@ -99,9 +99,9 @@ TEST(PrecisionScan, RejectsEveryUndeclaredPrecisionCheatAndNoControl) {
     SCOPED_TRACE(file);
     std::string ptx = compiled_ptx(file);
     ASSERT_FALSE(ptx.empty());
-    auto use = undeclared_precision(ptx, admitted_precisions("f32", {DType::f32}));
+    auto use = undeclared_precision(ptx, admitted_precisions(Precision::f32, {DType::f32}));
     EXPECT_FALSE(use.has_value()) << use->instruction;
-    EXPECT_EQ(compiled_precision(ptx), "f32");
+    EXPECT_EQ(compiled_precision(ptx), Precision::f32);
   }
 }
 

@@ -35,7 +35,7 @@ class WorkerTest : public ::testing::Test {
   EvalRequest request() {
     EvalRequest r;
     r.candidate.problem = "relu";
-    r.candidate.precision = "f32";
+    r.candidate.precision = Precision::f32;
     r.candidate.source = "extern \"C\" __global__ void k(float* C) { C[threadIdx.x] = 1.0f; }";
     r.candidate.buffers.push_back({"C", DType::f32, {32}, BufferRole::Output, false});
     r.candidate.launches.push_back({"k", {1, 1, 1}, {32, 1, 1}, 0, {"C"}});
@@ -52,7 +52,7 @@ TEST_F(WorkerTest, WorkerThatExitsIsCrashedAndTheNextRequestGetsAFreshOne) {
   EvalResult r = w.evaluate(request());
   EXPECT_EQ(r.verdict, Verdict::crashed);
   EXPECT_NE(r.message.find("exited with status 3"), std::string::npos) << r.message;
-  EXPECT_EQ(r.precision, "f32");
+  EXPECT_EQ(r.precision, Precision::f32);
   w.evaluate(request());
   // The second request starts a fresh process; when that one exits before the request
   // is written, the worker tries once more with another (so 2 or 3, never 1).

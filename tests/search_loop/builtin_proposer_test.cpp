@@ -212,7 +212,7 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
     if (s.idea.find("of 2 blocks of 512") != std::string::npos ||
         s.idea.find("clusters of 16 blocks of 128") != std::string::npos) {
       auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
-      EXPECT_EQ(r.verdict, "ok") << r.message << "\n" << s.idea;
+      EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << "\n" << s.idea;
     }
     ++clusters;
   }
@@ -242,7 +242,7 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
       if (s.idea.rfind("256x128", 0) == 0 && s.idea.find("4 deep") != std::string::npos) {
         auto r =
             runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
-        EXPECT_EQ(r.verdict, "ok") << problem << ": " << r.message << r.error.message << "\n" << s.idea;
+        EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message << "\n" << s.idea;
       }
     }
     EXPECT_EQ(wgmma, 4) << problem;
@@ -267,7 +267,7 @@ TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
       EXPECT_GE(partial_blocks, 132) << "the partial reduction must fill the GPU: " << s.idea;
     }
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
-    EXPECT_EQ(r.verdict, "ok") << r.message << r.error.message << "\n" << s.schedule.dump();
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message << "\n" << s.schedule.dump();
     ++split;
     if (s.idea.find("rows on blockIdx.x") != std::string::npos) {
       // The output's 16 rows (b) are the fastest block index, so consecutive blocks share weight and bias.

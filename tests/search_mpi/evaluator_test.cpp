@@ -32,7 +32,7 @@ class ReversedEvaluator : public Evaluator {
     for (size_t k = batch.size(); k-- > 0;) {
       threads.emplace_back([&, k] {
         std::this_thread::sleep_for(std::chrono::milliseconds(5 * (batch.size() - k)));
-        batch[k].verdict = "ok";
+        batch[k].verdict = cusched::runtime::Verdict::ok;
         batch[k].reason = "done " + std::to_string(k);
         finished(k);
       });
@@ -94,7 +94,7 @@ TEST(TimingReplay, ReplacesTheGpuMedianAndItsShareOfTheFloor) {
   TimingReplay r = TimingReplay::from_json(nlohmann::json::parse(R"([{"schedule_hash": "h1", "ms": 0.04}])"));
   CandidateOutcome o;
   o.schedule_hash = "h1";
-  o.verdict = "ok";
+  o.verdict = cusched::runtime::Verdict::ok;
   o.gpu.emplace();
   o.gpu->median_ms = 0.5;
   o.gpu->floor_ms = 0.02;
@@ -104,7 +104,7 @@ TEST(TimingReplay, ReplacesTheGpuMedianAndItsShareOfTheFloor) {
   EXPECT_DOUBLE_EQ(o.gpu->pct_of_floor, 50.0);
   // Unverified outcomes and unknown hashes keep what they have.
   CandidateOutcome wrong = o;
-  wrong.verdict = "wrong_output";
+  wrong.verdict = cusched::runtime::Verdict::wrong_output;
   wrong.gpu->median_ms = 0.5;
   EXPECT_FALSE(r.apply("gpu", wrong));
   EXPECT_DOUBLE_EQ(wrong.gpu->median_ms, 0.5);
@@ -142,7 +142,7 @@ TEST(MpiTaskCodec, TaskCarriesScheduleConfigAndBundle) {
   cfg.audit = false;
   cfg.size = "small";
   CandidateOutcome prepared = prepare_candidate(relu, relu.baseline_schedule, cfg);
-  ASSERT_EQ(prepared.verdict, "") << prepared.reason;
+  ASSERT_FALSE(prepared.verdict.has_value()) << prepared.reason;
   ASSERT_FALSE(prepared.bundle.source.empty());
   cfg.backend = "gpu";
   cfg.size = "bench";
@@ -166,7 +166,7 @@ TEST(MpiTaskCodec, TaskCarriesScheduleConfigAndBundle) {
 
 TEST(MpiTaskCodec, ResultCarriesVerdictAndVerification) {
   CandidateOutcome verified;
-  verified.verdict = "wrong_output";
+  verified.verdict = cusched::runtime::Verdict::wrong_output;
   verified.reason = "Output Y differs.";
   verified.interp.emplace();
   verified.interp->verdict = "wrong_output";
@@ -176,7 +176,7 @@ TEST(MpiTaskCodec, ResultCarriesVerdictAndVerification) {
   back.cost_estimate_ms = 3;
   back.gpu.emplace();
   EXPECT_EQ(decode_result(encode_result(5, verified), back), 5);
-  EXPECT_EQ(back.verdict, "wrong_output");
+  EXPECT_EQ(back.verdict_text(), "wrong_output");
   EXPECT_EQ(back.reason, "Output Y differs.");
   ASSERT_TRUE(back.interp);
   EXPECT_DOUBLE_EQ(back.interp->max_abs_err, 0.75);
@@ -186,7 +186,7 @@ TEST(MpiTaskCodec, ResultCarriesVerdictAndVerification) {
   EXPECT_FALSE(back.gpu);
 
   verified.interp.reset();
-  verified.verdict = "ok";
+  verified.verdict = cusched::runtime::Verdict::ok;
   verified.gpu.emplace();
   verified.gpu->verdict = runtime::Verdict::ok;
   verified.gpu->median_ms = 0.031;
@@ -254,7 +254,7 @@ CandidateOutcome outcome_with_every_field() {
   cfg.audit = false;
   cfg.size = "small";
   CandidateOutcome o = prepare_candidate(relu, relu.baseline_schedule, cfg);
-  o.verdict = "wrong_output";
+  o.verdict = cusched::runtime::Verdict::wrong_output;
   o.reason = "Output Y differs at (3, 1).";
   o.error = error_with_every_field("bad-factor");
   o.schedule_hash = "h-every-field";
@@ -263,7 +263,7 @@ CandidateOutcome outcome_with_every_field() {
   o.audit_findings = nlohmann::json::array({{{"severity", "warning"}, {"rule", "unused-shared"}}});
   o.audit_ms = 12.5;
   o.cost_estimate_ms = 0.1 + 0.2;  // not exact in binary: must come back bit for bit
-  o.precision = "tf32";
+  o.precision = Precision::tf32;
   runtime::EvalResult g;
   g.verdict = runtime::Verdict::wrong_output;
   g.message = "Y[3] is 2, expected 1.";
@@ -282,7 +282,7 @@ CandidateOutcome outcome_with_every_field() {
   g.copy_bandwidth_gbs = 4000;
   g.read_bandwidth_gbs = 4500;
   g.compile_report = {{"candidate", {{"registers", 32}}}};
-  g.precision = "tf32";
+  g.precision = Precision::tf32;
   g.device_name = "NVIDIA H200";
   g.phase_ms = {1, 2, 3, 4, 5, 6, 7, 8};
   g.check_path = "device";
@@ -290,7 +290,7 @@ CandidateOutcome outcome_with_every_field() {
   g.launch_ms = {{"relu_0", 0.125}};
   o.gpu = g;
   runtime::InterpVerification v;
-  v.verdict = "rejected";
+  v.verdict = cusched::runtime::Verdict::rejected;
   v.message = "The interpreter rejected the program.";
   v.error = error_with_every_field("interp-failed");
   v.max_abs_err = 0.5;
@@ -388,7 +388,7 @@ TEST(MpiTaskCodec, ResultCarriesEveryFieldOfTheOutcome) {
 
 TEST(MpiTaskCodec, AnOutcomeWithoutBundleOrVerificationComesBackEmpty) {
   CandidateOutcome rejected;
-  rejected.verdict = "internal_error";
+  rejected.verdict = cusched::runtime::Verdict::internal_error;
   rejected.reason = "Rank 2 could not evaluate the candidate.";
   CandidateOutcome back = outcome_with_every_field();
   EXPECT_EQ(decode_result(encode_result(13, rejected), back), 13);
