@@ -2,7 +2,8 @@
 // each parses, names the KernelBench module it reproduces (its level folder and file stem,
 // a 40-hex commit, every input placed once), and verifies in the CPU interpreter against
 // the float64 reference at the small size with its baseline schedule and with a few random
-// legal schedules (a count and a time bound per file).
+// legal schedules (a count and a time bound per file); the baseline lowers at the bench size
+// to grids CUDA can launch.
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/lower.h"
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
 #include "problems/automatic_baseline.h"
@@ -78,6 +80,25 @@ TEST_P(KernelBenchFile, BaselineVerifiesInTheInterpreter) {
   ASSERT_TRUE(v.ok) << v.error.code << ": " << v.error.message;
   auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 1, 2);
   EXPECT_EQ(r.verdict, "ok") << r.message << " " << r.error.code << ": " << r.error.message;
+}
+
+TEST_P(KernelBenchFile, BaselineLowersAtTheBenchSize) {
+  const Problem p = load();
+  const nlohmann::json steps = baseline_schedule_of(p);
+  ValidationResult v = validate_schedule(p.context("bench"), steps);
+  ASSERT_TRUE(v.ok) << v.error.code << ": " << v.error.message;
+  try {
+    LoweredProgram program = lower(Schedule::from_json(p.context("bench"), steps), p.name);
+    EXPECT_FALSE(program.kernels.empty());
+    // CUDA's grid limits: 2^31 - 1 blocks along x, 65535 along y and z.
+    for (const auto& k : program.kernels) {
+      EXPECT_LE(k.grid[0], int64_t{2147483647}) << k.name << ": too many blocks along x to launch";
+      EXPECT_LE(k.grid[1], 65535) << k.name;
+      EXPECT_LE(k.grid[2], 65535) << k.name;
+    }
+  } catch (const UserError& e) {
+    FAIL() << e.error().code << ": " << e.error().message;
+  }
 }
 
 TEST_P(KernelBenchFile, RandomLegalSchedulesVerify) {
