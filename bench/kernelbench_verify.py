@@ -4,6 +4,7 @@
 usage: kernelbench_verify.py --kernelbench DIR [FILE ...] [--cusched PATH] [--jobs N]
                              [--timeout S] [--max-gib G] [--disk-gib G] [--work DIR]
                              [--name NAME] [--out-dir DIR] [--prediction TEXT] [--allow-tf32]
+       kernelbench_verify.py --plan [FILE ...] [--max-gib G]
 
 For each problem file (default: every problems/kernelbench/**/*.json) it runs
 `cusched run -p FILE -s baseline --backend gpu --save-io DIR --no-time --json` at the bench
@@ -16,7 +17,8 @@ parameters from the saved inputs (`source.parameters`); calls forward on the sav
 --allow-tf32. The cusched runs go --jobs at a time (their CPU-side lowering and
 compilation overlap); the saved files of the runs in flight stay within --disk-gib.
 One record (bench/record.schema.json) is written to OUT_DIR/DATE-NAME.json and a summary
-table printed last. docs/kernelbench.md describes the set and this check.
+table printed last. --plan prints the sizes each file would run at and runs nothing.
+docs/kernelbench.md describes the set and this check.
 """
 import argparse
 import datetime
@@ -398,6 +400,13 @@ def run_cusched(cusched, job, work, timeout, budget):
     """Runs the baseline with --save-io; returns (outcome JSON or None, reason, directory)."""
     budget.acquire(job["disk"], job["index"])
     directory = tempfile.mkdtemp(prefix=job["problem"]["name"] + ".", dir=work)
+    try:
+        return run_command(cusched, job, directory, timeout)
+    except Exception as e:  # cusched missing, the folder unwritable: recorded as the problem's failure
+        return None, "cusched could not run: %s: %s" % (type(e).__name__, e), directory
+
+
+def run_command(cusched, job, directory, timeout):
     cmd = [cusched, "run", "-p", job["path"], "-s", "baseline", "--backend", "gpu", "--save-io", directory,
            "--no-time", "--json"]
     shape = shape_flag(job["bench"], job["sizes"])
@@ -503,14 +512,21 @@ def environment(torch_version, device):
     return {"gpu": device or "unknown", "gpu_count": 1, "driver": driver, "cuda": None, "pytorch": torch_version}
 
 
+def file_order(path):
+    """Level folder, then KernelBench's number: level1/2_... before level1/10_..."""
+    m = re.match(r"(\d+)_", os.path.basename(path))
+    return (os.path.dirname(path), int(m.group(1)) if m else 0, os.path.basename(path))
+
+
 def default_files():
-    return sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "**", "*.json"), recursive=True))
+    return sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "**", "*.json"), recursive=True),
+                  key=file_order)
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="*", help="problem files (default: problems/kernelbench/**/*.json)")
-    p.add_argument("--kernelbench", required=True, help="a KernelBench checkout (its root or KernelBench/)")
+    p.add_argument("--kernelbench", default=None, help="a KernelBench checkout (its root or KernelBench/)")
     p.add_argument("--cusched", default=os.path.join(ROOT, "build", "tools", "cusched"))
     p.add_argument("--jobs", type=int, default=3, help="cusched runs at a time")
     p.add_argument("--timeout", type=int, default=900, help="seconds per cusched run")
@@ -523,18 +539,36 @@ def parse_args(argv):
     p.add_argument("--name", default="kernelbench-verify", help="the record's name (DATE-NAME.json)")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
     p.add_argument("--prediction", default=None, help="what was predicted before the run")
+    p.add_argument("--plan", action="store_true", help="print each file's sizes and saved bytes; run nothing")
     args = p.parse_args(argv)
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
         p.error("--name must be lower-case letters, digits and '-'")
+    if not args.plan and not args.kernelbench:
+        p.error("--kernelbench is required (the checkout whose modules are run)")
     return args
+
+
+def plan_lines(jobs):
+    """What --plan prints: each file's working set at the sizes it will run and the bytes its run saves."""
+    out = []
+    for j in jobs:
+        ins, outs = working_set(j["problem"], j["sizes"])
+        shape = shape_flag(j["bench"], j["sizes"])
+        out.append("%-64s %7.2f GiB  saves %7.2f GiB  %s" % (
+            os.path.basename(j["path"])[:64], (ins + outs) / GIB, j["disk"] / GIB,
+            ("--shape " + shape) if shape else "bench size"))
+    return out
 
 
 def main(argv):
     args = parse_args(argv)
+    files = args.files or default_files()
+    if args.plan:
+        print("\n".join(plan_lines([plan(f, int(args.max_gib * GIB)) for f in files])))
+        return 0
     import torch
     torch.backends.cuda.matmul.allow_tf32 = args.allow_tf32
     torch.backends.cudnn.allow_tf32 = args.allow_tf32
-    files = args.files or default_files()
     started = datetime.datetime.now(datetime.timezone.utc)
     work = args.work or tempfile.mkdtemp(prefix="kernelbench-verify.")
     os.makedirs(work, exist_ok=True)

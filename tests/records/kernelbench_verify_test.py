@@ -76,6 +76,23 @@ class Shapes(unittest.TestCase):
         same, again = kv.reduced_sizes(p, bench, 1 << 50)
         self.assertEqual((same, again), (bench, False))
 
+    def test_the_plan_names_the_shape_flag_of_a_reduced_run(self):
+        paths = sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "level1", "19_*.json")))
+        if not paths:
+            self.skipTest("no ReLU file")
+        job = kv.plan(paths[0], 1 << 30)
+        self.assertTrue(job["reduced"])
+        ins, outs = kv.working_set(job["problem"], job["sizes"])
+        self.assertEqual(job["disk"], kv.SAVED_TRIALS * (ins + 2 * outs))
+        line = kv.plan_lines([job])[0]
+        self.assertIn("--shape BATCH=", line)
+        self.assertIn("bench size", kv.plan_lines([kv.plan(paths[0], 1 << 40)])[0])
+
+    def test_files_run_in_kernelbench_order(self):
+        files = ["p/level1/10_a.json", "p/level1/2_b.json", "p/level2/1_c.json", "p/level1/100_d.json"]
+        self.assertEqual(sorted(files, key=kv.file_order),
+                         ["p/level1/2_b.json", "p/level1/10_a.json", "p/level1/100_d.json", "p/level2/1_c.json"])
+
     def test_every_problem_file_has_valid_bench_shapes(self):
         paths = sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "**", "*.json"), recursive=True))
         for path in paths:
