@@ -527,7 +527,9 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="*", help="problem files (default: problems/kernelbench/**/*.json)")
     p.add_argument("--kernelbench", default=None, help="a KernelBench checkout (its root or KernelBench/)")
-    p.add_argument("--cusched", default=os.path.join(ROOT, "build", "tools", "cusched"))
+    built = os.path.join(ROOT, "build", "tools", "cusched")
+    p.add_argument("--cusched", default=shutil.which("cusched") or built,
+                   help="the cusched binary (default: cusched on PATH, else build/tools/cusched)")
     p.add_argument("--jobs", type=int, default=3, help="cusched runs at a time")
     p.add_argument("--timeout", type=int, default=900, help="seconds per cusched run")
     p.add_argument("--max-gib", type=float, default=6.0, help="working set (inputs + outputs) above which the "
