@@ -506,10 +506,11 @@ def command_output(cmd):
         return None
 
 
-def environment(torch_version, device):
+def environment(torch_version, device, cuda=None):
     smi = command_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
     driver = smi.splitlines()[0].split(",")[1].strip() if smi else None
-    return {"gpu": device or "unknown", "gpu_count": 1, "driver": driver, "cuda": None, "pytorch": torch_version}
+    return {"gpu": device or "unknown", "gpu_count": 1, "driver": driver, "cuda": ("CUDA " + cuda) if cuda else None,
+            "pytorch": torch_version}
 
 
 def file_order(path):
@@ -598,7 +599,7 @@ def main(argv):
     record = make_record(
         rows, name=args.name, date=started.strftime("%Y-%m-%d"), started=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         commit=commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None,
-        environment=environment(torch.__version__, torch.cuda.get_device_name(0)),
+        environment=environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda),
         command="python3 bench/kernelbench_verify.py " + " ".join(argv), prediction=args.prediction, notes=notes)
     os.makedirs(args.out_dir, exist_ok=True)
     path = os.path.join(args.out_dir, "%s-%s.json" % (record["date"], record["name"]))
