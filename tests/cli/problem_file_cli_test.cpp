@@ -205,4 +205,26 @@ TEST_F(ProblemFileCli, DescribeNamesStagesLoopsAndContract) {
   EXPECT_NE(t.out.find("loop k (reduction) over D"), std::string::npos) << t.out;
 }
 
+TEST_F(ProblemFileCli, DescribeShowsTheBenchmarkSource) {
+  json j = json::parse(read_file(fs::path(CUSCHED_DATA_DIR) / "mish.json"));
+  j["source"] = {{"benchmark", "KernelBench"},
+                 {"file", "level1/19_ReLU.py"},
+                 {"commit", std::string(40, 'a')},
+                 {"forward_args", json::array({j["inputs"][0]["name"]})},
+                 {"init_args", json::array()}};
+  fs::path file = dir_ / "with_source.json";
+  std::ofstream(file) << j.dump(2);
+  CommandResult d = run("problems --describe '" + file.string() + "' --json");
+  ASSERT_EQ(d.exit_code, 0) << d.out << d.err;
+  json described = json::parse(d.out);
+  EXPECT_EQ(described["source"]["file"], "level1/19_ReLU.py");
+  EXPECT_EQ(described["source"]["forward_args"], j["source"]["forward_args"]);
+  CommandResult t = run("problems --describe '" + file.string() + "'");
+  EXPECT_NE(t.out.find("source      KernelBench level1/19_ReLU.py at " + std::string(40, 'a')), std::string::npos)
+      << t.out;
+  j["source"]["commit"] = "abc";
+  std::ofstream(file) << j.dump(2);
+  EXPECT_EQ(error_code("problems --describe '" + file.string() + "' --json"), "bad-source");
+}
+
 }  // namespace
