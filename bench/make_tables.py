@@ -190,8 +190,10 @@ def results_table(record):
         head += ["eager ms (%s)" % SETTINGS_SHORT[s], "compile ms (%s)" % SETTINGS_SHORT[s]]
     if settings:
         head.append("speedup vs faster")
-    if has("matches_pytorch"):
+    if has("matches_pytorch") and not has("pytorch_match"):
         head.append("matches torch")
+    if has("pytorch_match"):
+        head += ["torch check", "torch 1e-2 / 1e-4", "max abs / rel err", "sizes"]
     if has("predicted"):
         head.append("predicted")
     if has("note"):
@@ -218,14 +220,39 @@ def results_table(record):
         if settings:
             ok = fastest and timed(res)
             cells.append(("%.2fx" % (fastest / c["median"])) if ok else "-")
-        if has("matches_pytorch"):
+        if has("matches_pytorch") and not has("pytorch_match"):
             cells.append(res.get("matches_pytorch") or "-")
+        if has("pytorch_match"):
+            cells += pytorch_match_cells(res.get("pytorch_match"))
         if has("predicted"):
             cells.append(res.get("predicted", ""))
         if has("note"):
             cells.append(res.get("note", ""))
         out.append("| " + " | ".join(cells) + " |")
     return out
+
+
+def pytorch_match_cells(m):
+    """The columns of a result's check against the PyTorch module its problem reproduces."""
+    if not m:
+        return ["-"] * 4
+    yes = {True: "yes", False: "no", None: "-"}
+    err = lambda x: ("%.2g" % x) if isinstance(x, (int, float)) else "-"
+    sizes = ", ".join("%s=%d" % kv for kv in sorted(m.get("sizes", {}).items()))
+    return [m["status"], "%s / %s" % (yes[m["1e-2"]], yes[m["1e-4"]]),
+            "%s / %s" % (err(m["max_abs_err"]), err(m["max_rel_err"])), ("reduced: " if m.get("reduced") else "") + sizes]
+
+
+def pytorch_match_summary(record):
+    """One sentence counting a record's problems that match their PyTorch modules."""
+    checked = [res["pytorch_match"] for res in record["results"] if res.get("pytorch_match")]
+    if not checked:
+        return None
+    loose = sum(1 for m in checked if m["1e-2"])
+    strict = sum(1 for m in checked if m["1e-4"])
+    reduced = sum(1 for m in checked if m.get("reduced"))
+    return ("%d problem files checked against their PyTorch modules: %d match at 1e-2, %d at 1e-4; "
+            "%d ran at a reduced shape." % (len(checked), loose, strict, reduced))
 
 
 def environment_line(r):
@@ -260,6 +287,8 @@ def results_md(records):
         if r.get("prediction"):
             sep = "\n\n" if r["prediction"].startswith("- ") else " "
             out += ["Prediction (written before the run):" + sep + r["prediction"], ""]
+        if pytorch_match_summary(r):
+            out += [pytorch_match_summary(r), ""]
         if r["results"]:
             out += results_table(r) + [""]
         if r["notes"]:

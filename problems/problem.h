@@ -35,6 +35,19 @@ struct FlopCount {
   explicit operator bool() const { return expr.defined(); }
 };
 
+// Where a problem comes from, for problems that reproduce a module of a benchmark suite:
+// enough for a script to build the module, load a run's saved inputs into it and compare.
+struct ProblemSource {
+  std::string benchmark;  // e.g. "KernelBench"
+  std::string file;       // the module's file within the benchmark, e.g. "level1/19_ReLU.py"
+  std::string commit;     // the benchmark's commit the problem was checked against, 40 hex digits
+  // The forward() arguments in order: a string names a problem input, a number is a Python scalar.
+  nlohmann::json forward_args = nlohmann::json::array();
+  // Problem inputs that are the module's parameters or buffers, by attribute path ("conv.weight").
+  std::map<std::string, std::string> parameters;
+  nlohmann::json init_args;  // the module's constructor arguments (an array), null when not given
+};
+
 struct Problem {
   std::string name;             // e.g. "softmax"
   std::string level;            // "1" or "2"
@@ -47,9 +60,10 @@ struct Problem {
   double atol = 1e-2, rtol = 1e-2;                // KernelBench tolerance
   double strict_atol = 1e-4, strict_rtol = 1e-4;  // the strict variant (--strict)
   std::vector<ProblemInput> inputs;
-  FlopCount flops;                   // useful floating-point operations
-  nlohmann::json baseline_schedule;  // simple and correct
-  nlohmann::json best_schedule;      // the fastest known
+  FlopCount flops;                      // useful floating-point operations
+  nlohmann::json baseline_schedule;     // simple and correct
+  nlohmann::json best_schedule;         // the fastest known
+  std::optional<ProblemSource> source;  // the benchmark module reproduced, when there is one
 
   // Bytes that must move: every input read once and every output written once.
   double min_bytes(const SizeBindings& sizes) const;

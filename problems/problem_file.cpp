@@ -171,6 +171,81 @@ void check_shapes(const Reader& r, const std::string& ptr, const Expr& e, Extent
   for (const auto& a : e->args) check_shapes(r, ptr, a, extents, p);
 }
 
+json source_to_json(const ProblemSource& s) {
+  json j = {{"benchmark", s.benchmark},
+            {"file", s.file},
+            {"commit", s.commit},
+            {"forward_args", s.forward_args},
+            {"parameters", s.parameters}};
+  if (!s.init_args.is_null()) j["init_args"] = s.init_args;
+  return j;
+}
+
+bool is_commit_hash(const std::string& s) {
+  return s.size() == 40 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// The source key; every problem input must be a forward() argument or a module parameter,
+// exactly once, so that a script can place each saved input.
+ProblemSource read_source(const Reader& r, const json& j, const Problem& p) {
+  const std::string ptr = "/source";
+  r.object_at(j, ptr);
+  r.only_keys(j, ptr, {"benchmark", "file", "commit", "forward_args", "parameters", "init_args"});
+  ProblemSource s;
+  s.benchmark = r.string_at(r.member(j, ptr, "benchmark"), ptr + "/benchmark");
+  s.file = r.string_at(r.member(j, ptr, "file"), ptr + "/file");
+  s.commit = r.string_at(r.member(j, ptr, "commit"), ptr + "/commit");
+  if (s.benchmark.empty())
+    r.error(ptr + "/benchmark", "bad-source", "The benchmark name is empty.", "Name the suite, e.g. \"KernelBench\".");
+  if (s.file.empty() || s.file.front() == '/' || s.file.find("..") != std::string::npos)
+    r.error(ptr + "/file", "bad-source", "The source file '" + s.file + "' is not a path inside the benchmark.",
+            "Give the module's path relative to the benchmark's problem folder, e.g. \"level1/19_ReLU.py\".");
+  if (!is_commit_hash(s.commit))
+    r.error(ptr + "/commit", "bad-source", "The commit '" + s.commit + "' is not 40 lower-case hex digits.",
+            "Give the full commit hash of the benchmark checkout the problem was checked against.");
+  std::map<std::string, std::string> placed;  // input -> where it is placed
+  auto place = [&](const std::string& name, const std::string& at) {
+    bool known = std::any_of(p.inputs.begin(), p.inputs.end(), [&](const ProblemInput& in) { return in.name == name; });
+    if (!known)
+      r.error(at, "bad-source", "'" + name + "' is not an input of the problem.",
+              "Name inputs listed in \"inputs\" (a Python scalar argument is written as a JSON number).");
+    if (placed.count(name))
+      r.error(at, "bad-source", "The input '" + name + "' is placed twice (also at " + placed[name] + ").",
+              "Place each input once: as a forward() argument or as a module parameter.");
+    placed[name] = at;
+  };
+  const json& args = r.array_at(r.member(j, ptr, "forward_args"), ptr + "/forward_args");
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string at = ptr + "/forward_args/" + std::to_string(i);
+    if (args[i].is_string())
+      place(args[i].get<std::string>(), at);
+    else if (!args[i].is_number())
+      r.error(at, "bad-source", "A forward() argument must be an input name or a number.",
+              "Write an input's name as a string, a Python scalar as a JSON number.");
+  }
+  s.forward_args = args;
+  if (j.contains("parameters")) {
+    const json& params = r.object_at(j["parameters"], ptr + "/parameters");
+    for (const auto& [name, path] : params.items()) {
+      std::string at = ptr + "/parameters/" + name;
+      std::string attr = r.string_at(path, at);
+      if (attr.empty() || attr.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") !=
+                              std::string::npos)
+        r.error(at, "bad-source", "The attribute path '" + attr + "' is not a dotted Python attribute path.",
+                "Write the parameter's path in the module, e.g. \"conv.weight\".");
+      place(name, at);
+      s.parameters[name] = attr;
+    }
+  }
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    if (!placed.count(p.inputs[i].name))
+      r.error(ptr, "bad-source",
+              "The input '" + p.inputs[i].name + "' is neither a forward() argument nor a parameter.",
+              "List it in \"forward_args\" or map it in \"parameters\".");
+  if (j.contains("init_args")) s.init_args = r.array_at(j["init_args"], ptr + "/init_args");
+  return s;
+}
+
 }  // namespace
 
 json problem_to_json(const Problem& p) {
@@ -202,6 +277,7 @@ json problem_to_json(const Problem& p) {
   if (p.flops) j["flops"] = expr_to_text(p.flops.expr);
   if (!p.baseline_schedule.is_null()) j["baseline_schedule"] = p.baseline_schedule;
   if (!p.best_schedule.is_null()) j["best_schedule"] = p.best_schedule;
+  if (p.source) j["source"] = source_to_json(*p.source);
   return j;
 }
 
@@ -210,7 +286,7 @@ Problem problem_from_json(const json& j, const std::string& source) {
   r.object_at(j, "");
   r.only_keys(j, "",
               {"format_version", "name", "level", "title", "torch", "notes", "sizes", "default_size", "inputs",
-               "stages", "outputs", "tolerance", "flops", "baseline_schedule", "best_schedule"});
+               "stages", "outputs", "tolerance", "flops", "baseline_schedule", "best_schedule", "source"});
   if (j.contains("format_version") && j["format_version"] != kProblemFileVersion)
     r.error("/format_version", "bad-value",
             "This cusched reads problem files of format_version " + std::to_string(kProblemFileVersion) + ".",
@@ -331,6 +407,7 @@ Problem problem_from_json(const json& j, const std::string& source) {
       r.array_at(j[key], std::string("/") + key);
       (key == std::string("baseline_schedule") ? p.baseline_schedule : p.best_schedule) = j[key];
     }
+  if (j.contains("source")) p.source = read_source(r, j["source"], p);
   return p;
 }
 

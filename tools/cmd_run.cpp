@@ -17,7 +17,7 @@ namespace {
 
 struct Options {
   std::string problem, schedule = "best", size, shape, backend = "gpu", inputs, save_io;
-  bool json = false, strict = false, no_audit = false, per_launch = false, sanitize = false;
+  bool json = false, strict = false, no_audit = false, per_launch = false, sanitize = false, no_time = false;
   uint64_t seed = 1;
 };
 
@@ -95,6 +95,7 @@ CommandRegistration reg{
        sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
        sub.add_flag("--sanitize", o->sanitize,
                     "Also run compute-sanitizer (memcheck, racecheck, synccheck) on the schedule at the small size");
+       sub.add_flag("--no-time", o->no_time, "Verify only: skip the timed launches");
        sub.add_flag("--json", o->json, "Print the outcome as JSON");
        sub.add_flag("--per-launch", o->per_launch,
                     "Also time each launch of a multi-kernel schedule alone (L2 flushed, same repeats)");
@@ -116,6 +117,7 @@ CommandRegistration reg{
            cfg.save_io_dir = o->save_io;
            cfg.audit = !o->no_audit;
            cfg.time_each_launch = o->per_launch;
+           cfg.time_it = !o->no_time;
            if (cfg.backend == "gpu") {
              if (auto err = runtime::driver_available()) {
                std::cerr << err->message << "\n";

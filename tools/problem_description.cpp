@@ -57,6 +57,10 @@ nlohmann::json describe_problem(const Problem& p) {
                            {"output", p.pipeline.is_output(s->name)},
                            {"loops", loops}});
   }
+  if (p.source)
+    j["source"] = {{"benchmark", p.source->benchmark},   {"file", p.source->file},
+                   {"commit", p.source->commit},         {"forward_args", p.source->forward_args},
+                   {"parameters", p.source->parameters}, {"init_args", p.source->init_args}};
   j["contract"] = kernel_contract(p);
   j["flops"] = p.flops ? expr_to_text(p.flops.expr) : "";
   if (!p.baseline_schedule.is_null()) {
@@ -73,6 +77,21 @@ std::string describe_problem_text(const nlohmann::json& d) {
   os << ": " << d["title"].get<std::string>() << "\n";
   if (!d["torch"].get<std::string>().empty()) os << "reproduces  " << d["torch"].get<std::string>() << "\n";
   if (!d["notes"].get<std::string>().empty()) os << "notes       " << d["notes"].get<std::string>() << "\n";
+  if (d.contains("source")) {
+    const auto& s = d["source"];
+    os << "source      " << s["benchmark"].get<std::string>() << " " << s["file"].get<std::string>() << " at "
+       << s["commit"].get<std::string>() << "\n";
+    os << "  forward(";
+    for (size_t i = 0; i < s["forward_args"].size(); ++i) {
+      const auto& a = s["forward_args"][i];
+      os << (i ? ", " : "") << (a.is_string() ? a.get<std::string>() : a.dump());
+    }
+    os << ")";
+    if (!s["init_args"].is_null()) os << " of Model(*" << s["init_args"].dump() << ")";
+    os << "\n";
+    for (const auto& [input, attr] : s["parameters"].items())
+      os << "  " << input << " -> module." << attr.get<std::string>() << "\n";
+  }
   os << "sizes      ";
   for (const auto& [size, bindings] : d["sizes"].items()) {
     os << " " << size << (size == d["default_size"] ? " (default):" : ":");

@@ -129,6 +129,78 @@ TEST(ProblemFile, BadFilesGiveTheirCodes) {
   }
 }
 
+nlohmann::json file_with_source() {
+  nlohmann::json j = good_file();
+  j["inputs"].push_back({{"name", "W"}, {"dtype", "f32"}, {"shape", {"D"}}});
+  j["stages"][0] = "S(i in R) = sum(k in D: X(i, k) * W(k))";
+  j["source"] = {{"benchmark", "KernelBench"},
+                 {"file", "level1/4_Matrix_vector_multiplication_.py"},
+                 {"commit", "423217d9fda91e0c2d67e4a43bf62f96f6d104f1"},
+                 {"forward_args", {"X", 0.5}},
+                 {"parameters", {{"W", "linear.weight"}}},
+                 {"init_args", {7, 1}}};
+  return j;
+}
+
+TEST(ProblemFile, SourceReadsAndRoundTrips) {
+  Problem p = problem_from_json(file_with_source(), "source.json");
+  ASSERT_TRUE(p.source.has_value());
+  EXPECT_EQ(p.source->benchmark, "KernelBench");
+  EXPECT_EQ(p.source->file, "level1/4_Matrix_vector_multiplication_.py");
+  EXPECT_EQ(p.source->forward_args, (nlohmann::json{"X", 0.5}));
+  EXPECT_EQ(p.source->parameters.at("W"), "linear.weight");
+  EXPECT_EQ(p.source->init_args, (nlohmann::json{7, 1}));
+  nlohmann::json written = problem_to_json(p);
+  EXPECT_EQ(written["source"], file_with_source()["source"]);
+  Problem again = problem_from_json(written, "again.json");
+  EXPECT_EQ(problem_to_json(again), written);
+
+  nlohmann::json j = file_with_source();
+  j["source"].erase("init_args");
+  j["source"].erase("parameters");
+  j["source"]["forward_args"] = {"X", "W"};
+  Problem bare = problem_from_json(j, "bare.json");
+  EXPECT_TRUE(bare.source->init_args.is_null());
+  EXPECT_FALSE(problem_to_json(bare)["source"].contains("init_args"));
+  EXPECT_FALSE(problem_from_json(good_file(), "none.json").source.has_value());
+  EXPECT_FALSE(problem_to_json(problem_from_json(good_file(), "none.json")).contains("source"));
+}
+
+TEST(ProblemFile, MalformedSourcesPointAtTheBadValue) {
+  struct Case {
+    const char* pointer;
+    nlohmann::json value;
+    const char* code;
+    const char* where;
+  };
+  std::vector<Case> cases = {
+      {"/source/commit", "423217d9", "bad-source", "/source/commit"},
+      {"/source/commit", "423217D9FDA91E0C2D67E4A43BF62F96F6D104F1", "bad-source", "/source/commit"},
+      {"/source/file", "/abs/path.py", "bad-source", "/source/file"},
+      {"/source/benchmark", "", "bad-source", "/source/benchmark"},
+      {"/source/forward_args", nlohmann::json{"X", "Q"}, "bad-source", "/source/forward_args/1"},
+      {"/source/forward_args", nlohmann::json{"X", true}, "bad-source", "/source/forward_args/1"},
+      {"/source/forward_args", nlohmann::json{"X", "W"}, "bad-source", "/source/parameters/W"},
+      {"/source/forward_args", nlohmann::json::array(), "bad-source", "at /source:"},
+      {"/source/parameters", nlohmann::json{{"W", "linear weight"}}, "bad-source", "/source/parameters/W"},
+      {"/source/parameters", nlohmann::json{{"W", 3}}, "bad-value", "/source/parameters/W"},
+      {"/source/forward_args", "X", "bad-value", "/source/forward_args"},
+      {"/source/init_args", nlohmann::json{{"a", 1}}, "bad-value", "/source/init_args"},
+      {"/source/colour", "red", "unknown-key", "/source/colour"},
+      {"/source", "KernelBench", "bad-value", "/source"},
+  };
+  for (const auto& c : cases) {
+    nlohmann::json j = file_with_source();
+    j[nlohmann::json::json_pointer(c.pointer)] = c.value;
+    std::string message;
+    EXPECT_EQ(load_error(j, &message), c.code) << c.pointer << " = " << c.value.dump() << ": " << message;
+    EXPECT_NE(message.find(c.where), std::string::npos) << message;
+  }
+  nlohmann::json j = file_with_source();
+  j["source"].erase("commit");
+  EXPECT_EQ(load_error(j), "missing-key");
+}
+
 TEST(ProblemFile, StructuralErrors) {
   nlohmann::json j = good_file();
   j["stages"].push_back("S(i in R) = X(i, 0)");

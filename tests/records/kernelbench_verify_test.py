@@ -1,0 +1,263 @@
+"""The parts of bench/kernelbench_verify.py that need no GPU and no PyTorch: shapes and working
+sets of problem files, the reduced shape, the forward-argument and parameter mapping, the
+comparison at both tolerances, the disk budget's order, and the record it writes (which
+validates and which make_tables.py renders)."""
+import glob
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import kernelbench_verify as kv  # noqa: E402
+import make_tables  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+
+def problem_file(stem_prefix):
+    paths = glob.glob(os.path.join(ROOT, "problems", "kernelbench", "level1", stem_prefix + "_*.json"))
+    if not paths:
+        raise unittest.SkipTest("no problem file %s_*" % stem_prefix)
+    with open(paths[0]) as f:
+        return json.load(f)
+
+
+class Shapes(unittest.TestCase):
+    def test_size_expressions_truncate_as_c_does(self):
+        s = {"H": 224, "W": 7}
+        self.assertEqual(kv.size_value("(H + 4 - 11) / 4 + 1", s), 55)
+        self.assertEqual(kv.size_value("H - 2 * W", s), 210)
+        self.assertEqual(kv.size_value("W % 4", s), 3)
+        self.assertEqual(kv.size_value("(W - 9) / 2", s), -1)  # truncation toward zero, not floor
+        self.assertEqual(kv.size_value(3, s), 3)
+        with self.assertRaises(ValueError):
+            kv.size_value("H + Q", s)
+        with self.assertRaises(ValueError):
+            kv.size_value("H +", s)
+
+    def test_stage_domains_split_at_top_level_commas(self):
+        name, extents = kv.stage_domain("Y(n in N, oh in (H - 11) / 11 + 1, ow in max(W, 2)) = S(n, oh, ow) / 2.0f")
+        self.assertEqual(name, "Y")
+        self.assertEqual(extents, ["N", "(H - 11) / 11 + 1", "max(W, 2)"])
+
+    def test_a_strided_convolution_file_gives_pytorchs_output_shape(self):
+        p = problem_file("50")
+        shapes = kv.output_shapes(p, p["sizes"]["bench"])
+        self.assertEqual(shapes, {"Y": [256, 96, 55, 55]})
+        ins, outs = kv.working_set(p, p["sizes"]["bench"])
+        self.assertEqual(outs, 256 * 96 * 55 * 55 * 4)
+        self.assertEqual(ins, (256 * 3 * 224 * 224 + 96 * 3 * 11 * 11 + 96) * 4)
+
+    def test_argmax_outputs_count_eight_bytes(self):
+        p = problem_file("51")
+        _, outs = kv.working_set(p, p["sizes"]["bench"])
+        self.assertEqual(outs, 128 * 4095 * 8)
+
+    def test_a_reduced_shape_fits_and_keeps_every_extent_positive(self):
+        p = problem_file("45")  # AvgPool2d kernel 11: H and W must stay at least 11
+        bench = p["sizes"]["bench"]
+        limit = 64 << 20
+        sizes, reduced = kv.reduced_sizes(p, bench, limit)
+        self.assertTrue(reduced)
+        self.assertLessEqual(sum(kv.working_set(p, sizes)), limit)
+        self.assertTrue(kv.shapes_valid(p, sizes))
+        self.assertGreaterEqual(sizes["H"], 11)
+        self.assertEqual(kv.shape_flag(bench, bench), "")
+        flag = kv.shape_flag(bench, sizes)
+        self.assertTrue(flag and all("=" in part for part in flag.split(",")))
+        same, again = kv.reduced_sizes(p, bench, 1 << 50)
+        self.assertEqual((same, again), (bench, False))
+
+    def test_every_problem_file_has_valid_bench_shapes(self):
+        paths = sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "**", "*.json"), recursive=True))
+        for path in paths:
+            with open(path) as f:
+                p = json.load(f)
+            for table, sizes in p["sizes"].items():
+                self.assertTrue(kv.shapes_valid(p, sizes), "%s at %s" % (path, table))
+
+
+class ModuleMapping(unittest.TestCase):
+    def test_forward_arguments_follow_the_source_order_with_scalars(self):
+        source = {"forward_args": ["A", 3.14, "B", 2]}
+        self.assertEqual(kv.forward_arguments(source, {"A": "a", "B": "b"}), ["a", 3.14, "b", 2])
+        with self.assertRaises(KeyError):
+            kv.forward_arguments({"forward_args": ["C"]}, {"A": "a"})
+
+    def test_parameters_are_copied_into_the_attribute_paths(self):
+        class Tensor:
+            def __init__(self, shape):
+                self.shape, self.data, self.value = shape, self, None
+
+            def copy_(self, v):
+                self.value = v.value
+
+        class Layer:
+            def __init__(self):
+                self.weight, self.bias = Tensor((4, 3)), Tensor((4,))
+
+        class Model:
+            def __init__(self):
+                self.conv = Layer()
+
+        m = Model()
+        w, b = Tensor((4, 3)), Tensor((4,))
+        w.value, b.value = "w", "b"
+        kv.load_parameters(m, {"parameters": {"W": "conv.weight", "B": "conv.bias"}}, {"W": w, "B": b})
+        self.assertEqual((m.conv.weight.value, m.conv.bias.value), ("w", "b"))
+        with self.assertRaises(ValueError):
+            kv.load_parameters(m, {"parameters": {"B": "conv.weight"}}, {"B": b})
+
+    def test_constructor_arguments_compare_tuples_as_lists(self):
+        self.assertEqual(kv.normalised([3, (5, 7), False]), [3, [5, 7], False])
+
+    def test_the_module_is_found_under_the_checkout_or_its_kernelbench_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "KernelBench", "level1"))
+            path = os.path.join(d, "KernelBench", "level1", "19_ReLU.py")
+            open(path, "w").close()
+            self.assertEqual(kv.kernelbench_file(d, "level1/19_ReLU.py"), path)
+            self.assertEqual(kv.kernelbench_file(os.path.join(d, "KernelBench"), "level1/19_ReLU.py"), path)
+            with self.assertRaises(FileNotFoundError):
+                kv.kernelbench_file(d, "level1/20_LeakyReLU.py")
+
+    def test_the_first_trials_files_are_used(self):
+        with tempfile.TemporaryDirectory() as d:
+            for n in ("trial2_X.npy", "trial10_X.npy", "trial1_X.npy", "trial1_Y.npy", "trial1_Y.reference.npy"):
+                open(os.path.join(d, n), "w").close()
+            self.assertEqual(os.path.basename(kv.saved(d, "X")), "trial1_X.npy")
+            self.assertEqual(os.path.basename(kv.saved(d, "Y")), "trial1_Y.npy")
+            self.assertEqual(os.path.basename(kv.saved(d, "Y", ".reference.npy")), "trial1_Y.reference.npy")
+            with self.assertRaises(FileNotFoundError):
+                kv.saved(d, "Z")
+
+
+class Comparison(unittest.TestCase):
+    """The rule on plain sequences; the numpy path (the GPU machine's) must agree where numpy is installed."""
+
+    def both(self, got, ref, **kw):
+        c = kv.compare(got, ref, **kw)
+        if np is not None:
+            d = kv.compare(np.array(got), np.array(ref), **kw)
+            self.assertEqual(c["pass"], d["pass"])
+            self.assertAlmostEqual(c["max_abs_err"], d["max_abs_err"], places=6)
+        return c
+
+    def test_each_tolerance_is_absolute_plus_relative(self):
+        ref = [1.0, 100.0, 0.0]
+        c = self.both([1.015, 100.9, 0.005], ref)
+        self.assertTrue(c["pass"][1e-2])
+        self.assertFalse(c["pass"][1e-4])
+        self.assertAlmostEqual(c["max_abs_err"], 0.9, places=6)
+        self.assertAlmostEqual(self.both([1.015, 100.9], [1.0, 100.0])["max_rel_err"], 0.015, places=6)
+        self.assertFalse(self.both([1.05, 100.0, 0.0], ref)["pass"][1e-2])
+        self.assertFalse(self.both([1.0, 101.5, 0.0], ref)["pass"][1e-2])
+        self.assertTrue(self.both([1.00005, 100.0, 0.0], ref)["pass"][1e-4])
+
+    def test_shapes_may_differ_but_element_counts_may_not(self):
+        self.assertTrue(self.both([[[1.0, 2.0]], [[3.0, 4.0]]], [[1.0, 2.0], [3.0, 4.0]])["pass"][1e-4])
+        with self.assertRaises(ValueError):
+            kv.compare([1.0, 2.0], [1.0, 2.0, 3.0])
+
+    def test_nan_and_infinity_pass_only_where_both_agree(self):
+        nan, inf = float("nan"), float("inf")
+        self.assertTrue(self.both([nan, inf, -inf], [nan, inf, -inf])["pass"][1e-2])
+        self.assertFalse(self.both([nan], [1.0])["pass"][1e-2])
+        self.assertFalse(self.both([inf], [1.0])["pass"][1e-2])
+        self.assertFalse(self.both([1.0], [inf])["pass"][1e-2])
+        self.assertFalse(self.both([inf], [-inf])["pass"][1e-2])
+
+    def test_chunks_cover_every_element(self):
+        got = [0.0] * 999 + [1.0]
+        c = self.both(got, [0.0] * 1000, chunk=7)
+        self.assertFalse(c["pass"][1e-2])
+        self.assertEqual(c["max_abs_err"], 1.0)
+
+    def test_integer_outputs_compare_exactly_enough(self):
+        self.assertTrue(self.both([3, 7], [3, 7])["pass"][1e-4])
+        self.assertFalse(self.both([3, 8], [3, 7])["pass"][1e-2])
+
+
+class DiskBudget(unittest.TestCase):
+    def test_runs_take_their_share_in_job_order_and_never_exceed_it(self):
+        budget = kv.DiskBudget(10)
+        order, peak, lock = [], [0], threading.Lock()
+
+        def job(i, n):
+            budget.acquire(n, i)
+            with lock:
+                order.append(i)
+                peak[0] = max(peak[0], budget.used)
+            time.sleep(0.01)
+            budget.release(n)
+
+        threads = [threading.Thread(target=job, args=(i, n)) for i, n in reversed(list(enumerate([4, 4, 4, 30, 2])))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        self.assertEqual(order, [0, 1, 2, 3, 4])
+        self.assertLessEqual(peak[0], 30)  # the 30 runs alone
+
+
+class Record(unittest.TestCase):
+    def outcomes(self):
+        check = {"max_abs_err": 2e-5, "max_rel_err": 3e-4, "pass": {1e-2: True, 1e-4: False}}
+        return [
+            ("kb1_19_ReLU", {"status": "compared", "verdict": "ok", "check": check, "reference_check": check,
+                             "sizes": {"BATCH": 1024, "D": 393216}, "reduced": True, "source_file": "level1/19_ReLU.py"}),
+            ("kb1_50_conv", {"status": "cusched_failed", "verdict": "timeout", "reason": "timeout: the kernel",
+                             "sizes": {"N": 256}, "reduced": False, "source_file": "level1/50_conv.py"}),
+        ]
+
+    def record(self):
+        rows = [kv.result_row(n, o) for n, o in self.outcomes()]
+        return kv.make_record(rows, name="kernelbench-verify", date="2026-12-02", started="2026-12-02T03:00:00Z",
+                              commit="abc1234", environment={"gpu": "NVIDIA H200", "gpu_count": 1, "driver": None,
+                                                             "cuda": None, "pytorch": "2.11"},
+                              command="python3 bench/kernelbench_verify.py --kernelbench kb", prediction=None,
+                              notes="n")
+
+    def test_rows_carry_both_tolerances_and_the_failure_reason(self):
+        r = self.record()
+        ok, failed = r["results"]
+        self.assertEqual((ok["pytorch_match"]["1e-2"], ok["pytorch_match"]["1e-4"]), (True, False))
+        self.assertEqual(ok["matches_pytorch"], "pass")
+        self.assertTrue(ok["pytorch_match"]["reduced"])
+        self.assertEqual(failed["pytorch_match"]["status"], "cusched_failed")
+        self.assertIsNone(failed["matches_pytorch"])
+        self.assertEqual(failed["note"], "timeout: the kernel")
+        self.assertIsNone(ok["cusched_ms"]["median"])  # not timed: never in the current-numbers table
+
+    def test_the_record_validates_and_renders(self):
+        r = self.record()
+        try:
+            import jsonschema
+            with open(os.path.join(ROOT, "bench", "record.schema.json")) as f:
+                errors = [e.message for e in jsonschema.Draft202012Validator(json.load(f)).iter_errors(r)]
+            self.assertEqual(errors, [])
+        except ImportError:
+            pass
+        md = make_tables.results_md([r])
+        self.assertIn("2 problem files checked against their PyTorch modules: 1 match at 1e-2, 0 at 1e-4", md)
+        self.assertIn("| level1/19_ReLU.py |", md)
+        self.assertIn("yes / no", md)
+        self.assertIn("reduced: BATCH=1024, D=393216", md)
+        self.assertEqual(make_tables.current_rows([r]), [])
+
+    def test_the_summary_counts_matches(self):
+        lines = kv.summary_lines(self.record()["results"])
+        self.assertEqual(lines[-1], "2 problems: 1 match PyTorch at 1e-2, 0 at 1e-4")
+        self.assertIn("FAIL", lines[2])
+
+
+if __name__ == "__main__":
+    unittest.main()
