@@ -1,0 +1,115 @@
+// The KernelBench problem files (problems/kernelbench/level*/<KernelBench file stem>.json):
+// each parses, names the KernelBench module it reproduces (its level folder and file stem,
+// a 40-hex commit, every input placed once), and verifies in the CPU interpreter against
+// the float64 reference at the small size with its baseline schedule and with a few random
+// legal schedules (a count and a time bound per file).
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "dsl/random_schedule.h"
+#include "dsl/schedule.h"
+#include "problems/automatic_baseline.h"
+#include "problems/problem_file.h"
+#include "runtime/interp_verification.h"
+
+namespace cusched {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kRoot = fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench";
+
+std::vector<std::string> problem_files() {
+  std::vector<std::string> out;
+  if (fs::is_directory(kRoot))
+    for (const auto& e : fs::recursive_directory_iterator(kRoot))
+      if (e.path().extension() == ".json") out.push_back(fs::relative(e.path(), kRoot).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class KernelBenchFile : public ::testing::TestWithParam<std::string> {
+ protected:
+  Problem load() const { return load_problem_file((kRoot / GetParam()).string()); }
+};
+
+TEST_P(KernelBenchFile, NamesItsKernelBenchModule) {
+  const Problem p = load();
+  ASSERT_TRUE(p.source.has_value()) << "no source key";
+  const ProblemSource& s = *p.source;
+  EXPECT_EQ(s.benchmark, "KernelBench");
+  const fs::path rel(GetParam());
+  const std::string level = rel.parent_path().string();  // "level1"
+  ASSERT_TRUE(std::regex_match(level, std::regex("level[1-4]"))) << "a file outside the level folders: " << rel;
+  EXPECT_EQ(p.level, level.substr(5));
+  // The KernelBench path: level<N>/<number>_<name>.py, the same stem as this file.
+  EXPECT_TRUE(std::regex_match(s.file, std::regex(R"(level[1-4]/[0-9]+_[A-Za-z0-9_]+\.py)"))) << s.file;
+  EXPECT_EQ(s.file, level + "/" + rel.stem().string() + ".py");
+  EXPECT_TRUE(std::regex_match(s.commit, std::regex("[0-9a-f]{40}"))) << s.commit;
+  EXPECT_TRUE(s.init_args.is_null() || s.init_args.is_array());
+  EXPECT_FALSE(s.forward_args.empty()) << "forward() takes at least one argument";
+  EXPECT_TRUE(p.sizes.count("bench")) << "no bench size (KernelBench's shapes)";
+  EXPECT_EQ(p.default_size, "bench");
+  // The file is in the form the writer gives back (no key lost, none added).
+  EXPECT_EQ(problem_to_json(problem_from_json(problem_to_json(p), "again")), problem_to_json(p));
+}
+
+TEST_P(KernelBenchFile, SmallSizeIsSmall) {
+  const Problem p = load();
+  const SizeBindings& small = p.size("small");
+  int64_t outputs = 0;
+  for (const auto& name : p.pipeline.outputs()) {
+    const FuncDef* f = p.pipeline.find_stage(name);
+    int64_t n = 1;
+    for (const auto& e : f->extents) n *= eval_int(e, small);
+    outputs += n;
+  }
+  EXPECT_LE(outputs, 20000) << "the small size is for the CPU interpreter";
+}
+
+TEST_P(KernelBenchFile, BaselineVerifiesInTheInterpreter) {
+  const Problem p = load();
+  const nlohmann::json steps = baseline_schedule_of(p);
+  ValidationResult v = validate_schedule(p.context("small"), steps);
+  ASSERT_TRUE(v.ok) << v.error.code << ": " << v.error.message;
+  auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 1, 2);
+  EXPECT_EQ(r.verdict, "ok") << r.message << " " << r.error.code << ": " << r.error.message;
+}
+
+TEST_P(KernelBenchFile, RandomLegalSchedulesVerify) {
+  const Problem p = load();
+  const ScheduleContext ctx = p.context("small");
+  std::mt19937_64 rng(std::hash<std::string>{}(GetParam()));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+  int tried = 0, verified = 0;
+  for (; tried < 3 && std::chrono::steady_clock::now() < deadline; ++tried) {
+    nlohmann::json steps = random_schedule(ctx, rng);
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(ctx, steps), "small", 7 + tried, 1);
+    if (r.verdict == "rejected") {
+      EXPECT_FALSE(r.error.code.empty()) << steps.dump();
+      continue;
+    }
+    EXPECT_EQ(r.verdict, "ok") << r.message << "\nschedule: " << steps.dump();
+    verified += r.verdict == "ok";
+  }
+  RecordProperty("random_schedules", tried);
+  RecordProperty("random_verified", verified);
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = fs::path(info.param).parent_path().string() + "_" + fs::path(info.param).stem().string();
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, KernelBenchFile, ::testing::ValuesIn(problem_files()), test_name);
+
+TEST(KernelBenchFiles, TheSetIsThere) { EXPECT_GE(problem_files().size(), 90u) << "under " << kRoot; }
+
+}  // namespace
+}  // namespace cusched
