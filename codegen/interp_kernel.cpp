@@ -579,7 +579,8 @@ class KernelCompiler {
                    "', aligned to " + std::to_string(b.alignment) + " bytes; the 128-byte swizzle needs 1024.",
                "Allocate the swizzled copy aligned to 1024 bytes.");
         if (s->width < 8 || s->width > kWgmmaMaxN || s->width % 8 != 0 || s->mma_precision != Precision::tf32)
-          malformed("has a wgmma m64n" + std::to_string(s->width) + "k8 with " + precision_name(s->mma_precision) + " operands",
+          malformed("has a wgmma m64n" + std::to_string(s->width) + "k8 with " + precision_name(s->mma_precision) +
+                        " operands",
                     "Use N a multiple of 8 up to 256 with tf32 operands.");
         if (static_cast<int>(s->operands.size()) != kWgmmaAElements)
           malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements",

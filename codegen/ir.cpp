@@ -160,8 +160,8 @@ Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::
   return n;
 }
 
-Stmt make_wgmma(Precision precision, int64_t n, const std::string& acc, Expr acc_index,
-                std::vector<Expr> a_operands, const std::string& b_shared, Expr b_start) {
+Stmt make_wgmma(Precision precision, int64_t n, const std::string& acc, Expr acc_index, std::vector<Expr> a_operands,
+                const std::string& b_shared, Expr b_start) {
   auto s = std::make_shared<StmtNode>();
   s->kind = StmtKind::Wgmma;
   s->mma_shape = "m64n" + std::to_string(n) + "k8";
@@ -325,8 +325,8 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     case StmtKind::Mma: {
       const MmaLayout& l = mma_layout(s->mma_shape);
-      os << pad << "mma_" << s->mma_shape << "_" << precision_name(s->mma_precision) << "(" << s->buffer << "[" << to_string(s->index)
-         << " .. +3]) [warp]\n";
+      os << pad << "mma_" << s->mma_shape << "_" << precision_name(s->mma_precision) << "(" << s->buffer << "["
+         << to_string(s->index) << " .. +3]) [warp]\n";
       for (size_t i = 0; i < s->operands.size(); ++i)
         os << pad << "  "
            << (static_cast<int>(i) < l.a_count ? "a" + std::to_string(i) : "b" + std::to_string(i - l.a_count)) << " = "
@@ -334,8 +334,8 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     }
     case StmtKind::Wgmma:
-      os << pad << "wgmma_" << s->mma_shape << "_" << precision_name(s->mma_precision) << "(" << s->buffer << "[" << to_string(s->index)
-         << " .. +" << s->width / 2 - 1 << "], B = " << s->source << "[" << to_string(s->value)
+      os << pad << "wgmma_" << s->mma_shape << "_" << precision_name(s->mma_precision) << "(" << s->buffer << "["
+         << to_string(s->index) << " .. +" << s->width / 2 - 1 << "], B = " << s->source << "[" << to_string(s->value)
          << " ..] K-major, 128-byte swizzle) [warpgroup]\n";
       for (size_t i = 0; i < s->operands.size(); ++i)
         os << pad << "  a" << i << " = " << to_string(s->operands[i]) << "\n";
@@ -365,7 +365,8 @@ std::string print_stmt(const Stmt& s, int indent) {
 
 std::string print_ir(const LoweredProgram& p) {
   std::ostringstream os;
-  os << "# problem " << p.problem << ", schedule " << p.schedule_hash << ", precision " << precision_name(p.precision) << "\n";
+  os << "# problem " << p.problem << ", schedule " << p.schedule_hash << ", precision " << precision_name(p.precision)
+     << "\n";
   for (const auto& b : p.buffers) {
     os << "buffer " << b.name << ": " << dtype_name(b.dtype) << "[";
     for (size_t i = 0; i < b.shape.size(); ++i) os << (i ? ", " : "") << b.shape[i];

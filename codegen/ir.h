@@ -184,9 +184,9 @@ struct StmtNode {
   GpuAxis combined_axis = GpuAxis::None;  // kind "cluster": the preceding combine across threads
   int64_t combined_width = 0;
   // Mma (buffer/index: the accumulators)
-  std::string mma_shape;       // "m16n8k8" or "m16n8k16"
+  std::string mma_shape;                      // "m16n8k8" or "m16n8k16"
   Precision mma_precision = Precision::tf32;  // tf32, 3xtf32, bf16 or f16
-  std::vector<Expr> operands;  // this lane's A fragment elements, then its B fragment elements
+  std::vector<Expr> operands;                 // this lane's A fragment elements, then its B fragment elements
   // LdMatrix (buffer/index: the fragment; value: this lane's row address in `source`)
   // Wgmma (buffer/index: accumulators; operands: A; source/value: B's shared buffer
   // and descriptor start; width: N). WgmmaWait (width: groups in flight; source/index/
@@ -222,8 +222,8 @@ Stmt make_mma(const std::string& shape, Precision precision, const std::string& 
               std::vector<Expr> operands);
 Stmt make_ldmatrix(const std::string& fragment, Expr fragment_index, const std::string& shared_source, Expr row_address,
                    int matrices, bool transpose);
-Stmt make_wgmma(Precision precision, int64_t n, const std::string& acc, Expr acc_index,
-                std::vector<Expr> a_operands, const std::string& b_shared, Expr b_start);
+Stmt make_wgmma(Precision precision, int64_t n, const std::string& acc, Expr acc_index, std::vector<Expr> a_operands,
+                const std::string& b_shared, Expr b_start);
 Stmt make_wgmma_fence();
 Stmt make_wgmma_commit();
 // `held`: a register buffer whose elements held_index .. +held_count-1 stay unchanged until here ("" for none).

@@ -38,7 +38,7 @@ struct LaunchSpec {
 struct KernelBundle {
   std::string problem;
   std::string schedule_hash;
-  Precision precision = Precision::f32;  // f32, tf32, 3xtf32, bf16, f16; f64 for the reference
+  Precision precision = Precision::f32;        // f32, tf32, 3xtf32, bf16, f16; f64 for the reference
   std::string math = "exact";                  // "fast": some stage uses fast-math intrinsics (codegen/fast_math.h)
   std::string source;                          // CUDA C++
   std::map<std::string, std::string> headers;  // include name -> contents, given to NVRTC

@@ -6,9 +6,12 @@ namespace cusched {
 
 std::string mem_scope_name(MemScope s) {
   switch (s) {
-    case MemScope::Global: return "global";
-    case MemScope::Shared: return "shared";
-    case MemScope::Register: return "register";
+    case MemScope::Global:
+      return "global";
+    case MemScope::Shared:
+      return "shared";
+    case MemScope::Register:
+      return "register";
   }
   return "?";
 }

@@ -46,14 +46,14 @@ struct LoopRelation {
 enum class ComputeLocation { Root, Inline, At };
 
 struct CacheRead {
-  std::string source;    // tensor or stage read by this stage
-  std::string name;      // name of the staged copy
+  std::string source;                 // tensor or stage read by this stage
+  std::string name;                   // name of the staged copy
   MemScope scope = MemScope::Shared;  // Shared or Register
-  std::string at_loop;   // loop of this stage at which the copy is made
-  int pad = 0;           // elements added to the innermost dimension
-  bool swizzle = false;  // XOR swizzle of 16-byte chunks instead of padding
-  bool share = false;    // also read by the producers computed at at_loop
-  int registers = 0;     // a shared copy's last copy steps kept in the copying threads' registers
+  std::string at_loop;                // loop of this stage at which the copy is made
+  int pad = 0;                        // elements added to the innermost dimension
+  bool swizzle = false;               // XOR swizzle of 16-byte chunks instead of padding
+  bool share = false;                 // also read by the producers computed at at_loop
+  int registers = 0;                  // a shared copy's last copy steps kept in the copying threads' registers
 };
 
 // An L2 eviction priority for a kernel's global loads of one input (l2_hint).
@@ -94,15 +94,15 @@ struct StageSchedule {
   std::string at_stage, at_loop;
   std::vector<CacheRead> cache_reads;
   std::optional<MemScope> cache_write_scope;  // none (default register accumulation), Register, Shared
-  std::string cross_thread_loop;   // reduction loop combined across threads
-  std::string cross_thread_kind;   // "warp" or "block"
-  std::string cross_cluster_loop;  // reduction loop combined across the blocks of a cluster
+  std::string cross_thread_loop;              // reduction loop combined across threads
+  std::string cross_thread_kind;              // "warp" or "block"
+  std::string cross_cluster_loop;             // reduction loop combined across the blocks of a cluster
   std::string pipeline_loop;
   int pipeline_depth = 0;
-  bool pipeline_bulk = false;     // Hopper bulk copy engine instead of cp.async
-  std::string tensor_core_shape;  // "", "m16n8k8", "m16n8k16"
+  bool pipeline_bulk = false;            // Hopper bulk copy engine instead of cp.async
+  std::string tensor_core_shape;         // "", "m16n8k8", "m16n8k16"
   Precision precision = Precision::f32;  // operand precision: f32, tf32, 3xtf32, bf16, f16
-  std::string math = "exact";     // "fast": f32 exp, log and division as approximate intrinsics
+  std::string math = "exact";            // "fast": f32 exp, log and division as approximate intrinsics
   int launch_max_threads = 0, launch_min_blocks = 0;
   std::map<std::string, L2Hint> l2_hints;  // input -> priority of the stage's kernel's loads of it
   StageProvenance provenance;              // which step set the fields above

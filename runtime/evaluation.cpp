@@ -345,7 +345,8 @@ class Evaluation {
     if (auto use = undeclared_precision(cubin.ptx, admitted))
       return finish(Verdict::undeclared_precision,
                     "The candidate is declared " + precision_name(req_.candidate.precision) +
-                        " but its compiled code computes in " + precision_name(use->precision) + " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
+                        " but its compiled code computes in " + precision_name(use->precision) + " (PTX line " +
+                        std::to_string(use->line) + ": " + use->instruction +
                         "); declare the precision it uses, or keep its arithmetic in f32.");
     return std::nullopt;
   }

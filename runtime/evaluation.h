@@ -76,7 +76,6 @@ struct EvalRequest {
   static EvalRequest from_json(const nlohmann::json& j);
 };
 
-
 // Wall-clock milliseconds an evaluation spent in each phase, summed over trials.
 struct PhaseTimes {
   double compile = 0;    // NVRTC (or its cache) for candidate and reference, and loading the modules
@@ -101,12 +100,12 @@ struct EvalResult {
   std::vector<double> times_ms;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double floor_ms = 0, pct_of_floor = 0;
-  double copy_bandwidth_gbs = 0;   // measured once per process, bytes read + written
-  double read_bandwidth_gbs = 0;   // measured once per process, bytes read by a read-only stream
-  nlohmann::json compile_report;   // {"candidate": ..., "reference": ...}
+  double copy_bandwidth_gbs = 0;                // measured once per process, bytes read + written
+  double read_bandwidth_gbs = 0;                // measured once per process, bytes read by a read-only stream
+  nlohmann::json compile_report;                // {"candidate": ..., "reference": ...}
   Precision precision = Precision::f32;         // declared
   std::optional<Precision> compiled_precision;  // the narrowest found in the candidate's PTX (runtime/precision_scan.h)
-  std::string input_protection;    // "read-only mapping" or "checksum" (see InputProtection), with the note below
+  std::string input_protection;  // "read-only mapping" or "checksum" (see InputProtection), with the note below
   std::string input_protection_note;
   int timed_runs_verified = 0;  // timed runs whose outputs were checked against the reference
   int timing_input_sets = 0;    // the distinct input sets the timed runs rotated over

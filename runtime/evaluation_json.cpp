@@ -8,7 +8,6 @@ namespace cusched::runtime {
 
 namespace {
 
-
 nlohmann::json distribution_json(const Distribution& d) { return {{"kind", d.kind}, {"a", d.a}, {"b", d.b}}; }
 
 Distribution distribution_from(const nlohmann::json& j) {

@@ -12,8 +12,12 @@
 namespace cusched::runtime {
 
 nlohmann::json InterpVerification::to_json() const {
-  nlohmann::json j = {{"verdict", verdict_name(verdict)}, {"message", message},       {"max_abs_err", max_abs_err},
-                      {"max_rel_err", max_rel_err}, {"rel_l2_err", rel_l2_err}, {"trials", trials},
+  nlohmann::json j = {{"verdict", verdict_name(verdict)},
+                      {"message", message},
+                      {"max_abs_err", max_abs_err},
+                      {"max_rel_err", max_rel_err},
+                      {"rel_l2_err", rel_l2_err},
+                      {"trials", trials},
                       {"backend", "interp"}};
   if (verdict == Verdict::rejected) j["error"] = error.to_json();
   return j;

@@ -8,13 +8,19 @@ namespace cusched::runtime {
 
 double flop_rate(Precision precision) {
   switch (precision) {
-    case Precision::f32: return 51e12;
-    case Precision::tf32: return 364e12;
-    case Precision::x3tf32: return 364e12 / 3;  // three TF32 products per f32 product
+    case Precision::f32:
+      return 51e12;
+    case Precision::tf32:
+      return 364e12;
+    case Precision::x3tf32:
+      return 364e12 / 3;  // three TF32 products per f32 product
     case Precision::bf16:
-    case Precision::f16: return 730e12;
-    case Precision::fp8: return 1460e12;
-    case Precision::f64: return 67e12;
+    case Precision::f16:
+      return 730e12;
+    case Precision::fp8:
+      return 1460e12;
+    case Precision::f64:
+      return 67e12;
   }
   return 51e12;
 }

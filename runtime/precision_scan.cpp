@@ -133,7 +133,9 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
     int line = 0;
   };
   std::map<std::string, Mask> masked;  // 32-bit registers that hold a value with low mantissa bits cleared
-  auto report_mask = [&](const Mask& m) { uses.push_back({m.cleared >= 16 ? Precision::bf16 : Precision::tf32, m.text, m.line}); };
+  auto report_mask = [&](const Mask& m) {
+    uses.push_back({m.cleared >= 16 ? Precision::bf16 : Precision::tf32, m.text, m.line});
+  };
   // One statement at a time: a line may hold several (inline asm), each ended by ';'.
   std::vector<std::pair<std::string, int>> statements;
   {

@@ -150,8 +150,8 @@ void check_declared_precision(const KernelBundle& b, search::CandidateOutcome& o
   if (auto use = runtime::undeclared_precision(m.ptx, runtime::admitted_precisions(b.precision, dtypes))) {
     out.verdict = runtime::Verdict::undeclared_precision;
     out.reason = "The kernel is declared " + precision_name(b.precision) + " but its compiled code computes in " +
-                 precision_name(use->precision) + " (PTX line " + std::to_string(use->line) + ": " +
-                 use->instruction + "); pass --precision " + precision_name(use->precision) +
+                 precision_name(use->precision) + " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
+                 "); pass --precision " + precision_name(use->precision) +
                  " if the problem's tolerance admits it, or keep the arithmetic in f32.";
   }
 }
@@ -348,7 +348,8 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
         return out;
       }
     } catch (const UserError& e) {
-      reject(runtime::Verdict::invalid_schedule, e.error(), "Not legal at the bench size, which the cost model ranks at: ");
+      reject(runtime::Verdict::invalid_schedule, e.error(),
+             "Not legal at the bench size, which the cost model ranks at: ");
       return out;
     }
   if (cfg.audit) {

@@ -351,7 +351,8 @@ std::optional<MoveResult> fast_math(const json& steps, const ScheduleState& st, 
   json out = json::array();
   for (const auto& step : steps)
     if (!(step.value("op", "") == "precision" && step_stage_name(step) == stage)) out.push_back(step);
-  out.push_back(schedule_step("precision", stage, {{"operands", precision_name(st.stage(stage).precision)}, {"math", "fast"}}));
+  out.push_back(
+      schedule_step("precision", stage, {{"operands", precision_name(st.stage(stage).precision)}, {"math", "fast"}}));
   return MoveResult{"fast_math", "compute exp, log and division in " + stage + " with fast-math intrinsics", out};
 }
 

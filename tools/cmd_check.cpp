@@ -121,8 +121,9 @@ CommandRegistration reg{
              fail("missing-launch", "No grid and block were given for size " + o->size + ".",
                   "Pass --grid and --block, or add a line `// cusched-launch size=" + o->size +
                       " grid=X,Y,Z block=X,Y,Z` to the file.");
-           KernelBundle b = search::handwritten_bundle(p, source, o->size, parse_precision(o->precision), parse_dim(o->grid, "grid"),
-                                                       parse_dim(o->block, "block"), o->dynamic_smem);
+           KernelBundle b =
+               search::handwritten_bundle(p, source, o->size, parse_precision(o->precision), parse_dim(o->grid, "grid"),
+                                          parse_dim(o->block, "block"), o->dynamic_smem);
            if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
            search::CandidateOutcome out;
            out.bundle = b;

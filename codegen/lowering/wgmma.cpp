@@ -129,8 +129,8 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
               std::vector<Expr> a;
               for (int i = 0; i < kWgmmaAElements; ++i)
                 a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i))}));
-              s.push_back(
-                  make_wgmma(Precision::tf32, T.N, acc, make_int(mt * NA), a, b_buffer, b_start + make_int(kt * kWgmmaK)));
+              s.push_back(make_wgmma(Precision::tf32, T.N, acc, make_int(mt * NA), a, b_buffer,
+                                     b_start + make_int(kt * kWgmmaK)));
             }
           s.push_back(make_wgmma_commit());
           s.push_back(inflight ? make_wgmma_wait(1, frag, make_int((1 - parity) * per_step), per_step)

@@ -9,12 +9,18 @@ namespace cusched {
 double precision_unit_roundoff(Precision p) {
   switch (p) {
     case Precision::tf32:
-    case Precision::f16: return 1.0 / 2048;    // 10 explicit mantissa bits
-    case Precision::bf16: return 1.0 / 256;    // 7 explicit mantissa bits
-    case Precision::fp8: return 1.0 / 8;       // e4m3: 3 explicit mantissa bits
-    case Precision::x3tf32: return 1.0 / 2097152;  // a TF32 high part plus a TF32 low part: about 21 bits
-    case Precision::f64: return 1.0 / 9007199254740992.0;
-    case Precision::f32: break;
+    case Precision::f16:
+      return 1.0 / 2048;  // 10 explicit mantissa bits
+    case Precision::bf16:
+      return 1.0 / 256;  // 7 explicit mantissa bits
+    case Precision::fp8:
+      return 1.0 / 8;  // e4m3: 3 explicit mantissa bits
+    case Precision::x3tf32:
+      return 1.0 / 2097152;  // a TF32 high part plus a TF32 low part: about 21 bits
+    case Precision::f64:
+      return 1.0 / 9007199254740992.0;
+    case Precision::f32:
+      break;
   }
   return 1.0 / 16777216;  // f32
 }
@@ -27,8 +33,8 @@ void require_precision_within_tolerance(Precision p, double atol, double rtol, c
     char buf[64];
     snprintf(buf, sizeof buf, "%.0e", std::min(atol, rtol));
     fail("precision-exceeds-tolerance",
-         "Operand precision " + precision_name(p) + " for stage '" + stage + "' is too coarse for this problem's tolerance (" + buf +
-             ").",
+         "Operand precision " + precision_name(p) + " for stage '" + stage +
+             "' is too coarse for this problem's tolerance (" + buf + ").",
          "Keep f32 operands for this problem, or use the problem's 1e-2 tolerance variant.");
   }
 }

@@ -38,7 +38,8 @@ PrimitiveDef tensor_core_primitive() {
       fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
            "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
     const bool wgmma = shape == "m64nNk8";
-    if (wgmma ? prec != Precision::tf32 : (shape == "m16n8k8") != (prec == Precision::tf32 || prec == Precision::x3tf32))
+    if (wgmma ? prec != Precision::tf32
+              : (shape == "m16n8k8") != (prec == Precision::tf32 || prec == Precision::x3tf32))
       fail("tensor-core-shape-precision", "Shape " + shape + " does not take " + precision_name(prec) + " operands.",
            "Use m16n8k8 with tf32 or 3xtf32, m16n8k16 with bf16 or f16, or m64nNk8 with tf32.");
     int64_t k_tile = shape == "m16n8k16" ? 16 : 8, m_tile = wgmma ? 64 : 16;

@@ -109,7 +109,8 @@ json state_digest(const ScheduleState& st) {
     json relations = json::array();
     for (const auto& r : s.relations) relations.push_back({r.kind, r.a, r.b, r.c, r.factor});
     json caches = json::array();
-    for (const auto& c : s.cache_reads) caches.push_back({c.source, c.name, mem_scope_name(c.scope), c.at_loop, c.pad, c.swizzle});
+    for (const auto& c : s.cache_reads)
+      caches.push_back({c.source, c.name, mem_scope_name(c.scope), c.at_loop, c.pad, c.swizzle});
     out["schedules"][name] = {{"loops", loops},
                               {"loop_count", s.loops.size()},
                               {"relations", relations},

@@ -107,7 +107,8 @@ LoweredProgram one_tile(const Case& c, Loads how) {
     out.push_back(make_store("C", row * make_int(8) + col, load("acc", make_int(j))));
   }
   steps.push_back(bound("lane", 32, GpuAxis::ThreadX, make_block(init)));
-  steps.push_back(bound("lane", 32, GpuAxis::ThreadX, make_mma(c.shape, parse_precision(c.precision), "acc", make_int(0), ops)));
+  steps.push_back(
+      bound("lane", 32, GpuAxis::ThreadX, make_mma(c.shape, parse_precision(c.precision), "acc", make_int(0), ops)));
   steps.push_back(bound("lane", 32, GpuAxis::ThreadX, make_block(out)));
   Stmt body = make_block(steps);
   body = make_allocate("fb", MemScope::Register, c.dtype, c.b_count, body);

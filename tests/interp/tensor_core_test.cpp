@@ -58,11 +58,11 @@ LoweredProgram one_tile(const std::string& shape, const std::string& precision, 
     init.push_back(make_store("acc", make_int(j), load("C0", c.row * make_int(8) + c.col)));
     out.push_back(make_store("C", c.row * make_int(8) + c.col, load("acc", make_int(j))));
   }
-  Stmt body = make_allocate(
-      "acc", MemScope::Register, DType::f32, 4,
-      make_block({bound("lane", 32, GpuAxis::ThreadX, make_block(init)),
-                  bound("lane", 32, GpuAxis::ThreadX, make_mma(shape, parse_precision(precision), "acc", make_int(0), ops)),
-                  bound("lane", 32, GpuAxis::ThreadX, make_block(out))}));
+  Stmt body = make_allocate("acc", MemScope::Register, DType::f32, 4,
+                            make_block({bound("lane", 32, GpuAxis::ThreadX, make_block(init)),
+                                        bound("lane", 32, GpuAxis::ThreadX,
+                                              make_mma(shape, parse_precision(precision), "acc", make_int(0), ops)),
+                                        bound("lane", 32, GpuAxis::ThreadX, make_block(out))}));
   return program(
       {buffer("A", DType::f32, 16 * k, BufferRole::Input), buffer("B", DType::f32, k * 8, BufferRole::Input),
        buffer("C0", DType::f32, 16 * 8, BufferRole::Input), buffer("C", DType::f32, 16 * 8, BufferRole::Output)},

@@ -79,7 +79,7 @@ TEST_P(KernelBenchFile, BaselineVerifiesInTheInterpreter) {
   ValidationResult v = validate_schedule(p.context("small"), steps);
   ASSERT_TRUE(v.ok) << v.error.code << ": " << v.error.message;
   auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 1, 2);
-  EXPECT_EQ(r.verdict, "ok") << r.message << " " << r.error.code << ": " << r.error.message;
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << " " << r.error.code << ": " << r.error.message;
 }
 
 TEST_P(KernelBenchFile, BaselineLowersAtTheBenchSize) {
@@ -110,12 +110,12 @@ TEST_P(KernelBenchFile, RandomLegalSchedulesVerify) {
   for (; tried < 3 && std::chrono::steady_clock::now() < deadline; ++tried) {
     nlohmann::json steps = random_schedule(ctx, rng);
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(ctx, steps), "small", 7 + tried, 1);
-    if (r.verdict == "rejected") {
+    if (r.verdict == cusched::runtime::Verdict::rejected) {
       EXPECT_FALSE(r.error.code.empty()) << steps.dump();
       continue;
     }
-    EXPECT_EQ(r.verdict, "ok") << r.message << "\nschedule: " << steps.dump();
-    verified += r.verdict == "ok";
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << "\nschedule: " << steps.dump();
+    verified += r.verdict == cusched::runtime::Verdict::ok;
   }
   RecordProperty("random_schedules", tried);
   RecordProperty("random_verified", verified);

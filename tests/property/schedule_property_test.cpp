@@ -45,8 +45,8 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
       EXPECT_FALSE(r.error.message.empty()) << steps.dump();
       continue;
     }
-    ASSERT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << "\nschedule: " << steps.dump()
-                               << "\nreproduce with CUSCHED_PROPERTY_SEED=" << seed;
+    ASSERT_EQ(r.verdict, cusched::runtime::Verdict::ok)
+        << r.message << "\nschedule: " << steps.dump() << "\nreproduce with CUSCHED_PROPERTY_SEED=" << seed;
     ++verified;
     if (steps.dump().find("\"tensor_core\"") != std::string::npos) ++tensor_core;
     if (steps.dump().find("\"m64nNk8\"") != std::string::npos) ++wgmma;
@@ -104,7 +104,8 @@ TEST_P(ScheduleProperty, RandomIllegalSchedulesAreRejectedWithStructuredErrors) 
     }
     // A mutation that is still legal must still be correct.
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(ctx, bad), "small", seed + n, 1);
-    EXPECT_TRUE(r.verdict == cusched::runtime::Verdict::ok || r.verdict == cusched::runtime::Verdict::rejected) << r.message << "\nschedule: " << bad.dump();
+    EXPECT_TRUE(r.verdict == cusched::runtime::Verdict::ok || r.verdict == cusched::runtime::Verdict::rejected)
+        << r.message << "\nschedule: " << bad.dump();
   }
   EXPECT_GE(errors, count / 2);
 }

@@ -242,7 +242,8 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
       if (s.idea.rfind("256x128", 0) == 0 && s.idea.find("4 deep") != std::string::npos) {
         auto r =
             runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
-        EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message << "\n" << s.idea;
+        EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message << "\n"
+                                                            << s.idea;
       }
     }
     EXPECT_EQ(wgmma, 4) << problem;
