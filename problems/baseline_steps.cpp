@@ -71,17 +71,11 @@ json block_per_point_steps(const std::string& stage, const std::vector<std::stri
 
 namespace {
 
-// The pure loops other than `scan`, and a reorder that moves `scan` innermost when it is not.
-std::vector<std::string> loops_around_scan(json& steps, const std::string& stage, const std::vector<std::string>& vars,
-                                           const std::string& scan) {
+// The pure loops other than `scan` (a scan stage's loops start with them, `scan` last).
+std::vector<std::string> loops_around_scan(const std::vector<std::string>& vars, const std::string& scan) {
   std::vector<std::string> others;
   for (const auto& v : vars)
     if (v != scan) others.push_back(v);
-  if (vars.back() != scan) {
-    std::vector<std::string> order = others;
-    order.push_back(scan);
-    steps.push_back(schedule_step("reorder", stage, {{"loops", order}}));
-  }
   return others;
 }
 
@@ -90,7 +84,7 @@ std::vector<std::string> loops_around_scan(json& steps, const std::string& stage
 json serial_scan_steps(const std::string& stage, const std::vector<std::string>& vars, const std::string& scan,
                        int64_t threads) {
   json steps = json::array();
-  std::vector<std::string> others = loops_around_scan(steps, stage, vars, scan);
+  std::vector<std::string> others = loops_around_scan(vars, scan);
   if (!others.empty())
     for (auto& s : flat_grid_steps(stage, others, threads)) steps.push_back(std::move(s));
   return steps;
@@ -99,7 +93,7 @@ json serial_scan_steps(const std::string& stage, const std::vector<std::string>&
 json block_scan_steps(const std::string& stage, const std::vector<std::string>& vars, const std::string& scan,
                       int64_t threads, int64_t items, int64_t vector) {
   json steps = json::array();
-  std::vector<std::string> others = loops_around_scan(steps, stage, vars, scan);
+  std::vector<std::string> others = loops_around_scan(vars, scan);
   if (!others.empty()) {
     const std::string lines = fuse_loops(steps, stage, others, FlatGridNames::fused);
     steps.push_back(schedule_step("bind", stage, {{"loop", lines}, {"axis", "blockIdx.x"}}));

@@ -88,8 +88,8 @@ Stmt KernelBuilder::emit_scan(Ctx& c, int p0, const Env& env, const Env& caches)
     tile.push_back(make_store(x, make_int(0), identity));
   }
   Expr before = combine(carried, reg(part, make_int(0)));
-  tile.push_back(
-      over(tl + 1, n, guarded(c.nest.guards, make_store(c.self.buffer, out_index, combine(before, reg(x, item)))), true));
+  tile.push_back(over(
+      tl + 1, n, guarded(c.nest.guards, make_store(c.self.buffer, out_index, combine(before, reg(x, item)))), true));
   tile.push_back(make_store(carry, make_int(0), combine(carried, reg(total, make_int(0)))));
   Stmt body = make_block(tile);
   body = make_allocate(total, MemScope::Register, t, 1, body);
