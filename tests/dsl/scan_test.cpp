@@ -40,8 +40,7 @@ TEST(ScanText, EveryVariantPrintsAndParsesBackIdentically) {
   const std::vector<std::pair<Func, std::string>> cases = {
       {compute("Y", {f.i, f.j}, cumsum(f.j, x)), "Y(i in R, j in D) = cumsum(j: X(i, j))"},
       {compute("Y", {f.i, f.j}, cumprod(f.j, x)), "Y(i in R, j in D) = cumprod(j: X(i, j))"},
-      {compute("Y", {f.i, f.j}, cumsum(f.j, x, {.reverse = true})),
-       "Y(i in R, j in D) = cumsum(j, reverse: X(i, j))"},
+      {compute("Y", {f.i, f.j}, cumsum(f.j, x, {.reverse = true})), "Y(i in R, j in D) = cumsum(j, reverse: X(i, j))"},
       {compute("Y", {f.i, f.j}, cumsum(f.j, x, {.exclusive = true})),
        "Y(i in R, j in D) = cumsum(j, exclusive: X(i, j))"},
       {compute("Y", {f.i, f.j}, cumprod(f.i, x * 2, {.reverse = true, .exclusive = true})),
@@ -75,7 +74,7 @@ TEST(ScanText, TheScannedVariableAndItsOptions) {
 TEST(ScanText, BadScansAreStructuredErrors) {
   ScanFixture f;
   ExprScope s = f.scope();
-  EXPECT_EQ(stage_error("Y(i in R, j in D) = cumsum(k: X(i, j))", s), "expr-syntax");      // not a pure variable
+  EXPECT_EQ(stage_error("Y(i in R, j in D) = cumsum(k: X(i, j))", s), "expr-syntax");  // not a pure variable
   EXPECT_EQ(stage_error("Y(i in R, j in D) = cumsum(j, sideways: X(i, j))", s), "expr-syntax");
   EXPECT_EQ(stage_error("Y(i in R, j in D) = cumsum(j, reverse, reverse: X(i, j))", s), "expr-syntax");
   EXPECT_EQ(stage_error("Y(i in R, j in D) = cumsum(j, exclusive, reverse: X(i, j))", s), "expr-syntax");
@@ -138,8 +137,7 @@ TEST(CrossThreadScan, Errors) {
   expect_step_error(scan_context(), steps, 3, "cross_thread_scan", "unknown-loop");
   expect_step_error(scan_context(), json::parse(R"([{"op": "cross_thread_scan", "stage": "Y", "loop": "i"}])"), 0,
                     "cross_thread_scan", "cross-thread-scan-pure-loop");
-  expect_step_error(scan_context(true),
-                    json::parse(R"([{"op": "cross_thread_scan", "stage": "P", "loop": "j"}])"), 0,
+  expect_step_error(scan_context(true), json::parse(R"([{"op": "cross_thread_scan", "stage": "P", "loop": "j"}])"), 0,
                     "cross_thread_scan", "cross-thread-scan-not-scan");
   expect_step_error(scan_context(), json::parse(R"([
     {"op": "split", "stage": "Y", "loop": "j", "factor": 48, "outer": "jo", "inner": "jt"},
@@ -175,9 +173,10 @@ TEST(ScanLegality, EveryRuleNamesTheStepThatBrokeIt) {
     {"op": "reorder", "stage": "Y", "loops": ["i", "ji", "jo"]}])"));
   EXPECT_EQ(e.code, "scan-loops-not-innermost");
   EXPECT_EQ(e.step, 1);
-  EXPECT_EQ(legality_error(c, json::parse(R"([{"op": "fuse", "stage": "Y", "outer": "i", "inner": "j", "fused": "f"}])"))
-                .code,
-            "scan-loop-fused");
+  EXPECT_EQ(
+      legality_error(c, json::parse(R"([{"op": "fuse", "stage": "Y", "outer": "i", "inner": "j", "fused": "f"}])"))
+          .code,
+      "scan-loop-fused");
   EXPECT_EQ(legality_error(c, json::parse(R"([{"op": "reverse", "stage": "Y", "loop": "j"}])")).code,
             "scan-loop-reversed");
   e = legality_error(c, json::parse(R"([
@@ -190,9 +189,9 @@ TEST(ScanLegality, EveryRuleNamesTheStepThatBrokeIt) {
     {"op": "cache_read", "stage": "Y", "source": "X", "scope": "register", "at": "jo"}])"))
                 .code,
             "scan-placement-inside");
-  EXPECT_EQ(legality_error(cp, json::parse(R"([{"op": "compute_at", "stage": "P", "consumer": "Y", "loop": "j"}])"))
-                .code,
-            "scan-placement-inside");
+  EXPECT_EQ(
+      legality_error(cp, json::parse(R"([{"op": "compute_at", "stage": "P", "consumer": "Y", "loop": "j"}])")).code,
+      "scan-placement-inside");
   EXPECT_EQ(legality_error(c, json::parse(R"([
     {"op": "split", "stage": "Y", "loop": "i", "factor": 2, "outer": "io", "inner": "ii"},
     {"op": "cache_read", "stage": "Y", "source": "X", "scope": "shared", "at": "io"},
@@ -208,8 +207,7 @@ TEST(ScanLegality, EveryRuleNamesTheStepThatBrokeIt) {
   ScheduleContext chained;
   chained.pipeline = Pipeline({Y});
   chained.sizes = {{"R", 6}, {"D", 100}};
-  EXPECT_EQ(legality_error(chained, json::parse(R"([{"op": "compute_inline", "stage": "S"}])")).code,
-            "scan-not-root");
+  EXPECT_EQ(legality_error(chained, json::parse(R"([{"op": "compute_inline", "stage": "S"}])")).code, "scan-not-root");
   // Inlining the producer into the scan is fine.
   EXPECT_TRUE(validate_schedule(cp, json::parse(R"([{"op": "compute_inline", "stage": "P"}])")).ok);
 }

@@ -13,8 +13,7 @@
 namespace cusched {
 namespace {
 
-const char* kScanFiles[] = {"89_cumsum", "90_cumprod", "91_cumsum_reverse", "92_cumsum_exclusive",
-                            "93_masked_cumsum"};
+const char* kScanFiles[] = {"89_cumsum", "90_cumprod", "91_cumsum_reverse", "92_cumsum_exclusive", "93_masked_cumsum"};
 
 Problem scan_problem(const std::string& name) {
   return load_problem_file(std::string(CUSCHED_SOURCE_DIR) + "/problems/kernelbench/level1/" + name + ".json");
@@ -46,8 +45,8 @@ TEST(GpuScan, CumsumOfA32768SquareTensorVerifiesAtTheBenchSize) {
   auto out = run_baseline(scan_problem("89_cumsum"), "bench", worker);
   ASSERT_EQ(out.verdict, "ok") << out.reason;
   ASSERT_TRUE(out.gpu.has_value());
-  std::cout << "cumsum (32768, 32768) along dim 1: median " << out.gpu->median_ms << " ms, floor "
-            << out.gpu->floor_ms << " ms (" << out.gpu->pct_of_floor << "% of the copy floor)\n";
+  std::cout << "cumsum (32768, 32768) along dim 1: median " << out.gpu->median_ms << " ms, floor " << out.gpu->floor_ms
+            << " ms (" << out.gpu->pct_of_floor << "% of the copy floor)\n";
   EXPECT_GT(out.gpu->median_ms, 0.0);
 }
 

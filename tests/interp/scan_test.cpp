@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/cuda_emitter.h"
 #include "codegen/interpreter.h"
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
@@ -177,12 +178,54 @@ TEST(Scan, BlockScanLowersToOneScanPerTile) {
   LoweredProgram p = lower(Schedule::from_json(c, automatic_baseline(c.pipeline)), "scan");
   ASSERT_EQ(p.kernels.size(), 1u);
   const std::string ir = print_ir(p);
-  EXPECT_NE(ir.find("scan_exclusive_sum(Y_prefix[0]) over threadIdx.x width 256 total Y_total[0]"),
-            std::string::npos)
+  EXPECT_NE(ir.find("scan_exclusive_sum(Y_prefix[0]) over threadIdx.x width 256 total Y_total[0]"), std::string::npos)
       << ir;
   EXPECT_EQ(ir.find("allreduce"), std::string::npos) << ir;
   EXPECT_EQ(p.kernels[0].block[0], 256);
   EXPECT_EQ(p.kernels[0].grid[0], kRows);
+}
+
+// A hand-built Scan of Y's 64 values by the 64 threads of one block, each thread's value
+// at Y[tid] (`value_scope` holds the value, `width` threads per group).
+LoweredProgram hand_built_scan(MemScope value_scope, int64_t width) {
+  using namespace cusched::test;
+  Stmt body = make_block({make_store("v", make_int(0), load("Y", var("t"))),
+                          make_scan("v", make_int(0), "total", ReduceOp::Sum, width),
+                          make_store("Y", var("t"), load("v", make_int(0)) + load("total", make_int(0)))});
+  body = make_allocate("total", MemScope::Register, DType::f32, 1, body);
+  body = make_allocate("v", value_scope, DType::f32, 1, body);
+  Kernel k = kernel("k", {1, 1, 1}, {64, 1, 1}, {"Y"}, bound("t", 64, GpuAxis::ThreadX, body));
+  return program({buffer("Y", DType::f32, 64, BufferRole::Output)}, {k});
+}
+
+TEST(ScanStatement, GivesEachThreadTheExclusivePrefixAndTheTotal) {
+  for (int64_t width : {64, 32, 8}) {
+    SCOPED_TRACE(width);
+    HostBuffers b{{"Y", std::vector<double>(64)}};
+    for (int t = 0; t < 64; ++t) b["Y"][t] = t + 1;
+    interpret(hand_built_scan(MemScope::Register, width), b);
+    for (int t = 0; t < 64; ++t) {
+      const int first = t - t % static_cast<int>(width);
+      double prefix = 0, total = 0;
+      for (int u = first; u < first + width; ++u) {
+        if (u < t) prefix += u + 1;
+        total += u + 1;
+      }
+      EXPECT_EQ(b["Y"][t], prefix + total) << t;  // the exclusive prefix plus the group's total
+    }
+  }
+}
+
+TEST(ScanStatement, GroupsTheGpuCodeCannotScanAreRefused) {
+  using cusched::test::error_code;
+  HostBuffers b{{"Y", std::vector<double>(64, 1.0)}};
+  EXPECT_EQ(error_code([&] { interpret(hand_built_scan(MemScope::Register, 48), b); }), "scan-width-mismatch");
+  EXPECT_EQ(error_code([&] { interpret(hand_built_scan(MemScope::Shared, 64), b); }), "scan-needs-register");
+  EXPECT_EQ(error_code([&] { emit_cuda(hand_built_scan(MemScope::Register, 48)); }), "scan-width-mismatch");
+  EXPECT_EQ(error_code([&] { emit_cuda(hand_built_scan(MemScope::Shared, 64)); }), "scan-needs-register");
+  const std::string cuda = emit_cuda(hand_built_scan(MemScope::Register, 64));
+  EXPECT_NE(cuda.find("cusched::block_exclusive_scan<cusched::SumOp, float>"), std::string::npos) << cuda;
+  EXPECT_NE(emit_cuda(hand_built_scan(MemScope::Register, 16)).find("cusched::warp_exclusive_scan"), std::string::npos);
 }
 
 }  // namespace
