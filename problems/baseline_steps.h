@@ -45,7 +45,8 @@ nlohmann::json block_per_point_steps(const std::string& stage, const std::vector
                                      const std::vector<std::string>& rvars, int64_t threads);
 
 // Steps for a scan stage over `vars` along `scan` in which each thread scans whole
-// lines: the other pure loops moved outside and fused into a flat grid of `threads`
+// lines: the other pure loops (outside the scanned one, which a scan stage's loops have
+// innermost) fused into a flat grid of `threads`
 // per block (none: a single thread), the scanned loop serial and innermost. Coalesced
 // when the scanned variable is not the innermost dimension (neighbouring threads read
 // neighbouring elements at every step).
@@ -53,7 +54,7 @@ nlohmann::json serial_scan_steps(const std::string& stage, const std::vector<std
                                  const std::string& scan, int64_t threads);
 
 // Steps for a scan stage over `vars` along `scan` with one block per line: the other
-// pure loops moved outside, fused and bound to blockIdx.x (none: a single block); the
+// pure loops fused and bound to blockIdx.x (none: a single block); the
 // scanned loop split into tiles of `threads` x `items` x `vector` elements (loops
 // scan_tile, scan_thread, scan_item and, with `vector` > 1, scan_lane), scan_thread
 // scanned across the threads (cross_thread_scan), scan_item unrolled and scan_lane
