@@ -254,6 +254,9 @@ void KernelWriter::stmt(const Stmt& s) {
     case StmtKind::AllReduce:
       all_reduce(*s);
       break;
+    case StmtKind::Scan:
+      scan(*s);
+      break;
     case StmtKind::Mma:
       mma(*s);
       break;

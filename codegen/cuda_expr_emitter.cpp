@@ -383,8 +383,9 @@ CudaValue CudaExprEmitter::emit(const Expr& e) {
     case ExprOp::Load:
       return load(n);
     case ExprOp::Reduce:
-      fail("malformed-ir", "The IR still holds a reduction expression: " + to_string(e) + ".",
-           "Lowering turns reductions into loops; this is a lowering bug.");
+    case ExprOp::Scan:
+      fail("malformed-ir", "The IR still holds a reduction or scan expression: " + to_string(e) + ".",
+           "Lowering turns reductions and scans into loops; this is a lowering bug.");
     default:
       return binary(n);
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The writer of one kernel's CUDA source (KernelWriter), shared by the emitter's files:
 // cuda_emitter.cpp (the kernel's frame, loops, allocations and statements),
+// cuda_emit_scan.cpp (Scan),
 // cuda_emit_tensor_cores.cpp (Mma, Wgmma, LdMatrix), cuda_emit_all_reduce.cpp
 // (AllReduce within a block and across a cluster).
 #include <map>
@@ -62,6 +63,7 @@ class KernelWriter {
   void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
+  void scan(const StmtNode& s);
   // vb / ib: the value and (argmin/argmax) index buffers, checked to be registers.
   void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib);
   void mma(const StmtNode& s);

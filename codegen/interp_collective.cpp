@@ -114,6 +114,9 @@ void KernelRunner::exec_collective(const CStmt& s) {
     case StmtKind::AllReduce:
       allreduce(s);
       return;
+    case StmtKind::Scan:
+      scan(s);
+      return;
     case StmtKind::Mma:
       mma(s);
       return;
@@ -230,6 +233,40 @@ void KernelRunner::allreduce(const CStmt& s) {
     }
   }
   if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory
+}
+
+// Each aligned group of `width` threads along x in thread order: every thread's value
+// becomes the combination of the values before it (the identity for the first), and
+// the total goes to every thread's source[0]. Values are rounded to the buffer's type
+// after every combination, as the device's shuffles would.
+void KernelRunner::scan(const CStmt& s) {
+  ++stats_.allreduces;
+  step(threads_);
+  const DType dtype = k_.buffers[s.buffer].dtype;
+  std::vector<int64_t> element(threads_);
+  std::vector<double> value(threads_);
+  for (int64_t t = 0; t < threads_; ++t) {
+    set_thread(t);
+    element[t] = static_cast<int64_t>(eval(s.index));
+    value[t] = load(s.buffer, static_cast<double>(element[t]));
+  }
+  const double identity = s.reduce_op == ReduceOp::Product ? 1 : 0;
+  for (int64_t t = 0; t < threads_; ++t) {
+    const int64_t coord = static_cast<int64_t>(env_[t * nslots_ + kThreadX]);
+    if (coord % s.width != 0) continue;  // t leads its group
+    double acc = identity;
+    std::vector<double> prefix(s.width);
+    for (int64_t j = 0; j < s.width; ++j) {
+      prefix[j] = acc;
+      acc = combine({acc, 0}, {value[t + j], 0}, s.reduce_op, dtype).value;
+    }
+    for (int64_t j = 0; j < s.width; ++j) {
+      set_thread(t + j);
+      store(s.buffer, static_cast<double>(element[t + j]), prefix[j]);
+      store(s.source_buffer, 0, acc);
+    }
+  }
+  if (s.width > 32) ++epoch_;  // a scan across warps synchronizes the block through shared memory
 }
 
 void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib,

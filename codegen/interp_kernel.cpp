@@ -348,8 +348,9 @@ class KernelCompiler {
         c.buffer = resolve_buffer(n.name, "reads");
         break;
       case ExprOp::Reduce:
-        malformed("still holds a reduction expression '" + to_string(e) + "'",
-                  "Lower reductions to loops before interpreting.");
+      case ExprOp::Scan:
+        malformed("still holds a reduction or scan expression '" + to_string(e) + "'",
+                  "Lower reductions and scans to loops before interpreting.");
     }
     return flatten_index_arithmetic(std::move(c));
   }
@@ -483,6 +484,35 @@ class KernelCompiler {
           malformed("has an AllReduce of kind '" + s->reduce_kind + "'",
                     "Use the kind \"warp\", \"block\" or \"cluster\".");
         c.block_kind = s->reduce_kind == "block";
+        break;
+      }
+      case StmtKind::Scan: {
+        c.collective = true;
+        c.index = expr(s->index);
+        c.buffer = resolve_buffer(s->buffer, "scans");
+        c.source_buffer = resolve_buffer(s->source, "scans into");
+        for (int b : {c.buffer, c.source_buffer})
+          if (out_.buffers[b].scope != MemScope::Register)
+            fail("scan-needs-register",
+                 "Kernel '" + kernel_.name + "' scans '" + out_.buffers[b].name + "' across threads, but it is a " +
+                     mem_scope_name(out_.buffers[b].scope) + " buffer.",
+                 "Scan combines per-thread values: allocate the value and the total in registers.");
+        if (s->reduce_op != ReduceOp::Sum && s->reduce_op != ReduceOp::Product)
+          malformed("has a Scan with " + reduce_op_name(s->reduce_op), "Scan with sum or product.");
+        if (s->reduce_axis != GpuAxis::ThreadX)
+          malformed("scans over " + gpu_axis_name(s->reduce_axis), "Scan over threadIdx.x.");
+        c.reduce_op = s->reduce_op;
+        c.reduce_axis = 0;
+        c.width = s->width;
+        const int64_t dim = kernel_.block[0];
+        const bool pow2 = c.width > 0 && (c.width & (c.width - 1)) == 0;
+        if (c.width < 1 || dim % c.width != 0 || !((pow2 && c.width <= 32) || c.width % 32 == 0))
+          fail("scan-width-mismatch",
+               "Kernel '" + kernel_.name + "' scans over groups of " + std::to_string(c.width) +
+                   " threads along threadIdx.x, which is not a power of two up to 32 or a multiple of 32 dividing "
+                   "the block's " +
+                   std::to_string(dim) + " threads there.",
+               "Scan over a power of two up to 32 threads, or a multiple of 32 that divides blockDim.x.");
         break;
       }
       case StmtKind::AsyncCopy:

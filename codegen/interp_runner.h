@@ -181,6 +181,7 @@ class KernelRunner {
   void butterfly(std::vector<Pair>& v, ReduceOp op, DType dtype) const;
 
   void allreduce(const CStmt& s);
+  void scan(const CStmt& s);
 
   // Across the blocks of the cluster: thread lt of every block receives the values of
   // thread lt of all blocks combined in the order of the blocks, as the device library

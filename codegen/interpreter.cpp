@@ -375,6 +375,7 @@ void KernelRunner::exec_thread(const CStmt& s) {
       return;
     case StmtKind::Barrier:
     case StmtKind::AllReduce:
+    case StmtKind::Scan:
     case StmtKind::Mma:
     case StmtKind::LdMatrix:
     case StmtKind::Wgmma:

@@ -60,6 +60,18 @@ Stmt make_barrier() {
   return n;
 }
 
+Stmt make_scan(const std::string& buffer, Expr index, const std::string& total, ReduceOp op, int64_t width) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::Scan;
+  n->buffer = buffer;
+  n->index = std::move(index);
+  n->source = total;
+  n->reduce_op = op;
+  n->reduce_axis = GpuAxis::ThreadX;
+  n->width = width;
+  return n;
+}
+
 Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op, GpuAxis axis,
                     int64_t width, const std::string& kind, GpuAxis combined_axis, int64_t combined_width) {
   auto n = std::make_shared<StmtNode>();
@@ -226,6 +238,7 @@ bool contains_collective(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::Barrier:
     case StmtKind::AllReduce:
+    case StmtKind::Scan:
     case StmtKind::Mma:
     case StmtKind::LdMatrix:
     case StmtKind::Wgmma:
@@ -296,6 +309,10 @@ std::string print_stmt(const Stmt& s, int indent) {
       os << pad << "allreduce_" << reduce_op_name(s->reduce_op) << "(" << s->buffer << "[" << to_string(s->index) << "]"
          << (s->index_buffer.empty() ? "" : ", " + s->index_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
          << " width " << s->width << " (" << s->reduce_kind << ")\n";
+      break;
+    case StmtKind::Scan:
+      os << pad << "scan_exclusive_" << reduce_op_name(s->reduce_op) << "(" << s->buffer << "[" << to_string(s->index)
+         << "]) over " << gpu_axis_name(s->reduce_axis) << " width " << s->width << " total " << s->source << "[0]\n";
       break;
     case StmtKind::AsyncCopy:
       os << pad << s->buffer << "[" << to_string(s->index) << "] <- async " << to_string(s->value);

@@ -89,6 +89,13 @@
 //     (16-bit elements only) the elements of column l / 4 in rows 2 (l % 4) and
 //     2 (l % 4) + 1. The word's elements go to buffer[index + j * w ..] (a register
 //     array of the source's element type; w = 4 / element bytes elements per word).
+//   - Scan replaces the register value buffer[index] of each thread by the exclusive
+//     prefix (Sum or Product, in thread order) of the values of the `width` threads that
+//     differ only in threadIdx.x (aligned groups of `width`, a power of two up to 32 or a
+//     multiple of 32 dividing blockDim.x): the first thread of a group gets the
+//     identity. Every thread of the group also receives the group's total in the
+//     register source[0]. Every thread of the block reaches it; values are combined in
+//     one fixed order, so all threads see the same total bits.
 #include <array>
 #include <functional>
 #include <map>
@@ -123,7 +130,8 @@ enum class StmtKind {
   WgmmaFence,
   WgmmaCommit,
   WgmmaWait,
-  AsyncProxyFence
+  AsyncProxyFence,
+  Scan
 };
 
 // The fields of a StmtNode that each kind uses (set by its make_* function below; every
@@ -154,6 +162,8 @@ enum class StmtKind {
 //   WgmmaCommit      -
 //   WgmmaWait        width (groups that may stay in flight), source, index, size (registers held)
 //   AsyncProxyFence  -
+//   Scan             buffer, index (value in, exclusive prefix out), source (total, element 0),
+//                    reduce_op (Sum or Product), reduce_axis (threadIdx.x), width (threads scanned)
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
 
@@ -210,6 +220,7 @@ Stmt make_barrier();
 Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op, GpuAxis axis,
                     int64_t width, const std::string& kind, GpuAxis combined_axis = GpuAxis::None,
                     int64_t combined_width = 0);
+Stmt make_scan(const std::string& buffer, Expr index, const std::string& total, ReduceOp op, int64_t width);
 Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load, int64_t bytes = 4);
 Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes,
                     const std::string& barrier, Expr barrier_index);
@@ -274,7 +285,7 @@ std::string print_stmt(const Stmt& s, int indent = 0);
 // The statement with `f` applied to every expression it holds (bounds, indices, values,
 // conditions, operands), at every depth.
 Stmt map_stmt_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f);
-// True when the statement contains a Barrier, AllReduce, Mma, LdMatrix or a Wgmma
+// True when the statement contains a Barrier, AllReduce, Scan, Mma, LdMatrix or a Wgmma
 // statement (Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait) anywhere inside.
 bool contains_collective(const Stmt& s);
 

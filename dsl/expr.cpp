@@ -348,6 +348,11 @@ std::string to_string(const Expr& e) {
       os << "; " << to_string(n.args[0]) << ")";
       break;
     }
+    case ExprOp::Scan:
+      os << (n.reduce_op == ReduceOp::Product ? "cumprod" : "cumsum") << "(" << n.name
+         << ((n.ival & kScanReverse) ? ", reverse" : "") << ((n.ival & kScanExclusive) ? ", exclusive" : "") << "; "
+         << to_string(n.args[0]) << ")";
+      break;
     default: {
       const char* sym = binary_operator_symbol(n.op);
       os << "(" << to_string(n.args[0]) << " " << (sym ? sym : "?") << " " << to_string(n.args[1]) << ")";

@@ -39,7 +39,14 @@ enum class ExprOp {
   Call,    // math function `name` applied to args
   Load,    // element of tensor or stage `name` at args (one index per dimension)
   Reduce,  // reduction of args[0] over `rvars` with `reduce_op`
+  Scan,    // prefix of args[0] along the stage's pure variable `name` with `reduce_op` (Sum or Product);
+           // `ival` holds the flags kScanReverse and kScanExclusive
 };
+
+// ExprNode::ival of a Scan: from the last element backwards (reverse); the prefix before
+// the element rather than through it (exclusive).
+constexpr int64_t kScanReverse = 1;
+constexpr int64_t kScanExclusive = 2;
 
 enum class ReduceOp { Sum, Product, Min, Max, ArgMin, ArgMax };
 

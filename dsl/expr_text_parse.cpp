@@ -223,9 +223,12 @@ class Parser {
         Token t;
         t.pos = r.pos;
         t.kind = Tok::Ident;
-        t.text = reduce_op_name(r.node->reduce_op);
-        error("nested-reduction", t, "A reduction must be a stage's whole definition, not part of a larger expression.",
-              "Define the reduction as a stage of its own and load that stage here.");
+        const bool scan = r.node->op == ExprOp::Scan;
+        t.text = scan ? scan_op_name(r.node->reduce_op) : reduce_op_name(r.node->reduce_op);
+        std::string what = scan ? "scan" : "reduction";
+        error("nested-reduction", t,
+              "A " + what + " must be a stage's whole definition, not part of a larger expression.",
+              "Define the " + what + " as a stage of its own and load that stage here.");
       }
   }
 
@@ -395,6 +398,8 @@ class Parser {
     if (!is_punct(peek(), "(")) return name(t);
     next();
     if (auto op = reduction_op(t.text); op && starts_reduction()) return reduction(t, *op);
+    if (t.text == "cumsum" || t.text == "cumprod")
+      return scan(t, t.text == "cumsum" ? ReduceOp::Sum : ReduceOp::Product);
     return call(t);
   }
 
@@ -461,6 +466,34 @@ class Parser {
         e = argmin(rvars, body);
         break;
     }
+    reductions_.push_back({e.get(), fn.pos});
+    return e;
+  }
+
+  // cumsum(j: BODY), cumsum(j, reverse: BODY), cumsum(j, exclusive: BODY),
+  // cumsum(j, reverse, exclusive: BODY); the same for cumprod.
+  Expr scan(const Token& fn, ReduceOp op) {
+    Token v = next();
+    if (v.kind != Tok::Ident || std::find(pure_.begin(), pure_.end(), v.text) == pure_.end())
+      error("expr-syntax", v, "Expected the pure variable of the stage that '" + fn.text + "' runs along.",
+            "Write " + fn.text + "(j: BODY) with j a variable of the stage's domain.");
+    ScanOptions options;
+    while (accept(",")) {
+      Token w = next();
+      bool& flag = w.text == "reverse" ? options.reverse : options.exclusive;
+      if (w.kind != Tok::Ident || (w.text != "reverse" && w.text != "exclusive") || flag)
+        error("expr-syntax", w, "Expected 'reverse' or 'exclusive' (each at most once) after the scan's variable.",
+              "Write " + fn.text + "(" + v.text + ", reverse, exclusive: BODY), leaving out what does not apply.");
+      if (options.exclusive && w.text == "reverse")
+        error("expr-syntax", w, "'reverse' comes before 'exclusive' in a scan.",
+              "Write " + fn.text + "(" + v.text + ", reverse, exclusive: BODY).");
+      flag = true;
+    }
+    expect(":", "between the scan's variable and its body");
+    Expr body = expression();
+    expect(")", "to close the scan");
+    Expr e =
+        op == ReduceOp::Sum ? cumsum(Var(v.text, Expr()), body, options) : cumprod(Var(v.text, Expr()), body, options);
     reductions_.push_back({e.get(), fn.pos});
     return e;
   }

@@ -91,6 +91,9 @@ class Printer {
           s += (i ? ", " : "") + n.rvars[i].name + " in " + text(n.rvars[i].extent_expr);
         return s + ": " + text(n.args[0]) + ")";
       }
+      case ExprOp::Scan:
+        return scan_op_name(n.reduce_op) + "(" + n.name + ((n.ival & kScanReverse) ? ", reverse" : "") +
+               ((n.ival & kScanExclusive) ? ", exclusive" : "") + ": " + text(n.args[0]) + ")";
       default: {
         int p = expr_precedence(e);
         std::string l = text(n.args[0]), r = text(n.args[1]);
@@ -122,8 +125,9 @@ std::string stage_to_text(const FuncDef& f) {
 }
 
 bool is_reserved_word(const std::string& name) {
-  static const std::set<std::string> words = {"in",      "true",    "false",   "select", "min",    "max", "pow", "sum",
-                                              "product", "maximum", "minimum", "argmax", "argmin", "inf", "nan"};
+  static const std::set<std::string> words = {"in",     "true", "false",   "select",  "min",     "max",
+                                              "pow",    "sum",  "product", "maximum", "minimum", "argmax",
+                                              "argmin", "inf",  "nan",     "cumsum",  "cumprod"};
   if (words.count(name) || is_math_function(name) || dtype_from_name(name)) return true;
   return false;
 }

@@ -24,6 +24,15 @@ Expr Tensor::at(std::vector<Expr> indices) const {
 
 bool FuncDef::is_reduction() const { return body.defined() && body->op == ExprOp::Reduce; }
 
+bool FuncDef::is_scan() const { return body.defined() && body->op == ExprOp::Scan; }
+
+int FuncDef::scan_dim() const {
+  if (!is_scan()) return -1;
+  for (size_t d = 0; d < vars.size(); ++d)
+    if (vars[d] == body->name) return static_cast<int>(d);
+  return -1;
+}
+
 static Expr strip_casts(Expr e) {
   while (e->op == ExprOp::Cast) e = e->args[0];
   return e;
@@ -74,10 +83,13 @@ Expr Func::at(std::vector<Expr> indices) const {
 
 static void check_no_nested_reduce(const Expr& e, bool top, const std::string& stage) {
   if (!e.defined()) return;
-  if (e->op == ExprOp::Reduce && !top)
+  if ((e->op == ExprOp::Reduce || e->op == ExprOp::Scan) && !top) {
+    std::string what = e->op == ExprOp::Scan ? "scan" : "reduction";
     fail("nested-reduction",
-         "Stage '" + stage + "' has a reduction inside a larger expression; a reduction must be a stage's whole body.",
-         "Define the reduction as its own stage with compute() and use that stage in this one.");
+         "Stage '" + stage + "' has a " + what + " inside a larger expression; a " + what +
+             " must be a stage's whole body.",
+         "Define the " + what + " as its own stage with compute() and use that stage in this one.");
+  }
   for (const auto& a : e->args) check_no_nested_reduce(a, false, stage);
 }
 
@@ -85,6 +97,14 @@ Func compute(const std::string& name, const std::vector<Var>& vars, Expr body) {
   if (name.empty()) fail("bad-name", "A stage needs a non-empty name.", "Pass a name such as \"C\".");
   if (!body.defined()) fail("undefined-expr", "Stage '" + name + "' has no body.", "Pass the Expr that defines it.");
   check_no_nested_reduce(body, true, name);
+  if (body->op == ExprOp::Scan) {
+    bool found = false;
+    for (const auto& v : vars) found |= v.name() == body->name;
+    if (!found)
+      fail("scan-variable-not-in-domain",
+           "Stage '" + name + "' scans along '" + body->name + "', which is not one of its pure variables.",
+           "Scan along a variable of the stage's domain: compute(\"" + name + "\", {i, j}, cumsum(j, X(i, j))).");
+  }
   auto d = std::make_shared<FuncDef>();
   d->name = name;
   for (const auto& v : vars) {

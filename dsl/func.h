@@ -39,9 +39,13 @@ struct FuncDef {
   std::string name;
   std::vector<std::string> vars;  // pure variables, outermost first
   std::vector<Expr> extents;      // one per pure variable
-  Expr body;                      // may be a Reduce at the top level only
+  Expr body;                      // may be a Reduce or a Scan at the top level only
   DType dtype = DType::f32;
   bool is_reduction() const;
+  // A scan at the top level (cumsum / cumprod along one of the stage's pure variables).
+  bool is_scan() const;
+  // The position of the scanned variable in `vars` (-1 unless is_scan).
+  int scan_dim() const;
   // A sum over its reduction variables of a product whose two factors each read a
   // tensor or stage somewhere inside them (casts around the product allowed), e.g.
   // sum(k, A(i, k) * B(k, j)) or sum(k, A(i, k) * (B(k, j) + 1)); not sum(k, A(i, k) * 2).

@@ -71,6 +71,7 @@ PrimitiveDef cache_read_primitive();
 PrimitiveDef cache_write_primitive();
 PrimitiveDef rfactor_primitive();
 PrimitiveDef cross_thread_reduce_primitive();
+PrimitiveDef cross_thread_scan_primitive();
 PrimitiveDef pipeline_primitive();
 PrimitiveDef tensor_core_primitive();
 PrimitiveDef precision_primitive();

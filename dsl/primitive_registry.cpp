@@ -8,13 +8,27 @@ namespace cusched {
 // The registry: every schedule primitive, in the order the reference lists them.
 const std::vector<PrimitiveDef>& primitives() {
   static const std::vector<PrimitiveDef> all = {
-      split_primitive(),          tile_primitive(),         reorder_primitive(),
-      fuse_primitive(),           reverse_primitive(),      bind_primitive(),
-      unroll_primitive(),         vectorize_primitive(),    compute_at_primitive(),
-      compute_inline_primitive(), compute_root_primitive(), cache_read_primitive(),
-      cache_write_primitive(),    rfactor_primitive(),      cross_thread_reduce_primitive(),
-      pipeline_primitive(),       tensor_core_primitive(),  precision_primitive(),
-      launch_bounds_primitive(),  l2_hint_primitive(),
+      split_primitive(),
+      tile_primitive(),
+      reorder_primitive(),
+      fuse_primitive(),
+      reverse_primitive(),
+      bind_primitive(),
+      unroll_primitive(),
+      vectorize_primitive(),
+      compute_at_primitive(),
+      compute_inline_primitive(),
+      compute_root_primitive(),
+      cache_read_primitive(),
+      cache_write_primitive(),
+      rfactor_primitive(),
+      cross_thread_reduce_primitive(),
+      cross_thread_scan_primitive(),
+      pipeline_primitive(),
+      tensor_core_primitive(),
+      precision_primitive(),
+      launch_bounds_primitive(),
+      l2_hint_primitive(),
   };
   return all;
 }

@@ -23,8 +23,9 @@ struct RNode {
   int target = -1;           // Load
   MathFn fn = MathFn::None;  // Call
   ReduceOp reduce_op = ReduceOp::Sum;
-  std::vector<int> reduce_slots;  // Reduce: one slot per reduction variable, outermost first
-  std::vector<int64_t> reduce_extents;
+  std::vector<int> reduce_slots;        // Reduce: one slot per reduction variable, outermost first
+  std::vector<int64_t> reduce_extents;  // Scan: the extent of the scanned variable (slot: its slot)
+  int64_t scan_flags = 0;               // Scan: kScanReverse | kScanExclusive
   std::vector<RNode> args;
   Expr source;
 };
@@ -52,8 +53,10 @@ std::string coords_text(const std::vector<int64_t>& c) {
 
 class Compiler {
  public:
-  Compiler(const SizeBindings& sizes, std::map<std::string, int> slots, std::function<int(const ExprNode&)> resolve)
-      : sizes_(sizes), slots_(std::move(slots)), resolve_(std::move(resolve)) {
+  // `extents`: the extents of the pure variables a scan may run along.
+  Compiler(const SizeBindings& sizes, std::map<std::string, int> slots, std::function<int(const ExprNode&)> resolve,
+           std::map<std::string, int64_t> extents = {})
+      : sizes_(sizes), slots_(std::move(slots)), resolve_(std::move(resolve)), extents_(std::move(extents)) {
     for (const auto& [name, s] : slots_) next_slot_ = std::max(next_slot_, s + 1);
   }
 
@@ -113,6 +116,20 @@ class Compiler {
         slots_ = std::move(saved);
         return r;
       }
+      case ExprOp::Scan: {
+        auto slot = slots_.find(n.name);
+        auto extent = extents_.find(n.name);
+        if (slot == slots_.end() || extent == extents_.end())
+          fail("unbound-variable",
+               "The scan '" + to_string(e) + "' runs along '" + n.name + "', which is not a variable of its stage.",
+               "Evaluate a scan as the body of the stage whose pure variable it scans.");
+        r.reduce_op = n.reduce_op;
+        r.slot = slot->second;
+        r.reduce_extents = {extent->second};
+        r.scan_flags = n.ival;
+        r.args.push_back(compile(n.args.at(0)));
+        return r;
+      }
       default:
         break;
     }
@@ -127,6 +144,7 @@ class Compiler {
   const SizeBindings& sizes_;
   std::map<std::string, int> slots_;
   std::function<int(const ExprNode&)> resolve_;
+  std::map<std::string, int64_t> extents_;
   int next_slot_ = 0;
 };
 
@@ -230,8 +248,33 @@ class Machine {
         return load(e, slots);
       case ExprOp::Reduce:
         return reduce(e, slots);
+      case ExprOp::Scan: {
+        double result = 0;
+        scan_line(e, slots, [&](int64_t position, double v) {
+          if (position == static_cast<int64_t>(slots[e.slot])) result = v;
+        });
+        return result;
+      }
     }
     return 0;
+  }
+
+  // Every value of the scan `e` along its variable, the other variables as in `slots`:
+  // `out(position, value)` in scan order (the variable restored afterwards).
+  void scan_line(const RNode& e, std::vector<double>& slots, const std::function<void(int64_t, double)>& out) {
+    const double saved = slots[e.slot];
+    const int64_t n = e.reduce_extents[0];
+    const bool reverse = e.scan_flags & kScanReverse, exclusive = e.scan_flags & kScanExclusive;
+    double acc = e.reduce_op == ReduceOp::Product ? 1 : 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t position = reverse ? n - 1 - k : k;
+      slots[e.slot] = static_cast<double>(position);
+      const double v = eval(e.args[0], slots);
+      if (exclusive) out(position, acc);
+      acc = e.reduce_op == ReduceOp::Product ? acc * v : acc + v;
+      if (!exclusive) out(position, acc);
+    }
+    slots[e.slot] = saved;
   }
 
  private:
@@ -396,8 +439,12 @@ struct ReferenceEvaluator::Impl {
     }
     for (auto& st : stages) {
       std::map<std::string, int> slots;
-      for (size_t v = 0; v < st.def->vars.size(); ++v) slots[st.def->vars[v]] = static_cast<int>(v);
-      Compiler c(sizes, slots, [this](const ExprNode& n) { return resolve(n); });
+      std::map<std::string, int64_t> extents;
+      for (size_t v = 0; v < st.def->vars.size(); ++v) {
+        slots[st.def->vars[v]] = static_cast<int>(v);
+        extents[st.def->vars[v]] = st.shape[v];
+      }
+      Compiler c(sizes, slots, [this](const ExprNode& n) { return resolve(n); }, extents);
       st.body = c.compile(st.def->body);
       st.slots = c.total_slots();
     }
@@ -429,6 +476,20 @@ struct ReferenceEvaluator::Impl {
     Stage& st = stages[id];
     int64_t flat = 0;
     for (size_t d = 0; d < coords.size(); ++d) flat = flat * st.shape[d] + coords[d];
+    if (!st.done[flat] && st.def->is_scan()) {
+      // The whole line along the scanned dimension at once, in one pass.
+      std::vector<double> slots(st.slots, 0.0);
+      for (size_t d = 0; d < coords.size(); ++d) slots[d] = static_cast<double>(coords[d]);
+      const int sd = st.body.slot;
+      int64_t stride = 1;
+      for (size_t d = sd + 1; d < coords.size(); ++d) stride *= st.shape[d];
+      const int64_t line = flat - coords[sd] * stride;
+      machine.scan_line(st.body, slots, [&](int64_t position, double v) {
+        if (!dtype_is_float(st.def->dtype)) v = to_integer(v, st.def->dtype);
+        st.values[line + position * stride] = v;
+        st.done[line + position * stride] = 1;
+      });
+    }
     if (!st.done[flat]) {
       std::vector<double> slots(st.slots, 0.0);
       for (size_t d = 0; d < coords.size(); ++d) slots[d] = static_cast<double>(coords[d]);

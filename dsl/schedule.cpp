@@ -157,6 +157,11 @@ std::string Schedule::rfactor(const std::string& stage, const std::string& loop,
   return apply(j)["name"];
 }
 
+Schedule& Schedule::cross_thread_scan(const std::string& stage, const std::string& loop) {
+  apply({{"op", "cross_thread_scan"}, {"stage", stage}, {"loop", loop}});
+  return *this;
+}
+
 Schedule& Schedule::cross_thread_reduce(const std::string& stage, const std::string& loop, const std::string& kind) {
   apply({{"op", "cross_thread_reduce"}, {"stage", stage}, {"loop", loop}, {"kind", kind}});
   return *this;

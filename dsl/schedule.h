@@ -57,6 +57,7 @@ class Schedule {
   Schedule& cache_write(const std::string& stage, const std::string& scope);
   std::string rfactor(const std::string& stage, const std::string& loop, const std::string& name = "");
   Schedule& cross_thread_reduce(const std::string& stage, const std::string& loop, const std::string& kind);
+  Schedule& cross_thread_scan(const std::string& stage, const std::string& loop);
   Schedule& pipeline(const std::string& stage, const std::string& loop, int depth);
   Schedule& tensor_core(const std::string& stage, const std::string& shape, const std::string& precision);
   Schedule& precision(const std::string& stage, const std::string& operands, const std::string& math = "exact");

@@ -37,9 +37,9 @@ void record_stage(StageProvenance& p, const StageSchedule& was, const StageSched
   mark(p.order, is_new || was.order != now.order || was.relations.size() != now.relations.size());
   mark(p.location, was.location != now.location || was.at_stage != now.at_stage || was.at_loop != now.at_loop);
   mark(p.cache_write, was.cache_write_scope != now.cache_write_scope);
-  mark(p.cross_thread, was.cross_thread_loop != now.cross_thread_loop ||
-                           was.cross_thread_kind != now.cross_thread_kind ||
-                           was.cross_cluster_loop != now.cross_cluster_loop);
+  mark(p.cross_thread,
+       was.cross_thread_loop != now.cross_thread_loop || was.cross_thread_kind != now.cross_thread_kind ||
+           was.cross_cluster_loop != now.cross_cluster_loop || was.scan_thread_loop != now.scan_thread_loop);
   mark(p.pipeline, was.pipeline_loop != now.pipeline_loop || was.pipeline_depth != now.pipeline_depth ||
                        was.pipeline_bulk != now.pipeline_bulk);
   mark(p.tensor_core, was.tensor_core_shape != now.tensor_core_shape);

@@ -1,5 +1,7 @@
 #include "dsl/schedule_state.h"
 
+#include <algorithm>
+
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 
@@ -58,6 +60,11 @@ StageSchedule ScheduleState::initial_schedule(const FuncDef& f, const SizeBindin
     s.order.push_back(l.name);
     s.loops[l.name] = l;
     s.used_names.insert(l.name);
+  }
+  if (f.is_scan()) {
+    // A scan's loops of its scanned variable are innermost (scan-loops-not-innermost).
+    auto it = std::find(s.order.begin(), s.order.end(), f.body->name);
+    std::rotate(it, it + 1, s.order.end());
   }
   if (f.is_reduction()) {
     for (const auto& r : f.body->rvars) {

@@ -69,7 +69,7 @@ struct StageProvenance {
   int order = -1;     // the loops and their order: split, tile, fuse, reorder, reverse, rfactor
   int location = -1;  // compute_at, compute_inline, compute_root
   int cache_write = -1;
-  int cross_thread = -1;  // cross_thread_reduce, any kind
+  int cross_thread = -1;  // cross_thread_reduce, any kind; cross_thread_scan
   int pipeline = -1;
   int tensor_core = -1;
   int precision = -1;  // the operand precision and math: precision, tensor_core
@@ -97,6 +97,7 @@ struct StageSchedule {
   std::string cross_thread_loop;              // reduction loop combined across threads
   std::string cross_thread_kind;              // "warp" or "block"
   std::string cross_cluster_loop;             // reduction loop combined across the blocks of a cluster
+  std::string scan_thread_loop;               // a scan's loop scanned across the threads of the block (cross_thread_scan)
   std::string pipeline_loop;
   int pipeline_depth = 0;
   bool pipeline_bulk = false;            // Hopper bulk copy engine instead of cp.async

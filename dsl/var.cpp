@@ -49,6 +49,28 @@ Expr argmax(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMax
 Expr argmin(const RVar& r, Expr b) { return reduce(ReduceOp::ArgMin, {r}, std::move(b)); }
 Expr argmin(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMin, r, std::move(b)); }
 
+static Expr scan(ReduceOp op, const Var& v, Expr body, ScanOptions options) {
+  if (!body.defined()) fail("undefined-expr", "The body of a scan is undefined.", "Define the body Expr first.");
+  if (body->op == ExprOp::Reduce || body->op == ExprOp::Scan)
+    fail("nested-reduction",
+         "The body of a scan is itself a " + std::string(body->op == ExprOp::Scan ? "scan" : "reduction") + ".",
+         "Define the inner reduction or scan as its own stage with compute() and scan that stage.");
+  ExprNode n;
+  n.op = ExprOp::Scan;
+  n.reduce_op = op;
+  n.name = v.name();
+  n.type = body.type();
+  if (body->weak) n.type = dtype_is_float(body.type()) ? DType::f32 : DType::i32;
+  n.ival = (options.reverse ? kScanReverse : 0) | (options.exclusive ? kScanExclusive : 0);
+  n.args = {std::move(body)};
+  return make_node(std::move(n));
+}
+
+Expr cumsum(const Var& v, Expr body, ScanOptions o) { return scan(ReduceOp::Sum, v, std::move(body), o); }
+Expr cumprod(const Var& v, Expr body, ScanOptions o) { return scan(ReduceOp::Product, v, std::move(body), o); }
+
+std::string scan_op_name(ReduceOp op) { return op == ReduceOp::Product ? "cumprod" : "cumsum"; }
+
 std::string reduce_op_name(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:

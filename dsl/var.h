@@ -61,6 +61,20 @@ Expr argmax(const std::vector<RVar>& r, Expr body);
 Expr argmin(const RVar& r, Expr body);
 Expr argmin(const std::vector<RVar>& r, Expr body);
 
+// Scans (prefix sums and products) along a pure variable `v` of the stage they define:
+// Y(..., v, ...) = cumsum(v, body) is the sum of body over v' = 0 .. v (with reverse,
+// v' = v .. N-1; with exclusive, v itself left out, so the first element is the
+// identity), body evaluated with v bound to v'. As torch.cumsum / torch.cumprod along
+// the dimension of v. A scan is a stage's whole body.
+struct ScanOptions {
+  bool reverse = false;
+  bool exclusive = false;
+};
+Expr cumsum(const Var& v, Expr body, ScanOptions options = {});
+Expr cumprod(const Var& v, Expr body, ScanOptions options = {});
+// "cumsum" or "cumprod".
+std::string scan_op_name(ReduceOp op);
+
 std::string reduce_op_name(ReduceOp op);
 
 }  // namespace cusched

@@ -15,6 +15,18 @@ std::vector<std::string> reduction_vars(const FuncDef& f) {
   return out;
 }
 
+// A scan along the innermost dimension: one block per line, tiles of 256 threads x 4
+// items x a float4 each (forward scans of 4-byte elements; other scans read their
+// items one at a time, 16 per thread). Along another dimension: a flat grid over the
+// other dimensions, each thread scanning its line serially, neighbouring threads
+// reading neighbouring elements.
+json automatic_scan_steps(const FuncDef& f) {
+  const std::string& v = f.body->name;
+  if (f.vars.back() != v) return serial_scan_steps(f.name, f.vars, v, kAutomaticBaselineThreads);
+  const bool vector = !(f.body->ival & kScanReverse) && dtype_bytes(f.dtype) == 4;
+  return block_scan_steps(f.name, f.vars, v, kAutomaticBaselineThreads, vector ? 4 : 16, vector ? 4 : 1);
+}
+
 bool empty_schedule(const json& steps) { return steps.is_null() || (steps.is_array() && steps.empty()); }
 
 }  // namespace
@@ -22,7 +34,9 @@ bool empty_schedule(const json& steps) { return steps.is_null() || (steps.is_arr
 json automatic_baseline(const Pipeline& pipeline) {
   json steps = json::array();
   for (const auto& f : pipeline.stages()) {
-    if (f->is_reduction())
+    if (f->is_scan())
+      steps = concat_steps({steps, automatic_scan_steps(*f)});
+    else if (f->is_reduction())
       steps =
           concat_steps({steps, block_per_point_steps(f->name, f->vars, reduction_vars(*f), kAutomaticBaselineThreads)});
     else if (!f->vars.empty())
@@ -34,7 +48,10 @@ json automatic_baseline(const Pipeline& pipeline) {
 json reference_schedule_steps(const Pipeline& pipeline) {
   json steps = json::array();
   for (const auto& f : pipeline.stages())
-    if (!f->vars.empty()) steps = concat_steps({steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads)});
+    if (f->is_scan())
+      steps = concat_steps({steps, serial_scan_steps(f->name, f->vars, f->body->name, kAutomaticBaselineThreads)});
+    else if (!f->vars.empty())
+      steps = concat_steps({steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads)});
   return steps;
 }
 

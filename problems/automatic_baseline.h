@@ -18,12 +18,16 @@ constexpr int64_t kAutomaticBaselineThreads = 256;
 // Every stage at root, in pipeline order (one kernel each): a pure stage as a flat
 // grid (its pure loops fused and split over blocks of 256 threads), a reduction with
 // one block per output point and its reduction loops (fused) combined across the
-// block's 256 threads. The steps name no size: split guards cover extents that are
-// not multiples of 256, smaller than a block, or 1.
+// block's 256 threads, a scan along its innermost dimension with one block per line
+// (tiles of 256 threads x 16 elements, scanned in registers, across the threads and
+// carried from tile to tile), a scan along another dimension with one thread per line.
+// The steps name no size: split guards cover extents that are not multiples of 256,
+// smaller than a block, or 1.
 nlohmann::json automatic_baseline(const Pipeline& pipeline);
 
 // The steps of the reference schedule: every stage at root as a flat grid of 256-thread
-// blocks, reductions serial in each thread.
+// blocks, reductions serial in each thread, scans with one thread per line (the grid
+// over the other dimensions).
 nlohmann::json reference_schedule_steps(const Pipeline& pipeline);
 // reference_schedule_steps applied in `ctx`. Used for the float64 reference.
 Schedule reference_schedule(const ScheduleContext& ctx);

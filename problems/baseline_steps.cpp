@@ -69,6 +69,51 @@ json block_per_point_steps(const std::string& stage, const std::vector<std::stri
   return steps;
 }
 
+namespace {
+
+// The pure loops other than `scan` (a scan stage's loops start with them, `scan` last).
+std::vector<std::string> loops_around_scan(const std::vector<std::string>& vars, const std::string& scan) {
+  std::vector<std::string> others;
+  for (const auto& v : vars)
+    if (v != scan) others.push_back(v);
+  return others;
+}
+
+}  // namespace
+
+json serial_scan_steps(const std::string& stage, const std::vector<std::string>& vars, const std::string& scan,
+                       int64_t threads) {
+  json steps = json::array();
+  std::vector<std::string> others = loops_around_scan(vars, scan);
+  if (!others.empty())
+    for (auto& s : flat_grid_steps(stage, others, threads)) steps.push_back(std::move(s));
+  return steps;
+}
+
+json block_scan_steps(const std::string& stage, const std::vector<std::string>& vars, const std::string& scan,
+                      int64_t threads, int64_t items, int64_t vector) {
+  json steps = json::array();
+  std::vector<std::string> others = loops_around_scan(vars, scan);
+  if (!others.empty()) {
+    const std::string lines = fuse_loops(steps, stage, others, FlatGridNames::fused);
+    steps.push_back(schedule_step("bind", stage, {{"loop", lines}, {"axis", "blockIdx.x"}}));
+  }
+  std::string loop = scan;
+  if (vector > 1) {
+    steps.push_back(schedule_step(
+        "split", stage, {{"loop", loop}, {"factor", vector}, {"outer", "scan_vector"}, {"inner", "scan_lane"}}));
+    loop = "scan_vector";
+  }
+  steps.push_back(schedule_step("split", stage,
+                                {{"loop", loop}, {"factor", items}, {"outer", "scan_run"}, {"inner", "scan_item"}}));
+  steps.push_back(schedule_step(
+      "split", stage, {{"loop", "scan_run"}, {"factor", threads}, {"outer", "scan_tile"}, {"inner", "scan_thread"}}));
+  steps.push_back(schedule_step("cross_thread_scan", stage, {{"loop", "scan_thread"}}));
+  if (items > 1) steps.push_back(schedule_step("unroll", stage, {{"loop", "scan_item"}}));
+  if (vector > 1) steps.push_back(schedule_step("vectorize", stage, {{"loop", "scan_lane"}}));
+  return steps;
+}
+
 json tiled_grid_steps(const std::string& stage, const std::string& i, const std::string& j, const std::string& batch) {
   json steps = json::array();
   steps.push_back(schedule_step("tile", stage, {{"x", i}, {"y", j}, {"x_factor", 16}, {"y_factor", 16}}));

@@ -44,6 +44,24 @@ nlohmann::json cross_thread_reduction_steps(const std::string& stage, const std:
 nlohmann::json block_per_point_steps(const std::string& stage, const std::vector<std::string>& vars,
                                      const std::vector<std::string>& rvars, int64_t threads);
 
+// Steps for a scan stage over `vars` along `scan` in which each thread scans whole
+// lines: the other pure loops (outside the scanned one, which a scan stage's loops have
+// innermost) fused into a flat grid of `threads`
+// per block (none: a single thread), the scanned loop serial and innermost. Coalesced
+// when the scanned variable is not the innermost dimension (neighbouring threads read
+// neighbouring elements at every step).
+nlohmann::json serial_scan_steps(const std::string& stage, const std::vector<std::string>& vars,
+                                 const std::string& scan, int64_t threads);
+
+// Steps for a scan stage over `vars` along `scan` with one block per line: the other
+// pure loops fused and bound to blockIdx.x (none: a single block); the
+// scanned loop split into tiles of `threads` x `items` x `vector` elements (loops
+// scan_tile, scan_thread, scan_item and, with `vector` > 1, scan_lane), scan_thread
+// scanned across the threads (cross_thread_scan), scan_item unrolled and scan_lane
+// vectorized: each thread reads `items` vectors of `vector` adjacent elements.
+nlohmann::json block_scan_steps(const std::string& stage, const std::vector<std::string>& vars, const std::string& scan,
+                                int64_t threads, int64_t items, int64_t vector);
+
 // Steps that tile the pure loops `i` (rows) and `j` (columns) of `stage` by 16 x 16 and
 // bind the tiles to blockIdx.y / blockIdx.x and the points to threadIdx.y / threadIdx.x;
 // a loop named in `batch` (may be empty) goes to blockIdx.z.

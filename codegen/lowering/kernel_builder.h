@@ -227,6 +227,10 @@ class KernelBuilder {
   // reduction.cpp: accumulators, cross_thread_reduce (warp, block, cluster)
   Stmt emit_reduction(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial);
 
+  // scan.cpp: cumsum / cumprod, serial or across the block's threads (cross_thread_scan)
+  int first_scan_loop(const Ctx& c) const;
+  Stmt emit_scan(Ctx& c, int p0, const Env& env, const Env& caches);
+
   // output_tile.cpp: cache_write scope shared
   Stmt emit_output_tile(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial);
 

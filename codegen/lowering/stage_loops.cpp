@@ -1,6 +1,7 @@
 // A stage's loop nest (split, fuse, reorder, reverse, bind, unroll, vectorize): the
 // loops from its schedule, at each loop what is placed there (placements.cpp), at the
-// first reduction loop the reduction (reduction.cpp), just inside the block loops the
+// first reduction loop the reduction (reduction.cpp), at the first loop of a scanned
+// variable the scan (scan.cpp), just inside the block loops the
 // shared output tile (output_tile.cpp), and innermost the store of the stage's value.
 #include <algorithm>
 
@@ -29,7 +30,12 @@ StageNest KernelBuilder::stage_nest(const FuncDef& f, const Realization& self) {
   }
   if (f.is_reduction())
     for (const auto& r : f.body->rvars) orig[r.name] = nest.value[r.name];
-  Expr body = inline_stages(f.is_reduction() ? f.body->args[0] : f.body);
+  // A reverse scan's loops step through positions from the end: index N - 1 - position.
+  if (f.is_scan() && (f.body->ival & kScanReverse)) {
+    const int d = f.scan_dim();
+    orig[f.vars[d]] = self.min[d] + (make_int(self.extent[d] - 1) - nest.value[f.vars[d]]);
+  }
+  Expr body = inline_stages(f.is_reduction() || f.is_scan() ? f.body->args[0] : f.body);
   body = substitute(body, orig);
   body = rewrite(body, [&](const Expr& x) -> Expr {
     if (x->op == ExprOp::SizeParam) return make_int(eval_int(x, st_.ctx.sizes), x.type());
@@ -53,6 +59,7 @@ Stmt KernelBuilder::emit(Ctx& c, int p, const Env& env, const Env& caches, bool 
     return emit_output_tile(c, p, env, caches, in_thread, in_serial);
   int r0 = first_reduction(c);
   if (r0 >= 0 && p == r0) return emit_reduction(c, env, caches, in_thread, in_serial);
+  if (c.f.is_scan() && p == first_scan_loop(c)) return emit_scan(c, p, env, caches);
   if (p == static_cast<int>(c.nest.loops.size())) {
     std::vector<Expr> idx;
     for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));

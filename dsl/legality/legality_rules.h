@@ -35,5 +35,6 @@ void check_placement_rules(const Rules& r);    // producers computed at a loop, 
 void check_copy_rules(const Rules& r);         // staged copies with registers, pipelines and the bulk engine
 void check_output_tile_rules(const Rules& r);  // cache_write scope shared
 void check_tensor_core_rules(const Rules& r);  // the tensor-core tile's loops and placements
+void check_scan_rules(const Rules& r);         // scan stages: root, their scanned loops innermost and in order
 
 }  // namespace cusched::legality

@@ -12,8 +12,8 @@ namespace {
 TEST(DeviceLibrary, EmbedsTheUmbrellaHeaderAndItsParts) {
   const auto& h = device_headers();
   ASSERT_TRUE(h.count("cusched_device.cuh"));
-  for (const char* part : {"cusched_numeric.cuh", "cusched_reduce.cuh", "cusched_mma.cuh", "cusched_async_copy.cuh",
-                           "cusched_copy.cuh", "cusched_wgmma.cuh"}) {
+  for (const char* part : {"cusched_numeric.cuh", "cusched_reduce.cuh", "cusched_scan.cuh", "cusched_mma.cuh",
+                           "cusched_async_copy.cuh", "cusched_copy.cuh", "cusched_wgmma.cuh"}) {
     ASSERT_TRUE(h.count(part)) << part;
     EXPECT_NE(h.at("cusched_device.cuh").find(std::string("#include \"") + part + "\""), std::string::npos) << part;
   }
@@ -122,6 +122,15 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   v = cusched::cluster_allreduce_uniform_push<cusched::MaxOp, 1>(v, cs, phase, pending);
   cusched::cluster_allreduce_arg_uniform_push<cusched::ArgMinOp, 1>(v, i, cs, csi, phase, pending);
   cusched::cluster_settle(pending);
+  float scan_total = 0;
+  double scan_product = 1;
+  v = cusched::warp_inclusive_scan<cusched::SumOp>(v, 16) +
+      cusched::warp_exclusive_scan<cusched::SumOp, float>(v, 0, 32, scan_total) + scan_total;
+  d = cusched::warp_exclusive_scan<cusched::ProductOp, double>(d, 1, 8, scan_product) * scan_product;
+  {
+    __shared__ float scan_scratch[32];
+    v = cusched::block_exclusive_scan<cusched::SumOp, float>(v, 0, 64, scan_total, scan_scratch) + scan_total;
+  }
   const unsigned long long keep = cusched::l2_policy_evict_last(0.05f), drop = cusched::l2_policy_evict_first(1.0f);
   v += cusched::load_l2(a, keep) + cusched::load_l2(reinterpret_cast<const float2*>(a), drop).y +
        cusched::load_l2(reinterpret_cast<const float4*>(a), cusched::l2_policy_evict_normal(0.5f)).w;
