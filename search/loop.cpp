@@ -515,7 +515,9 @@ GoalInputs SearchLoop::goal_inputs(int64_t run) const {
     const auto& e = top[0].evaluation;
     in.best_ms = score(e);
     if (options_.backend == "interp") {
-      if (in.best_ms) in.best_floor_pct = floor_share(problem_, "bench", e.precision, *in.best_ms).pct;
+      // The estimate is for the bench size; a problem without one has no floor to compare with.
+      if (in.best_ms && problem_.sizes.count("bench"))
+        in.best_floor_pct = floor_share(problem_, "bench", e.precision, *in.best_ms).pct;
     } else {
       in.best_floor_pct = e.pct_of_floor;
     }

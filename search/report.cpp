@@ -237,7 +237,7 @@ std::string render_report(const Store& store, int64_t run_id) {
     fail("report-unknown-run", "The store '" + store.path() + "' has no run " + std::to_string(run_id) + ".",
          "Leave out --run to report the latest run, or pass an id the store holds.");
   const bool by_cost = run->backend == "interp";
-  const std::string unit = by_cost ? "cost estimate" : "median ms";
+  const std::string unit = by_cost ? "cost estimate (ms, bench size)" : "median ms (GPU)";
   const std::string time_unit = by_cost ? "ms, cost model estimate" : "ms, GPU median";
   auto rounds = store.round_summaries(run_id);
   auto candidates = store.candidates(run_id);
