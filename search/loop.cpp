@@ -280,12 +280,14 @@ bool SearchLoop::do_round(int64_t run, int index) {
   // Ideas none of whose schedules became a candidate are kept too, for the report.
   for (const auto& idea : props.ideas)
     if (!idea_ids.count(idea)) idea_ids.emplace(idea, store_.add_idea(round, idea, source));
+  int steered_kernels = 0;
   for (const auto& a : steering.pending) {
     if (a.kind != SteeringKind::add_kernel) continue;
     try {
       int64_t idea = store_.add_idea(round, a.text, "file");
       AddedCandidate added = add_kernel_candidate(store_, problem_, run, round, idea, a.payload);
       outcome[a.id] = (added.is_new ? "candidate " : "already tried as candidate ") + std::to_string(added.id);
+      ++steered_kernels;
       if (added.is_new)
         if (auto rec = store_.candidate(added.id)) fresh_candidates.push_back(*rec);
     } catch (const UserError& e) {
@@ -305,7 +307,7 @@ bool SearchLoop::do_round(int64_t run, int index) {
     log_ << "round " << index + 1 << ": applied " << steering.pending.size() << " steering action(s)" << std::endl;
   log_ << "round " << index + 1 << "/" << options_.rounds << ": " << props.ideas.size() << " idea(s), "
        << fresh_candidates.size() << " new candidate(s) from " << source
-       << (steered_end > steered_begin ? " and steering" : "")
+       << (steered_end > steered_begin || steered_kernels ? " and steering" : "")
        << (duplicates ? ", " + std::to_string(duplicates) + " already tried" : "")
        << (banned ? ", " + std::to_string(banned) + " banned" : "") << std::endl;
   bool ok = evaluate(run, fresh_candidates);
