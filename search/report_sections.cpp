@@ -2,7 +2,6 @@
 
 #include <sstream>
 
-#include "dsl/primitive.h"
 #include "search/report.h"
 #include "search/review.h"
 #include "search/run_outcome_store.h"
@@ -32,16 +31,16 @@ std::string schedule_one_line(const nlohmann::json& steps) {
   for (size_t i = 0; i < steps.size(); ++i) {
     const auto& step = steps[i];
     if (i) os << " ; ";
-    std::string op = step.is_object() ? step.value("op", "?") : "?";
-    os << op;
-    const PrimitiveDef* p = find_primitive(op);
-    if (p) {
-      for (const auto& a : p->args)
-        if (step.contains(a.name)) os << " " << a.name << "=" << value_text(step[a.name]);
-    } else if (step.is_object()) {
-      for (const auto& [k, v] : step.items())
-        if (k != "op") os << " " << k << "=" << value_text(v);
+    if (!step.is_object()) {
+      os << step.dump();
+      continue;
     }
+    os << step.value("op", "?");
+    // The stage and the loop first, then the other arguments by name.
+    for (const char* first : {"stage", "loop", "loops"})
+      if (step.contains(first)) os << " " << first << "=" << value_text(step[first]);
+    for (const auto& [k, v] : step.items())
+      if (k != "op" && k != "stage" && k != "loop" && k != "loops") os << " " << k << "=" << value_text(v);
   }
   return os.str();
 }

@@ -12,8 +12,8 @@
 
 namespace cusched::search {
 
-// The steps in the one-line text form: `op arg=value ...` per step (dsl/schedule_text),
-// the steps separated by " ; ".
+// The steps on one line: `op stage=S loop=L arg=value ...` per step (the other
+// arguments by name), the steps separated by " ; ".
 std::string schedule_one_line(const nlohmann::json& steps);
 
 std::string render_cpu_only_note(const RunInfo& run);

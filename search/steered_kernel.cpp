@@ -4,8 +4,6 @@
 
 namespace cusched::search {
 
-bool is_handwritten(const CandidateRecord& c) { return c.schedule_hash.rfind("kernel-", 0) == 0; }
-
 AddedCandidate add_kernel_candidate(Store& store, const Problem& problem, int64_t run, int64_t round, int64_t idea,
                                     const nlohmann::json& payload) {
   auto dim = [&](const char* key) {

@@ -17,7 +17,7 @@
 
 namespace cusched::search {
 
-bool is_handwritten(const CandidateRecord& c);
+inline bool is_handwritten(const CandidateRecord& c) { return c.schedule_hash.rfind("kernel-", 0) == 0; }
 
 // Stores the kernel of an add-kernel action's payload as a candidate of `round` under
 // idea `idea`; returns the candidate's id and whether it is new to the run.
