@@ -762,6 +762,11 @@ RoundProposals BuiltinProposer::propose(const ProposalContext& ctx, int ideas, i
     return elite[std::min(u(rng), u(rng))];
   };
   std::vector<std::string> moves = class_moves(class_);
+  std::erase_if(moves, [&](const std::string& m) { return ctx.banned_moves.count(m) > 0; });
+  if (moves.empty()) {
+    out.events.push_back({"exhausted", "Every move of the problem's class is banned."});
+    return out;
+  }
   std::shuffle(moves.begin(), moves.end(), rng);
   std::set<std::string> used_moves;
   size_t next_move = 0;
@@ -790,7 +795,7 @@ RoundProposals BuiltinProposer::propose(const ProposalContext& ctx, int ideas, i
     std::string idea = group[0].move.idea;
     out.ideas.push_back(idea);
     for (int i = 0; i < per_idea && i < static_cast<int>(group.size()); ++i)
-      out.proposals.push_back({idea, group[i].move.schedule, group[i].parent});
+      out.proposals.push_back({idea, group[i].move.schedule, group[i].parent, group[i].move.move});
   }
   if (out.proposals.empty())
     out.events.push_back({"exhausted", "No move produced a new legal schedule from the best candidates."});

@@ -57,6 +57,12 @@ std::string render_context(const ProposalContext& ctx, const std::vector<bool>& 
     for (size_t i = 0; i < n_failures; ++i)
       s << "## Failure " << i + 1 << render_tried(ctx.failures[i], false, true) << "\n";
   }
+  if (!ctx.hints.empty() || !ctx.banned_ideas.empty()) {
+    s << "# Guidance from the engineer running this search (follow it)\n";
+    for (const auto& h : ctx.hints) s << "- Hint: " << h << "\n";
+    for (const auto& b : ctx.banned_ideas) s << "- Do not propose ideas like: " << b << "\n";
+    s << "\n";
+  }
   return s.str();
 }
 

@@ -13,7 +13,11 @@
 
 #include "problems/problem.h"
 #include "search/evaluator.h"
+#include "search/goal.h"
 #include "search/proposer.h"
+#include "search/search_status.h"
+#include "search/stall.h"
+#include "search/steering_round.h"
 #include "search/store.h"
 
 namespace cusched::search {
@@ -34,6 +38,11 @@ struct SearchOptions {
   int context_best = 8, context_failures = 8;  // candidates shown to the proposer
   std::string replay_timings;                  // a TimingReplay file: times come from it, keyed by schedule hash
   bool sanitize_best = true;  // gpu backend: compute-sanitizer on the final best, kept in its evaluation result
+  std::optional<Goal> goal;   // stop when met; a resumed run keeps its stored goal when this is empty
+  // Stop when stalled (search/stall.h); stall.rounds 0: never. With continue_on_stall the
+  // diagnosis is printed and stored and the search goes on.
+  StallRule stall{0, 0.01};
+  bool continue_on_stall = false;
   std::string resolved_size() const { return size.empty() ? (backend == "gpu" ? "bench" : "small") : size; }
 };
 
@@ -43,7 +52,9 @@ struct SearchSummary {
   int evaluated = 0, verified = 0;
   std::optional<double> best, baseline;  // ms: median on gpu runs, cost estimate on interp runs
   std::optional<int64_t> best_candidate;
-  std::string status;  // "finished" or "budget-exhausted"
+  SearchStatus status = SearchStatus::finished;
+  std::optional<GoalStanding> goal;  // when the run has a goal
+  nlohmann::json stall;              // the last stall's diagnosis (stall_diagnosis.h), null when none
 };
 
 // The default store path of a problem's search: cusched-<problem>.db.
@@ -74,8 +85,12 @@ class SearchLoop {
   bool budget_left(int64_t run) const;
   int64_t tokens_used(int64_t run) const;
   void progress(int64_t run, int64_t round_id, int index);
-  SearchSummary summarise(int64_t run, const std::string& status) const;
+  SearchSummary summarise(int64_t run, SearchStatus status) const;
   std::optional<double> score(const EvaluationRecord& e) const;
+  // The goal's standing now; records it in the store (round `index`) the first time it is met.
+  GoalStanding check_goal(int64_t run, int index, const Goal& goal);
+  GoalStanding goal_standing_now(int64_t run, const Goal& goal) const;
+  GoalInputs goal_inputs(int64_t run) const;
 
   const Problem& problem_;
   Store& store_;

@@ -36,12 +36,18 @@ struct ProposalContext {
   // proposer skips them, and depends on nothing else from earlier rounds, so a resumed
   // search proposes what an uninterrupted one would.
   std::set<std::string> tried_hashes;
+  // Steering (search/steering.h): hints from the engineer, in the order given; moves of
+  // the built-in proposer not to use; idea texts whose proposals the loop drops.
+  std::vector<std::string> hints;
+  std::set<std::string> banned_moves;
+  std::vector<std::string> banned_ideas;
 };
 
 struct Proposal {
   std::string idea;  // the text of the idea this schedule implements
   nlohmann::json schedule;
   std::optional<int64_t> parent;  // candidate id this schedule was derived from
+  std::string move;               // the built-in proposer's move that made it, empty otherwise
 };
 
 // Something that happened while proposing and that the loop should record:

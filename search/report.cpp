@@ -9,6 +9,9 @@
 
 #include "dsl/error.h"
 #include "search/diff.h"
+#include "search/report_sections.h"
+#include "search/review.h"
+#include "search/steered_kernel.h"
 #include "search/store.h"
 
 namespace cusched::search {
@@ -169,11 +172,32 @@ std::string render_source(const std::string& source, const nlohmann::json& findi
 std::string render_diff(const std::string& before, const std::string& after) {
   std::ostringstream s;
   s << "<pre class=\"diff\">";
-  for (const auto& d : diff_lines(split_lines(before), split_lines(after))) {
+  auto lines = diff_lines(split_lines(before), split_lines(after));
+  // Unchanged lines more than kContext away from a change collapse into one marker line.
+  constexpr size_t kContext = 2;
+  std::vector<size_t> near(lines.size() + 1, 0);
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].kind != DiffLine::Kind::same)
+      for (size_t k = i >= kContext ? i - kContext : 0; k <= i + kContext && k < lines.size(); ++k) near[k] = 1;
+  size_t hidden = 0;
+  auto flush_hidden = [&] {
+    if (hidden)
+      s << "<span class=\"same collapsed\">  &hellip; " << hidden << " unchanged line" << (hidden == 1 ? "" : "s")
+        << "</span>";
+    hidden = 0;
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto& d = lines[i];
+    if (d.kind == DiffLine::Kind::same && !near[i]) {
+      ++hidden;
+      continue;
+    }
+    flush_hidden();
     const char* cls = d.kind == DiffLine::Kind::added ? "add" : d.kind == DiffLine::Kind::removed ? "del" : "same";
     const char* mark = d.kind == DiffLine::Kind::added ? "+ " : d.kind == DiffLine::Kind::removed ? "- " : "  ";
     s << "<span class=\"" << cls << "\">" << mark << html_escape(d.text) << "</span>";
   }
+  flush_hidden();
   s << "</pre>\n";
   return s.str();
 }
@@ -213,7 +237,8 @@ std::string render_report(const Store& store, int64_t run_id) {
     fail("report-unknown-run", "The store '" + store.path() + "' has no run " + std::to_string(run_id) + ".",
          "Leave out --run to report the latest run, or pass an id the store holds.");
   const bool by_cost = run->backend == "interp";
-  const std::string unit = by_cost ? "cost estimate" : "median ms";
+  const std::string unit = by_cost ? "cost estimate (ms, bench size)" : "median ms (GPU)";
+  const std::string time_unit = by_cost ? "ms, cost model estimate" : "ms, GPU median";
   auto rounds = store.round_summaries(run_id);
   auto candidates = store.candidates(run_id);
   auto board = store.leaderboard(run_id, 50);
@@ -253,11 +278,14 @@ std::string render_report(const Store& store, int64_t run_id) {
   }
   h << "</dl>\n<details><summary>configuration</summary><pre class=\"block\">" << html_escape(run->config.dump(2))
     << "</pre></details></header>\n";
+  h << render_cpu_only_note(*run) << render_goal_section(store, *run) << render_stall_section(store, *run)
+    << render_steering_section(store, *run) << render_review_section(store, *run);
 
   h << "<section id=\"progress\"><h2>Best " << html_escape(unit) << " per round</h2>\n" << render_chart(rounds, unit);
   h << "<table "
        "id=\"rounds\"><thead><tr><th>round</th><th>candidates</th><th>evaluated</th><th>verified</th><th>rejected</th>"
-       "<th>best in round</th><th>best so far</th><th>tokens</th></tr></thead><tbody>\n";
+       "<th>best in round ("
+    << time_unit << ")</th><th>best so far (" << time_unit << ")</th><th>tokens</th></tr></thead><tbody>\n";
   for (const auto& r : rounds)
     h << "<tr class=\"round-row\"><td class=\"num\">" << r.round.index << "</td><td class=\"num\">" << r.candidates
       << "</td><td class=\"num\">" << r.evaluated << "</td><td class=\"num\">" << r.verified
@@ -269,8 +297,18 @@ std::string render_report(const Store& store, int64_t run_id) {
   h << "<section id=\"leaderboard-section\"><h2>Leaderboard (verified, best first)</h2>\n";
   if (board.empty()) h << "<p>No verified candidate yet.</p>\n";
   h << "<table id=\"leaderboard\"><thead><tr><th>rank</th><th>candidate</th><th>round</th><th>idea</th><th>median "
-       "ms</th>"
-       "<th>min ms</th><th>max ms</th><th>% of floor</th><th>cost</th><th>precision</th></tr></thead><tbody>\n";
+       "ms (GPU)</th>"
+       "<th>min ms</th><th>max ms</th><th>% of floor</th><th>cost estimate (ms, bench size)</th><th>precision</th>"
+       "<th>tie</th><th>review</th><th>schedule</th></tr></thead><tbody>\n";
+  // A tie: the ranking key within 0.5% of the neighbour's, so the order between them means little.
+  auto key = [&](size_t i) {
+    const auto& e = board[i].evaluation;
+    return by_cost ? e.cost_estimate.value_or(0) : e.median_ms.value_or(0);
+  };
+  auto close = [&](size_t a, size_t b) {
+    double x = key(a), y = key(b);
+    return std::max(x, y) > 0 && std::abs(x - y) <= 0.005 * std::max(x, y);
+  };
   for (size_t i = 0; i < board.size(); ++i) {
     const auto& c = board[i].candidate;
     const auto& e = board[i].evaluation;
@@ -279,7 +317,12 @@ std::string render_report(const Store& store, int64_t run_id) {
       << "</td><td>" << html_escape(c.idea_text) << "</td><td class=\"num\">" << opt(e.median_ms)
       << "</td><td class=\"num\">" << opt(e.min_ms) << "</td><td class=\"num\">" << opt(e.max_ms)
       << "</td><td class=\"num\">" << opt(e.pct_of_floor, 3) << "</td><td class=\"num\">" << opt(e.cost_estimate)
-      << "</td><td>" << html_escape(e.precision) << "</td></tr>\n";
+      << "</td><td>" << html_escape(e.precision) << "</td><td class=\"tie\">"
+      << ((i > 0 && close(i - 1, i)) || (i + 1 < board.size() && close(i, i + 1)) ? "tie" : "") << "</td><td>";
+    if (auto r = latest_review(store, c.id))
+      h << (r->approved ? "approved" : "rejected") << " by " << html_escape(r->reviewer);
+    h << "</td><td><code>" << html_escape(is_handwritten(c) ? "hand-written kernel" : schedule_one_line(c.schedule))
+      << "</code></td></tr>\n";
   }
   h << "</tbody></table></section>\n";
 
@@ -309,8 +352,15 @@ std::string render_report(const Store& store, int64_t run_id) {
       h << ".</p>\n";
       if (!e->reason.empty()) h << "<p class=\"reason\">" << html_escape(e->reason) << "</p>\n";
     }
-    h << "<details><summary>Schedule</summary><pre class=\"block\">" << html_escape(c.schedule.dump(2))
-      << "</pre></details>\n";
+    if (is_handwritten(c))
+      h << "<p class=\"schedule-line\"><b>Hand-written kernel</b> (added by steering; no schedule)</p>\n";
+    else
+      h << "<p class=\"schedule-line\"><b>Schedule</b>: <code>" << html_escape(schedule_one_line(c.schedule))
+        << "</code></p>\n<details><summary>Schedule as JSON</summary><pre class=\"block\">"
+        << html_escape(c.schedule.dump(2)) << "</pre></details>\n";
+    if (auto r = latest_review(store, c.id))
+      h << "<p class=\"review\"><b>Review</b>: " << (r->approved ? "approved" : "rejected") << " by "
+        << html_escape(r->reviewer) << " at " << html_escape(r->created) << ": " << html_escape(r->note) << "</p>\n";
     auto a = store.artifacts(c.id);
     if (a && !a->cuda_source.empty()) {
       auto findings = findings_array(a->audit_findings);
@@ -329,7 +379,7 @@ std::string render_report(const Store& store, int64_t run_id) {
     }
     h << "</section>\n";
   }
-  h << "</section>\n";
+  h << "</section>\n" << render_idle_ideas_section(store, *run);
 
   if (!calls.empty()) {
     h << "<section id=\"llm-calls-section\"><h2>LLM calls</h2><table "

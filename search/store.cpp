@@ -11,137 +11,15 @@
 
 #include "dsl/error.h"
 #include "dsl/schedule.h"
+#include "search/engineer_tables.h"
 #include "search/store_integrity.h"
+#include "search/store_sql.h"
 
 namespace cusched::search {
 
+using namespace sql;
+
 namespace {
-
-constexpr int kBusyTimeoutMs = 30000;
-
-std::string now_utc() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buf;
-}
-
-[[noreturn]] void store_fail(sqlite3* db, const std::string& what) {
-  fail("store-error", "The candidate store failed to " + what + ": " + (db ? sqlite3_errmsg(db) : "no database") + ".",
-       "Check that the file is a cusched store on a writable local disk and that no other program holds it locked.");
-}
-
-// One prepared statement; binds by position (1-based) and reads columns by index.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      store_fail(db, std::string("prepare \"") + sql + "\"");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  // Binds `values` to the statement's parameters 1, 2, ... in order: integers, doubles
-  // and strings as themselves, an empty optional as NULL, a JSON value as its text (NULL
-  // when the value is null).
-  template <class... Values>
-  Statement& bind_row(const Values&... values) {
-    int i = 0;
-    (bind(++i, values), ...);
-    return *this;
-  }
-
-  // Returns true while a row is available.
-  bool step() {
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    store_fail(db_, "run a statement");
-  }
-  void run() {
-    while (step()) {}
-  }
-
-  bool is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
-  int64_t i64(int c) const { return sqlite3_column_int64(stmt_, c); }
-  double f64(int c) const { return sqlite3_column_double(stmt_, c); }
-  std::string text(int c) const {
-    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
-    return p ? std::string(p, sqlite3_column_bytes(stmt_, c)) : std::string();
-  }
-  std::optional<int64_t> opt_i64(int c) const { return is_null(c) ? std::nullopt : std::optional<int64_t>(i64(c)); }
-  std::optional<double> opt_f64(int c) const { return is_null(c) ? std::nullopt : std::optional<double>(f64(c)); }
-  nlohmann::json json(int c) const {
-    if (is_null(c)) return nullptr;
-    return nlohmann::json::parse(text(c), nullptr, /*allow_exceptions=*/false);
-  }
-
- private:
-  void bind(int i, int64_t v) { check(sqlite3_bind_int64(stmt_, i, v)); }
-  void bind(int i, int v) { bind(i, static_cast<int64_t>(v)); }
-  void bind(int i, const std::string& v) {
-    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-  }
-  void bind(int i, const char* v) { bind(i, std::string(v)); }
-  void bind(int i, double v) { check(sqlite3_bind_double(stmt_, i, v)); }
-  void bind_null(int i) { check(sqlite3_bind_null(stmt_, i)); }
-  template <class T>
-  void bind(int i, const std::optional<T>& v) {
-    if (v)
-      bind(i, *v);
-    else
-      bind_null(i);
-  }
-  template <class T>
-    requires std::same_as<T, nlohmann::json>
-  void bind(int i, const T& j) {
-    if (j.is_null())
-      bind_null(i);
-    else
-      bind(i, j.dump());
-  }
-  Statement& check(int rc) {
-    if (rc != SQLITE_OK) store_fail(db_, "bind a value");
-    return *this;
-  }
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-void exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    fail("store-error", "The candidate store failed to run \"" + std::string(sql).substr(0, 60) + "\": " + msg + ".",
-         "Check that the file is a cusched store on a writable local disk.");
-  }
-}
-
-// BEGIN IMMEDIATE takes the write lock up front, so two writers wait for each
-// other (busy_timeout) instead of failing on a lock upgrade. Rolls back unless
-// commit() was called.
-class Transaction {
- public:
-  explicit Transaction(sqlite3* db) : db_(db) { exec(db_, "BEGIN IMMEDIATE"); }
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  void commit() {
-    exec(db_, "COMMIT");
-    done_ = true;
-  }
-
- private:
-  sqlite3* db_;
-  bool done_ = false;
-};
 
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -325,6 +203,7 @@ Store::~Store() {
 void Store::migrate() {
   Transaction t(db_);
   exec(db_, kSchema);
+  create_engineer_tables(db_);
   // Stores written before runs kept their problem's definition gain the column.
   bool has_definition = false;
   for (Statement c(db_, "PRAGMA table_info(runs)"); c.step();)

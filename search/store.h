@@ -161,6 +161,10 @@ class Store {
 
   std::string integrity_check() const;  // "ok" when the file is sound
 
+  // The open database, for the tables kept in their own files (steering.h, review.h,
+  // run_outcome_store.h), which use the statements of store_sql.h on it.
+  sqlite3* connection() const { return db_; }
+
  private:
   sqlite3* db_ = nullptr;
   std::string path_;

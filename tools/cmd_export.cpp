@@ -11,6 +11,7 @@
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "search/export.h"
+#include "search/review.h"
 #include "search/store.h"
 #include "tools/command.h"
 #include "tools/problem_source.h"
@@ -22,7 +23,31 @@ namespace {
 struct Options {
   std::string db, output = "kernel.cu", torch_op, shape;
   int64_t candidate = 0, run = 0;  // 0: not given
+  bool require_approved = false;
 };
+
+// The candidate to export under --require-approved: the one given, which must be
+// approved by its latest review, else the best verified approved candidate of the run.
+int64_t approved_candidate(const search::Store& store, std::optional<int64_t> candidate, std::optional<int64_t> run) {
+  if (candidate) {
+    auto r = search::latest_review(store, *candidate);
+    if (!r || !r->approved)
+      fail("export-not-approved",
+           "Candidate " + std::to_string(*candidate) + " is not approved" +
+               (r ? ": its latest review, by " + r->reviewer + ", rejected it (" + r->note + ")."
+                  : ": it has no review."),
+           "Approve it with `cusched review DB " + std::to_string(*candidate) +
+               " --approve --note ...`, or drop --require-approved.");
+    return *candidate;
+  }
+  std::optional<int64_t> id = run ? run : store.latest_run();
+  if (id)
+    for (const auto& e : store.leaderboard(*id, 1 << 20))
+      if (auto r = search::latest_review(store, e.candidate.id); r && r->approved) return e.candidate.id;
+  fail("export-not-approved",
+       "Run " + (id ? std::to_string(*id) : std::string("(none)")) + " has no approved candidate.",
+       "Approve one with `cusched review DB CANDIDATE --approve --note ...`, or drop --require-approved.");
+}
 
 // The candidate's schedule lowered again at `shape` over its run's size.
 std::string export_at_shape(const search::Store& store, std::optional<int64_t> candidate, std::optional<int64_t> run,
@@ -67,6 +92,8 @@ CommandRegistration reg{
        sub.add_option("--shape", o->shape,
                       "Lower the candidate's schedule again at these sizes (NAME=V,...) and export that "
                       "kernel: specialised to the shape and not verified at it");
+       sub.add_flag("--require-approved", o->require_approved,
+                    "Export only an approved candidate (`cusched review`): the one given, else the best approved");
        return [o] {
          try {
            search::Store store(o->db, search::Store::Mode::read_only);
@@ -76,6 +103,7 @@ CommandRegistration reg{
            std::optional<int64_t> candidate, run;
            if (o->candidate) candidate = o->candidate;
            if (o->run) run = o->run;
+           if (o->require_approved) candidate = approved_candidate(store, candidate, run);
            // The problem supplies the PyTorch expression and tolerance when it is known.
            std::optional<int64_t> run_of = run ? run : store.latest_run();
            if (candidate)
@@ -102,7 +130,8 @@ CommandRegistration reg{
            return kExitOk;
          } catch (const UserError& e) {
            print_error_json(e.error());
-           return e.error().code == "export-nothing-verified" ? kExitFailure : kExitUsage;
+           return e.error().code == "export-nothing-verified" || e.error().code == "export-not-approved" ? kExitFailure
+                                                                                                         : kExitUsage;
          }
        };
      }}};

@@ -36,6 +36,9 @@ struct Options {
   double budget_minutes = 0;
   bool resume = false, no_audit = false, strict = false, mpi = false, no_sanitize = false;
   double rank_timeout = 0, rank_silence = 30;
+  std::string goal, on_stall = "stop";
+  double reference_ms = 0, stall_threshold = 1;
+  int stall_rounds = 3;
   std::string replay_timings;
   uint64_t seed = 1;
   int threads = 0;
@@ -48,6 +51,23 @@ std::optional<search::RunInfo> latest_run_of(const search::Store& store, const s
   for (auto it = runs.rbegin(); it != runs.rend(); ++it)
     if (it->problem == problem) return *it;
   return std::nullopt;
+}
+
+// The exit code of a search that stopped with `status` (docs/steering.md lists them).
+int search_exit_code(search::SearchStatus status) {
+  switch (status) {
+    case search::SearchStatus::goal_met:
+    case search::SearchStatus::finished:
+      return kExitOk;
+    case search::SearchStatus::budget_spent:
+      return kExitBudgetSpent;
+    case search::SearchStatus::stalled:
+      return kExitStalled;
+    case search::SearchStatus::running:
+    case search::SearchStatus::failed:
+      return kExitFailure;
+  }
+  return kExitFailure;
 }
 
 #ifdef CUSCHED_HAVE_MPI
@@ -127,6 +147,12 @@ int run_search(const Options& o, CLI::App& sub) {
   so.strict = o.strict;
   so.cpu_threads = o.threads;
   so.backend = o.backend.empty() ? "gpu" : o.backend;
+  if (!o.goal.empty())
+    so.goal = search::Goal::parse(o.goal, o.reference_ms > 0 ? std::optional<double>(o.reference_ms) : std::nullopt);
+  else if (sub.count("--reference-ms"))
+    fail("bad-goal", "--reference-ms is only read with a speedup goal.", "Add --goal 'speedup>=F', or drop it.");
+  so.stall = {o.stall_rounds, o.stall_threshold / 100.0};
+  so.continue_on_stall = o.on_stall == "continue";
 
   std::string db = o.db.empty() ? search::default_db_path(problem->name) : o.db;
   search::Store store(db, o.resume ? search::Store::Mode::existing_only : search::Store::Mode::create_if_missing);
@@ -151,6 +177,9 @@ int run_search(const Options& o, CLI::App& sub) {
       so.budget_candidates = c["budget_candidates"];
     if (!sub.count("--budget-tokens") && c.contains("budget_tokens")) so.budget_tokens = c["budget_tokens"];
     if (!sub.count("--seed")) so.seed = resumed->seed;
+    if (!sub.count("--stall-rounds") && c.contains("stall_rounds")) so.stall.rounds = c["stall_rounds"];
+    if (!sub.count("--stall-threshold") && c.contains("stall_threshold")) so.stall.min_gain = c["stall_threshold"];
+    if (!sub.count("--on-stall") && c.contains("on_stall")) so.continue_on_stall = c["on_stall"] == "continue";
     so.backend = resumed->backend;
     so.size = resumed->size;
   }
@@ -219,7 +248,7 @@ int run_search(const Options& o, CLI::App& sub) {
 #endif
   search::SearchLoop loop(*problem, store, *proposer, so, std::cout, evaluator);
   search::SearchSummary s = resumed ? loop.resume(resumed->id) : loop.run();
-  return s.best ? static_cast<int>(kExitOk) : static_cast<int>(kExitFailure);
+  return search_exit_code(s.status);
 }
 
 CommandRegistration reg{
@@ -269,6 +298,21 @@ CommandRegistration reg{
                           std::to_string(search::mpi_protocol::kHeartbeatMilliseconds) +
                           " ms) before it is taken for dead and dropped (default 30)")
            ->check(CLI::Range(2.0, 3600.0));
+       sub.add_option("--goal", o->goal,
+                      "Stop when met: ms<=T (time), floor>=P% (share of the floor) or speedup>=F (over the "
+                      "baseline, or over --reference-ms); exit 0 when met, 5 when the rounds or a budget ran out");
+       sub.add_option("--reference-ms", o->reference_ms, "speedup goals: the time the speedup is over, in ms")
+           ->check(finite_in(1e-9, 1e9));
+       sub.add_option("--stall-rounds", o->stall_rounds,
+                      "Stalled after this many rounds without a gain above --stall-threshold, or with every "
+                      "candidate rejected (default 3; 0: never)")
+           ->check(integer_in(0, 1000000));
+       sub.add_option("--stall-threshold", o->stall_threshold,
+                      "Least gain of the best time over the stall window, in percent (default 1)")
+           ->check(finite_in(0, 100));
+       sub.add_option("--on-stall", o->on_stall,
+                      "stop (default; exit 6, with a diagnosis) or continue (print the diagnosis and go on)")
+           ->check(CLI::IsMember({"stop", "continue"}));
        sub.add_option("--replay-timings", o->replay_timings,
                       "JSON file of {schedule hash: ms}: evaluators take these times instead of measuring");
        return [o, &sub] {

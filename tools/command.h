@@ -16,6 +16,10 @@ enum ExitCode : int {
   kExitUsage = 2,    // bad flags or unreadable input
   kExitNoGpu = 3,    // a GPU command on a machine without a CUDA driver
   kExitInternal = 4,
+  // `cusched search` only: how the search stopped (search/search_status.h). A goal met,
+  // or every round run without a goal, is kExitOk; no verified candidate is kExitFailure.
+  kExitBudgetSpent = 5,  // a budget ran out (or the rounds, with the goal not met)
+  kExitStalled = 6,      // no gain above the stall threshold over the stall window
 };
 
 struct Command {

@@ -77,7 +77,8 @@ TEST(CliSearch, KilledMidRoundResumesWithoutRedoingEvaluations) {
   std::string db = temp_path("resume") + ".db";
   std::vector<std::string> args = {CUSCHED_BIN,  "search",   "--problem", "softmax", "--backend", "interp",
                                    "--no-audit", "--rounds", "5",         "--ideas", "2",         "--per-idea",
-                                   "4",          "--seed",   "3",         "--db",    db};
+                                   "4",          "--seed",   "3",         "--db",    db,          "--stall-rounds",
+                                   "0"};  // all five rounds, stalled or not
   // Kill right after round 2's candidates are stored, while they are being evaluated.
   run_until(args, [](const std::string& l) {
     return l.rfind("round 2/5:", 0) == 0 && l.find("new candidate") != std::string::npos;

@@ -54,7 +54,7 @@ TEST(SearchLoop, SoftmaxImprovesOnTheBaselineCostEstimate) {
   SearchLoop loop(p, store, proposer, interp_options(3, 2, 4), log);
   SearchSummary s = loop.run();
 
-  EXPECT_EQ(s.status, "finished");
+  EXPECT_EQ(s.status, SearchStatus::finished);
   EXPECT_EQ(s.rounds_finished, 3);
   ASSERT_TRUE(s.baseline) << log.str();
   ASSERT_TRUE(s.best);
@@ -96,7 +96,7 @@ TEST(SearchLoop, CandidateBudgetStopsTheRunAndLeavesTheRestPending) {
   o.budget_candidates = 5;
   SearchLoop loop(p, store, proposer, o, log);
   SearchSummary s = loop.run();
-  EXPECT_EQ(s.status, "budget-exhausted");
+  EXPECT_EQ(s.status, SearchStatus::budget_spent);
   EXPECT_EQ(s.evaluated, 5);
   EXPECT_FALSE(store.pending(s.run).empty());
 }
