@@ -108,6 +108,7 @@ CommandRegistration reg{
        sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
        sub.add_flag("--sanitize", o->sanitize,
                     "Also run compute-sanitizer (memcheck, racecheck, synccheck) on the kernel");
+       sub.add_flag("--json", "Accepted for uniformity: the outcome is printed as JSON already");
        return [o] {
          try {
            Problem p = resolve_problem(o->problem);
