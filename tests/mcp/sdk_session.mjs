@@ -110,7 +110,9 @@ const review = await client.callTool({
   name: "review_candidate",
   arguments: { store, candidate: best, decision: "approve", note: "verified in the interpreter" },
 });
-if (review.isError) assert.ok(review.structuredContent.error.code.length > 0, JSON.stringify(review.structuredContent));
+if (review.isError)
+  assert.ok(review.structuredContent.error?.code || Number.isInteger(review.structuredContent.exit_code),
+            JSON.stringify(review.structuredContent));
 
 await client.close();
 console.log("MCP SDK session passed");
