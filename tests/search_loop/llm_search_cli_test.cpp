@@ -32,13 +32,13 @@ std::string temp_db(const std::string& name) {
   return p.string();
 }
 
-struct Run {
+struct ChildRun {
   int exit_code = -1;
   std::string out;
 };
 
 // Runs cusched with OPENAI_API_KEY set, stdout captured, stderr passed through.
-Run run_cusched(const std::vector<std::string>& args) {
+ChildRun run_cusched(const std::vector<std::string>& args) {
   int fds[2];
   EXPECT_EQ(pipe(fds), 0);
   pid_t pid = fork();
@@ -54,7 +54,7 @@ Run run_cusched(const std::vector<std::string>& args) {
     _exit(127);
   }
   close(fds[1]);
-  Run r;
+  ChildRun r;
   char buf[4096];
   ssize_t n;
   while ((n = read(fds[0], buf, sizeof buf)) > 0) r.out.append(buf, static_cast<size_t>(n));
@@ -139,32 +139,32 @@ TEST(LlmSearchCli, FirstRoundProposalFromThePromptAloneIsLegal) {
       },
   });
   std::string db = temp_db("legal");
-  Run run = run_cusched({CUSCHED_BIN,
-                         "search",
-                         "-p",
-                         "relu",
-                         "--backend",
-                         "interp",
-                         "--no-audit",
-                         "--rounds",
-                         "1",
-                         "--ideas",
-                         "1",
-                         "--per-idea",
-                         "1",
-                         "--proposer",
-                         "llm",
-                         "--llm-base-url",
-                         server.base_url(),
-                         "--llm-model",
-                         "scripted",
-                         "--llm-max-completion-tokens",
-                         "3000",
-                         "--llm-temperature",
-                         "0.2",
-                         "--db",
-                         db,
-                         "--json"});
+  ChildRun run = run_cusched({CUSCHED_BIN,
+                              "search",
+                              "-p",
+                              "relu",
+                              "--backend",
+                              "interp",
+                              "--no-audit",
+                              "--rounds",
+                              "1",
+                              "--ideas",
+                              "1",
+                              "--per-idea",
+                              "1",
+                              "--proposer",
+                              "llm",
+                              "--llm-base-url",
+                              server.base_url(),
+                              "--llm-model",
+                              "scripted",
+                              "--llm-max-completion-tokens",
+                              "3000",
+                              "--llm-temperature",
+                              "0.2",
+                              "--db",
+                              db,
+                              "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.out;
   json summary = json::parse(run.out);
   EXPECT_EQ(summary["store"], db);
@@ -222,28 +222,28 @@ TEST(LlmSearchCli, AModelThatNeverAnswersFailsTheSearch) {
   };
   server.script({refuse, refuse, refuse, refuse});
   std::string db = temp_db("down");
-  Run run = run_cusched({CUSCHED_BIN,
-                         "search",
-                         "-p",
-                         "relu",
-                         "--backend",
-                         "interp",
-                         "--no-audit",
-                         "--rounds",
-                         "2",
-                         "--ideas",
-                         "1",
-                         "--per-idea",
-                         "1",
-                         "--proposer",
-                         "llm",
-                         "--llm-base-url",
-                         server.base_url(),
-                         "--llm-model",
-                         "scripted",
-                         "--db",
-                         db,
-                         "--json"});
+  ChildRun run = run_cusched({CUSCHED_BIN,
+                              "search",
+                              "-p",
+                              "relu",
+                              "--backend",
+                              "interp",
+                              "--no-audit",
+                              "--rounds",
+                              "2",
+                              "--ideas",
+                              "1",
+                              "--per-idea",
+                              "1",
+                              "--proposer",
+                              "llm",
+                              "--llm-base-url",
+                              server.base_url(),
+                              "--llm-model",
+                              "scripted",
+                              "--db",
+                              db,
+                              "--json"});
   EXPECT_EQ(run.exit_code, 1) << run.out;
   json summary = json::parse(run.out);
   EXPECT_FALSE(summary["ok"].get<bool>());
