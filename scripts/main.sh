@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUSCHED_BUILD_TESTS=OFF
 cmake --build build -j"$(nproc)" --target cusched cusched-worker
-./build/tools/cusched search --problem "${1:-softmax}" --db "${CUSCHED_DB:-cusched-search.db}"
-./build/tools/cusched report "${CUSCHED_DB:-cusched-search.db}" -o cusched-report.html
+# The store is named as `cusched search` names it by default: cusched-<problem>.db.
+problem=${1:-softmax}
+db=${CUSCHED_DB:-cusched-$problem.db}
+./build/tools/cusched search --problem "$problem" --db "$db"
+./build/tools/cusched report "$db" -o cusched-report.html
 echo "report: cusched-report.html"

@@ -203,8 +203,12 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
   auto event = [&](std::string kind, std::string detail) {
     reply.events.push_back({std::move(kind), redact(std::move(detail))});
   };
+  nlohmann::json prompt = nlohmann::json::array();
+  for (const auto& m : request.messages) prompt.push_back({{"role", m.role}, {"content", m.content}});
+  const std::string prompt_text = redact(prompt.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   auto record = [&](const HttpResponse& r, std::string error, std::string finish = "", int64_t pt = 0, int64_t ct = 0) {
-    reply.calls.push_back({request.purpose, pt, ct, std::move(finish), redact(std::move(error)), redact(r.body)});
+    reply.calls.push_back(
+        {request.purpose, pt, ct, std::move(finish), redact(std::move(error)), redact(r.body), prompt_text});
   };
   // Waits before the next attempt; false when the retries are used up.
   auto retry = [&](std::optional<double> retry_after) {
@@ -232,7 +236,8 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
       body["response_format"] = {
           {"type", "json_schema"},
           {"json_schema", {{"name", request.schema_name}, {"schema", *request.json_schema}, {"strict", true}}}};
-    if (request.max_tokens > 0) body["max_tokens"] = request.max_tokens;
+    if (request.max_completion_tokens > 0)
+      body[max_completion_tokens_supported_ ? "max_completion_tokens" : "max_tokens"] = request.max_completion_tokens;
     if (config_.temperature) body["temperature"] = *config_.temperature;
 
     HttpResponse r = post(body.dump());
@@ -256,6 +261,15 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
       record(r, detail);
       if (retry(parse_retry_after(r.retry_after))) continue;
       return reply;
+    }
+    if (r.status == 400 && request.max_completion_tokens > 0 && max_completion_tokens_supported_ &&
+        lower(r.body).find("max_completion_tokens") != std::string::npos) {
+      std::string detail =
+          "The server rejected max_completion_tokens; sending the limit as max_tokens instead: " + excerpt(r.body);
+      event("max-completion-tokens-unsupported", detail);
+      record(r, detail);
+      max_completion_tokens_supported_ = false;
+      continue;
     }
     if (r.status == 400 && structured) {
       std::string b = lower(r.body);
@@ -306,7 +320,7 @@ ChatReply LlmClient::chat(const ChatRequest& request) {
       return reply;
     }
     reply.content = message->contains("content") && (*message)["content"].is_string()
-                        ? (*message)["content"].get<std::string>()
+                        ? redact((*message)["content"].get<std::string>())
                         : "";
     if (reply.finish_reason == "length")
       event("truncated", "The reply stopped at the token limit (finish_reason \"length\") after " +

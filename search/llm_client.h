@@ -1,10 +1,12 @@
 #pragma once
 // A client for OpenAI-compatible chat-completions endpoints (POST
 // {base}/chat/completions) over libcurl. It retries rate limits and server
-// errors, asks for structured JSON output and falls back to plain JSON in the
-// prompt when the server does not support it. Problems are reported as events,
+// errors, asks for structured JSON output (strict mode) and falls back to plain
+// JSON in the prompt when the server does not support it. The token limit is sent
+// as max_completion_tokens (reasoning models refuse max_tokens), and as max_tokens
+// only to a server that rejects the newer name. Problems are reported as events,
 // never thrown. The API key is sent in the Authorization header only and is
-// removed from every text the client returns.
+// removed from every text the client returns: replies, prompts, errors, content.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -44,7 +46,7 @@ struct ChatRequest {
   std::vector<ChatMessage> messages;
   std::optional<nlohmann::json> json_schema;  // ask for a JSON reply matching this schema
   std::string schema_name = "reply";
-  int max_tokens = 0;  // 0: server default
+  int max_completion_tokens = 0;  // 0: server default
 };
 
 struct ChatReply {
@@ -74,15 +76,17 @@ class LlmClient {
   ChatReply chat(const ChatRequest& request);
   const LlmConfig& config() const { return config_; }
   bool structured_output_supported() const { return structured_supported_; }
+  // Removes the API key from `text`.
+  std::string redact(std::string text) const;
 
   // Replaces the sleep between retries (tests use it to record the waits).
   void set_sleep(std::function<void(double seconds)> sleep) { sleep_ = std::move(sleep); }
 
  private:
   HttpResponse post(const std::string& body) const;
-  std::string redact(std::string text) const;
   LlmConfig config_;
   bool structured_supported_ = true;
+  bool max_completion_tokens_supported_ = true;
   std::function<void(double)> sleep_;
 };
 

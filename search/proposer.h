@@ -67,6 +67,7 @@ struct ModelCall {
   std::string finish_reason;
   std::string error;      // empty when the call produced a reply
   std::string raw_reply;  // the reply body as received
+  std::string prompt;     // the request's messages as a JSON array of {role, content}
 };
 
 struct RoundProposals {

@@ -561,6 +561,7 @@ int64_t Store::add_llm_call(std::optional<int64_t> round, const ModelCall& call)
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_);
   t.commit();
+  if (!call.prompt.empty()) save_llm_prompt(id, call.prompt);
   return id;
 }
 
@@ -581,6 +582,7 @@ std::vector<LlmCallRecord> Store::llm_calls(int64_t run) const {
     r.call.error = s.text(6);
     r.call.raw_reply = s.text(7);
     r.created = s.text(8);
+    r.call.prompt = llm_prompt(r.id).value_or("");
     out.push_back(std::move(r));
   }
   return out;

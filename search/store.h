@@ -158,6 +158,10 @@ class Store {
   // Model calls. The text is stored as given: callers pass replies, never keys.
   int64_t add_llm_call(std::optional<int64_t> round, const ModelCall& call);
   std::vector<LlmCallRecord> llm_calls(int64_t run) const;
+  // The prompt of a model call (search/store_llm_prompts.cpp): kept in its own table,
+  // llm_prompts, which add_llm_call fills from ModelCall::prompt.
+  void save_llm_prompt(int64_t call, const std::string& prompt);
+  std::optional<std::string> llm_prompt(int64_t call) const;
 
   std::string integrity_check() const;  // "ok" when the file is sound
 

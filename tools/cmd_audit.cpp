@@ -43,8 +43,9 @@ struct AuditFlags {
 };
 
 int usage_error(const std::string& message, const std::string& hint, const std::string& code = "bad-audit-input") {
-  std::cerr << nlohmann::json({{"ok", false}, {"error", Error{-1, "audit", code, message, hint, ""}.to_json()}}).dump(2)
-            << "\n";
+  (json_requested() ? std::cout : std::cerr)
+      << nlohmann::json({{"ok", false}, {"error", Error{-1, "audit", code, message, hint, ""}.to_json()}}).dump(2)
+      << "\n";
   return kExitUsage;
 }
 

@@ -2,6 +2,7 @@
 // copy bandwidth; on a machine without a CUDA driver, one line and exit code 3.
 #include <iostream>
 
+#include "dsl/error.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_info.h"
 #include "runtime/gpu_context.h"
@@ -21,6 +22,14 @@ int run_device(const DeviceFlags& f) {
   using namespace cusched::runtime;
   if (auto e = driver_available()) {
     std::cerr << e->message << "\n";
+    if (f.json) {
+      Error err;
+      err.op = "device";
+      err.code = "no-gpu";
+      err.message = "No GPU is usable here: " + e->message;
+      err.hint = "Run on a machine with an NVIDIA GPU and its driver.";
+      std::cout << nlohmann::json({{"ok", false}, {"error", err.to_json()}}).dump(2) << "\n";
+    }
     return kExitNoGpu;
   }
   try {

@@ -24,6 +24,7 @@ struct Options {
   std::string db, output = "kernel.cu", torch_op, shape;
   int64_t candidate = 0, run = 0;  // 0: not given
   bool require_approved = false;
+  bool json = false;
 };
 
 // The candidate to export under --require-approved: the one given, which must be
@@ -94,6 +95,7 @@ CommandRegistration reg{
                       "kernel: specialised to the shape and not verified at it");
        sub.add_flag("--require-approved", o->require_approved,
                     "Export only an approved candidate (`cusched review`): the one given, else the best approved");
+       sub.add_flag("--json", o->json, "Print {\"ok\", \"file\", \"candidate\", \"run\"} as JSON on stdout");
        return [o] {
          try {
            search::Store store(o->db, search::Store::Mode::read_only);
@@ -127,6 +129,12 @@ CommandRegistration reg{
              fail("export-write-failed", "The file '" + o->output + "' cannot be written.",
                   "Check that its folder exists and is writable.");
            std::cerr << "wrote " << o->output << "\n";
+           if (o->json) {
+             nlohmann::json j = {{"ok", true}, {"file", o->output}, {"bytes", text.size()}};
+             j["candidate"] = candidate ? nlohmann::json(*candidate) : nlohmann::json("best verified");
+             j["run"] = run_of ? nlohmann::json(*run_of) : nlohmann::json();
+             std::cout << j.dump(2) << "\n";
+           }
            return kExitOk;
          } catch (const UserError& e) {
            print_error_json(e.error());

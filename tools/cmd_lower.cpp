@@ -22,7 +22,7 @@ namespace {
 
 // The observer that prints the IR after the pass named `after` (every pass: "all");
 // none when `after` is empty. Fails on an unknown pass name or an --emit other than ir.
-PassObserver after_pass_dump(const std::string& after, const std::string& emit) {
+PassObserver after_pass_dump(const std::string& after, const std::string& emit, nlohmann::json* json_passes) {
   if (after.empty()) return {};
   const std::vector<std::string> names = lowering_pass_names();
   std::ostringstream list;
@@ -33,16 +33,34 @@ PassObserver after_pass_dump(const std::string& after, const std::string& emit) 
   if (after != "all" && std::find(names.begin(), names.end(), after) == names.end())
     fail("unknown-lowering-pass", "Lowering has no pass named '" + after + "'.",
          "Use all or one of: " + list.str() + ".");
-  return [after](const std::string& pass, const LoweredProgram& program) {
+  return [after, json_passes](const std::string& pass, const LoweredProgram& program) {
     if (after != "all" && after != pass) return;
+    if (json_passes) {
+      json_passes->push_back({{"pass", pass}, {"ir", print_ir(program)}});
+      return;
+    }
     std::cout << "# after " << pass << "\n" << print_ir(program) << "\n";
   };
 }
 
 struct Options {
   std::string problem, schedule = "baseline", size, shape, emit = "ir", after;
-  bool reference = false;
+  bool reference = false, json = false;
 };
+
+nlohmann::json cost_json(const search::CostBreakdown& c) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : c.per_kernel)
+    kernels.push_back({{"kernel", k.kernel},
+                       {"estimated_ms", k.ms},
+                       {"global_mbytes", k.global_bytes / 1e6},
+                       {"gflop_f32_equivalent", k.flops / 1e9},
+                       {"occupancy", k.occupancy}});
+  return {{"kernels", kernels},
+          {"total",
+           {{"estimated_ms", c.ms}, {"global_mbytes", c.global_bytes / 1e6}, {"gflop_f32_equivalent", c.flops / 1e9}}},
+          {"note", "The cost model's estimate, not a measurement."}};
+}
 
 CommandRegistration reg{
     {"lower", "Lower a schedule and print its loop IR, CUDA source and launch plan, or bundle",
@@ -61,22 +79,46 @@ CommandRegistration reg{
        sub.add_option("--after", o->after,
                       "With --emit ir: the IR after this lowering pass, or after each (all); help lists the passes");
        sub.add_flag("--reference", o->reference, "Lower the float64 reference instead of the schedule");
+       sub.add_flag("--json", o->json,
+                    "Print one JSON object: {ir}, {cuda, launches}, the bundle, {kernels, total} or {passes}");
        return [o] {
          try {
            if (o->after == "help") {
              for (const auto& name : lowering_pass_names()) std::cout << name << "\n";
              return kExitOk;
            }
-           PassObserver dump = after_pass_dump(o->after, o->emit);
+           nlohmann::json passes = nlohmann::json::array();
+           PassObserver dump = after_pass_dump(o->after, o->emit, o->json ? &passes : nullptr);
            Problem p = resolve_problem(o->problem);
            ScheduleContext ctx = p.context(resolve_size(p, o->size, o->shape));
            Schedule s =
                o->reference ? reference_schedule(ctx) : Schedule::from_json(ctx, load_schedule_json(p, o->schedule));
            LoweredProgram prog = lower_observed(s, p.name, dump);
-           if (dump) return kExitOk;
+           if (dump) {
+             if (o->json) std::cout << nlohmann::json({{"ok", true}, {"passes", passes}}).dump(2) << "\n";
+             return kExitOk;
+           }
            EmitOptions eo;
            eo.reference_f64 = o->reference;
-           if (o->emit == "ir") {
+           if (o->json) {
+             nlohmann::json j = {{"ok", true}, {"emit", o->emit}};
+             if (o->emit == "ir") {
+               j["ir"] = print_ir(prog);
+             } else if (o->emit == "cost") {
+               j.update(cost_json(search::estimate_cost(prog)));
+             } else {
+               KernelBundle b = make_bundle(prog, eo);
+               if (auto e = search::shared_memory_error(b, o->size)) throw UserError(*e);
+               nlohmann::json bundle = b.to_json();
+               if (o->emit == "cuda") {
+                 j["cuda"] = b.source;
+                 j["launches"] = bundle.value("launches", nlohmann::json::array());
+               } else {
+                 j["bundle"] = bundle;
+               }
+             }
+             std::cout << j.dump(2) << "\n";
+           } else if (o->emit == "ir") {
              std::cout << print_ir(prog);
            } else if (o->emit == "cuda") {
              KernelBundle b = make_bundle(prog, eo);

@@ -14,6 +14,7 @@ namespace {
 struct Options {
   std::string db, output = "report.html";
   int64_t run = 0;  // 0: the latest run
+  bool json = false;
 };
 
 CommandRegistration reg{
@@ -22,6 +23,7 @@ CommandRegistration reg{
        sub.add_option("db", o->db, "The search's SQLite store (run.db)")->required();
        sub.add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
        sub.add_option("--run", o->run, "Run id inside the store (default: the latest run)");
+       sub.add_flag("--json", o->json, "Print {\"ok\", \"report\", \"run\"} as JSON on stdout");
        return [o] {
          try {
            search::Store store(o->db, search::Store::Mode::read_only);
@@ -35,6 +37,8 @@ CommandRegistration reg{
            }
            search::write_report(store, run, o->output);
            std::cerr << "wrote " << o->output << " (run " << run << ")\n";
+           if (o->json)
+             std::cout << nlohmann::json({{"ok", true}, {"report", o->output}, {"run", run}}).dump(2) << "\n";
            return kExitOk;
          } catch (const UserError& e) {
            print_error_json(e.error());

@@ -10,6 +10,7 @@
 #include "tools/command.h"
 #include "tools/flag_checks.h"
 #include "tools/problem_source.h"
+#include "tools/progress_heartbeat.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -121,12 +122,33 @@ CommandRegistration reg{
            if (cfg.backend == "gpu") {
              if (auto err = runtime::driver_available()) {
                std::cerr << err->message << "\n";
+               Error e;
+               e.op = "run";
+               e.code = "no-gpu";
+               e.message = "No GPU is usable here: " + err->message;
+               e.hint =
+                   "Run with --backend interp to verify in the CPU interpreter (no timing), or on a machine "
+                   "with a GPU.";
+               print_error_json(e);
                return kExitNoGpu;
              }
              require_fits_device(p, cfg.size, device_memory_bytes());
            }
            auto steps = load_schedule_json(p, o->schedule);
-           auto out = search::evaluate_candidate(p, steps, cfg, nullptr);
+           search::CandidateOutcome out;
+           {
+             std::string sizes;
+             for (const auto& [k, v] : p.size(cfg.size))
+               sizes += (sizes.empty() ? "" : ",") + k + "=" + std::to_string(v);
+             ProgressHeartbeat progress(
+                 cfg.backend == "interp" ? "verifying in the CPU interpreter" : "verifying and timing on the GPU",
+                 "run: " + p.name + " at the '" + cfg.size + "' size (" + sizes + "): lowering" +
+                     (cfg.audit ? ", auditing" : "") +
+                     (cfg.backend == "interp"
+                          ? " and verifying in the CPU interpreter on several input sets (minutes at bench sizes)"
+                          : ", compiling, verifying and timing on the GPU"));
+             out = search::evaluate_candidate(p, steps, cfg, nullptr);
+           }
            if (o->sanitize && cfg.backend == "gpu" && out.verdict == runtime::Verdict::ok) {
              out.sanitizer = search::sanitize_schedule(p, out.steps, o->strict);
              if (!out.sanitizer.value("clean", false)) {

@@ -16,6 +16,7 @@
 #include "search/llm_proposer.h"
 #include "search/loop.h"
 #include "search/mpi_protocol.h"
+#include "search/prompt_problem.h"
 #ifdef CUSCHED_HAVE_MPI
 #include "search/mpi_evaluator.h"
 #include "search/mpi_rank_server.h"
@@ -34,7 +35,7 @@ struct Options {
   int rounds = 4, ideas = 4, per_idea = 4;
   int64_t budget_candidates = 0, budget_tokens = 0;
   double budget_minutes = 0;
-  bool resume = false, no_audit = false, strict = false, mpi = false, no_sanitize = false;
+  bool resume = false, no_audit = false, strict = false, mpi = false, no_sanitize = false, json = false;
   double rank_timeout = 0, rank_silence = 30;
   std::string goal, on_stall = "stop";
   double reference_ms = 0, stall_threshold = 1;
@@ -43,6 +44,9 @@ struct Options {
   uint64_t seed = 1;
   int threads = 0;
   search::LlmConfig llm;
+  int llm_max_completion_tokens = 8192;
+  int64_t llm_prompt_tokens = 30000;
+  double llm_temperature = -1;  // below 0: not sent
 };
 
 // The latest run of `problem` in the store, if any.
@@ -81,7 +85,7 @@ double rank_timeout_s(const Options& o, const search::SearchOptions& so) {
 // Rank 0's evaluator over the other ranks: on the gpu backend only ranks with a GPU
 // take work; rank 0 evaluates itself when no rank is left.
 std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, const Options& o,
-                                                 const search::SearchOptions& so) {
+                                                 const search::SearchOptions& so, std::ostream& log) {
   std::vector<search::RankInfo> ranks;
   std::string listing;
   for (const auto& r : mpi.ranks()) {
@@ -95,21 +99,40 @@ std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, 
   }
   std::shared_ptr<search::Evaluator> fallback;
   if (so.backend == "interp" || !so.devices.empty()) fallback = search::host_evaluator(so);
-  std::cout << "MPI: " << mpi.size() << " rank(s); rank 0 on " << mpi.self().host
-            << " searches; evaluators:" << (listing.empty() ? " none (rank 0 evaluates)" : listing) << std::endl;
+  log << "MPI: " << mpi.size() << " rank(s); rank 0 on " << mpi.self().host
+      << " searches; evaluators:" << (listing.empty() ? " none (rank 0 evaluates)" : listing) << std::endl;
   // mpirun binds ranks to one core by default for -n 2 or less: rank 0's CPU pool
   // and a rank's worker process (CUDA start-up, NVRTC) then share that core.
   for (const auto& r : mpi.ranks())
     if (r.cpus == 1 && (r.rank == 0 || so.backend != "interp"))
-      std::cout << "warning: rank " << r.rank << " may run on one CPU core only; "
-                << (r.rank == 0 ? "lowering and auditing" : "its GPU worker") << " will be slow there: launch with "
-                << "mpirun --bind-to none" << std::endl;
-  return std::make_shared<search::MpiEvaluator>(std::move(ranks), fallback, rank_timeout_s(o, so), o.rank_silence,
-                                                std::cout);
+      log << "warning: rank " << r.rank << " may run on one CPU core only; "
+          << (r.rank == 0 ? "lowering and auditing" : "its GPU worker") << " will be slow there: launch with "
+          << "mpirun --bind-to none" << std::endl;
+  return std::make_shared<search::MpiEvaluator>(std::move(ranks), fallback, rank_timeout_s(o, so), o.rank_silence, log);
 }
 #endif
 
+// The summary of a finished search as JSON (search --json prints it on stdout).
+nlohmann::json summary_json(const search::SearchSummary& s, const std::string& db, const std::string& backend) {
+  nlohmann::json j = {{"ok", s.best.has_value()},
+                      {"store", db},
+                      {"run", s.run},
+                      {"status", search::status_name(s.status)},
+                      {"rounds_finished", s.rounds_finished},
+                      {"evaluated", s.evaluated},
+                      {"verified", s.verified},
+                      {"backend", backend}};
+  j["best_candidate"] = s.best_candidate ? nlohmann::json(*s.best_candidate) : nlohmann::json();
+  j["best"] = s.best ? nlohmann::json(*s.best) : nlohmann::json();
+  j["baseline"] = s.baseline ? nlohmann::json(*s.baseline) : nlohmann::json();
+  j["unit"] = backend == "interp" ? "ms, cost model estimate at the bench size (not a measurement)"
+                                  : "ms, GPU median with the L2 flushed";
+  return j;
+}
+
 int run_search(const Options& o, CLI::App& sub) {
+  // With --json the progress lines go to stderr and stdout holds the summary only.
+  std::ostream& log = o.json ? std::cerr : std::cout;
 #ifdef CUSCHED_HAVE_MPI
   // Every rank joins the session first; ranks other than 0 only evaluate.
   std::unique_ptr<search::MpiSession> mpi;
@@ -193,9 +216,9 @@ int run_search(const Options& o, CLI::App& sub) {
     if (auto err = runtime::driver_available(); err && gpu_elsewhere) {
       so.devices.clear();  // only the ranks time; rank 0 has no GPU to fall back on
     } else if (err) {
-      std::cout << "no GPU here (" << err->message
-                << "): verifying in the CPU interpreter at the small size and ranking by the "
-                << "cost model; every time shown is a cost model estimate, not a measurement" << std::endl;
+      log << "no GPU here (" << err->message
+          << "): verifying in the CPU interpreter at the small size and ranking by the "
+          << "cost model; every time shown is a cost model estimate, not a measurement" << std::endl;
       so.backend = "interp";
       so.size.clear();
     } else {
@@ -213,6 +236,7 @@ int run_search(const Options& o, CLI::App& sub) {
 
   std::unique_ptr<search::Proposer> proposer;
   std::unique_ptr<search::LlmClient> client;
+  search::LlmProposer* llm_proposer = nullptr;
   if (o.proposer == "builtin") {
     search::BuiltinProposerConfig bc;
     bc.sizes = {so.resolved_size()};
@@ -222,12 +246,18 @@ int run_search(const Options& o, CLI::App& sub) {
     proposer = std::make_unique<search::BuiltinProposer>(*problem, bc);
   } else if (o.proposer == "llm") {
     search::LlmConfig lc = o.llm;
+    if (o.llm_temperature >= 0) lc.temperature = o.llm_temperature;
     lc.fill_from_env();
     lc.require_complete();
     client = std::make_unique<search::LlmClient>(lc);
     search::LlmProposerConfig pc;
     pc.run_token_budget = so.budget_tokens;
+    pc.max_completion_tokens = o.llm_max_completion_tokens;
+    pc.prompt_token_budget = o.llm_prompt_tokens;
+    pc.problem_brief = search::problem_brief(*problem, {so.backend, so.resolved_size()});
+    pc.gpu_timing = so.backend == "gpu";
     auto llm = std::make_unique<search::LlmProposer>(*client, pc);
+    llm_proposer = llm.get();
     if (resumed) {
       int64_t used = 0;
       for (const auto& r : store.round_summaries(resumed->id))
@@ -244,10 +274,33 @@ int run_search(const Options& o, CLI::App& sub) {
 
   std::shared_ptr<search::Evaluator> evaluator;
 #ifdef CUSCHED_HAVE_MPI
-  if (mpi) evaluator = mpi_evaluator(*mpi, o, so);
+  if (mpi) evaluator = mpi_evaluator(*mpi, o, so, log);
 #endif
-  search::SearchLoop loop(*problem, store, *proposer, so, std::cout, evaluator);
+  search::SearchLoop loop(*problem, store, *proposer, so, log, evaluator);
   search::SearchSummary s = resumed ? loop.resume(resumed->id) : loop.run();
+  nlohmann::json summary = summary_json(s, db, so.backend);
+  if (llm_proposer && llm_proposer->unavailable()) {
+    // A search whose model never answered did not search: say so and fail.
+    Error e;
+    e.op = "search";
+    e.code = "llm-unavailable";
+    e.message = "The LLM proposer got no reply from " + client->config().base_url + " (model " +
+                client->config().model +
+                ") in a whole round, so the search ran without its proposals: " + llm_proposer->unavailable_reason();
+    e.hint =
+        "Check --llm-base-url, --llm-model and OPENAI_API_KEY (each call and its reply are in the store's "
+        "llm_calls), then continue with `cusched search --resume --db " +
+        db + "`.";
+    log << "search: " << e.message << std::endl;
+    summary["ok"] = false;
+    summary["error"] = e.to_json();
+    if (o.json)
+      std::cout << summary.dump(2) << std::endl;
+    else
+      print_error_json(e);
+    return static_cast<int>(kExitFailure);
+  }
+  if (o.json) std::cout << summary.dump(2) << std::endl;
   return search_exit_code(s.status);
 }
 
@@ -285,6 +338,15 @@ CommandRegistration reg{
        sub.add_option("--llm-base-url", o->llm.base_url, "OpenAI-compatible base URL (or CUSCHED_LLM_BASE_URL)");
        sub.add_option("--llm-model", o->llm.model, "Model name (or CUSCHED_LLM_MODEL)");
        sub.add_option("--llm-api-key", o->llm.api_key, "API key (prefer OPENAI_API_KEY)");
+       sub.add_option("--llm-max-completion-tokens", o->llm_max_completion_tokens,
+                      "Completion token limit per model call, sent as max_completion_tokens (default 8192)")
+           ->check(integer_in(1, 10000000));
+       sub.add_option("--llm-prompt-tokens", o->llm_prompt_tokens,
+                      "Estimated token size a prompt is trimmed to (default 30000)")
+           ->check(integer_in(1000, 100000000));
+       sub.add_option("--llm-temperature", o->llm_temperature,
+                      "Sampling temperature (default: the server's; reasoning models accept only their default)")
+           ->check(finite_in(0, 2));
        sub.add_option("--proposals", o->proposals, "File proposer: .json, .jsonl, folder, or - for stdin");
        sub.add_flag("--mpi", o->mpi,
                     "Under mpirun: rank 0 searches, ranks 1..N-1 evaluate (one GPU each, or the interpreter)");
@@ -313,6 +375,8 @@ CommandRegistration reg{
        sub.add_option("--on-stall", o->on_stall,
                       "stop (default; exit 6, with a diagnosis) or continue (print the diagnosis and go on)")
            ->check(CLI::IsMember({"stop", "continue"}));
+       sub.add_flag("--json", o->json,
+                    "Progress on stderr and, at the end, the summary as JSON on stdout (store, run, best)");
        sub.add_option("--replay-timings", o->replay_timings,
                       "JSON file of {schedule hash: ms}: evaluators take these times instead of measuring");
        return [o, &sub] {

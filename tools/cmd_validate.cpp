@@ -17,7 +17,7 @@ namespace {
 
 struct Options {
   std::string problem, schedule, size, shape, format = "json";
-  bool strict = false;
+  bool strict = false, json = false;
 };
 
 CommandRegistration reg{
@@ -34,6 +34,7 @@ CommandRegistration reg{
                       "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
        sub.add_option("--format", o->format, "Output of a valid schedule")->check(CLI::IsMember({"json", "text"}));
        sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
+       sub.add_flag("--json", o->json, "Print the normalised steps as JSON (the same as --format json)");
        return [o] {
          try {
            Problem p = resolve_problem(o->problem);
@@ -54,7 +55,7 @@ CommandRegistration reg{
                  "works on a small tile.";
              throw UserError(e);
            }
-           if (o->format == "text")
+           if (o->format == "text" && !o->json)
              std::cout << s.to_text();
            else
              std::cout << nlohmann::json({{"ok", true}, {"hash", s.hash()}, {"steps", s.to_json()}}).dump(2) << "\n";

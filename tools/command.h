@@ -31,6 +31,10 @@ struct Command {
 
 std::vector<Command>& commands();
 
+// True when the command line holds --json: errors then go to stdout as JSON, like the
+// command's own output, so a script reads one JSON document.
+bool json_requested();
+
 struct CommandRegistration {
   explicit CommandRegistration(Command c) { commands().push_back(std::move(c)); }
 };

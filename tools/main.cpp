@@ -6,12 +6,18 @@
 #include "dsl/error.h"
 #include "tools/command.h"
 #include "tools/crash_report.h"
+#include "tools/version.h"
 
 namespace cusched::tools {
 std::vector<Command>& commands() {
   static std::vector<Command> all;
   return all;
 }
+
+namespace {
+bool g_json = false;
+}
+bool json_requested() { return g_json; }
 }  // namespace cusched::tools
 
 namespace {
@@ -28,7 +34,19 @@ void print_flag_error(const CLI::App& app, const CLI::ParseError& e) {
       std::string(e.what()) + (std::string(e.what()).empty() || std::string(e.what()).back() == '.' ? "" : ".");
   err.hint = sub.empty() ? "Run `cusched --help` for the subcommands."
                          : "Run `cusched " + sub + " --help` for its flags and their ranges.";
-  std::cerr << nlohmann::json({{"ok", false}, {"error", err.to_json()}}).dump(2) << "\n";
+  (cusched::tools::json_requested() ? std::cout : std::cerr)
+      << nlohmann::json({{"ok", false}, {"error", err.to_json()}}).dump(2) << "\n";
+}
+
+// `cusched --version [--json]`.
+int print_version(bool json) {
+  auto v = cusched::tools::version_json();
+  if (json)
+    std::cout << v.dump(2) << "\n";
+  else
+    std::cout << "cusched " << v["version"].get<std::string>() << " (" << v["search"].get<std::string>() << ", "
+              << v["runtime"].get<std::string>() << ")\n";
+  return 0;
 }
 
 }  // namespace
@@ -36,8 +54,13 @@ void print_flag_error(const CLI::App& app, const CLI::ParseError& e) {
 int main(int argc, char** argv) {
   using namespace cusched::tools;
   install_crash_report();
+  for (int i = 1; i < argc; ++i) g_json = g_json || std::string(argv[i]) == "--json";
+  if (argc >= 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) return print_version(g_json);
   CLI::App app{"cusched: tensor computations to fast, verified CUDA kernels"};
   app.require_subcommand(1);
+  app.footer(
+      "cusched --version [--json] prints the version. Every command takes --json: its output and its errors "
+      "are then JSON on stdout.");
   auto& cmds = commands();
   std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
   std::map<std::string, std::function<int()>> runners;
@@ -57,6 +80,14 @@ int main(int argc, char** argv) {
       return runners.at(sub->get_name())();
     } catch (const std::exception& e) {
       std::cerr << "cusched " << sub->get_name() << ": internal error: " << e.what() << "\n";
+      if (g_json) {
+        cusched::Error err;
+        err.op = sub->get_name();
+        err.code = "internal-error";
+        err.message = std::string("cusched ") + sub->get_name() + " stopped on an internal error: " + e.what();
+        err.hint = "This is a bug in cusched: report it with the command line that caused it.";
+        std::cout << nlohmann::json({{"ok", false}, {"error", err.to_json()}}).dump(2) << "\n";
+      }
       return kExitInternal;
     }
   }

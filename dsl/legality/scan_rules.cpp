@@ -55,8 +55,8 @@ void check_scan_rules(const Rules& r) {
                    "The copy '" + c.name + "' is made at loop '" + l + "', a loop of the scan " + f->name + ".",
                    "Make the copy at one of the stage's other loops.");
     }
-    if (s.cache_write_scope == "shared" || !s.tensor_core_shape.empty() || !s.pipeline_loop.empty()) {
-      const std::string what = s.cache_write_scope == "shared" ? "cache_write scope shared"
+    if (s.cache_write_scope == MemScope::Shared || !s.tensor_core_shape.empty() || !s.pipeline_loop.empty()) {
+      const std::string what = s.cache_write_scope == MemScope::Shared ? "cache_write scope shared"
                                : !s.tensor_core_shape.empty()  ? "tensor_core"
                                                                : "pipeline";
       r.refuse(latest({pv.cache_write, pv.tensor_core, pv.pipeline}), "scan-step-unsupported",
