@@ -13,11 +13,19 @@
 #include "dsl/error.h"
 #include "dsl/expr_text.h"
 #include "dsl/expr_text_precedence.h"
+#include "dsl/math_function.h"
 #include "dsl/var.h"
 
 namespace cusched {
 
 namespace {
+
+// The math functions' names, for messages.
+std::string function_names() {
+  std::string s;
+  for (const auto& f : math_functions()) s += (s.empty() ? "" : ", ") + std::string(f.name);
+  return s;
+}
 
 enum class Tok { Ident, Number, Punct, End };
 
@@ -483,11 +491,14 @@ class Parser {
       arity(fn, args, 1);
       return cast(*d, args[0]);
     }
-    static const std::map<std::string, Expr (*)(Expr)> math = {
-        {"exp", exp}, {"log", log}, {"sqrt", sqrt}, {"rsqrt", rsqrt}, {"tanh", tanh}, {"erf", erf}, {"abs", abs}};
-    if (auto it = math.find(f); it != math.end()) {
-      arity(fn, args, 1);
-      return it->second(args[0]);
+    if (const MathFunction* m = math_function(f)) {
+      arity(fn, args, m->params.size());
+      for (size_t i = 0; i < args.size(); ++i)
+        if (args[i].type() == DType::boolean)
+          error("type-error", fn,
+                "The argument " + std::string(m->params[i]) + " of " + f + " is a condition, not a number.",
+                "Pass a number; turn a condition into one with select(cond, 1.0f, 0.0f).");
+      return math_call(f, std::move(args));
     }
     if (reduction_op(f))
       error("expr-syntax", fn, "A reduction names its variables first: " + f + "(k in SIZE: BODY).",
@@ -513,9 +524,8 @@ class Parser {
       for (const auto& [n, _] : scope_.tensors) known += (known.empty() ? "" : ", ") + n;
       for (const auto& [n, _] : scope_.stages) known += (known.empty() ? "" : ", ") + n;
       error("unknown-tensor", fn, "'" + fn.text + "' is not an input tensor, an earlier stage or a function.",
-            "Use one of: " + (known.empty() ? std::string("(none)") : known) +
-                "; functions: exp, log, sqrt, rsqrt, tanh, erf, abs, min, max, pow, select and the casts f32(...), "
-                "bf16(...), ...");
+            "Use one of: " + (known.empty() ? std::string("(none)") : known) + "; functions: " + function_names() +
+                ", min, max, pow, select and the casts f32(...), bf16(...), ...");
     }
     if (args.size() != dims)
       error("wrong-index-count", fn,

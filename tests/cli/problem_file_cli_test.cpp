@@ -122,7 +122,8 @@ TEST_P(EveryDataFile, FromTheCommandLineAloneAndAfterTheFileIsGone) {
   EXPECT_EQ(json::parse(gone.out)["error"]["code"], "unreadable-problem-file");
 }
 
-INSTANTIATE_TEST_SUITE_P(Data, EveryDataFile, ::testing::Values("mish", "row_absmax", "row_l2norm", "contract3"));
+INSTANTIATE_TEST_SUITE_P(Data, EveryDataFile,
+                         ::testing::Values("mish", "row_absmax", "row_l2norm", "contract3", "elementwise_math"));
 
 TEST_F(ProblemFileCli, ShapeSpecialisesTheKernel) {
   CommandResult a = run("lower -p softmax --shape R=3,D=77 --emit cuda");
