@@ -14,6 +14,7 @@
 #include "dsl/expr_text.h"
 #include "dsl/expr_text_precedence.h"
 #include "dsl/math_function.h"
+#include "dsl/reduction_split.h"
 #include "dsl/var.h"
 
 namespace cusched {
@@ -89,7 +90,15 @@ class Parser {
     for (const auto& v : vars) pure_.push_back(v.name());
     Expr body = expression();
     expect_end();
-    check_reductions(body, true);
+    // Reductions inside the definition become stages of their own, except where a
+    // condition decides whether they are computed.
+    const ExprNode* refused = nullptr;
+    std::string why = reduction_split_refusal(body, &refused);
+    for (const auto& r : reductions_)
+      if (r.node == refused)
+        error("nested-reduction", reduction_token(r), why,
+              "Define the reduction as a stage of its own over the points where it is valid and load that stage "
+              "inside the select.");
     return compute(name.text, vars, body);
   }
 
@@ -225,16 +234,22 @@ class Parser {
             "Write the extent as a size name, an integer or arithmetic of those.");
   }
 
+  static Token reduction_token(const ReductionSite& r) {
+    Token t;
+    t.pos = r.pos;
+    t.kind = Tok::Ident;
+    t.text = reduce_op_name(r.node->reduce_op);
+    return t;
+  }
+
+  // An expression outside a stage definition has no stage to split a reduction into.
   void check_reductions(const Expr& root, bool allow_top) {
     for (const auto& r : reductions_)
-      if (!(allow_top && r.node == root.get())) {
-        Token t;
-        t.pos = r.pos;
-        t.kind = Tok::Ident;
-        t.text = reduce_op_name(r.node->reduce_op);
-        error("nested-reduction", t, "A reduction must be a stage's whole definition, not part of a larger expression.",
-              "Define the reduction as a stage of its own and load that stage here.");
-      }
+      if (!(allow_top && r.node == root.get()))
+        error("nested-reduction", reduction_token(r),
+              "A reduction inside a larger expression is split into a stage of its own only in a stage "
+              "definition; this expression stands alone.",
+              "Write it in a stage definition (NAME(i in SIZE) = ...), or make the reduction the whole expression.");
   }
 
   // Precedence climbing over the binary operators.

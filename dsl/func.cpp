@@ -1,6 +1,7 @@
 #include "dsl/func.h"
 
 #include "dsl/error.h"
+#include "dsl/reduction_split.h"
 
 namespace cusched {
 
@@ -72,19 +73,11 @@ Expr Func::at(std::vector<Expr> indices) const {
   return make_node(std::move(n));
 }
 
-static void check_no_nested_reduce(const Expr& e, bool top, const std::string& stage) {
-  if (!e.defined()) return;
-  if (e->op == ExprOp::Reduce && !top)
-    fail("nested-reduction",
-         "Stage '" + stage + "' has a reduction inside a larger expression; a reduction must be a stage's whole body.",
-         "Define the reduction as its own stage with compute() and use that stage in this one.");
-  for (const auto& a : e->args) check_no_nested_reduce(a, false, stage);
-}
-
 Func compute(const std::string& name, const std::vector<Var>& vars, Expr body) {
   if (name.empty()) fail("bad-name", "A stage needs a non-empty name.", "Pass a name such as \"C\".");
   if (!body.defined()) fail("undefined-expr", "Stage '" + name + "' has no body.", "Pass the Expr that defines it.");
-  check_no_nested_reduce(body, true, name);
+  // Reductions inside larger expressions become stages of their own (dsl/reduction_split.h).
+  body = split_nested_reductions(name, vars, body);
   auto d = std::make_shared<FuncDef>();
   d->name = name;
   for (const auto& v : vars) {
