@@ -7,6 +7,7 @@
 
 #include "codegen/fast_math.h"
 #include "dsl/error.h"
+#include "dsl/math_function.h"
 
 namespace cusched {
 
@@ -104,6 +105,15 @@ int float_rank(DType t) {
     default:
       return 0;
   }
+}
+
+// The CUDA function that computes the math function `name` on float operands of type t
+// (f32 or f64): the CUDA math library's (expf, exp; rintf for round, halves to even),
+// or the device library's overloads (cusched_math.cuh).
+std::string cuda_math_function(const std::string& name, DType t) {
+  if (name == "sigmoid" || name == "softplus" || name == "sign" || name == "clamp") return "cusched::" + name;
+  std::string fn = name == "abs" ? "fabs" : name == "round" ? "rint" : name;
+  return t == DType::f32 ? fn + "f" : fn;
 }
 
 }  // namespace
@@ -313,12 +323,9 @@ CudaValue CudaExprEmitter::call(const ExprNode& n) {
       fail("malformed-ir", "The IR calls " + n.name + " with " + std::to_string(n.args.size()) + " arguments.",
            "Pass " + std::to_string(f->arity) + "; this is a lowering bug.");
     // The reference computes the exact operation in double.
-    if (reference_f64_) {
-      const Expr& a = n.args[0];
-      return emit(n.name == "fast_div" ? a / n.args[1] : n.name == "fast_exp" ? exp(a) : log(a));
-    }
-    std::string text = std::string(f->intrinsic) + "(" + text_as(n.args[0], DType::f32);
-    if (f->arity == 2) text += ", " + text_as(n.args[1], DType::f32);
+    if (reference_f64_) return emit(exact_form(*f, n.args));
+    std::string text = std::string(f->intrinsic) + "(";
+    for (size_t i = 0; i < n.args.size(); ++i) text += (i ? ", " : "") + text_as(n.args[i], DType::f32);
     return round_back({text + ")", DType::f32, kPrimary}, n.type);
   }
   if (n.name == "round_tf32" || n.name == "round_bf16" || n.name == "round_f16") {
@@ -329,22 +336,29 @@ CudaValue CudaExprEmitter::call(const ExprNode& n) {
     if (reference_f64_) return emit_as(n.args[0], DType::f64);
     return {"cusched::" + n.name + "(" + text_as(n.args[0], DType::f32) + ")", DType::f32, kPrimary};
   }
-  int arity = 0;
-  if (!is_math_function(n.name, &arity) || static_cast<int>(n.args.size()) != arity)
+  const MathFunction* m = math_function(n.name);
+  if (!m || n.args.size() != m->params.size())
     fail("unknown-function",
          "The IR calls '" + n.name + "' with " + std::to_string(n.args.size()) +
              " arguments, which the CUDA emitter does not know.",
-         "Use exp, log, sqrt, rsqrt, tanh, erf, abs or the round_tf32/bf16/f16 functions.");
+         "Call the math functions of the language with their arguments (docs/problem-files.md), or the "
+         "round_tf32/bf16/f16 functions.");
   DType t = arith_type(n.type);
-  if (n.name == "abs" && !dtype_is_float(t)) {
-    CudaValue v = emit_as(n.args[0], t);
-    return {std::string(t == DType::i64 ? "llabs" : "abs") + "(" + v.text + ")", t, kPrimary};
+  if (!dtype_is_float(t)) {
+    // Integer results: abs, sign and clamp compute in the integer type; floor, ceil and
+    // round of an integer are the integer itself.
+    if (m->result != MathResult::Float) {
+      if (n.name == "floor" || n.name == "ceil" || n.name == "round") return emit_as(n.args[0], t);
+      std::string fn = n.name == "abs" ? (t == DType::i64 ? "llabs" : "abs") : "cusched::" + n.name;
+      std::string text = fn + "(";
+      for (size_t i = 0; i < n.args.size(); ++i) text += (i ? ", " : "") + emit_as(n.args[i], t).text;
+      return {text + ")", t, kPrimary};
+    }
+    t = reference_f64_ ? DType::f64 : DType::f32;
   }
-  if (!dtype_is_float(t)) t = reference_f64_ ? DType::f64 : DType::f32;
-  std::string fn = n.name == "abs" ? "fabs" : n.name;
-  if (t == DType::f32) fn += "f";
-  CudaValue r{fn + "(" + text_as(n.args[0], t) + ")", t, kPrimary};
-  return round_back(std::move(r), n.type);
+  std::string text = cuda_math_function(n.name, t) + "(";
+  for (size_t i = 0; i < n.args.size(); ++i) text += (i ? ", " : "") + text_as(n.args[i], t);
+  return round_back({text + ")", t, kPrimary}, n.type);
 }
 
 CudaValue CudaExprEmitter::emit(const Expr& e) {

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "codegen/fast_math.h"
 #include "codegen/gpu_axis.h"
 #include "codegen/interp_rounding.h"
 #include "codegen/wgmma_layout.h"
@@ -314,29 +315,27 @@ class KernelCompiler {
         c.rounding = Rounding::None;
         break;
       case ExprOp::Call: {
-        static const std::map<std::string, IOp> fns = {{"exp", IOp::Exp},
-                                                       {"log", IOp::Log},
-                                                       {"sqrt", IOp::Sqrt},
-                                                       {"rsqrt", IOp::Rsqrt},
-                                                       {"tanh", IOp::Tanh},
-                                                       {"erf", IOp::Erf},
-                                                       {"abs", IOp::Abs},
-                                                       {"round_tf32", IOp::RoundTf32},
-                                                       {"round_bf16", IOp::RoundBf16},
-                                                       {"round_f16", IOp::RoundF16},
-                                                       // Fast math (codegen/fast_math.h): evaluated exactly here.
-                                                       {"fast_exp", IOp::Exp},
-                                                       {"fast_log", IOp::Log},
-                                                       {"fast_div", IOp::FloatDiv}};
-        auto it = fns.find(n.name);
-        if (it == fns.end())
+        static const std::map<std::string, IOp> rounding_fns = {
+            {"round_tf32", IOp::RoundTf32}, {"round_bf16", IOp::RoundBf16}, {"round_f16", IOp::RoundF16}};
+        // Fast math (codegen/fast_math.h) is evaluated exactly here.
+        const FastMathFunction* fast = fast_math_function(n.name);
+        const std::string& name = fast ? std::string(fast->exact) : n.name;
+        if (fast && name.empty()) {
+          arity(2);
+          c.op = IOp::FloatDiv;
+        } else if (auto it = rounding_fns.find(name); it != rounding_fns.end()) {
+          arity(1);
+          c.op = it->second;
+        } else if (const MathFunction* f = math_function(name)) {
+          arity(f->params.size());
+          c.op = IOp::Math;
+          c.fn = f;
+        } else {
           fail("unknown-function",
                "Kernel '" + kernel_.name + "' calls '" + n.name + "', which the interpreter does not know.",
-               "Use one of exp, log, sqrt, rsqrt, tanh, erf, abs, round_tf32, round_bf16, round_f16, fast_exp, "
-               "fast_log, fast_div.");
-        arity(it->second == IOp::FloatDiv ? 2 : 1);
-        c.op = it->second;
-        if (c.op == IOp::Abs && !dtype_is_float(n.type)) c.rounding = Rounding::None;
+               "Call the math functions of the language, round_tf32, round_bf16, round_f16 or the fast-math calls "
+               "(fast_exp, fast_div, ...).");
+        }
         break;
       }
       case ExprOp::Load:

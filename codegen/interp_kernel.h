@@ -10,6 +10,7 @@
 
 #include "codegen/ir.h"
 #include "codegen/mma_layout.h"
+#include "dsl/math_function.h"
 
 namespace cusched {
 
@@ -41,13 +42,7 @@ enum class IOp {
   Neg,
   Select,
   Cast,
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Tanh,
-  Erf,
-  Abs,
+  Math,  // a math function of the language (dsl/math_function.h), exact then rounded
   RoundTf32,
   RoundBf16,
   RoundF16,
@@ -62,9 +57,10 @@ struct CExpr {
   IOp op = IOp::Const;
   Rounding rounding = Rounding::None;
   DType type = DType::f32;
-  double imm = 0;   // Const: the value, already in `type`
-  int slot = -1;    // Var
-  int buffer = -1;  // Load
+  double imm = 0;                    // Const: the value, already in `type`
+  int slot = -1;                     // Var
+  int buffer = -1;                   // Load
+  const MathFunction* fn = nullptr;  // Math
   std::vector<CExpr> args;
   std::vector<std::pair<int, double>> slot_terms;  // Affine: (slot, coefficient)
   std::vector<double> arg_coefs;                   // Affine: one per arg

@@ -229,27 +229,12 @@ double KernelRunner::eval(const CExpr& e) {
       break;
     case IOp::Cast:
       return convert_to_dtype(eval(a[0]), e.type);
-    case IOp::Exp:
-      r = std::exp(eval(a[0]));
+    case IOp::Math: {
+      double x[kMaxMathParams] = {};
+      for (size_t i = 0; i < e.args.size(); ++i) x[i] = eval(a[i]);
+      r = e.fn->exact(x);
       break;
-    case IOp::Log:
-      r = std::log(eval(a[0]));
-      break;
-    case IOp::Sqrt:
-      r = std::sqrt(eval(a[0]));
-      break;
-    case IOp::Rsqrt:
-      r = 1.0 / std::sqrt(eval(a[0]));
-      break;
-    case IOp::Tanh:
-      r = std::tanh(eval(a[0]));
-      break;
-    case IOp::Erf:
-      r = std::erf(eval(a[0]));
-      break;
-    case IOp::Abs:
-      r = std::fabs(eval(a[0]));
-      break;
+    }
     case IOp::RoundTf32:
       r = round_to_tf32(eval(a[0]));
       break;

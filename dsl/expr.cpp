@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "dsl/error.h"
+#include "dsl/math_function.h"
 
 namespace cusched {
 
@@ -220,30 +221,29 @@ Expr cast(DType t, Expr e) {
   return make_node(std::move(n));
 }
 
-static Expr math1(const char* fn, Expr e) {
-  require_defined(e, fn);
-  DType t = dtype_is_float(e.type()) ? e.type() : DType::f32;
-  if (e->weak) t = DType::f32;
-  return make_call(fn, {std::move(e)}, t);
-}
-
-Expr exp(Expr e) { return math1("exp", std::move(e)); }
-Expr log(Expr e) { return math1("log", std::move(e)); }
-Expr sqrt(Expr e) { return math1("sqrt", std::move(e)); }
-Expr rsqrt(Expr e) { return math1("rsqrt", std::move(e)); }
-Expr tanh(Expr e) { return math1("tanh", std::move(e)); }
-Expr erf(Expr e) { return math1("erf", std::move(e)); }
-Expr abs(Expr e) {
-  require_defined(e, "abs");
-  return make_call("abs", {e}, e.type());
-}
+Expr exp(Expr e) { return math_call("exp", {std::move(e)}); }
+Expr log(Expr e) { return math_call("log", {std::move(e)}); }
+Expr sqrt(Expr e) { return math_call("sqrt", {std::move(e)}); }
+Expr rsqrt(Expr e) { return math_call("rsqrt", {std::move(e)}); }
+Expr tanh(Expr e) { return math_call("tanh", {std::move(e)}); }
+Expr erf(Expr e) { return math_call("erf", {std::move(e)}); }
+Expr abs(Expr e) { return math_call("abs", {std::move(e)}); }
+Expr sigmoid(Expr e) { return math_call("sigmoid", {std::move(e)}); }
+Expr softplus(Expr e) { return math_call("softplus", {std::move(e)}); }
+Expr log1p(Expr e) { return math_call("log1p", {std::move(e)}); }
+Expr expm1(Expr e) { return math_call("expm1", {std::move(e)}); }
+Expr floor(Expr e) { return math_call("floor", {std::move(e)}); }
+Expr ceil(Expr e) { return math_call("ceil", {std::move(e)}); }
+Expr round(Expr e) { return math_call("round", {std::move(e)}); }
+Expr sign(Expr e) { return math_call("sign", {std::move(e)}); }
+Expr sin(Expr e) { return math_call("sin", {std::move(e)}); }
+Expr cos(Expr e) { return math_call("cos", {std::move(e)}); }
+Expr clamp(Expr e, Expr lo, Expr hi) { return math_call("clamp", {std::move(e), std::move(lo), std::move(hi)}); }
 
 bool is_math_function(const std::string& name, int* arity) {
-  static const std::map<std::string, int> fns = {{"exp", 1},  {"log", 1}, {"sqrt", 1}, {"rsqrt", 1},
-                                                 {"tanh", 1}, {"erf", 1}, {"abs", 1}};
-  auto it = fns.find(name);
-  if (it == fns.end()) return false;
-  if (arity) *arity = it->second;
+  const MathFunction* f = math_function(name);
+  if (!f) return false;
+  if (arity) *arity = static_cast<int>(f->params.size());
   return true;
 }
 

@@ -133,8 +133,20 @@ Expr rsqrt(Expr e);
 Expr tanh(Expr e);
 Expr erf(Expr e);
 Expr abs(Expr e);
+Expr sigmoid(Expr e);
+Expr softplus(Expr e);  // PyTorch's: beta 1, threshold 20
+Expr log1p(Expr e);
+Expr expm1(Expr e);
+Expr floor(Expr e);
+Expr ceil(Expr e);
+Expr round(Expr e);  // halves to even, as torch.round
+Expr sign(Expr e);   // -1, 0 or +1
+Expr sin(Expr e);
+Expr cos(Expr e);
+Expr clamp(Expr e, Expr lo, Expr hi);  // min(max(e, lo), hi); hardtanh
 
-// Math functions known to the language: name -> arity. Used by printers and emitters.
+// The math functions of the language (dsl/math_function.h declares them with their
+// meaning): true for a known name, with its number of arguments.
 bool is_math_function(const std::string& name, int* arity = nullptr);
 
 // The C/C++ infix symbol of a binary operator ("+", "<=", "&&", ...); nullptr for

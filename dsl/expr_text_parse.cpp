@@ -13,11 +13,20 @@
 #include "dsl/error.h"
 #include "dsl/expr_text.h"
 #include "dsl/expr_text_precedence.h"
+#include "dsl/math_function.h"
+#include "dsl/reduction_split.h"
 #include "dsl/var.h"
 
 namespace cusched {
 
 namespace {
+
+// The math functions' names, for messages.
+std::string function_names() {
+  std::string s;
+  for (const auto& f : math_functions()) s += (s.empty() ? "" : ", ") + std::string(f.name);
+  return s;
+}
 
 enum class Tok { Ident, Number, Punct, End };
 
@@ -81,7 +90,15 @@ class Parser {
     for (const auto& v : vars) pure_.push_back(v.name());
     Expr body = expression();
     expect_end();
-    check_reductions(body, true);
+    // Reductions inside the definition become stages of their own, except where a
+    // condition decides whether they are computed.
+    const ExprNode* refused = nullptr;
+    std::string why = reduction_split_refusal(body, &refused);
+    for (const auto& r : reductions_)
+      if (r.node == refused)
+        error("nested-reduction", reduction_token(r), why,
+              "Define the reduction as a stage of its own over the points where it is valid and load that stage "
+              "inside the select.");
     return compute(name.text, vars, body);
   }
 
@@ -217,18 +234,28 @@ class Parser {
             "Write the extent as a size name, an integer or arithmetic of those.");
   }
 
+  static Token reduction_token(const ReductionSite& r) {
+    Token t;
+    t.pos = r.pos;
+    t.kind = Tok::Ident;
+    t.text = reduce_op_name(r.node->reduce_op);
+    return t;
+  }
+
+  // An expression outside a stage definition has no stage to split a reduction into.
   void check_reductions(const Expr& root, bool allow_top) {
     for (const auto& r : reductions_)
       if (!(allow_top && r.node == root.get())) {
-        Token t;
-        t.pos = r.pos;
-        t.kind = Tok::Ident;
-        const bool scan = r.node->op == ExprOp::Scan;
-        t.text = scan ? scan_op_name(r.node->reduce_op) : reduce_op_name(r.node->reduce_op);
-        std::string what = scan ? "scan" : "reduction";
-        error("nested-reduction", t,
-              "A " + what + " must be a stage's whole definition, not part of a larger expression.",
-              "Define the " + what + " as a stage of its own and load that stage here.");
+        if (r.node->op == ExprOp::Scan) {
+          Token t = reduction_token(r);
+          t.text = scan_op_name(r.node->reduce_op);
+          error("nested-reduction", t, "A scan must be a stage's whole definition, not part of a larger expression.",
+                "Define the scan as a stage of its own and load that stage here.");
+        }
+        error("nested-reduction", reduction_token(r),
+              "A reduction inside a larger expression is split into a stage of its own only in a stage "
+              "definition; this expression stands alone.",
+              "Write it in a stage definition (NAME(i in SIZE) = ...), or make the reduction the whole expression.");
       }
   }
 
@@ -516,11 +543,14 @@ class Parser {
       arity(fn, args, 1);
       return cast(*d, args[0]);
     }
-    static const std::map<std::string, Expr (*)(Expr)> math = {
-        {"exp", exp}, {"log", log}, {"sqrt", sqrt}, {"rsqrt", rsqrt}, {"tanh", tanh}, {"erf", erf}, {"abs", abs}};
-    if (auto it = math.find(f); it != math.end()) {
-      arity(fn, args, 1);
-      return it->second(args[0]);
+    if (const MathFunction* m = math_function(f)) {
+      arity(fn, args, m->params.size());
+      for (size_t i = 0; i < args.size(); ++i)
+        if (args[i].type() == DType::boolean)
+          error("type-error", fn,
+                "The argument " + std::string(m->params[i]) + " of " + f + " is a condition, not a number.",
+                "Pass a number; turn a condition into one with select(cond, 1.0f, 0.0f).");
+      return math_call(f, std::move(args));
     }
     if (reduction_op(f))
       error("expr-syntax", fn, "A reduction names its variables first: " + f + "(k in SIZE: BODY).",
@@ -546,9 +576,8 @@ class Parser {
       for (const auto& [n, _] : scope_.tensors) known += (known.empty() ? "" : ", ") + n;
       for (const auto& [n, _] : scope_.stages) known += (known.empty() ? "" : ", ") + n;
       error("unknown-tensor", fn, "'" + fn.text + "' is not an input tensor, an earlier stage or a function.",
-            "Use one of: " + (known.empty() ? std::string("(none)") : known) +
-                "; functions: exp, log, sqrt, rsqrt, tanh, erf, abs, min, max, pow, select and the casts f32(...), "
-                "bf16(...), ...");
+            "Use one of: " + (known.empty() ? std::string("(none)") : known) + "; functions: " + function_names() +
+                ", min, max, pow, select and the casts f32(...), bf16(...), ...");
     }
     if (args.size() != dims)
       error("wrong-index-count", fn,

@@ -1,6 +1,7 @@
 #include "dsl/func.h"
 
 #include "dsl/error.h"
+#include "dsl/reduction_split.h"
 
 namespace cusched {
 
@@ -81,22 +82,21 @@ Expr Func::at(std::vector<Expr> indices) const {
   return make_node(std::move(n));
 }
 
-static void check_no_nested_reduce(const Expr& e, bool top, const std::string& stage) {
+// A scan must be a stage's whole body (reductions inside larger expressions are split
+// into stages of their own; a scan is not).
+static void check_no_nested_scan(const Expr& e, bool top, const std::string& stage) {
   if (!e.defined()) return;
-  if ((e->op == ExprOp::Reduce || e->op == ExprOp::Scan) && !top) {
-    std::string what = e->op == ExprOp::Scan ? "scan" : "reduction";
+  if (e->op == ExprOp::Scan && !top)
     fail("nested-reduction",
-         "Stage '" + stage + "' has a " + what + " inside a larger expression; a " + what +
-             " must be a stage's whole body.",
-         "Define the " + what + " as its own stage with compute() and use that stage in this one.");
-  }
-  for (const auto& a : e->args) check_no_nested_reduce(a, false, stage);
+         "Stage '" + stage + "' has a scan inside a larger expression; a scan must be a stage's whole body.",
+         "Define the scan as its own stage with compute() and use that stage in this one.");
+  for (const auto& a : e->args) check_no_nested_scan(a, false, stage);
 }
 
 Func compute(const std::string& name, const std::vector<Var>& vars, Expr body) {
   if (name.empty()) fail("bad-name", "A stage needs a non-empty name.", "Pass a name such as \"C\".");
   if (!body.defined()) fail("undefined-expr", "Stage '" + name + "' has no body.", "Pass the Expr that defines it.");
-  check_no_nested_reduce(body, true, name);
+  check_no_nested_scan(body, true, name);
   if (body->op == ExprOp::Scan) {
     bool found = false;
     for (const auto& v : vars) found |= v.name() == body->name;
@@ -105,6 +105,8 @@ Func compute(const std::string& name, const std::vector<Var>& vars, Expr body) {
            "Stage '" + name + "' scans along '" + body->name + "', which is not one of its pure variables.",
            "Scan along a variable of the stage's domain: compute(\"" + name + "\", {i, j}, cumsum(j, X(i, j))).");
   }
+  // Reductions inside larger expressions become stages of their own (dsl/reduction_split.h).
+  body = split_nested_reductions(name, vars, body);
   auto d = std::make_shared<FuncDef>();
   d->name = name;
   for (const auto& v : vars) {

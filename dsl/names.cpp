@@ -29,8 +29,8 @@ const std::set<std::string>& reserved_words() {
       // device functions the generated code calls
       "max", "min", "abs", "exp", "expf", "exp2f", "log", "logf", "log2f", "sqrt", "sqrtf", "rsqrtf", "tanh", "tanhf",
       "erf", "erff", "fabs", "fabsf", "fmaxf", "fminf", "fmax", "fmin", "fma", "fmaf", "pow", "powf", "floor", "floorf",
-      "ceil", "ceilf", "isnan", "isinf", "isfinite", "printf", "assert", "memcpy", "memset", "sin", "sinf", "cos",
-      "cosf", "INFINITY", "NAN"};
+      "ceil", "ceilf", "rint", "rintf", "log1p", "log1pf", "expm1", "expm1f", "isnan", "isinf", "isfinite", "printf",
+      "assert", "memcpy", "memset", "sin", "sinf", "cos", "cosf", "INFINITY", "NAN"};
   return words;
 }
 

@@ -7,21 +7,20 @@
 #include <sstream>
 
 #include "dsl/error.h"
+#include "dsl/math_function.h"
 
 namespace cusched {
 
 namespace {
-
-enum class MathFn { None, Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Abs };
 
 // An expression with variables resolved to slots and loads to targets.
 struct RNode {
   ExprOp op = ExprOp::IntImm;
   DType type = DType::f64;
   double imm = 0;
-  int slot = -1;             // Var
-  int target = -1;           // Load
-  MathFn fn = MathFn::None;  // Call
+  int slot = -1;                     // Var
+  int target = -1;                   // Load
+  const MathFunction* fn = nullptr;  // Call
   ReduceOp reduce_op = ReduceOp::Sum;
   std::vector<int> reduce_slots;        // Reduce: one slot per reduction variable, outermost first
   std::vector<int64_t> reduce_extents;  // Scan: the extent of the scanned variable (slot: its slot)
@@ -90,14 +89,10 @@ class Compiler {
         break;
       }
       case ExprOp::Call: {
-        static const std::map<std::string, MathFn> fns = {
-            {"exp", MathFn::Exp},   {"log", MathFn::Log}, {"sqrt", MathFn::Sqrt}, {"rsqrt", MathFn::Rsqrt},
-            {"tanh", MathFn::Tanh}, {"erf", MathFn::Erf}, {"abs", MathFn::Abs}};
-        auto it = fns.find(n.name);
-        if (it == fns.end() || n.args.size() != 1)
+        r.fn = math_function(n.name);
+        if (!r.fn || n.args.size() != r.fn->params.size())
           fail("unknown-function", "The reference cannot evaluate the call '" + to_string(e) + "'.",
-               "Use one of exp, log, sqrt, rsqrt, tanh, erf, abs with one argument.");
-        r.fn = it->second;
+               "Call the math functions of the language (docs/problem-files.md) with their arguments.");
         break;
       }
       case ExprOp::Load:
@@ -223,26 +218,9 @@ class Machine {
         return dtype_is_float(e.type) ? x : to_integer(x, e.type);
       }
       case ExprOp::Call: {
-        double x = eval(a[0], slots);
-        switch (e.fn) {
-          case MathFn::Exp:
-            return std::exp(x);
-          case MathFn::Log:
-            return std::log(x);
-          case MathFn::Sqrt:
-            return std::sqrt(x);
-          case MathFn::Rsqrt:
-            return 1.0 / std::sqrt(x);
-          case MathFn::Tanh:
-            return std::tanh(x);
-          case MathFn::Erf:
-            return std::erf(x);
-          case MathFn::Abs:
-            return std::fabs(x);
-          case MathFn::None:
-            break;
-        }
-        return x;
+        double x[kMaxMathParams] = {};
+        for (size_t i = 0; i < e.args.size(); ++i) x[i] = eval(a[i], slots);
+        return e.fn->exact(x);
       }
       case ExprOp::Load:
         return load(e, slots);

@@ -351,15 +351,24 @@ Problem problem_from_json(const json& j, const std::string& source) {
     std::string ptr = "/stages/" + std::to_string(i);
     std::string text = r.string_at(st[i], ptr);
     Func f = r.at(ptr, [&] { return stage_from_text(text, scope); });
-    check_shapes(
-        r, ptr, f.def().body,
-        [&] {
-          Extents e;
-          for (size_t v = 0; v < f.def().vars.size(); ++v) e[f.def().vars[v]] = f.def().extents[v];
-          return e;
-        }(),
-        p);
-    scope.stages[f.name()] = f.ptr();
+    // The stage and the stages split from its reductions (dsl/reduction_split.h): each
+    // one's loads are checked against its own domain, and later stages see their names.
+    const Pipeline with_producers = r.at(ptr, [&] { return Pipeline({f}); });
+    for (const auto& def : with_producers.stages()) {
+      if (auto known = scope.stages.find(def->name); known != scope.stages.end()) {
+        if (known->second != def)
+          r.error(ptr, "duplicate-name",
+                  "The stage '" + def->name + "', split from a reduction inside '" + f.name() +
+                      "', has the name of an earlier stage.",
+                  "Rename the earlier stage: the stages split from a stage S are named S_sum0, S_maximum0, ... "
+                  "(docs/problem-files.md).");
+        continue;
+      }
+      Extents e;
+      for (size_t v = 0; v < def->vars.size(); ++v) e[def->vars[v]] = def->extents[v];
+      check_shapes(r, ptr, def->body, e, p);
+      scope.stages[def->name] = def;
+    }
     stages[f.name()] = f;
   }
   const json& outs = r.array_at(r.member(j, "", "outputs"), "/outputs");

@@ -122,7 +122,34 @@ TEST_P(EveryDataFile, FromTheCommandLineAloneAndAfterTheFileIsGone) {
   EXPECT_EQ(json::parse(gone.out)["error"]["code"], "unreadable-problem-file");
 }
 
-INSTANTIATE_TEST_SUITE_P(Data, EveryDataFile, ::testing::Values("mish", "row_absmax", "row_l2norm", "contract3"));
+INSTANTIATE_TEST_SUITE_P(Data, EveryDataFile,
+                         ::testing::Values("mish", "row_absmax", "row_l2norm", "contract3", "elementwise_math",
+                                           "logsumexp_rows"));
+
+TEST_F(ProblemFileCli, ReductionsInsideAStageAreSplitIntoNamedStages) {
+  fs::path file = copy_data("logsumexp_rows.json");
+  std::string p = "-p '" + file.string() + "'";
+  CommandResult d = run("problems --describe '" + file.string() + "' --json");
+  ASSERT_EQ(d.exit_code, 0) << d.out << d.err;
+  json j = json::parse(d.out);
+  std::vector<std::string> names;
+  for (const auto& s : j["stages"]) names.push_back(s["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"Y_maximum0", "Y_sum0_maximum0", "Y_sum0", "Y"}));
+  EXPECT_EQ(j["stages"][2]["definition"], "Y_sum0(i in R) = sum(k in D: exp(X(i, k) - Y_sum0_maximum0(i)))");
+  EXPECT_EQ(j["stages"][3]["definition"], "Y(i in R) = Y_maximum0(i) + log(Y_sum0(i))");
+  CommandResult text = run("problems --describe '" + file.string() + "'");
+  ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
+  EXPECT_NE(text.out.find("Y_sum0(i in R) = sum(k in D:"), std::string::npos) << text.out;
+  CommandResult v = run("validate " + p + " -s baseline --size small");
+  ASSERT_EQ(v.exit_code, 0) << v.out << v.err;
+  CommandResult r = run("run " + p + " --backend interp --size small --no-audit --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(json::parse(r.out)["verdict"], "ok");
+  // A schedule names the derived stages: Y_sum0 is found, and it is a reduction.
+  std::ofstream(dir_ / "steps.json") << R"([{"op": "compute_inline", "stage": "Y_sum0"}])";
+  EXPECT_EQ(error_code("validate " + p + " -s '" + (dir_ / "steps.json").string() + "' --size small"),
+            "inline-reduction");
+}
 
 TEST_F(ProblemFileCli, ShapeSpecialisesTheKernel) {
   CommandResult a = run("lower -p softmax --shape R=3,D=77 --emit cuda");

@@ -155,7 +155,7 @@ TEST(ExprText, ErrorsAreStructured) {
   EXPECT_EQ(error_code("exp(X(i, j), 2)", s), "wrong-argument-count");
   EXPECT_EQ(error_code("1 + sum(k in D: X(i, k))", s, true), "nested-reduction");
   EXPECT_EQ(error_code("sum(k in D: X(i, k))", s, false), "nested-reduction");
-  EXPECT_EQ(error_code("sum(k in D: sum(l in D: X(i, l)))", s, true), "nested-reduction");
+  EXPECT_EQ(error_code("sum(k in D: sum(l in D: X(i, l)))", s, true), "nested-reduction");  // not a stage
   EXPECT_EQ(error_code("X(i, j) ^ 2", s), "type-error");
   EXPECT_EQ(error_code("X(i, 0.5)", s), "type-error");
   EXPECT_EQ(error_code("select(X(i, j), 1, 2)", s), "type-error");

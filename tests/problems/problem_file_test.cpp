@@ -106,7 +106,7 @@ TEST(ProblemFile, BadFilesGiveTheirCodes) {
       {"/flops", "2.0 * R * Q", "unbound-size"},
       {"/stages/0", "S(i in R) = sum(k in D: X(k, i))", "shape-mismatch"},
       {"/stages/0", "S(i in R) = sum(k in D: X(i))", "wrong-index-count"},
-      {"/stages/0", "S(i in R) = 1 + sum(k in D: X(i, k))", "nested-reduction"},
+      {"/stages/0", "S(i in R) = select(i > 0, sum(k in D: X(i - 1, k)), 0.0f)", "nested-reduction"},
       {"/stages/0", "S(i in R) = sum(k in D: X(i, k) ^ 2)", "type-error"},
       {"/inputs/0/dtype", "f31", "unknown-dtype"},
       {"/inputs/0/colour", "red", "unknown-key"},
