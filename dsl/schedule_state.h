@@ -97,7 +97,7 @@ struct StageSchedule {
   std::string cross_thread_loop;              // reduction loop combined across threads
   std::string cross_thread_kind;              // "warp" or "block"
   std::string cross_cluster_loop;             // reduction loop combined across the blocks of a cluster
-  std::string scan_thread_loop;               // a scan's loop scanned across the threads of the block (cross_thread_scan)
+  std::string scan_thread_loop;  // a scan's loop scanned across the threads of the block (cross_thread_scan)
   std::string pipeline_loop;
   int pipeline_depth = 0;
   bool pipeline_bulk = false;            // Hopper bulk copy engine instead of cp.async

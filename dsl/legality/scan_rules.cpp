@@ -57,8 +57,8 @@ void check_scan_rules(const Rules& r) {
     }
     if (s.cache_write_scope == MemScope::Shared || !s.tensor_core_shape.empty() || !s.pipeline_loop.empty()) {
       const std::string what = s.cache_write_scope == MemScope::Shared ? "cache_write scope shared"
-                               : !s.tensor_core_shape.empty()  ? "tensor_core"
-                                                               : "pipeline";
+                               : !s.tensor_core_shape.empty()          ? "tensor_core"
+                                                                       : "pipeline";
       r.refuse(latest({pv.cache_write, pv.tensor_core, pv.pipeline}), "scan-step-unsupported",
                stage + " is a scan, which " + what + " does not apply to.",
                "Drop the step; schedule a scan with split, reorder, bind of its other loops, unroll, vectorize and "
