@@ -14,7 +14,7 @@ COMMAND_LINE="SEARCH_PROBLEMS=\"${SEARCH_PROBLEMS:-softmax layernorm matmul}\" C
 for p in ${SEARCH_PROBLEMS:-softmax layernorm matmul}; do
   start=$(date +%s)
   timeout $(python3 -c "print(int(${MINUTES:-2} * 60 + 60))") cusched search -p "$p" --proposer builtin --rounds 40 --ideas 4 --per-idea 4 \
-      --budget-candidates "${CANDIDATES:-300}" --budget-minutes "${MINUTES:-2}" --threads 12 --no-audit \
+      --budget-candidates "${CANDIDATES:-300}" --budget-minutes "${MINUTES:-2}" --threads 12 --no-audit --stall-rounds "${STALL_ROUNDS:-0}" \
       --db "$OUT/search_$p.db" > "$OUT/search_$p.log" 2>&1
   { echo "$p: exit $? after $(( $(date +%s) - start )) s; $(grep -c '^round' "$OUT/search_$p.log") round lines"
     tail -2 "$OUT/search_$p.log"; }

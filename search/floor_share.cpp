@@ -23,12 +23,7 @@ FloorShare floor_share(const Problem& problem, const std::string& size, const st
   f.measured_bandwidth = copy_bandwidth > 0;
   double bw = copy_bandwidth > 0 ? copy_bandwidth : kNominalCopyBandwidth;
   f.bytes_floor_ms = problem.min_bytes(sizes) / bw * 1e3;
-  double rate = 0;
-  try {
-    rate = runtime::flop_rate(precision.empty() ? "f32" : precision);
-  } catch (const UserError&) {
-    rate = runtime::flop_rate("f32");
-  }
+  const double rate = runtime::flop_rate(precision_from_name(precision).value_or(Precision::f32));
   double flops = problem.flops ? problem.flops(sizes) : 0;
   f.flops_floor_ms = flops / rate * 1e3;
   if (ms > 0) {

@@ -13,7 +13,7 @@ AddedCandidate add_kernel_candidate(Store& store, const Problem& problem, int64_
   };
   const std::string source = payload.value("source", "");
   KernelBundle b =
-      handwritten_bundle(problem, source, payload.value("size", "bench"), payload.value("precision", "f32"),
+      handwritten_bundle(problem, source, payload.value("size", "bench"), parse_precision(payload.value("precision", "f32")),
                          dim("grid"), dim("block"), payload.value("dynamic_smem", int64_t{0}));
   std::string hash = "kernel-" + schedule_hash(nlohmann::json::array({source, b.to_json()}));
   AddedCandidate added = store.add_candidate({run, round, idea, std::nullopt, nlohmann::json::array(), hash});
@@ -28,14 +28,14 @@ CandidateOutcome prepare_kernel_candidate(const Problem& problem, const Store& s
   out.steps = nlohmann::json::array();
   auto a = store.artifacts(c.id);
   if (!a || a->kernel_bundle.is_null()) {
-    out.verdict = "rejected";
+    out.verdict = runtime::Verdict::rejected;
     out.reason = "The hand-written kernel's bundle is missing from the store.";
     return out;
   }
   try {
     out.bundle = KernelBundle::from_json(a->kernel_bundle);
   } catch (const std::exception& e) {
-    out.verdict = "rejected";
+    out.verdict = runtime::Verdict::rejected;
     out.reason = std::string("The hand-written kernel's stored bundle does not read back: ") + e.what();
     return out;
   }
@@ -45,14 +45,14 @@ CandidateOutcome prepare_kernel_candidate(const Problem& problem, const Store& s
     bool bad = false;
     out.audit_findings = audit_bundle(problem, out.bundle, &bad, &out.audit_ms);
     if (bad) {
-      out.verdict = "audit_rejected";
+      out.verdict = runtime::Verdict::audit_rejected;
       out.reason = "The audit found an error-level problem in the kernel.";
       return out;
     }
   }
   check_declared_precision(out.bundle, out);
-  if (out.verdict.empty() && cfg.backend == "interp") {
-    out.verdict = "unverified_no_gpu";
+  if (!out.verdict && cfg.backend == "interp") {
+    out.verdict = runtime::Verdict::no_gpu;
     out.reason =
         "The audit and the precision scan passed; a hand-written kernel is verified and timed on a GPU only (the "
         "interpreter runs schedules), so it is not ranked in this run.";

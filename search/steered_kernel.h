@@ -4,7 +4,7 @@
 // and the kernel's bundle as their artifacts, and judged by the rules of `cusched
 // check`: the audit with the problem's contract, the precision scan, then verification
 // and timing on a GPU. The interpreter runs schedules only, so on interpreter runs a
-// kernel that passes the audit and the scan is stored as "unverified_no_gpu".
+// kernel that passes the audit and the scan is stored as "no_gpu".
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -94,7 +94,8 @@ std::vector<search::SteeringAction> actions_from_flags(const Options& o, const s
            "Pass --grid and --block, or add a line `// cusched-launch size=" + run.size +
                " grid=X,Y,Z block=X,Y,Z` to the file.");
     auto g = parse_dim(grid, "grid"), b = parse_dim(block, "block");
-    KernelBundle bundle = search::handwritten_bundle(p, source, run.size, o.precision, g, b, smem < 0 ? 0 : smem);
+    KernelBundle bundle =
+        search::handwritten_bundle(p, source, run.size, parse_precision(o.precision), g, b, smem < 0 ? 0 : smem);
     if (auto e = search::shared_memory_error(bundle, run.size)) throw UserError(*e);
     action(search::SteeringKind::add_kernel,
            o.idea.empty() ? "hand-written kernel " + valid_utf8(o.add_kernel) : checked_text(o.idea, "--idea"),

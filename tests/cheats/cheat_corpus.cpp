@@ -49,7 +49,8 @@ KernelBundle corpus_bundle(const std::string& dir, const CorpusEntry& e) {
   std::smatch m;
   std::regex launch("// cusched-launch size=" + e.size + " grid=([0-9,]+) block=([0-9,]+)");
   if (!std::regex_search(source, m, launch)) throw std::runtime_error(e.file + " has no launch line for size " + e.size);
-  return search::handwritten_bundle(find_problem(e.problem), source, e.size, e.precision, dims(m[1]), dims(m[2]), 0);
+  return search::handwritten_bundle(find_problem(e.problem), source, e.size, parse_precision(e.precision), dims(m[1]),
+                                    dims(m[2]), 0);
 }
 
 }  // namespace cusched::cheats

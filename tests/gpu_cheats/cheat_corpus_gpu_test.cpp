@@ -47,7 +47,7 @@ std::string outcome_of(const CorpusEntry& e, bool audit, std::string* reason) {
     search::verify_bundle_on_gpu(p, cfg, &shared_worker(), out);
   }
   *reason = out.reason;
-  return out.verdict;
+  return out.verdict_text();
 }
 
 class CheatCorpusGpu : public ::testing::TestWithParam<CorpusEntry> {};

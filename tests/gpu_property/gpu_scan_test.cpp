@@ -35,7 +35,7 @@ TEST(GpuScan, KernelBenchScansVerifyAtTheSmallSize) {
   runtime::Worker worker(0);
   for (const char* name : kScanFiles) {
     auto out = run_baseline(scan_problem(name), "small", worker);
-    EXPECT_EQ(out.verdict, "ok") << name << ": " << out.reason;
+    EXPECT_EQ(out.verdict_text(), "ok") << name << ": " << out.reason;
   }
 }
 
@@ -43,7 +43,7 @@ TEST(GpuScan, CumsumOfA32768SquareTensorVerifiesAtTheBenchSize) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
   auto out = run_baseline(scan_problem("89_cumsum"), "bench", worker);
-  ASSERT_EQ(out.verdict, "ok") << out.reason;
+  ASSERT_EQ(out.verdict_text(), "ok") << out.reason;
   ASSERT_TRUE(out.gpu.has_value());
   std::cout << "cumsum (32768, 32768) along dim 1: median " << out.gpu->median_ms << " ms, floor " << out.gpu->floor_ms
             << " ms (" << out.gpu->pct_of_floor << "% of the copy floor)\n";

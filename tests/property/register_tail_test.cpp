@@ -103,12 +103,12 @@ TEST(RegisterTail, ACopyThatDoesNotDivideOverTheThreadsStaysShared) {
   // The small size's 300 columns: slices of 38 and 34 over 256 threads.
   const std::string uneven = testing::ir_of("softmax", slices_with_tail(8, 256, 2));
   EXPECT_EQ(allocated_elements(uneven, "X_shared_registers"), -1) << uneven;
-  EXPECT_EQ(verify_small("softmax", slices_with_tail(8, 256, 2), 3).verdict, "ok");
+  EXPECT_EQ(verify_small("softmax", slices_with_tail(8, 256, 2), 3).verdict, cusched::runtime::Verdict::ok);
   // Three float4 per thread: a tail of three keeps one in shared memory.
   const std::string most = ir_of_even(slices_with_tail(8, 256, 3));
   EXPECT_EQ(allocated_elements(most, "X_shared"), 1024) << most;
   EXPECT_EQ(allocated_elements(most, "X_shared_registers"), 8) << most;
-  EXPECT_EQ(verify_even(slices_with_tail(8, 256, 3), 4).verdict, "ok");
+  EXPECT_EQ(verify_even(slices_with_tail(8, 256, 3), 4).verdict, cusched::runtime::Verdict::ok);
 }
 
 TEST(RegisterTail, AReadInALoopThatIsNotUnrolledIsRefused) {
@@ -136,7 +136,7 @@ TEST(RegisterTail, AReadByAnotherThreadIsRefused) {
   // All in shared memory the reversed threads are fine.
   for (auto& step : reversed)
     if (step["op"] == "cache_read") step["registers"] = 0;
-  EXPECT_EQ(verify_even(reversed, 5).verdict, "ok");
+  EXPECT_EQ(verify_even(reversed, 5).verdict, cusched::runtime::Verdict::ok);
 }
 
 TEST(RegisterTail, RegisterPipelinedAndTensorCoreCopiesTakeNoTail) {

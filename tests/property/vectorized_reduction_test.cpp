@@ -17,7 +17,7 @@ TEST(VectorizedReduction, SerialSumOverVectorLanesVerifies) {
   const nlohmann::json steps = nlohmann::json::parse(R"([
     {"op": "split", "stage": "S", "loop": "k", "factor": 4, "outer": "ko", "inner": "kv"},
     {"op": "vectorize", "stage": "S", "loop": "kv"}])");
-  EXPECT_EQ(verify_small("softmax", steps, 2).verdict, "ok");
+  EXPECT_EQ(verify_small("softmax", steps, 2).verdict, cusched::runtime::Verdict::ok);
   EXPECT_NE(ir_of("softmax", steps).find("[vectorized]"), std::string::npos) << ir_of("softmax", steps);
 }
 

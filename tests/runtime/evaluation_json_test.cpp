@@ -22,7 +22,7 @@ TEST(EvaluationJson, RequestRoundTrips) {
   r.inputs.push_back(a);
   r.tol = {1e-3, 2e-3, 3e-3};
   r.timing = {2, 40, false};
-  r.floor = {1e9, 2e9, "tf32"};
+  r.floor = {1e9, 2e9, Precision::tf32};
   r.seeds = 5;
   r.base_seed = 1234567890123ULL;
   r.inputs_dir = "in";

@@ -57,15 +57,15 @@ TEST(PrecisionScan, FindsMantissaMasksOnFloatBitsOnly) {
 
 TEST(PrecisionScan, AdmitsWhatTheDeclarationAndTheBufferTypesAllow) {
   EXPECT_TRUE(admitted_precisions(Precision::f32, {DType::f32}).empty());
-  EXPECT_EQ(admitted_precisions(Precision::tf32, {DType::f32}), (std::set<std::string>{"tf32"}));
-  EXPECT_EQ(admitted_precisions(Precision::x3tf32, {DType::f32}), (std::set<std::string>{"tf32"}));
-  EXPECT_EQ(admitted_precisions(Precision::bf16, {DType::f32}), (std::set<std::string>{"bf16", "tf32"}));
-  EXPECT_EQ(admitted_precisions(Precision::f32, {DType::f32, DType::f16}), (std::set<std::string>{"f16"}));
+  EXPECT_EQ(admitted_precisions(Precision::tf32, {DType::f32}), (std::set<Precision>{Precision::tf32}));
+  EXPECT_EQ(admitted_precisions(Precision::x3tf32, {DType::f32}), (std::set<Precision>{Precision::tf32}));
+  EXPECT_EQ(admitted_precisions(Precision::bf16, {DType::f32}), (std::set<Precision>{Precision::bf16, Precision::tf32}));
+  EXPECT_EQ(admitted_precisions(Precision::f32, {DType::f32, DType::f16}), (std::set<Precision>{Precision::f16}));
   const std::string ptx = ptx_body("cvt.rn.bf16.f32 %rs1, %f1;");
   EXPECT_TRUE(undeclared_precision(ptx, admitted_precisions(Precision::f32, {DType::f32})).has_value());
   EXPECT_FALSE(undeclared_precision(ptx, admitted_precisions(Precision::bf16, {DType::f32})).has_value());
   EXPECT_EQ(compiled_precision(ptx), Precision::bf16);
-  EXPECT_EQ(compiled_precision(ptx_body("add.f32 %f1, %f2, %f3;")), "f32");
+  EXPECT_EQ(compiled_precision(ptx_body("add.f32 %f1, %f2, %f3;")), Precision::f32);
 }
 
 std::string cheat_kernel(const std::string& name) {
@@ -92,7 +92,7 @@ TEST(PrecisionScan, RejectsEveryUndeclaredPrecisionCheatAndNoControl) {
     ASSERT_FALSE(ptx.empty());
     auto use = undeclared_precision(ptx, admitted_precisions(Precision::f32, {DType::f32}));
     ASSERT_TRUE(use.has_value());
-    EXPECT_EQ(use->precision, precision) << use->instruction;
+    EXPECT_EQ(precision_name(use->precision), precision) << use->instruction;
   }
   for (const char* file : {"relu_honest.cu", "softmax_honest.cu", "layernorm_two_pass.cu",
                            "layernorm_naive_variance.cu", "softmax_no_max_subtraction.cu"}) {

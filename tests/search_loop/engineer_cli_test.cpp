@@ -245,7 +245,7 @@ TEST_F(Engineer, AddedKernelIsJudgedByTheRulesOfCheck) {
   auto e = store.evaluation(id);
   ASSERT_TRUE(e);
   // The interpreter runs schedules only: audited and scanned, then not ranked.
-  EXPECT_EQ(e->verdict, "unverified_no_gpu") << e->reason;
+  EXPECT_EQ(e->verdict, "no_gpu") << e->reason;
   EXPECT_FALSE(e->verified);
   auto a = store.artifacts(id);
   ASSERT_TRUE(a);

@@ -169,7 +169,7 @@ TEST(MpiTaskCodec, ResultCarriesVerdictAndVerification) {
   verified.verdict = cusched::runtime::Verdict::wrong_output;
   verified.reason = "Output Y differs.";
   verified.interp.emplace();
-  verified.interp->verdict = "wrong_output";
+  verified.interp->verdict = cusched::runtime::Verdict::wrong_output;
   verified.interp->max_abs_err = 0.75;
   verified.interp->trials = 4;
   CandidateOutcome back;
