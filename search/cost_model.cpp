@@ -16,7 +16,7 @@
 namespace cusched::search {
 namespace {
 
-constexpr double kBandwidth = 4.2e12;               // bytes/s, measured copy bandwidth
+constexpr double kBandwidth = 4.2e12;                        // bytes/s, measured copy bandwidth
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
 constexpr double kMachineThreads = 132.0 * 2048.0;

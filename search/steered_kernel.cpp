@@ -12,9 +12,9 @@ AddedCandidate add_kernel_candidate(Store& store, const Problem& problem, int64_
     return d;
   };
   const std::string source = payload.value("source", "");
-  KernelBundle b =
-      handwritten_bundle(problem, source, payload.value("size", "bench"), parse_precision(payload.value("precision", "f32")),
-                         dim("grid"), dim("block"), payload.value("dynamic_smem", int64_t{0}));
+  KernelBundle b = handwritten_bundle(problem, source, payload.value("size", "bench"),
+                                      parse_precision(payload.value("precision", "f32")), dim("grid"), dim("block"),
+                                      payload.value("dynamic_smem", int64_t{0}));
   std::string hash = "kernel-" + schedule_hash(nlohmann::json::array({source, b.to_json()}));
   AddedCandidate added = store.add_candidate({run, round, idea, std::nullopt, nlohmann::json::array(), hash});
   if (added.is_new) store.save_artifacts(added.id, {b.source, "", b.to_json(), nlohmann::json::array(), nullptr});

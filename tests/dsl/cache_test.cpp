@@ -147,5 +147,18 @@ TEST(CacheWriteErrors, EachError) {
                     "cache_write", "missing-argument");
 }
 
+// Scope names meet the code only at the JSON edge: each name reads back to its scope,
+// and an unknown name is a structured error.
+TEST(MemScopeNames, ReadBackAndUnknownNamesAreErrors) {
+  for (MemScope s : {MemScope::Global, MemScope::Shared, MemScope::Register})
+    EXPECT_EQ(parse_mem_scope(mem_scope_name(s)), s);
+  try {
+    parse_mem_scope("texture");
+    FAIL() << "texture is not a scope";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.error().code, "unknown-scope");
+  }
+}
+
 }  // namespace
 }  // namespace cusched::testing

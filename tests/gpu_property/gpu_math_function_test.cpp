@@ -59,8 +59,8 @@ TEST(GpuMathFunctions, PreciseAndFastFormsMeetTheStrictTolerance) {
       for (uint64_t seed : {1, 2}) {
         cfg.seed = seed;
         search::CandidateOutcome out = search::evaluate_candidate(p, steps, cfg, &worker);
-        EXPECT_EQ(out.verdict_text(), "ok") << m.name << (fast ? " fast" : " precise") << ", seed " << seed << ": "
-                                     << out.reason;
+        EXPECT_EQ(out.verdict_text(), "ok")
+            << m.name << (fast ? " fast" : " precise") << ", seed " << seed << ": " << out.reason;
       }
     }
   }

@@ -60,7 +60,8 @@ TEST_P(KernelBenchScan, AutomaticBaselineVerifiesInTheInterpreter) {
     SCOPED_TRACE("N = " + std::to_string(n));
     p.sizes["shape"] = {{"B", 3}, {"N", n}};
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("shape"), steps), "shape", seed++, 1);
-    if (n == 1 && r.verdict == cusched::runtime::Verdict::reference_degenerate) continue;  // an exclusive scan of one element is all zeros
+    if (n == 1 && r.verdict == cusched::runtime::Verdict::reference_degenerate)
+      continue;  // an exclusive scan of one element is all zeros
     EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message;
   }
   auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 11, 2);

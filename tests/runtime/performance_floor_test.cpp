@@ -37,7 +37,8 @@ TEST(PerformanceFloor, ComputeBoundFloorUsesThePrecisionRate) {
   EXPECT_EQ(flop_rate(Precision::f16), 730e12);
   // 3xtf32 spends three TF32 products on each f32 product.
   f.precision = Precision::x3tf32;
-  EXPECT_NEAR(floor_ms(f, {4.27e12, 0}), 3 * floor_ms(Floor{1e6, 2 * 4096.0 * 4096.0 * 4096.0, Precision::tf32}, {4.27e12, 0}), 1e-9);
+  EXPECT_NEAR(floor_ms(f, {4.27e12, 0}),
+              3 * floor_ms(Floor{1e6, 2 * 4096.0 * 4096.0 * 4096.0, Precision::tf32}, {4.27e12, 0}), 1e-9);
 }
 
 // The least possible time goes at the memory's peak rate, whatever share is written,

@@ -59,7 +59,8 @@ TEST(PrecisionScan, AdmitsWhatTheDeclarationAndTheBufferTypesAllow) {
   EXPECT_TRUE(admitted_precisions(Precision::f32, {DType::f32}).empty());
   EXPECT_EQ(admitted_precisions(Precision::tf32, {DType::f32}), (std::set<Precision>{Precision::tf32}));
   EXPECT_EQ(admitted_precisions(Precision::x3tf32, {DType::f32}), (std::set<Precision>{Precision::tf32}));
-  EXPECT_EQ(admitted_precisions(Precision::bf16, {DType::f32}), (std::set<Precision>{Precision::bf16, Precision::tf32}));
+  EXPECT_EQ(admitted_precisions(Precision::bf16, {DType::f32}),
+            (std::set<Precision>{Precision::bf16, Precision::tf32}));
   EXPECT_EQ(admitted_precisions(Precision::f32, {DType::f32, DType::f16}), (std::set<Precision>{Precision::f16}));
   const std::string ptx = ptx_body("cvt.rn.bf16.f32 %rs1, %f1;");
   EXPECT_TRUE(undeclared_precision(ptx, admitted_precisions(Precision::f32, {DType::f32})).has_value());
