@@ -41,7 +41,7 @@ bool run(const Problem& p, const nlohmann::json& steps, const std::string& backe
   cfg.size = size;
   search::CandidateOutcome out = search::evaluate_candidate(p, steps, cfg, nullptr);
   std::printf("%-9s %-22s %s at %s: %s (%s)", backend.c_str(), what, out.schedule_hash.c_str(), size.c_str(),
-              out.verdict.c_str(), out.reason.c_str());
+              out.verdict_text().c_str(), out.reason.c_str());
   if (out.gpu && out.gpu->median_ms > 0) std::printf(", median %.4f ms", out.gpu->median_ms);
   std::printf("\n");
   return out.verified();
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     search::SearchLoop loop(p, store, proposer, so, std::cout);
     search::SearchSummary summary = loop.run();
     std::printf("search    run %lld: %d evaluated, %d verified, status %s\n", static_cast<long long>(summary.run),
-                summary.evaluated, summary.verified, summary.status.c_str());
+                summary.evaluated, summary.verified, search::status_name(summary.status).c_str());
     if (!summary.best_candidate) {
       std::cerr << "the search verified no candidate\n";
       return 1;
