@@ -30,6 +30,9 @@ int serve(const Options& o) {
   so.exe = o.exe.empty() ? mcp::self_executable() : o.exe;
   so.scratch_dir = o.scratch;
   std::ios::sync_with_stdio(false);
+  // Tool threads write std::cout under the server's lock; a tied std::cin would flush it
+  // from this thread, outside that lock, before every read.
+  std::cin.tie(nullptr);
   auto* server = new mcp::McpServer(std::cout, so);
   std::thread([server, stop_signals] {
     int sig = 0;
