@@ -46,6 +46,9 @@ struct ProblemSource {
   // Problem inputs that are the module's parameters or buffers, by attribute path ("conv.weight").
   std::map<std::string, std::string> parameters;
   nlohmann::json init_args;  // the module's constructor arguments (an array), null when not given
+  // How the problem's stages read the module: "train" (as the benchmark runs it) or "eval"
+  // (where a training-mode layer, such as dropout, cannot be reproduced).
+  std::string mode = "train";
 };
 
 struct Problem {
@@ -64,6 +67,9 @@ struct Problem {
   nlohmann::json baseline_schedule;     // simple and correct
   nlohmann::json best_schedule;         // the fastest known
   std::optional<ProblemSource> source;  // the benchmark module reproduced, when there is one
+  // Why every output is the same for every input, when it is (then verification accepts a
+  // constant reference); empty for the problems whose output depends on their inputs.
+  std::string constant_output;
 
   // Bytes that must move: every input read once and every output written once.
   double min_bytes(const SizeBindings& sizes) const;

@@ -178,6 +178,7 @@ json source_to_json(const ProblemSource& s) {
             {"forward_args", s.forward_args},
             {"parameters", s.parameters}};
   if (!s.init_args.is_null()) j["init_args"] = s.init_args;
+  if (s.mode != "train") j["mode"] = s.mode;
   return j;
 }
 
@@ -190,7 +191,7 @@ bool is_commit_hash(const std::string& s) {
 ProblemSource read_source(const Reader& r, const json& j, const Problem& p) {
   const std::string ptr = "/source";
   r.object_at(j, ptr);
-  r.only_keys(j, ptr, {"benchmark", "file", "commit", "forward_args", "parameters", "init_args"});
+  r.only_keys(j, ptr, {"benchmark", "file", "commit", "forward_args", "parameters", "init_args", "mode"});
   ProblemSource s;
   s.benchmark = r.string_at(r.member(j, ptr, "benchmark"), ptr + "/benchmark");
   s.file = r.string_at(r.member(j, ptr, "file"), ptr + "/file");
@@ -243,6 +244,12 @@ ProblemSource read_source(const Reader& r, const json& j, const Problem& p) {
               "The input '" + p.inputs[i].name + "' is neither a forward() argument nor a parameter.",
               "List it in \"forward_args\" or map it in \"parameters\".");
   if (j.contains("init_args")) s.init_args = r.array_at(j["init_args"], ptr + "/init_args");
+  if (j.contains("mode")) {
+    s.mode = r.string_at(j["mode"], ptr + "/mode");
+    if (s.mode != "train" && s.mode != "eval")
+      r.error(ptr + "/mode", "bad-source", "The module mode '" + s.mode + "' is neither \"train\" nor \"eval\".",
+              "Leave \"mode\" out for the module as the benchmark runs it, or write \"eval\".");
+  }
   return s;
 }
 
@@ -278,15 +285,17 @@ json problem_to_json(const Problem& p) {
   if (!p.baseline_schedule.is_null()) j["baseline_schedule"] = p.baseline_schedule;
   if (!p.best_schedule.is_null()) j["best_schedule"] = p.best_schedule;
   if (p.source) j["source"] = source_to_json(*p.source);
+  if (!p.constant_output.empty()) j["constant_output"] = p.constant_output;
   return j;
 }
 
 Problem problem_from_json(const json& j, const std::string& source) {
   Reader r(source);
   r.object_at(j, "");
-  r.only_keys(j, "",
-              {"format_version", "name", "level", "title", "torch", "notes", "sizes", "default_size", "inputs",
-               "stages", "outputs", "tolerance", "flops", "baseline_schedule", "best_schedule", "source"});
+  r.only_keys(
+      j, "",
+      {"format_version", "name", "level", "title", "torch", "notes", "sizes", "default_size", "inputs", "stages",
+       "outputs", "tolerance", "flops", "baseline_schedule", "best_schedule", "source", "constant_output"});
   if (j.contains("format_version") && j["format_version"] != kProblemFileVersion)
     r.error("/format_version", "bad-value",
             "This cusched reads problem files of format_version " + std::to_string(kProblemFileVersion) + ".",
@@ -301,6 +310,7 @@ Problem problem_from_json(const json& j, const std::string& source) {
   p.title = r.optional_string(j, "title");
   p.torch_semantics = r.optional_string(j, "torch");
   p.notes = r.optional_string(j, "notes");
+  p.constant_output = r.optional_string(j, "constant_output");
   p.sizes = read_sizes(r, r.member(j, "", "sizes"));
   p.default_size = r.optional_string(j, "default_size", p.sizes.count("bench") ? "bench" : "small");
   if (!p.sizes.count(p.default_size))

@@ -478,7 +478,7 @@ class Evaluation {
     for (const auto* b : with_role(cand, BufferRole::Output)) {
       const BufferSpec* r = req_.reference.find_buffer(b->name);
       std::vector<double> ref = as_doubles(r->dtype, ref_out.at(b->name));
-      OutputCheck rc = check_reference(b->name, ref.data(), b->elements());
+      OutputCheck rc = check_reference(b->name, ref.data(), b->elements(), req_.tol.constant_reference);
       OutputCheck oc;
       if (rc.verdict == Verdict::ok)
         oc = check_output(b->name, b->dtype, cand_out.at(b->name).data(), ref.data(), b->elements(), req_.tol,
@@ -629,8 +629,8 @@ class Evaluation {
       PhaseClock clock(res_.phase_ms.check);
       for (const auto& [name, buf] : fresh->reference_outputs) {
         const BufferSpec* r = req_.reference.find_buffer(name);
-        fresh->reference_checks[name] =
-            judge_reference(name, checker.reference_stats(buf.ptr(), r->dtype, r->elements()));
+        fresh->reference_checks[name] = judge_reference(
+            name, checker.reference_stats(buf.ptr(), r->dtype, r->elements()), req_.tol.constant_reference);
       }
     }
 

@@ -38,7 +38,8 @@ nlohmann::json EvalRequest::to_json() const {
     if (in.adversarial) e["adversarial"] = distribution_json(*in.adversarial);
     j["inputs"].push_back(e);
   }
-  j["tol"] = {{"atol", tol.atol}, {"rtol", tol.rtol}, {"rel_l2", tol.rel_l2}};
+  j["tol"] = {
+      {"atol", tol.atol}, {"rtol", tol.rtol}, {"rel_l2", tol.rel_l2}, {"constant_reference", tol.constant_reference}};
   j["timing"] = {{"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}};
   j["floor"] = {{"bytes", floor.bytes},
                 {"flops", floor.flops},
@@ -74,6 +75,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
       r.tol.atol = t.value("atol", r.tol.atol);
       r.tol.rtol = t.value("rtol", r.tol.rtol);
       r.tol.rel_l2 = t.value("rel_l2", r.tol.rel_l2);
+      r.tol.constant_reference = t.value("constant_reference", false);
     }
     if (j.contains("timing")) {
       const auto& t = j.at("timing");

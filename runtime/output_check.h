@@ -53,8 +53,9 @@ struct OutputStats {
 
 // The verdict on a reference output: degenerate when it holds NaN or Inf, or it
 // is near constant (max - min <= 1e-12 * (1 + |mean|)); a single-element output
-// is degenerate only when it is exactly zero.
-OutputCheck judge_reference(const std::string& buffer, const ReferenceStats& stats);
+// is degenerate only when it is exactly zero. With `constant_allowed` (a problem whose
+// output is constant by construction) only NaN or Inf is degenerate.
+OutputCheck judge_reference(const std::string& buffer, const ReferenceStats& stats, bool constant_allowed = false);
 
 // The verdict on a candidate output, in this order: poison left in place
 // (unwritten_output), NaN or Inf (nan_or_inf), then elements outside
@@ -67,7 +68,8 @@ OutputStats output_stats(DType dtype, const void* candidate, const double* refer
                          const Tolerance& tol, bool poisoned = true);
 
 // judge_reference(reference_stats(...)).
-OutputCheck check_reference(const std::string& buffer, const double* reference, int64_t elements);
+OutputCheck check_reference(const std::string& buffer, const double* reference, int64_t elements,
+                            bool constant_allowed = false);
 
 // Checks `candidate` (raw elements of `dtype`) against `reference`:
 // judge_output(output_stats(...)). `poisoned` says whether the output was

@@ -94,6 +94,7 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
   r.tol.atol = ctx.atol;
   r.tol.rtol = ctx.rtol;
   r.tol.rel_l2 = ctx.rtol;
+  r.tol.constant_reference = !problem.constant_output.empty();
   const SizeBindings& sizes = problem.size(cfg.size);
   r.floor.bytes = problem.min_bytes(sizes);
   r.floor.written_bytes = problem.written_bytes(sizes);

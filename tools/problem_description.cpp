@@ -58,9 +58,14 @@ nlohmann::json describe_problem(const Problem& p) {
                            {"loops", loops}});
   }
   if (p.source)
-    j["source"] = {{"benchmark", p.source->benchmark},   {"file", p.source->file},
-                   {"commit", p.source->commit},         {"forward_args", p.source->forward_args},
-                   {"parameters", p.source->parameters}, {"init_args", p.source->init_args}};
+    j["source"] = {{"benchmark", p.source->benchmark},
+                   {"file", p.source->file},
+                   {"commit", p.source->commit},
+                   {"forward_args", p.source->forward_args},
+                   {"parameters", p.source->parameters},
+                   {"init_args", p.source->init_args},
+                   {"mode", p.source->mode}};
+  if (!p.constant_output.empty()) j["constant_output"] = p.constant_output;
   j["contract"] = kernel_contract(p);
   j["flops"] = p.flops ? expr_to_text(p.flops.expr) : "";
   if (!p.baseline_schedule.is_null()) {
@@ -77,6 +82,8 @@ std::string describe_problem_text(const nlohmann::json& d) {
   os << ": " << d["title"].get<std::string>() << "\n";
   if (!d["torch"].get<std::string>().empty()) os << "reproduces  " << d["torch"].get<std::string>() << "\n";
   if (!d["notes"].get<std::string>().empty()) os << "notes       " << d["notes"].get<std::string>() << "\n";
+  if (d.contains("constant_output"))
+    os << "constant    " << d["constant_output"].get<std::string>() << " (a constant reference is accepted)\n";
   if (d.contains("source")) {
     const auto& s = d["source"];
     os << "source      " << s["benchmark"].get<std::string>() << " " << s["file"].get<std::string>() << " at "
@@ -88,6 +95,7 @@ std::string describe_problem_text(const nlohmann::json& d) {
     }
     os << ")";
     if (!s["init_args"].is_null()) os << " of Model(*" << s["init_args"].dump() << ")";
+    if (s.value("mode", "train") != "train") os << " in " << s["mode"].get<std::string>() << " mode";
     os << "\n";
     for (const auto& [input, attr] : s["parameters"].items())
       os << "  " << input << " -> module." << attr.get<std::string>() << "\n";

@@ -130,7 +130,29 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Files, KernelBenchFile, ::testing::ValuesIn(problem_files()), test_name);
 
-TEST(KernelBenchFiles, TheSetIsThere) { EXPECT_GE(problem_files().size(), 90u) << "under " << kRoot; }
+// KernelBench's levels 1 and 2: one file for each of their 100 modules.
+TEST(KernelBenchFiles, TheSetIsThere) {
+  std::map<std::string, int> per_level;
+  for (const auto& f : problem_files()) ++per_level[fs::path(f).parent_path().string()];
+  EXPECT_EQ(per_level["level1"], 100) << "under " << kRoot;
+  EXPECT_EQ(per_level["level2"], 100) << "under " << kRoot;
+}
+
+// A file that declares its output constant is one whose reference is constant: without the
+// declaration its baseline is refused as reference_degenerate.
+TEST(KernelBenchFiles, DeclaredConstantOutputsAreConstant) {
+  int declared = 0;
+  for (const auto& f : problem_files()) {
+    Problem p = load_problem_file((kRoot / f).string());
+    if (p.constant_output.empty()) continue;
+    ++declared;
+    p.constant_output.clear();
+    const nlohmann::json steps = baseline_schedule_of(p);
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 1, 1);
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::reference_degenerate) << f << ": " << r.message;
+  }
+  EXPECT_EQ(declared, 2) << "level 2 #80 and #83";
+}
 
 }  // namespace
 }  // namespace cusched

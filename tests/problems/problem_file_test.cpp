@@ -166,6 +166,23 @@ TEST(ProblemFile, SourceReadsAndRoundTrips) {
   EXPECT_FALSE(problem_to_json(problem_from_json(good_file(), "none.json")).contains("source"));
 }
 
+TEST(ProblemFile, ModeAndConstantOutputReadAndRoundTrip) {
+  nlohmann::json j = file_with_source();
+  EXPECT_EQ(problem_from_json(j, "train.json").source->mode, "train");
+  EXPECT_TRUE(problem_from_json(j, "train.json").constant_output.empty());
+  EXPECT_FALSE(problem_to_json(problem_from_json(j, "train.json"))["source"].contains("mode"));
+  EXPECT_FALSE(problem_to_json(problem_from_json(j, "train.json")).contains("constant_output"));
+  j["source"]["mode"] = "eval";
+  j["constant_output"] = "The output is 0 for every input.";
+  Problem p = problem_from_json(j, "eval.json");
+  EXPECT_EQ(p.source->mode, "eval");
+  EXPECT_EQ(p.constant_output, "The output is 0 for every input.");
+  nlohmann::json written = problem_to_json(p);
+  EXPECT_EQ(written["source"]["mode"], "eval");
+  EXPECT_EQ(written["constant_output"], "The output is 0 for every input.");
+  EXPECT_EQ(problem_to_json(problem_from_json(written, "again.json")), written);
+}
+
 TEST(ProblemFile, MalformedSourcesPointAtTheBadValue) {
   struct Case {
     const char* pointer;
@@ -188,6 +205,9 @@ TEST(ProblemFile, MalformedSourcesPointAtTheBadValue) {
       {"/source/init_args", nlohmann::json{{"a", 1}}, "bad-value", "/source/init_args"},
       {"/source/colour", "red", "unknown-key", "/source/colour"},
       {"/source", "KernelBench", "bad-value", "/source"},
+      {"/source/mode", "inference", "bad-source", "/source/mode"},
+      {"/source/mode", 1, "bad-value", "/source/mode"},
+      {"/constant_output", false, "bad-value", "/constant_output"},
   };
   for (const auto& c : cases) {
     nlohmann::json j = file_with_source();

@@ -112,6 +112,21 @@ TEST(JudgeReference, NonFiniteAndConstantAndSingleZero) {
   EXPECT_EQ(judge_reference("R", one).verdict, Verdict::ok);
 }
 
+// A problem whose output is constant by construction: a constant reference is judged, a
+// non-finite one is still refused.
+TEST(JudgeReference, ConstantAllowedStillRefusesNonFinite) {
+  ReferenceStats zeros;
+  zeros.elements = 64;
+  EXPECT_EQ(judge_reference("R", zeros).verdict, Verdict::reference_degenerate);
+  EXPECT_EQ(judge_reference("R", zeros, true).verdict, Verdict::ok);
+  ReferenceStats one;
+  one.elements = 1;
+  EXPECT_EQ(judge_reference("R", one, true).verdict, Verdict::ok);
+  zeros.nonfinite_first = 3;
+  zeros.nonfinite_value = NAN;
+  EXPECT_EQ(judge_reference("R", zeros, true).verdict, Verdict::reference_degenerate);
+}
+
 // Outputs of several chunks: the chunked statistics give the answers of a plain loop.
 TEST(HostStatistics, ChunkedStatisticsMatchTheWholeOutput) {
   const int64_t n = 3 * kHostChunkElements + 12345;
