@@ -93,20 +93,6 @@ int binary_precedence(ExprOp op) {
 
 bool is_zero_literal(const CudaValue& v) { return v.text == "0" || v.text == "0LL"; }
 
-int float_rank(DType t) {
-  switch (t) {
-    case DType::f16:
-    case DType::bf16:
-      return 1;
-    case DType::f32:
-      return 2;
-    case DType::f64:
-      return 3;
-    default:
-      return 0;
-  }
-}
-
 // The CUDA function that computes the math function `name` on float operands of type t
 // (f32 or f64): the CUDA math library's (expf, exp; rintf for round, halves to even),
 // or the device library's overloads (cusched_math.cuh).

@@ -67,4 +67,18 @@ int dtype_bytes(DType t) {
 
 bool dtype_is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64; }
 
+int float_rank(DType t) {
+  switch (t) {
+    case DType::f16:
+    case DType::bf16:
+      return 1;
+    case DType::f32:
+      return 2;
+    case DType::f64:
+      return 3;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace cusched

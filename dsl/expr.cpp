@@ -11,20 +11,6 @@ namespace cusched {
 
 namespace {
 
-int float_rank(DType t) {
-  switch (t) {
-    case DType::f16:
-    case DType::bf16:
-      return 1;
-    case DType::f32:
-      return 2;
-    case DType::f64:
-      return 3;
-    default:
-      return 0;
-  }
-}
-
 int int_rank(DType t) {
   switch (t) {
     case DType::boolean:
