@@ -27,14 +27,9 @@ nlohmann::json Review::to_json() const {
 }
 
 int64_t add_review(Store& store, const Review& r) {
-  sqlite3* db = store.connection();
-  Transaction t(db);
-  Statement(db, "INSERT INTO reviews(candidate, verdict, note, reviewer, created) VALUES (?,?,?,?,?)")
-      .bind_row(r.candidate, std::string(r.approved ? "approved" : "rejected"), r.note, r.reviewer, now_utc())
-      .run();
-  int64_t id = sqlite3_last_insert_rowid(db);
-  t.commit();
-  return id;
+  return insert_row(store.connection(),
+                    "INSERT INTO reviews(candidate, verdict, note, reviewer, created) VALUES (?,?,?,?,?)", r.candidate,
+                    std::string(r.approved ? "approved" : "rejected"), r.note, r.reviewer, now_utc());
 }
 
 std::vector<Review> reviews_of_run(const Store& store, int64_t run) {

@@ -55,14 +55,9 @@ nlohmann::json SteeringAction::to_json() const {
 }
 
 int64_t add_steering(Store& store, const SteeringAction& a) {
-  sqlite3* db = store.connection();
-  Transaction t(db);
-  Statement(db, "INSERT INTO steering(run, kind, text, payload, author, created) VALUES (?,?,?,?,?,?)")
-      .bind_row(a.run, steering_kind_name(a.kind), a.text, a.payload, a.author, now_utc())
-      .run();
-  int64_t id = sqlite3_last_insert_rowid(db);
-  t.commit();
-  return id;
+  return insert_row(store.connection(),
+                    "INSERT INTO steering(run, kind, text, payload, author, created) VALUES (?,?,?,?,?,?)", a.run,
+                    steering_kind_name(a.kind), a.text, a.payload, a.author, now_utc());
 }
 
 std::vector<SteeringAction> steering_actions(const Store& store, int64_t run) {

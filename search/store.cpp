@@ -225,16 +225,11 @@ void Store::migrate() {
 int64_t Store::create_run(const RunInfo& run) {
   if (run.backend != "gpu" && run.backend != "interp")
     fail("bad-backend", "Run backend '" + run.backend + "' is neither gpu nor interp.", "Use gpu or interp.");
-  Transaction t(db_);
-  Statement(db_,
-            "INSERT INTO runs(problem, size, backend, config, seed, created, status, problem_definition) "
-            "VALUES (?,?,?,?,?,?,?,?)")
-      .bind_row(run.problem, run.size, run.backend, run.config.dump(), static_cast<int64_t>(run.seed), now_utc(),
-                run.status, run.problem_definition)
-      .run();
-  int64_t id = sqlite3_last_insert_rowid(db_);
-  t.commit();
-  return id;
+  return insert_row(db_,
+                    "INSERT INTO runs(problem, size, backend, config, seed, created, status, problem_definition) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
+                    run.problem, run.size, run.backend, run.config.dump(), static_cast<int64_t>(run.seed), now_utc(),
+                    run.status, run.problem_definition);
 }
 
 static RunInfo read_run(const Statement& s) {
@@ -369,11 +364,7 @@ std::vector<RoundSummary> Store::round_summaries(int64_t run) const {
 int64_t Store::add_idea(int64_t round, const std::string& text, const std::string& source) {
   if (source != "builtin" && source != "llm" && source != "file")
     fail("bad-idea-source", "Idea source '" + source + "' is not builtin, llm or file.", "Use the proposer's name().");
-  Transaction t(db_);
-  Statement(db_, "INSERT INTO ideas(round, text, source) VALUES (?,?,?)").bind_row(round, text, source).run();
-  int64_t id = sqlite3_last_insert_rowid(db_);
-  t.commit();
-  return id;
+  return insert_row(db_, "INSERT INTO ideas(round, text, source) VALUES (?,?,?)", round, text, source);
 }
 
 AddedCandidate Store::add_candidate(const NewCandidate& c) {
@@ -552,15 +543,11 @@ std::vector<TriedCandidate> Store::best_tried(int64_t run, int n) const { return
 std::vector<TriedCandidate> Store::failed_tried(int64_t run, int n) const { return to_tried(recent_failures(run, n)); }
 
 int64_t Store::add_llm_call(std::optional<int64_t> round, const ModelCall& call) {
-  Transaction t(db_);
-  Statement(db_,
-            "INSERT INTO llm_calls(round, purpose, prompt_tokens, completion_tokens, finish_reason, error, raw_reply, "
-            "created) VALUES (?,?,?,?,?,?,?,?)")
-      .bind_row(round, call.purpose, call.prompt_tokens, call.completion_tokens, call.finish_reason, call.error,
-                call.raw_reply, now_utc())
-      .run();
-  int64_t id = sqlite3_last_insert_rowid(db_);
-  t.commit();
+  int64_t id = insert_row(db_,
+                          "INSERT INTO llm_calls(round, purpose, prompt_tokens, completion_tokens, finish_reason, "
+                          "error, raw_reply, created) VALUES (?,?,?,?,?,?,?,?)",
+                          round, call.purpose, call.prompt_tokens, call.completion_tokens, call.finish_reason,
+                          call.error, call.raw_reply, now_utc());
   if (!call.prompt.empty()) save_llm_prompt(id, call.prompt);
   return id;
 }

@@ -125,4 +125,15 @@ class Transaction {
   bool done_ = false;
 };
 
+// Runs one INSERT with `values` bound in order, in its own write transaction, and returns
+// the new row's id.
+template <class... Values>
+int64_t insert_row(sqlite3* db, const char* sql, const Values&... values) {
+  Transaction t(db);
+  Statement(db, sql).bind_row(values...).run();
+  int64_t id = sqlite3_last_insert_rowid(db);
+  t.commit();
+  return id;
+}
+
 }  // namespace cusched::search::sql
