@@ -16,6 +16,7 @@
 #include "tools/command.h"
 #include "tools/flag_checks.h"
 #include "tools/kernel_launch.h"
+#include "tools/problem_options.h"
 #include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
@@ -33,14 +34,9 @@ CommandRegistration reg{
     {"check", "Audit, verify and time a hand-written .cu kernel against a problem's kernel contract",
      [](CLI::App& sub) -> std::function<int()> {
        auto o = std::make_shared<Options>();
-       sub.add_option("--problem,-p", o->problem,
-                      "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or "
-                      "ending in .json)")
-           ->required();
+       add_problem_option(sub, o->problem);
        sub.add_option("file", o->file, "The .cu file")->required();
-       sub.add_option("--size", o->size, "Size table (default: the problem's default size)");
-       sub.add_option("--shape", o->shape,
-                      "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
+       add_size_options(sub, o->size, o->shape);
        sub.add_option("--grid", o->grid, "Grid X,Y,Z (else from a // cusched-launch comment)");
        sub.add_option("--block", o->block, "Block X,Y,Z (else from a // cusched-launch comment)");
        sub.add_option("--dynamic-smem", o->dynamic_smem, "Dynamic shared memory in bytes")

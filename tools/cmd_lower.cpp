@@ -14,6 +14,7 @@
 #include "search/candidate_evaluation.h"
 #include "search/cost_model.h"
 #include "tools/command.h"
+#include "tools/problem_options.h"
 #include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
@@ -66,14 +67,9 @@ CommandRegistration reg{
     {"lower", "Lower a schedule and print its loop IR, CUDA source and launch plan, or bundle",
      [](CLI::App& sub) -> std::function<int()> {
        auto o = std::make_shared<Options>();
-       sub.add_option("--problem,-p", o->problem,
-                      "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or "
-                      "ending in .json)")
-           ->required();
+       add_problem_option(sub, o->problem);
        sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best");
-       sub.add_option("--size", o->size, "Size table (default: the problem's default size)");
-       sub.add_option("--shape", o->shape,
-                      "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
+       add_size_options(sub, o->size, o->shape);
        sub.add_option("--emit", o->emit, "ir, cuda, bundle, or cost (the cost model's estimate per kernel)")
            ->check(CLI::IsMember({"ir", "cuda", "bundle", "cost"}));
        sub.add_option("--after", o->after,

@@ -9,6 +9,7 @@
 #include "search/candidate_evaluation.h"
 #include "tools/command.h"
 #include "tools/flag_checks.h"
+#include "tools/problem_options.h"
 #include "tools/problem_source.h"
 #include "tools/progress_heartbeat.h"
 #include "tools/schedule_source.h"
@@ -80,14 +81,9 @@ void check_input_files(const Problem& p, const std::string& size, const std::str
 CommandRegistration reg{
     {"run", "Lower, audit, verify and time one schedule of a problem", [](CLI::App& sub) -> std::function<int()> {
        auto o = std::make_shared<Options>();
-       sub.add_option("--problem,-p", o->problem,
-                      "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or "
-                      "ending in .json)")
-           ->required();
+       add_problem_option(sub, o->problem);
        sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best (default best)");
-       sub.add_option("--size", o->size, "Size table (default: the problem's default size on gpu, small on interp)");
-       sub.add_option("--shape", o->shape,
-                      "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
+       add_size_options(sub, o->size, o->shape, "(default: the problem's default size on gpu, small on interp)");
        sub.add_option("--backend", o->backend, "gpu or interp")->check(CLI::IsMember({"gpu", "interp"}));
        sub.add_option("--inputs", o->inputs, "Directory of <input>.npy files used as the first trial");
        sub.add_option("--save-io", o->save_io, "Directory to write inputs and outputs as .npy");

@@ -24,6 +24,7 @@
 #endif
 #include "tools/command.h"
 #include "tools/flag_checks.h"
+#include "tools/problem_options.h"
 #include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
@@ -308,12 +309,8 @@ CommandRegistration reg{
     {"search", "Search schedules of a problem in rounds (built-in, LLM or file proposer)",
      [](CLI::App& sub) -> std::function<int()> {
        auto o = std::make_shared<Options>();
-       sub.add_option("--problem,-p", o->problem,
-                      "Problem: a built-in name (cusched problems lists them) or a problem file (a path "
-                      "containing / or ending in .json); with --resume it may be left out");
-       sub.add_option("--shape", o->shape,
-                      "Sizes NAME=V,NAME=V,... over the default size (small on "
-                      "the interpreter); kernels are specialised to them");
+       add_problem_option(sub, o->problem, false, "; with --resume it may be left out");
+       add_shape_option(sub, o->shape, "the default size (small on the interpreter)");
        sub.add_option("--proposer", o->proposer, "builtin (default), llm or file")
            ->check(CLI::IsMember({"builtin", "llm", "file"}));
        sub.add_option("--rounds", o->rounds, "Rounds (default 4)")->check(CLI::PositiveNumber);

@@ -14,6 +14,7 @@
 #include "search/store.h"
 #include "tools/command.h"
 #include "tools/flag_checks.h"
+#include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
 namespace cusched::tools {
@@ -193,13 +194,7 @@ CommandRegistration reg{
              json j;
              {
                search::Store store(o->db, search::Store::Mode::read_only);
-               std::optional<int64_t> id = o->run ? std::optional<int64_t>(o->run) : store.latest_run();
-               std::optional<search::RunInfo> run = id ? store.find_run(*id) : std::nullopt;
-               if (!run)
-                 fail("status-no-run",
-                      o->run ? "The store has no run " + std::to_string(o->run) + "." : "The store has no run yet.",
-                      "Start a search with `cusched search --db FILE`, or pass a run id that exists.");
-               j = status_json(store, *run);
+               j = status_json(store, resolve_run(store, o->run, "status-no-run"));
              }
              if (o->json)
                std::cout << j.dump(o->watch ? -1 : 2) << std::endl;

@@ -38,15 +38,6 @@ std::string checked_text(const std::string& text, const std::string& flag) {
   return valid_utf8(text);
 }
 
-search::RunInfo run_to_steer(const search::Store& store, int64_t run) {
-  std::optional<int64_t> id = run ? std::optional<int64_t>(run) : store.latest_run();
-  std::optional<search::RunInfo> info = id ? store.find_run(*id) : std::nullopt;
-  if (!info)
-    fail("steer-no-run", run ? "The store has no run " + std::to_string(run) + "." : "The store has no run.",
-         "Start a search with `cusched search --db FILE` first, or pass the run's id with --run.");
-  return *info;
-}
-
 // The actions the flags ask for, checked against the run.
 std::vector<search::SteeringAction> actions_from_flags(const Options& o, const search::Store& store,
                                                        const search::RunInfo& run, const std::string& author) {
@@ -172,7 +163,7 @@ CommandRegistration reg{
        return [o] {
          try {
            search::Store store(o->db, search::Store::Mode::existing_only);
-           search::RunInfo run = run_to_steer(store, o->run);
+           search::RunInfo run = resolve_run(store, o->run, "steer-no-run");
            std::vector<search::SteeringAction> added;
            bool any = !o->add.empty() || !o->add_kernel.empty() || !o->hints.empty() || !o->ban_moves.empty() ||
                       !o->ban_ideas.empty() || o->restart_from || !o->idea.empty();

@@ -9,6 +9,7 @@
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "tools/command.h"
+#include "tools/problem_options.h"
 #include "tools/problem_source.h"
 #include "tools/schedule_source.h"
 
@@ -24,14 +25,9 @@ CommandRegistration reg{
     {"validate", "Check a schedule for a problem, lowering included; print its normalised steps or a structured error",
      [](CLI::App& sub) -> std::function<int()> {
        auto o = std::make_shared<Options>();
-       sub.add_option("--problem,-p", o->problem,
-                      "Problem: a built-in name (see `cusched problems`) or a problem file (a path containing / or "
-                      "ending in .json)")
-           ->required();
+       add_problem_option(sub, o->problem);
        sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, - for stdin, baseline or best")->required();
-       sub.add_option("--size", o->size, "Size table the schedule is checked at (default: the problem's default size)");
-       sub.add_option("--shape", o->shape,
-                      "Sizes NAME=V,NAME=V,... over the chosen size; kernels are specialised to them");
+       add_size_options(sub, o->size, o->shape, "the schedule is checked at (default: the problem's default size)");
        sub.add_option("--format", o->format, "Output of a valid schedule")->check(CLI::IsMember({"json", "text"}));
        sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
        sub.add_flag("--json", o->json, "Print the normalised steps as JSON (the same as --format json)");

@@ -164,4 +164,13 @@ int64_t device_memory_bytes() {
   }
 }
 
+search::RunInfo resolve_run(const search::Store& store, int64_t run, const std::string& code) {
+  std::optional<int64_t> id = run ? std::optional<int64_t>(run) : store.latest_run();
+  std::optional<search::RunInfo> info = id ? store.find_run(*id) : std::nullopt;
+  if (!info)
+    fail(code, run ? "The store has no run " + std::to_string(run) + "." : "The store has no run yet.",
+         "Start a search with `cusched search --db FILE` first, or pass the id of a run that exists with --run.");
+  return *info;
+}
+
 }  // namespace cusched::tools

@@ -12,6 +12,10 @@ namespace cusched::tools {
 
 bool names_problem_file(const std::string& spec);
 
+// Run `run` of `store`, or its latest run when `run` is 0; fails with `code` (the
+// command's own, e.g. status-no-run) when the store has no such run.
+search::RunInfo resolve_run(const search::Store& store, int64_t run, const std::string& code);
+
 // The problem a stored run searched: its stored definition, else the built-in of its name.
 Problem problem_of_run(const search::RunInfo& run);
 
