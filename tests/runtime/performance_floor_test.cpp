@@ -56,7 +56,12 @@ TEST(PerformanceFloor, LeastPossibleTimeIsBytesOverThePeakOrTheFloor) {
 }
 
 TEST(PerformanceFloor, UnknownPrecisionNameIsAnError) {
-  EXPECT_EQ(flop_rate(parse_precision("fp8")), 1460e12);
+  EXPECT_EQ(parse_precision("fp8"), Precision::fp8);
+  // Hopper's dense FP8 tensor-core rate is twice its BF16 rate.
+  Floor products{1e6, 2 * 8192.0 * 8192.0 * 8192.0, Precision::fp8};
+  Floor bf16 = products;
+  bf16.precision = Precision::bf16;
+  EXPECT_NEAR(2 * floor_ms(products, {4.27e12, 0}), floor_ms(bf16, {4.27e12, 0}), 1e-9);
   try {
     parse_precision("fp4");
     FAIL();
