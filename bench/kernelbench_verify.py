@@ -2,7 +2,7 @@
 """Checks problem files against the KernelBench modules they reproduce, on a GPU.
 
 usage: kernelbench_verify.py --kernelbench DIR [FILE ...] [--cusched PATH] [--jobs N]
-                             [--timeout S] [--max-gib G] [--disk-gib G] [--work DIR]
+                             [--timeout S] [--time-limit S] [--time] [--max-gib G] [--disk-gib G] [--work DIR]
                              [--name NAME] [--out-dir DIR] [--prediction TEXT] [--allow-tf32]
        kernelbench_verify.py --plan [FILE ...] [--max-gib G]
 
@@ -34,165 +34,17 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from problem_sizes import (DTYPE_BYTES, output_shapes, prod, reduced_sizes, shape_flag,  # noqa: E402,F401
+                           shapes_valid, size_value, split_top_level, stage_domain, stage_dtype, working_set)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCES = (1e-2, 1e-4)
-DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i32": 4, "i64": 8, "bool": 1}
 SAVED_TRIALS = 3  # the verification trials `cusched run` saves (inputs, outputs and references)
 GIB = 1 << 30
 
 
-# ---------------------------------------------------------------------------- shapes
-
-def size_value(expr, sizes):
-    """An integer expression of sizes (a shape entry or a stage extent) at `sizes`: names,
-    integers, + - * / % and parentheses; / and % truncate as in C (the sizes are positive)."""
-    if isinstance(expr, int):
-        return expr
-    tokens = re.findall(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(.))", expr)
-    pos = 0
-
-    def peek():
-        return tokens[pos] if pos < len(tokens) else ("", "", "")
-
-    def take():
-        nonlocal pos
-        pos += 1
-        return tokens[pos - 1] if pos <= len(tokens) else ("", "", "")
-
-    def primary():
-        num, name, op = take()
-        if num:
-            return int(num)
-        if name:
-            if name not in sizes:
-                raise ValueError("the size '%s' of '%s' is not bound" % (name, expr))
-            return int(sizes[name])
-        if op == "(":
-            v = additive()
-            if take()[2] != ")":
-                raise ValueError("a ')' is missing in '%s'" % expr)
-            return v
-        if op == "-":
-            return -primary()
-        raise ValueError("'%s' is not an integer expression of sizes" % expr)
-
-    def term():
-        v = primary()
-        while peek()[2] in ("*", "/", "%"):
-            op, rhs = take()[2], primary()
-            if op == "*":
-                v *= rhs
-            else:
-                q = abs(v) // abs(rhs) * (1 if (v >= 0) == (rhs > 0) else -1)
-                v = q if op == "/" else v - q * rhs
-        return v
-
-    def additive():
-        v = term()
-        while peek()[2] in ("+", "-"):
-            op, rhs = take()[2], term()
-            v = v + rhs if op == "+" else v - rhs
-        return v
-
-    value = additive()
-    if pos != len(tokens):
-        raise ValueError("'%s' is not an integer expression of sizes" % expr)
-    return value
-
-
-def split_top_level(text, sep=","):
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def stage_domain(stage_text):
-    """(name, [extent expression, ...]) of a stage definition 'NAME(v in EXTENT, ...) = BODY'."""
-    m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(", stage_text)
-    if not m:
-        raise ValueError("'%s' is not a stage definition" % stage_text)
-    depth, i = 1, m.end()
-    while depth:
-        depth += {"(": 1, ")": -1}.get(stage_text[i], 0)
-        i += 1
-    domain = split_top_level(stage_text[m.end():i - 1])
-    return m.group(1), [d.split(" in ", 1)[1] for d in domain]
-
-
-def output_shapes(problem, sizes):
-    """{output name: shape} at `sizes`."""
-    extents = dict(stage_domain(s) for s in problem["stages"])
-    return {o: [size_value(e, sizes) for e in extents[o]] for o in problem["outputs"]}
-
-
-def stage_dtype(problem, name):
-    # Argmax and argmin stages are int64; every other output of these files is f32.
-    for s in problem["stages"]:
-        if stage_domain(s)[0] == name:
-            body = s.split("=", 1)[1].strip()
-            return "i64" if re.match(r"arg(max|min)\s*\(", body) else "f32"
-    return "f32"
-
-
-def prod(xs):
-    p = 1
-    for x in xs:
-        p *= x
-    return p
-
-
-def working_set(problem, sizes):
-    """(input bytes, output bytes) at `sizes`."""
-    ins = sum(prod(size_value(d, sizes) for d in i["shape"]) * DTYPE_BYTES[i["dtype"]] for i in problem["inputs"])
-    outs = sum(prod(shape) * DTYPE_BYTES[stage_dtype(problem, name)]
-               for name, shape in output_shapes(problem, sizes).items())
-    return ins, outs
-
-
-def shapes_valid(problem, sizes):
-    try:
-        dims = [size_value(d, sizes) for i in problem["inputs"] for d in i["shape"]]
-        dims += [d for shape in output_shapes(problem, sizes).values() for d in shape]
-        for s in problem["stages"]:
-            body = s.split("=", 1)[1]
-            for m in re.finditer(r"\b[a-z]+ in ([^,:]+)[,:]", body):
-                dims.append(size_value(m.group(1), sizes))
-    except (ValueError, ZeroDivisionError):
-        return False
-    return all(d >= 1 for d in dims)
-
-
-def reduced_sizes(problem, sizes, limit_bytes):
-    """Sizes whose working set fits `limit_bytes`: the sizes of the first input's dimensions,
-    in order, halved while the shapes stay valid. Returns (sizes, reduced)."""
-    sizes = dict(sizes)
-    order = []
-    for inp in problem["inputs"]:
-        for d in inp["shape"]:
-            if isinstance(d, str) and d in sizes and d not in order:
-                order.append(d)
-    order += [n for n in sorted(sizes, key=lambda n: -sizes[n]) if n not in order]
-    reduced = False
-    for name in order:
-        while sum(working_set(problem, sizes)) > limit_bytes and sizes[name] > 1:
-            trial = dict(sizes, **{name: sizes[name] // 2})
-            if not shapes_valid(problem, trial):
-                break
-            sizes, reduced = trial, True
-        if sum(working_set(problem, sizes)) <= limit_bytes:
-            break
-    return sizes, reduced
-
-
-def shape_flag(bench, sizes):
-    changed = ["%s=%d" % (n, v) for n, v in sorted(sizes.items()) if bench.get(n) != v]
-    return ",".join(changed)
+# The shapes of problem files: bench/problem_sizes.py.
 
 
 # ---------------------------------------------------------------------------- the module
@@ -318,13 +170,19 @@ def result_row(name, outcome):
     }
     if outcome.get("reference_check"):
         match["reference_1e-4"] = outcome["reference_check"]["pass"].get(1e-4)
+    gpu = outcome.get("gpu") or {}
+
+    def ms(key):
+        v = gpu.get(key)
+        return v if isinstance(v, (int, float)) and v > 0 else None
+
     row = {
         "problem": name,
         "schedule": "baseline",
-        "cusched_ms": {"median": None, "min": None, "max": None},
+        "cusched_ms": {"median": ms("median_ms"), "min": ms("min_ms"), "max": ms("max_ms")},
         "verdict": outcome.get("verdict"),
         "verified": {"1e-2": (outcome.get("verdict") == "ok") if outcome.get("verdict") else None, "1e-4": None},
-        "pct_of_floor": None,
+        "pct_of_floor": gpu.get("pct_of_floor") if ms("median_ms") else None,
         "matches_pytorch": None if match["1e-2"] is None else ("pass" if match["1e-2"] else "fail"),
         "pytorch_match": match,
     }
@@ -358,7 +216,9 @@ def summary_lines(rows):
     n = len(rows)
     loose = sum(1 for r in rows if r["pytorch_match"]["1e-2"])
     strict = sum(1 for r in rows if r["pytorch_match"]["1e-4"])
-    out.append("%d problems: %d match PyTorch at 1e-2, %d at 1e-4" % (n, loose, strict))
+    not_run = sum(1 for r in rows if r["pytorch_match"]["status"] == "not_run")
+    out.append("%d problems: %d match PyTorch at 1e-2, %d at 1e-4%s" % (
+        n, loose, strict, ", %d not run (time limit)" % not_run if not_run else ""))
     return out
 
 
@@ -396,9 +256,15 @@ def plan(path, max_bytes):
             "disk": SAVED_TRIALS * (ins + 2 * outs)}
 
 
-def run_cusched(cusched, job, work, timeout, budget):
-    """Runs the baseline with --save-io; returns (outcome JSON or None, reason, directory)."""
+def run_cusched(cusched, job, work, timeout, budget, deadline=None):
+    """Runs the baseline with --save-io; returns (outcome JSON or None, reason, directory).
+    Past `deadline` (a time.time() value) nothing is run: the reason starts with "not run"."""
     budget.acquire(job["disk"], job["index"])
+    if deadline is not None:
+        left = int(deadline - time.time())
+        if left <= 5:
+            return None, "not run: the --time-limit had passed", tempfile.mkdtemp(dir=work)
+        timeout = min(timeout, left)
     directory = tempfile.mkdtemp(prefix=job["problem"]["name"] + ".", dir=work)
     try:
         return run_command(cusched, job, directory, timeout)
@@ -407,8 +273,9 @@ def run_cusched(cusched, job, work, timeout, budget):
 
 
 def run_command(cusched, job, directory, timeout):
-    cmd = [cusched, "run", "-p", job["path"], "-s", "baseline", "--backend", "gpu", "--save-io", directory,
-           "--no-time", "--json"]
+    cmd = [cusched, "run", "-p", job["path"], "-s", "baseline", "--backend", "gpu", "--save-io", directory, "--json"]
+    if not job.get("time"):
+        cmd.append("--no-time")
     shape = shape_flag(job["bench"], job["sizes"])
     if shape:
         cmd += ["--shape", shape]
@@ -460,6 +327,8 @@ def torch_check(job, directory, kernelbench, seed, modules):
         tensors[inp["name"]] = torch.from_numpy(np.ascontiguousarray(a)).cuda()
     torch.manual_seed(seed)
     model = module.Model(*init).cuda()
+    if source.get("mode") == "eval":
+        model.eval()
     load_parameters(model, source, tensors)
     with torch.no_grad():
         out = model(*forward_arguments(source, tensors))
@@ -477,9 +346,12 @@ def torch_check(job, directory, kernelbench, seed, modules):
 def verify_one(job, future, args, modules):
     outcome = {"sizes": job["sizes"], "reduced": job["reduced"], "source_file": job["problem"]["source"]["file"]}
     run, reason, directory = future.result()
+    if run is not None and job.get("time"):
+        outcome["gpu"] = run.get("gpu") or {}
     try:
         if run is None:
-            outcome.update(status="cusched_failed" if not reason.startswith("timeout") else "timeout", reason=reason)
+            status = next((s for s in ("timeout", "not run") if reason.startswith(s)), "cusched_failed")
+            outcome.update(status=status.replace(" ", "_"), reason=reason)
             return outcome
         outcome["verdict"] = run.get("verdict")
         if run.get("verdict") != "ok":
@@ -529,10 +401,16 @@ def parse_args(argv):
     p.add_argument("files", nargs="*", help="problem files (default: problems/kernelbench/**/*.json)")
     p.add_argument("--kernelbench", default=None, help="a KernelBench checkout (its root or KernelBench/)")
     built = os.path.join(ROOT, "build", "tools", "cusched")
+    p.add_argument("--kernelbench-commit", default=None,
+                   help="the checkout's commit, for a copy without git (default: git rev-parse HEAD there)")
     p.add_argument("--cusched", default=shutil.which("cusched") or built,
                    help="the cusched binary (default: cusched on PATH, else build/tools/cusched)")
     p.add_argument("--jobs", type=int, default=3, help="cusched runs at a time")
     p.add_argument("--timeout", type=int, default=900, help="seconds per cusched run")
+    p.add_argument("--time", action="store_true", help="also time each baseline (cusched's protocol) where it runs "
+                   "at the bench size; the record then carries its median and share of the floor")
+    p.add_argument("--time-limit", type=int, default=0, help="seconds after which no further cusched run starts; "
+                   "the files not run are recorded as not_run (default: no limit)")
     p.add_argument("--max-gib", type=float, default=6.0, help="working set (inputs + outputs) above which the "
                    "shape is reduced")
     p.add_argument("--disk-gib", type=float, default=40.0, help="saved files of the runs in flight")
@@ -577,9 +455,13 @@ def main(argv):
     os.makedirs(work, exist_ok=True)
     args.budget = DiskBudget(int(args.disk_gib * GIB))
     jobs = [dict(plan(f, int(args.max_gib * GIB)), index=i) for i, f in enumerate(files)]
+    for j in jobs:
+        j["time"] = args.time and not j["reduced"]
     rows, modules = [], {}
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_cusched, args.cusched, j, work, args.timeout, args.budget) for j in jobs]
+        deadline = time.time() + args.time_limit if args.time_limit else None
+        futures = [pool.submit(run_cusched, args.cusched, j, work, args.timeout, args.budget, deadline)
+                   for j in jobs]
         for job, future in zip(jobs, futures):
             t0 = time.time()
             outcome = verify_one(job, future, args, modules)
@@ -590,7 +472,7 @@ def main(argv):
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
     commit = os.environ.get("CUSCHED_COMMIT") or command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
-    kb_commit = command_output(["git", "-C", args.kernelbench, "rev-parse", "HEAD"])
+    kb_commit = args.kernelbench_commit or command_output(["git", "-C", args.kernelbench, "rev-parse", "HEAD"])
     lines = summary_lines(rows)
     notes = ("PyTorch %s with TF32 %s; modules built with torch.manual_seed(%d); each problem's baseline schedule, "
              "compared on its first trial's inputs. KernelBench checkout %s. %s." % (

@@ -225,6 +225,46 @@ class DiskBudget(unittest.TestCase):
         self.assertLessEqual(peak[0], 30)  # the 30 runs alone
 
 
+class TimeLimit(unittest.TestCase):
+    def job(self):
+        return {"disk": 0, "index": 0, "problem": {"name": "kb1_19_ReLU"}, "path": "x.json", "bench": {}, "sizes": {},
+                "reduced": False}
+
+    def test_past_the_time_limit_no_run_starts(self):
+        budget = kv.DiskBudget(1 << 20)
+        with tempfile.TemporaryDirectory() as work:
+            run, reason, _ = kv.run_cusched("/nonexistent/cusched", self.job(), work, 100, budget, time.time() - 1)
+        self.assertIsNone(run)
+        self.assertTrue(reason.startswith("not run"), reason)
+
+    def test_within_the_time_limit_the_run_starts(self):
+        budget = kv.DiskBudget(1 << 20)
+        with tempfile.TemporaryDirectory() as work:
+            run, reason, _ = kv.run_cusched("/nonexistent/cusched", self.job(), work, 100, budget, time.time() + 600)
+        self.assertIsNone(run)
+        self.assertTrue(reason.startswith("cusched could not run"), reason)
+
+    def test_files_not_run_are_counted_apart(self):
+        row = kv.result_row("kb1_19_ReLU", {"status": "not_run", "reason": "not run: the --time-limit had passed"})
+        self.assertEqual(row["pytorch_match"]["status"], "not_run")
+        self.assertIsNone(row["pytorch_match"]["1e-2"])
+        self.assertTrue(kv.summary_lines([row])[-1].endswith("1 not run (time limit)"))
+
+
+class Timed(unittest.TestCase):
+    def test_a_timed_run_carries_its_median_and_floor_share(self):
+        check = {"max_abs_err": 0.0, "max_rel_err": 0.0, "pass": {1e-2: True, 1e-4: True}}
+        row = kv.result_row("kb1_89_cumsum", {"status": "compared", "verdict": "ok", "check": check, "sizes": {},
+                                              "gpu": {"median_ms": 2.5, "min_ms": 2.4, "max_ms": 2.7,
+                                                      "pct_of_floor": 81.0}})
+        self.assertEqual(row["cusched_ms"], {"median": 2.5, "min": 2.4, "max": 2.7})
+        self.assertEqual(row["pct_of_floor"], 81.0)
+        untimed = kv.result_row("kb1_89_cumsum", {"status": "compared", "verdict": "ok", "check": check,
+                                                  "gpu": {"median_ms": 0, "pct_of_floor": 0}})
+        self.assertIsNone(untimed["cusched_ms"]["median"])
+        self.assertIsNone(untimed["pct_of_floor"])
+
+
 class Record(unittest.TestCase):
     def outcomes(self):
         check = {"max_abs_err": 2e-5, "max_rel_err": 3e-4, "pass": {1e-2: True, 1e-4: False}}

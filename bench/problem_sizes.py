@@ -1,0 +1,159 @@
+"""Sizes of problem files without cusched: the integer expressions of their shapes and stage
+extents evaluated at a size table, the bytes of their inputs and outputs, and a reduced size
+table whose working set fits a limit (halving sizes while every shape stays valid). Used by
+bench/kernelbench_verify.py to choose the shape each file runs at."""
+import re
+
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i32": 4, "i64": 8, "bool": 1}
+
+
+def size_value(expr, sizes):
+    """An integer expression of sizes (a shape entry or a stage extent) at `sizes`: names,
+    integers, + - * / % and parentheses; / and % truncate as in C (the sizes are positive)."""
+    if isinstance(expr, int):
+        return expr
+    tokens = re.findall(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(.))", expr)
+    pos = 0
+
+    def peek():
+        return tokens[pos] if pos < len(tokens) else ("", "", "")
+
+    def take():
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1] if pos <= len(tokens) else ("", "", "")
+
+    def primary():
+        num, name, op = take()
+        if num:
+            return int(num)
+        if name:
+            if name not in sizes:
+                raise ValueError("the size '%s' of '%s' is not bound" % (name, expr))
+            return int(sizes[name])
+        if op == "(":
+            v = additive()
+            if take()[2] != ")":
+                raise ValueError("a ')' is missing in '%s'" % expr)
+            return v
+        if op == "-":
+            return -primary()
+        raise ValueError("'%s' is not an integer expression of sizes" % expr)
+
+    def term():
+        v = primary()
+        while peek()[2] in ("*", "/", "%"):
+            op, rhs = take()[2], primary()
+            if op == "*":
+                v *= rhs
+            else:
+                q = abs(v) // abs(rhs) * (1 if (v >= 0) == (rhs > 0) else -1)
+                v = q if op == "/" else v - q * rhs
+        return v
+
+    def additive():
+        v = term()
+        while peek()[2] in ("+", "-"):
+            op, rhs = take()[2], term()
+            v = v + rhs if op == "+" else v - rhs
+        return v
+
+    value = additive()
+    if pos != len(tokens):
+        raise ValueError("'%s' is not an integer expression of sizes" % expr)
+    return value
+
+
+def split_top_level(text, sep=","):
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def stage_domain(stage_text):
+    """(name, [extent expression, ...]) of a stage definition 'NAME(v in EXTENT, ...) = BODY'."""
+    m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(", stage_text)
+    if not m:
+        raise ValueError("'%s' is not a stage definition" % stage_text)
+    depth, i = 1, m.end()
+    while depth:
+        depth += {"(": 1, ")": -1}.get(stage_text[i], 0)
+        i += 1
+    domain = split_top_level(stage_text[m.end():i - 1])
+    return m.group(1), [d.split(" in ", 1)[1] for d in domain]
+
+
+def output_shapes(problem, sizes):
+    """{output name: shape} at `sizes`."""
+    extents = dict(stage_domain(s) for s in problem["stages"])
+    return {o: [size_value(e, sizes) for e in extents[o]] for o in problem["outputs"]}
+
+
+def stage_dtype(problem, name):
+    # Argmax and argmin stages are int64; every other output of these files is f32.
+    for s in problem["stages"]:
+        if stage_domain(s)[0] == name:
+            body = s.split("=", 1)[1].strip()
+            return "i64" if re.match(r"arg(max|min)\s*\(", body) else "f32"
+    return "f32"
+
+
+def prod(xs):
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def working_set(problem, sizes):
+    """(input bytes, output bytes) at `sizes`."""
+    ins = sum(prod(size_value(d, sizes) for d in i["shape"]) * DTYPE_BYTES[i["dtype"]] for i in problem["inputs"])
+    outs = sum(prod(shape) * DTYPE_BYTES[stage_dtype(problem, name)]
+               for name, shape in output_shapes(problem, sizes).items())
+    return ins, outs
+
+
+def shapes_valid(problem, sizes):
+    try:
+        dims = [size_value(d, sizes) for i in problem["inputs"] for d in i["shape"]]
+        dims += [d for shape in output_shapes(problem, sizes).values() for d in shape]
+        for s in problem["stages"]:
+            body = s.split("=", 1)[1]
+            for m in re.finditer(r"\b[a-z]+ in ([^,:]+)[,:]", body):
+                dims.append(size_value(m.group(1), sizes))
+    except (ValueError, ZeroDivisionError):
+        return False
+    return all(d >= 1 for d in dims)
+
+
+def reduced_sizes(problem, sizes, limit_bytes):
+    """Sizes whose working set fits `limit_bytes`: the sizes of the first input's dimensions,
+    in order, halved while the shapes stay valid. Returns (sizes, reduced)."""
+    sizes = dict(sizes)
+    order = []
+    for inp in problem["inputs"]:
+        for d in inp["shape"]:
+            if isinstance(d, str) and d in sizes and d not in order:
+                order.append(d)
+    order += [n for n in sorted(sizes, key=lambda n: -sizes[n]) if n not in order]
+    reduced = False
+    for name in order:
+        while sum(working_set(problem, sizes)) > limit_bytes and sizes[name] > 1:
+            trial = dict(sizes, **{name: sizes[name] // 2})
+            if not shapes_valid(problem, trial):
+                break
+            sizes, reduced = trial, True
+        if sum(working_set(problem, sizes)) <= limit_bytes:
+            break
+    return sizes, reduced
+
+
+def shape_flag(bench, sizes):
+    changed = ["%s=%d" % (n, v) for n, v in sorted(sizes.items()) if bench.get(n) != v]
+    return ",".join(changed)
