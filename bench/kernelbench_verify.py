@@ -35,8 +35,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from problem_sizes import (DTYPE_BYTES, output_shapes, prod, reduced_sizes, shape_flag,  # noqa: E402,F401
-                           shapes_valid, size_value, split_top_level, stage_domain, stage_dtype, working_set)
+from problem_sizes import (DTYPE_BYTES, module_sizes, output_shapes, prod, reduced_sizes,  # noqa: E402,F401
+                           shape_flag, shapes_valid, size_value, split_top_level, stage_domain, stage_dtype, working_set)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCES = (1e-2, 1e-4)
@@ -457,6 +457,30 @@ def main(argv):
     jobs = [dict(plan(f, int(args.max_gib * GIB)), index=i) for i, f in enumerate(files)]
     for j in jobs:
         j["time"] = args.time and not j["reduced"]
+    commit = os.environ.get("CUSCHED_COMMIT") or command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    kb_commit = args.kernelbench_commit or command_output(["git", "-C", args.kernelbench, "rev-parse", "HEAD"])
+    env = environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
+    os.makedirs(args.out_dir, exist_ok=True)
+    path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
+
+    def write_record(rows):
+        """The record of the rows so far: rewritten after every file, so a run that is cut keeps them."""
+        lines = summary_lines(rows)
+        left = len(jobs) - len(rows)
+        notes = ("PyTorch %s with TF32 %s; modules built with torch.manual_seed(%d); each problem's baseline "
+                 "schedule, compared on its first trial's inputs. KernelBench checkout %s. %s%s." % (
+                     torch.__version__, "allowed" if args.allow_tf32 else "off", args.seed,
+                     kb_commit or "of unknown commit", lines[-1],
+                     "; the run stopped with %d of its %d files left" % (left, len(jobs)) if left else ""))
+        record = make_record(
+            rows, name=args.name, date=started.strftime("%Y-%m-%d"), started=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            commit=commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None, environment=env,
+            command="python3 bench/kernelbench_verify.py " + " ".join(argv), prediction=args.prediction, notes=notes)
+        with open(path + ".part", "w") as f:
+            f.write(json.dumps(record, indent=2) + "\n")
+        os.replace(path + ".part", path)
+        return lines
+
     rows, modules = [], {}
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         deadline = time.time() + args.time_limit if args.time_limit else None
@@ -469,24 +493,10 @@ def main(argv):
             rows.append(row)
             print(json.dumps({"problem": row["problem"], **row["pytorch_match"], "seconds": round(time.time() - t0, 1)}),
                   flush=True)
+            write_record(rows)
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
-    commit = os.environ.get("CUSCHED_COMMIT") or command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
-    kb_commit = args.kernelbench_commit or command_output(["git", "-C", args.kernelbench, "rev-parse", "HEAD"])
-    lines = summary_lines(rows)
-    notes = ("PyTorch %s with TF32 %s; modules built with torch.manual_seed(%d); each problem's baseline schedule, "
-             "compared on its first trial's inputs. KernelBench checkout %s. %s." % (
-                 torch.__version__, "allowed" if args.allow_tf32 else "off", args.seed,
-                 kb_commit or "of unknown commit", lines[-1]))
-    record = make_record(
-        rows, name=args.name, date=started.strftime("%Y-%m-%d"), started=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        commit=commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None,
-        environment=environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda),
-        command="python3 bench/kernelbench_verify.py " + " ".join(argv), prediction=args.prediction, notes=notes)
-    os.makedirs(args.out_dir, exist_ok=True)
-    path = os.path.join(args.out_dir, "%s-%s.json" % (record["date"], record["name"]))
-    with open(path, "w") as f:
-        f.write(json.dumps(record, indent=2) + "\n")
+    lines = write_record(rows)
     print("\n".join(lines))
     print("wrote %s" % path)
     return 0 if all(r["pytorch_match"]["1e-2"] for r in rows) else 1

@@ -132,16 +132,45 @@ def shapes_valid(problem, sizes):
     return all(d >= 1 for d in dims)
 
 
+def _numbers(x):
+    if isinstance(x, bool):
+        return []
+    if isinstance(x, (int, float)):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [n for v in x for n in _numbers(v)]
+    return []
+
+
+def module_sizes(problem, sizes):
+    """The sizes the module of the problem's source fixes, which a reduced shape must keep:
+    those in the shape of an input that is a module parameter (channels, features, kernel
+    sides), and those whose value is among the constructor's arguments (a normalised shape)."""
+    source = problem.get("source") or {}
+    parameters = set(source.get("parameters") or {})
+    fixed = set()
+    for inp in problem["inputs"]:
+        if inp["name"] in parameters:
+            for d in inp["shape"]:
+                fixed |= {n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(d)) if n in sizes}
+    constructor = set(_numbers(source.get("init_args") or []))
+    fixed |= {n for n, v in sizes.items() if v in constructor}
+    return fixed
+
+
 def reduced_sizes(problem, sizes, limit_bytes):
     """Sizes whose working set fits `limit_bytes`: the sizes of the first input's dimensions,
-    in order, halved while the shapes stay valid. Returns (sizes, reduced)."""
+    in order, then the others, largest first, each halved while the shapes stay valid; the
+    sizes the module fixes (module_sizes) are kept. Returns (sizes, reduced)."""
     sizes = dict(sizes)
+    fixed = module_sizes(problem, sizes)
     order = []
     for inp in problem["inputs"]:
         for d in inp["shape"]:
             if isinstance(d, str) and d in sizes and d not in order:
                 order.append(d)
     order += [n for n in sorted(sizes, key=lambda n: -sizes[n]) if n not in order]
+    order = [n for n in order if n not in fixed]
     reduced = False
     for name in order:
         while sum(working_set(problem, sizes)) > limit_bytes and sizes[name] > 1:

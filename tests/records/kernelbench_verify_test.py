@@ -76,6 +76,24 @@ class Shapes(unittest.TestCase):
         same, again = kv.reduced_sizes(p, bench, 1 << 50)
         self.assertEqual((same, again), (bench, False))
 
+    def test_a_reduced_shape_keeps_the_sizes_the_module_fixes(self):
+        # Conv2d(3, 128, 3) of level 1 #55: the channels shape its weight, so only the batch
+        # and the image shrink; LayerNorm((64, 256, 256)) of #40: its normalised shape is a
+        # constructor argument.
+        conv = problem_file("55")
+        bench = conv["sizes"]["bench"]
+        sizes, reduced = kv.reduced_sizes(conv, bench, 64 << 20)
+        self.assertTrue(reduced)
+        self.assertEqual((sizes["CI"], sizes["CO"]), (bench["CI"], bench["CO"]))
+        self.assertIn("CI", kv.module_sizes(conv, bench))
+        norm = problem_file("40")
+        nb = norm["sizes"]["bench"]
+        fixed = kv.module_sizes(norm, nb)
+        kept, _ = kv.reduced_sizes(norm, nb, 64 << 20)
+        for name in fixed:
+            self.assertEqual(kept[name], nb[name], name)
+        self.assertTrue(fixed, "LayerNorm's normalised shape is fixed by its constructor")
+
     def test_the_plan_names_the_shape_flag_of_a_reduced_run(self):
         paths = sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "level1", "19_*.json")))
         if not paths:
