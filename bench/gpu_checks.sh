@@ -48,10 +48,10 @@ for f in tests/problems/data/*.json; do
   note "problem file $(basename "$f") baseline on the GPU" "$v"
 done
 for args in "-p softmax -s best --shape R=1000,D=65536" "-p matmul -s best --shape M=1000,N=1000,K=1000" "-p layernorm -s baseline --shape B=3,C=7,H=33,W=17"; do
-  v=$(timeout 120 cusched run $args --json 2>&1 | outcome)
+  v=$(timeout 120 cusched run $args --json 2>"$OUT/run_shape.err" | outcome)
   note "run $args" "$v"
 done
-v=$(timeout 60 cusched run -p relu -s baseline --shape B=100000,C=100000,H=10,W=10 --json 2>&1 | outcome)
+v=$(timeout 60 cusched run -p relu -s baseline --shape B=100000,C=100000,H=10,W=10 --json 2>"$OUT/run_shape.err" | outcome)
 note "run relu at a shape beyond device memory" "$v"
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 timeout 240 "$SAN" --tool racecheck --print-limit 3 cusched run -p softmax -s best --size small > "$OUT/softmax_racecheck.log" 2>&1
