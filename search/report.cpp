@@ -359,7 +359,7 @@ std::string render_report(const Store& store, int64_t run_id, const ReportOption
       h << "<p class=\"review\"><b>Review</b>: " << (r->approved ? "approved" : "rejected") << " by "
         << html_escape(r->reviewer) << " at " << html_escape(r->created) << ": " << html_escape(r->note) << "</p>\n";
     if (!l.error.empty()) h << "<p class=\"note lowering-error\">" << html_escape(l.error) << "</p>\n";
-    if (e && e->verified) h << render_review_tables(store, c, l);
+    if (e && e->verified) h << render_review_tables(store, c, l, run->size);
     auto a = store.artifacts(c.id);
     if (!l.cuda_source.empty()) {
       auto findings = a ? findings_array(a->audit_findings) : nlohmann::json::array();

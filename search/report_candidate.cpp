@@ -154,7 +154,8 @@ std::string render_side_by_side(const std::string& before, const std::string& af
   return s.str();
 }
 
-std::string render_review_tables(const Store& store, const CandidateRecord& c, const CandidateLowering& l) {
+std::string render_review_tables(const Store& store, const CandidateRecord& c, const CandidateLowering& l,
+                                 const std::string& run_size) {
   std::ostringstream h;
   h << "<div class=\"review-tables\">\n<h4>Launch plan (at " << html_escape(l.size) << ")</h4>\n";
   if (l.launches.empty()) {
@@ -169,7 +170,7 @@ std::string render_review_tables(const Store& store, const CandidateRecord& c, c
         << k.dynamic_smem_bytes << "</td><td class=\"num\">" << k.cluster << "</td></tr>\n";
     h << "</tbody></table>\n";
   }
-  h << "<h4>ptxas resources</h4>\n";
+  h << "<h4>ptxas resources (as compiled at " << html_escape(run_size) << ")</h4>\n";
   nlohmann::json r = candidate_resources(store, c.id);
   if (!r.value("available", false)) {
     h << "<p class=\"note ptxas-unknown\">" << html_escape(r.value("why", "Not known.")) << "</p>\n";

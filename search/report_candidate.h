@@ -45,8 +45,8 @@ std::string render_side_by_side(const std::string& before, const std::string& af
 
 // The launch plan, the ptxas resources and the per-kernel cost estimate of a verified
 // candidate: one <div class="review-tables"> of three tables (or notes where a piece is
-// not known).
+// not known). The ptxas resources are those of the kernels compiled at `run_size`.
 std::string render_review_tables(const Store& store, const CandidateRecord& candidate,
-                                 const CandidateLowering& lowering);
+                                 const CandidateLowering& lowering, const std::string& run_size);
 
 }  // namespace cusched::search

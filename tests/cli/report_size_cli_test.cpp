@@ -112,8 +112,8 @@ TEST_F(ReportSize, ReportTakesAShape) {
 
 TEST_F(ReportSize, BadSizesAreStructuredErrors) {
   for (const std::string& args : {"report '" + db_ + "' -o '" + (dir_ / "x.html").string() + "' --size huge --json",
-                                 "report '" + db_ + "' -o '" + (dir_ / "x.html").string() + "' --shape Q=3 --json",
-                                 "export '" + db_ + "' -o '" + (dir_ / "x.cu").string() + "' --size huge --json"}) {
+                                  "report '" + db_ + "' -o '" + (dir_ / "x.html").string() + "' --shape Q=3 --json",
+                                  "export '" + db_ + "' -o '" + (dir_ / "x.cu").string() + "' --size huge --json"}) {
     Output o = cusched(args);
     EXPECT_EQ(o.exit_code, 2) << args;
     json j = json::parse(o.out, nullptr, false);

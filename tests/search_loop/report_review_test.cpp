@@ -171,8 +171,7 @@ TEST_F(ReportReview, VerifiedCandidatesShowLaunchPlanCostAndLoopIr) {
                          std::to_string(l.dynamic_smem_bytes) + "</td>"),
                 std::string::npos)
           << "candidate " << c->id << " lacks the launch of " << l.kernel;
-    CostBreakdown cost =
-        estimate_cost(lower(Schedule::from_json(problem_.context("bench"), c->schedule), "softmax"));
+    CostBreakdown cost = estimate_cost(lower(Schedule::from_json(problem_.context("bench"), c->schedule), "softmax"));
     for (const auto& k : cost.per_kernel)
       EXPECT_NE(sec.find("<tr class=\"cost-row\"><td><code>" + k.kernel + "</code>"), std::string::npos) << c->id;
     EXPECT_NE(sec.find("class=\"cost-total\""), std::string::npos);
