@@ -9,6 +9,7 @@
 
 #include "dsl/error.h"
 #include "search/diff.h"
+#include "search/report_candidate.h"
 #include "search/report_sections.h"
 #include "search/review.h"
 #include "search/steered_kernel.h"
@@ -43,6 +44,15 @@ table.source td.findings { color: #8a4b00; font-size: 12px; width: 35%; }
 .sev-error { color: #b00020; font-weight: 600; }
 pre.diff span { display: block; }
 pre.diff .add { background: #e6ffed; } pre.diff .del { background: #ffeef0; }
+table.side-by-side { width: 100%; table-layout: fixed; margin: .5em 0; }
+table.side-by-side td { padding: 0 .4em; vertical-align: top; overflow-x: auto; }
+table.side-by-side td.ln { color: #999; text-align: right; width: 3em; user-select: none; }
+table.side-by-side td pre { margin: 0; white-space: pre-wrap; }
+table.side-by-side td.add { background: #e6ffed; } table.side-by-side td.del { background: #ffeef0; }
+table.side-by-side tr.collapsed td { color: #777; font-style: italic; }
+.review-tables table td, .review-tables table th { border: 1px solid #ddd; padding: .2em .5em; }
+#cpu-only-note { background: #fff4d6; border: 1px solid #e0c060; padding: .2em 1em; }
+td.tie { color: #8a4b00; font-weight: 600; }
 svg text { font: 11px system-ui, sans-serif; fill: #444; }
 )css";
 
@@ -169,39 +179,6 @@ std::string render_source(const std::string& source, const nlohmann::json& findi
   return s.str();
 }
 
-std::string render_diff(const std::string& before, const std::string& after) {
-  std::ostringstream s;
-  s << "<pre class=\"diff\">";
-  auto lines = diff_lines(split_lines(before), split_lines(after));
-  // Unchanged lines more than kContext away from a change collapse into one marker line.
-  constexpr size_t kContext = 2;
-  std::vector<size_t> near(lines.size() + 1, 0);
-  for (size_t i = 0; i < lines.size(); ++i)
-    if (lines[i].kind != DiffLine::Kind::same)
-      for (size_t k = i >= kContext ? i - kContext : 0; k <= i + kContext && k < lines.size(); ++k) near[k] = 1;
-  size_t hidden = 0;
-  auto flush_hidden = [&] {
-    if (hidden)
-      s << "<span class=\"same collapsed\">  &hellip; " << hidden << " unchanged line" << (hidden == 1 ? "" : "s")
-        << "</span>";
-    hidden = 0;
-  };
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const auto& d = lines[i];
-    if (d.kind == DiffLine::Kind::same && !near[i]) {
-      ++hidden;
-      continue;
-    }
-    flush_hidden();
-    const char* cls = d.kind == DiffLine::Kind::added ? "add" : d.kind == DiffLine::Kind::removed ? "del" : "same";
-    const char* mark = d.kind == DiffLine::Kind::added ? "+ " : d.kind == DiffLine::Kind::removed ? "- " : "  ";
-    s << "<span class=\"" << cls << "\">" << mark << html_escape(d.text) << "</span>";
-  }
-  flush_hidden();
-  s << "</pre>\n";
-  return s.str();
-}
-
 }  // namespace
 
 std::string html_escape(const std::string& text) {
@@ -231,7 +208,7 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-std::string render_report(const Store& store, int64_t run_id) {
+std::string render_report(const Store& store, int64_t run_id, const ReportOptions& options) {
   auto run = store.find_run(run_id);
   if (!run)
     fail("report-unknown-run", "The store '" + store.path() + "' has no run " + std::to_string(run_id) + ".",
@@ -255,12 +232,15 @@ std::string render_report(const Store& store, int64_t run_id) {
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(title)
     << "</title>\n<style>" << kStyle << "</style></head>\n<body>\n";
 
-  h << "<header id=\"run-header\"><h1>" << html_escape(title) << "</h1>\n<dl class=\"meta\">";
+  const std::string shown_size = options.size.empty() ? run->size : options.size;
+  h << "<header id=\"run-header\"><h1>" << html_escape(title) << "</h1>\n"
+    << render_cpu_only_note(*run, shown_size) << "<dl class=\"meta\">";
   auto meta = [&](const std::string& k, const std::string& v) {
     h << "<dt>" << html_escape(k) << "</dt><dd>" << html_escape(v) << "</dd>";
   };
   meta("problem", run->problem);
   meta("size", run->size);
+  if (shown_size != run->size) meta("sources shown at", shown_size + " (lowered again for this report; not verified)");
   meta("backend", run->backend);
   meta("seed", std::to_string(run->seed));
   meta("created", run->created);
@@ -273,13 +253,14 @@ std::string render_report(const Store& store, int64_t run_id) {
   if (!board.empty()) {
     const auto& e = board[0].evaluation;
     meta("best", "candidate " + std::to_string(board[0].candidate.id) + ": " +
-                     (by_cost ? fmt(e.cost_estimate.value_or(0)) + " (cost)" : fmt(e.median_ms.value_or(0)) + " ms") +
+                     (by_cost ? fmt(e.cost_estimate.value_or(0)) + " ms (cost model estimate)"
+                              : fmt(e.median_ms.value_or(0)) + " ms (GPU median)") +
                      (e.pct_of_floor ? ", " + fmt(*e.pct_of_floor, 3) + "% of floor" : ""));
   }
   h << "</dl>\n<details><summary>configuration</summary><pre class=\"block\">" << html_escape(run->config.dump(2))
     << "</pre></details></header>\n";
-  h << render_cpu_only_note(*run) << render_goal_section(store, *run) << render_stall_section(store, *run)
-    << render_steering_section(store, *run) << render_review_section(store, *run);
+  h << render_goal_section(store, *run) << render_stall_section(store, *run) << render_steering_section(store, *run)
+    << render_review_section(store, *run);
 
   h << "<section id=\"progress\"><h2>Best " << html_escape(unit) << " per round</h2>\n" << render_chart(rounds, unit);
   h << "<table "
@@ -297,18 +278,23 @@ std::string render_report(const Store& store, int64_t run_id) {
   h << "<section id=\"leaderboard-section\"><h2>Leaderboard (verified, best first)</h2>\n";
   if (board.empty()) h << "<p>No verified candidate yet.</p>\n";
   h << "<table id=\"leaderboard\"><thead><tr><th>rank</th><th>candidate</th><th>round</th><th>idea</th><th>median "
-       "ms (GPU)</th>"
-       "<th>min ms</th><th>max ms</th><th>% of floor</th><th>cost estimate (ms, bench size)</th><th>precision</th>"
-       "<th>tie</th><th>review</th><th>schedule</th></tr></thead><tbody>\n";
-  // A tie: the ranking key within 0.5% of the neighbour's, so the order between them means little.
+       "(ms, GPU)</th>"
+       "<th>min (ms, GPU)</th><th>max (ms, GPU)</th><th>% of floor</th><th>cost estimate (ms, bench "
+       "size)</th><th>precision</th>"
+       "<th>tie (within 1% or the best's min&ndash;max spread)</th><th>review</th><th>schedule "
+       "(steps)</th></tr></thead><tbody>\n";
+  // Tied with the best: a ranking key within the best's timing spread (max - min ms) or
+  // within 1% of it, so the order between them means little.
   auto key = [&](size_t i) {
     const auto& e = board[i].evaluation;
     return by_cost ? e.cost_estimate.value_or(0) : e.median_ms.value_or(0);
   };
-  auto close = [&](size_t a, size_t b) {
-    double x = key(a), y = key(b);
-    return std::max(x, y) > 0 && std::abs(x - y) <= 0.005 * std::max(x, y);
+  auto tied_with_best = [&](size_t i) {
+    const auto& b = board[0].evaluation;
+    double spread = !by_cost && b.min_ms && b.max_ms ? *b.max_ms - *b.min_ms : 0;
+    return i > 0 && key(i) - key(0) <= std::max(0.01 * key(0), spread);
   };
+  bool any_tie = board.size() > 1 && tied_with_best(1);
   for (size_t i = 0; i < board.size(); ++i) {
     const auto& c = board[i].candidate;
     const auto& e = board[i].evaluation;
@@ -318,7 +304,10 @@ std::string render_report(const Store& store, int64_t run_id) {
       << "</td><td class=\"num\">" << opt(e.min_ms) << "</td><td class=\"num\">" << opt(e.max_ms)
       << "</td><td class=\"num\">" << opt(e.pct_of_floor, 3) << "</td><td class=\"num\">" << opt(e.cost_estimate)
       << "</td><td>" << html_escape(e.precision) << "</td><td class=\"tie\">"
-      << ((i > 0 && close(i - 1, i)) || (i + 1 < board.size() && close(i, i + 1)) ? "tie" : "") << "</td><td>";
+      << (tied_with_best(i)   ? "tied with #" + std::to_string(board[0].candidate.id)
+          : i == 0 && any_tie ? "tied"
+                              : "")
+      << "</td><td>";
     if (auto r = latest_review(store, c.id))
       h << (r->approved ? "approved" : "rejected") << " by " << html_escape(r->reviewer);
     h << "</td><td><code>" << html_escape(is_handwritten(c) ? "hand-written kernel" : schedule_one_line(c.schedule))
@@ -328,10 +317,16 @@ std::string render_report(const Store& store, int64_t run_id) {
 
   h << "<section id=\"candidates\"><h2>Candidates</h2>\n";
   std::map<int64_t, const CandidateRecord*> by_id;
-  for (const auto& c : candidates) by_id[c.id] = &c;
+  std::map<int64_t, CandidateLowering> lowered;
+  for (const auto& c : candidates) {
+    by_id[c.id] = &c;
+    auto ev = evals.find(c.id);
+    lowered[c.id] = candidate_lowering(store, *run, c, ev != evals.end() && ev->second.verified, options);
+  }
   for (const auto& c : candidates) {
     auto ev = evals.find(c.id);
     const EvaluationRecord* e = ev == evals.end() ? nullptr : &ev->second;
+    const CandidateLowering& l = lowered[c.id];
     const char* state = !e ? "pending" : e->verified ? "verified" : "failed";
     h << "<section class=\"candidate " << state << "\" id=\"candidate-" << c.id << "\">\n<h3>#" << c.id
       << " &middot; round " << c.round_index << " &middot; <span class=\"verdict\">"
@@ -343,9 +338,10 @@ std::string render_report(const Store& store, int64_t run_id) {
     if (e) {
       h << "<p class=\"result\">" << (e->verified ? "Verified" : "Not verified");
       if (e->median_ms)
-        h << "; median " << fmt(*e->median_ms) << " ms (min " << opt(e->min_ms) << ", max " << opt(e->max_ms) << ")";
+        h << "; median " << fmt(*e->median_ms) << " ms (min " << opt(e->min_ms) << " ms, max " << opt(e->max_ms)
+          << " ms)";
       if (e->pct_of_floor) h << "; " << fmt(*e->pct_of_floor, 3) << "% of floor";
-      if (e->cost_estimate) h << "; cost estimate " << fmt(*e->cost_estimate);
+      if (e->cost_estimate) h << "; cost estimate " << fmt(*e->cost_estimate) << " ms (bench size)";
       if (e->max_abs_error) h << "; max abs error " << fmt(*e->max_abs_error, 3);
       if (e->max_rel_error) h << "; max rel error " << fmt(*e->max_rel_error, 3);
       if (!e->precision.empty()) h << "; precision " << html_escape(e->precision);
@@ -355,26 +351,39 @@ std::string render_report(const Store& store, int64_t run_id) {
     if (is_handwritten(c))
       h << "<p class=\"schedule-line\"><b>Hand-written kernel</b> (added by steering; no schedule)</p>\n";
     else
-      h << "<p class=\"schedule-line\"><b>Schedule</b>: <code>" << html_escape(schedule_one_line(c.schedule))
-        << "</code></p>\n<details><summary>Schedule as JSON</summary><pre class=\"block\">"
+      h << "<div class=\"schedule\"><b>Schedule</b> (" << c.schedule.size()
+        << " steps)<pre class=\"block schedule-text\">" << html_escape(l.schedule_text)
+        << "</pre></div>\n<details><summary>Schedule as JSON</summary><pre class=\"block\">"
         << html_escape(c.schedule.dump(2)) << "</pre></details>\n";
     if (auto r = latest_review(store, c.id))
       h << "<p class=\"review\"><b>Review</b>: " << (r->approved ? "approved" : "rejected") << " by "
         << html_escape(r->reviewer) << " at " << html_escape(r->created) << ": " << html_escape(r->note) << "</p>\n";
+    if (!l.error.empty()) h << "<p class=\"note lowering-error\">" << html_escape(l.error) << "</p>\n";
+    if (e && e->verified) h << render_review_tables(store, c, l, run->size);
     auto a = store.artifacts(c.id);
-    if (a && !a->cuda_source.empty()) {
-      auto findings = findings_array(a->audit_findings);
-      h << "<details><summary>CUDA source (" << split_lines(a->cuda_source).size() << " lines, " << findings.size()
-        << " audit finding" << (findings.size() == 1 ? "" : "s") << ")</summary>\n"
-        << render_source(a->cuda_source, findings) << "</details>\n";
+    if (!l.cuda_source.empty()) {
+      auto findings = a ? findings_array(a->audit_findings) : nlohmann::json::array();
+      // Findings name lines of the stored source; beside another size's source they are listed above it.
+      if (l.relowered && l.size != run->size)
+        for (auto& f : findings)
+          if (f.is_object()) f.erase("line");
+      h << "<details class=\"cuda-source\"><summary>CUDA source at " << html_escape(l.size) << " ("
+        << split_lines(l.cuda_source).size() << " lines, " << findings.size() << " audit finding"
+        << (findings.size() == 1 ? "" : "s") << ")</summary>\n"
+        << render_source(l.cuda_source, findings) << "</details>\n";
     }
+    if (!l.ir_text.empty())
+      h << "<details class=\"loop-ir\"><summary>Loop IR at " << html_escape(l.size) << " ("
+        << split_lines(l.ir_text).size() << " lines" << (l.relowered ? ", lowered for this report" : "")
+        << ")</summary><pre class=\"block\">" << html_escape(l.ir_text) << "</pre></details>\n";
     if (c.parent && by_id.count(*c.parent)) {
       const auto& p = *by_id[*c.parent];
+      const CandidateLowering& pl = lowered[p.id];
       h << "<details class=\"parent-diff\"><summary>Diff against parent #" << p.id << "</summary>\n<h4>Schedule</h4>\n"
-        << render_diff(p.schedule.dump(2), c.schedule.dump(2));
-      auto pa = store.artifacts(p.id);
-      if (a && pa && !(a->cuda_source.empty() && pa->cuda_source.empty()))
-        h << "<h4>CUDA source</h4>\n" << render_diff(pa->cuda_source, a->cuda_source);
+        << render_diff(pl.schedule_text, l.schedule_text) << render_side_by_side(pl.schedule_text, l.schedule_text);
+      if (!(l.cuda_source.empty() && pl.cuda_source.empty()))
+        h << "<h4>CUDA source</h4>\n"
+          << render_diff(pl.cuda_source, l.cuda_source) << render_side_by_side(pl.cuda_source, l.cuda_source);
       h << "</details>\n";
     }
     h << "</section>\n";
@@ -398,8 +407,8 @@ std::string render_report(const Store& store, int64_t run_id) {
   return h.str();
 }
 
-void write_report(const Store& store, int64_t run, const std::string& path) {
-  std::string html = render_report(store, run);
+void write_report(const Store& store, int64_t run, const std::string& path, const ReportOptions& options) {
+  std::string html = render_report(store, run, options);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
     fail("report-write-failed", "The report file '" + path + "' cannot be written.",

@@ -45,14 +45,18 @@ std::string schedule_one_line(const nlohmann::json& steps) {
   return os.str();
 }
 
-std::string render_cpu_only_note(const RunInfo& run) {
+std::string render_cpu_only_note(const RunInfo& run, const std::string& shown_size) {
   if (run.backend != "interp") return "";
-  return "<section id=\"cpu-only-note\"><p class=\"note\"><b>CPU-only run.</b> Candidates were verified in the CPU "
-         "interpreter at the " +
-         html_escape(run.size) +
-         " size: the CUDA sources shown are lowered at that small size, not the bench size. Every time is the cost "
-         "model's estimate for the bench size on an H200, in milliseconds, not a measurement; ptxas resources are "
-         "not known. Run the search on a GPU for measured times.</p></section>\n";
+  std::string sources =
+      shown_size == run.size
+          ? "the CUDA sources shown are small-size sources, lowered at that size, not at the bench size (`cusched "
+            "report --size bench` lowers them at the bench size)"
+          : "the CUDA sources shown are lowered again at " + html_escape(shown_size) + " for this report";
+  return "<section id=\"cpu-only-note\"><p class=\"note\"><b>CPU-only run.</b> Candidates were verified in the "
+         "CPU interpreter at the " +
+         html_escape(run.size) + " size: " + sources +
+         ". Every cost is the cost model's estimate for the bench size on an H200, in milliseconds, not a "
+         "measurement; ptxas resources are not known. Run the search on a GPU for measured times.</p></section>\n";
 }
 
 std::string render_goal_section(const Store& store, const RunInfo& run) {

@@ -16,7 +16,9 @@ namespace cusched::search {
 // arguments by name), the steps separated by " ; ".
 std::string schedule_one_line(const nlohmann::json& steps);
 
-std::string render_cpu_only_note(const RunInfo& run);
+// On an interp run: the note that the sources shown (lowered at `shown_size`) are not
+// the bench size's unless asked for, and that every time is a cost estimate.
+std::string render_cpu_only_note(const RunInfo& run, const std::string& shown_size);
 std::string render_goal_section(const Store& store, const RunInfo& run);
 std::string render_stall_section(const Store& store, const RunInfo& run);
 std::string render_steering_section(const Store& store, const RunInfo& run);

@@ -21,7 +21,7 @@ namespace cusched::tools {
 namespace {
 
 struct Options {
-  std::string db, output = "kernel.cu", torch_op, shape;
+  std::string db, output = "kernel.cu", torch_op, size, shape;
   int64_t candidate = 0, run = 0;  // 0: not given
   bool require_approved = false;
   bool json = false;
@@ -50,9 +50,10 @@ int64_t approved_candidate(const search::Store& store, std::optional<int64_t> ca
        "Approve one with `cusched review DB CANDIDATE --approve --note ...`, or drop --require-approved.");
 }
 
-// The candidate's schedule lowered again at `shape` over its run's size.
+// The candidate's schedule lowered again at the size table `size` (empty: the run's size),
+// with `shape` over it when given.
 std::string export_at_shape(const search::Store& store, std::optional<int64_t> candidate, std::optional<int64_t> run,
-                            const std::string& shape, search::ExportOptions opts) {
+                            const std::string& size_name, const std::string& shape, search::ExportOptions opts) {
   std::optional<search::RunInfo> info = run ? store.find_run(*run) : std::nullopt;
   if (!info)
     fail("export-no-run", "The store has no run to export from.", "Run `cusched search` with this --db first.");
@@ -72,10 +73,12 @@ std::string export_at_shape(const search::Store& store, std::optional<int64_t> c
     steps = best[0].candidate.schedule;
   }
   Problem p = problem_of_run(*info);
-  std::string size = resolve_size(p, info->size, shape);
+  std::string size = resolve_size(p, size_name.empty() ? info->size : size_name, shape);
   Schedule s = Schedule::from_json(p.context(size), steps);
   opts.title = p.name + ", candidate " + std::to_string(*candidate) + " lowered at " + size + " (verified at " +
-               info->size + ", not at this shape: run it with `cusched run --shape` first)";
+               info->size +
+               (shape.empty() ? ", not at this size: run it with `cusched run --size " + size + "` first)"
+                              : ", not at this shape: run it with `cusched run --shape` first)");
   return search::export_kernel(make_bundle(lower(s, p.name)), opts);
 }
 
@@ -90,6 +93,9 @@ CommandRegistration reg{
        sub.add_option("--torch-op", o->torch_op,
                       "PyTorch expression for the check, naming inputs by buffer name "
                       "(default: the problem's own, e.g. torch.softmax(X, dim=1))");
+       sub.add_option("--size", o->size,
+                      "Lower the candidate's schedule again at this size table of the problem and export that "
+                      "kernel: specialised to the size and not verified at it");
        sub.add_option("--shape", o->shape,
                       "Lower the candidate's schedule again at these sizes (NAME=V,...) and export that "
                       "kernel: specialised to the shape and not verified at it");
@@ -122,8 +128,9 @@ CommandRegistration reg{
                  // check keeps its placeholder line.
                }
              }
-           std::string text = o->shape.empty() ? search::export_candidate(store, candidate, run, opts)
-                                               : export_at_shape(store, candidate, run_of, o->shape, opts);
+           const bool relower = !o->shape.empty() || !o->size.empty();
+           std::string text = relower ? export_at_shape(store, candidate, run_of, o->size, o->shape, opts)
+                                      : search::export_candidate(store, candidate, run, opts);
            std::ofstream out(o->output, std::ios::binary | std::ios::trunc);
            if (!(out << text).flush())
              fail("export-write-failed", "The file '" + o->output + "' cannot be written.",

@@ -55,7 +55,7 @@ TEST(Report, ContainsLeaderboardChartCandidatesAndDiffs) {
   // Diff against the parent: the changed source line appears removed and added.
   EXPECT_NE(html.find("<span class=\"del\">-   int i = threadIdx.x;</span>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"add\">+   int i = blockIdx.x * 64 + threadIdx.x;</span>"), std::string::npos);
-  EXPECT_NE(html.find("<span class=\"del\">-     &quot;factor&quot;: 32"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"del\">- split loop=i factor=32</span>"), std::string::npos);
 
   // All user text is escaped; nothing is loaded from the network.
   EXPECT_EQ(html.find("softmax<script>"), std::string::npos);
