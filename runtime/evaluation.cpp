@@ -1,3 +1,8 @@
+// One evaluation (class Evaluation): the trials, the checks on the device or the host,
+// the guard and input checks, the timed launches and the verdict, over one CUDA context
+// and one set of buffers. It is kept in one file because its phases share that state
+// and the order of their steps is the protocol; the parts that stand alone are in the
+// files it includes (trial_plan, output_check, device_check, timing, trial_cache).
 #include "runtime/evaluation.h"
 
 #include <algorithm>
@@ -27,6 +32,7 @@
 #include "runtime/precision_scan.h"
 #include "runtime/timing.h"
 #include "runtime/trial_cache.h"
+#include "runtime/trial_plan.h"
 
 namespace cusched::runtime {
 
@@ -44,19 +50,6 @@ namespace {
 // Who was running when a CUDA call failed: faults of the candidate are its
 // verdict, faults anywhere else are the runtime's.
 enum class Stage { setup, candidate, reference, timing };
-
-std::vector<const BufferSpec*> with_role(const KernelBundle& b, BufferRole role) {
-  std::vector<const BufferSpec*> out;
-  for (const auto& s : b.buffers)
-    if (s.role == role) out.push_back(&s);
-  return out;
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + ")";
-}
 
 // The candidate and the reference must agree on every input and output.
 void validate_pair(const EvalRequest& req) {
@@ -92,61 +85,6 @@ void validate_pair(const EvalRequest& req) {
     if (!cand.find_buffer(in.buffer) || cand.find_buffer(in.buffer)->role != BufferRole::Input)
       fail("bad-request", "The input distribution names '" + in.buffer + "', which is not an input of the candidate.",
            "Name only the bundle's input buffers in the request's inputs.");
-}
-
-const InputSpec* spec_for(const EvalRequest& req, const std::string& buffer) {
-  for (const auto& in : req.inputs)
-    if (in.buffer == buffer) return &in;
-  return nullptr;
-}
-
-// Which inputs one trial uses; its data are made by trial_inputs.
-struct TrialPlan {
-  std::string label;  // "seed 2", "adversarial", "inputs from DIR"
-  int seed = 0;       // the trial_seed index: the seed, -1 adversarial, -2 inputs_dir
-  bool adversarial = false;
-  bool from_dir = false;
-};
-
-std::vector<TrialPlan> plan_trials(const EvalRequest& req) {
-  std::vector<TrialPlan> plans;
-  if (!req.inputs_dir.empty()) plans.push_back({"inputs from " + req.inputs_dir, -2, false, true});
-  for (int s = 0; s < std::max(3, req.seeds); ++s) plans.push_back({"seed " + std::to_string(s), s, false, false});
-  bool any_adversarial =
-      std::any_of(req.inputs.begin(), req.inputs.end(), [](const InputSpec& i) { return i.adversarial.has_value(); });
-  if (any_adversarial) plans.push_back({"adversarial", 0, true, false});
-  return plans;
-}
-
-// The trial whose inputs the timed runs use: the first seeded one.
-size_t timing_trial(const std::vector<TrialPlan>& plans) {
-  for (size_t t = 0; t < plans.size(); ++t)
-    if (!plans[t].adversarial && !plans[t].from_dir) return t;
-  return 0;
-}
-
-HostTensors trial_inputs(const EvalRequest& req, const TrialPlan& plan) {
-  HostTensors out;
-  for (const auto* b : with_role(req.candidate, BufferRole::Input)) {
-    const InputSpec* spec = spec_for(req, b->name);
-    Distribution d = spec ? spec->standard : default_distribution(b->dtype);
-    if (plan.adversarial && spec && spec->adversarial) d = *spec->adversarial;
-    if (plan.from_dir) {
-      std::string path = req.inputs_dir + "/" + b->name + ".npy";
-      if (std::filesystem::exists(path)) {
-        NpyArray a = read_npy(path);
-        if (a.dtype != b->dtype || a.shape != b->shape)
-          fail("bad-npy",
-               "The file " + path + " holds " + dtype_name(a.dtype) + " " + shape_text(a.shape) + " but input '" +
-                   b->name + "' is " + dtype_name(b->dtype) + " " + shape_text(b->shape) + ".",
-               "Save the input with the dtype and shape the problem declares.");
-        out[b->name] = std::move(a.data);
-        continue;
-      }
-    }
-    out[b->name] = generate_input(*b, d, trial_seed(req.base_seed, plan.adversarial ? -1 : plan.seed, b->name));
-  }
-  return out;
 }
 
 size_t bundle_bytes(const KernelBundle& bundle) {

@@ -12,25 +12,10 @@
 #include <vector>
 
 #include "problems/problem.h"
+#include "search/class_sketches.h"
 #include "search/proposer.h"
 
 namespace cusched::search {
-
-// The shape of a problem, read from its pipeline.
-enum class ProblemClass { pointwise, reduction, normalisation, matmul, convolution };
-std::string problem_class_name(ProblemClass c);
-// No reduction: pointwise. A sum of products of loads: matmul, or convolution when an
-// index is not a plain variable. A pointwise output reading both a reduction and an
-// input: normalisation. Otherwise: reduction.
-ProblemClass classify_pipeline(const Pipeline& pipeline);
-
-struct Sketch {
-  std::string idea;
-  nlohmann::json schedule;
-};
-// Hand-written starting points for the class, for a few thread counts and vector
-// widths. Not validated: some may be illegal for a given problem.
-std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c);
 
 struct BuiltinProposerConfig {
   std::vector<std::string> sizes = {"small", "bench"};  // every proposal must be legal at each
