@@ -179,6 +179,30 @@ std::string render_source(const std::string& source, const nlohmann::json& findi
   return s.str();
 }
 
+// One model call's prompt (its messages, each with its role) and reply, collapsed. The
+// store keeps both with the API key already redacted (LlmClient::redact).
+std::string render_llm_exchange(const Store& store, const LlmCallRecord& c, int round) {
+  std::ostringstream h;
+  h << "<details class=\"llm-exchange\"><summary>" << (round >= 0 ? "round " + std::to_string(round) + ", " : "")
+    << html_escape(c.call.purpose) << " call: prompt and reply</summary>\n";
+  std::string prompt = c.call.prompt;
+  if (prompt.empty()) prompt = store.llm_prompt(c.id).value_or("");
+  nlohmann::json messages = nlohmann::json::parse(prompt, nullptr, false);
+  if (messages.is_array()) {
+    for (const auto& m : messages)
+      if (m.is_object())
+        h << "<h4>" << html_escape(m.value("role", "message")) << "</h4><pre class=\"block\">"
+          << html_escape(m.value("content", "")) << "</pre>\n";
+  } else if (!prompt.empty()) {
+    h << "<h4>prompt</h4><pre class=\"block\">" << html_escape(prompt) << "</pre>\n";
+  } else {
+    h << "<p>The store has no prompt for this call.</p>\n";
+  }
+  h << "<h4>reply</h4><pre class=\"block\">" << html_escape(c.call.raw_reply.empty() ? "(no reply)" : c.call.raw_reply)
+    << "</pre></details>\n";
+  return h.str();
+}
+
 }  // namespace
 
 std::string html_escape(const std::string& text) {
@@ -401,7 +425,9 @@ std::string render_report(const Store& store, int64_t run_id, const ReportOption
         << html_escape(c.call.purpose) << "</td><td class=\"num\">" << c.call.prompt_tokens << "</td><td class=\"num\">"
         << c.call.completion_tokens << "</td><td>" << html_escape(c.call.finish_reason) << "</td><td>"
         << html_escape(c.call.error) << "</td></tr>\n";
-    h << "</tbody></table></section>\n";
+    h << "</tbody></table>\n";
+    for (const auto& c : calls) h << render_llm_exchange(store, c, c.round ? round_index[*c.round] : -1);
+    h << "</section>\n";
   }
   h << "</body></html>\n";
   return h.str();

@@ -212,6 +212,18 @@ TEST(LlmSearchCli, FirstRoundProposalFromThePromptAloneIsLegal) {
   }
   // The key the reply echoed is redacted everywhere in the store.
   for (const char* ext : {"", "-wal"}) EXPECT_EQ(file_bytes(db + ext).find(kKey), std::string::npos) << ext;
+
+  // The report shows each call's prompt and reply, and the key in neither.
+  const std::string html = db + ".report.html";
+  ChildRun report = run_cusched({CUSCHED_BIN, "report", db, "-o", html});
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  const std::string page = file_bytes(html);
+  EXPECT_NE(page.find("ideas call: prompt and reply"), std::string::npos);
+  EXPECT_NE(page.find("implementations call: prompt and reply"), std::string::npos);
+  EXPECT_NE(page.find("stage `Y`"), std::string::npos) << "the prompt's text is on the page";
+  EXPECT_NE(page.find("<h4>reply</h4>"), std::string::npos);
+  EXPECT_NE(page.find("[redacted]"), std::string::npos) << "the echoed key shows as redacted";
+  EXPECT_EQ(page.find(kKey), std::string::npos);
 }
 
 TEST(LlmSearchCli, AModelThatNeverAnswersFailsTheSearch) {
