@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""KernelBench problem files on a GPU: cusched's kernels against the PyTorch modules they reproduce.
+
+usage: kernelbench_bench.py --kernelbench DIR [FILE ...] [--schedule baseline|best] [--schedule-dir DIR]
+                            [--settings NAME ...] [--no-compile] [--strict] [--iters N] [--warmup N]
+                            [--cache PATH] [--time-limit S] [--name NAME] [--out-dir DIR]
+                            [--prediction TEXT] [--cusched PATH]
+
+For each problem file (default: every problems/kernelbench/**/*.json), at its bench size:
+- cusched: `cusched run -p FILE -s SCHEDULE --json --no-audit` (verified against the float64
+  reference at 1e-2 and timed with cusched's protocol); with --strict also at 1e-4. The
+  schedule is DIR/<problem name>.json from --schedule-dir where there is one (a search's best,
+  exported), else --schedule (default baseline).
+- PyTorch: the module of the file's `source` (Model(*init_args) with torch.manual_seed, in
+  eval mode where the file says so) on the inputs of the file's own get_inputs(), on the GPU;
+  eager and torch.compile timed as bench/torch_baselines.py times (L2 flushed before each
+  launch, CUDA events, median of --iters), once for each --settings (default: PyTorch's own
+  defaults); timings are cached (--cache) by problem, setting, protocol, GPU and PyTorch version.
+One record (bench/record.schema.json, kind benchmark) is written to OUT_DIR/DATE-NAME.json and
+rewritten after every file, so that a run that is cut keeps what it measured; a table is
+printed last. --time-limit S starts no file after S seconds.
+"""
+import argparse
+import datetime
+import glob
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import make_record  # noqa: E402
+from kernelbench_verify import command_output, environment, file_order, kernelbench_file  # noqa: E402
+
+SETTINGS = {"default": None, "tf32": (True, True), "fp32": (False, False)}  # (matmul, cuDNN) TF32
+
+
+def schedule_for(problem_name, schedule, schedule_dir):
+    """The -s argument for a problem: its file in `schedule_dir` when there is one, else `schedule`."""
+    if schedule_dir:
+        path = os.path.join(schedule_dir, problem_name + ".json")
+        if os.path.isfile(path):
+            return path
+    return schedule
+
+
+def tf32_flags(settings):
+    """(matmul TF32, cuDNN TF32) a setting runs with; PyTorch's defaults are (False, True)."""
+    flags = SETTINGS[settings]
+    return flags if flags is not None else (False, True)
+
+
+def cache_key(name, settings, args, gpu):
+    return "|".join(str(x) for x in ("kernelbench-module", name, settings, args.seed, args.iters, args.warmup,
+                                      not args.no_compile, gpu))
+
+
+def run_cusched(args, path, name, strict=False):
+    """`cusched run` of one file at its bench size: the JSON reply with "problem" and "schedule" added."""
+    schedule = schedule_for(name, args.schedule, args.schedule_dir)
+    cmd = [args.cusched, "run", "-p", path, "-s", schedule, "--json", "--no-audit"] + (["--strict"] if strict else [])
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        out = json.loads(p.stdout)
+    except subprocess.TimeoutExpired:
+        out = {"verdict": "timeout", "reason": "cusched run took over %d s" % args.timeout}
+    except ValueError:
+        out = {"verdict": None, "reason": "cusched run printed no JSON: %s" % (p.stderr or p.stdout)[-300:]}
+    if "error" in out and "verdict" not in out:
+        out = {"verdict": None, "reason": out["error"].get("message", str(out["error"]))}
+    out["problem"], out["schedule"] = name, ("file" if schedule != args.schedule else schedule)
+    return out
+
+
+def module_timings(torch, args, problem, flusher, cache):
+    """PyTorch eager and torch.compile of the problem's module, one entry for each setting."""
+    from torch_baselines import time_function
+    source = problem["source"]
+    gpu = torch.cuda.get_device_name(0)
+    entries = []
+    module = None
+    for settings in args.settings:
+        key = cache_key(problem["name"], settings, args, gpu)
+        hit = cache.get(key, torch.__version__)
+        if hit:
+            entries.append(hit)
+            continue
+        if module is None:
+            path = kernelbench_file(args.kernelbench, source["file"])
+            spec = importlib.util.spec_from_file_location("kernelbench_module", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        matmul, cudnn = tf32_flags(settings)
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
+        torch.manual_seed(args.seed)
+        init = source.get("init_args")
+        model = module.Model(*(init if init is not None else module.get_init_inputs())).cuda()
+        if source.get("mode") == "eval":
+            model.eval()
+        inputs = [x.cuda() if hasattr(x, "cuda") else x for x in module.get_inputs()]
+        entry = {"problem": problem["name"], "settings": settings, "cudnn_allow_tf32": cudnn,
+                 "matmul_allow_tf32": matmul, "torch": torch.__version__}
+        with torch.no_grad():
+            eager = time_function(torch, model, inputs, flusher, args.warmup, args.iters)
+            entry.update(eager_ms=eager["median"], eager_min_ms=eager["min"], eager_max_ms=eager["max"])
+            if not args.no_compile:
+                compiled = torch.compile(model)
+                done = time_function(torch, compiled, inputs, flusher, args.warmup, args.iters)
+                entry.update(compile_ms=done["median"], compile_min_ms=done["min"], compile_max_ms=done["max"])
+        del model, inputs
+        torch.cuda.empty_cache()
+        cache.put(key, torch.__version__, entry)
+        entries.append(entry)
+    return entries
+
+
+def result_row(run, strict_run, timings):
+    """One record result: make_record's row of a cusched run and its PyTorch timings."""
+    row = make_record.result(run, strict_run, timings, None, None)
+    if run.get("reason") and run.get("verdict") != "ok":
+        row["note"] = str(run["reason"])[:300]
+    return row
+
+
+def summary_lines(rows):
+    head = "%-64s %-14s %10s %10s %10s %8s" % ("problem", "verdict", "cusched ms", "eager ms", "compile ms", "speedup")
+    out = [head, "-" * len(head)]
+    for r in rows:
+        t = (r.get("pytorch") or [{}])[0]
+        ours = r["cusched_ms"]["median"]
+        theirs = [x for x in (t.get("eager_ms"), t.get("compile_ms")) if x]
+        speedup = "%.2fx" % (min(theirs) / ours) if ours and theirs and r["verdict"] in ("ok", "under_floor") else "-"
+        out.append("%-64s %-14s %10s %10s %10s %8s" % (
+            r["problem"][:64], r["verdict"], "%.4f" % ours if ours else "-",
+            "%.4f" % t["eager_ms"] if t.get("eager_ms") else "-",
+            "%.4f" % t["compile_ms"] if t.get("compile_ms") else "-", speedup))
+    return out
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("files", nargs="*", help="problem files (default: problems/kernelbench/**/*.json)")
+    p.add_argument("--kernelbench", required=True, help="a KernelBench checkout (its root or KernelBench/)")
+    built = os.path.join(ROOT, "build", "tools", "cusched")
+    p.add_argument("--cusched", default=command_output(["sh", "-c", "command -v cusched"]) or built)
+    p.add_argument("--schedule", default="baseline", help="baseline or best (default baseline)")
+    p.add_argument("--schedule-dir", default=None, help="folder of <problem name>.json schedules, used first")
+    p.add_argument("--settings", nargs="+", default=["default"], choices=sorted(SETTINGS),
+                   help="PyTorch settings to time, each its own column (default: PyTorch's defaults)")
+    p.add_argument("--no-compile", action="store_true", help="time PyTorch eager only")
+    p.add_argument("--strict", action="store_true", help="also verify each kernel at the strict 1e-4 tolerance")
+    p.add_argument("--iters", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--timeout", type=int, default=600, help="seconds per cusched run")
+    p.add_argument("--time-limit", type=int, default=0, help="seconds after which no further file starts")
+    p.add_argument("--cache", default=os.path.join(HERE, "pytorch_cache.json"))
+    p.add_argument("--name", default="kernelbench-bench")
+    p.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
+    p.add_argument("--prediction", default=None)
+    args = p.parse_args(argv)
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
+        p.error("--name must be lower-case letters, digits and '-'")
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    files = args.files or sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "**", "*.json"),
+                                           recursive=True), key=file_order)
+    import torch
+    from torch_baselines import L2Flusher, TimingCache
+    started = datetime.datetime.now(datetime.timezone.utc)
+    deadline = time.time() + args.time_limit if args.time_limit else None
+    flusher, cache = L2Flusher(torch), TimingCache(args.cache)
+    commit = os.environ.get("CUSCHED_COMMIT") or command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    env = environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
+    os.makedirs(args.out_dir, exist_ok=True)
+    path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
+    rows = []
+    for f in files:
+        if deadline and time.time() > deadline:
+            break
+        with open(f) as fh:
+            problem = json.load(fh)
+        run = run_cusched(args, f, problem["name"])
+        strict = run_cusched(args, f, problem["name"], strict=True) if args.strict else None
+        try:
+            timings = module_timings(torch, args, problem, flusher, cache)
+        except Exception as e:  # the module failed to build or run: the row says so, the run goes on
+            timings = []
+            run["reason"] = "PyTorch: %s: %s" % (type(e).__name__, e)
+        rows.append(result_row(run, strict, timings))
+        print(json.dumps({"problem": problem["name"], "verdict": run.get("verdict"),
+                          "cusched_ms": rows[-1]["cusched_ms"]["median"],
+                          "pytorch": rows[-1].get("pytorch")}), flush=True)
+        record = {
+            "schema_version": 1, "date": started.strftime("%Y-%m-%d"), "started": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "name": args.name, "title": "KernelBench problem files: cusched against the PyTorch modules",
+            "kind": "benchmark", "commit": commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None,
+            "environment": env, "command": "python3 bench/kernelbench_bench.py " + " ".join(argv),
+            "prediction": args.prediction, "results": rows,
+            "notes": "%d of %d files; schedule %s%s; PyTorch settings %s; the module on its own get_inputs() at "
+                     "KernelBench's shapes, cusched at the file's bench size." % (
+                         len(rows), len(files), args.schedule,
+                         " (or the file in --schedule-dir)" if args.schedule_dir else "", ", ".join(args.settings)),
+        }
+        with open(path + ".part", "w") as fh:
+            fh.write(json.dumps(record, indent=2) + "\n")
+        os.replace(path + ".part", path)
+    print("\n".join(summary_lines(rows)))
+    print("wrote %s" % path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

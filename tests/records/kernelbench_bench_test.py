@@ -1,0 +1,78 @@
+"""The parts of bench/kernelbench_bench.py that need no GPU: which schedule a file runs,
+the TF32 flags of each PyTorch setting, the cache key, and the record's rows (which
+validate against bench/record.schema.json) and summary."""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import kernelbench_bench as kb  # noqa: E402
+
+
+class ScheduleChoice(unittest.TestCase):
+    def test_a_file_in_the_schedule_folder_comes_first(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "kb1_19_ReLU.json"), "w") as f:
+                f.write("[]")
+            self.assertEqual(kb.schedule_for("kb1_19_ReLU", "baseline", d), os.path.join(d, "kb1_19_ReLU.json"))
+            self.assertEqual(kb.schedule_for("kb1_20_LeakyReLU", "baseline", d), "baseline")
+        self.assertEqual(kb.schedule_for("kb1_19_ReLU", "best", None), "best")
+
+
+class Settings(unittest.TestCase):
+    def test_pytorch_defaults_allow_tf32_in_cudnn_only(self):
+        self.assertEqual(kb.tf32_flags("default"), (False, True))
+        self.assertEqual(kb.tf32_flags("tf32"), (True, True))
+        self.assertEqual(kb.tf32_flags("fp32"), (False, False))
+
+    def test_the_cache_key_tells_settings_and_protocols_apart(self):
+        a = argparse.Namespace(seed=42, iters=30, warmup=5, no_compile=False)
+        b = argparse.Namespace(seed=42, iters=50, warmup=5, no_compile=False)
+        keys = {kb.cache_key("kb1_19_ReLU", s, a, "NVIDIA H200") for s in ("default", "tf32")}
+        keys.add(kb.cache_key("kb1_19_ReLU", "default", b, "NVIDIA H200"))
+        self.assertEqual(len(keys), 3)
+
+
+class Rows(unittest.TestCase):
+    def rows(self):
+        run = {"problem": "kb1_19_ReLU", "schedule": "baseline", "verdict": "ok", "precision": "f32",
+               "gpu": {"median_ms": 2.0, "min_ms": 1.9, "max_ms": 2.2, "pct_of_floor": 90.0}}
+        failed = {"problem": "kb1_50_conv", "schedule": "baseline", "verdict": "wrong_output",
+                  "reason": "Output 'Y' is outside atol", "gpu": {}}
+        t = {"problem": "kb1_19_ReLU", "settings": "default", "cudnn_allow_tf32": True, "matmul_allow_tf32": False,
+             "torch": "2.11", "eager_ms": 3.0, "compile_ms": 2.5, "eager_min_ms": 2.9, "eager_max_ms": 3.1}
+        return [kb.result_row(run, {"verdict": "ok"}, [t]), kb.result_row(failed, None, [])]
+
+    def test_rows_carry_both_sides_and_the_failure(self):
+        ok, failed = self.rows()
+        self.assertEqual(ok["cusched_ms"]["median"], 2.0)
+        self.assertEqual(ok["verified"], {"1e-2": True, "1e-4": True})
+        self.assertEqual(ok["pytorch"][0]["compile_ms"], 2.5)
+        self.assertEqual(failed["verified"]["1e-2"], False)
+        self.assertIn("outside atol", failed["note"])
+
+    def test_rows_validate_against_the_record_schema(self):
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema is not installed")
+        with open(os.path.join(ROOT, "bench", "record.schema.json")) as f:
+            schema = json.load(f)
+        item = dict(schema, **{"$ref": "#/$defs/result"})
+        for key in ("required", "properties", "additionalProperties", "type"):
+            item.pop(key, None)
+        for row in self.rows():
+            self.assertEqual([e.message for e in jsonschema.Draft202012Validator(item).iter_errors(row)], [])
+
+    def test_the_summary_gives_the_speedup_over_the_faster_pytorch(self):
+        lines = kb.summary_lines(self.rows())
+        self.assertIn("1.25x", lines[2])  # 2.5 ms torch.compile over 2.0 ms
+        self.assertTrue(lines[3].rstrip().endswith("-"))  # no speedup for a failed kernel
+
+
+if __name__ == "__main__":
+    unittest.main()
