@@ -37,6 +37,9 @@ struct TimingConfig {
   int warmup = 5;
   int repeats = 30;
   bool flush_l2 = true;
+  // Above 0: a series whose first timed run takes longer than this stops after it, so a
+  // candidate far behind the best costs one timed launch (EvalResult::timing_cut).
+  double cut_ms = 0;
 };
 
 // The least time the problem can take: its bytes over the copy bandwidth or its
@@ -111,6 +114,7 @@ struct EvalResult {
   std::string input_protection;  // "read-only mapping" or "checksum" (see InputProtection), with the note below
   std::string input_protection_note;
   int timed_runs_verified = 0;  // timed runs whose outputs were checked against the reference
+  bool timing_cut = false;      // the first timed run exceeded TimingConfig::cut_ms: the only one
   int timing_input_sets = 0;    // the distinct input sets the timed runs rotated over
   std::string device_name;
   PhaseTimes phase_ms;

@@ -40,7 +40,8 @@ nlohmann::json EvalRequest::to_json() const {
   }
   j["tol"] = {
       {"atol", tol.atol}, {"rtol", tol.rtol}, {"rel_l2", tol.rel_l2}, {"constant_reference", tol.constant_reference}};
-  j["timing"] = {{"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}};
+  j["timing"] = {
+      {"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}, {"cut_ms", timing.cut_ms}};
   j["floor"] = {{"bytes", floor.bytes},
                 {"flops", floor.flops},
                 {"precision", precision_name(floor.precision)},
@@ -82,6 +83,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
       r.timing.warmup = t.value("warmup", r.timing.warmup);
       r.timing.repeats = t.value("repeats", r.timing.repeats);
       r.timing.flush_l2 = t.value("flush_l2", r.timing.flush_l2);
+      r.timing.cut_ms = t.value("cut_ms", 0.0);
     }
     if (j.contains("floor")) {
       const auto& f = j.at("floor");
@@ -149,6 +151,7 @@ nlohmann::json EvalResult::to_json() const {
           {"input_protection", input_protection},
           {"input_protection_note", input_protection_note},
           {"timed_runs_verified", timed_runs_verified},
+          {"timing_cut", timing_cut},
           {"timing_input_sets", timing_input_sets},
           {"device_name", device_name},
           {"phase_ms", phase_ms.to_json()},
@@ -191,6 +194,7 @@ EvalResult EvalResult::from_json(const nlohmann::json& j) {
     r.input_protection = j.value("input_protection", "");
     r.input_protection_note = j.value("input_protection_note", "");
     r.timed_runs_verified = j.value("timed_runs_verified", 0);
+    r.timing_cut = j.value("timing_cut", false);
     r.timing_input_sets = j.value("timing_input_sets", 0);
     r.device_name = j.value("device_name", "");
     r.phase_ms = PhaseTimes::from_json(j.value("phase_ms", nlohmann::json::object()));

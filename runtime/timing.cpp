@@ -194,6 +194,7 @@ std::vector<double> time_runs(const GpuContext& ctx, const TimedRunHooks& hooks,
     times.push_back(elapsed_ms(start, stop));
     if (progress) progress();
     if (hooks.check && !hooks.check(run)) break;
+    if (i == 0 && config.cut_ms > 0 && times[0] > config.cut_ms) break;
   }
   return times;
 }

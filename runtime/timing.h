@@ -35,7 +35,8 @@ struct TimedRunHooks {
   std::function<bool(int run)> check;
 };
 
-// As time_launch_sequence, with the hooks; returns the times of the runs that ran.
+// As time_launch_sequence, with the hooks; returns the times of the runs that ran: one
+// only when config.cut_ms > 0 and the first timed run took longer.
 std::vector<double> time_runs(const GpuContext& ctx, const TimedRunHooks& hooks, const TimingConfig& config,
                               double watchdog_s, const std::function<void()>& progress = {});
 

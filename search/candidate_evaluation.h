@@ -24,7 +24,10 @@ struct EvalConfig {
   bool time_each_launch = false;  // also time each launch alone (EvalResult::launch_ms)
   double watchdog_s = 20;
   bool audit = true;
-  bool check_bench = true;         // also lower at the bench size: cost estimate and shared-memory limit
+  bool check_bench = true;  // also lower at the bench size: cost estimate and shared-memory limit
+  // Above 0: one warm-up, and timing stops after the first timed run when it takes longer
+  // (TimingConfig::cut_ms); the search sets it from the best time so far.
+  double cut_ms = 0;
   nlohmann::json to_json() const;  // every field
   // Reads what to_json writes; throws nlohmann::json::exception when a field is missing.
   static EvalConfig from_json(const nlohmann::json& j);

@@ -332,6 +332,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   cfg.audit = options_.audit;
   cfg.watchdog_s = options_.watchdog_s;
   const bool interp = options_.backend == "interp";
+  if (!interp && options_.cut_factor > 0)
+    if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
 
   // Every candidate started counts against the candidate budget.
   size_t count = candidates.size();

@@ -35,6 +35,9 @@ struct SearchOptions {
   int cpu_threads = 0;             // 0: min(hardware threads, 4)
   std::vector<int> devices = {0};  // gpu backend: one worker per device
   double watchdog_s = 20;
+  // gpu backend: a candidate whose first timed run is slower than this many times the best
+  // so far is timed once (TimingConfig::cut_ms); 0 times every candidate fully.
+  double cut_factor = 4;
   int context_best = 8, context_failures = 8;  // candidates shown to the proposer
   std::string replay_timings;                  // a TimingReplay file: times come from it, keyed by schedule hash
   bool sanitize_best = true;  // gpu backend: compute-sanitizer on the final best, kept in its evaluation result

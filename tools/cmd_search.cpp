@@ -39,7 +39,7 @@ struct Options {
   bool resume = false, no_audit = false, strict = false, mpi = false, no_sanitize = false, json = false;
   double rank_timeout = 0, rank_silence = 30;
   std::string goal, on_stall = "stop";
-  double reference_ms = 0, stall_threshold = 1;
+  double reference_ms = 0, stall_threshold = 1, cut_factor = 4;
   int stall_rounds = 3;
   std::string replay_timings;
   uint64_t seed = 1;
@@ -167,6 +167,7 @@ int run_search(const Options& o, CLI::App& sub) {
   so.budget_tokens = o.budget_tokens;
   so.seed = o.seed;
   so.audit = !o.no_audit;
+  so.cut_factor = o.cut_factor;
   so.sanitize_best = !o.no_sanitize;
   so.strict = o.strict;
   so.cpu_threads = o.threads;
@@ -362,6 +363,10 @@ CommandRegistration reg{
                       "baseline, or over --reference-ms); exit 0 when met, 5 when the rounds or a budget ran out");
        sub.add_option("--reference-ms", o->reference_ms, "speedup goals: the time the speedup is over, in ms")
            ->check(finite_in(1e-9, 1e9));
+       sub.add_option("--cut-factor", o->cut_factor,
+                      "Time a candidate once when its first timed run is slower than this many times the best so "
+                      "far (default 4; 0: time every candidate fully)")
+           ->check(finite_in(0, 1e6));
        sub.add_option("--stall-rounds", o->stall_rounds,
                       "Stalled after this many rounds without a gain above --stall-threshold, or with every "
                       "candidate rejected (default 3; 0: never)")

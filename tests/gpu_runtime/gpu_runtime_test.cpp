@@ -105,6 +105,26 @@ TEST_F(GpuRuntimeTest, CorrectKernelVerifiesAndIsTimedAboveItsFloor) {
   EXPECT_LE(r.max_abs_err, 1e-5);
 }
 
+// A candidate whose first timed run is slower than the cut is timed once; one faster than
+// the cut is timed in full.
+TEST_F(GpuRuntimeTest, TimingStopsAfterOneRunAboveTheCut) {
+  Worker w(0);
+  EvalRequest slow = request(vector_add(kCorrect), true);
+  slow.timing.cut_ms = 1e-6;
+  slow.timing.warmup = 1;
+  EvalResult r = w.evaluate(slow);
+  ASSERT_EQ(r.verdict, Verdict::ok) << r.message;
+  EXPECT_EQ(r.times_ms.size(), 1u);
+  EXPECT_TRUE(r.timing_cut);
+  EXPECT_EQ(r.timed_runs_verified, 1);
+  EvalRequest fast = request(vector_add(kCorrect), true);
+  fast.timing.cut_ms = 1e6;
+  EvalResult f = w.evaluate(fast);
+  ASSERT_EQ(f.verdict, Verdict::ok) << f.message;
+  EXPECT_EQ(f.times_ms.size(), 30u);
+  EXPECT_FALSE(f.timing_cut);
+}
+
 TEST_F(GpuRuntimeTest, EachLaunchIsTimedAloneWhenAsked) {
   // Two launches of the same kernel: each alone takes about half the sequence.
   KernelBundle twice = vector_add(kCorrect, "", {{"add", {kN / 256, 1, 1}, {256, 1, 1}, 0, {"A", "B", "C"}}});

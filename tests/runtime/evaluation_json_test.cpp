@@ -37,6 +37,23 @@ TEST(EvaluationJson, RequestRoundTrips) {
   EXPECT_EQ(b.base_seed, 1234567890123ULL);
 }
 
+TEST(EvaluationJson, TimingCutRoundTrips) {
+  EvalRequest r;
+  r.candidate.source = "extern \"C\" __global__ void k(float* c) {}";
+  r.candidate.buffers.push_back({"C", DType::f32, {4, 8}, BufferRole::Output, false});
+  r.candidate.launches.push_back({"k", {2, 1, 1}, {128, 1, 1}, 0, {"C"}});
+  r.reference = r.candidate;
+  r.timing.cut_ms = 12.5;
+  EXPECT_EQ(EvalRequest::from_json(nlohmann::json::parse(r.to_json().dump())).timing.cut_ms, 12.5);
+  nlohmann::json j = r.to_json();
+  j["timing"].erase("cut_ms");
+  EXPECT_EQ(EvalRequest::from_json(j).timing.cut_ms, 0) << "a request without the field times fully";
+  EvalResult e;
+  e.timing_cut = true;
+  EXPECT_TRUE(EvalResult::from_json(nlohmann::json::parse(e.to_json().dump())).timing_cut);
+  EXPECT_FALSE(EvalResult::from_json(EvalResult{}.to_json()).timing_cut);
+}
+
 TEST(EvaluationJson, NumbersReadNullAsNanAndAbsenceAsToldOrAnError) {
   const nlohmann::json j = {{"x", 2.5}, {"n", nullptr}};
   EXPECT_EQ(json_number_or_nan(j, "x"), 2.5);

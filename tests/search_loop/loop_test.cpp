@@ -12,6 +12,7 @@
 #include "problems/problem.h"
 #include "scripted_server.h"
 #include "search/builtin_proposer.h"
+#include "search/candidate_evaluation.h"
 #include "search/llm_proposer.h"
 #include "search/store.h"
 
@@ -143,6 +144,29 @@ TEST(SearchLoop, LlmProposerRoundAgainstAScriptedServer) {
   EXPECT_EQ(rounds[0].round.prompt_tokens, 2500);
   EXPECT_EQ(rounds[0].round.completion_tokens, 350);
   EXPECT_NE(log.str().find("tokens 2850"), std::string::npos) << log.str();
+}
+
+}  // namespace
+}  // namespace cusched::search
+
+namespace cusched::search {
+namespace {
+
+// A cut from the search reaches the evaluation request with a single warm-up; without one
+// the request keeps the full protocol.
+TEST(SearchTimingCut, EvalConfigCutReachesTheRequest) {
+  const Problem& p = find_problem("relu");
+  KernelBundle bundle;
+  EvalConfig cfg;
+  cfg.size = "small";
+  runtime::EvalRequest full = make_eval_request(p, bundle, cfg);
+  EXPECT_EQ(full.timing.cut_ms, 0);
+  EXPECT_EQ(full.timing.warmup, runtime::TimingConfig{}.warmup);
+  cfg.cut_ms = 8;
+  runtime::EvalRequest cut = make_eval_request(p, bundle, cfg);
+  EXPECT_EQ(cut.timing.cut_ms, 8);
+  EXPECT_EQ(cut.timing.warmup, 1);
+  EXPECT_EQ(EvalConfig::from_json(cfg.to_json()).cut_ms, 8);
 }
 
 }  // namespace
