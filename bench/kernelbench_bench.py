@@ -36,8 +36,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import make_record  # noqa: E402
 from kernelbench_verify import command_output, environment, file_order, kernelbench_file  # noqa: E402
-
-SETTINGS = {"default": None, "tf32": (True, True), "fp32": (False, False)}  # (matmul, cuDNN) TF32
+from torch_baselines import SETTINGS, L2Flusher, TimingCache, time_function  # noqa: E402
 
 
 def schedule_for(problem_name, schedule, schedule_dir):
@@ -79,7 +78,6 @@ def run_cusched(args, path, name, strict=False):
 
 def module_timings(torch, args, problem, flusher, cache):
     """PyTorch eager and torch.compile of the problem's module, one entry for each setting."""
-    from torch_baselines import time_function
     source = problem["source"]
     gpu = torch.cuda.get_device_name(0)
     entries = []
@@ -174,7 +172,6 @@ def main(argv):
     files = args.files or sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "**", "*.json"),
                                            recursive=True), key=file_order)
     import torch
-    from torch_baselines import L2Flusher, TimingCache
     started = datetime.datetime.now(datetime.timezone.utc)
     deadline = time.time() + args.time_limit if args.time_limit else None
     flusher, cache = L2Flusher(torch), TimingCache(args.cache)

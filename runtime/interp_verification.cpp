@@ -51,6 +51,7 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
   tol.atol = strict ? 1e-4 : problem.atol;
   tol.rtol = strict ? 1e-4 : problem.rtol;
   tol.rel_l2 = tol.rtol;
+  tol.constant_reference = !problem.constant_output.empty();
   const SizeBindings& sizes = problem.size(size);
   int trials = seeds + 1;
   for (int t = 0; t < trials; ++t) {
@@ -94,8 +95,7 @@ InterpVerification verify_with_interpreter(const Problem& problem, const Schedul
     ReferenceEvaluator ref(problem.pipeline, sizes, inputs);
     for (const auto& name : problem.pipeline.outputs()) {
       const auto& r = ref.values(name);
-      OutputCheck rc =
-          check_reference(name, r.data(), static_cast<int64_t>(r.size()), !problem.constant_output.empty());
+      OutputCheck rc = check_reference(name, r.data(), static_cast<int64_t>(r.size()), tol.constant_reference);
       if (rc.verdict != Verdict::ok) {
         out.verdict = rc.verdict;
         out.message = rc.message;

@@ -56,13 +56,7 @@ td.tie { color: #8a4b00; font-weight: 600; }
 svg text { font: 11px system-ui, sans-serif; fill: #444; }
 )css";
 
-std::string fmt(double v, int digits = 4) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-std::string opt(const std::optional<double>& v, int digits = 4) { return v ? fmt(*v, digits) : "&ndash;"; }
+std::string opt(const std::optional<double>& v, int digits = 4) { return v ? report_number(*v, digits) : "&ndash;"; }
 
 nlohmann::json findings_array(const nlohmann::json& f) {
   if (f.is_array()) return f;
@@ -120,7 +114,8 @@ std::string render_chart(const std::vector<RoundSummary>& rounds, const std::str
     double v = y0 + (y1 - y0) * i / 4;
     s << "<line x1=\"" << L - 4 << "\" y1=\"" << Y(v) << "\" x2=\"" << W - R << "\" y2=\"" << Y(v)
       << "\" stroke=\"#eee\"/>";
-    s << "<text x=\"" << L - 6 << "\" y=\"" << Y(v) + 4 << "\" text-anchor=\"end\">" << fmt(v, 3) << "</text>\n";
+    s << "<text x=\"" << L - 6 << "\" y=\"" << Y(v) + 4 << "\" text-anchor=\"end\">" << report_number(v, 3)
+      << "</text>\n";
   }
   int step = std::max(1, (x1 - x0) / 10);
   for (int x = x0; x <= x1; x += step)
@@ -139,8 +134,8 @@ std::string render_chart(const std::vector<RoundSummary>& rounds, const std::str
   polyline(per_round, "best-in-round", "#2060c0", "");
   for (const auto& p : per_round)
     s << "<circle class=\"round-point\" data-round=\"" << p.first << "\" cx=\"" << X(p.first) << "\" cy=\""
-      << Y(p.second) << "\" r=\"3.5\" fill=\"#2060c0\"><title>round " << p.first << ": " << fmt(p.second) << " "
-      << html_escape(unit) << "</title></circle>\n";
+      << Y(p.second) << "\" r=\"3.5\" fill=\"#2060c0\"><title>round " << p.first << ": " << report_number(p.second)
+      << " " << html_escape(unit) << "</title></circle>\n";
   s << "<text x=\"" << W - R << "\" y=\"" << T + 4
     << "\" text-anchor=\"end\">solid: best in round; dashed: best so far</text>\n";
   s << "</svg>\n";
@@ -232,6 +227,12 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
+std::string report_number(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
 std::string render_report(const Store& store, int64_t run_id, const ReportOptions& options) {
   auto run = store.find_run(run_id);
   if (!run)
@@ -277,9 +278,9 @@ std::string render_report(const Store& store, int64_t run_id, const ReportOption
   if (!board.empty()) {
     const auto& e = board[0].evaluation;
     meta("best", "candidate " + std::to_string(board[0].candidate.id) + ": " +
-                     (by_cost ? fmt(e.cost_estimate.value_or(0)) + " ms (cost model estimate)"
-                              : fmt(e.median_ms.value_or(0)) + " ms (GPU median)") +
-                     (e.pct_of_floor ? ", " + fmt(*e.pct_of_floor, 3) + "% of floor" : ""));
+                     (by_cost ? report_number(e.cost_estimate.value_or(0)) + " ms (cost model estimate)"
+                              : report_number(e.median_ms.value_or(0)) + " ms (GPU median)") +
+                     (e.pct_of_floor ? ", " + report_number(*e.pct_of_floor, 3) + "% of floor" : ""));
   }
   h << "</dl>\n<details><summary>configuration</summary><pre class=\"block\">" << html_escape(run->config.dump(2))
     << "</pre></details></header>\n";
@@ -362,12 +363,12 @@ std::string render_report(const Store& store, int64_t run_id, const ReportOption
     if (e) {
       h << "<p class=\"result\">" << (e->verified ? "Verified" : "Not verified");
       if (e->median_ms)
-        h << "; median " << fmt(*e->median_ms) << " ms (min " << opt(e->min_ms) << " ms, max " << opt(e->max_ms)
-          << " ms)";
-      if (e->pct_of_floor) h << "; " << fmt(*e->pct_of_floor, 3) << "% of floor";
-      if (e->cost_estimate) h << "; cost estimate " << fmt(*e->cost_estimate) << " ms (bench size)";
-      if (e->max_abs_error) h << "; max abs error " << fmt(*e->max_abs_error, 3);
-      if (e->max_rel_error) h << "; max rel error " << fmt(*e->max_rel_error, 3);
+        h << "; median " << report_number(*e->median_ms) << " ms (min " << opt(e->min_ms) << " ms, max "
+          << opt(e->max_ms) << " ms)";
+      if (e->pct_of_floor) h << "; " << report_number(*e->pct_of_floor, 3) << "% of floor";
+      if (e->cost_estimate) h << "; cost estimate " << report_number(*e->cost_estimate) << " ms (bench size)";
+      if (e->max_abs_error) h << "; max abs error " << report_number(*e->max_abs_error, 3);
+      if (e->max_rel_error) h << "; max rel error " << report_number(*e->max_rel_error, 3);
       if (!e->precision.empty()) h << "; precision " << html_escape(e->precision);
       h << ".</p>\n";
       if (!e->reason.empty()) h << "<p class=\"reason\">" << html_escape(e->reason) << "</p>\n";

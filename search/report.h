@@ -21,4 +21,7 @@ void write_report(const Store& store, int64_t run, const std::string& path, cons
 // Text made safe for HTML element content and attribute values.
 std::string html_escape(const std::string& text);
 
+// A number as the report prints it: `digits` significant digits (printf %g).
+std::string report_number(double v, int digits = 4);
+
 }  // namespace cusched::search

@@ -1,6 +1,5 @@
 #include "search/report_candidate.h"
 
-#include <cstdio>
 #include <sstream>
 
 #include "codegen/bundle.h"
@@ -16,12 +15,6 @@
 
 namespace cusched::search {
 namespace {
-
-std::string num(double v, int digits = 4) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
 
 std::string dims(const std::array<int64_t, 3>& d) {
   return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
@@ -69,10 +62,11 @@ CandidateLowering candidate_lowering(const Store& store, const RunInfo& run, con
     return out;
   }
   const std::string size = options.size.empty() ? run.size : options.size;
+  std::optional<LoweredProgram> at_size;
   if (size != run.size || out.ir_text.empty() || out.launches.empty() || out.cuda_source.empty()) try {
-      LoweredProgram prog = lower(Schedule::from_json(p->context(size), c.schedule), p->name);
-      KernelBundle b = make_bundle(prog);
-      out.ir_text = print_ir(prog);
+      at_size = lower(Schedule::from_json(p->context(size), c.schedule), p->name);
+      KernelBundle b = make_bundle(*at_size);
+      out.ir_text = print_ir(*at_size);
       out.cuda_source = b.source;
       out.launches = b.launches;
       out.size = size;
@@ -81,7 +75,9 @@ CandidateLowering candidate_lowering(const Store& store, const RunInfo& run, con
       out.error = "Not lowered at " + size + ": " + e.error().to_string();
     }
   if (verified && p->sizes.count("bench")) try {
-      out.cost = estimate_cost(lower(Schedule::from_json(p->context("bench"), c.schedule), p->name));
+      // The program lowered above when it is the bench size's, else the bench size's own.
+      out.cost = estimate_cost(
+          at_size && size == "bench" ? *at_size : lower(Schedule::from_json(p->context("bench"), c.schedule), p->name));
     } catch (const UserError&) {
       // Not legal at the bench size: no per-kernel estimate.
     }
@@ -185,7 +181,7 @@ std::string render_review_tables(const Store& store, const CandidateRecord& c, c
         << k.value("static_smem_bytes", 0) << "</td><td class=\"num\">";
       if (k.contains("dynamic_smem_bytes")) h << k["dynamic_smem_bytes"].get<int64_t>();
       h << "</td><td class=\"num\">";
-      if (k.contains("occupancy")) h << num(100 * k["occupancy"].get<double>(), 3);
+      if (k.contains("occupancy")) h << report_number(100 * k["occupancy"].get<double>(), 3);
       h << "</td></tr>\n";
     }
     h << "</tbody></table>\n";
@@ -199,10 +195,10 @@ std::string render_review_tables(const Store& store, const CandidateRecord& c, c
          "<th>work (GFLOP, f32 equivalent)</th><th>bandwidth (GB/s, estimated)</th><th>occupancy (% of the GPU's "
          "threads)</th></tr></thead><tbody>\n";
     auto row = [&](const std::string& name, double ms, double bytes, double flops, double occ, const char* cls) {
-      h << "<tr class=\"" << cls << "\"><td>" << name << "</td><td class=\"num\">" << num(ms) << "</td><td "
-        << "class=\"num\">" << num(bytes / 1e6) << "</td><td class=\"num\">" << num(flops / 1e9)
-        << "</td><td class=\"num\">" << (ms > 0 ? num(bytes / (ms * 1e-3) / 1e9) : "&ndash;")
-        << "</td><td class=\"num\">" << num(100 * occ, 3) << "</td></tr>\n";
+      h << "<tr class=\"" << cls << "\"><td>" << name << "</td><td class=\"num\">" << report_number(ms) << "</td><td "
+        << "class=\"num\">" << report_number(bytes / 1e6) << "</td><td class=\"num\">" << report_number(flops / 1e9)
+        << "</td><td class=\"num\">" << (ms > 0 ? report_number(bytes / (ms * 1e-3) / 1e9) : "&ndash;")
+        << "</td><td class=\"num\">" << report_number(100 * occ, 3) << "</td></tr>\n";
     };
     for (const auto& k : l.cost->per_kernel)
       row("<code>" + html_escape(k.kernel) + "</code>", k.ms, k.global_bytes, k.flops, k.occupancy, "cost-row");

@@ -34,27 +34,18 @@ CommandRegistration reg{
        return [o] {
          try {
            search::Store store(o->db, search::Store::Mode::read_only);
-           int64_t run = o->run;
-           if (run == 0) {
-             auto latest = store.latest_run();
-             if (!latest)
-               fail("report-empty-store", "The store '" + o->db + "' has no runs.",
-                    "Run `cusched search` with --db " + o->db + " first.");
-             run = *latest;
-           }
-           auto info = store.find_run(run);
-           if (!info)
-             fail("report-unknown-run", "The store '" + o->db + "' has no run " + std::to_string(run) + ".",
-                  "Leave out --run to report the latest run, or pass an id the store holds.");
+           const search::RunInfo info =
+               resolve_run(store, o->run, o->run ? "report-unknown-run" : "report-empty-store");
+           const int64_t run = info.id;
            // The problem lets the report show schedules in their text form and lower them again.
            std::optional<Problem> problem;
            search::ReportOptions opts;
            if (!o->size.empty() || !o->shape.empty()) {
-             problem = problem_of_run(*info);
-             opts.size = resolve_size(*problem, o->size, o->shape, info->size);
+             problem = problem_of_run(info);
+             opts.size = resolve_size(*problem, o->size, o->shape, info.size);
            } else {
              try {
-               problem = problem_of_run(*info);
+               problem = problem_of_run(info);
              } catch (const UserError&) {
                // A run without a stored definition, of a problem this build does not know: the
                // report shows what the store keeps.
@@ -62,7 +53,7 @@ CommandRegistration reg{
            }
            if (problem) opts.problem = &*problem;
            search::write_report(store, run, o->output, opts);
-           const std::string size = opts.size.empty() ? info->size : opts.size;
+           const std::string size = opts.size.empty() ? info.size : opts.size;
            std::cerr << "wrote " << o->output << " (run " << run << ", sources at " << size << ")\n";
            if (o->json)
              std::cout << nlohmann::json({{"ok", true}, {"report", o->output}, {"run", run}, {"size", size}}).dump(2)

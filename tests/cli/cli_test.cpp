@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cusched_run.h"
+
 namespace {
 
 using nlohmann::json;
@@ -23,12 +25,7 @@ struct CommandResult {
   std::string out, err;
 };
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+using cli_test::read_file;
 
 class Cli : public ::testing::Test {
  protected:

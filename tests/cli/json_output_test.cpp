@@ -8,25 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "cusched_run.h"
+
 namespace {
 
-struct Output {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs `cusched args` in a shell, stdout captured, stderr dropped.
-Output cusched(const std::string& args) {
-  std::string cmd = std::string(CUSCHED_BINARY) + " " + args + " 2>/dev/null";
-  Output o;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
-  int status = pclose(p);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using cli_test::cusched;
+using cli_test::Output;
 
 nlohmann::json parsed(const Output& o) {
   nlohmann::json j = nlohmann::json::parse(o.out, nullptr, false);

@@ -11,34 +11,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cusched_run.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Output {
-  int exit_code = -1;
-  std::string out;
-};
-
-Output cusched(const std::string& args) {
-  std::string cmd = std::string(CUSCHED_BINARY) + " " + args + " 2>/dev/null";
-  Output o;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
-  int status = pclose(p);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+using cli_test::cusched;
+using cli_test::Output;
+using cli_test::read_file;
 
 std::string dims(const json& d) {
   return "(" + std::to_string(d[0].get<int64_t>()) + ", " + std::to_string(d[1].get<int64_t>()) + ", " +

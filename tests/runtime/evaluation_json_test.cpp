@@ -8,12 +8,18 @@
 namespace cusched::runtime {
 namespace {
 
-TEST(EvaluationJson, RequestRoundTrips) {
+// A request with one kernel writing one output, its own reference.
+EvalRequest one_kernel_request() {
   EvalRequest r;
   r.candidate.source = "extern \"C\" __global__ void k(float* c) {}";
   r.candidate.buffers.push_back({"C", DType::f32, {4, 8}, BufferRole::Output, false});
   r.candidate.launches.push_back({"k", {2, 1, 1}, {128, 1, 1}, 0, {"C"}});
   r.reference = r.candidate;
+  return r;
+}
+
+TEST(EvaluationJson, RequestRoundTrips) {
+  EvalRequest r = one_kernel_request();
   r.reference.buffers[0].dtype = DType::f64;
   InputSpec a;
   a.buffer = "A";
@@ -38,11 +44,7 @@ TEST(EvaluationJson, RequestRoundTrips) {
 }
 
 TEST(EvaluationJson, TimingCutRoundTrips) {
-  EvalRequest r;
-  r.candidate.source = "extern \"C\" __global__ void k(float* c) {}";
-  r.candidate.buffers.push_back({"C", DType::f32, {4, 8}, BufferRole::Output, false});
-  r.candidate.launches.push_back({"k", {2, 1, 1}, {128, 1, 1}, 0, {"C"}});
-  r.reference = r.candidate;
+  EvalRequest r = one_kernel_request();
   r.timing.cut_ms = 12.5;
   EXPECT_EQ(EvalRequest::from_json(nlohmann::json::parse(r.to_json().dump())).timing.cut_ms, 12.5);
   nlohmann::json j = r.to_json();
