@@ -3,23 +3,25 @@
 # command: every kernel through `cusched check` (and with --no-audit where the manifest
 # names the verdicts of the runtime checks behind the audit), then the same corpus as
 # search candidates through gpu_cheat_tests (with racecheck on the racy kernel). Prints a
-# table and writes bench/results/cheats-<date>.json (date, commit, GPU, driver, command,
-# per-kernel verdicts and the counts). SANITIZE_BESTS=1 also runs compute-sanitizer on
-# every problem's best schedule (gpu_cheat_tests' EveryProblem/* tests; several minutes).
+# table and writes the record bench/results/DATE-cheat-corpus.json (bench/cheat_record.py).
+# SANITIZE_BESTS=1 also runs compute-sanitizer on every problem's best schedule
+# (gpu_cheat_tests' EveryProblem/* tests, in SANITIZE_SHARDS processes side by side).
 #
 #   source bench/gpu_env.sh && bash bench/check_cheats.sh
 #
 # A build without the Clang audit (the carried GPU build) cannot give audit_rejected:
 # there, kernels that only the audit is meant to reject are reported as "audit (CPU)",
-# the cheat_tests suite's job, and kernels with runtime verdicts are judged by those.
+# and kernels with runtime verdicts are judged by those. AUDIT_ONLY=1, on a machine with
+# the audit and without a GPU, gives those rows: every kernel through `check`'s audit and
+# precision scan, where a cheat must be rejected and a kernel whose verdict is a runtime
+# one must pass to verification (verdict "none"); its record is DATE-cheat-corpus-audit.json.
 set -u
 cd "$(dirname "$0")/.."
 CUSCHED=${CUSCHED:-cusched}
 GPU_TESTS=${GPU_TESTS:-$(command -v gpu_cheat_tests || echo build/tests/gpu_cheats/gpu_cheat_tests)}
 OUT=${OUT:-/tmp/cusched-out}
 mkdir -p "$OUT" bench/results
-have_audit=1
-"$CUSCHED" audit --help > /dev/null 2>&1 || have_audit=0
+have_audit=$("$CUSCHED" --version --json | python3 -c 'import json,sys; print(int(json.load(sys.stdin).get("audit", False)))')
 lines="$OUT/cheats.tsv"
 : > "$lines"
 start=$(date +%s)
@@ -33,11 +35,15 @@ while IFS=$'\t' read -r file problem size precision class expect expect_no_audit
   for mode in audit no_audit; do
     flags=""
     allowed=$expect
+    if [ "${AUDIT_ONLY:-0}" = 1 ]; then
+      [ $mode = no_audit ] && continue
+      case ",$expect," in *,audit_rejected,*|*,undeclared_precision,*) ;; *) allowed=none ;; esac
+    fi
     if [ $mode = no_audit ]; then
       [ -z "$expect_no_audit" ] && continue
       flags="--no-audit"
       allowed=$expect_no_audit
-    elif [ $have_audit = 0 ]; then
+    elif [ $have_audit = 0 ] && [ "${AUDIT_ONLY:-0}" != 1 ]; then
       if [ -z "$expect_no_audit" ]; then
         printf '%s\t%s\t%s\t%s\t%s\n' "$file" "$class" audit "audit (CPU)" skipped >> "$lines"
         continue
@@ -54,43 +60,32 @@ while IFS=$'\t' read -r file problem size precision class expect expect_no_audit
   done
 done < "$OUT/cheats.list"
 check_s=$(( $(date +%s) - start ))
-filter='Corpus/*'
-[ "${SANITIZE_BESTS:-0}" = 1 ] && filter='*'
-"$GPU_TESTS" --gtest_filter="$filter" --gtest_output="xml:$OUT/gpu_cheat_tests.xml" > "$OUT/gpu_cheat_tests.log" 2>&1
-gpu_status=$?
+gpu_status=0
+: > "$OUT/gpu_cheat_tests.log"
+if [ "${AUDIT_ONLY:-0}" != 1 ]; then
+  "$GPU_TESTS" --gtest_filter='Corpus/*' > "$OUT/gpu_cheat_tests.log" 2>&1
+  gpu_status=$?
+fi
+if [ "${SANITIZE_BESTS:-0}" = 1 ] && [ "${AUDIT_ONLY:-0}" != 1 ]; then
+  # The sanitizer runs are processes of their own: shards of the problems run side by side.
+  shards=${SANITIZE_SHARDS:-6}
+  for i in $(seq 0 $((shards - 1))); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$GPU_TESTS" --gtest_filter='EveryProblem/*' \
+        > "$OUT/sanitize_shard_$i.log" 2>&1 &
+  done
+  for job in $(jobs -p); do wait "$job" || gpu_status=1; done
+  cat "$OUT"/sanitize_shard_*.log >> "$OUT/gpu_cheat_tests.log"
+fi
 total_s=$(( $(date +%s) - start ))
 printf '%-34s %-28s %-9s %-22s %s\n' kernel class mode verdict result
 awk -F'\t' '{printf "%-34s %-28s %-9s %-22s %s\n", $1, $2, $3, $4, $5}' "$lines"
 grep -E '^\| ' "$OUT/gpu_cheat_tests.log" | sort | uniq
 tail -n 3 "$OUT/gpu_cheat_tests.log"
-stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
-python3 - "$lines" "$OUT/gpu_cheat_tests.log" "$gpu_status" "$check_s" "$total_s" "$have_audit" "${SANITIZE_BESTS:-0}" > "bench/results/cheats-$stamp.json" <<'PY'
-import json, subprocess, sys
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-def sh(cmd):
-    try: return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
-    except Exception: return ""
-record = {
-  "date": sh("date -u +%Y-%m-%dT%H:%M:%SZ"),
-  "commit": sh("git rev-parse HEAD"),
-  "gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader | head -1"),
-  "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1"),
-  "command": "bash bench/check_cheats.sh" + (" (SANITIZE_BESTS=1)" if sys.argv[7] == "1" else ""),
-  "audit_in_build": sys.argv[6] == "1",
-  "check": [dict(zip(["kernel", "class", "mode", "verdict", "result"], r)) for r in rows],
-  "numbers": {
-    "check_runs": len(rows),
-    "check_pass": sum(r[4] == "pass" for r in rows),
-    "check_fail": sum(r[4] == "fail" for r in rows),
-    "check_skipped": sum(r[4] == "skipped" for r in rows),
-    "check_seconds": int(sys.argv[4]),
-    "total_seconds": int(sys.argv[5]),
-    "gpu_tests_exit_code": int(sys.argv[3]),
-  },
-  "gpu_tests": [l.strip() for l in open(sys.argv[2]) if l.startswith("| ") or l.startswith("[  PASSED") or l.startswith("[  FAILED")],
-}
-print(json.dumps(record, indent=2))
-PY
-echo "record: bench/results/cheats-$stamp.json ($total_s s)"
+name=cheat-corpus
+[ "${AUDIT_ONLY:-0}" = 1 ] && name=cheat-corpus-audit
+record=$(python3 bench/cheat_record.py --rows "$lines" --gpu-log "$OUT/gpu_cheat_tests.log" --gpu-status "$gpu_status" \
+    --check-seconds "$check_s" --total-seconds "$total_s" --audit-in-build "$have_audit" \
+    --sanitize-bests "${SANITIZE_BESTS:-0}" --audit-only "${AUDIT_ONLY:-0}" --name "$name" --out-dir bench/results)
+echo "record: $record ($total_s s)"
 fails=$(awk -F'\t' '$5 == "fail"' "$lines" | wc -l)
 [ "$fails" = 0 ] && [ $gpu_status = 0 ]

@@ -42,7 +42,7 @@ suite gpu_runtime_tests gpu_runtime_tests
 CUSCHED_GPU_PROPERTY_COUNT=${PROPERTY_COUNT:-2} suite gpu_property_tests gpu_property_tests
 OUT="$OUT/cheats" bash bench/check_cheats.sh > "$OUT/check_cheats.log" 2>&1
 note "cheat corpus through check (pass/fail rows)" "$(grep -cE ' pass$' "$OUT/check_cheats.log") pass, $(grep -cE ' fail$' "$OUT/check_cheats.log") fail"
-cp bench/results/cheats-*.json "$OUT/" 2>/dev/null
+cp bench/results/*-cheat-corpus*.json "$OUT/" 2>/dev/null
 for f in tests/problems/data/*.json; do
   v=$(timeout 120 cusched run -p "$f" -s baseline --json 2> "$OUT/$(basename "$f" .json).err" | outcome)
   note "problem file $(basename "$f") baseline on the GPU" "$v"

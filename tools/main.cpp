@@ -45,7 +45,7 @@ int print_version(bool json) {
     std::cout << v.dump(2) << "\n";
   else
     std::cout << "cusched " << v["version"].get<std::string>() << " (" << v["search"].get<std::string>() << ", "
-              << v["runtime"].get<std::string>() << ")\n";
+              << v["runtime"].get<std::string>() << (v["audit"].get<bool>() ? ", audit" : ", no audit") << ")\n";
   return 0;
 }
 

@@ -6,7 +6,11 @@ namespace cusched::tools {
 
 const char* cusched_version();
 
-// The version with its parts: the search's and the runtime's version strings.
+// Whether this build has the Clang 19 audit stage (CUSCHED_WITH_AUDIT).
+bool audit_in_build();
+
+// The version with its parts: the search's and the runtime's version strings, and
+// whether the audit stage is built in.
 nlohmann::json version_json();
 
 }  // namespace cusched::tools

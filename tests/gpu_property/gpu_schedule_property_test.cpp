@@ -1,5 +1,7 @@
 // On the GPU: the random schedules that the interpreter property test accepts also
-// verify on the device at the small size (same generator, same seeds).
+// verify on the device at the small size (same generator, same seeds), and random
+// schedules legal at the bench size verify there, where numerics that depend on the
+// size (long sequential sums, say) show.
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -48,6 +50,38 @@ TEST_P(GpuScheduleProperty, InterpreterAcceptedSchedulesVerifyOnTheGpu) {
   std::cout << p.name << ": " << checked << " interpreter-accepted schedules checked on the GPU\n";
   EXPECT_GT(checked, 0);
 }
+
+class GpuBenchSizeScheduleProperty : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuBenchSizeScheduleProperty, LegalSchedulesVerifyAtTheBenchSize) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  const Problem& p = find_problem(GetParam());
+  uint64_t seed = env_or("CUSCHED_PROPERTY_SEED", 1);
+  int count = static_cast<int>(env_or("CUSCHED_GPU_BENCH_PROPERTY_COUNT", 3));
+  std::mt19937_64 rng(seed * 7919 + std::hash<std::string>{}(p.name));
+  ScheduleContext ctx = p.context("bench");
+  runtime::Worker worker(0);
+  int checked = 0;
+  for (int n = 0; n < count; ++n) {
+    nlohmann::json steps = random_schedule(ctx, rng);
+    search::EvalConfig cfg;
+    cfg.backend = "gpu";
+    cfg.size = "bench";
+    cfg.seed = seed + n;
+    cfg.time_it = false;
+    cfg.audit = false;
+    auto out = search::evaluate_candidate(p, steps, cfg, &worker);
+    if (out.verdict == runtime::Verdict::invalid_schedule || out.verdict == runtime::Verdict::timeout) continue;
+    EXPECT_EQ(out.verdict_text(), "ok") << out.reason << "\nschedule: " << steps.dump();
+    ++checked;
+  }
+  std::cout << p.name << ": " << checked << " bench-size schedules checked on the GPU\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, GpuBenchSizeScheduleProperty,
+                         ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "conv2d",
+                                           "gemm_add_relu", "cross_entropy"),
+                         [](const auto& info) { return info.param; });
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, GpuScheduleProperty,
                          ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "conv2d",
