@@ -59,6 +59,29 @@ nlohmann::json SanitizerRun::to_json() const {
   return j;
 }
 
+bool read_sanitizer_log(const std::string& text, SanitizerRun& run) {
+  static const std::regex error_summary(R"(ERROR SUMMARY:\s*([0-9]+)\s+error)");
+  static const std::regex race_summary(
+      R"(RACECHECK SUMMARY:\s*[0-9]+\s+hazards?\s+displayed\s*\(\s*([0-9]+)\s+errors?,\s*([0-9]+)\s+warnings?)");
+  std::smatch m;
+  if (std::regex_search(text, m, error_summary)) {
+    run.errors = std::stoi(m[1]);
+  } else if (std::regex_search(text, m, race_summary)) {
+    run.errors = std::stoi(m[1]) + std::stoi(m[2]);
+  } else {
+    return false;
+  }
+  std::stringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line) && run.findings.size() < 20)
+    if (line.find("SUMMARY") == std::string::npos &&
+        (line.find("Error") != std::string::npos || line.find("Race") != std::string::npos ||
+         line.find("Invalid") != std::string::npos || line.find("Hazard") != std::string::npos ||
+         line.find("hazard") != std::string::npos))
+      run.findings.push_back(line);
+  return true;
+}
+
 std::optional<std::string> find_compute_sanitizer() {
   if (const char* env = std::getenv("CUSCHED_COMPUTE_SANITIZER"); env && executable(env)) return std::string(env);
   if (executable("/usr/local/cuda/bin/compute-sanitizer")) return std::string("/usr/local/cuda/bin/compute-sanitizer");
@@ -94,7 +117,6 @@ std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector
   } catch (const cusched::UserError&) {
     binary.clear();
   }
-  const std::regex summary(R"(ERROR SUMMARY:\s*([0-9]+)\s+error)");
   for (const auto& tool : tools) {
     SanitizerRun run;
     run.tool = tool;
@@ -109,17 +131,7 @@ std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector
       if (tool == "racecheck") argv.insert(argv.end(), {"--racecheck-report", "all"});
       argv.insert(argv.end(), {binary, "--evaluate-file", request_file, "--result-file", result});
       int status = run_process(argv, (dir / (tool + ".out")).string());
-      std::string text = read_file(log);
-      std::smatch m;
-      if (std::regex_search(text, m, summary)) {
-        run.errors = std::stoi(m[1]);
-        std::stringstream lines(text);
-        std::string line;
-        while (std::getline(lines, line) && run.findings.size() < 20)
-          if (line.find("Error") != std::string::npos || line.find("Race") != std::string::npos ||
-              line.find("Invalid") != std::string::npos || line.find("Hazard") != std::string::npos)
-            run.findings.push_back(line);
-      } else {
+      if (!read_sanitizer_log(read_file(log), run)) {
         run.problem = "compute-sanitizer ended with status " + std::to_string(status) + " and no error summary.";
       }
     }

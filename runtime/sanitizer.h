@@ -15,11 +15,17 @@ namespace cusched::runtime {
 
 struct SanitizerRun {
   std::string tool;                   // "memcheck", "racecheck", "synccheck"
-  int errors = -1;                    // from "ERROR SUMMARY: N errors"; -1 when the tool did not run
+  int errors = -1;                    // from the tool's summary line; -1 when the tool did not run
   std::vector<std::string> findings;  // the first lines of the tool's report that name an error
   std::string problem;                // why the tool did not run, or ""
   nlohmann::json to_json() const;
 };
+
+// Reads a compute-sanitizer log into run.errors and run.findings: memcheck and synccheck
+// end with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: N hazards
+// displayed (E errors, W warnings)", whose errors and warnings both count. False when
+// the log has neither summary.
+bool read_sanitizer_log(const std::string& text, SanitizerRun& run);
 
 // $CUSCHED_COMPUTE_SANITIZER, else /usr/local/cuda/bin/compute-sanitizer, else
 // compute-sanitizer on PATH; nullopt when none is executable.
