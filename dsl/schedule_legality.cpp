@@ -64,7 +64,6 @@ void check_schedule_legality(const ScheduleState& state, const std::vector<StepJ
   legality::check_placement_rules(rules);
   legality::check_copy_rules(rules);
   legality::check_scan_rules(rules);
-  legality::check_numerics_rules(rules);
 }
 
 }  // namespace cusched

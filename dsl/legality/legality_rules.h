@@ -37,9 +37,5 @@ void check_copy_rules(const Rules& r);         // staged copies with registers, 
 void check_output_tile_rules(const Rules& r);  // cache_write scope shared
 void check_tensor_core_rules(const Rules& r);  // the tensor-core tile's loops and placements
 void check_scan_rules(const Rules& r);         // scan stages: root, their scanned loops innermost and in order
-void check_numerics_rules(const Rules& r);     // serial-sum-too-long
-
-// The most terms a floating-point sum may add one after another into one accumulator.
-constexpr int64_t kMaxSerialSumTerms = int64_t{1} << 20;
 
 }  // namespace cusched::legality
