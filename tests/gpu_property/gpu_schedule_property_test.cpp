@@ -74,8 +74,9 @@ TEST_P(GpuBenchSizeScheduleProperty, LegalSchedulesVerifyAtTheBenchSize) {
     // Refusals with a structured error (shared memory or a register array beyond the
     // device at this size) and schedules too slow for the watchdog are not verdicts on
     // the numerics; a failure inside lowering is.
-    const bool refused = out.verdict == runtime::Verdict::invalid_schedule ||
-                         (out.verdict == runtime::Verdict::lowering_error && out.error.code != "internal-lowering-failure");
+    const bool refused =
+        out.verdict == runtime::Verdict::invalid_schedule ||
+        (out.verdict == runtime::Verdict::lowering_error && out.error.code != "internal-lowering-failure");
     if (refused || out.verdict == runtime::Verdict::timeout) continue;
     EXPECT_EQ(out.verdict_text(), "ok") << out.reason << "\nschedule: " << steps.dump();
     ++checked;
