@@ -13,7 +13,6 @@ written to OUT_DIR/DATE-NAME.json and its path printed.
 """
 import argparse
 import datetime
-import json
 import os
 import sys
 
@@ -97,12 +96,7 @@ def main(argv):
         "gpu_tests": tests,
         "notes": notes(rows, tests, args),
     }
-    os.makedirs(args.out_dir, exist_ok=True)
-    path = os.path.join(args.out_dir, "%s-%s.json" % (record["date"], args.name))
-    with open(path, "w") as f:
-        json.dump(record, f, indent=2)
-        f.write("\n")
-    print(path)
+    print(make_record.write_record(record, args.out_dir))
     return 0
 
 

@@ -104,6 +104,16 @@ def result(run, strict, timings, check, tolerance):
     return r
 
 
+def write_record(record, out_dir):
+    """Writes the record to OUT_DIR/DATE-NAME.json (the name make_tables.py expects); returns the path."""
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f"{record['date']}-{record['name']}.json")
+    with open(path, "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    return path
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", required=True)
@@ -151,12 +161,7 @@ def main(argv):
                            tolerance.get(r["problem"])) for r in runs if "problem" in r],
         "notes": args.notes,
     }
-    os.makedirs(args.out_dir, exist_ok=True)
-    path = os.path.join(args.out_dir, f"{record['date']}-{record['name']}.json")
-    with open(path, "w") as f:
-        json.dump(record, f, indent=1)
-        f.write("\n")
-    print(path)
+    print(write_record(record, args.out_dir))
     return 0
 
 

@@ -8,6 +8,8 @@ import sys
 import tempfile
 import unittest
 
+from record_schema import schema_errors
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(ROOT, "bench", "cheat_record.py")
 
@@ -59,17 +61,10 @@ class CheatRecord(unittest.TestCase):
             self.assertEqual(r["command"], "bash bench/check_cheats.sh")
 
     def test_the_record_validates_against_the_schema(self):
-        try:
-            import jsonschema
-        except ImportError:
-            self.skipTest("python3-jsonschema is not installed")
-        with open(os.path.join(ROOT, "bench", "record.schema.json")) as f:
-            schema = json.load(f)
         with tempfile.TemporaryDirectory() as d:
             for audit_only in (0, 1):
                 _, r = self.write(d, audit_only)
-                errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(r)]
-                self.assertEqual(errors, [])
+                self.assertEqual(schema_errors(r), [])
 
     def test_an_audit_only_record_says_so(self):
         with tempfile.TemporaryDirectory() as d:
