@@ -20,6 +20,20 @@ uint64_t env_or(const char* name, uint64_t def) {
   return v ? std::strtoull(v, nullptr, 10) : def;
 }
 
+// An untimed, unaudited GPU evaluation at `size` with inputs from `seed`.
+search::EvalConfig gpu_check_config(const std::string& size, uint64_t seed) {
+  search::EvalConfig cfg;
+  cfg.backend = "gpu";
+  cfg.size = size;
+  cfg.seed = seed;
+  cfg.time_it = false;
+  cfg.audit = false;
+  return cfg;
+}
+
+const auto kProblems =
+    ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "conv2d", "gemm_add_relu", "cross_entropy");
+
 class GpuScheduleProperty : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuScheduleProperty, InterpreterAcceptedSchedulesVerifyOnTheGpu) {
@@ -36,12 +50,7 @@ TEST_P(GpuScheduleProperty, InterpreterAcceptedSchedulesVerifyOnTheGpu) {
     Schedule s = Schedule::from_json(ctx, steps);
     auto interp = runtime::verify_with_interpreter(p, s, "small", seed + n, 1);
     if (interp.verdict != cusched::runtime::Verdict::ok) continue;
-    search::EvalConfig cfg;
-    cfg.backend = "gpu";
-    cfg.size = "small";
-    cfg.seed = seed + n;
-    cfg.time_it = false;
-    cfg.audit = false;
+    search::EvalConfig cfg = gpu_check_config("small", seed + n);
     cfg.check_bench = false;  // the schedules are generated for the small size
     auto out = search::evaluate_candidate(p, steps, cfg, &worker);
     EXPECT_EQ(out.verdict_text(), "ok") << out.reason << "\nschedule: " << steps.dump();
@@ -64,13 +73,7 @@ TEST_P(GpuBenchSizeScheduleProperty, LegalSchedulesVerifyAtTheBenchSize) {
   int checked = 0;
   for (int n = 0; n < count; ++n) {
     nlohmann::json steps = random_schedule(ctx, rng);
-    search::EvalConfig cfg;
-    cfg.backend = "gpu";
-    cfg.size = "bench";
-    cfg.seed = seed + n;
-    cfg.time_it = false;
-    cfg.audit = false;
-    auto out = search::evaluate_candidate(p, steps, cfg, &worker);
+    auto out = search::evaluate_candidate(p, steps, gpu_check_config("bench", seed + n), &worker);
     // Refusals with a structured error (shared memory or a register array beyond the
     // device at this size) and schedules too slow for the watchdog are not verdicts on
     // the numerics; a failure inside lowering is.
@@ -84,15 +87,10 @@ TEST_P(GpuBenchSizeScheduleProperty, LegalSchedulesVerifyAtTheBenchSize) {
   std::cout << p.name << ": " << checked << " bench-size schedules checked on the GPU\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, GpuBenchSizeScheduleProperty,
-                         ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "conv2d",
-                                           "gemm_add_relu", "cross_entropy"),
+INSTANTIATE_TEST_SUITE_P(Algorithms, GpuBenchSizeScheduleProperty, kProblems,
                          [](const auto& info) { return info.param; });
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, GpuScheduleProperty,
-                         ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "conv2d",
-                                           "gemm_add_relu", "cross_entropy"),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Algorithms, GpuScheduleProperty, kProblems, [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace cusched
