@@ -12,7 +12,6 @@
 set -u
 cd "$(dirname "$0")/.."
 source bench/gpu_env.sh
-OUT=${OUT:-/tmp/cusched-out}
 LOGS=/tmp/verification-logs
 rm -rf "$LOGS" && mkdir -p "$LOGS" "$OUT"
 summary="$LOGS/summary.txt"

@@ -2,7 +2,6 @@
 // What the whole-schedule legality rules share: the state, the way to refuse with the
 // step that caused it, and the questions several rules ask (is a stage built, is a
 // placement made inside a thread loop). One function per rule family.
-#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
