@@ -40,9 +40,9 @@ def notes(rows, tests, args):
            "%d s in all." % (count("pass"), count("fail"), count("skipped"), args.check_seconds, args.gpu_status,
                              args.total_seconds)]
     if args.audit_only:
-        out.append("The audit and the precision scan only (a build with the audit, no GPU): a cheat passes when "
-                   "they reject it; a kernel whose verdict is a runtime one passes when they let it through "
-                   "to verification (verdict none).")
+        out.append("The audit and the precision scan only (a build with the audit, no GPU): a cheat that only they "
+                   "judge passes when they reject it; a kernel that a runtime verdict may judge also passes when "
+                   "they let it through to verification (verdict none).")
     elif not args.audit_in_build:
         out.append("This build has no Clang audit: rows of kernels that only the audit rejects are left to the "
                    "record of AUDIT_ONLY=1 on a machine with the audit, and audit rows of the others accept "
