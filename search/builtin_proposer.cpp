@@ -44,6 +44,24 @@ std::vector<std::string> class_moves(ProblemClass c) {
   return move_names();
 }
 
+// One move or random draw that fails yields no schedule; the round goes on with the others.
+std::optional<MoveResult> move_or_nothing(const std::string& move, const json& steps, const ScheduleState& state,
+                                          std::mt19937_64& rng) {
+  try {
+    return apply_move(move, steps, state, rng);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+}
+
+json random_or_nothing(const ScheduleContext& ctx, std::mt19937_64& rng) {
+  try {
+    return random_schedule(ctx, rng);
+  } catch (const UserError&) {
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 BuiltinProposer::BuiltinProposer(const Problem& problem, BuiltinProposerConfig config)
@@ -92,6 +110,7 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
       out.proposals.push_back({idea, group[i].move.schedule, std::nullopt});
   };
   auto admit = [&](const json& steps, std::vector<Scored>& group, const std::string& move, const std::string& text) {
+    if (steps.is_null()) return;
     json n = legal(steps);
     if (n.is_null() || !proposed_.insert(schedule_hash(n)).second) return;
     group.push_back({{move, text, n}, std::nullopt, estimate(n)});
@@ -104,7 +123,7 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
     ScheduleState st = Schedule::from_json(problem_.context(config_.cost_size, config_.strict), baseline).state();
     auto moves = class_moves(class_);
     for (int tries = 0; tries < per_idea * config_.attempts_per_slot; ++tries)
-      if (auto m = apply_move(moves[tries % moves.size()], baseline, st, rng))
+      if (auto m = move_or_nothing(moves[tries % moves.size()], baseline, st, rng))
         admit(m->schedule, base, m->move, m->idea);
     // The baseline itself stays first; its mutants follow by estimated cost.
     if (!base.empty()) {
@@ -132,7 +151,7 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
   std::vector<Scored> random;
   ScheduleContext ctx = problem_.context(config_.cost_size, config_.strict);
   for (int i = 0; i < std::max(per_idea, config_.random_samples) * config_.attempts_per_slot; ++i)
-    admit(random_schedule(ctx, rng), random, "random", "a random legal schedule");
+    admit(random_or_nothing(ctx, rng), random, "random", "a random legal schedule");
   add_group("random legal schedules, cheapest by the cost model", random);
   return out;
 }
@@ -185,7 +204,7 @@ RoundProposals BuiltinProposer::propose(const ProposalContext& ctx, int ideas, i
       if (k > 0) parent = &tournament();
       for (int a = 0; a < per_idea * config_.attempts_per_slot; ++a) {
         const Parent& p = a % 2 == 0 ? *parent : tournament();
-        auto m = apply_move(move, p.steps, p.state, rng);
+        auto m = move_or_nothing(move, p.steps, p.state, rng);
         if (!m) continue;
         json n = legal(m->schedule);
         if (n.is_null() || !proposed_.insert(schedule_hash(n)).second) continue;

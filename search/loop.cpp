@@ -217,7 +217,18 @@ bool SearchLoop::do_round(int64_t run, int index) {
       log_ << "round " << index + 1 << ": growing from candidate " << *steering.restart_from << " (steering)"
            << std::endl;
     }
-  RoundProposals props = proposer_.propose(ctx, options_.ideas, options_.per_idea);
+  // A proposer that fails ends its own round's proposals, not the search: the round goes on
+  // with the baseline and steering, and the failure is logged with the round.
+  RoundProposals props;
+  try {
+    props = proposer_.propose(ctx, options_.ideas, options_.per_idea);
+  } catch (const UserError& e) {
+    props = {};
+    props.events.push_back({"proposer_failed", e.error().to_string()});
+  } catch (const std::exception& e) {
+    props = {};
+    props.events.push_back({"proposer_failed", e.what()});
+  }
   for (const auto& call : props.calls) store_.add_llm_call(round, call);
   for (const auto& e : props.events) log_ << "round " << index << ": " << e.kind << ": " << e.detail << std::endl;
 

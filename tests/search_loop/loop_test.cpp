@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "dsl/error.h"
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "scripted_server.h"
@@ -100,6 +101,49 @@ TEST(SearchLoop, CandidateBudgetStopsTheRunAndLeavesTheRestPending) {
   EXPECT_EQ(s.status, SearchStatus::budget_spent);
   EXPECT_EQ(s.evaluated, 5);
   EXPECT_FALSE(store.pending(s.run).empty());
+}
+
+// Throws a UserError (and then a plain exception) on the rounds listed, else proposes
+// the builtin proposer's round.
+class FailingProposer : public Proposer {
+ public:
+  FailingProposer(const Problem& p, std::set<int> failing) : inner_(p, {}), failing_(std::move(failing)) {}
+  std::string name() const override { return "builtin"; }
+  RoundProposals propose(const ProposalContext& ctx, int ideas, int per_idea) override {
+    ++calls;
+    if (failing_.count(ctx.round)) {
+      if (ctx.round % 2 == 0) fail("no-schedule", "no schedule could be drawn.", "Try another seed.");
+      throw std::runtime_error("the proposer ran out of schedules");
+    }
+    return inner_.propose(ctx, ideas, per_idea);
+  }
+  int calls = 0;
+
+ private:
+  BuiltinProposer inner_;
+  std::set<int> failing_;
+};
+
+TEST(SearchLoop, AProposerThatThrowsEndsItsRoundNotTheSearch) {
+  const Problem& p = find_problem("relu");
+  Store store(temp_db("failing"));
+  FailingProposer proposer(p, {0, 1});
+  std::ostringstream log;
+  SearchSummary s = SearchLoop(p, store, proposer, interp_options(3, 2, 2), log).run();
+  EXPECT_EQ(proposer.calls, 3);
+  EXPECT_EQ(s.status, SearchStatus::finished) << log.str();
+  EXPECT_EQ(s.rounds_finished, 3);
+  // Round 0 still evaluated the baseline; round 2 proposed again after two failures.
+  ASSERT_TRUE(s.baseline) << log.str();
+  auto cands = store.candidates(s.run);
+  int in_last = 0;
+  for (const auto& c : cands) in_last += c.round_index == 2;
+  EXPECT_GT(in_last, 0) << log.str();
+  EXPECT_TRUE(store.pending(s.run).empty());
+  // Each failure is in the log with its message.
+  EXPECT_NE(log.str().find("proposer_failed"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("no schedule could be drawn"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("ran out of schedules"), std::string::npos) << log.str();
 }
 
 TEST(SearchLoop, LlmProposerRoundAgainstAScriptedServer) {
