@@ -4,5 +4,6 @@
 #include "dsl/error.h"
 #include "dsl/expr.h"
 #include "dsl/func.h"
+#include "dsl/padded_load.h"
 #include "dsl/pipeline.h"
 #include "dsl/var.h"

@@ -6,6 +6,7 @@
 
 #include "dsl/error.h"
 #include "dsl/math_function.h"
+#include "dsl/padded_load.h"
 
 namespace cusched {
 
@@ -325,6 +326,11 @@ std::string to_string(const Expr& e) {
       os << n.name << (n.op == ExprOp::Load ? "[" : "(");
       for (size_t i = 0; i < n.args.size(); ++i) os << (i ? ", " : "") << to_string(n.args[i]);
       os << (n.op == ExprOp::Load ? "]" : ")");
+      if (n.op == ExprOp::Load && (n.ival & kLoadPadded)) {
+        std::ostringstream v;
+        v << n.fval;
+        return "padded(" + os.str() + ", " + v.str() + ")";
+      }
       break;
     }
     case ExprOp::Reduce: {

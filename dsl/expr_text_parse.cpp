@@ -14,6 +14,7 @@
 #include "dsl/expr_text.h"
 #include "dsl/expr_text_precedence.h"
 #include "dsl/math_function.h"
+#include "dsl/padded_load.h"
 #include "dsl/reduction_split.h"
 #include "dsl/var.h"
 
@@ -535,6 +536,7 @@ class Parser {
               "Pass a comparison, e.g. select(x > 0, x, 0).");
       return select(args[0], args[1], args[2]);
     }
+    if (f == "padded") return padded_call(fn, args);
     if (f == "min" || f == "max" || f == "pow") {
       arity(fn, args, 2);
       return f == "min" ? min(args[0], args[1]) : f == "max" ? max(args[0], args[1]) : pow(args[0], args[1]);
@@ -558,6 +560,31 @@ class Parser {
     return load(fn, args);
   }
 
+  // padded(LOAD) or padded(LOAD, VALUE): the load reads VALUE (a number, default 0)
+  // where its indices leave the source's shape.
+  Expr padded_call(const Token& fn, const std::vector<Expr>& args) {
+    if (args.empty() || args.size() > 2)
+      error("wrong-argument-count", fn,
+            "'padded' takes a load and optionally the value outside, not " + std::to_string(args.size()) +
+                " argument(s).",
+            "Write padded(X(i, j)) or padded(X(i, j), -inf).");
+    if (args[0]->op != ExprOp::Load)
+      error("type-error", fn, "The first argument of padded must be a load of a tensor or stage.",
+            "Write padded(X(i - 1, j - 1)) with X an input tensor or an earlier stage.");
+    double outside = 0;
+    if (args.size() == 2) {
+      const Expr& v = args[1];
+      const bool neg = v->op == ExprOp::Neg;
+      const Expr& lit = neg ? v->args[0] : v;
+      if (lit->op != ExprOp::FloatImm && lit->op != ExprOp::IntImm)
+        error("type-error", fn, "The padding value of padded must be a number, not '" + to_string(v) + "'.",
+              "Write a literal such as 0, -inf or 1.5.");
+      outside = lit->op == ExprOp::FloatImm ? lit->fval : static_cast<double>(lit->ival);
+      if (neg) outside = -outside;
+    }
+    return padded(args[0], outside);
+  }
+
   Expr load(const Token& fn, std::vector<Expr> args) {
     size_t dims = 0;
     DType type = DType::f32;
@@ -577,7 +604,7 @@ class Parser {
       for (const auto& [n, _] : scope_.stages) known += (known.empty() ? "" : ", ") + n;
       error("unknown-tensor", fn, "'" + fn.text + "' is not an input tensor, an earlier stage or a function.",
             "Use one of: " + (known.empty() ? std::string("(none)") : known) + "; functions: " + function_names() +
-                ", min, max, pow, select and the casts f32(...), bf16(...), ...");
+                ", min, max, pow, select, padded and the casts f32(...), bf16(...), ...");
     }
     if (args.size() != dims)
       error("wrong-index-count", fn,

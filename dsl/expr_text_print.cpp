@@ -5,6 +5,7 @@
 
 #include "dsl/expr_text.h"
 #include "dsl/expr_text_precedence.h"
+#include "dsl/padded_load.h"
 #include "dsl/var.h"
 
 namespace cusched {
@@ -75,8 +76,9 @@ class Printer {
       case ExprOp::Cast:
         return call(dtype_name(n.type), n.args);
       case ExprOp::Call:
-      case ExprOp::Load:
         return call(n.name, n.args);
+      case ExprOp::Load:
+        return is_padded_load(n) ? padded_text(n) : call(n.name, n.args);
       case ExprOp::Not:
       case ExprOp::Neg: {
         const Expr& a = n.args[0];
@@ -107,6 +109,20 @@ class Printer {
   std::string call(const std::string& fn, const std::vector<Expr>& args) {
     std::string s = fn + "(";
     for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + text(args[i]);
+    return s + ")";
+  }
+
+  // padded(X(i, j)) for zero padding, padded(X(i, j), VALUE) otherwise.
+  std::string padded_text(const ExprNode& n) {
+    std::string s = "padded(" + call(n.name, n.args);
+    if (n.fval != 0 || std::signbit(n.fval)) {
+      ExprNode v;
+      v.op = ExprOp::FloatImm;
+      v.type = DType::f32;
+      v.fval = n.fval;
+      v.weak = true;
+      s += ", " + float_literal(v);
+    }
     return s + ")";
   }
 };

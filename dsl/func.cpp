@@ -1,6 +1,9 @@
 #include "dsl/func.h"
 
+#include <map>
+
 #include "dsl/error.h"
+#include "dsl/padded_load.h"
 #include "dsl/reduction_split.h"
 
 namespace cusched {
@@ -93,10 +96,27 @@ static void check_no_nested_scan(const Expr& e, bool top, const std::string& sta
   for (const auto& a : e->args) check_no_nested_scan(a, false, stage);
 }
 
+// A stage reads each source with one padding value: a copy of the source holds it.
+static void check_padding_values(const Expr& e, const std::string& stage, std::map<std::string, double>& seen) {
+  if (!e.defined()) return;
+  if (is_padded_load(e)) {
+    auto [it, fresh] = seen.emplace(e->name, e->fval);
+    if (!fresh && !(it->second == e->fval))
+      fail("padded-values-differ",
+           "Stage '" + stage + "' reads '" + e->name + "' through padded loads with two padding values (" +
+               to_string(make_float(it->second, DType::f64)) + " and " + to_string(make_float(e->fval, DType::f64)) +
+               "), but a stage pads each source with one value.",
+           "Read '" + e->name + "' with one padding value, or compute one of the reads in a stage of its own.");
+  }
+  for (const auto& a : e->args) check_padding_values(a, stage, seen);
+}
+
 Func compute(const std::string& name, const std::vector<Var>& vars, Expr body) {
   if (name.empty()) fail("bad-name", "A stage needs a non-empty name.", "Pass a name such as \"C\".");
   if (!body.defined()) fail("undefined-expr", "Stage '" + name + "' has no body.", "Pass the Expr that defines it.");
   check_no_nested_scan(body, true, name);
+  std::map<std::string, double> padding;
+  check_padding_values(body, name, padding);
   if (body->op == ExprOp::Scan) {
     bool found = false;
     for (const auto& v : vars) found |= v.name() == body->name;

@@ -8,6 +8,7 @@
 
 #include "dsl/error.h"
 #include "dsl/math_function.h"
+#include "dsl/padded_load.h"
 
 namespace cusched {
 
@@ -25,6 +26,7 @@ struct RNode {
   std::vector<int> reduce_slots;        // Reduce: one slot per reduction variable, outermost first
   std::vector<int64_t> reduce_extents;  // Scan: the extent of the scanned variable (slot: its slot)
   int64_t scan_flags = 0;               // Scan: kScanReverse | kScanExclusive
+  bool padded = false;                  // Load: indices outside the shape read `imm`
   std::vector<RNode> args;
   Expr source;
 };
@@ -97,6 +99,8 @@ class Compiler {
       }
       case ExprOp::Load:
         r.target = resolve_(n);
+        r.padded = is_padded_load(n);
+        r.imm = n.fval;
         break;
       case ExprOp::Reduce: {
         r.reduce_op = n.reduce_op;
@@ -277,12 +281,14 @@ class Machine {
     }
     int64_t flat = 0;
     for (size_t d = 0; d < coords.size(); ++d) {
+      if ((coords[d] < 0 || coords[d] >= t.shape[d]) && e.padded) return e.imm;
       if (coords[d] < 0 || coords[d] >= t.shape[d]) {
         std::vector<int64_t> shape = t.shape;
         fail("out-of-bounds",
              "The load '" + to_string(e.source) + "' reads '" + t.name + "' at " + coords_text(coords) +
                  ", outside its shape " + coords_text(shape) + ".",
-             "Keep every index inside the shape, for example by clamping it with min/max or guarding it with select.");
+             "Keep every index inside the shape, or read the source through padded(...), which reads 0 (or a given "
+             "value) outside it.");
       }
       flat = flat * t.shape[d] + coords[d];
     }

@@ -106,15 +106,21 @@ struct StagedCopy {
   int64_t total = 1;  // elements of the region
   std::vector<bool> inside;
   int64_t pitch = 0;  // elements per row of the copy, its padding included
+  // The stage reads the source through padded loads: the region may start below 0, and
+  // its elements outside the source hold the padding value (`outside`).
+  bool padded = false;
+  Expr outside;
 
   // The coordinates of the region's unit number e, where a unit is `lanes`
   // consecutive elements of the innermost dimension (lanes divides its extent):
   // the coordinates of the unit's first element.
   std::vector<Expr> src_index(const Expr& e, int64_t lanes = 1) const;
-  // Elements of the region outside the source (tails of non-dividing splits) are not copied.
+  // Elements of the region outside the source (tails of non-dividing splits, padding) are
+  // not copied.
   std::vector<Expr> in_source(const std::vector<Expr>& a) const;
   // A copy of the elements that lie in the source; in a wgmma stage, whose tensor cores
-  // read whole staged rows, the elements outside it (tails) are written as zeros.
+  // read whole staged rows, the elements outside it (tails) are written as zeros, and
+  // for a padded source as the padding value.
   Stmt zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
                     const std::vector<Expr>& a, int64_t lanes) const;
 };
@@ -170,6 +176,8 @@ class KernelBuilder {
   // stage_values.cpp: a stage's values, with inlined stages expanded and loads lowered
   bool is_inline(const std::string& name) const;
   Expr inline_stages(const Expr& e) const;
+  // The extents of an input tensor or stage at the problem's sizes.
+  std::vector<int64_t> source_shape(const std::string& name) const;
   Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s,
                    bool round_operands = true);
   Expr load(const std::string& name, const std::vector<Expr>& args, DType t, const Env& env, const Env& caches);

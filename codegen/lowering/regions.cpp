@@ -6,18 +6,24 @@
 #include "codegen/lowering/kernel_builder.h"
 #include "codegen/passes/affine.h"
 #include "dsl/expr_substitute.h"
+#include "dsl/padded_load.h"
 
 namespace cusched::lowering {
 
 // The region of `name` that `body` reads while the loops in `sweep` run. A dimension
 // whose region would reach the tensor's extent is the whole dimension, unless
-// `whole_tile` asks for the loops' full range (tails beyond the tensor included).
+// `whole_tile` asks for the loops' full range (tails beyond the tensor included) or
+// `body` reads `name` through padded loads (the range read, padding included).
 bool KernelBuilder::region_of(const Expr& body, const std::string& name, const std::map<std::string, Expr>& orig,
                               const std::map<std::string, int64_t>& sweep, const std::vector<int64_t>& full,
                               std::vector<Expr>& min, std::vector<int64_t>& extent, bool whole_tile) {
   std::vector<std::vector<Expr>> loads;  // the index tuples with which `body` loads `name`
+  bool padded = false;                   // some of them may leave the source (padded loads)
   for (const ExprNode* l : loads_in(body))
-    if (l->name == name) loads.push_back(l->args);
+    if (l->name == name) {
+      loads.push_back(l->args);
+      padded |= is_padded_load(*l);
+    }
   min.assign(full.size(), make_int(0));
   extent = full;
   if (loads.empty()) return false;
@@ -55,7 +61,7 @@ bool KernelBuilder::region_of(const Expr& body, const std::string& name, const s
       }
       hi_off = std::max(hi_off, new_hi);
     }
-    if (ok && (hi_off + 1 < full[d] || whole_tile)) {
+    if (ok && (hi_off + 1 < full[d] || whole_tile || padded)) {
       min[d] = lo->to_expr();
       extent[d] = hi_off + 1;
     }

@@ -55,7 +55,8 @@ void KernelBuilder::place_register_copy(Placement& pl, const StagedCopy& cp) {
   std::string cv = cr.name + "_r" + std::to_string(uid_++);
   Expr e = make_var(cv);
   std::vector<Expr> a = cp.src_index(e);
-  Stmt st = guarded(cp.in_source(a), make_store(cr.name, flat_index(r, a), load(cr.source, a, t, env, {})));
+  Stmt st = cp.zero_outside(false, cp.in_source(a),
+                            make_store(cr.name, flat_index(r, a), load(cr.source, a, t, env, {})), r, a, 1);
   pre.push_back(make_for(cv, make_int(0), make_int(total), total <= 64 ? LoopKind::Unrolled : LoopKind::Serial,
                          GpuAxis::None, st));
 }

@@ -5,6 +5,7 @@
 #include "codegen/lowering/kernel_builder.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
+#include "dsl/padded_load.h"
 
 namespace cusched::lowering {
 
@@ -13,14 +14,29 @@ bool KernelBuilder::is_inline(const std::string& name) const {
   return it != st_.schedules.end() && it->second.location == ComputeLocation::Inline;
 }
 
-// Expands loads of inlined stages in `e`.
+std::vector<int64_t> KernelBuilder::source_shape(const std::string& name) const {
+  if (const TensorDef* in = st_.ctx.pipeline.find_input(name)) return eval_shape(in->shape, st_.ctx.sizes);
+  return eval_shape(def(name).extents, st_.ctx.sizes);
+}
+
+// Every load in `e` made padded (reading 0 outside its source).
+static Expr all_loads_padded(const Expr& e) {
+  return rewrite(e, [](const Expr& x) { return x->op == ExprOp::Load && !is_padded_load(x) ? padded(x) : x; });
+}
+
+// Expands loads of inlined stages in `e`. A padded load of an inlined stage becomes its
+// body where the indices lie inside the stage's domain and the padding value elsewhere;
+// the body's own loads are then made padded too, so that its indices (which may leave
+// their sources there) are guarded wherever they are read, copies included.
 Expr KernelBuilder::inline_stages(const Expr& e) const {
   return rewrite(e, [&](const Expr& x) -> Expr {
     if (x->op == ExprOp::Load && !x->tensor && is_inline(x->name)) {
       const FuncDef& p = def(x->name);
       std::map<std::string, Expr> m;
       for (size_t d = 0; d < p.vars.size(); ++d) m[p.vars[d]] = x->args[d];
-      return inline_stages(substitute(p.body, m));
+      Expr body = inline_stages(substitute(p.body, m));
+      if (!is_padded_load(x)) return body;
+      return select(inside_shape(x->args, source_shape(x->name)), all_loads_padded(body), padding_value(*x));
     }
     return x;
   });
@@ -39,6 +55,10 @@ Expr KernelBuilder::lower_value(const Expr& e, const Env& env, const Env& caches
         !st_.ctx.pipeline.find_input(x->name))
       return x;  // already flat
     Expr out = load(x->name, x->args, x.type(), env, caches);
+    // A padded load of memory reads its padding value outside the source; a staged copy
+    // holds the padding already.
+    if (is_padded_load(x) && !caches.count(x->name))
+      out = select(inside_shape(x->args, source_shape(x->name)), out, padding_value(*x));
     // 3xtf32 operands stay f32: the tensor-core instruction splits them itself.
     if (precision != Precision::f32 && precision != Precision::x3tf32 && dtype_is_float(x.type()))
       out = make_call("round_" + precision_name(precision), {out}, x.type());

@@ -1,9 +1,11 @@
 // cache_read: the region of its source that a copy made at a loop holds, its
 // realization (pad, swizzle), and the choice among the copy strategies: bulk_copy.cpp,
 // async_copy.cpp, register_tail.cpp, shared_copy.cpp.
+#include "codegen/expr_loads.h"
 #include "codegen/lowering/kernel_builder.h"
 #include "codegen/passes/affine.h"
 #include "dsl/error.h"
+#include "dsl/padded_load.h"
 
 namespace cusched::lowering {
 
@@ -42,6 +44,7 @@ std::vector<Expr> StagedCopy::in_source(const std::vector<Expr>& a) const {
   std::vector<Expr> conds;
   for (size_t d = 0; d < a.size(); ++d) {
     if (inside[d]) continue;
+    if (padded) conds.push_back(a[d] >= make_int(0));
     conds.push_back(a[d] < make_int(full[d]));
   }
   return conds;
@@ -49,12 +52,12 @@ std::vector<Expr> StagedCopy::in_source(const std::vector<Expr>& a) const {
 
 Stmt StagedCopy::zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
                               const std::vector<Expr>& a, int64_t lanes) const {
-  if (!wgmma || conds.empty()) return guarded(conds, copy);
+  if ((!wgmma && !padded) || conds.empty()) return guarded(conds, copy);
   std::vector<Stmt> zeros;
   for (int64_t k = 0; k < lanes; ++k) {
     std::vector<Expr> e = a;
     e.back() = e.back() + make_int(k);
-    zeros.push_back(make_store(cr.name, flat_index(dst, e), make_float(0.0)));
+    zeros.push_back(make_store(cr.name, flat_index(dst, e), padded ? outside : make_float(0.0)));
   }
   return make_if(conjunction(conds), copy, make_block(zeros));
 }
@@ -68,14 +71,14 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   StagedCopy cp(cr);
   std::vector<int64_t>& full = cp.full;
   DType& t = cp.t;
-  if (auto* in = st_.ctx.pipeline.find_input(cr.source)) {
-    full = eval_shape(in->shape, st_.ctx.sizes);
-    t = in->dtype;
-  } else {
-    const FuncDef& sd = def(cr.source);
-    full = eval_shape(sd.extents, st_.ctx.sizes);
-    t = sd.dtype;
-  }
+  full = source_shape(cr.source);
+  const TensorDef* in = st_.ctx.pipeline.find_input(cr.source);
+  t = in ? in->dtype : def(cr.source).dtype;
+  for (const ExprNode* l : loads_in(c.body))
+    if (l->name == cr.source && is_padded_load(*l)) {
+      cp.padded = true;
+      cp.outside = padding_value(*l);
+    }
   std::vector<Expr>& mn = cp.mn;
   std::vector<int64_t>& ex = cp.ex;
   // A wgmma stage's tensor cores read whole tiles from its copies: tails included (zeroed).
@@ -99,8 +102,8 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
     bool fixed = range.has_value();
     if (range)
       for (const auto& [v, k] : range->min_form.coeff) fixed &= k == 0;
-    inside[d] = ex[d] == full[d] || (fixed && range->min_form.constant >= 0 &&
-                                     range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
+    inside[d] = (ex[d] == full[d] && !cp.padded) || (fixed && range->min_form.constant >= 0 &&
+                                                     range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
   }
   cp.pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
   return cp;
@@ -149,8 +152,10 @@ void KernelBuilder::place_copy(Placement& pl, const CacheRead& cr) {
   // A register tail where the copy divides evenly over the threads: step v of each
   // thread copies unit v * threads + tid, and the last steps (all but one at most) go
   // to the thread's register array, unrolled so that each register element is named by
-  // a constant. Elsewhere (a copy of another size) the copy stays wholly shared.
-  if (scope == MemScope::Shared && cr.registers > 0 && units % min_threads == 0 && units / min_threads > 1)
+  // a constant. Elsewhere (a copy of another size, or of a padded source) the copy stays
+  // wholly shared.
+  if (scope == MemScope::Shared && cr.registers > 0 && !cp.padded && units % min_threads == 0 &&
+      units / min_threads > 1)
     return place_register_tail(pl, cp, lanes);
   if (scope == MemScope::Shared)
     place_shared_copy(pl, cp, lanes);

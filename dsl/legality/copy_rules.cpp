@@ -1,7 +1,8 @@
 // Rules on staged copies (cache_read) that the copy strategy chosen for them cannot
 // realize: registers with tensor cores or pipelines, pipelines of elements cp.async
-// does not copy, swizzles on the bulk copy engine.
+// does not copy, swizzles and padded sources on the bulk copy engine.
 #include "dsl/legality/legality_rules.h"
+#include "dsl/padded_load.h"
 
 namespace cusched::legality {
 namespace {
@@ -25,6 +26,12 @@ void check_copy_rules(const Rules& r) {
       const int64_t depth = s.pipeline_loop == cr.at_loop ? s.pipeline_depth : 0;
       const int copy = pv.cache_read_of(cr.source);
       if (shared && depth > 0 && s.pipeline_bulk) {
+        if (reads_padded(f->body, cr.source))
+          r.refuse(latest({copy, pv.pipeline}), "bulk-copy-padded",
+                   "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine, but stage '" + f->name +
+                       "' reads it through padded(...), and the bulk engine does not write the padding value where "
+                       "the copied region leaves the source.",
+                   "Pipeline the copy with engine cp.async, which writes the padding.");
         if (cr.swizzle)
           r.refuse(
               latest({copy, pv.pipeline}), "bulk-copy-swizzle",

@@ -2,6 +2,7 @@
 // copies staged there in shared memory (cache_read), which must not be made once per
 // thread of a thread loop.
 #include "dsl/legality/legality_rules.h"
+#include "dsl/padded_load.h"
 
 namespace cusched::legality {
 namespace {
@@ -21,6 +22,13 @@ void check_producer(const Rules& r, const std::string& name, const StageSchedule
                    "' to cluster.x, so each block of the cluster would hold only part of it.",
                "Inside another stage, use cluster.x only for a reduction loop combined with cross_thread_reduce kind "
                "\"cluster\".");
+  for (const auto& reader : r.st.stages)
+    if (reads_padded(reader->body, name))
+      r.refuse(pv.location, "padded-read-of-placed-stage",
+               "Stage '" + name + "' is computed at a loop of '" + host + "', but stage '" + reader->name +
+                   "' reads it through padded(...), whose indices may leave its domain, where a stage computed at a "
+                   "loop holds no values.",
+               "Compute '" + name + "' at root or inline it.");
   const std::optional<int> in_thread = r.inside_thread_loop(host, r.st.schedules.at(host).position(ps.at_loop));
   if (!in_thread) return;
   for (const auto& n : ps.order)
