@@ -35,8 +35,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from problem_sizes import (DTYPE_BYTES, module_sizes, output_shapes, prod, reduced_sizes,  # noqa: E402,F401
-                           shape_flag, shapes_valid, size_value, split_top_level, stage_domain, stage_dtype, working_set)
+from problem_sizes import (DTYPE_BYTES, MIN_REDUCED_SIZE, module_sizes, output_shapes, prod,  # noqa: E402,F401
+                           reduced_sizes, shape_flag, shapes_valid, size_value, split_top_level, stage_domain,
+                           stage_dtype, working_set)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCES = (1e-2, 1e-4)

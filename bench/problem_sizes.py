@@ -158,9 +158,13 @@ def module_sizes(problem, sizes):
     return fixed
 
 
+MIN_REDUCED_SIZE = 8
+
+
 def reduced_sizes(problem, sizes, limit_bytes):
     """Sizes whose working set fits `limit_bytes`: the sizes of the first input's dimensions,
-    in order, then the others, largest first, each halved while the shapes stay valid; the
+    in order, then the others, largest first, each halved while the shapes stay valid and it
+    stays at least MIN_REDUCED_SIZE (a batch of 1 makes batch statistics constant); the
     sizes the module fixes (module_sizes) are kept. Returns (sizes, reduced)."""
     sizes = dict(sizes)
     fixed = module_sizes(problem, sizes)
@@ -173,7 +177,7 @@ def reduced_sizes(problem, sizes, limit_bytes):
     order = [n for n in order if n not in fixed]
     reduced = False
     for name in order:
-        while sum(working_set(problem, sizes)) > limit_bytes and sizes[name] > 1:
+        while sum(working_set(problem, sizes)) > limit_bytes and sizes[name] // 2 >= MIN_REDUCED_SIZE:
             trial = dict(sizes, **{name: sizes[name] // 2})
             if not shapes_valid(problem, trial):
                 break

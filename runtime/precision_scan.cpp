@@ -69,8 +69,9 @@ std::optional<Instruction> parse(const std::string& raw) {
   Instruction ins;
   size_t sp = text.find_first_of(" \t");
   ins.opcode = text.substr(0, sp);
+  // A destination with a predicate ("%r1|%p1", as shfl.sync writes) names the register.
   if (sp != std::string::npos)
-    for (const auto& o : split(text.substr(sp), ',')) ins.operands.push_back(trim(o));
+    for (const auto& o : split(text.substr(sp), ',')) ins.operands.push_back(trim(o.substr(0, o.find('|'))));
   return ins;
 }
 
@@ -150,6 +151,12 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
     }
   }
   for (const auto& [line, number] : statements) {
+    // Registers belong to their function: what one function's %r27 held says nothing of
+    // the next one's.
+    if (line.find(".entry") != std::string::npos || line.find(".func") != std::string::npos) {
+      holds_float_bits.clear();
+      masked.clear();
+    }
     auto ins = parse(line);
     if (!ins) continue;
     std::string text = trim(line);

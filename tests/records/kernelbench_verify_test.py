@@ -22,8 +22,8 @@ except ImportError:
     np = None
 
 
-def problem_file(stem_prefix):
-    paths = glob.glob(os.path.join(ROOT, "problems", "kernelbench", "level1", stem_prefix + "_*.json"))
+def problem_file(stem_prefix, level="level1"):
+    paths = glob.glob(os.path.join(ROOT, "problems", "kernelbench", level, stem_prefix + "_*.json"))
     if not paths:
         raise unittest.SkipTest("no problem file %s_*" % stem_prefix)
     with open(paths[0]) as f:
@@ -93,6 +93,16 @@ class Shapes(unittest.TestCase):
         for name in fixed:
             self.assertEqual(kept[name], nb[name], name)
         self.assertTrue(fixed, "LayerNorm's normalised shape is fixed by its constructor")
+
+    def test_a_reduced_batch_keeps_enough_rows_for_batch_statistics(self):
+        # Gemm, scale and training-mode BatchNorm1d of level 2 #33: its weight alone exceeds
+        # the limit, and a batch of 1 would make every normalised value 0.
+        gemm_bn = problem_file("33", level="level2")
+        bench = gemm_bn["sizes"]["bench"]
+        sizes, reduced = kv.reduced_sizes(gemm_bn, bench, 64 << 20)
+        self.assertTrue(reduced)
+        self.assertEqual(sizes["B"], kv.MIN_REDUCED_SIZE)
+        self.assertGreater(kv.MIN_REDUCED_SIZE, 1)
 
     def test_the_plan_names_the_shape_flag_of_a_reduced_run(self):
         paths = sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "level1", "19_*.json")))

@@ -55,6 +55,20 @@ TEST(PrecisionScan, FindsMantissaMasksOnFloatBitsOnly) {
   EXPECT_EQ(uses[2].line, 12);
 }
 
+// An integer mask (an index rounded down to a multiple of 256) is not a float rounded by
+// hand when the register is later overwritten: by a shuffle whose destination carries a
+// predicate, or in the next function, whose registers are its own.
+TEST(PrecisionScan, IntegerMasksDoNotFollowRegistersThatAreWrittenAgain) {
+  const std::string index_mask = "and.b32 %r27, %r26, -256;\nsub.s32 %r2, %r23, %r27;\n";
+  EXPECT_TRUE(reduced_precision_uses(ptx_body(index_mask + "shfl.sync.bfly.b32 %r27|%p1, %r5, 1, 31, -1;\n"
+                                                           "mov.b32 %f56, %r27;"))
+                  .empty());
+  EXPECT_TRUE(
+      reduced_precision_uses(ptx_body(index_mask) + "\n.visible .entry k1(\n)\n{\nmov.b32 %f56, %r27;\n}\n").empty());
+  // The same mask moved into a float register in the same function is still found.
+  EXPECT_EQ(reduced_precision_uses(ptx_body(index_mask + "mov.b32 %f56, %r27;")).size(), 1u);
+}
+
 TEST(PrecisionScan, AdmitsWhatTheDeclarationAndTheBufferTypesAllow) {
   EXPECT_TRUE(admitted_precisions(Precision::f32, {DType::f32}).empty());
   EXPECT_EQ(admitted_precisions(Precision::tf32, {DType::f32}), (std::set<Precision>{Precision::tf32}));
