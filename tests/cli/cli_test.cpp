@@ -345,6 +345,30 @@ TEST_F(Cli, RunReportsFastMath) {
   EXPECT_NE(c.out.find("__fdividef("), std::string::npos) << c.out;
 }
 
+// A copy larger than a block's shared memory (matmul's 128 rows of A, 4096 floats each,
+// staged at the block loop: 2 MiB) is refused by `lower --emit cuda` with its code, in
+// text and JSON, while a tile that fits lowers.
+TEST_F(Cli, LowerRefusesSharedMemoryBeyondTheBlockLimit) {
+  const std::string steps = R"([
+    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 128, "y_factor": 128},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "jo", "pad": 0}])";
+  const fs::path f = write("big.json", steps);
+  CommandResult text = run("lower --problem matmul --schedule '" + f.string() + "' --size bench --emit cuda");
+  EXPECT_NE(text.exit_code, 0);
+  EXPECT_NE((text.out + text.err).find("shared-memory-too-large"), std::string::npos) << text.out << text.err;
+  EXPECT_EQ(text.out.find("__global__"), std::string::npos) << "no source is printed for a kernel that cannot launch";
+  CommandResult j = run("lower --problem matmul --schedule '" + f.string() + "' --size bench --emit cuda --json");
+  const json e = json::parse(j.out);
+  EXPECT_EQ(e["ok"], false);
+  EXPECT_EQ(e["error"]["code"], "shared-memory-too-large");
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("2097152 bytes"), std::string::npos) << e.dump();
+  // At the small size (M 64, K 40) the same copy is 10 KiB and lowers.
+  CommandResult small = run("lower --problem matmul --schedule '" + f.string() + "' --size small --emit cuda");
+  EXPECT_EQ(small.exit_code, 0) << small.err;
+}
+
 // `lower` prints the IR (schedule loop names, scopes, GPU axes, barriers) and the CUDA
 // source with its launch plan.
 TEST_F(Cli, LowerPrintsIrWithScheduleLoopNamesAndGpuAxes) {
