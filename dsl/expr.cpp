@@ -326,7 +326,7 @@ std::string to_string(const Expr& e) {
       os << n.name << (n.op == ExprOp::Load ? "[" : "(");
       for (size_t i = 0; i < n.args.size(); ++i) os << (i ? ", " : "") << to_string(n.args[i]);
       os << (n.op == ExprOp::Load ? "]" : ")");
-      if (n.op == ExprOp::Load && (n.ival & kLoadPadded)) {
+      if (is_padded_load(n)) {
         std::ostringstream v;
         v << n.fval;
         return "padded(" + os.str() + ", " + v.str() + ")";

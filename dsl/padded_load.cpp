@@ -28,11 +28,9 @@ Expr padding_value(const ExprNode& load) {
                                    : make_int(static_cast<int64_t>(load.fval), load.type);
 }
 
-Expr inside_shape(const std::vector<Expr>& indices, const std::vector<int64_t>& shape,
-                  const std::vector<bool>& known_inside) {
+Expr inside_shape(const std::vector<Expr>& indices, const std::vector<int64_t>& shape) {
   Expr cond;
   for (size_t d = 0; d < indices.size() && d < shape.size(); ++d) {
-    if (d < known_inside.size() && known_inside[d]) continue;
     const Expr& i = indices[d];
     Expr c = i >= make_int(0, i.type()) && i < make_int(shape[d], i.type());
     cond = cond.defined() ? cond && c : c;

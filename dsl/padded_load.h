@@ -26,10 +26,8 @@ inline bool is_padded_load(const Expr& e) { return e.defined() && is_padded_load
 // The value a padded load reads outside its source, as a literal of the load's type.
 Expr padding_value(const ExprNode& load);
 
-// The condition that every index lies inside `shape` (0 <= index < extent); the
-// dimensions listed in `known_inside` are left out.
-Expr inside_shape(const std::vector<Expr>& indices, const std::vector<int64_t>& shape,
-                  const std::vector<bool>& known_inside = {});
+// The condition that every index lies inside `shape` (0 <= index < extent).
+Expr inside_shape(const std::vector<Expr>& indices, const std::vector<int64_t>& shape);
 
 // True when `e` reads `name` through a padded load.
 bool reads_padded(const Expr& e, const std::string& name);

@@ -281,8 +281,8 @@ class Machine {
     }
     int64_t flat = 0;
     for (size_t d = 0; d < coords.size(); ++d) {
-      if ((coords[d] < 0 || coords[d] >= t.shape[d]) && e.padded) return e.imm;
       if (coords[d] < 0 || coords[d] >= t.shape[d]) {
+        if (e.padded) return e.imm;
         std::vector<int64_t> shape = t.shape;
         fail("out-of-bounds",
              "The load '" + to_string(e.source) + "' reads '" + t.name + "' at " + coords_text(coords) +

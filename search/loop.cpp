@@ -223,10 +223,8 @@ bool SearchLoop::do_round(int64_t run, int index) {
   try {
     props = proposer_.propose(ctx, options_.ideas, options_.per_idea);
   } catch (const UserError& e) {
-    props = {};
     props.events.push_back({"proposer_failed", e.error().to_string()});
   } catch (const std::exception& e) {
-    props = {};
     props.events.push_back({"proposer_failed", e.what()});
   }
   for (const auto& call : props.calls) store_.add_llm_call(round, call);

@@ -31,12 +31,6 @@ void KernelBuilder::place_bulk_copy(Placement& pl, StagedCopy& cp) {
   std::vector<Expr> row0 = cp.src_index(make_var(cr.name + "_row"), ex.back());
   Expr src0 = load(cr.source, row0, t, env, {});
   const BufferSpec* g = globals_.count(src0->name) ? &globals_.at(src0->name) : nullptr;
-  if (cp.padded)
-    fail("bulk-copy-padded",
-         "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop +
-             "', but the stage reads it through padded(...), and the bulk engine does not write the padding value "
-             "where the copied region leaves the source.",
-         "Pipeline the copy with engine cp.async, which writes the padding.");
   if (!g || (env.count(cr.source) && env.at(cr.source).scope != MemScope::Global))
     fail("bulk-copy-source",
          "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine at loop '" + loop +
