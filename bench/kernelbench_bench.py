@@ -18,7 +18,8 @@ For each problem file (default: every problems/kernelbench/**/*.json), at its be
   defaults); timings are cached (--cache) by problem, setting, protocol, GPU and PyTorch version.
 One record (bench/record.schema.json, kind benchmark) is written to OUT_DIR/DATE-NAME.json and
 rewritten after every file, so that a run that is cut keeps what it measured; a table is
-printed last. --time-limit S starts no file after S seconds.
+printed last. --time-limit S starts no file after S seconds. bench/kernelbench_search.py
+searches each file first and times the search's best, scored per level as KernelBench scores.
 """
 import argparse
 import datetime
@@ -59,10 +60,15 @@ def cache_key(name, settings, args, gpu):
                                       not args.no_compile, gpu))
 
 
-def run_cusched(args, path, name, strict=False):
-    """`cusched run` of one file at its bench size: the JSON reply with "problem" and "schedule" added."""
-    schedule = schedule_for(name, args.schedule, args.schedule_dir)
+def run_cusched(args, path, name, strict=False, schedule=None, timed=True):
+    """`cusched run` of one file at its bench size: the JSON reply with "problem" and "schedule" added.
+    The schedule is `schedule` when given, else the file's in --schedule-dir or --schedule;
+    timed=False verifies only (--no-time)."""
+    if schedule is None:
+        schedule = schedule_for(name, args.schedule, args.schedule_dir)
     cmd = [args.cusched, "run", "-p", path, "-s", schedule, "--json", "--no-audit"] + (["--strict"] if strict else [])
+    if not timed:
+        cmd.append("--no-time")
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
         out = json.loads(p.stdout)
@@ -140,8 +146,16 @@ def summary_lines(rows):
     return out
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def write_record(path, record):
+    """Writes the record to `path` through a temporary file, so that a reader never sees half of it."""
+    with open(path + ".part", "w") as fh:
+        fh.write(json.dumps(record, indent=2) + "\n")
+    os.replace(path + ".part", path)
+
+
+def build_parser(description):
+    """The options of a timing run (bench/kernelbench_search.py adds its own to them)."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("files", nargs="*", help="problem files (default: problems/kernelbench/**/*.json)")
     p.add_argument("--kernelbench", required=True, help="a KernelBench checkout (its root or KernelBench/)")
     built = os.path.join(ROOT, "build", "tools", "cusched")
@@ -161,6 +175,11 @@ def parse_args(argv):
     p.add_argument("--name", default="kernelbench-bench")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
     p.add_argument("--prediction", default=None)
+    return p
+
+
+def parse_args(argv):
+    p = build_parser(__doc__.split("\n\n")[0])
     args = p.parse_args(argv)
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
         p.error("--name must be lower-case letters, digits and '-'")
@@ -207,9 +226,7 @@ def main(argv):
                          len(rows), len(files), args.schedule,
                          " (or the file in --schedule-dir)" if args.schedule_dir else "", ", ".join(args.settings)),
         }
-        with open(path + ".part", "w") as fh:
-            fh.write(json.dumps(record, indent=2) + "\n")
-        os.replace(path + ".part", path)
+        write_record(path, record)
     print("\n".join(summary_lines(rows)))
     print("wrote %s" % path)
     return 0

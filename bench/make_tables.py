@@ -243,6 +243,57 @@ def pytorch_match_cells(m):
             "%s / %s" % (err(m["max_abs_err"]), err(m["max_rel_err"])), ("reduced: " if m.get("reduced") else "") + sizes]
 
 
+def kernelbench_summary_table(summary):
+    """A record's KernelBench scores (bench/kernelbench_search.py): one row per level and tolerance."""
+    out = ["| level | tolerance | problems (run) | correct: fast_0 | fast_1 | fast_2 | geomean speedup of correct | "
+           "precision of correct |", "|" + "---|" * 8]
+    share = lambda n, total: "%d (%.0f%%)" % (n, 100.0 * n / total) if total else "%d" % n
+    for e in summary["levels"]:
+        for t, text in (("1e-2", "1e-2"), ("1e-4", "1e-4, f32 / 3xtf32")):
+            s = e[t]
+            precision = ", ".join("%s %d" % kv for kv in e["precision"].items()) if t == "1e-2" else ""
+            out.append("| %s | %s | %d (%d) | %s | %s | %s | %s | %s |" % (
+                e["level"], text, e["problems"], e["run"], share(s["correct"], e["problems"]),
+                share(s["faster"], e["problems"]), share(s["faster_2x"], e["problems"]),
+                ("%.2fx" % s["geomean_speedup"]) if s["geomean_speedup"] else "-", precision or "-"))
+    out += ["", "Correct: the timed kernel verified and matched the PyTorch module at the tolerance (at 1e-4 only "
+            "f32 and 3xtf32 kernels count); fast_1, fast_2: correct and faster than %s, by over 1x and 2x; "
+            "each over all the level's problems asked for, failures and files not run included." %
+            summary["speedup_over"]]
+    return out
+
+
+def search_table(record):
+    """The per-problem rows of a KernelBench search record (bench/kernelbench_search.py)."""
+    head = ["problem", "timed", "cusched ms", "eager ms", "compile ms", "speedup vs faster", "module 1e-2 / 1e-4",
+            "cusched 1e-2 / 1e-4", "precision", "% of floor", "budget", "candidates (per min)"]
+    has_note = any(res.get("note") for res in record["results"])
+    if has_note:
+        head.append("note")
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    yes = {True: "yes", False: "no", None: "-"}
+    for res in record["results"]:
+        search, match = res.get("search") or {}, res.get("pytorch_match") or {}
+        t = pytorch_entry(res) or {}
+        ms = res["cusched_ms"]["median"]
+        faster = min([x for x in (t.get("eager_ms"), t.get("compile_ms")) if x is not None], default=None)
+        pct = res.get("pct_of_floor")
+        per_minute = search.get("candidates_per_minute")
+        cells = [res.get("label", res["problem"]), search.get("timed", res.get("schedule", "-")), fmt_ms(ms),
+                 fmt_ms(t.get("eager_ms")), fmt_ms(t.get("compile_ms")),
+                 ("%.2fx" % (faster / ms)) if faster and timed(res) else "-",
+                 "%s / %s%s" % (yes[match.get("1e-2")], yes[match.get("1e-4")],
+                                " (reduced)" if match.get("reduced") else ""),
+                 "%s / %s" % (yes[res["verified"]["1e-2"]], yes[res["verified"]["1e-4"]]),
+                 precision_text(res) if ms else "-", ("%.1f" % pct) if pct is not None else "-",
+                 "%s / %g s" % (search.get("candidates", "-"), search.get("seconds", 0)) if search else "-",
+                 "%s (%s)" % (search.get("evaluated", "-"), "%.1f" % per_minute if per_minute is not None else "-")]
+        if has_note:
+            cells.append(res.get("note", ""))
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
 def pytorch_match_summary(record):
     """One sentence counting a record's problems that match their PyTorch modules."""
     checked = [res["pytorch_match"] for res in record["results"] if res.get("pytorch_match")]
@@ -289,8 +340,10 @@ def results_md(records):
             out += ["Prediction (written before the run):" + sep + r["prediction"], ""]
         if pytorch_match_summary(r):
             out += [pytorch_match_summary(r), ""]
+        if r.get("summary"):
+            out += kernelbench_summary_table(r["summary"]) + [""]
         if r["results"]:
-            out += results_table(r) + [""]
+            out += (search_table(r) if any(res.get("search") for res in r["results"]) else results_table(r)) + [""]
         if r["notes"]:
             out += [r["notes"], ""]
     return "\n".join(out).rstrip("\n") + "\n"

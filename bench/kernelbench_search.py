@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""KernelBench problem files searched on a GPU: the built-in search's best kernel of each file, verified
+against its PyTorch module and timed against eager and torch.compile, scored as KernelBench scores.
+
+usage: kernelbench_search.py --kernelbench DIR [FILE ...] [--search-candidates N] [--search-seconds S]
+                             [--search-threads T] [--search-rounds R] [--work DIR] [--max-gib G]
+                             [the options of bench/kernelbench_bench.py]
+
+For each problem file (default: problems/kernelbench/level1/*.json and level2/*.json), one at a time:
+1. `cusched search -p FILE --proposer builtin --budget-candidates N --budget-minutes S/60 --threads T
+   --no-audit --stall-rounds 0 --db WORK/<name>.db --json`, killed after S + 120 s; the search times
+   its candidates on the GPU, so no two searches run at once and each has every core (T, default all).
+2. The best verified candidate of the run, read from the store, is written as a schedule file
+   (--schedule-dir, default WORK/schedules/<name>.json) that `cusched run -s` takes. Where the
+   search verified nothing the baseline stands in, and the row says which was timed.
+3. That schedule is timed as bench/kernelbench_bench.py times it (`cusched run`, verified against
+   the float64 reference at 1e-2) and verified again with --strict (1e-4, not timed).
+4. It is checked against the module as bench/kernelbench_verify.py checks a file: `cusched run
+   --save-io` at the bench size (at a reduced shape where the working set exceeds --max-gib),
+   the module on the saved inputs with TF32 off, both outputs compared at 1e-2 and 1e-4.
+5. PyTorch eager and torch.compile are timed at PyTorch's defaults (cached by PyTorch version).
+One record (bench/record.schema.json, kind benchmark) is written to OUT_DIR/DATE-NAME.json after every
+file, with a `search` entry per row and the KernelBench-style `summary` per level (level_summary);
+--time-limit S starts no file after S seconds, and the files not started count as failures.
+docs/kernelbench.md, "Searching KernelBench", describes the run and the summary.
+"""
+import concurrent.futures
+import datetime
+import glob
+import json
+import math
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from argparse import Namespace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import kernelbench_bench as kb  # noqa: E402
+import kernelbench_verify as kv  # noqa: E402
+from torch_baselines import L2Flusher, TimingCache  # noqa: E402
+
+VERIFIED = ("ok", "under_floor")
+STRICT_PRECISIONS = ("f32", "3xtf32")  # the precisions whose rows count at 1e-4
+SEARCH_GRACE_S = 120  # a search is killed this long after its time budget
+
+
+# ---------------------------------------------------------------------------- the search
+
+def search_rounds(candidates, per_round=16):
+    """Rounds enough for the candidate budget (the built-in proposer's rounds are --ideas 4 x
+    --per-idea 4), four times over for rounds that repeat candidates already tried."""
+    return max(8, 4 * -(-candidates // per_round))
+
+
+def search_command(args, path, db):
+    """The `cusched search` command line of one file."""
+    return [args.cusched, "search", "-p", path, "--proposer", "builtin",
+            "--rounds", str(args.search_rounds or search_rounds(args.search_candidates)),
+            "--budget-candidates", str(args.search_candidates),
+            "--budget-minutes", "%.6g" % (args.search_seconds / 60.0),
+            "--threads", str(args.search_threads), "--no-audit", "--stall-rounds", "0", "--db", db, "--json"]
+
+
+def store_best(db, run=None):
+    """The run's best verified candidate in a search store (the latest run when `run` is None), as the
+    store's leaderboard ranks them (GPU median, then id): {run, candidate, schedule, best_ms, baseline_ms,
+    best_is_baseline, evaluated, verified}; candidate and schedule are None where nothing verified."""
+    con = sqlite3.connect(db)
+    try:
+        if run is None:
+            run = con.execute("SELECT max(id) FROM runs").fetchone()[0]
+            if run is None:
+                return None
+        evaluated, verified = con.execute(
+            "SELECT count(*), coalesce(sum(e.verified), 0) FROM evaluations e JOIN candidates c ON c.id = e.candidate "
+            "WHERE c.run = ?", (run,)).fetchone()
+        first = con.execute("SELECT min(id) FROM candidates WHERE run = ?", (run,)).fetchone()[0]
+        base = con.execute("SELECT median_ms FROM evaluations WHERE candidate = ? AND verified = 1",
+                           (first,)).fetchone() if first is not None else None
+        best = con.execute(
+            "SELECT c.id, c.schedule, e.median_ms FROM candidates c JOIN evaluations e ON e.candidate = c.id "
+            "WHERE c.run = ? AND e.verified = 1 AND e.median_ms IS NOT NULL AND c.schedule_hash NOT LIKE 'kernel-%' "
+            "ORDER BY e.median_ms, c.id LIMIT 1", (run,)).fetchone()
+    finally:
+        con.close()
+    return {"run": run, "candidate": best[0] if best else None, "schedule": json.loads(best[1]) if best else None,
+            "best_ms": best[2] if best else None, "baseline_ms": base[0] if base else None,
+            "best_is_baseline": bool(best) and best[0] == first, "evaluated": evaluated, "verified": verified}
+
+
+def run_killable(cmd, timeout):
+    """Runs `cmd` in a process group of its own: (stdout, stderr, exit status), the status None where the
+    whole group (the search and its GPU workers) was killed after `timeout` seconds."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return out, err, p.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = p.communicate()
+        return out, err, None
+
+
+def run_search(args, path, name, level):
+    """Searches one file; returns (the row's `search` entry, the schedule file to time or None, a note)."""
+    db = os.path.join(args.work, name + ".db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    cmd = search_command(args, path, db)
+    summary, note = {}, ""
+    started = time.time()
+    try:
+        out, err, code = run_killable(cmd, args.search_seconds + SEARCH_GRACE_S)
+        with open(os.path.join(args.work, name + ".search.log"), "w") as f:
+            f.write(err)
+        if code is None:
+            note = "search killed after %d s" % (args.search_seconds + SEARCH_GRACE_S)
+        else:
+            try:
+                summary = json.loads(out)
+            except ValueError:
+                note = "search exited %d without JSON: %s" % (code, (err or out)[-300:])
+            if summary.get("error"):
+                note = "search: %s" % summary["error"].get("message", summary["error"])
+    except OSError as e:
+        note = "search could not run: %s" % e
+    wall = time.time() - started
+    best = None
+    if os.path.exists(db):
+        try:
+            best = store_best(db, summary.get("run"))
+        except sqlite3.Error as e:
+            note = (note + "; " if note else "") + "store unreadable: %s" % e
+    entry = search_entry(args, level, summary, best, wall)
+    schedule = None
+    target = os.path.join(args.schedule_dir, name + ".json")
+    if os.path.exists(target):
+        os.remove(target)  # a schedule of an earlier run is never timed in this one's name
+    if best and best["schedule"] is not None:
+        with open(target, "w") as f:
+            json.dump(best["schedule"], f, indent=1)
+        schedule = target
+    elif not note:
+        note = "the search verified no candidate: the baseline is timed"
+    return entry, schedule, note
+
+
+def search_entry(args, level, summary, best, wall, timed_nothing=False):
+    """A row's `search` entry from the search's JSON summary and its store (timed_nothing: a file
+    the run left out)."""
+    best = best or {}
+    evaluated = summary.get("evaluated", best.get("evaluated")) or 0
+    return {
+        "level": level,
+        "candidates": args.search_candidates,
+        "seconds": args.search_seconds,
+        "threads": args.search_threads,
+        "evaluated": evaluated,
+        "verified": summary.get("verified", best.get("verified")) or 0,
+        "wall_s": round(wall, 1),
+        "candidates_per_minute": round(evaluated * 60.0 / wall, 2) if wall > 0 else None,
+        "status": summary.get("status") or ("killed" if wall >= args.search_seconds + SEARCH_GRACE_S else "failed"),
+        "timed": "search" if best.get("schedule") is not None else "none" if timed_nothing else "baseline",
+        "best_is_baseline": bool(best.get("best_is_baseline")),
+        "best_ms": best.get("best_ms"),
+        "baseline_ms": best.get("baseline_ms"),
+    }
+
+
+# ---------------------------------------------------------------------------- against the module
+
+def module_check(args, path, schedule, modules):
+    """bench/kernelbench_verify.py's check of one schedule: its `pytorch_match` entry."""
+    job = dict(kv.plan(path, int(args.max_gib * kv.GIB)), index=0, schedule=schedule or "baseline", time=False)
+    budget = kv.DiskBudget(job["disk"])
+    done = concurrent.futures.Future()
+    done.set_result(kv.run_cusched(args.cusched, job, args.work, args.timeout, budget))
+    outcome = kv.verify_one(job, done, Namespace(kernelbench=args.kernelbench, seed=args.seed, budget=budget), modules)
+    return kv.result_row(job["problem"]["name"], outcome)["pytorch_match"], outcome.get("reason")
+
+
+def search_row(run, strict, timings, match, entry, note=""):
+    """One record result: kernelbench_bench's row of the timed run with the module check and the search."""
+    row = kb.result_row(run, strict, timings)
+    row["schedule"] = entry["timed"]
+    row["pytorch_match"] = match
+    row["matches_pytorch"] = None if match["1e-2"] is None else ("pass" if match["1e-2"] else "fail")
+    row["search"] = entry
+    notes = [n for n in (note, row.get("note")) if n]
+    if notes:
+        row["note"] = "; ".join(notes)[:300]
+    return row
+
+
+def not_run_row(name, level, args):
+    """The row of a file that the --time-limit left out: a failure in the summary."""
+    entry = search_entry(args, level, {"status": "not_run"}, None, 0.0, timed_nothing=True)
+    match = {"status": "not_run", "1e-2": None, "1e-4": None, "max_abs_err": None, "max_rel_err": None,
+             "sizes": {}, "reduced": False}
+    row = search_row({"problem": name, "verdict": None}, None, [], match, entry, "not run: the --time-limit had passed")
+    row["verified"] = {"1e-2": None, "1e-4": None}
+    row.pop("precision", None)
+    row.pop("math", None)
+    return row
+
+
+# ---------------------------------------------------------------------------- the summary
+
+def speedup(row):
+    """The speedup of the row's timed kernel over the faster of eager and torch.compile at PyTorch's
+    defaults (else the row's first setting); None where either side has no time."""
+    entries = row.get("pytorch") or []
+    t = next((e for e in entries if e.get("settings") == "default"), entries[0] if entries else None)
+    ms = (row.get("cusched_ms") or {}).get("median")
+    theirs = [x for x in ((t or {}).get("eager_ms"), (t or {}).get("compile_ms")) if x]
+    return min(theirs) / ms if ms and theirs else None
+
+
+def correct(row, tolerance):
+    """KernelBench's correctness at `tolerance` ("1e-2" or "1e-4"): the timed run verified, its output
+    matched the module's at that tolerance and, at 1e-4, its precision is f32 or 3xtf32."""
+    match = row.get("pytorch_match") or {}
+    if row.get("verdict") not in VERIFIED or match.get(tolerance) is not True:
+        return False
+    return tolerance != "1e-4" or row.get("precision", "f32") in STRICT_PRECISIONS
+
+
+def not_run(row):
+    return (row.get("search") or {}).get("status") == "not_run"
+
+
+def row_level(row):
+    level = (row.get("search") or {}).get("level")
+    if level:
+        return str(level)
+    m = re.match(r"kb(\d+)_", row.get("problem", ""))
+    return m.group(1) if m else "-"
+
+
+def geometric_mean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def level_summary(rows, requested=None):
+    """The summary per level, as KernelBench scores: over every problem of the level asked for (requested:
+    {level: file count}; default the rows'), a failure or a file not run counting as neither correct nor
+    fast. Per tolerance: correct (fast_0), faster than the faster of eager and torch.compile (fast_1),
+    over twice as fast (fast_2), as counts and fractions, and the geometric mean of the speedups of the
+    correct problems; precision: the precisions of the problems correct at 1e-2."""
+    by_level = {}
+    for r in rows:
+        by_level.setdefault(row_level(r), []).append(r)
+    order = lambda x: (not x.isdigit(), int(x) if x.isdigit() else 0, x)  # noqa: E731
+    levels = sorted(set(by_level) | set(requested or {}), key=order)
+    out = []
+    for level in levels:
+        mine = by_level.get(level, [])
+        total = max(len(mine), (requested or {}).get(level, 0))
+        entry = {"level": level, "problems": total, "run": sum(1 for r in mine if not not_run(r)),
+                 "search_schedules": sum(1 for r in mine if (r.get("search") or {}).get("timed") == "search")}
+        for tolerance in ("1e-2", "1e-4"):
+            good = [r for r in mine if correct(r, tolerance)]
+            speedups = [s for s in (speedup(r) for r in good) if s]
+            fast1 = sum(1 for s in speedups if s > 1)
+            fast2 = sum(1 for s in speedups if s > 2)
+            g = geometric_mean(speedups)
+            entry[tolerance] = {"correct": len(good), "faster": fast1, "faster_2x": fast2,
+                                "fast_0": round(len(good) / total, 4) if total else 0.0,
+                                "fast_1": round(fast1 / total, 4) if total else 0.0,
+                                "fast_2": round(fast2 / total, 4) if total else 0.0,
+                                "geomean_speedup": round(g, 4) if g else None}
+        precision = {}
+        for r in mine:
+            if correct(r, "1e-2"):
+                p = r.get("precision", "f32")
+                precision[p] = precision.get(p, 0) + 1
+        entry["precision"] = dict(sorted(precision.items()))
+        out.append(entry)
+    return {"speedup_over": "the faster of PyTorch eager and torch.compile at PyTorch's defaults",
+            "levels": out}
+
+
+def summary_lines(summary):
+    out = []
+    for e in summary["levels"]:
+        for t in ("1e-2", "1e-4"):
+            s = e[t]
+            out.append("level %s at %s: %d of %d correct, fast_1 %d (%.0f%%), fast_2 %d (%.0f%%), geomean %s" % (
+                e["level"], t, s["correct"], e["problems"], s["faster"], 100 * s["fast_1"], s["faster_2x"],
+                100 * s["fast_2"], "%.2fx" % s["geomean_speedup"] if s["geomean_speedup"] else "-"))
+    return out
+
+
+# ---------------------------------------------------------------------------- running
+
+def default_files():
+    files = []
+    for level in ("level1", "level2"):
+        files += glob.glob(os.path.join(ROOT, "problems", "kernelbench", level, "*.json"))
+    return sorted(files, key=kv.file_order)
+
+
+def parse_args(argv):
+    p = kb.build_parser(__doc__.split("\n\n")[0])
+    p.set_defaults(name="kernelbench-search", strict=True)
+    p.add_argument("--search-candidates", type=int, default=40, help="candidates per search (default 40)")
+    p.add_argument("--search-seconds", type=float, default=60, help="seconds per search (default 60)")
+    p.add_argument("--search-threads", type=int, default=os.cpu_count() or 4,
+                   help="CPU threads of each search (default: every core)")
+    p.add_argument("--search-rounds", type=int, default=0,
+                   help="rounds of each search (default: enough for the candidate budget four times over)")
+    p.add_argument("--work", default=os.path.join("/tmp", "kernelbench-search"),
+                   help="the searches' stores and logs, and the saved .npy files of the module checks")
+    p.add_argument("--max-gib", type=float, default=6.0,
+                   help="working set above which the module check runs at a reduced shape (default 6)")
+    args = p.parse_args(argv)
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
+        p.error("--name must be lower-case letters, digits and '-'")
+    if args.search_candidates < 1 or args.search_seconds <= 0 or not 1 <= args.search_threads <= 256:
+        p.error("--search-candidates must be 1 or more, --search-seconds above 0, --search-threads 1 to 256")
+    args.schedule_dir = args.schedule_dir or os.path.join(args.work, "schedules")
+    return args
+
+
+def budget_text(args):
+    return ("Search budget per problem: %d candidates or %g s (`cusched search --proposer builtin --budget-candidates "
+            "%d --budget-minutes %.6g --threads %d --no-audit --stall-rounds 0`, killed after %d s), one search at a "
+            "time." % (args.search_candidates, args.search_seconds, args.search_candidates, args.search_seconds / 60.0,
+                       args.search_threads, args.search_seconds + SEARCH_GRACE_S))
+
+
+def make_record(rows, files, args, argv, started, commit, env, summary):
+    lines = summary_lines(summary)
+    return {
+        "schema_version": 1, "date": started.strftime("%Y-%m-%d"), "started": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "name": args.name, "title": "KernelBench: the built-in search's kernels against the PyTorch modules",
+        "kind": "benchmark", "commit": commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None,
+        "environment": env, "command": "python3 bench/kernelbench_search.py " + " ".join(argv),
+        "prediction": args.prediction, "results": rows, "summary": summary,
+        "notes": "%s %d of %d files searched. Each row times the search's best verified schedule (or the baseline "
+                 "where the search verified none) at the file's bench size; verified by cusched against its float64 "
+                 "reference at 1e-2 and 1e-4, and against the module (TF32 off) on its saved inputs at 1e-2 and "
+                 "1e-4. PyTorch settings %s, the module on its own get_inputs().\n\n%s" % (
+                     budget_text(args), sum(1 for r in rows if not not_run(r)),
+                     len(files), ", ".join(args.settings), "\n".join("- " + x for x in lines)),
+    }
+
+
+def main(argv):
+    args = parse_args(argv)
+    files = args.files or default_files()
+    problems = []
+    for f in files:
+        with open(f) as fh:
+            problem = json.load(fh)
+        problems.append((f, problem, str(problem.get("level") or row_level({"problem": problem["name"]}))))
+    requested = {}
+    for _, _, level in problems:
+        requested[level] = requested.get(level, 0) + 1
+    import torch
+    os.makedirs(args.schedule_dir, exist_ok=True)
+    os.makedirs(args.work, exist_ok=True)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    deadline = time.time() + args.time_limit if args.time_limit else None
+    flusher, cache = L2Flusher(torch), TimingCache(args.cache)
+    commit = os.environ.get("CUSCHED_COMMIT") or kv.command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    env = kv.environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
+    os.makedirs(args.out_dir, exist_ok=True)
+    path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
+    rows, modules = [], {}
+    for index, (f, problem, level) in enumerate(problems):
+        name = problem["name"]
+        if deadline and time.time() > deadline:
+            rows += [not_run_row(p["name"], lv, args) for _, p, lv in problems[index:]]
+            break
+        entry, schedule, note = run_search(args, f, name, level)
+        run = kb.run_cusched(args, f, name, schedule=schedule or "baseline")
+        strict = kb.run_cusched(args, f, name, strict=True, schedule=schedule or "baseline", timed=False)
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
+        match, reason = module_check(args, f, schedule, modules)
+        if reason and match["status"] != "compared":
+            note = (note + "; " if note else "") + "module check: " + reason
+        try:
+            timings = kb.module_timings(torch, args, problem, flusher, cache)
+        except Exception as e:  # the module failed to build or run: the row says so, the run goes on
+            timings = []
+            note = (note + "; " if note else "") + "PyTorch: %s: %s" % (type(e).__name__, e)
+        rows.append(search_row(run, strict, timings, match, entry, note))
+        r = rows[-1]
+        print(json.dumps({"problem": name, "schedule": r["schedule"], "verdict": r["verdict"],
+                          "cusched_ms": r["cusched_ms"]["median"], "module": [match["1e-2"], match["1e-4"]],
+                          "speedup": speedup(r), "evaluated": entry["evaluated"], "search_s": entry["wall_s"]}),
+              flush=True)
+        summary = level_summary(rows, requested)
+        kb.write_record(path, make_record(rows, files, args, argv, started, commit, env, summary))
+    summary = level_summary(rows, requested)
+    kb.write_record(path, make_record(rows, files, args, argv, started, commit, env, summary))
+    print("\n".join(kb.summary_lines(rows)))
+    print("\n".join(summary_lines(summary)))
+    print("wrote %s" % path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,307 @@
+"""The parts of bench/kernelbench_search.py that need no GPU and no PyTorch: the search command line,
+the best schedule read from a search store, a search run through a stand-in cusched (its schedule
+file, its row entry, the fallback to the baseline, a search killed past its time), the module check
+of the timed schedule, the rows and the KernelBench summary per level (worked by hand below), the
+record's schema and its tables."""
+import json
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+from argparse import Namespace
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import kernelbench_search as kbs  # noqa: E402
+import make_tables  # noqa: E402
+from record_schema import schema_errors  # noqa: E402
+
+RELU = os.path.join(ROOT, "problems", "kernelbench", "level1", "19_ReLU.json")
+
+# A stand-in for cusched: `search` writes a store with three candidates (the baseline at 2.0 ms, a
+# better schedule at 1.5 ms, one that failed) and prints the summary; FAKE_MODE=none verifies
+# nothing, FAKE_MODE=hang writes the store and then outlives its time; `run` prints FAKE_RUN and
+# writes its arguments to FAKE_ARGS.
+FAKE = textwrap.dedent('''\
+    #!%s
+    import json, os, sqlite3, sys, time
+    argv = sys.argv[1:]
+    if argv[0] == "run":
+        open(os.environ["FAKE_ARGS"], "w").write(json.dumps(argv))
+        print(os.environ.get("FAKE_RUN", '{"verdict": "ok"}'))
+        sys.exit(0)
+    db = argv[argv.index("--db") + 1]
+    mode = os.environ.get("FAKE_MODE", "")
+    con = sqlite3.connect(db)
+    con.executescript("""
+      CREATE TABLE runs (id INTEGER PRIMARY KEY, problem TEXT);
+      CREATE TABLE candidates (id INTEGER PRIMARY KEY, run INTEGER, schedule TEXT, schedule_hash TEXT);
+      CREATE TABLE evaluations (id INTEGER PRIMARY KEY, candidate INTEGER, verified INTEGER, median_ms REAL);
+      INSERT INTO runs VALUES (1, 'kb1_19_ReLU');
+      INSERT INTO candidates VALUES (1, 1, '[{"op": "baseline"}]', 'a'), (2, 1, '[{"op": "tile", "size": 256}]', 'b'),
+                                    (3, 1, '[{"op": "bad"}]', 'c');
+    """)
+    ok = 0 if mode == "none" else 1
+    con.executemany("INSERT INTO evaluations(candidate, verified, median_ms) VALUES (?, ?, ?)",
+                    [(1, ok, 2.0), (2, ok, 1.5), (3, 0, None)])
+    con.commit()
+    if mode == "hang":
+        time.sleep(30)
+    print(json.dumps({"ok": bool(ok), "store": db, "run": 1, "status": "budget_spent", "evaluated": 3,
+                      "verified": 2 * ok, "best_candidate": 2 if ok else None}, indent=2))
+    sys.exit(5)
+''') % sys.executable
+
+
+def search_args(work, cusched="cusched", **kw):
+    a = Namespace(cusched=cusched, search_candidates=40, search_seconds=60.0, search_threads=16, search_rounds=0,
+                  work=work, schedule_dir=os.path.join(work, "schedules"), max_gib=6.0, timeout=60,
+                  kernelbench=work, seed=42, settings=["default"], prediction=None, name="kernelbench-search")
+    for k, v in kw.items():
+        setattr(a, k, v)
+    return a
+
+
+class FakeCusched(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.work = self.dir.name
+        self.cusched = os.path.join(self.work, "cusched")
+        with open(self.cusched, "w") as f:
+            f.write(FAKE)
+        os.chmod(self.cusched, os.stat(self.cusched).st_mode | stat.S_IEXEC)
+        os.makedirs(os.path.join(self.work, "schedules"))
+        self.args = search_args(self.work, self.cusched)
+        os.environ["FAKE_ARGS"] = os.path.join(self.work, "args.json")
+        for k in ("FAKE_MODE", "FAKE_RUN"):
+            os.environ.pop(k, None)
+
+    def tearDown(self):
+        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_ARGS"):
+            os.environ.pop(k, None)
+        self.dir.cleanup()
+
+
+class SearchCommand(unittest.TestCase):
+    def test_the_command_line_carries_the_budget_and_enough_rounds(self):
+        cmd = kbs.search_command(search_args("/w"), "p.json", "/w/kb1_19_ReLU.db")
+        self.assertEqual(cmd, ["cusched", "search", "-p", "p.json", "--proposer", "builtin", "--rounds", "12",
+                               "--budget-candidates", "40", "--budget-minutes", "1", "--threads", "16", "--no-audit",
+                               "--stall-rounds", "0", "--db", "/w/kb1_19_ReLU.db", "--json"])
+        cmd = kbs.search_command(search_args("/w", search_seconds=45.0, search_rounds=3), "p.json", "d.db")
+        self.assertEqual(cmd[cmd.index("--budget-minutes") + 1], "0.75")
+        self.assertEqual(cmd[cmd.index("--rounds") + 1], "3")
+
+    def test_rounds_cover_the_candidate_budget_four_times(self):
+        self.assertEqual(kbs.search_rounds(1), 8)
+        self.assertEqual(kbs.search_rounds(300), 4 * 19)
+
+    def test_the_defaults(self):
+        a = kbs.parse_args(["--kernelbench", "kb", "--work", "/tmp/w"])
+        self.assertEqual((a.search_candidates, a.search_seconds, a.name, a.strict),
+                         (40, 60, "kernelbench-search", True))
+        self.assertEqual(a.schedule_dir, "/tmp/w/schedules")
+        self.assertGreaterEqual(a.search_threads, 1)
+        files = kbs.default_files()
+        self.assertEqual({os.path.basename(os.path.dirname(f)) for f in files}, {"level1", "level2"})
+        self.assertTrue(files[0].endswith("level1/1_Square_matrix_multiplication_.json"))
+
+
+class Search(FakeCusched):
+    def test_the_best_verified_schedule_is_written_and_the_row_entry_counts_the_search(self):
+        entry, schedule, note = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
+        self.assertEqual(schedule, os.path.join(self.work, "schedules", "kb1_19_ReLU.json"))
+        with open(schedule) as f:
+            self.assertEqual(json.load(f), [{"op": "tile", "size": 256}])
+        self.assertEqual(note, "")
+        self.assertEqual((entry["evaluated"], entry["verified"], entry["status"], entry["timed"]),
+                         (3, 2, "budget_spent", "search"))
+        self.assertEqual((entry["best_ms"], entry["baseline_ms"], entry["best_is_baseline"]), (1.5, 2.0, False))
+        self.assertEqual((entry["candidates"], entry["seconds"], entry["level"]), (40, 60.0, "1"))
+        self.assertGreater(entry["candidates_per_minute"], 0)
+        self.assertEqual(schema_errors(entry, "search"), [])
+
+    def test_a_search_that_verifies_nothing_times_the_baseline_and_removes_an_old_schedule(self):
+        old = os.path.join(self.work, "schedules", "kb1_19_ReLU.json")
+        with open(old, "w") as f:
+            f.write("[]")
+        os.environ["FAKE_MODE"] = "none"
+        entry, schedule, note = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
+        self.assertIsNone(schedule)
+        self.assertFalse(os.path.exists(old))
+        self.assertEqual(entry["timed"], "baseline")
+        self.assertIn("baseline is timed", note)
+
+    def test_a_search_killed_past_its_time_still_gives_the_best_in_its_store(self):
+        os.environ["FAKE_MODE"] = "hang"
+        grace = kbs.SEARCH_GRACE_S
+        kbs.SEARCH_GRACE_S = 2
+        try:
+            entry, schedule, note = kbs.run_search(search_args(self.work, self.cusched, search_seconds=0.5), RELU,
+                                                   "kb1_19_ReLU", "1")
+        finally:
+            kbs.SEARCH_GRACE_S = grace
+        self.assertIn("killed", note)
+        self.assertEqual((entry["status"], entry["timed"], entry["evaluated"]), ("killed", "search", 3))
+        self.assertIsNotNone(schedule)
+
+    def test_the_strict_run_verifies_the_given_schedule_untimed(self):
+        import kernelbench_bench as kb
+        self.args.schedule = "baseline"
+        out = kb.run_cusched(self.args, RELU, "kb1_19_ReLU", strict=True, schedule="/w/s.json", timed=False)
+        with open(os.environ["FAKE_ARGS"]) as f:
+            argv = json.load(f)
+        self.assertEqual(argv[argv.index("-s") + 1], "/w/s.json")
+        self.assertTrue({"--strict", "--no-time", "--no-audit", "--json"} <= set(argv))
+        self.assertEqual((out["verdict"], out["problem"]), ("ok", "kb1_19_ReLU"))
+        kb.run_cusched(self.args, RELU, "kb1_19_ReLU", schedule="/w/s.json")
+        with open(os.environ["FAKE_ARGS"]) as f:
+            self.assertNotIn("--no-time", json.load(f))
+
+    def test_the_module_check_runs_the_timed_schedule_with_save_io(self):
+        os.environ["FAKE_RUN"] = json.dumps({"verdict": "wrong_output", "reason": "Output 'Y' is outside atol"})
+        match, reason = kbs.module_check(self.args, RELU, "/w/schedules/kb1_19_ReLU.json", {})
+        with open(os.environ["FAKE_ARGS"]) as f:
+            argv = json.load(f)
+        self.assertEqual(argv[argv.index("-s") + 1], "/w/schedules/kb1_19_ReLU.json")
+        self.assertIn("--save-io", argv)
+        self.assertIn("--no-time", argv)
+        self.assertEqual((match["status"], match["1e-2"], match["1e-4"]), ("cusched_failed", None, None))
+        self.assertIn("outside atol", reason)
+
+
+def timing(eager, compile_ms):
+    return [{"problem": "p", "settings": "default", "cudnn_allow_tf32": True, "matmul_allow_tf32": False,
+             "torch": "2.11", "eager_ms": eager, "compile_ms": compile_ms}] if eager or compile_ms else []
+
+
+def row(name, level, verdict, ms, m2, m4, precision="f32", eager=None, compile_ms=None, strict="ok"):
+    """A row as kernelbench_search makes it: the timed run, its strict run, the module check, the search."""
+    run = {"problem": name, "verdict": verdict, "precision": precision,
+           "gpu": {"median_ms": ms, "min_ms": ms, "max_ms": ms, "pct_of_floor": 50.0} if ms else {}}
+    status = "compared" if m2 is not None else "cusched_failed"
+    match = {"status": status, "1e-2": m2, "1e-4": m4, "max_abs_err": None, "max_rel_err": None,
+             "sizes": {"N": 8}, "reduced": False}
+    entry = kbs.search_entry(search_args("/w"), level, {"status": "budget_spent", "evaluated": 40, "verified": 30},
+                             {"schedule": [], "best_ms": ms, "baseline_ms": 2.0, "best_is_baseline": False}, 60.0)
+    return kbs.search_row(run, {"verdict": strict}, timing(eager, compile_ms), match, entry)
+
+
+def hand_rows():
+    """Level 1 (five files asked for, four run):
+       A f32, module 1e-2 and 1e-4, 1.0 ms against eager 3.0 / compile 2.0: speedup 2.0 (not above 2)
+       B tf32, module 1e-2 and 1e-4, 0.25 ms against 1.0 / 1.5: speedup 4.0, not counted at 1e-4 (tf32)
+       C f32, module 1e-2 only, 1.0 ms against eager 0.5: speedup 0.5
+       D wrong_output: a failure; E: not run (the time limit).
+       Level 2 (two files): F 3xtf32, module 1e-2 and 1e-4, 2.0 ms against 3.0 / 4.0: speedup 1.5;
+       G f32, correct but PyTorch has no time: correct, not fast, out of the geometric mean."""
+    return [row("kb1_1_A", "1", "ok", 1.0, True, True, eager=3.0, compile_ms=2.0),
+            row("kb1_2_B", "1", "ok", 0.25, True, True, precision="tf32", eager=1.0, compile_ms=1.5,
+                strict="wrong_output"),
+            row("kb1_3_C", "1", "ok", 1.0, True, False, eager=0.5),
+            row("kb1_4_D", "1", "wrong_output", None, None, None, eager=1.0, compile_ms=1.0),
+            kbs.not_run_row("kb1_5_E", "1", search_args("/w")),
+            row("kb2_1_F", "2", "ok", 2.0, True, True, precision="3xtf32", eager=3.0, compile_ms=4.0),
+            row("kb2_2_G", "2", "ok", 1.0, True, True)]
+
+
+class Rows(unittest.TestCase):
+    def test_a_row_carries_both_verdicts_the_module_check_and_the_search(self):
+        a, b = hand_rows()[:2]
+        self.assertEqual(a["schedule"], "search")
+        self.assertEqual(a["verified"], {"1e-2": True, "1e-4": True})
+        self.assertEqual(b["verified"], {"1e-2": True, "1e-4": False})
+        self.assertEqual((a["pytorch_match"]["1e-2"], a["pytorch_match"]["1e-4"], a["matches_pytorch"]),
+                         (True, True, "pass"))
+        self.assertEqual(a["search"]["candidates_per_minute"], 40.0)
+        self.assertEqual(b["precision"], "tf32")
+        self.assertAlmostEqual(kbs.speedup(a), 2.0)
+        self.assertAlmostEqual(kbs.speedup(b), 4.0)
+
+    def test_a_file_not_run_is_a_row_that_says_so(self):
+        e = hand_rows()[4]
+        self.assertEqual((e["search"]["status"], e["search"]["timed"], e["pytorch_match"]["status"]),
+                         ("not_run", "none", "not_run"))
+        self.assertEqual(e["verified"], {"1e-2": None, "1e-4": None})
+        self.assertNotIn("precision", e)
+        self.assertIn("time-limit", e["note"])
+
+    def test_rows_validate_against_the_record_schema(self):
+        for r in hand_rows():
+            self.assertEqual(schema_errors(r, "result"), [], r["problem"])
+
+
+class Summary(unittest.TestCase):
+    def summary(self):
+        return kbs.level_summary(hand_rows(), {"1": 5, "2": 2})
+
+    def test_level_1_counts_failures_and_files_not_run_as_not_fast(self):
+        one = self.summary()["levels"][0]
+        self.assertEqual((one["level"], one["problems"], one["run"], one["search_schedules"]), ("1", 5, 4, 4))
+        loose = one["1e-2"]
+        self.assertEqual((loose["correct"], loose["faster"], loose["faster_2x"]), (3, 2, 1))  # A, B, C; A, B; B
+        self.assertEqual((loose["fast_0"], loose["fast_1"], loose["fast_2"]), (0.6, 0.4, 0.2))
+        self.assertAlmostEqual(loose["geomean_speedup"], (2.0 * 4.0 * 0.5) ** (1 / 3), places=4)  # 1.5874
+        self.assertEqual(one["precision"], {"f32": 2, "tf32": 1})
+
+    def test_at_1e4_only_f32_and_3xtf32_rows_that_matched_count(self):
+        strict = self.summary()["levels"][0]["1e-4"]
+        self.assertEqual((strict["correct"], strict["faster"], strict["faster_2x"]), (1, 1, 0))  # A only
+        self.assertEqual((strict["fast_0"], strict["fast_1"], strict["fast_2"]), (0.2, 0.2, 0.0))
+        self.assertEqual(strict["geomean_speedup"], 2.0)
+
+    def test_a_correct_problem_without_a_pytorch_time_is_correct_but_not_fast(self):
+        two = self.summary()["levels"][1]
+        for t in ("1e-2", "1e-4"):
+            self.assertEqual((two[t]["correct"], two[t]["faster"], two[t]["fast_0"], two[t]["fast_1"]),
+                             (2, 1, 1.0, 0.5))
+            self.assertEqual(two[t]["geomean_speedup"], 1.5)
+        self.assertEqual(two["precision"], {"3xtf32": 1, "f32": 1})
+
+    def test_a_level_asked_for_but_not_reached_scores_zero(self):
+        s = kbs.level_summary(hand_rows()[:1], {"1": 1, "2": 3})
+        self.assertEqual([(e["level"], e["problems"], e["run"], e["1e-2"]["correct"], e["1e-2"]["fast_0"])
+                          for e in s["levels"]], [("1", 1, 1, 1, 1.0), ("2", 3, 0, 0, 0.0)])
+        self.assertIsNone(s["levels"][1]["1e-2"]["geomean_speedup"])
+
+
+class Record(unittest.TestCase):
+    def record(self):
+        rows = hand_rows()
+        env = {"gpu": "NVIDIA H200", "gpu_count": 1, "driver": None, "cuda": None, "pytorch": "2.11"}
+        import datetime
+        started = datetime.datetime(2026, 12, 4, 10, 0, tzinfo=datetime.timezone.utc)
+        files = ["a"] * 7
+        return kbs.make_record(rows, files, search_args("/w"), ["--search-candidates", "40"], started, "abc1234", env,
+                               kbs.level_summary(rows, {"1": 5, "2": 2}))
+
+    def test_the_record_validates_and_states_the_budget(self):
+        r = self.record()
+        self.assertEqual(schema_errors(r), [])
+        self.assertIn("40 candidates or 60 s", r["notes"])
+        self.assertIn("6 of 7 files searched", r["notes"])
+        self.assertEqual(r["command"], "python3 bench/kernelbench_search.py --search-candidates 40")
+
+    def test_the_schema_refuses_a_summary_fraction_above_one(self):
+        r = self.record()
+        r["summary"]["levels"][0]["1e-2"]["fast_0"] = 1.5
+        self.assertNotEqual(schema_errors(r), [])
+
+    def test_the_tables_render_the_summary_and_the_rows(self):
+        r = self.record()
+        summary = make_tables.kernelbench_summary_table(r["summary"])
+        self.assertIn("| 1 | 1e-2 | 5 (4) | 3 (60%) | 2 (40%) | 1 (20%) | 1.59x | f32 2, tf32 1 |", summary)
+        self.assertIn("| 1 | 1e-4, f32 / 3xtf32 | 5 (4) | 1 (20%) | 1 (20%) | 0 (0%) | 2.00x | - |", summary)
+        rows = make_tables.search_table(r)
+        self.assertTrue(rows[2].startswith("| kb1_1_A | search | 1.0000 | 3.0000 | 2.0000 | 2.00x | yes / yes | "
+                                           "yes / yes | f32 | 50.0 | 40 / 60 s | 40 (40.0) |"), rows[2])
+        self.assertIn("| kb1_5_E | none | - |", rows[6])
+        text = make_tables.results_md([r])
+        self.assertIn("fast_1, fast_2", text)
+        self.assertIn("| kb2_1_F | search |", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
