@@ -13,6 +13,7 @@ const std::pair<Verdict, const char*> kVerdictNames[] = {
     {Verdict::input_modified, "input_modified"},
     {Verdict::out_of_bounds_write, "out_of_bounds_write"},
     {Verdict::undeclared_precision, "undeclared_precision"},
+    {Verdict::persistent_state, "persistent_state"},
     {Verdict::compile_error, "compile_error"},
     {Verdict::launch_error, "launch_error"},
     {Verdict::illegal_address, "illegal_address"},

@@ -20,6 +20,8 @@ enum class Verdict {
   out_of_bounds_write,
   // The compiled code rounds to a precision lower than the one declared (PTX conversions, MMA operand types).
   undeclared_precision,
+  // The compiled code keeps state from one launch to the next (global variables, the device heap).
+  persistent_state,
   // Compiling, launching and running it.
   compile_error,
   launch_error,

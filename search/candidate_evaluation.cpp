@@ -11,6 +11,7 @@
 #include "problems/contract.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_info.h"
+#include "runtime/module_state_scan.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/precision_scan.h"
 #include "runtime/sanitizer.h"
@@ -139,9 +140,10 @@ KernelBundle handwritten_bundle(const Problem& problem, const std::string& sourc
   return b;
 }
 
-// The PTX precision scan (runtime/precision_scan.h) on an NVRTC compile for sm_90a,
-// which needs no GPU: an undeclared lower precision rejects the kernel here already.
-void check_declared_precision(const KernelBundle& b, search::CandidateOutcome& out) {
+// The PTX scans (runtime/precision_scan.h, runtime/module_state_scan.h) on an NVRTC
+// compile for sm_90a, which needs no GPU: an undeclared lower precision or state kept
+// between launches rejects the kernel here already.
+void scan_compiled_kernel(const KernelBundle& b, search::CandidateOutcome& out) {
   runtime::CompiledModule m;
   try {
     m = runtime::compile_bundle(b, runtime::CompileOptions{});
@@ -158,6 +160,11 @@ void check_declared_precision(const KernelBundle& b, search::CandidateOutcome& o
                  precision_name(use->precision) + " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
                  "); pass --precision " + precision_name(use->precision) +
                  " if the problem's tolerance admits it, or keep the arithmetic in f32.";
+    return;
+  }
+  if (auto state = runtime::persistent_state(m.ptx)) {
+    out.verdict = runtime::Verdict::persistent_state;
+    out.reason = runtime::persistent_state_message(*state);
   }
 }
 
@@ -223,9 +230,18 @@ nlohmann::json audit_bundle(const Problem& problem, const KernelBundle& bundle, 
   for (const auto& f : findings) j.push_back(f.to_json());
   return j;
 #else
-  (void)problem;
   (void)bundle;
-  return nlohmann::json::array();
+  // Nothing audited the source: the finding says so wherever findings are shown.
+  return nlohmann::json::array(
+      {{{"rule", "audit-not-built"},
+        {"severity", "warning"},
+        {"file", problem.name + ".cu"},
+        {"line", 0},
+        {"column", 0},
+        {"message",
+         "This cusched was built without the Clang audit, so the kernel's source was not audited (kernel contract, "
+         "state in device globals, unwritten outputs); the compiled-code scans and the runtime checks still apply."},
+        {"hint", "Build with -DCUSCHED_WITH_AUDIT=ON (clang-19, libclang-19-dev, llvm-19-dev) to audit sources."}}});
 #endif
 }
 

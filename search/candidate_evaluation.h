@@ -107,11 +107,12 @@ KernelBundle handwritten_bundle(const Problem& problem, const std::string& sourc
                                 Precision precision, const std::array<int64_t, 3>& grid,
                                 const std::array<int64_t, 3>& block, int64_t dynamic_smem);
 
-// The PTX precision scan (runtime/precision_scan.h) of `bundle` compiled with NVRTC
-// for sm_90a, which needs no GPU: sets out.verdict to "undeclared_precision" (or
-// "compile_error") with its reason when the code computes in a precision narrower
-// than the declared one.
-void check_declared_precision(const KernelBundle& bundle, CandidateOutcome& out);
+// The scans of `bundle` compiled with NVRTC for sm_90a, which need no GPU: sets
+// out.verdict, with its reason, to "undeclared_precision" when the code computes in a
+// precision narrower than the declared one (runtime/precision_scan.h), to
+// "persistent_state" when it keeps state from one launch to the next
+// (runtime/module_state_scan.h), or to "compile_error".
+void scan_compiled_kernel(const KernelBundle& bundle, CandidateOutcome& out);
 
 // compute-sanitizer's memcheck, racecheck and synccheck (runtime/sanitizer.h) on the
 // schedule `steps` lowered at the small size (a short launch under the tools):

@@ -50,7 +50,7 @@ CandidateOutcome prepare_kernel_candidate(const Problem& problem, const Store& s
       return out;
     }
   }
-  check_declared_precision(out.bundle, out);
+  scan_compiled_kernel(out.bundle, out);
   if (!out.verdict && cfg.backend == "interp") {
     out.verdict = runtime::Verdict::no_gpu;
     out.reason =

@@ -82,7 +82,7 @@ CommandRegistration reg{
                out.reason = "The audit found an error-level problem in the kernel.";
              }
            }
-           if (!out.verdict) search::check_declared_precision(b, out);
+           if (!out.verdict) search::scan_compiled_kernel(b, out);
            if (!out.verdict) {
              if (auto err = runtime::driver_available()) {
                out.reason =

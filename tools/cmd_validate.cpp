@@ -1,13 +1,17 @@
 // `cusched validate --problem P --schedule S`: the whole legality of a schedule for a
 // problem at a size: its steps against the registry and the problem, the whole-schedule
-// rules, and lowering. Prints the normalised steps, or the structured error (its
-// "phase" says which part refused: "schedule" or "lowering") and exits 1.
+// rules, lowering, and the bundle's shared memory per block (search::shared_memory_error,
+// as `lower --emit cuda`, `check` and every candidate apply it). Prints the normalised
+// steps, or the structured error (its "phase" says which part refused: "schedule" or
+// "lowering") and exits 1.
 #include <iostream>
 #include <new>
 
+#include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/problem.h"
+#include "search/candidate_evaluation.h"
 #include "tools/command.h"
 #include "tools/problem_options.h"
 #include "tools/problem_source.h"
@@ -38,7 +42,8 @@ CommandRegistration reg{
            nlohmann::json steps = load_schedule_json(p, o->schedule);
            Schedule s = Schedule::from_json(p.context(size, o->strict), steps);
            try {
-             lower(s, p.name);
+             // The launch limits lowering leaves to the bundle: shared memory per block.
+             if (auto e = search::shared_memory_error(make_bundle(lower(s, p.name)), size)) throw UserError(*e);
            } catch (const std::bad_alloc&) {
              Error e;
              e.code = "lowering-out-of-memory";

@@ -40,7 +40,7 @@ std::string outcome_of(const CorpusEntry& e, bool audit, std::string* reason) {
     out.audit_findings = search::audit_bundle(p, out.bundle, &bad, &out.audit_ms);
     if (bad) out.verdict = cusched::runtime::Verdict::audit_rejected;
   }
-  if (!out.verdict) search::check_declared_precision(out.bundle, out);
+  if (!out.verdict) search::scan_compiled_kernel(out.bundle, out);
   if (!out.verdict) {
     search::EvalConfig cfg;
     cfg.size = e.size;

@@ -153,6 +153,14 @@ schedule_case("tensor_core with a 4096-wide warp tile",
 schedule_case("bf16 tensor_core with a 4096-wide warp tile (lower)",
               steps({"op": "split", "stage": "C", "loop": "k", "factor": 32}, {"op": "tensor_core", "stage": "C", "shape": "m16n8k16", "precision": "bf16"}),
               "tensor-core-tile-too-large", command=("lower",))
+big_copy = [{"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 128, "y_factor": 128},
+            {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+            {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
+            {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "jo", "pad": 0}]
+for command, extra in [(("lower",), ["--size", "bench", "--emit", "cuda"]), (("lower",), ["--size", "bench", "--emit", "cuda", "--json"]),
+                       (("validate",), ["--size", "bench"])]:
+    schedule_case("a 2 MiB shared copy (%s)" % " ".join(command + tuple(extra)), json.dumps(big_copy), "shared-memory-too-large",
+                  command=command, extra=extra)
 reorders = [{"op": "reorder", "stage": "C", "loops": ["j", "i"] if n % 2 == 0 else ["i", "j"]} for n in range(257)]
 schedule_case("257 legal steps", json.dumps(reorders), "too-many-steps")
 schedule_case("2000 legal steps", json.dumps(reorders * 8), "too-many-steps")

@@ -10,6 +10,7 @@
 #include "codegen/lower.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
+#include "runtime/module_state_scan.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/precision_scan.h"
 
@@ -23,7 +24,8 @@ CompiledModule compile_at_bench(const Problem& p, const nlohmann::json& steps) {
   return compile_bundle(b, o);
 }
 
-// ... and its PTX computes in no precision narrower than the bundle declares.
+// ... and its PTX computes in no precision narrower than the bundle declares and keeps no
+// state between launches.
 TEST(ProblemKernels, BaselineAndBestCompileToSm90aCubins) {
   for (const auto& p : all_problems()) {
     for (const auto* steps : {&p.baseline_schedule, &p.best_schedule}) {
@@ -36,6 +38,8 @@ TEST(ProblemKernels, BaselineAndBestCompileToSm90aCubins) {
       auto use = undeclared_precision(m.ptx, admitted_precisions(b.precision, dtypes));
       EXPECT_FALSE(use.has_value()) << "declared " << b.precision << ", PTX line " << use->line << ": "
                                     << use->instruction;
+      auto state = persistent_state(m.ptx);
+      EXPECT_FALSE(state.has_value()) << persistent_state_message(*state);
     }
   }
 }

@@ -1,0 +1,89 @@
+// The scan for state a compiled module keeps between launches: PTX declarations and
+// calls, and kernels compiled with NVRTC (no GPU needed) that keep such state in each
+// way the language allows, against honest kernels that only look alike.
+#include "runtime/module_state_scan.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/nvrtc_compiler.h"
+
+namespace cusched::runtime {
+namespace {
+
+std::string ptx_of(const std::string& source) {
+  CompileOptions o;
+  o.arch = "sm_90a";
+  return compile_cuda(source, {}, o, "state_probe.cu").ptx;
+}
+
+TEST(ModuleStateScan, ReadsModuleScopeDeclarationsAndHeapCalls) {
+  auto g = persistent_state(
+      ".version 8.0\n.target sm_90a\n.address_size 64\n\n.global .align 4 .b8 saved[1024];\n"
+      ".visible .entry k(\n.param .u64 k_param_0\n)\n{\nld.global.f32 %f1, [%rd1];\n}\n");
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->kind, "global variable");
+  EXPECT_EQ(g->name, "saved");
+  EXPECT_EQ(g->line, 5);
+  auto v = persistent_state(".visible .global .align 4 .u32 counter = 3;\n");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->name, "counter");
+  auto h = persistent_state(
+      ".version 8.0\n.extern .func  (.param .b64 func_retval0) malloc\n(\n\t.param .b64 malloc_param_0\n)\n;\n"
+      ".visible .entry k()\n{\n\t{\n\tcall.uni (retval0), \n\tmalloc, \n\t(\n\tparam0\n\t);\n\t}\n}\n");
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->kind, "device heap");
+  EXPECT_EQ(h->name, "malloc");
+  EXPECT_EQ(h->line, 2);
+  EXPECT_NE(persistent_state_message(*h).find("malloc"), std::string::npos);
+}
+
+TEST(ModuleStateScan, LeavesInstructionsConstantsTexturesAndStringLiteralsAlone) {
+  EXPECT_FALSE(persistent_state(".const .align 4 .b8 table[16] = {0, 0, 128, 63};\n"
+                                ".global .texref tex;\n.global .align 1 .b8 $str[6] = {104, 101, 108, 108, 111, 0};\n"
+                                ".visible .entry k(\n.param .u64 .ptr .global .align 4 k_param_0\n)\n{\n"
+                                "ld.global.nc.f32 %f1, [%rd1];\nst.global.f32 [%rd2], %f1;\ncvta.to.global.u64 %rd3, "
+                                "%rd4;\natom.global.add.f32 %f2, [%rd2], %f1;\n}\n")
+                   .has_value());
+}
+
+TEST(ModuleStateScan, FindsEveryWayCompiledKernelsKeepState) {
+  const char* kernels[] = {
+      // A __device__ counter.
+      "__device__ int calls;\n"
+      "extern \"C\" __global__ void k(const float* x, float* y) { if (calls++ == 0) y[threadIdx.x] = x[threadIdx.x]; }",
+      // A function-scope static in a kernel.
+      "extern \"C\" __global__ void k(const float* x, float* y) {\n"
+      "  static __device__ float saved[256]; if (x[0] == saved[0]) y[threadIdx.x] = saved[threadIdx.x];\n"
+      "  else { y[threadIdx.x] = x[threadIdx.x]; saved[threadIdx.x] = x[threadIdx.x]; } }",
+      // A function-scope static in a device helper.
+      "__device__ float* store() { static __device__ float s[256]; return s; }\n"
+      "extern \"C\" __global__ void k(const float* x, float* y) { store()[threadIdx.x] += x[threadIdx.x];\n"
+      "  y[threadIdx.x] = store()[threadIdx.x]; }",
+      // A buffer from the device heap.
+      "extern \"C\" __global__ void k(const float* x, float* y) {\n"
+      "  float* p = (float*)malloc(1024); p[threadIdx.x] = x[threadIdx.x]; y[threadIdx.x] = p[threadIdx.x]; }",
+  };
+  for (const char* src : kernels) {
+    SCOPED_TRACE(src);
+    EXPECT_TRUE(persistent_state(ptx_of(src)).has_value());
+  }
+}
+
+TEST(ModuleStateScan, PassesHonestKernelsWithConstantTablesSharedMemoryAndAtomics) {
+  const char* kernels[] = {
+      "__constant__ float scale[4] = {1.f, 2.f, 3.f, 4.f};\n"
+      "extern \"C\" __global__ void k(const float* __restrict__ x, float* __restrict__ y) {\n"
+      "  __shared__ float t[256]; t[threadIdx.x] = x[threadIdx.x] * scale[threadIdx.x % 4]; __syncthreads();\n"
+      "  atomicAdd(&y[0], t[255 - threadIdx.x]); }",
+      "extern \"C\" __global__ void k(const float* __restrict__ x, float* __restrict__ y) {\n"
+      "  const float c[3] = {0.5f, 0.25f, 0.125f}; y[threadIdx.x] = x[threadIdx.x] * c[threadIdx.x % 3]; }",
+  };
+  for (const char* src : kernels) {
+    SCOPED_TRACE(src);
+    auto state = persistent_state(ptx_of(src));
+    EXPECT_FALSE(state.has_value()) << (state ? state->instruction : "");
+  }
+}
+
+}  // namespace
+}  // namespace cusched::runtime
