@@ -6,14 +6,15 @@
 namespace cusched::cuda_emit {
 
 void KernelWriter::all_reduce(const StmtNode& s) {
-  const bool arg = s.reduce_op == ReduceOp::ArgMin || s.reduce_op == ReduceOp::ArgMax;
+  const bool arg = reduce_carries_pair(s.reduce_op);
   const EmittedBuffer* vb = lookup(s.buffer);
-  const EmittedBuffer* ib = arg ? lookup(s.index_buffer) : nullptr;
-  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.index_buffer, ib}}) {
-    if (name == s.index_buffer && !arg) continue;
+  const EmittedBuffer* ib = arg ? lookup(s.pair_buffer) : nullptr;
+  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.pair_buffer, ib}}) {
+    if (name == s.pair_buffer && !arg) continue;
     if (!b)
       fail("unknown-buffer", "Kernel '" + kernel_.name + "' reduces '" + name + "', which is not allocated in scope.",
-           "Allocate the reduced value (and, for argmin/argmax, its index) in registers around the AllReduce.");
+           "Allocate the reduced value (and, for a pair reduction, its second value) in registers around the "
+           "AllReduce.");
     if (b->scope != MemScope::Register)
       fail("allreduce-needs-register",
            "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " +
@@ -37,7 +38,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
              " threads there.",
          "Use a width that divides the block size on the reduce axis.");
   const std::string value = expr_.element(s.buffer, s.index);
-  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
+  const std::string index = arg ? expr_.element(s.pair_buffer, s.index) : "";
   const std::string op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(width);
   const bool pow2 = (width & (width - 1)) == 0;
@@ -48,7 +49,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   // when it is whole warps along x, otherwise one value per thread in shared memory.
   if (a == 0 && pow2 && width <= 32) {
     if (arg)
-      line("cusched::warp_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ");");
+      line("cusched::warp_allreduce_pair<" + op + ">(" + value + ", " + index + ", " + w + ");");
     else
       line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
     return;
@@ -61,7 +62,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   if (arg) shared_array(scratch + "_index", ib->dtype, slots);
   if (whole_warps) {
     if (arg)
-      line("cusched::block_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
+      line("cusched::block_allreduce_pair<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
            scratch + "_index);");
     else
       line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
@@ -70,7 +71,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
     const std::string group =
         "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " + std::to_string(stride);
     if (arg)
-      line("cusched::block_allreduce_arg_strided<" + op + ">(" + value + ", " + index + ", " + group + ", " + scratch +
+      line("cusched::block_allreduce_pair_strided<" + op + ">(" + value + ", " + index + ", " + group + ", " + scratch +
            ", " + scratch + "_index);");
     else
       line(value + " = cusched::block_allreduce_strided<" + op + ">(" + value + ", " + group + ", " + scratch + ");");
@@ -94,13 +95,13 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb
   const bool uniform = a >= 0 && s.combined_width == kernel_.block[a] && threads == kernel_.block[a];
   const std::string value = expr_.element(s.buffer, s.index), op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(s.width), scratch = "cusched_reduce" + std::to_string(reductions_++);
-  const std::string index = arg ? expr_.element(s.index_buffer, s.index) : "";
+  const std::string index = arg ? expr_.element(s.pair_buffer, s.index) : "";
   open("");
   if (uniform) {
     shared_array(scratch, vb.dtype, 2 * s.width);  // two phases of one slot per block
     if (arg) {
       shared_array(scratch + "_index", ib->dtype, 2 * s.width);
-      line("cusched::cluster_allreduce_arg_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " +
+      line("cusched::cluster_allreduce_pair_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " +
            scratch + ", " + scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
     } else {
       line(value + " = cusched::cluster_allreduce_uniform_push<" + op + ", " + w + ">(" + value + ", " + scratch +
@@ -110,7 +111,7 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb
     shared_array(scratch, vb.dtype, threads);
     if (arg) {
       shared_array(scratch + "_index", ib->dtype, threads);
-      line("cusched::cluster_allreduce_arg<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
+      line("cusched::cluster_allreduce_pair<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
            scratch + "_index, cusched_cluster_pending);");
     } else {
       line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch +

@@ -49,6 +49,8 @@ std::string reduce_op_struct(ReduceOp op) {
       return "cusched::ArgMinOp";
     case ReduceOp::ArgMax:
       return "cusched::ArgMaxOp";
+    case ReduceOp::LogSumExp:
+      return "cusched::LogSumExpOp";
   }
   return "?";
 }

@@ -163,9 +163,20 @@ KernelRunner::Pair KernelRunner::combine(const Pair& a, const Pair& b, ReduceOp 
     case ReduceOp::Max:
       return {std::fmax(a.value, b.value), 0};
     case ReduceOp::ArgMax:
-      return (b.value > a.value || (b.value == a.value && b.index < a.index)) ? b : a;
+      return (b.value > a.value || (b.value == a.value && b.second < a.second)) ? b : a;
     case ReduceOp::ArgMin:
-      return (b.value < a.value || (b.value == a.value && b.index < a.index)) ? b : a;
+      return (b.value < a.value || (b.value == a.value && b.second < a.second)) ? b : a;
+    case ReduceOp::LogSumExp: {
+      // The running maxima and the sums of exp(v - maximum), as the device library's
+      // LogSumExpOp combines them (f32 arithmetic, the same expression in every order).
+      if (std::isnan(a.value) || std::isnan(b.value)) return {std::nan(""), std::nan("")};
+      const double m = std::fmax(a.value, b.value);
+      auto scaled = [&](const Pair& p) {
+        return p.value == m ? p.second
+                            : convert_to_dtype(p.second * convert_to_dtype(std::exp(p.value - m), dtype), dtype);
+      };
+      return {m, convert_to_dtype(scaled(a) + scaled(b), dtype)};
+    }
   }
   return a;
 }
@@ -192,7 +203,7 @@ void KernelRunner::butterfly(std::vector<Pair>& v, ReduceOp op, DType dtype) con
 void KernelRunner::allreduce(const CStmt& s) {
   ++stats_.allreduces;
   step(threads_);
-  const bool arg = s.index_buffer >= 0;
+  const bool arg = s.pair_buffer >= 0;
   const InterpBuffer& vinfo = k_.buffers[s.buffer];
   std::vector<int64_t> element(threads_);
   std::vector<Pair> contrib(threads_);
@@ -200,7 +211,7 @@ void KernelRunner::allreduce(const CStmt& s) {
     set_thread(t);
     double index = eval(s.index);
     contrib[t].value = load(s.buffer, index);
-    contrib[t].index = arg ? load(s.index_buffer, index) : 0;
+    contrib[t].second = arg ? load(s.pair_buffer, index) : 0;
     element[t] = static_cast<int64_t>(index);
   }
   if (s.cluster_kind) {
@@ -229,7 +240,7 @@ void KernelRunner::allreduce(const CStmt& s) {
       int64_t member = t + j * stride;
       set_thread(member);
       store(s.buffer, static_cast<double>(element[member]), group[j].value);
-      if (arg) store(s.index_buffer, static_cast<double>(element[member]), group[j].index);
+      if (arg) store(s.pair_buffer, static_cast<double>(element[member]), group[j].second);
     }
   }
   if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory
@@ -271,7 +282,7 @@ void KernelRunner::scan(const CStmt& s) {
 
 void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib,
                                      const std::vector<int64_t>& element, DType dtype) {
-  const bool arg = s.index_buffer >= 0;
+  const bool arg = s.pair_buffer >= 0;
   for (int64_t lt = 0; lt < tpb_; ++lt) {
     Pair acc = contrib[lt];
     for (int64_t r = 1; r < cluster_; ++r) acc = combine(acc, contrib[r * tpb_ + lt], s.reduce_op, dtype);
@@ -279,7 +290,7 @@ void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& co
       const int64_t member = r * tpb_ + lt;
       set_thread(member);
       store(s.buffer, static_cast<double>(element[member]), acc.value);
-      if (arg) store(s.index_buffer, static_cast<double>(element[member]), acc.index);
+      if (arg) store(s.pair_buffer, static_cast<double>(element[member]), acc.second);
     }
   }
   ++epoch_;

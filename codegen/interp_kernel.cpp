@@ -360,15 +360,15 @@ class KernelCompiler {
         c.collective = true;
         c.index = expr(s->index);
         c.buffer = resolve_buffer(s->buffer, "reduces");
-        bool arg = s->reduce_op == ReduceOp::ArgMax || s->reduce_op == ReduceOp::ArgMin;
-        if (arg) {
-          if (s->index_buffer.empty())
-            malformed(
-                "has an " + reduce_op_name(s->reduce_op) + " AllReduce of '" + s->buffer + "' without an index buffer",
-                "Name the register buffer that holds the candidate indices.");
-          c.index_buffer = resolve_buffer(s->index_buffer, "reduces");
+        if (reduce_carries_pair(s->reduce_op)) {
+          if (s->pair_buffer.empty())
+            malformed("has an " + reduce_op_name(s->reduce_op) + " AllReduce of '" + s->buffer +
+                          "' without the buffer of its pair's second value",
+                      "Name the register buffer that holds the second value (argmin/argmax: the index; logsumexp: "
+                      "the sum).");
+          c.pair_buffer = resolve_buffer(s->pair_buffer, "reduces");
         }
-        for (int b : {c.buffer, c.index_buffer})
+        for (int b : {c.buffer, c.pair_buffer})
           if (b >= 0 && out_.buffers[b].scope != MemScope::Register)
             fail("allreduce-needs-register",
                  "Kernel '" + kernel_.name + "' reduces '" + out_.buffers[b].name + "' across threads, but it is a " +

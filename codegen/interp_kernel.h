@@ -90,7 +90,7 @@ struct CStmt {
   // If
   CExpr cond;
   // AllReduce
-  int index_buffer = -1;
+  int pair_buffer = -1;
   ReduceOp reduce_op = ReduceOp::Sum;
   int reduce_axis = 0;  // 0, 1, 2 for threadIdx.x, y, z (unused for cluster_kind)
   int64_t width = 1;

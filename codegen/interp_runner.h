@@ -170,8 +170,10 @@ class KernelRunner {
   void exec_collective(const CStmt& s);
 
   // ---- AllReduce ----
+  // A thread's accumulator: the value and, for a pair reduction, the second value
+  // (argmin/argmax: the index; logsumexp: the sum of exp(v - value)).
   struct Pair {
-    double value, index;
+    double value, second;
   };
 
   Pair combine(const Pair& a, const Pair& b, ReduceOp op, DType dtype) const;

@@ -72,12 +72,12 @@ Stmt make_scan(const std::string& buffer, Expr index, const std::string& total, 
   return n;
 }
 
-Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op, GpuAxis axis,
+Stmt make_allreduce(const std::string& buffer, const std::string& pair_buffer, Expr index, ReduceOp op, GpuAxis axis,
                     int64_t width, const std::string& kind, GpuAxis combined_axis, int64_t combined_width) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::AllReduce;
   n->buffer = buffer;
-  n->index_buffer = index_buffer;
+  n->pair_buffer = pair_buffer;
   n->index = std::move(index);
   n->reduce_op = op;
   n->reduce_axis = axis;
@@ -307,7 +307,7 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     case StmtKind::AllReduce:
       os << pad << "allreduce_" << reduce_op_name(s->reduce_op) << "(" << s->buffer << "[" << to_string(s->index) << "]"
-         << (s->index_buffer.empty() ? "" : ", " + s->index_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
+         << (s->pair_buffer.empty() ? "" : ", " + s->pair_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
          << " width " << s->width << " (" << s->reduce_kind << ")\n";
       break;
     case StmtKind::Scan:

@@ -28,8 +28,9 @@
 //   - Allocate(Register) gives each thread its own array; Allocate(Shared) gives the
 //     block one array; Global buffers are kernel parameters.
 //   - Barrier is __syncthreads(): every thread of the block reaches it.
-//   - AllReduce combines the register value buffer[index] (and, for argmin/argmax,
-//     index_buffer[index]) over the `width` threads that differ only in their index
+//   - AllReduce combines the register value buffer[index] (and, for a pair reduction,
+//     pair_buffer[index]: argmin/argmax's index, logsumexp's sum of exp(v - max)) over
+//     the `width` threads that differ only in their index
 //     on `axis`, and leaves the combined value in all of them. With kind "cluster"
 //     (axis cluster.x, width C) it combines the values that the threads of the same
 //     index hold in each block of the cluster, in an order that is the same in every
@@ -143,7 +144,7 @@ enum class StmtKind {
 //   Allocate         buffer, scope, dtype, size (elements), alignment (shared: bytes), body[0]
 //   If               cond, body[0] (then), body[1] (else, optional)
 //   Barrier          -
-//   AllReduce        buffer, index, index_buffer (argmin/argmax), reduce_op, reduce_axis,
+//   AllReduce        buffer, index, pair_buffer (argmin/argmax, logsumexp), reduce_op, reduce_axis,
 //                    width (threads or blocks combined), reduce_kind, combined_axis, combined_width
 //   Mma              buffer, index (accumulators), mma_shape, mma_precision, operands (A then B)
 //   AsyncCopy        buffer, index (shared destination), value (global load), copy_bytes
@@ -187,7 +188,7 @@ struct StmtNode {
   Expr cond;
   // AllReduce
   ReduceOp reduce_op = ReduceOp::Sum;
-  std::string index_buffer;  // argmin/argmax: the register buffer of the index
+  std::string pair_buffer;  // pair reductions: the register buffer of the second value
   GpuAxis reduce_axis = GpuAxis::ThreadX;
   int64_t width = 32;
   std::string reduce_kind = "warp";       // "warp", "block" or "cluster"
@@ -217,7 +218,7 @@ Stmt make_store(const std::string& buffer, Expr index, Expr value);
 Stmt make_allocate(const std::string& buffer, MemScope scope, DType dtype, int64_t size, Stmt body);
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_barrier();
-Stmt make_allreduce(const std::string& buffer, const std::string& index_buffer, Expr index, ReduceOp op, GpuAxis axis,
+Stmt make_allreduce(const std::string& buffer, const std::string& pair_buffer, Expr index, ReduceOp op, GpuAxis axis,
                     int64_t width, const std::string& kind, GpuAxis combined_axis = GpuAxis::None,
                     int64_t combined_width = 0);
 Stmt make_scan(const std::string& buffer, Expr index, const std::string& total, ReduceOp op, int64_t width);

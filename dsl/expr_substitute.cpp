@@ -44,6 +44,7 @@ Expr reduction_identity(ReduceOp op, DType t) {
       return fl ? make_float(1.0, t) : make_int(1, t);
     case ReduceOp::Max:
     case ReduceOp::ArgMax:
+    case ReduceOp::LogSumExp:  // the running maximum's identity; the sum starts at 0
       return fl ? make_float(-std::numeric_limits<double>::infinity(), t)
                 : make_int(t == DType::i64 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min(),
                            t);

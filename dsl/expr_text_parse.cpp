@@ -451,6 +451,7 @@ class Parser {
     if (s == "minimum" || s == "min") return ReduceOp::Min;
     if (s == "argmax") return ReduceOp::ArgMax;
     if (s == "argmin") return ReduceOp::ArgMin;
+    if (s == "logsumexp") return ReduceOp::LogSumExp;
     return std::nullopt;
   }
 
@@ -492,6 +493,9 @@ class Parser {
         break;
       case ReduceOp::ArgMin:
         e = argmin(rvars, body);
+        break;
+      case ReduceOp::LogSumExp:
+        e = logsumexp(rvars, body);
         break;
     }
     reductions_.push_back({e.get(), fn.pos});

@@ -143,7 +143,7 @@ std::string stage_to_text(const FuncDef& f) {
 bool is_reserved_word(const std::string& name) {
   static const std::set<std::string> words = {"in",     "true", "false",   "select",  "min",     "max",
                                               "pow",    "sum",  "product", "maximum", "minimum", "argmax",
-                                              "argmin", "inf",  "nan",     "cumsum",  "cumprod"};
+                                              "argmin", "inf",  "nan",     "cumsum",  "cumprod", "logsumexp"};
   if (words.count(name) || is_math_function(name) || dtype_from_name(name)) return true;
   return false;
 }

@@ -312,6 +312,7 @@ class Machine {
         acc = std::numeric_limits<double>::infinity();
         break;
       case ReduceOp::Max:
+      case ReduceOp::LogSumExp:  // acc is the running maximum, best the sum of exp(v - acc)
         acc = -std::numeric_limits<double>::infinity();
         break;
       default:
@@ -342,6 +343,16 @@ class Machine {
           if (flat == 0 || (!std::isnan(best) && (std::isnan(v) || v < best)))
             best = v, best_index = static_cast<double>(flat);
           break;
+        case ReduceOp::LogSumExp:
+          if (std::isnan(v) || std::isnan(acc)) {
+            acc = std::numeric_limits<double>::quiet_NaN();
+          } else if (v > acc) {
+            best = best * std::exp(acc - v) + 1;
+            acc = v;
+          } else {
+            best += v == acc ? 1 : std::exp(v - acc);
+          }
+          break;
       }
       // Advance the reduction variables, the last one fastest.
       for (size_t r = m; r-- > 0;) {
@@ -353,7 +364,8 @@ class Machine {
         slots[e.reduce_slots[r]] = 0;
       }
     }
-    return (e.reduce_op == ReduceOp::ArgMax || e.reduce_op == ReduceOp::ArgMin) ? best_index : acc;
+    if (e.reduce_op == ReduceOp::LogSumExp) return std::isinf(acc) ? acc : acc + std::log(best);
+    return is_arg_reduce(e.reduce_op) ? best_index : acc;
   }
 
   const std::vector<Target>& targets_;

@@ -4,6 +4,8 @@
 // order (the first outermost, as the loops of the definition read), starting from
 // the identity (sum 0, product 1, minimum +inf, maximum -inf); argmax/argmin return
 // the flat index over the reduction variables and resolve ties to the smallest index.
+// logsumexp carries the running maximum m and the sum of exp(v - m) and returns
+// m + log(sum) (m itself when m is infinite).
 // Floating-point values are never rounded to their declared type; integer division
 // and remainder truncate toward zero (as C); a cast to an integer type truncates
 // toward zero and a cast to bool is != 0; NaN propagates through min/max and the

@@ -23,7 +23,10 @@ static Expr reduce(ReduceOp op, const std::vector<RVar>& rs, Expr body) {
   ExprNode n;
   n.op = ExprOp::Reduce;
   n.reduce_op = op;
-  n.type = (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin) ? DType::i64 : body.type();
+  if (op == ReduceOp::LogSumExp && !dtype_is_float(body.type()) && !body->weak)
+    fail("logsumexp-integer-body", "logsumexp of an integer body: exp and log are floating-point.",
+         "Convert the body first, e.g. logsumexp(k in N: f32(x(k))).");
+  n.type = is_arg_reduce(op) ? DType::i64 : body.type();
   if (body->weak && n.type != DType::i64) n.type = dtype_is_float(body.type()) ? DType::f32 : DType::i32;
   for (const auto& r : rs) {
     ReductionVar v;
@@ -48,6 +51,11 @@ Expr argmax(const RVar& r, Expr b) { return reduce(ReduceOp::ArgMax, {r}, std::m
 Expr argmax(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMax, r, std::move(b)); }
 Expr argmin(const RVar& r, Expr b) { return reduce(ReduceOp::ArgMin, {r}, std::move(b)); }
 Expr argmin(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMin, r, std::move(b)); }
+Expr logsumexp(const RVar& r, Expr b) { return reduce(ReduceOp::LogSumExp, {r}, std::move(b)); }
+Expr logsumexp(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::LogSumExp, r, std::move(b)); }
+
+bool reduce_carries_pair(ReduceOp op) { return is_arg_reduce(op) || op == ReduceOp::LogSumExp; }
+bool is_arg_reduce(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
 
 static Expr scan(ReduceOp op, const Var& v, Expr body, ScanOptions options) {
   if (!body.defined()) fail("undefined-expr", "The body of a scan is undefined.", "Define the body Expr first.");
@@ -85,6 +93,8 @@ std::string reduce_op_name(ReduceOp op) {
       return "argmin";
     case ReduceOp::ArgMax:
       return "argmax";
+    case ReduceOp::LogSumExp:
+      return "logsumexp";
   }
   return "?";
 }

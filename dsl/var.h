@@ -60,6 +60,11 @@ Expr argmax(const RVar& r, Expr body);
 Expr argmax(const std::vector<RVar>& r, Expr body);
 Expr argmin(const RVar& r, Expr body);
 Expr argmin(const std::vector<RVar>& r, Expr body);
+// log(sum(exp(body))) in one pass that never overflows: the reduction carries the running
+// maximum m and the sum of exp(body - m), and gives m + log(sum), as torch.logsumexp.
+// The body is floating-point.
+Expr logsumexp(const RVar& r, Expr body);
+Expr logsumexp(const std::vector<RVar>& r, Expr body);
 
 // Scans (prefix sums and products) along a pure variable `v` of the stage they define:
 // Y(..., v, ...) = cumsum(v, body) is the sum of body over v' = 0 .. v (with reverse,

@@ -58,7 +58,7 @@ __device__ __forceinline__ T cluster_allreduce(T v, int blocks, T* scratch, bool
 }
 
 template <typename Op, typename T, typename I>
-__device__ __forceinline__ void cluster_allreduce_arg(T& v, I& i, int blocks, T* value_scratch, I* index_scratch, bool& pending) {
+__device__ __forceinline__ void cluster_allreduce_pair(T& v, I& i, int blocks, T* value_scratch, I* index_scratch, bool& pending) {
   const int tid = linear_thread_index();
   cluster_settle(pending);
   value_scratch[tid] = v;
@@ -69,10 +69,7 @@ __device__ __forceinline__ void cluster_allreduce_arg(T& v, I& i, int blocks, T*
   for (int b = 1; b < blocks; ++b) {
     const T bv = *cluster_peer(&value_scratch[tid], b);
     const I bi = *cluster_peer(&index_scratch[tid], b);
-    if (Op::prefer(bv, bi, rv, ri)) {
-      rv = bv;
-      ri = bi;
-    }
+    Op::merge(rv, ri, bv, bi);
   }
   cluster_arrive();
   pending = true;
@@ -116,7 +113,7 @@ __device__ __forceinline__ T cluster_allreduce_uniform_push(T v, T* slots, unsig
 
 // The (value, index) form of cluster_allreduce_uniform_push.
 template <typename Op, int Blocks, typename T, typename I>
-__device__ __forceinline__ void cluster_allreduce_arg_uniform_push(T& v, I& i, T* slots, I* index_slots, unsigned int& phase,
+__device__ __forceinline__ void cluster_allreduce_pair_uniform_push(T& v, I& i, T* slots, I* index_slots, unsigned int& phase,
                                                                    bool& pending) {
   const int tid = linear_thread_index();
   const int threads = static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
@@ -131,10 +128,7 @@ __device__ __forceinline__ void cluster_allreduce_arg_uniform_push(T& v, I& i, T
   I ri = index_slots[p];
 #pragma unroll
   for (int b = 1; b < Blocks; ++b)
-    if (Op::prefer(slots[p + b], index_slots[p + b], rv, ri)) {
-      rv = slots[p + b];
-      ri = index_slots[p + b];
-    }
+    Op::merge(rv, ri, slots[p + b], index_slots[p + b]);
   ++phase;
   v = rv;
   i = ri;

@@ -24,16 +24,25 @@ struct MaxOp {
   __device__ __forceinline__ static T combine(T a, T b) { return max_of(a, b); }
 };
 
-// Argmin / argmax: `prefer(bv, bi, av, ai)` is true when the candidate (bv, bi)
-// replaces (av, ai). NaN ranks above every number for argmax and below every number
-// for argmin (as torch does: a NaN wins); among equal values the smaller index wins.
-// This is a total order, so every combination order gives the same result.
+// Pair reductions: `merge(av, ai, bv, bi)` combines the pair (bv, bi) into (av, ai).
+// Argmin / argmax keep the preferred pair: `prefer(bv, bi, av, ai)` is true when the
+// candidate (bv, bi) replaces (av, ai). NaN ranks above every number for argmax and
+// below every number for argmin (as torch does: a NaN wins); among equal values the
+// smaller index wins. This is a total order, so every combination order gives the same
+// result.
 struct ArgMinOp {
   template <typename T, typename I>
   __device__ __forceinline__ static bool prefer(T bv, I bi, T av, I ai) {
     const bool bnan = bv != bv, anan = av != av;
     if (bnan || anan) return bnan && (!anan || bi < ai);
     return bv < av || (bv == av && bi < ai);
+  }
+  template <typename T, typename I>
+  __device__ __forceinline__ static void merge(T& av, I& ai, T bv, I bi) {
+    if (prefer(bv, bi, av, ai)) {
+      av = bv;
+      ai = bi;
+    }
   }
 };
 struct ArgMaxOp {
@@ -42,6 +51,33 @@ struct ArgMaxOp {
     const bool bnan = bv != bv, anan = av != av;
     if (bnan || anan) return bnan && (!anan || bi < ai);
     return bv > av || (bv == av && bi < ai);
+  }
+  template <typename T, typename I>
+  __device__ __forceinline__ static void merge(T& av, I& ai, T bv, I bi) {
+    if (prefer(bv, bi, av, ai)) {
+      av = bv;
+      ai = bi;
+    }
+  }
+};
+
+// Logsumexp: the pair (m, s) stands for s * exp(m): a running maximum and the sum of
+// exp(v - m). Two pairs combine at the larger maximum, each sum scaled by
+// exp(its maximum - the larger) (exactly 1 where they are equal, so infinite maxima
+// stay finite); a NaN maximum makes both NaN. The expression is symmetric, so the two
+// partners of a shuffle compute the same bits.
+struct LogSumExpOp {
+  __device__ __forceinline__ static float scale(float s, float m, float mx) { return m == mx ? s : s * expf(m - mx); }
+  __device__ __forceinline__ static double scale(double s, double m, double mx) { return m == mx ? s : s * exp(m - mx); }
+  template <typename T>
+  __device__ __forceinline__ static void merge(T& am, T& as, T bm, T bs) {
+    if (am != am || bm != bm) {
+      am = as = am + bm;
+      return;
+    }
+    const T mx = am > bm ? am : bm;
+    as = scale(as, am, mx) + scale(bs, bm, mx);
+    am = mx;
   }
 };
 
@@ -62,15 +98,12 @@ __device__ __forceinline__ T warp_allreduce(T v, int width) {
 }
 
 template <typename Op, typename T, typename I>
-__device__ __forceinline__ void warp_allreduce_arg(T& v, I& i, int width) {
+__device__ __forceinline__ void warp_allreduce_pair(T& v, I& i, int width) {
   const unsigned int mask = group_lane_mask(width);
   for (int offset = width / 2; offset > 0; offset /= 2) {
     const T ov = __shfl_xor_sync(mask, v, offset, width);
     const I oi = __shfl_xor_sync(mask, i, offset, width);
-    if (Op::prefer(ov, oi, v, i)) {
-      v = ov;
-      i = oi;
-    }
+    Op::merge(v, i, ov, oi);
   }
 }
 
@@ -92,9 +125,9 @@ __device__ __forceinline__ T block_allreduce(T v, int width, T* scratch) {
 }
 
 template <typename Op, typename T, typename I>
-__device__ __forceinline__ void block_allreduce_arg(T& v, I& i, int width, T* value_scratch, I* index_scratch) {
+__device__ __forceinline__ void block_allreduce_pair(T& v, I& i, int width, T* value_scratch, I* index_scratch) {
   const int tid = linear_thread_index();
-  warp_allreduce_arg<Op>(v, i, 32);
+  warp_allreduce_pair<Op>(v, i, 32);
   if ((tid & 31) == 0) {
     value_scratch[tid >> 5] = v;
     index_scratch[tid >> 5] = i;
@@ -103,11 +136,7 @@ __device__ __forceinline__ void block_allreduce_arg(T& v, I& i, int width, T* va
   const int first = (tid - static_cast<int>(threadIdx.x) % width) >> 5;
   T rv = value_scratch[first];
   I ri = index_scratch[first];
-  for (int w = 1; w < width / 32; ++w)
-    if (Op::prefer(value_scratch[first + w], index_scratch[first + w], rv, ri)) {
-      rv = value_scratch[first + w];
-      ri = index_scratch[first + w];
-    }
+  for (int w = 1; w < width / 32; ++w) Op::merge(rv, ri, value_scratch[first + w], index_scratch[first + w]);
   __syncthreads();
   v = rv;
   i = ri;
@@ -130,7 +159,7 @@ __device__ __forceinline__ T block_allreduce_strided(T v, int axis_index, int wi
 }
 
 template <typename Op, typename T, typename I>
-__device__ __forceinline__ void block_allreduce_arg_strided(T& v, I& i, int axis_index, int width, int stride,
+__device__ __forceinline__ void block_allreduce_pair_strided(T& v, I& i, int axis_index, int width, int stride,
                                                             T* value_scratch, I* index_scratch) {
   const int tid = linear_thread_index();
   value_scratch[tid] = v;
@@ -139,13 +168,7 @@ __device__ __forceinline__ void block_allreduce_arg_strided(T& v, I& i, int axis
   const int first = tid - (axis_index % width) * stride;
   T rv = value_scratch[first];
   I ri = index_scratch[first];
-  for (int k = 1; k < width; ++k) {
-    const int t = first + k * stride;
-    if (Op::prefer(value_scratch[t], index_scratch[t], rv, ri)) {
-      rv = value_scratch[t];
-      ri = index_scratch[t];
-    }
-  }
+  for (int k = 1; k < width; ++k) Op::merge(rv, ri, value_scratch[first + k * stride], index_scratch[first + k * stride]);
   __syncthreads();
   v = rv;
   i = ri;

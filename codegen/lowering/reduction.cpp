@@ -1,5 +1,5 @@
 // A reduction's accumulators in registers, initialised, updated by its reduction
-// loops (sum, product, max, min, argmax, argmin), combined across the block's threads
+// loops (sum, product, max, min, argmax, argmin, logsumexp), combined across the block's threads
 // (cross_thread_reduce kind warp or block) and across the blocks of a cluster
 // (cross_thread_reduce kind cluster), and written out.
 #include "codegen/lowering/kernel_builder.h"
@@ -15,11 +15,15 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   int r0 = first_reduction(c);
   const auto& loops = c.nest.loops;
   ReduceOp op = c.f.body->reduce_op;
-  bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+  const bool arg = is_arg_reduce(op), pair = reduce_carries_pair(op), lse = op == ReduceOp::LogSumExp;
   DType vt = c.f.body->args[0].type();
   if (c.f.body->args[0]->weak) vt = dtype_is_float(vt) ? DType::f32 : DType::i32;
   DType acc_t = arg ? vt : c.f.dtype;
-  std::string acc = c.f.name + "_acc", acc_idx = c.f.name + "_acc_index";
+  // A pair reduction's second accumulator: argmin/argmax's index, logsumexp's sum of
+  // exp(v - maximum) beside the running maximum in `acc`.
+  const std::string acc = c.f.name + "_acc", acc2 = c.f.name + (arg ? "_acc_index" : "_acc_sum");
+  const DType acc2_t = arg ? DType::i64 : acc_t;
+  const std::string body_value = c.f.name + "_value";
   // Accumulator layout: the pure loops inside r0 that are not thread-bound.
   std::vector<const DerivedLoop*> inner_pure;
   for (size_t q = r0; q < loops.size(); ++q)
@@ -40,7 +44,7 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
                                                            : op,
                                   acc_t);
   std::vector<Stmt> init = {make_store(acc, acc_index, ident)};
-  if (arg) init.push_back(make_store(acc_idx, acc_index, make_int(0, DType::i64)));
+  if (pair) init.push_back(make_store(acc2, acc_index, arg ? make_int(0, DType::i64) : make_float(0.0, acc2_t)));
   Stmt init_nest = over_inner_pure(make_block(init));
 
   // The update, inside all loops from r0 inward.
@@ -60,7 +64,18 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
         Expr v = lower_value(c.body, e2, c2, c.s);
         Expr cur = make_load(acc, acc_t, {acc_index});
         Stmt upd;
-        if (!arg) {
+        if (lse) {
+          // (m, s) takes v: m' = max(m, v), s' = s exp(m - m') + exp(v - m'), each factor
+          // exactly 1 where its exponent's operands are equal (so -inf and +inf pairs
+          // stay finite). The body's value is held in a register, evaluated once.
+          Expr x = make_load(body_value, acc_t, {make_int(0)});
+          Expr m = max(cur, x);
+          Expr s = make_load(acc2, acc2_t, {acc_index});
+          Expr one = make_float(1.0, acc_t);
+          Expr next = select(cur == m, s, s * exp(cur - m)) + select(x == m, one, exp(x - m));
+          upd = make_block({make_store(body_value, make_int(0), v), make_store(acc2, acc_index, next),
+                            make_store(acc, acc_index, m)});
+        } else if (!arg) {
           Expr nv;
           switch (op) {
             case ReduceOp::Sum:
@@ -78,10 +93,10 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
           }
           upd = make_store(acc, acc_index, nv);
         } else {
-          Expr ci = make_load(acc_idx, DType::i64, {acc_index});
+          Expr ci = make_load(acc2, DType::i64, {acc_index});
           Expr better = op == ReduceOp::ArgMax ? (v > cur) : (v < cur);
           Expr cond = better || (v == cur && flat_r < ci);
-          upd = make_if(cond, make_block({make_store(acc, acc_index, v), make_store(acc_idx, acc_index, flat_r)}));
+          upd = make_if(cond, make_block({make_store(acc, acc_index, v), make_store(acc2, acc_index, flat_r)}));
         }
         return guarded(c.nest.guards, upd);
       });
@@ -99,7 +114,7 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
                             const DerivedLoop* before) {
     seq.push_back(
         make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
-                 make_allreduce(acc, arg ? acc_idx : "", make_var(var), op, l->info.axis, l->info.extent, kind,
+                 make_allreduce(acc, pair ? acc2 : "", make_var(var), op, l->info.axis, l->info.extent, kind,
                                 before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0)));
   };
   if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a", nullptr);
@@ -107,7 +122,8 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   // Write-out.
   std::vector<Expr> idx;
   for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
-  Expr out = make_load(arg ? acc_idx : acc, arg ? DType::i64 : acc_t, {acc_index});
+  Expr out = make_load(arg ? acc2 : acc, arg ? DType::i64 : acc_t, {acc_index});
+  if (lse) out = out + log(make_load(acc2, acc2_t, {acc_index}));
   std::vector<Expr> wguards;
   for (const auto& g : c.nest.guards) {
     bool uses_reduction = false;
@@ -126,7 +142,8 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   if (cluster_loop && c.self.scope == MemScope::Global) wguards.push_back(make_var("blockIdx.x") == make_int(0));
   seq.push_back(over_inner_pure(guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), out))));
   Stmt body = make_block(seq);
-  if (arg) body = make_allocate(acc_idx, MemScope::Register, DType::i64, acc_size, body);
+  if (pair) body = make_allocate(acc2, MemScope::Register, acc2_t, acc_size, body);
+  if (lse) body = make_allocate(body_value, MemScope::Register, acc_t, 1, body);
   return make_allocate(acc, MemScope::Register, acc_t, acc_size, body);
 }
 

@@ -13,7 +13,7 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
   if (!f->is_reduction())
     fail("rfactor-pointwise", "Stage '" + stage + "' is not a reduction.", "rfactor a reduction stage.");
   ReduceOp op = f->body->reduce_op;
-  if (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin)
+  if (is_arg_reduce(op))
     fail("rfactor-argreduce", "rfactor of an argmax/argmin stage is not supported.",
          "Reduce it with cross_thread_reduce instead.");
   const LoopInfo& l = require_loop(s, loop);

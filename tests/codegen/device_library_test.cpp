@@ -68,9 +68,9 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   v = cusched::block_allreduce_strided<cusched::MinOp>(v, threadIdx.y, 2, 64, s);
   double d = cusched::block_allreduce_strided<cusched::ProductOp>(static_cast<double>(v), threadIdx.y, 2, 64, sd);
   n = cusched::block_allreduce<cusched::MinOp>(n, 32, sn);
-  cusched::warp_allreduce_arg<cusched::ArgMaxOp>(v, i, 32);
-  cusched::block_allreduce_arg<cusched::ArgMinOp>(v, i, 64, s, si);
-  cusched::block_allreduce_arg_strided<cusched::ArgMaxOp>(d, n, threadIdx.y, 2, 64, sd, sn);
+  cusched::warp_allreduce_pair<cusched::ArgMaxOp>(v, i, 32);
+  cusched::block_allreduce_pair<cusched::ArgMinOp>(v, i, 64, s, si);
+  cusched::block_allreduce_pair_strided<cusched::ArgMaxOp>(d, n, threadIdx.y, 2, 64, sd, sn);
   __half h = cusched::convert<__half>(d);
   __nv_bfloat16 b = cusched::convert<__nv_bfloat16>(h);
   h = cusched::warp_allreduce<cusched::SumOp>(h, 32);
@@ -118,9 +118,9 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   bool pending = false;
   unsigned int phase = 0;
   v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs, pending);
-  cusched::cluster_allreduce_arg<cusched::ArgMaxOp>(v, i, 1, cs, csi, pending);
+  cusched::cluster_allreduce_pair<cusched::ArgMaxOp>(v, i, 1, cs, csi, pending);
   v = cusched::cluster_allreduce_uniform_push<cusched::MaxOp, 1>(v, cs, phase, pending);
-  cusched::cluster_allreduce_arg_uniform_push<cusched::ArgMinOp, 1>(v, i, cs, csi, phase, pending);
+  cusched::cluster_allreduce_pair_uniform_push<cusched::ArgMinOp, 1>(v, i, cs, csi, phase, pending);
   cusched::cluster_settle(pending);
   float scan_total = 0;
   double scan_product = 1;

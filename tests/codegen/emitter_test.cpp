@@ -132,7 +132,7 @@ TEST(CudaEmitter, ReductionOverThreadIdxYUsesExplicitGroups) {
 
 TEST(CudaEmitter, WarpArgmaxUsesShufflePairs) {
   std::string src = emit_cuda(test::argmax_program(32, "warp"));
-  EXPECT_TRUE(has(src, "cusched::warp_allreduce_arg<cusched::ArgMaxOp>(val[0], idx[0], 32);")) << src;
+  EXPECT_TRUE(has(src, "cusched::warp_allreduce_pair<cusched::ArgMaxOp>(val[0], idx[0], 32);")) << src;
   EXPECT_TRUE(has(src, "long long* __restrict__ Out")) << src;
   EXPECT_TRUE(has(src, "long long idx[1];")) << src;
   EXPECT_FALSE(has(src, "__shared__")) << "a warp reduction needs no shared memory\n" << src;
@@ -142,7 +142,7 @@ TEST(CudaEmitter, WarpArgmaxUsesShufflePairs) {
 TEST(CudaEmitter, BlockArgmaxCombinesWarpsThroughScratch) {
   std::string src = emit_cuda(test::argmax_program(128, "block"));
   EXPECT_TRUE(has(src,
-                  "cusched::block_allreduce_arg<cusched::ArgMaxOp>(val[0], idx[0], 128, cusched_reduce0, "
+                  "cusched::block_allreduce_pair<cusched::ArgMaxOp>(val[0], idx[0], 128, cusched_reduce0, "
                   "cusched_reduce0_index);"))
       << src;
   EXPECT_TRUE(has(src, "long long cusched_reduce0_index[4];")) << src;
