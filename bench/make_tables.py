@@ -103,14 +103,20 @@ def timed(res):
     return res.get("verdict") in VERIFIED and isinstance((res.get("cusched_ms") or {}).get("median"), (int, float))
 
 
-def current_rows(records):
-    """For each problem, its row in the latest record that verified and timed it; PyTorch
-    numbers missing there come from the latest earlier record with the same settings,
-    marked (e: eager, c: torch.compile from an earlier run)."""
+def is_kernelbench(problem):
+    """A KernelBench problem file's problem (problems/kernelbench/: kb1_..., kb2_...)."""
+    return problem.startswith(("kb1_", "kb2_"))
+
+
+def current_rows(records, kernelbench=False):
+    """For each problem of the built-in set (or, with `kernelbench`, of the KernelBench
+    files), its row in the latest record that verified and timed it; PyTorch numbers
+    missing there come from the latest earlier record with the same settings, marked
+    (e: eager, c: torch.compile from an earlier run)."""
     latest = {}
     for index, r in enumerate(records):
         for res in r["results"]:
-            if timed(res):
+            if timed(res) and is_kernelbench(res["problem"]) == kernelbench:
                 latest[res["problem"]] = (index, res)
     rows = []
     for problem, (index, res) in latest.items():
@@ -330,6 +336,20 @@ def results_md(records):
            "For each problem, its best schedule's row in the latest record that verified and timed it,",
            "with the faster of PyTorch eager and torch.compile on the same shapes.", ""]
     out += current_table(rows, with_record=True)
+    out += ["", "## KernelBench", "",
+            "The latest KernelBench scores of each level (records of bench/kernelbench_search.py), then, for",
+            "each KernelBench problem file, its row in the latest record that verified and timed it.", ""]
+    for level in ("1", "2"):
+        scored = [r for r in records if r.get("summary") and
+                  any(str(e["level"]) == level for e in r["summary"]["levels"])]
+        if scored:
+            r = scored[-1]
+            levels = dict(r["summary"], levels=[e for e in r["summary"]["levels"] if str(e["level"]) == level])
+            out += ["Level %s, %s (`%s`): `%s`" % (level, r["date"], r["name"], r["command"]), ""]
+            out += kernelbench_summary_table(levels) + [""]
+        else:
+            out += ["Level %s: no search record yet." % level, ""]
+    out += current_table(current_rows(records, kernelbench=True), with_record=True)
     out += ["", "## Archive", "", "Every record, newest first.", ""]
     for r in reversed(records):
         out += ["### %s — %s (`%s`)" % (r["date"], r["title"], r["name"]), ""]

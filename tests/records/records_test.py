@@ -43,6 +43,18 @@ class CurrentRows(unittest.TestCase):
         self.assertEqual(rows[0]["record"]["name"], "b")
         self.assertAlmostEqual(rows[0]["speedup"], 2.0)
 
+    def test_kernelbench_files_are_kept_apart_from_the_built_in_set(self):
+        records = [record("2026-01-01", "a", [result("softmax", 1.0, eager=2.0), result("kb1_23_Softmax", 3.0, eager=1.0),
+                                              result("kb2_76_Gemm_Add_ReLU", 2.0, eager=4.0)])]
+        self.assertEqual([r["problem"] for r in make_tables.current_rows(records)], ["softmax"])
+        self.assertEqual([r["problem"] for r in make_tables.current_rows(records, kernelbench=True)],
+                         ["kb2_76_Gemm_Add_ReLU", "kb1_23_Softmax"])
+        page = make_tables.results_md(records)
+        built_in, kernelbench = page.split("## KernelBench", 1)
+        self.assertNotIn("kb1_23_Softmax", built_in)
+        self.assertIn("| kb1_23_Softmax | 3.0000 |", kernelbench.split("## Archive")[0])
+        self.assertIn("Level 1: no search record yet.", kernelbench)
+
     def test_missing_compile_time_comes_from_an_earlier_record_and_is_marked(self):
         rows = make_tables.current_rows([
             record("2026-01-01", "a", [result("relu", 1.0, eager=1.2, compile_ms=0.9)]),
