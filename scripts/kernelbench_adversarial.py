@@ -93,7 +93,7 @@ TOKEN = re.compile(r"""
   | (?P<op>\|\||&&|==|!=|<=|>=|[-+*/%<>!^(),:=])
 """, re.VERBOSE)
 
-REDUCTIONS = {"sum", "product", "maximum", "minimum", "max", "min", "argmax", "argmin"}
+REDUCTIONS = {"sum", "product", "maximum", "minimum", "max", "min", "argmax", "argmin", "logsumexp"}
 SCANS = {"cumsum", "cumprod"}
 BINARY_LEVELS = [["||"], ["&&"], ["^"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"],
                  ["*", "/", "%"]]
@@ -341,6 +341,13 @@ def _argext(values, better):
     return best_i
 
 
+def _logsumexp(values):
+    m = max(values)
+    if math.isinf(m) or m != m:
+        return m
+    return m + math.log(math.fsum(math.exp(v - m) for v in values))
+
+
 def _round_even(x):
     return float(round(x))
 
@@ -373,7 +380,7 @@ def _pow(a, b):
 
 GLOBALS = {"math": math, "_exp": _exp, "_log": _log, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
            "_sigmoid": _sigmoid, "_softplus": _softplus, "_div": _div, "_mod": _mod,
-           "_argext": _argext, "_round_even": _round_even, "_sign": _sign, "_clamp": _clamp,
+           "_argext": _argext, "_logsumexp": _logsumexp, "_round_even": _round_even, "_sign": _sign, "_clamp": _clamp,
            "_pow": _pow, "inf": math.inf, "nan": math.nan}
 
 
@@ -476,6 +483,8 @@ def compile_expr(e, sizes, local):
             return f"_argext(({gen}), lambda a, b: a > b)"
         if op == "argmin":
             return f"_argext(({gen}), lambda a, b: a < b)"
+        if op == "logsumexp":
+            return f"_logsumexp([{gen}])"
     raise SyntaxProblem(f"cannot evaluate {e!r}")
 
 
@@ -620,6 +629,13 @@ def find_targets(p):
                 targets.append(Target("softmax", name, probe, doms=doms))
                 used_sums.add(name)
                 used_sums.update(l[1] for l in maxima)
+                break
+    # softmax written with logsumexp: its body is the logits.
+    for name, doms, body in stages:
+        for node in walk(body):
+            if node[0] == "red" and node[1] == "logsumexp":
+                targets.append(Target("softmax", name, ("red", "maximum", node[2], node[3]), doms=doms))
+                used_sums.add(name)
                 break
     # normalisation: a sum of C * C with C = E - S / n, S a sum of E.
     for name, doms, body in stages:
