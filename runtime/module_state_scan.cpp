@@ -92,8 +92,8 @@ std::string persistent_state_message(const PersistentStateUse& use) {
            use.instruction +
            "), memory that outlives a launch, so its output could depend on an earlier launch; allocate "
            "nothing on the device and keep every value in the kernel's own buffers, shared memory or registers.";
-  return "The compiled kernel declares the global variable '" + use.name + "' (PTX line " +
-         std::to_string(use.line) + ": " + use.instruction +
+  return "The compiled kernel declares the global variable '" + use.name + "' (PTX line " + std::to_string(use.line) +
+         ": " + use.instruction +
          "), state that outlives a launch, so its output could depend on an earlier launch; remove "
          "__device__ variables and static variables from device code (a read-only table can be __constant__).";
 }

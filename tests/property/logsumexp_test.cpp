@@ -33,7 +33,7 @@ const Problem& log_softmax() {
                 "adversarial": {"kind": "normal", "a": 200, "b": 30}}],
     "stages": ["Y(i in R, j in D) = X(i, j) - logsumexp(k in D: X(i, k))"],
     "outputs": ["Y"]})json"),
-                                            "logsumexp_test");
+                                             "logsumexp_test");
   return p;
 }
 
@@ -49,9 +49,9 @@ TEST(LogSumExp, ReferenceIsStableWhereTheNaiveFormOverflowsAndFollowsTorchAtInfi
   RVar k("k", D);
   Func Y = compute("Y", {i}, logsumexp(k, X(i, k)));
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> x = {0.5, -1.25, 2.0,  3.5,  // finite: log(sum(exp))
-                           1000, 999,  998,  -5,   // exp(1000) overflows even a double
-                           -inf, -inf, -inf, -inf, inf, 1, 2, 3};
+  std::vector<double> x = {0.5,  -1.25, 2.0,  3.5,  // finite: log(sum(exp))
+                           1000, 999,   998,  -5,   // exp(1000) overflows even a double
+                           -inf, -inf,  -inf, -inf, inf, 1, 2, 3};
   auto y = evaluate_reference(Pipeline({Y}), {{"R", 4}, {"D", 4}}, {{"X", x}})["Y"];
   ASSERT_EQ(y.size(), 4u);
   EXPECT_NEAR(y[0], std::log(std::exp(0.5) + std::exp(-1.25) + std::exp(2.0) + std::exp(3.5)), 1e-12);
@@ -105,8 +105,7 @@ TEST(LogSumExp, LogSoftmaxVerifiesOnLargeLogitsForEveryCombine) {
     // (where the cluster schedule's 2048 blocks of a row are no cluster).
     for (const char* size : {"small", "bench"}) {
       if (name == "cluster" && std::string(size) == "bench") continue;
-      KernelBundle b =
-          make_bundle(lower(Schedule::from_json(log_softmax().context(size), steps), log_softmax().name));
+      KernelBundle b = make_bundle(lower(Schedule::from_json(log_softmax().context(size), steps), log_softmax().name));
       runtime::CompileOptions o;
       o.arch = "sm_90a";
       EXPECT_GT(runtime::compile_bundle(b, o).cubin.size(), 1000u) << size;
