@@ -233,6 +233,20 @@ for cmd in (["lower"], ["run", "--backend", "interp"]):
     case("problem", "problem file '/nonexistent/p.json' (%s)" % cmd[0], [cmd[0], "-p", "/nonexistent/p.json"] + cmd[1:],
          "unreadable-problem-file")
 
+# Problem files whose stages the DSL refuses.
+BAD_STAGES = {
+    "logsumexp of an integer body": (["Y(i in R) = logsumexp(k in D: I(i, k))"], "i32", "logsumexp-integer-body"),
+    "logsumexp with no reduction variable": (["Y(i in R) = logsumexp(: X(i, 0))"], "f32", "expr-syntax"),
+    "logsumexp inside a select branch": (["Y(i in R) = select(i > 0, logsumexp(k in D: X(i, k)), 0.0)"], "f32",
+                                          "nested-reduction"),
+}
+for what, (stages, dtype, code) in BAD_STAGES.items():
+    name = write("problem/%03d.json" % len(cases), json.dumps({
+        "name": "bad_stages", "sizes": {"small": {"R": 4, "D": 8}},
+        "inputs": [{"name": "I" if dtype == "i32" else "X", "dtype": dtype, "shape": ["R", "D"]}],
+        "stages": stages, "outputs": ["Y"]}))
+    case("problem", what, ["validate", "-p", "{cases}/" + name, "-s", "baseline"], code)
+
 # ---- command-line flags ----
 FLAG_CASES = [
     ["search", "-p", "relu", "--budget-minutes", "nan"], ["search", "-p", "relu", "--budget-minutes", "inf"],
