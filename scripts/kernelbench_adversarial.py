@@ -43,6 +43,11 @@ distribution, and a sentence this script wrote before is removed. The file's tex
 in place: only the `adversarial` entries and `notes` change, in the file's own layout;
 running the script again changes nothing.
 
+The file is longer than the project's usual ~600 lines because it holds, besides the
+decisions, the small float64 evaluator of the stage syntax that the decisions measure with
+(the statistics of intermediate stages at chosen inputs, which no cusched command prints);
+the stages' meaning stays defined by dsl/, and --cusched checks every written file with it.
+
 --check changes nothing and exits 1 when a file is not as the script would write it.
 --dry-run prints the decisions without writing. --cusched PATH verifies each file that has
 an adversarial distribution afterwards: `PATH run -p FILE -s baseline --backend interp
