@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the fuzzers (libFuzzer + ASan, clang-19) in their own build directory and
 # runs each for a fixed time budget: the schedule JSON checker over tests/fuzz/corpus,
-# the proposal stream (file proposer lines, LLM replies) over corpus_proposals, and
-# the .npy reader over corpus_npy. Exits non-zero when a fuzzer finds a crash; the
-# crashing input is left under <build>/fuzz-work/<target>/artifacts/.
+# the proposal stream (file proposer lines, LLM replies) over corpus_proposals, the
+# .npy reader over corpus_npy, and problem files and stage text over corpus_problems.
+# Exits non-zero when a fuzzer finds a crash; the crashing input is left under
+# <build>/fuzz-work/<target>/artifacts/.
 #
 # Usage: tests/fuzz/run_fuzz.sh [seconds]
 #   seconds           time budget per target (default 60, or $FUZZ_SECONDS)
@@ -18,7 +19,7 @@ jobs=${FUZZ_JOBS:-2}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DCUSCHED_FUZZ=ON -DCUSCHED_WITH_AUDIT=OFF >/dev/null
-cmake --build "$build" --target schedule_json_fuzz proposal_stream_fuzz npy_reader_fuzz -j "$jobs"
+cmake --build "$build" --target schedule_json_fuzz proposal_stream_fuzz npy_reader_fuzz problem_file_fuzz -j "$jobs"
 
 # New inputs go to a scratch corpus in the build directory; the checked-in
 # corpora are read only and stay the seed sets.
@@ -34,4 +35,5 @@ run_target() {
 run_target schedule_json_fuzz "$root/tests/fuzz/corpus" "$root/tests/fuzz/schedule.dict"
 run_target proposal_stream_fuzz "$root/tests/fuzz/corpus_proposals" "$root/tests/fuzz/schedule.dict"
 run_target npy_reader_fuzz "$root/tests/fuzz/corpus_npy" ""
+run_target problem_file_fuzz "$root/tests/fuzz/corpus_problems" "$root/tests/fuzz/problem.dict"
 echo "run_fuzz.sh: no crash in ${seconds}s per target"
