@@ -10,8 +10,8 @@
 
 #include "dsl/expr_text.h"
 #include "dsl/func.h"
-#include "dsl/var.h"
 #include "dsl/schedule.h"
+#include "dsl/var.h"
 #include "problems/automatic_baseline.h"
 #include "problems/problem_file.h"
 
