@@ -30,34 +30,30 @@ struct MaxOp {
 // below every number for argmin (as torch does: a NaN wins); among equal values the
 // smaller index wins. This is a total order, so every combination order gives the same
 // result.
-struct ArgMinOp {
+template <typename Op>
+struct KeepPreferredPair {
+  template <typename T, typename I>
+  __device__ __forceinline__ static void merge(T& av, I& ai, T bv, I bi) {
+    if (Op::prefer(bv, bi, av, ai)) {
+      av = bv;
+      ai = bi;
+    }
+  }
+};
+struct ArgMinOp : KeepPreferredPair<ArgMinOp> {
   template <typename T, typename I>
   __device__ __forceinline__ static bool prefer(T bv, I bi, T av, I ai) {
     const bool bnan = bv != bv, anan = av != av;
     if (bnan || anan) return bnan && (!anan || bi < ai);
     return bv < av || (bv == av && bi < ai);
   }
-  template <typename T, typename I>
-  __device__ __forceinline__ static void merge(T& av, I& ai, T bv, I bi) {
-    if (prefer(bv, bi, av, ai)) {
-      av = bv;
-      ai = bi;
-    }
-  }
 };
-struct ArgMaxOp {
+struct ArgMaxOp : KeepPreferredPair<ArgMaxOp> {
   template <typename T, typename I>
   __device__ __forceinline__ static bool prefer(T bv, I bi, T av, I ai) {
     const bool bnan = bv != bv, anan = av != av;
     if (bnan || anan) return bnan && (!anan || bi < ai);
     return bv > av || (bv == av && bi < ai);
-  }
-  template <typename T, typename I>
-  __device__ __forceinline__ static void merge(T& av, I& ai, T bv, I bi) {
-    if (prefer(bv, bi, av, ai)) {
-      av = bv;
-      ai = bi;
-    }
   }
 };
 
