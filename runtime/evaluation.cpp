@@ -17,6 +17,7 @@
 
 #include "dsl/error.h"
 #include "runtime/candidate_buffers.h"
+#include "runtime/compiled_code_scan.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_buffer.h"
 #include "runtime/device_check.h"
@@ -25,7 +26,6 @@
 #include "runtime/host_parallel.h"
 #include "runtime/input_generator.h"
 #include "runtime/launch_sequence.h"
-#include "runtime/module_state_scan.h"
 #include "runtime/npy.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/output_check.h"
@@ -236,9 +236,9 @@ class Evaluation {
       return finish(Verdict::compile_error, e.error().message);
     }
     res_.compile_report["candidate"] = cand_cubin.report();
-    if (auto failed = check_precision(cand_cubin)) return *failed;
-    if (auto state = persistent_state(cand_cubin.ptx))
-      return finish(Verdict::persistent_state, persistent_state_message(*state));
+    res_.compiled_precision = compiled_precision(cand_cubin.ptx);
+    if (auto rejected = compiled_code_rejection(req_.candidate, cand_cubin.ptx))
+      return finish(rejected->verdict, rejected->message);
     CompiledModule ref_cubin = compile_bundle(req_.reference, options);
     res_.compile_report["reference"] = ref_cubin.report();
     tick("compiled");
@@ -275,21 +275,6 @@ class Evaluation {
       return run_host_trials(ctx, cand_module, ref_module, plans);
     }
     return run_device_trials(ctx, *checker, cand_module, ref_module, plans);
-  }
-
-  // The precision in the candidate's PTX against the declared one.
-  std::optional<EvalResult> check_precision(const CompiledModule& cubin) {
-    std::set<DType> dtypes;
-    for (const auto& b : req_.candidate.buffers) dtypes.insert(b.dtype);
-    res_.compiled_precision = compiled_precision(cubin.ptx);
-    auto admitted = admitted_precisions(req_.candidate.precision, dtypes);
-    if (auto use = undeclared_precision(cubin.ptx, admitted))
-      return finish(Verdict::undeclared_precision,
-                    "The candidate is declared " + precision_name(req_.candidate.precision) +
-                        " but its compiled code computes in " + precision_name(use->precision) + " (PTX line " +
-                        std::to_string(use->line) + ": " + use->instruction +
-                        "); declare the precision it uses, or keep its arithmetic in f32.");
-    return std::nullopt;
   }
 
   // An InputProtection from one allocation, kept for the result.

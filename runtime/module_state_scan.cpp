@@ -4,16 +4,11 @@
 #include <sstream>
 #include <vector>
 
+#include "runtime/ptx_text.h"
+
 namespace cusched::runtime {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  size_t b = s.find_last_not_of(" \t\r;");
-  return s.substr(a, b - a + 1);
-}
 
 std::vector<std::string> words(const std::string& s) {
   std::vector<std::string> out;
@@ -72,9 +67,9 @@ std::optional<PersistentStateUse> persistent_state(const std::string& ptx) {
     std::vector<std::string> w = words(code);
     if (braces == 0 && parens == 0 && !w.empty()) {
       std::string name = declared_global(w);
-      if (!name.empty()) return PersistentStateUse{"global variable", name, trim(code), line_no};
+      if (!name.empty()) return PersistentStateUse{"global variable", name, trim_ptx(code), line_no};
       std::string heap = declared_heap_function(w);
-      if (!heap.empty()) return PersistentStateUse{"device heap", heap, trim(code), line_no};
+      if (!heap.empty()) return PersistentStateUse{"device heap", heap, trim_ptx(code), line_no};
     }
     for (char c : code) {
       braces += c == '{' ? 1 : c == '}' ? -1 : 0;

@@ -5,6 +5,8 @@
 #include <optional>
 #include <sstream>
 
+#include "runtime/ptx_text.h"
+
 namespace cusched::runtime {
 
 namespace {
@@ -42,13 +44,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-std::string trim(const std::string& s) {
-  size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  size_t b = s.find_last_not_of(" \t\r;");
-  return s.substr(a, b - a + 1);
-}
-
 // An instruction: its opcode and operands, predicate and trailing comment removed.
 struct Instruction {
   std::string opcode;
@@ -56,22 +51,22 @@ struct Instruction {
 };
 
 std::optional<Instruction> parse(const std::string& raw) {
-  std::string text = trim(raw);
+  std::string text = trim_ptx(raw);
   // Inline asm arrives wrapped in braces: "{ cvt.rn.bf16.f32 %rs1, %f1;}".
-  while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim(text.substr(1));
-  while (!text.empty() && (text.back() == '{' || text.back() == '}')) text = trim(text.substr(0, text.size() - 1));
+  while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim_ptx(text.substr(1));
+  while (!text.empty() && (text.back() == '{' || text.back() == '}')) text = trim_ptx(text.substr(0, text.size() - 1));
   if (text.empty() || text[0] == '.' || text.back() == ':') return std::nullopt;
   if (text[0] == '@') {
     size_t sp = text.find_first_of(" \t");
     if (sp == std::string::npos) return std::nullopt;
-    text = trim(text.substr(sp));
+    text = trim_ptx(text.substr(sp));
   }
   Instruction ins;
   size_t sp = text.find_first_of(" \t");
   ins.opcode = text.substr(0, sp);
   // A destination with a predicate ("%r1|%p1", as shfl.sync writes) names the register.
   if (sp != std::string::npos)
-    for (const auto& o : split(text.substr(sp), ',')) ins.operands.push_back(trim(o.substr(0, o.find('|'))));
+    for (const auto& o : split(text.substr(sp), ',')) ins.operands.push_back(trim_ptx(o.substr(0, o.find('|'))));
   return ins;
 }
 
@@ -147,7 +142,7 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
       ++number;
       line = line.substr(0, line.find("//"));
       for (const auto& part : split(line, ';'))
-        if (!trim(part).empty()) statements.emplace_back(part, number);
+        if (!trim_ptx(part).empty()) statements.emplace_back(part, number);
     }
   }
   for (const auto& [line, number] : statements) {
@@ -159,8 +154,8 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
     }
     auto ins = parse(line);
     if (!ins) continue;
-    std::string text = trim(line);
-    while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim(text.substr(1));
+    std::string text = trim_ptx(line);
+    while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim_ptx(text.substr(1));
     if (std::optional<Precision> p = instruction_precision(*ins)) {
       uses.push_back({*p, text, number});
       continue;

@@ -9,11 +9,10 @@
 #include "codegen/lower.h"
 #include "problems/automatic_baseline.h"
 #include "problems/contract.h"
+#include "runtime/compiled_code_scan.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_info.h"
-#include "runtime/module_state_scan.h"
 #include "runtime/nvrtc_compiler.h"
-#include "runtime/precision_scan.h"
 #include "runtime/sanitizer.h"
 #include "search/cost_model.h"
 #ifdef CUSCHED_HAVE_AUDIT
@@ -140,9 +139,9 @@ KernelBundle handwritten_bundle(const Problem& problem, const std::string& sourc
   return b;
 }
 
-// The PTX scans (runtime/precision_scan.h, runtime/module_state_scan.h) on an NVRTC
-// compile for sm_90a, which needs no GPU: an undeclared lower precision or state kept
-// between launches rejects the kernel here already.
+// The compiled-code scans (runtime/compiled_code_scan.h) on an NVRTC compile for sm_90a,
+// which needs no GPU: an undeclared lower precision or state kept between launches
+// rejects the kernel here already.
 void scan_compiled_kernel(const KernelBundle& b, search::CandidateOutcome& out) {
   runtime::CompiledModule m;
   try {
@@ -152,19 +151,9 @@ void scan_compiled_kernel(const KernelBundle& b, search::CandidateOutcome& out) 
     out.reason = e.error().message;
     return;
   }
-  std::set<DType> dtypes;
-  for (const auto& buf : b.buffers) dtypes.insert(buf.dtype);
-  if (auto use = runtime::undeclared_precision(m.ptx, runtime::admitted_precisions(b.precision, dtypes))) {
-    out.verdict = runtime::Verdict::undeclared_precision;
-    out.reason = "The kernel is declared " + precision_name(b.precision) + " but its compiled code computes in " +
-                 precision_name(use->precision) + " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
-                 "); pass --precision " + precision_name(use->precision) +
-                 " if the problem's tolerance admits it, or keep the arithmetic in f32.";
-    return;
-  }
-  if (auto state = runtime::persistent_state(m.ptx)) {
-    out.verdict = runtime::Verdict::persistent_state;
-    out.reason = runtime::persistent_state_message(*state);
+  if (auto rejected = runtime::compiled_code_rejection(b, m.ptx)) {
+    out.verdict = rejected->verdict;
+    out.reason = rejected->message;
   }
 }
 
