@@ -7,6 +7,7 @@
 #include "dsl/error.h"
 #include "dsl/math_function.h"
 #include "dsl/padded_load.h"
+#include "dsl/var.h"
 
 namespace cusched {
 
@@ -334,8 +335,7 @@ std::string to_string(const Expr& e) {
       break;
     }
     case ExprOp::Reduce: {
-      static const char* names[] = {"sum", "product", "minimum", "maximum", "argmin", "argmax", "logsumexp"};
-      os << names[static_cast<int>(n.reduce_op)] << "(";
+      os << reduce_op_name(n.reduce_op) << "(";
       for (size_t i = 0; i < n.rvars.size(); ++i) os << (i ? ", " : "") << n.rvars[i].name;
       os << "; " << to_string(n.args[0]) << ")";
       break;

@@ -9,6 +9,7 @@
 #include "dsl/error.h"
 #include "dsl/math_function.h"
 #include "dsl/padded_load.h"
+#include "dsl/reference_reduction.h"
 
 namespace cusched {
 
@@ -300,60 +301,11 @@ class Machine {
     const size_t m = e.reduce_slots.size();
     int64_t total = 1;
     for (int64_t x : e.reduce_extents) total *= x;
-    double acc = 0, best = 0, best_index = 0;
-    switch (e.reduce_op) {
-      case ReduceOp::Sum:
-        acc = 0;
-        break;
-      case ReduceOp::Product:
-        acc = 1;
-        break;
-      case ReduceOp::Min:
-        acc = std::numeric_limits<double>::infinity();
-        break;
-      case ReduceOp::Max:
-      case ReduceOp::LogSumExp:  // acc is the running maximum, best the sum of exp(v - acc)
-        acc = -std::numeric_limits<double>::infinity();
-        break;
-      default:
-        break;
-    }
+    ReferenceReduction reduction(e.reduce_op);
     std::vector<int64_t> idx(m, 0);
     for (size_t r = 0; r < m; ++r) slots[e.reduce_slots[r]] = 0;
     for (int64_t flat = 0; flat < total; ++flat) {
-      double v = eval(e.args[0], slots);
-      switch (e.reduce_op) {
-        case ReduceOp::Sum:
-          acc += v;
-          break;
-        case ReduceOp::Product:
-          acc *= v;
-          break;
-        case ReduceOp::Min:
-          if (std::isnan(v) || v < acc) acc = std::isnan(acc) ? acc : v;
-          break;
-        case ReduceOp::Max:
-          if (std::isnan(v) || v > acc) acc = std::isnan(acc) ? acc : v;
-          break;
-        case ReduceOp::ArgMax:
-          if (flat == 0 || (!std::isnan(best) && (std::isnan(v) || v > best)))
-            best = v, best_index = static_cast<double>(flat);
-          break;
-        case ReduceOp::ArgMin:
-          if (flat == 0 || (!std::isnan(best) && (std::isnan(v) || v < best)))
-            best = v, best_index = static_cast<double>(flat);
-          break;
-        case ReduceOp::LogSumExp:
-          if (std::isnan(v) || std::isnan(acc)) {
-            acc = std::numeric_limits<double>::quiet_NaN();
-          } else if (v > acc) {
-            best = best * std::exp(acc - v) + 1;
-            acc = v;
-          } else {
-            best += v == acc ? 1 : std::exp(v - acc);
-          }
-          break;
-      }
+      reduction.add(eval(e.args[0], slots), flat);
       // Advance the reduction variables, the last one fastest.
       for (size_t r = m; r-- > 0;) {
         if (++idx[r] < e.reduce_extents[r]) {
@@ -364,8 +316,7 @@ class Machine {
         slots[e.reduce_slots[r]] = 0;
       }
     }
-    if (e.reduce_op == ReduceOp::LogSumExp) return std::isinf(acc) ? acc : acc + std::log(best);
-    return is_arg_reduce(e.reduce_op) ? best_index : acc;
+    return reduction.result();
   }
 
   const std::vector<Target>& targets_;
