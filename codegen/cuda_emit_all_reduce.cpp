@@ -6,11 +6,11 @@
 namespace cusched::cuda_emit {
 
 void KernelWriter::all_reduce(const StmtNode& s) {
-  const bool arg = reduce_carries_pair(s.reduce_op);
+  const bool pair = reduce_carries_pair(s.reduce_op);
   const EmittedBuffer* vb = lookup(s.buffer);
-  const EmittedBuffer* ib = arg ? lookup(s.pair_buffer) : nullptr;
-  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.pair_buffer, ib}}) {
-    if (name == s.pair_buffer && !arg) continue;
+  const EmittedBuffer* sb = pair ? lookup(s.pair_buffer) : nullptr;
+  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.pair_buffer, sb}}) {
+    if (name == s.pair_buffer && !pair) continue;
     if (!b)
       fail("unknown-buffer", "Kernel '" + kernel_.name + "' reduces '" + name + "', which is not allocated in scope.",
            "Allocate the reduced value (and, for a pair reduction, its second value) in registers around the "
@@ -22,7 +22,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
            "AllReduce combines per-thread values: allocate the buffer in registers.");
   }
   if (s.reduce_kind == "cluster") {
-    cluster_all_reduce(s, *vb, ib);
+    cluster_all_reduce(s, *vb, sb);
     return;
   }
   const int a = thread_axis_index(s.reduce_axis);
@@ -38,7 +38,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
              " threads there.",
          "Use a width that divides the block size on the reduce axis.");
   const std::string value = expr_.element(s.buffer, s.index);
-  const std::string index = arg ? expr_.element(s.pair_buffer, s.index) : "";
+  const std::string second = pair ? expr_.element(s.pair_buffer, s.index) : "";
   const std::string op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(width);
   const bool pow2 = (width & (width - 1)) == 0;
@@ -48,8 +48,8 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   // is a power-of-two run of lanes inside one warp, shuffles plus one value per warp
   // when it is whole warps along x, otherwise one value per thread in shared memory.
   if (a == 0 && pow2 && width <= 32) {
-    if (arg)
-      line("cusched::warp_allreduce_pair<" + op + ">(" + value + ", " + index + ", " + w + ");");
+    if (pair)
+      line("cusched::warp_allreduce_pair<" + op + ">(" + value + ", " + second + ", " + w + ");");
     else
       line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
     return;
@@ -59,10 +59,10 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   const std::string scratch = "cusched_reduce" + std::to_string(reductions_++);
   open("");
   shared_array(scratch, vb->dtype, slots);
-  if (arg) shared_array(scratch + "_index", ib->dtype, slots);
+  if (pair) shared_array(scratch + "_index", sb->dtype, slots);
   if (whole_warps) {
-    if (arg)
-      line("cusched::block_allreduce_pair<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
+    if (pair)
+      line("cusched::block_allreduce_pair<" + op + ">(" + value + ", " + second + ", " + w + ", " + scratch + ", " +
            scratch + "_index);");
     else
       line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
@@ -70,9 +70,9 @@ void KernelWriter::all_reduce(const StmtNode& s) {
     const int64_t stride = a == 0 ? 1 : a == 1 ? kernel_.block[0] : kernel_.block[0] * kernel_.block[1];
     const std::string group =
         "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " + std::to_string(stride);
-    if (arg)
-      line("cusched::block_allreduce_pair_strided<" + op + ">(" + value + ", " + index + ", " + group + ", " + scratch +
-           ", " + scratch + "_index);");
+    if (pair)
+      line("cusched::block_allreduce_pair_strided<" + op + ">(" + value + ", " + second + ", " + group + ", " +
+           scratch + ", " + scratch + "_index);");
     else
       line(value + " = cusched::block_allreduce_strided<" + op + ">(" + value + ", " + group + ", " + scratch + ");");
   }
@@ -83,25 +83,25 @@ void KernelWriter::all_reduce(const StmtNode& s) {
 // combined across the whole block first, every thread holds the same value and each
 // block pushes that one value into every block's slots; otherwise each thread combines
 // the slots of its own thread index in every block.
-void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib) {
+void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* sb) {
   if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
     fail("malformed-ir",
          "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
              gpu_axis_name(s.reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster) + ".",
          "Combine across cluster.x with the cluster's full width; this is a lowering bug.");
-  const bool arg = ib != nullptr;
+  const bool pair = sb != nullptr;
   const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
   const int a = thread_axis_index(s.combined_axis);
   const bool uniform = a >= 0 && s.combined_width == kernel_.block[a] && threads == kernel_.block[a];
   const std::string value = expr_.element(s.buffer, s.index), op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(s.width), scratch = "cusched_reduce" + std::to_string(reductions_++);
-  const std::string index = arg ? expr_.element(s.pair_buffer, s.index) : "";
+  const std::string second = pair ? expr_.element(s.pair_buffer, s.index) : "";
   open("");
   if (uniform) {
     shared_array(scratch, vb.dtype, 2 * s.width);  // two phases of one slot per block
-    if (arg) {
-      shared_array(scratch + "_index", ib->dtype, 2 * s.width);
-      line("cusched::cluster_allreduce_pair_uniform_push<" + op + ", " + w + ">(" + value + ", " + index + ", " +
+    if (pair) {
+      shared_array(scratch + "_index", sb->dtype, 2 * s.width);
+      line("cusched::cluster_allreduce_pair_uniform_push<" + op + ", " + w + ">(" + value + ", " + second + ", " +
            scratch + ", " + scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
     } else {
       line(value + " = cusched::cluster_allreduce_uniform_push<" + op + ", " + w + ">(" + value + ", " + scratch +
@@ -109,9 +109,9 @@ void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb
     }
   } else {
     shared_array(scratch, vb.dtype, threads);
-    if (arg) {
-      shared_array(scratch + "_index", ib->dtype, threads);
-      line("cusched::cluster_allreduce_pair<" + op + ">(" + value + ", " + index + ", " + w + ", " + scratch + ", " +
+    if (pair) {
+      shared_array(scratch + "_index", sb->dtype, threads);
+      line("cusched::cluster_allreduce_pair<" + op + ">(" + value + ", " + second + ", " + w + ", " + scratch + ", " +
            scratch + "_index, cusched_cluster_pending);");
     } else {
       line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch +

@@ -64,8 +64,8 @@ class KernelWriter {
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
   void scan(const StmtNode& s);
-  // vb / ib: the value and (argmin/argmax) index buffers, checked to be registers.
-  void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* ib);
+  // vb / sb: the value buffer and, for a pair reduction, the second value's, checked to be registers.
+  void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* sb);
   void mma(const StmtNode& s);
   void ldmatrix(const StmtNode& s);
   void wgmma(const StmtNode& s);

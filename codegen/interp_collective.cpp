@@ -203,7 +203,7 @@ void KernelRunner::butterfly(std::vector<Pair>& v, ReduceOp op, DType dtype) con
 void KernelRunner::allreduce(const CStmt& s) {
   ++stats_.allreduces;
   step(threads_);
-  const bool arg = s.pair_buffer >= 0;
+  const bool pair = s.pair_buffer >= 0;
   const InterpBuffer& vinfo = k_.buffers[s.buffer];
   std::vector<int64_t> element(threads_);
   std::vector<Pair> contrib(threads_);
@@ -211,7 +211,7 @@ void KernelRunner::allreduce(const CStmt& s) {
     set_thread(t);
     double index = eval(s.index);
     contrib[t].value = load(s.buffer, index);
-    contrib[t].second = arg ? load(s.pair_buffer, index) : 0;
+    contrib[t].second = pair ? load(s.pair_buffer, index) : 0;
     element[t] = static_cast<int64_t>(index);
   }
   if (s.cluster_kind) {
@@ -240,7 +240,7 @@ void KernelRunner::allreduce(const CStmt& s) {
       int64_t member = t + j * stride;
       set_thread(member);
       store(s.buffer, static_cast<double>(element[member]), group[j].value);
-      if (arg) store(s.pair_buffer, static_cast<double>(element[member]), group[j].second);
+      if (pair) store(s.pair_buffer, static_cast<double>(element[member]), group[j].second);
     }
   }
   if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory
@@ -282,7 +282,7 @@ void KernelRunner::scan(const CStmt& s) {
 
 void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& contrib,
                                      const std::vector<int64_t>& element, DType dtype) {
-  const bool arg = s.pair_buffer >= 0;
+  const bool pair = s.pair_buffer >= 0;
   for (int64_t lt = 0; lt < tpb_; ++lt) {
     Pair acc = contrib[lt];
     for (int64_t r = 1; r < cluster_; ++r) acc = combine(acc, contrib[r * tpb_ + lt], s.reduce_op, dtype);
@@ -290,7 +290,7 @@ void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& co
       const int64_t member = r * tpb_ + lt;
       set_thread(member);
       store(s.buffer, static_cast<double>(element[member]), acc.value);
-      if (arg) store(s.pair_buffer, static_cast<double>(element[member]), acc.second);
+      if (pair) store(s.pair_buffer, static_cast<double>(element[member]), acc.second);
     }
   }
   ++epoch_;
