@@ -14,14 +14,14 @@
 #include "dsl/var.h"
 #include "problems/automatic_baseline.h"
 #include "problems/problem_file.h"
+#include "tests/fuzz/fuzz_failure.h"
 
 namespace {
 
 using nlohmann::json;
 
 [[noreturn]] void bug(const std::string& what, const std::string& detail) {
-  std::fprintf(stderr, "problem fuzz: %s\n%s\n", what.c_str(), detail.c_str());
-  std::abort();
+  cusched::fuzz::bug("problem", what, detail);
 }
 
 std::string pipeline_text(const cusched::Problem& p) {
@@ -66,12 +66,7 @@ void check_stage_text(const std::string& text) {
     s.tensors["I"] = cusched::Tensor("I", cusched::DType::i32, {r, d}).ptr();
     return s;
   }();
-  try {
-    cusched::stage_from_text(text, scope);
-  } catch (const cusched::UserError&) {
-  } catch (const std::exception& e) {
-    bug("stage_from_text threw something other than a structured error", e.what());
-  }
+  cusched::fuzz::only_structured_errors("problem", "stage_from_text", [&] { cusched::stage_from_text(text, scope); });
 }
 
 }  // namespace

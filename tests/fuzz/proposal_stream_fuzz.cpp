@@ -14,6 +14,7 @@
 #include "problems/problem.h"
 #include "search/file_proposer.h"
 #include "search/llm_client.h"
+#include "tests/fuzz/fuzz_failure.h"
 
 namespace {
 
@@ -27,8 +28,7 @@ const std::vector<cusched::ScheduleContext>& contexts() {
 }
 
 [[noreturn]] void bug(const std::string& what, const std::string& detail) {
-  std::fprintf(stderr, "proposal fuzz: %s\n%s\n", what.c_str(), detail.c_str());
-  std::abort();
+  cusched::fuzz::bug("proposal", what, detail);
 }
 
 void validate_everywhere(const nlohmann::json& schedule) {

@@ -11,6 +11,7 @@
 
 #include "dsl/schedule.h"
 #include "problems/problem.h"
+#include "tests/fuzz/fuzz_failure.h"
 
 namespace {
 
@@ -29,8 +30,7 @@ const std::vector<cusched::ScheduleContext>& contexts() {
 }
 
 [[noreturn]] void bug(const std::string& what, const std::string& detail) {
-  std::fprintf(stderr, "schedule fuzz: %s\n%s\n", what.c_str(), detail.c_str());
-  std::abort();
+  cusched::fuzz::bug("schedule", what, detail);
 }
 
 void check_json(const cusched::ScheduleContext& ctx, const json& steps) {
@@ -59,12 +59,7 @@ void check_json(const cusched::ScheduleContext& ctx, const json& steps) {
 }
 
 void check_text(const cusched::ScheduleContext& ctx, const std::string& text) {
-  try {
-    cusched::Schedule::from_text(ctx, text);
-  } catch (const cusched::UserError&) {
-  } catch (const std::exception& e) {
-    bug("from_text threw something other than a structured error", e.what());
-  }
+  cusched::fuzz::only_structured_errors("schedule", "from_text", [&] { cusched::Schedule::from_text(ctx, text); });
 }
 
 }  // namespace

@@ -25,6 +25,21 @@ constexpr bool kAuditInBuild = true;
 constexpr bool kAuditInBuild = false;
 #endif
 
+// The findings say whether the source was audited: a build without the audit adds its
+// one audit-not-built warning, a build with it never does. Needs no GPU.
+TEST(AuditFindings, SayWhetherTheSourceWasAudited) {
+  const CorpusEntry honest = corpus_entries(CUSCHED_CHEATS_DIR).front();
+  ASSERT_EQ(honest.kind, "control");
+  bool bad = false;
+  double ms = 0;
+  nlohmann::json findings =
+      search::audit_bundle(find_problem(honest.problem), corpus_bundle(CUSCHED_CHEATS_DIR, honest), &bad, &ms);
+  EXPECT_FALSE(bad) << findings.dump(2);
+  int not_built = 0;
+  for (const auto& f : findings) not_built += f["rule"] == "audit-not-built";
+  EXPECT_EQ(not_built, kAuditInBuild ? 0 : 1) << findings.dump(2);
+}
+
 runtime::Worker& shared_worker() {
   static runtime::Worker w(0);
   return w;

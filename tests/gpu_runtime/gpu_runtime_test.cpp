@@ -146,6 +146,19 @@ TEST_F(GpuRuntimeTest, EachLaunchIsTimedAloneWhenAsked) {
   EXPECT_TRUE(Worker(0).evaluate(req).launch_ms.empty());
 }
 
+// After the launches timed alone, the whole sequence runs once more from poisoned outputs
+// and is verified: one verified run more than the same request without per-launch times.
+TEST_F(GpuRuntimeTest, PerLaunchTimingsEndWithOneMoreVerifiedRun) {
+  KernelBundle twice = vector_add(kCorrect, "", {{"add", {kN / 256, 1, 1}, {256, 1, 1}, 0, {"A", "B", "C"}}});
+  EvalRequest req = request(twice, true);
+  EvalResult plain = Worker(0).evaluate(req);
+  req.time_each_launch = true;
+  EvalResult per_launch = Worker(0).evaluate(req);
+  ASSERT_EQ(plain.verdict, Verdict::ok) << plain.message;
+  ASSERT_EQ(per_launch.verdict, Verdict::ok) << per_launch.message;
+  EXPECT_EQ(per_launch.timed_runs_verified, plain.timed_runs_verified + 1);
+}
+
 TEST_F(GpuRuntimeTest, InProcessEvaluationSavesAndReplaysInputs) {
   std::string dir = (std::filesystem::temp_directory_path() / ("cusched-io-" + std::to_string(getpid()))).string();
   EvalRequest req = request(vector_add(kCorrect));

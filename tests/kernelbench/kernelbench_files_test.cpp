@@ -17,6 +17,7 @@
 #include "problems/automatic_baseline.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
+#include "tests/kernelbench/file_test_name.h"
 
 namespace cusched {
 namespace {
@@ -128,14 +129,8 @@ TEST_P(KernelBenchFile, RandomLegalSchedulesVerify) {
   RecordProperty("random_verified", verified);
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = fs::path(info.param).parent_path().string() + "_" + fs::path(info.param).stem().string();
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Files, KernelBenchFile, ::testing::ValuesIn(problem_files()), test_name);
+INSTANTIATE_TEST_SUITE_P(Files, KernelBenchFile, ::testing::ValuesIn(problem_files()),
+                         kernelbench_tests::file_test_name);
 
 // KernelBench's levels 1 and 2: one file for each of their 100 modules.
 TEST(KernelBenchFiles, TheSetIsThere) {

@@ -19,6 +19,7 @@
 #include "dsl/expr_text.h"
 #include "dsl/reference_eval.h"
 #include "problems/problem_file.h"
+#include "tests/kernelbench/file_test_name.h"
 
 namespace cusched {
 namespace {
@@ -267,14 +268,8 @@ TEST_P(TransposedConvPhases, MultipliesAreTheLiveTaps) {
   }
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = fs::path(info.param).parent_path().string() + "_" + fs::path(info.param).stem().string();
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Files, TransposedConvPhases, ::testing::ValuesIn(layer_files()), test_name);
+INSTANTIATE_TEST_SUITE_P(Files, TransposedConvPhases, ::testing::ValuesIn(layer_files()),
+                         kernelbench_tests::file_test_name);
 
 // Every gather form has its layer, and every problem file whose transposed convolution
 // was a gather is among them; the gather forms are the files but for that stage.

@@ -16,25 +16,26 @@ std::string ptx_of(const std::string& source) {
   return compile_cuda(source, {}, o, "state_probe.cu").ptx;
 }
 
+// The use `ptx` holds: its kind, name and line.
+void expect_use(const std::string& ptx, const std::string& kind, const std::string& name, int line) {
+  auto use = persistent_state(ptx);
+  ASSERT_TRUE(use.has_value()) << ptx;
+  EXPECT_EQ(use->kind, kind);
+  EXPECT_EQ(use->name, name);
+  EXPECT_EQ(use->line, line);
+  EXPECT_NE(persistent_state_message(*use).find(name), std::string::npos);
+}
+
 TEST(ModuleStateScan, ReadsModuleScopeDeclarationsAndHeapCalls) {
-  auto g = persistent_state(
+  expect_use(
       ".version 8.0\n.target sm_90a\n.address_size 64\n\n.global .align 4 .b8 saved[1024];\n"
-      ".visible .entry k(\n.param .u64 k_param_0\n)\n{\nld.global.f32 %f1, [%rd1];\n}\n");
-  ASSERT_TRUE(g.has_value());
-  EXPECT_EQ(g->kind, "global variable");
-  EXPECT_EQ(g->name, "saved");
-  EXPECT_EQ(g->line, 5);
-  auto v = persistent_state(".visible .global .align 4 .u32 counter = 3;\n");
-  ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->name, "counter");
-  auto h = persistent_state(
+      ".visible .entry k(\n.param .u64 k_param_0\n)\n{\nld.global.f32 %f1, [%rd1];\n}\n",
+      "global variable", "saved", 5);
+  expect_use(".visible .global .align 4 .u32 counter = 3;\n", "global variable", "counter", 1);
+  expect_use(
       ".version 8.0\n.extern .func  (.param .b64 func_retval0) malloc\n(\n\t.param .b64 malloc_param_0\n)\n;\n"
-      ".visible .entry k()\n{\n\t{\n\tcall.uni (retval0), \n\tmalloc, \n\t(\n\tparam0\n\t);\n\t}\n}\n");
-  ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->kind, "device heap");
-  EXPECT_EQ(h->name, "malloc");
-  EXPECT_EQ(h->line, 2);
-  EXPECT_NE(persistent_state_message(*h).find("malloc"), std::string::npos);
+      ".visible .entry k()\n{\n\t{\n\tcall.uni (retval0), \n\tmalloc, \n\t(\n\tparam0\n\t);\n\t}\n}\n",
+      "device heap", "malloc", 2);
 }
 
 TEST(ModuleStateScan, LeavesInstructionsConstantsTexturesAndStringLiteralsAlone) {
@@ -55,7 +56,7 @@ TEST(ModuleStateScan, FindsEveryWayCompiledKernelsKeepState) {
       "extern \"C\" __global__ void k(const float* x, float* y) {\n"
       "  static __device__ float saved[256]; if (x[0] == saved[0]) y[threadIdx.x] = saved[threadIdx.x];\n"
       "  else { y[threadIdx.x] = x[threadIdx.x]; saved[threadIdx.x] = x[threadIdx.x]; } }",
-      // A function-scope static in a device helper.
+      // A function-scope static in a __device__ function the kernel calls.
       "__device__ float* store() { static __device__ float s[256]; return s; }\n"
       "extern \"C\" __global__ void k(const float* x, float* y) { store()[threadIdx.x] += x[threadIdx.x];\n"
       "  y[threadIdx.x] = store()[threadIdx.x]; }",
