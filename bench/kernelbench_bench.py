@@ -23,7 +23,6 @@ searches each file first and times the search's best, scored per level as Kernel
 """
 import argparse
 import datetime
-import glob
 import importlib.util
 import json
 import os
@@ -36,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import make_record  # noqa: E402
-from kernelbench_verify import command_output, environment, file_order, kernelbench_file  # noqa: E402
+from kernelbench_verify import command_output, default_files, environment, kernelbench_file  # noqa: E402
 from torch_baselines import SETTINGS, L2Flusher, TimingCache, time_function  # noqa: E402
 
 
@@ -146,13 +145,6 @@ def summary_lines(rows):
     return out
 
 
-def write_record(path, record):
-    """Writes the record to `path` through a temporary file, so that a reader never sees half of it."""
-    with open(path + ".part", "w") as fh:
-        fh.write(json.dumps(record, indent=2) + "\n")
-    os.replace(path + ".part", path)
-
-
 def build_parser(description):
     """The options of a timing run (bench/kernelbench_search.py adds its own to them)."""
     p = argparse.ArgumentParser(description=description)
@@ -188,15 +180,13 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
-    files = args.files or sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "**", "*.json"),
-                                           recursive=True), key=file_order)
+    files = args.files or default_files()
     import torch
     started = datetime.datetime.now(datetime.timezone.utc)
     deadline = time.time() + args.time_limit if args.time_limit else None
     flusher, cache = L2Flusher(torch), TimingCache(args.cache)
-    commit = os.environ.get("CUSCHED_COMMIT") or command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    commit = make_record.commit()
     env = environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
-    os.makedirs(args.out_dir, exist_ok=True)
     path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
     rows = []
     for f in files:
@@ -218,7 +208,7 @@ def main(argv):
         record = {
             "schema_version": 1, "date": started.strftime("%Y-%m-%d"), "started": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "name": args.name, "title": "KernelBench problem files: cusched against the PyTorch modules",
-            "kind": "benchmark", "commit": commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None,
+            "kind": "benchmark", "commit": commit,
             "environment": env, "command": "python3 bench/kernelbench_bench.py " + " ".join(argv),
             "prediction": args.prediction, "results": rows,
             "notes": "%d of %d files; schedule %s%s; PyTorch settings %s; the module on its own get_inputs() at "
@@ -226,7 +216,7 @@ def main(argv):
                          len(rows), len(files), args.schedule,
                          " (or the file in --schedule-dir)" if args.schedule_dir else "", ", ".join(args.settings)),
         }
-        write_record(path, record)
+        make_record.write_record(record, args.out_dir)
     print("\n".join(summary_lines(rows)))
     print("wrote %s" % path)
     return 0

@@ -26,9 +26,7 @@ docs/kernelbench.md, "Searching KernelBench", describes the run and the summary.
 """
 import concurrent.futures
 import datetime
-import glob
 import json
-import math
 import os
 import re
 import signal
@@ -43,6 +41,9 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import kernelbench_bench as kb  # noqa: E402
 import kernelbench_verify as kv  # noqa: E402
+import make_record as records  # noqa: E402
+from kernelbench_verify import default_files  # noqa: E402
+from make_tables import geometric_mean  # noqa: E402
 from torch_baselines import L2Flusher, TimingCache  # noqa: E402
 
 VERIFIED = ("ok", "under_floor")
@@ -247,10 +248,6 @@ def row_level(row):
     return m.group(1) if m else "-"
 
 
-def geometric_mean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
-
-
 def level_summary(rows, requested=None):
     """The summary per level, as KernelBench scores: over every problem of the level asked for (requested:
     {level: file count}; default the rows'), a failure or a file not run counting as neither correct nor
@@ -303,13 +300,6 @@ def summary_lines(summary):
 
 # ---------------------------------------------------------------------------- running
 
-def default_files():
-    files = []
-    for level in ("level1", "level2"):
-        files += glob.glob(os.path.join(ROOT, "problems", "kernelbench", level, "*.json"))
-    return sorted(files, key=kv.file_order)
-
-
 def parse_args(argv):
     p = kb.build_parser(__doc__.split("\n\n")[0])
     p.set_defaults(name="kernelbench-search", strict=True)
@@ -344,7 +334,7 @@ def make_record(rows, files, args, argv, started, commit, env, summary):
     return {
         "schema_version": 1, "date": started.strftime("%Y-%m-%d"), "started": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "name": args.name, "title": "KernelBench: the built-in search's kernels against the PyTorch modules",
-        "kind": "benchmark", "commit": commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None,
+        "kind": "benchmark", "commit": commit,
         "environment": env, "command": "python3 bench/kernelbench_search.py " + " ".join(argv),
         "prediction": args.prediction, "results": rows, "summary": summary,
         "notes": "%s %d of %d files searched. Each row times the search's best verified schedule (or the baseline "
@@ -373,9 +363,8 @@ def main(argv):
     started = datetime.datetime.now(datetime.timezone.utc)
     deadline = time.time() + args.time_limit if args.time_limit else None
     flusher, cache = L2Flusher(torch), TimingCache(args.cache)
-    commit = os.environ.get("CUSCHED_COMMIT") or kv.command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    commit = records.commit()
     env = kv.environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
-    os.makedirs(args.out_dir, exist_ok=True)
     path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
     rows, modules = [], {}
     for index, (f, problem, level) in enumerate(problems):
@@ -402,9 +391,9 @@ def main(argv):
                           "speedup": speedup(r), "evaluated": entry["evaluated"], "search_s": entry["wall_s"]}),
               flush=True)
         summary = level_summary(rows, requested)
-        kb.write_record(path, make_record(rows, files, args, argv, started, commit, env, summary))
+        records.write_record(make_record(rows, files, args, argv, started, commit, env, summary), args.out_dir)
     summary = level_summary(rows, requested)
-    kb.write_record(path, make_record(rows, files, args, argv, started, commit, env, summary))
+    records.write_record(make_record(rows, files, args, argv, started, commit, env, summary), args.out_dir)
     print("\n".join(kb.summary_lines(rows)))
     print("\n".join(summary_lines(summary)))
     print("wrote %s" % path)

@@ -38,6 +38,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from problem_sizes import (DTYPE_BYTES, MIN_REDUCED_SIZE, module_sizes, output_shapes, prod,  # noqa: E402,F401
                            reduced_sizes, shape_flag, shapes_valid, size_value, split_top_level, stage_domain,
                            stage_dtype, working_set)
+import make_record as records  # noqa: E402
+from make_record import command_output  # noqa: E402,F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCES = (1e-2, 1e-4)
@@ -374,13 +376,6 @@ def verify_one(job, future, args, modules):
         args.budget.release(job["disk"])
 
 
-def command_output(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
 def environment(torch_version, device, cuda=None):
     smi = command_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
     driver = smi.splitlines()[0].split(",")[1].strip() if smi else None
@@ -460,10 +455,9 @@ def main(argv):
     jobs = [dict(plan(f, int(args.max_gib * GIB)), index=i) for i, f in enumerate(files)]
     for j in jobs:
         j["time"] = args.time and not j["reduced"]
-    commit = os.environ.get("CUSCHED_COMMIT") or command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    commit = records.commit()
     kb_commit = args.kernelbench_commit or command_output(["git", "-C", args.kernelbench, "rev-parse", "HEAD"])
     env = environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
-    os.makedirs(args.out_dir, exist_ok=True)
     path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
 
     def write_record(rows):
@@ -477,11 +471,9 @@ def main(argv):
                      "; the run stopped with %d of its %d files left" % (left, len(jobs)) if left else ""))
         record = make_record(
             rows, name=args.name, date=started.strftime("%Y-%m-%d"), started=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            commit=commit if commit and re.fullmatch(r"[0-9a-f]{7,40}", commit) else None, environment=env,
+            commit=commit, environment=env,
             command="python3 bench/kernelbench_verify.py " + " ".join(argv), prediction=args.prediction, notes=notes)
-        with open(path + ".part", "w") as f:
-            f.write(json.dumps(record, indent=2) + "\n")
-        os.replace(path + ".part", path)
+        records.write_record(record, args.out_dir)
         return lines
 
     rows, modules = [], {}

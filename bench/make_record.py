@@ -105,12 +105,15 @@ def result(run, strict, timings, check, tolerance):
 
 
 def write_record(record, out_dir):
-    """Writes the record to OUT_DIR/DATE-NAME.json (the name make_tables.py expects); returns the path."""
+    """Writes the record to OUT_DIR/DATE-NAME.json (the name make_tables.py expects) through a temporary
+    file, so that a reader never sees half of it (runs rewrite their record after every problem); returns
+    the path."""
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{record['date']}-{record['name']}.json")
-    with open(path, "w") as f:
+    with open(path + ".part", "w") as f:
         json.dump(record, f, indent=1)
         f.write("\n")
+    os.replace(path + ".part", path)
     return path
 
 

@@ -99,6 +99,12 @@ TOKEN = re.compile(r"""
 """, re.VERBOSE)
 
 REDUCTIONS = {"sum", "product", "maximum", "minimum", "max", "min", "argmax", "argmin", "logsumexp"}
+# The Python each reduction evaluates to, around the generator of its body's values.
+REDUCTION_CALLS = {
+    "sum": "math.fsum({})", "product": "math.prod({})", "maximum": "max({})", "minimum": "min({})",
+    "argmax": "_argext(({}), lambda a, b: a > b)", "argmin": "_argext(({}), lambda a, b: a < b)",
+    "logsumexp": "_logsumexp([{}])",
+}
 SCANS = {"cumsum", "cumprod"}
 BINARY_LEVELS = [["||"], ["&&"], ["^"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"],
                  ["*", "/", "%"]]
@@ -476,20 +482,8 @@ def compile_expr(e, sizes, local):
             loops.append(f"for {py} in range({int_value(ext, sizes)})")
             inner[var] = py
         gen = f"{compile_expr(body, sizes, inner)} " + " ".join(loops)
-        if op == "sum":
-            return f"math.fsum({gen})"
-        if op == "product":
-            return f"math.prod({gen})"
-        if op == "maximum":
-            return f"max({gen})"
-        if op == "minimum":
-            return f"min({gen})"
-        if op == "argmax":
-            return f"_argext(({gen}), lambda a, b: a > b)"
-        if op == "argmin":
-            return f"_argext(({gen}), lambda a, b: a < b)"
-        if op == "logsumexp":
-            return f"_logsumexp([{gen}])"
+        if op in REDUCTION_CALLS:
+            return REDUCTION_CALLS[op].format(gen)
     raise SyntaxProblem(f"cannot evaluate {e!r}")
 
 
