@@ -38,10 +38,12 @@ void ReferenceReduction::add(double v, int64_t flat) {
       if (std::isnan(v) || v > acc_) acc_ = std::isnan(acc_) ? acc_ : v;
       break;
     case ReduceOp::ArgMax:
-      if (flat == 0 || (!std::isnan(best_) && (std::isnan(v) || v > best_))) best_ = v, best_index_ = static_cast<double>(flat);
+      if (flat == 0 || (!std::isnan(best_) && (std::isnan(v) || v > best_)))
+        best_ = v, best_index_ = static_cast<double>(flat);
       break;
     case ReduceOp::ArgMin:
-      if (flat == 0 || (!std::isnan(best_) && (std::isnan(v) || v < best_))) best_ = v, best_index_ = static_cast<double>(flat);
+      if (flat == 0 || (!std::isnan(best_) && (std::isnan(v) || v < best_)))
+        best_ = v, best_index_ = static_cast<double>(flat);
       break;
     case ReduceOp::LogSumExp:
       if (std::isnan(v) || std::isnan(acc_)) {

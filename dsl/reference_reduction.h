@@ -17,9 +17,9 @@ class ReferenceReduction {
 
  private:
   ReduceOp op_;
-  double acc_ = 0;                     // the value; logsumexp: the running maximum
-  double best_ = 0, best_index_ = 0;   // argmin/argmax
-  double sum_ = 0;                     // logsumexp: the sum of exp(v - acc_)
+  double acc_ = 0;                    // the value; logsumexp: the running maximum
+  double best_ = 0, best_index_ = 0;  // argmin/argmax
+  double sum_ = 0;                    // logsumexp: the sum of exp(v - acc_)
 };
 
 }  // namespace cusched

@@ -17,7 +17,8 @@ std::optional<CompiledCodeRejection> compiled_code_rejection(const KernelBundle&
             precision_name(use->precision) + " (PTX line " + std::to_string(use->line) + ": " + use->instruction +
             "); declare the precision it uses (the schedule's precision step, check --precision) if the problem's "
             "tolerance admits it, or keep its arithmetic in f32."};
-  if (auto state = persistent_state(ptx)) return CompiledCodeRejection{Verdict::persistent_state, persistent_state_message(*state)};
+  if (auto state = persistent_state(ptx))
+    return CompiledCodeRejection{Verdict::persistent_state, persistent_state_message(*state)};
   return std::nullopt;
 }
 
