@@ -81,31 +81,36 @@ def run_cusched(args, path, name, strict=False, schedule=None, timed=True):
     return out
 
 
+def load_model(torch, kernelbench, problem, seed):
+    """The problem's module, built as KernelBench builds it (Model(*init_args) after torch.manual_seed(seed),
+    in eval mode where the file says so), on the GPU, with the inputs of its own get_inputs()."""
+    source = problem["source"]
+    path = kernelbench_file(kernelbench, source["file"])
+    spec = importlib.util.spec_from_file_location("kernelbench_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch.manual_seed(seed)
+    init = source.get("init_args")
+    model = module.Model(*(init if init is not None else module.get_init_inputs())).cuda()
+    if source.get("mode") == "eval":
+        model.eval()
+    inputs = [x.cuda() if hasattr(x, "cuda") else x for x in module.get_inputs()]
+    return model, inputs
+
+
 def module_timings(torch, args, problem, flusher, cache):
     """PyTorch eager and torch.compile of the problem's module, one entry for each setting."""
-    source = problem["source"]
     gpu = torch.cuda.get_device_name(0)
     entries = []
-    module = None
     for settings in args.settings:
         key = cache_key(problem["name"], settings, args, gpu)
         hit = cache.get(key, torch.__version__)
         if hit:
             entries.append(hit)
             continue
-        if module is None:
-            path = kernelbench_file(args.kernelbench, source["file"])
-            spec = importlib.util.spec_from_file_location("kernelbench_module", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
         matmul, cudnn = tf32_flags(settings)
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
-        torch.manual_seed(args.seed)
-        init = source.get("init_args")
-        model = module.Model(*(init if init is not None else module.get_init_inputs())).cuda()
-        if source.get("mode") == "eval":
-            model.eval()
-        inputs = [x.cuda() if hasattr(x, "cuda") else x for x in module.get_inputs()]
+        model, inputs = load_model(torch, args.kernelbench, problem, args.seed)
         entry = {"problem": problem["name"], "settings": settings, "cudnn_allow_tf32": cudnn,
                  "matmul_allow_tf32": matmul, "torch": torch.__version__}
         with torch.no_grad():
@@ -120,6 +125,61 @@ def module_timings(torch, args, problem, flusher, cache):
         cache.put(key, torch.__version__, entry)
         entries.append(entry)
     return entries
+
+
+def compile_once(kernelbench, problem_path, seed, settings):
+    """torch.compile of one problem's module, run once: fills torch.compile's on-disk caches, so that the
+    timing process's own compile of the same module is a cache hit (warm_compiles runs these in parallel)."""
+    import torch
+    with open(problem_path) as f:
+        problem = json.load(f)
+    for s in settings:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32_flags(s)
+        model, inputs = load_model(torch, kernelbench, problem, seed)
+        with torch.no_grad():
+            torch.compile(model)(*inputs)
+        torch.cuda.synchronize()
+
+
+def warm_compiles(args, paths, jobs, seconds):
+    """compile_once for each problem file in `paths`, in order, `jobs` processes at a time; whatever is still
+    compiling after `seconds` is stopped (its module then compiles in the timing process). Returns (files
+    warmed, files that failed or were stopped)."""
+    import concurrent.futures
+    code = ("import sys; sys.path.insert(0, %r); import kernelbench_bench as kb; "
+            "kb.compile_once(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:])" % HERE)
+    deadline = time.time() + seconds
+
+    def one(path):
+        left = deadline - time.time()
+        if left <= 0:
+            return False
+        try:
+            p = subprocess.run([sys.executable, "-c", code, args.kernelbench, path, str(args.seed)] + args.settings,
+                               capture_output=True, timeout=left)
+            return p.returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        done = list(pool.map(one, paths))
+    return sum(done), len(done) - sum(done)
+
+
+def start_warming(torch, args, problems, cache):
+    """warm_compiles in a background thread for the problems (path, problem) whose timings are not cached:
+    the compiles run while the files before them are timed, so that each module's compile in the timing
+    process finds its kernels built. Returns the thread (None when there is nothing to warm)."""
+    import threading
+    if args.no_compile or args.warm_jobs <= 0:
+        return None
+    gpu = torch.cuda.get_device_name(0)
+    paths = [path for path, problem in problems
+             if any(not cache.get(cache_key(problem["name"], s, args, gpu), torch.__version__) for s in args.settings)]
+    if not paths:
+        return None
+    thread = threading.Thread(target=warm_compiles, args=(args, paths, args.warm_jobs, args.warm_seconds), daemon=True)
+    thread.start()
+    return thread
 
 
 def result_row(run, strict_run, timings):
@@ -167,6 +227,10 @@ def build_parser(description):
     p.add_argument("--name", default="kernelbench-bench")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
     p.add_argument("--prediction", default=None)
+    p.add_argument("--warm-jobs", type=int, default=4,
+                   help="processes compiling the modules with torch.compile ahead of their timings, in the background, "
+                        "to fill its on-disk caches (default 4; 0: none)")
+    p.add_argument("--warm-seconds", type=int, default=1800, help="time allowed for those compiles (default 1800)")
     return p
 
 
@@ -189,11 +253,14 @@ def main(argv):
     env = environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
     path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
     rows = []
+    problems = []
     for f in files:
+        with open(f) as fh:
+            problems.append((f, json.load(fh)))
+    start_warming(torch, args, problems, cache)
+    for f, problem in problems:
         if deadline and time.time() > deadline:
             break
-        with open(f) as fh:
-            problem = json.load(fh)
         run = run_cusched(args, f, problem["name"])
         strict = run_cusched(args, f, problem["name"], strict=True) if args.strict else None
         try:

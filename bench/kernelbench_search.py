@@ -340,9 +340,10 @@ def make_record(rows, files, args, argv, started, commit, env, summary):
         "notes": "%s %d of %d files searched. Each row times the search's best verified schedule (or the baseline "
                  "where the search verified none) at the file's bench size; verified by cusched against its float64 "
                  "reference at 1e-2 and 1e-4, and against the module (TF32 off) on its saved inputs at 1e-2 and "
-                 "1e-4. PyTorch settings %s, the module on its own get_inputs().\n\n%s" % (
+                 "1e-4. PyTorch settings %s, the module on its own get_inputs(); torch.compile's caches are filled "
+                 "ahead of each timing by %d background processes (--warm-jobs), which launch once per module.\n\n%s" % (
                      budget_text(args), sum(1 for r in rows if not not_run(r)),
-                     len(files), ", ".join(args.settings), "\n".join("- " + x for x in lines)),
+                     len(files), ", ".join(args.settings), args.warm_jobs, "\n".join("- " + x for x in lines)),
     }
 
 
@@ -367,6 +368,7 @@ def main(argv):
     env = kv.environment(torch.__version__, torch.cuda.get_device_name(0), torch.version.cuda)
     path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
     rows, modules = [], {}
+    kb.start_warming(torch, args, [(f, problem) for f, problem, _ in problems], cache)
     for index, (f, problem, level) in enumerate(problems):
         name = problem["name"]
         if deadline and time.time() > deadline:

@@ -37,6 +37,52 @@ class Settings(unittest.TestCase):
         self.assertEqual(len(keys), 3)
 
 
+class Warming(unittest.TestCase):
+    """start_warming compiles ahead only the modules whose timings the cache does not hold."""
+
+    class FakeCuda:
+        @staticmethod
+        def get_device_name(_):
+            return "NVIDIA H200"
+
+    class FakeTorch:
+        __version__ = "2.11"
+
+    def setUp(self):
+        self.torch = self.FakeTorch()
+        self.torch.cuda = self.FakeCuda()
+        self.args = argparse.Namespace(seed=42, iters=30, warmup=5, no_compile=False, warm_jobs=4, warm_seconds=60,
+                                       settings=["default"], kernelbench="/kb")
+        self.warmed = []
+        self.real = kb.warm_compiles
+        kb.warm_compiles = lambda args, paths, jobs, seconds: self.warmed.append((list(paths), jobs, seconds))
+
+    def tearDown(self):
+        kb.warm_compiles = self.real
+
+    def start(self, cached):
+        with tempfile.TemporaryDirectory() as d:
+            from torch_baselines import TimingCache
+            cache = TimingCache(os.path.join(d, "cache.json"))
+            for name in cached:
+                cache.put(kb.cache_key(name, "default", self.args, "NVIDIA H200"), "2.11", {"eager_ms": 1.0})
+            problems = [("a.json", {"name": "kb1_1_a"}), ("b.json", {"name": "kb1_2_b"})]
+            thread = kb.start_warming(self.torch, self.args, problems, cache)
+            if thread:
+                thread.join()
+            return thread
+
+    def test_only_uncached_modules_are_compiled_ahead(self):
+        self.assertIsNotNone(self.start(["kb1_1_a"]))
+        self.assertEqual(self.warmed, [(["b.json"], 4, 60)])
+
+    def test_nothing_starts_when_every_timing_is_cached_or_compile_is_off(self):
+        self.assertIsNone(self.start(["kb1_1_a", "kb1_2_b"]))
+        self.args.no_compile = True
+        self.assertIsNone(self.start([]))
+        self.assertEqual(self.warmed, [])
+
+
 class Rows(unittest.TestCase):
     def rows(self):
         run = {"problem": "kb1_19_ReLU", "schedule": "baseline", "verdict": "ok", "precision": "f32",

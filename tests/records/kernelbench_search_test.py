@@ -58,7 +58,8 @@ FAKE = textwrap.dedent('''\
 def search_args(work, cusched="cusched", **kw):
     a = Namespace(cusched=cusched, search_candidates=40, search_seconds=60.0, search_threads=16, search_rounds=0,
                   work=work, schedule_dir=os.path.join(work, "schedules"), max_gib=6.0, timeout=60,
-                  kernelbench=work, seed=42, settings=["default"], prediction=None, name="kernelbench-search")
+                  kernelbench=work, seed=42, settings=["default"], prediction=None, name="kernelbench-search",
+                  warm_jobs=4)
     for k, v in kw.items():
         setattr(a, k, v)
     return a
