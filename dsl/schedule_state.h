@@ -131,6 +131,8 @@ struct ScheduleState {
   // stage that has such a loop (fails with unknown-loop or ambiguous-loop).
   std::string stage_of_loop(const std::string& loop, const std::string& stage_hint) const;
   bool is_output(const std::string& stage) const { return ctx.pipeline.is_output(stage); }
+  // The stages that read `name` where they are computed: its direct readers, with an inlined
+  // reader replaced by the stages that read that one (its expression is substituted there).
   std::vector<std::string> consumers_of(const std::string& name) const;
   // Initial loops of a stage: its pure variables then its reduction variables.
   static StageSchedule initial_schedule(const FuncDef& f, const SizeBindings& sizes);

@@ -1,6 +1,9 @@
 // Rules on what is placed at a stage's loop: producers computed there (compute_at) and
 // copies staged there in shared memory (cache_read), which must not be made once per
 // thread of a thread loop.
+#include <algorithm>
+
+#include "dsl/expr_substitute.h"
 #include "dsl/legality/legality_rules.h"
 #include "dsl/padded_load.h"
 
@@ -10,6 +13,19 @@ namespace {
 void check_producer(const Rules& r, const std::string& name, const StageSchedule& ps) {
   const std::string& host = ps.at_stage;
   const StageProvenance& pv = ps.provenance;
+  const std::vector<std::string> hosts = r.st.consumers_of(name);
+  if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
+    // The host read the producer through a stage that is no longer inlined: the step that
+    // changed that stage's location (or placed the producer, if later) caused it.
+    int step = pv.location;
+    for (const auto& reader : r.st.stages)
+      if (loads_from(reader->body, name)) step = latest({step, r.st.schedules.at(reader->name).provenance.location});
+    r.refuse(step, "producer-host-does-not-read",
+             "Stage '" + name + "' is computed at a loop of '" + host + "', which no longer reads it (the stage " +
+                 "it read '" + name + "' through is not inlined).",
+             "Inline the stage between them again, or compute '" + name + "' at a loop of a stage that reads it" +
+                 (hosts.empty() ? std::string(".") : ", such as '" + hosts[0] + "'."));
+  }
   for (const auto& n : ps.order)
     if (is_block_axis(ps.loops.at(n).axis))
       r.refuse(latest({pv.location, pv.binding_of(n)}), "producer-binds-block",

@@ -12,8 +12,12 @@ PrimitiveDef compute_at_primitive() {
       "Computes a producer stage inside a loop of one consumer, just for the region that the consumer's iterations "
       "inside that loop read. At a block-bound loop the producer's values live in shared memory and are computed by "
       "the block's threads (a barrier follows); at a thread-bound or inner loop they live in registers. This fuses "
-      "stages into one kernel, e.g. softmax's max and sum at the row loop of the normalisation.";
-  p.args = {stage_arg(true), name_arg("consumer", "A stage that reads the producer."),
+      "stages into one kernel, e.g. softmax's max and sum at the row loop of the normalisation. A consumer that reads "
+      "the "
+      "producer through inlined stages hosts it too (attention's scores, read through the inlined probabilities, "
+      "computed at the output's query-row loop).";
+  p.args = {stage_arg(true),
+            name_arg("consumer", "A stage that reads the producer, directly or through inlined stages."),
             name_arg("loop", "The consumer's loop inside which the producer is computed.")};
   p.before = "for i: M[i] = max_j X[i,j]          // kernel 1\nfor i: for j: Y[i,j] = X[i,j] - M[i]  // kernel 2";
   p.after = "for i (blockIdx.x):\n  M_s = max_j X[i,j]        // shared\n  barrier\n  for j: Y[i,j] = X[i,j] - M_s";

@@ -13,9 +13,12 @@
 #include "runtime/sanitizer.h"
 #include "runtime/worker.h"
 #include "search/candidate_evaluation.h"
+#include "tests/source_tree.h"
 
 namespace cusched::cheats {
 namespace {
+
+std::string cheats_dir() { return source_tree() + "/tests/cheats"; }
 
 // Whether this build has the Clang audit (the carried GPU build does not: the audit's
 // verdicts on the corpus are cheat_tests' on the CPU).
@@ -28,12 +31,12 @@ constexpr bool kAuditInBuild = false;
 // The findings say whether the source was audited: a build without the audit adds its
 // one audit-not-built warning, a build with it never does. Needs no GPU.
 TEST(AuditFindings, SayWhetherTheSourceWasAudited) {
-  const CorpusEntry honest = corpus_entries(CUSCHED_CHEATS_DIR).front();
+  const CorpusEntry honest = corpus_entries(cheats_dir()).front();
   ASSERT_EQ(honest.kind, "control");
   bool bad = false;
   double ms = 0;
   nlohmann::json findings =
-      search::audit_bundle(find_problem(honest.problem), corpus_bundle(CUSCHED_CHEATS_DIR, honest), &bad, &ms);
+      search::audit_bundle(find_problem(honest.problem), corpus_bundle(cheats_dir(), honest), &bad, &ms);
   EXPECT_FALSE(bad) << findings.dump(2);
   int not_built = 0;
   for (const auto& f : findings) not_built += f["rule"] == "audit-not-built";
@@ -48,7 +51,7 @@ runtime::Worker& shared_worker() {
 std::string outcome_of(const CorpusEntry& e, bool audit, std::string* reason) {
   const Problem& p = find_problem(e.problem);
   search::CandidateOutcome out;
-  out.bundle = corpus_bundle(CUSCHED_CHEATS_DIR, e);
+  out.bundle = corpus_bundle(cheats_dir(), e);
   out.precision = out.bundle.precision;
   if (audit) {
     bool bad = false;
@@ -90,7 +93,7 @@ TEST_P(CheatCorpusGpu, GetsAnExpectedVerdict) {
     search::EvalConfig cfg;
     cfg.size = e.size;
     auto runs =
-        runtime::sanitize(search::make_eval_request(p, corpus_bundle(CUSCHED_CHEATS_DIR, e), cfg), {e.sanitize_expect});
+        runtime::sanitize(search::make_eval_request(p, corpus_bundle(cheats_dir(), e), cfg), {e.sanitize_expect});
     ASSERT_EQ(runs.size(), 1u);
     std::cout << "| " << e.file << " | " << e.kind << " | " << e.sanitize_expect << " | " << runs[0].errors
               << " errors |\n";
@@ -98,7 +101,7 @@ TEST_P(CheatCorpusGpu, GetsAnExpectedVerdict) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CheatCorpusGpu, ::testing::ValuesIn(corpus_entries(CUSCHED_CHEATS_DIR)),
+INSTANTIATE_TEST_SUITE_P(Corpus, CheatCorpusGpu, ::testing::ValuesIn(corpus_entries(cheats_dir())),
                          [](const ::testing::TestParamInfo<CorpusEntry>& info) {
                            std::string n = info.param.file.substr(0, info.param.file.size() - 3);
                            for (auto& c : n)

@@ -8,6 +8,7 @@
 #include "problems/problem_file.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
+#include "tests/source_tree.h"
 
 namespace cusched {
 namespace {
@@ -32,7 +33,7 @@ nlohmann::json implicit_gemm_steps() {
 }
 
 search::CandidateOutcome run(const SizeBindings& sizes, runtime::Worker& worker) {
-  Problem p = load_problem_file(std::string(CUSCHED_SOURCE_DIR) +
+  Problem p = load_problem_file(source_tree() +
                                 "/problems/kernelbench/level1/57_conv_transposed_2D__square_input__square_kernel.json");
   p.sizes["gpu"] = sizes;
   search::EvalConfig cfg;

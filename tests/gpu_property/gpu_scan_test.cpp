@@ -9,6 +9,7 @@
 #include "problems/problem_file.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
+#include "tests/source_tree.h"
 
 namespace cusched {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 const char* kScanFiles[] = {"89_cumsum", "90_cumprod", "91_cumsum_reverse", "92_cumsum_exclusive", "93_masked_cumsum"};
 
 Problem scan_problem(const std::string& name) {
-  return load_problem_file(std::string(CUSCHED_SOURCE_DIR) + "/problems/kernelbench/level1/" + name + ".json");
+  return load_problem_file(source_tree() + "/problems/kernelbench/level1/" + name + ".json");
 }
 
 search::CandidateOutcome run_baseline(const Problem& p, const std::string& size, runtime::Worker& worker) {
