@@ -10,6 +10,7 @@
 #include "problems/problem_file.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
+#include "tests/gpu_property/gpu_eval_config.h"
 #include "tests/source_tree.h"
 
 namespace cusched {
@@ -19,14 +20,7 @@ search::CandidateOutcome run_fused(const SizeBindings& sizes, runtime::Worker& w
   Problem p = load_problem_file(source_tree() + "/problems/kernelbench/level1/97_ScaledDotProductAttention.json");
   std::ifstream in(source_tree() + "/tests/kernelbench/schedules/97_attention_fused.json");
   p.sizes["gpu"] = sizes;
-  search::EvalConfig cfg;
-  cfg.backend = "gpu";
-  cfg.size = "gpu";
-  cfg.seed = 11;
-  cfg.time_it = false;
-  cfg.audit = false;
-  cfg.check_bench = false;
-  return search::evaluate_candidate(p, nlohmann::json::parse(in), cfg, &worker);
+  return search::evaluate_candidate(p, nlohmann::json::parse(in), gpu_eval_config("gpu", 11), &worker);
 }
 
 TEST(GpuAttention, FusedPipelineVerifies) {

@@ -8,6 +8,7 @@
 #include "problems/problem_file.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
+#include "tests/gpu_property/gpu_eval_config.h"
 #include "tests/source_tree.h"
 
 namespace cusched {
@@ -36,14 +37,7 @@ search::CandidateOutcome run(const SizeBindings& sizes, runtime::Worker& worker)
   Problem p = load_problem_file(source_tree() +
                                 "/problems/kernelbench/level1/57_conv_transposed_2D__square_input__square_kernel.json");
   p.sizes["gpu"] = sizes;
-  search::EvalConfig cfg;
-  cfg.backend = "gpu";
-  cfg.size = "gpu";
-  cfg.seed = 7;
-  cfg.time_it = false;
-  cfg.audit = false;
-  cfg.check_bench = false;
-  return search::evaluate_candidate(p, implicit_gemm_steps(), cfg, &worker);
+  return search::evaluate_candidate(p, implicit_gemm_steps(), gpu_eval_config("gpu", 7), &worker);
 }
 
 TEST(GpuPaddedConv, ImplicitGemmOnTensorCoresVerifies) {

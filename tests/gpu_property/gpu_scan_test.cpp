@@ -9,6 +9,7 @@
 #include "problems/problem_file.h"
 #include "runtime/cuda_driver.h"
 #include "search/candidate_evaluation.h"
+#include "tests/gpu_property/gpu_eval_config.h"
 #include "tests/source_tree.h"
 
 namespace cusched {
@@ -21,14 +22,8 @@ Problem scan_problem(const std::string& name) {
 }
 
 search::CandidateOutcome run_baseline(const Problem& p, const std::string& size, runtime::Worker& worker) {
-  search::EvalConfig cfg;
-  cfg.backend = "gpu";
-  cfg.size = size;
-  cfg.seed = 7;
-  cfg.time_it = size == "bench";
-  cfg.audit = false;
-  cfg.check_bench = false;
-  return search::evaluate_candidate(p, automatic_baseline(p.pipeline), cfg, &worker);
+  return search::evaluate_candidate(p, automatic_baseline(p.pipeline), gpu_eval_config(size, 7, size == "bench"),
+                                    &worker);
 }
 
 TEST(GpuScan, KernelBenchScansVerifyAtTheSmallSize) {
