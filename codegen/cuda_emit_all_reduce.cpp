@@ -6,15 +6,16 @@
 namespace cusched::cuda_emit {
 
 void KernelWriter::all_reduce(const StmtNode& s) {
-  const bool pair = reduce_carries_pair(s.reduce_op);
+  const bool pair = reduce_carries_pair(s.reduce_op), triple = reduce_carries_triple(s.reduce_op);
   const EmittedBuffer* vb = lookup(s.buffer);
   const EmittedBuffer* sb = pair ? lookup(s.pair_buffer) : nullptr;
-  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.pair_buffer, sb}}) {
-    if (name == s.pair_buffer && !pair) continue;
+  const EmittedBuffer* tb = triple ? lookup(s.third_buffer) : nullptr;
+  for (const auto& [name, b] : {std::pair{s.buffer, vb}, std::pair{s.pair_buffer, sb}, std::pair{s.third_buffer, tb}}) {
+    if ((name == s.pair_buffer && !pair) || (name == s.third_buffer && !triple)) continue;
     if (!b)
       fail("unknown-buffer", "Kernel '" + kernel_.name + "' reduces '" + name + "', which is not allocated in scope.",
-           "Allocate the reduced value (and, for a pair reduction, its second value) in registers around the "
-           "AllReduce.");
+           "Allocate the reduced value (and, for a pair or triple reduction, its other values) in registers "
+           "around the AllReduce.");
     if (b->scope != MemScope::Register)
       fail("allreduce-needs-register",
            "Kernel '" + kernel_.name + "' reduces '" + name + "' across threads, but it is a " +
@@ -22,6 +23,9 @@ void KernelWriter::all_reduce(const StmtNode& s) {
            "AllReduce combines per-thread values: allocate the buffer in registers.");
   }
   if (s.reduce_kind == "cluster") {
+    if (triple)
+      fail("malformed-ir", "Kernel '" + kernel_.name + "' combines a variance across the blocks of a cluster.",
+           "Combine a variance across threads only (cross_thread_reduce refuses kind cluster for it).");
     cluster_all_reduce(s, *vb, sb);
     return;
   }
@@ -38,7 +42,11 @@ void KernelWriter::all_reduce(const StmtNode& s) {
              " threads there.",
          "Use a width that divides the block size on the reduce axis.");
   const std::string value = expr_.element(s.buffer, s.index);
-  const std::string second = pair ? expr_.element(s.pair_buffer, s.index) : "";
+  // The values after the first: ", second" or ", second, third".
+  const std::string carried = pair ? ", " + expr_.element(s.pair_buffer, s.index) +
+                                         (triple ? ", " + expr_.element(s.third_buffer, s.index) : "")
+                                   : "";
+  const std::string arity = triple ? "_triple" : "_pair";
   const std::string op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(width);
   const bool pow2 = (width & (width - 1)) == 0;
@@ -49,7 +57,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   // when it is whole warps along x, otherwise one value per thread in shared memory.
   if (a == 0 && pow2 && width <= 32) {
     if (pair)
-      line("cusched::warp_allreduce_pair<" + op + ">(" + value + ", " + second + ", " + w + ");");
+      line("cusched::warp_allreduce" + arity + "<" + op + ">(" + value + carried + ", " + w + ");");
     else
       line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
     return;
@@ -60,10 +68,12 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   open("");
   shared_array(scratch, vb->dtype, slots);
   if (pair) shared_array(scratch + "_index", sb->dtype, slots);
+  if (triple) shared_array(scratch + "_count", tb->dtype, slots);
+  const std::string scratches =
+      scratch + (pair ? ", " + scratch + "_index" : "") + (triple ? ", " + scratch + "_count" : "");
   if (whole_warps) {
     if (pair)
-      line("cusched::block_allreduce_pair<" + op + ">(" + value + ", " + second + ", " + w + ", " + scratch + ", " +
-           scratch + "_index);");
+      line("cusched::block_allreduce" + arity + "<" + op + ">(" + value + carried + ", " + w + ", " + scratches + ");");
     else
       line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
   } else {
@@ -71,8 +81,8 @@ void KernelWriter::all_reduce(const StmtNode& s) {
     const std::string group =
         "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " + std::to_string(stride);
     if (pair)
-      line("cusched::block_allreduce_pair_strided<" + op + ">(" + value + ", " + second + ", " + group + ", " +
-           scratch + ", " + scratch + "_index);");
+      line("cusched::block_allreduce" + arity + "_strided<" + op + ">(" + value + carried + ", " + group + ", " +
+           scratches + ");");
     else
       line(value + " = cusched::block_allreduce_strided<" + op + ">(" + value + ", " + group + ", " + scratch + ");");
   }

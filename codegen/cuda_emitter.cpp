@@ -51,6 +51,8 @@ std::string reduce_op_struct(ReduceOp op) {
       return "cusched::ArgMaxOp";
     case ReduceOp::LogSumExp:
       return "cusched::LogSumExpOp";
+    case ReduceOp::Variance:
+      return "cusched::VarianceOp";
   }
   return "?";
 }

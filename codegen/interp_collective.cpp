@@ -166,6 +166,20 @@ KernelRunner::Pair KernelRunner::combine(const Pair& a, const Pair& b, ReduceOp 
       return (b.value > a.value || (b.value == a.value && b.second < a.second)) ? b : a;
     case ReduceOp::ArgMin:
       return (b.value < a.value || (b.value == a.value && b.second < a.second)) ? b : a;
+    case ReduceOp::Variance: {
+      // Chan's rule on (mean, squares, count), as the device library's VarianceOp combines
+      // them: the operands in one order first, f32 arithmetic.
+      const bool swap = b.third > a.third ||
+                        (b.third == a.third && (b.value < a.value || (b.value == a.value && b.second < a.second)));
+      const Pair& x = swap ? b : a;
+      const Pair& y = swap ? a : b;
+      const double n = convert_to_dtype(x.third + y.third, dtype);
+      if (n == 0) return a;
+      const double d = convert_to_dtype(y.value - x.value, dtype), f = convert_to_dtype(y.third / n, dtype);
+      const double mean = convert_to_dtype(x.value + convert_to_dtype(d * f, dtype), dtype);
+      const double dd = convert_to_dtype(convert_to_dtype(convert_to_dtype(d * d, dtype) * x.third, dtype) * f, dtype);
+      return {mean, convert_to_dtype(convert_to_dtype(x.second + y.second, dtype) + dd, dtype), n};
+    }
     case ReduceOp::LogSumExp: {
       // The running maxima and the sums of exp(v - maximum), as the device library's
       // LogSumExpOp combines them (f32 arithmetic, the same expression in every order).
@@ -212,6 +226,7 @@ void KernelRunner::allreduce(const CStmt& s) {
     double index = eval(s.index);
     contrib[t].value = load(s.buffer, index);
     contrib[t].second = pair ? load(s.pair_buffer, index) : 0;
+    contrib[t].third = s.third_buffer >= 0 ? load(s.third_buffer, index) : 0;
     element[t] = static_cast<int64_t>(index);
   }
   if (s.cluster_kind) {
@@ -241,6 +256,7 @@ void KernelRunner::allreduce(const CStmt& s) {
       set_thread(member);
       store(s.buffer, static_cast<double>(element[member]), group[j].value);
       if (pair) store(s.pair_buffer, static_cast<double>(element[member]), group[j].second);
+      if (s.third_buffer >= 0) store(s.third_buffer, static_cast<double>(element[member]), group[j].third);
     }
   }
   if (s.block_kind) ++epoch_;  // a block all-reduce synchronizes the block through shared memory

@@ -368,7 +368,17 @@ class KernelCompiler {
                       "the sum).");
           c.pair_buffer = resolve_buffer(s->pair_buffer, "reduces");
         }
-        for (int b : {c.buffer, c.pair_buffer})
+        if (reduce_carries_triple(s->reduce_op)) {
+          if (s->third_buffer.empty())
+            malformed("has a " + reduce_op_name(s->reduce_op) + " AllReduce of '" + s->buffer +
+                          "' without the buffer of its third value",
+                      "Name the register buffer that holds the count of values taken.");
+          if (s->reduce_kind == "cluster")
+            malformed("combines a variance across the blocks of a cluster",
+                      "Combine a variance across threads only (cross_thread_reduce refuses kind cluster for it).");
+          c.third_buffer = resolve_buffer(s->third_buffer, "reduces");
+        }
+        for (int b : {c.buffer, c.pair_buffer, c.third_buffer})
           if (b >= 0 && out_.buffers[b].scope != MemScope::Register)
             fail("allreduce-needs-register",
                  "Kernel '" + kernel_.name + "' reduces '" + out_.buffers[b].name + "' across threads, but it is a " +

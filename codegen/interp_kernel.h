@@ -91,6 +91,7 @@ struct CStmt {
   CExpr cond;
   // AllReduce
   int pair_buffer = -1;
+  int third_buffer = -1;  // variance: the count
   ReduceOp reduce_op = ReduceOp::Sum;
   int reduce_axis = 0;  // 0, 1, 2 for threadIdx.x, y, z (unused for cluster_kind)
   int64_t width = 1;

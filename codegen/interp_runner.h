@@ -171,9 +171,10 @@ class KernelRunner {
 
   // ---- AllReduce ----
   // A thread's accumulator: the value and, for a pair reduction, the second value
-  // (argmin/argmax: the index; logsumexp: the sum of exp(v - value)).
+  // (argmin/argmax: the index; logsumexp: the sum of exp(v - value); variance: the sum of
+  // squared deviations from the mean in value) and, for variance, the count in third.
   struct Pair {
-    double value, second;
+    double value, second, third = 0;
   };
 
   Pair combine(const Pair& a, const Pair& b, ReduceOp op, DType dtype) const;

@@ -73,11 +73,13 @@ Stmt make_scan(const std::string& buffer, Expr index, const std::string& total, 
 }
 
 Stmt make_allreduce(const std::string& buffer, const std::string& pair_buffer, Expr index, ReduceOp op, GpuAxis axis,
-                    int64_t width, const std::string& kind, GpuAxis combined_axis, int64_t combined_width) {
+                    int64_t width, const std::string& kind, GpuAxis combined_axis, int64_t combined_width,
+                    const std::string& third_buffer) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::AllReduce;
   n->buffer = buffer;
   n->pair_buffer = pair_buffer;
+  n->third_buffer = third_buffer;
   n->index = std::move(index);
   n->reduce_op = op;
   n->reduce_axis = axis;
@@ -307,7 +309,8 @@ std::string print_stmt(const Stmt& s, int indent) {
       break;
     case StmtKind::AllReduce:
       os << pad << "allreduce_" << reduce_op_name(s->reduce_op) << "(" << s->buffer << "[" << to_string(s->index) << "]"
-         << (s->pair_buffer.empty() ? "" : ", " + s->pair_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
+         << (s->pair_buffer.empty() ? "" : ", " + s->pair_buffer)
+         << (s->third_buffer.empty() ? "" : ", " + s->third_buffer) << ") over " << gpu_axis_name(s->reduce_axis)
          << " width " << s->width << " (" << s->reduce_kind << ")\n";
       break;
     case StmtKind::Scan:

@@ -29,7 +29,8 @@
 //     block one array; Global buffers are kernel parameters.
 //   - Barrier is __syncthreads(): every thread of the block reaches it.
 //   - AllReduce combines the register value buffer[index] (and, for a pair reduction,
-//     pair_buffer[index]: argmin/argmax's index, logsumexp's sum of exp(v - max)) over
+//     pair_buffer[index]: argmin/argmax's index, logsumexp's sum of exp(v - max),
+//     variance's sum of squared deviations, with third_buffer[index], its count) over
 //     the `width` threads that differ only in their index
 //     on `axis`, and leaves the combined value in all of them. With kind "cluster"
 //     (axis cluster.x, width C) it combines the values that the threads of the same
@@ -144,7 +145,8 @@ enum class StmtKind {
 //   Allocate         buffer, scope, dtype, size (elements), alignment (shared: bytes), body[0]
 //   If               cond, body[0] (then), body[1] (else, optional)
 //   Barrier          -
-//   AllReduce        buffer, index, pair_buffer (argmin/argmax, logsumexp), reduce_op, reduce_axis,
+//   AllReduce        buffer, index, pair_buffer (argmin/argmax, logsumexp, variance),
+//                    third_buffer (variance), reduce_op, reduce_axis,
 //                    width (threads or blocks combined), reduce_kind, combined_axis, combined_width
 //   Mma              buffer, index (accumulators), mma_shape, mma_precision, operands (A then B)
 //   AsyncCopy        buffer, index (shared destination), value (global load), copy_bytes
@@ -188,7 +190,8 @@ struct StmtNode {
   Expr cond;
   // AllReduce
   ReduceOp reduce_op = ReduceOp::Sum;
-  std::string pair_buffer;  // pair reductions: the register buffer of the second value
+  std::string pair_buffer;   // pair reductions: the register buffer of the second value
+  std::string third_buffer;  // variance: the register buffer of the third value (the count)
   GpuAxis reduce_axis = GpuAxis::ThreadX;
   int64_t width = 32;
   std::string reduce_kind = "warp";       // "warp", "block" or "cluster"
@@ -220,7 +223,7 @@ Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_barrier();
 Stmt make_allreduce(const std::string& buffer, const std::string& pair_buffer, Expr index, ReduceOp op, GpuAxis axis,
                     int64_t width, const std::string& kind, GpuAxis combined_axis = GpuAxis::None,
-                    int64_t combined_width = 0);
+                    int64_t combined_width = 0, const std::string& third_buffer = "");
 Stmt make_scan(const std::string& buffer, Expr index, const std::string& total, ReduceOp op, int64_t width);
 Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load, int64_t bytes = 4);
 Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes,

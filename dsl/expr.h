@@ -48,13 +48,17 @@ enum class ExprOp {
 constexpr int64_t kScanReverse = 1;
 constexpr int64_t kScanExclusive = 2;
 
-enum class ReduceOp { Sum, Product, Min, Max, ArgMin, ArgMax, LogSumExp };
+enum class ReduceOp { Sum, Product, Min, Max, ArgMin, ArgMax, LogSumExp, Variance };
 
 // Reductions whose accumulator is a pair: argmin/argmax carry the best value and its
 // index, logsumexp the running maximum m and the sum s of exp(v - m) (the result is
-// m + log(s)). Two pairs combine by a rule of their own, so a pair reduction splits
+// m + log(s)), variance the mean and the sum of squared deviations from it (and a third
+// value, below). Two pairs combine by a rule of their own, so a pair reduction splits
 // across threads like any other.
 bool reduce_carries_pair(ReduceOp op);
+// Reductions whose accumulator carries a third value: variance's count of values taken
+// (Welford's update; two partial results combine by Chan's rule, which needs their counts).
+bool reduce_carries_triple(ReduceOp op);
 // argmin or argmax: the result is the index of the pair.
 bool is_arg_reduce(ReduceOp op);
 

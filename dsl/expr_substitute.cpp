@@ -39,6 +39,7 @@ Expr reduction_identity(ReduceOp op, DType t) {
   bool fl = dtype_is_float(t);
   switch (op) {
     case ReduceOp::Sum:
+    case ReduceOp::Variance:  // the mean's; the sum of squared deviations and the count start at 0 too
       return fl ? make_float(0.0, t) : make_int(0, t);
     case ReduceOp::Product:
       return fl ? make_float(1.0, t) : make_int(1, t);

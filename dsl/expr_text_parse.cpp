@@ -452,6 +452,7 @@ class Parser {
     if (s == "argmax") return ReduceOp::ArgMax;
     if (s == "argmin") return ReduceOp::ArgMin;
     if (s == "logsumexp") return ReduceOp::LogSumExp;
+    if (s == "variance") return ReduceOp::Variance;
     return std::nullopt;
   }
 
@@ -496,6 +497,9 @@ class Parser {
         break;
       case ReduceOp::LogSumExp:
         e = logsumexp(rvars, body);
+        break;
+      case ReduceOp::Variance:
+        e = variance(rvars, body);
         break;
     }
     reductions_.push_back({e.get(), fn.pos});

@@ -45,6 +45,14 @@ void ReferenceReduction::add(double v, int64_t flat) {
       if (flat == 0 || (!std::isnan(best_) && (std::isnan(v) || v < best_)))
         best_ = v, best_index_ = static_cast<double>(flat);
       break;
+    case ReduceOp::Variance: {
+      // Welford: acc_ the mean, sum_ the sum of squared deviations from it.
+      count_ += 1;
+      const double d = v - acc_;
+      acc_ += d / count_;
+      sum_ += d * (v - acc_);
+      break;
+    }
     case ReduceOp::LogSumExp:
       if (std::isnan(v) || std::isnan(acc_)) {
         acc_ = std::numeric_limits<double>::quiet_NaN();
@@ -60,6 +68,7 @@ void ReferenceReduction::add(double v, int64_t flat) {
 
 double ReferenceReduction::result() const {
   if (op_ == ReduceOp::LogSumExp) return std::isinf(acc_) ? acc_ : acc_ + std::log(sum_);
+  if (op_ == ReduceOp::Variance) return sum_ / count_;
   return is_arg_reduce(op_) ? best_index_ : acc_;
 }
 

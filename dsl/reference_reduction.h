@@ -17,9 +17,10 @@ class ReferenceReduction {
 
  private:
   ReduceOp op_;
-  double acc_ = 0;                    // the value; logsumexp: the running maximum
+  double acc_ = 0;                    // the value; logsumexp: the running maximum; variance: the mean
   double best_ = 0, best_index_ = 0;  // argmin/argmax
-  double sum_ = 0;                    // logsumexp: the sum of exp(v - acc_)
+  double sum_ = 0;                    // logsumexp: the sum of exp(v - acc_); variance: the sum of squared deviations
+  double count_ = 0;                  // variance: the values taken
 };
 
 }  // namespace cusched

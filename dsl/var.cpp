@@ -26,6 +26,9 @@ static Expr reduce(ReduceOp op, const std::vector<RVar>& rs, Expr body) {
   if (op == ReduceOp::LogSumExp && !dtype_is_float(body.type()) && !body->weak)
     fail("logsumexp-integer-body", "logsumexp of an integer body: exp and log are floating-point.",
          "Convert the body first, e.g. logsumexp(k in N: f32(x(k))).");
+  if (op == ReduceOp::Variance && !dtype_is_float(body.type()) && !body->weak)
+    fail("variance-integer-body", "variance of an integer body: its mean and deviations are floating-point.",
+         "Convert the body first, e.g. variance(k in N: f32(x(k))).");
   n.type = is_arg_reduce(op) ? DType::i64 : body.type();
   if (body->weak && n.type != DType::i64) n.type = dtype_is_float(body.type()) ? DType::f32 : DType::i32;
   for (const auto& r : rs) {
@@ -53,8 +56,13 @@ Expr argmin(const RVar& r, Expr b) { return reduce(ReduceOp::ArgMin, {r}, std::m
 Expr argmin(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::ArgMin, r, std::move(b)); }
 Expr logsumexp(const RVar& r, Expr b) { return reduce(ReduceOp::LogSumExp, {r}, std::move(b)); }
 Expr logsumexp(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::LogSumExp, r, std::move(b)); }
+Expr variance(const RVar& r, Expr b) { return reduce(ReduceOp::Variance, {r}, std::move(b)); }
+Expr variance(const std::vector<RVar>& r, Expr b) { return reduce(ReduceOp::Variance, r, std::move(b)); }
 
-bool reduce_carries_pair(ReduceOp op) { return is_arg_reduce(op) || op == ReduceOp::LogSumExp; }
+bool reduce_carries_pair(ReduceOp op) {
+  return is_arg_reduce(op) || op == ReduceOp::LogSumExp || reduce_carries_triple(op);
+}
+bool reduce_carries_triple(ReduceOp op) { return op == ReduceOp::Variance; }
 bool is_arg_reduce(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
 
 static Expr scan(ReduceOp op, const Var& v, Expr body, ScanOptions options) {
@@ -95,6 +103,8 @@ std::string reduce_op_name(ReduceOp op) {
       return "argmax";
     case ReduceOp::LogSumExp:
       return "logsumexp";
+    case ReduceOp::Variance:
+      return "variance";
   }
   return "?";
 }

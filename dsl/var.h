@@ -65,6 +65,12 @@ Expr argmin(const std::vector<RVar>& r, Expr body);
 // The body is floating-point.
 Expr logsumexp(const RVar& r, Expr body);
 Expr logsumexp(const std::vector<RVar>& r, Expr body);
+// The population variance of the body over the domain (the mean of squared deviations
+// from the mean, as torch.var(unbiased=False)) in one numerically stable pass: the
+// reduction carries the count, the mean and the sum of squared deviations (Welford), and
+// partial results combine by Chan's rule. The body is floating-point.
+Expr variance(const RVar& r, Expr body);
+Expr variance(const std::vector<RVar>& r, Expr body);
 
 // Scans (prefix sums and products) along a pure variable `v` of the stage they define:
 // Y(..., v, ...) = cumsum(v, body) is the sum of body over v' = 0 .. v (with reverse,

@@ -15,7 +15,8 @@ stages and finds the computations a shortcut can get wrong:
   data inputs of the contraction that produces E normal(m, 1) with the smallest m of a
   ladder that gets there (attention's Q and K). Exp without the subtraction of the maximum
   overflows f32 above 88.7.
-- normalisation: a sum of (E - S / n)^2 where S is a sum of E, under rsqrt or sqrt
+- normalisation: a sum of (E - S / n)^2 where S is a sum of E, or a variance of E, under
+  rsqrt or sqrt
   (BatchNorm, InstanceNorm, GroupNorm, LayerNorm). The inputs make E's mean large against
   its spread: normal(s, 0.5) with s the largest of 1000, 300, 100, 30, 10, 3 that puts the
   median |mean| / std of E's groups between 400 and 2500 at the small size. A variance
@@ -58,6 +59,7 @@ import argparse
 import itertools
 import json
 import math
+import statistics
 import os
 import random
 import re
@@ -98,12 +100,12 @@ TOKEN = re.compile(r"""
   | (?P<op>\|\||&&|==|!=|<=|>=|[-+*/%<>!^(),:=])
 """, re.VERBOSE)
 
-REDUCTIONS = {"sum", "product", "maximum", "minimum", "max", "min", "argmax", "argmin", "logsumexp"}
+REDUCTIONS = {"sum", "product", "maximum", "minimum", "max", "min", "argmax", "argmin", "logsumexp", "variance"}
 # The Python each reduction evaluates to, around the generator of its body's values.
 REDUCTION_CALLS = {
     "sum": "math.fsum({})", "product": "math.prod({})", "maximum": "max({})", "minimum": "min({})",
     "argmax": "_argext(({}), lambda a, b: a > b)", "argmin": "_argext(({}), lambda a, b: a < b)",
-    "logsumexp": "_logsumexp([{}])",
+    "logsumexp": "_logsumexp([{}])", "variance": "statistics.pvariance([{}])",
 }
 SCANS = {"cumsum", "cumprod"}
 BINARY_LEVELS = [["||"], ["&&"], ["^"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"],
@@ -391,7 +393,7 @@ def _pow(a, b):
 
 GLOBALS = {"math": math, "_exp": _exp, "_log": _log, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
            "_sigmoid": _sigmoid, "_softplus": _softplus, "_div": _div, "_mod": _mod,
-           "_argext": _argext, "_logsumexp": _logsumexp, "_round_even": _round_even, "_sign": _sign, "_clamp": _clamp,
+           "_argext": _argext, "_logsumexp": _logsumexp, "statistics": statistics, "_round_even": _round_even, "_sign": _sign, "_clamp": _clamp,
            "_pow": _pow, "inf": math.inf, "nan": math.nan}
 
 
@@ -667,6 +669,20 @@ def find_targets(p):
             continue
         targets.append(Target("norm", name, None, doms=doms, mean_stage=s_name, var_stage=name))
         used_sums.update({s_name, name})
+    # normalisation written with variance: its body is the normalised values; the sum of
+    # the same values over the same domain is its mean.
+    for name, doms, body in stages:
+        if body[0] != "red" or body[1] != "variance" or not feeds_root(p, name):
+            continue
+        if sums_whole_groups(p, name, name):
+            p.skipped.append(f"the output sums the normalised values of {name}'s groups, which cancel: a large "
+                             "mean would show an honest f32 normalisation's rounding there")
+            continue
+        means = [st for st, _, b in stages if b[0] == "red" and b[1] == "sum" and b[2:] == body[2:]]
+        if not means:
+            continue
+        targets.append(Target("norm", name, None, doms=doms, mean_stage=means[0], var_stage=name, variance=True))
+        used_sums.update({name, means[0]})
     # plain sums of an input over a long axis.
     bench = p.sizes("bench") if "bench" in p.doc["sizes"] else p.sizes()
     for name, doms, body in stages:
@@ -784,7 +800,7 @@ def measure(p, target, overrides, seed):
         count = math.prod(int_value(ext, sizes) for _, ext in p.stage_by_name[s_name][2][2])
         ratios = []
         for s, v in zip(vals[s_name].data, vals[v_name].data):
-            mean, var = s / count, v / count
+            mean, var = s / count, v if getattr(target, "variance", False) else v / count
             ratios.append(abs(mean) / math.sqrt(var) if var > 0 else math.inf)
         ratios.sort()
         return vals, {"ratio_median": ratios[len(ratios) // 2], "ratio_min": ratios[0]}

@@ -229,7 +229,8 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
                         const std::vector<const FuncDef*>& producers, const std::vector<std::string>& row_vars,
                         const std::vector<std::string>& col_vars) {
   for (const auto* f : producers)
-    if (f->body->rvars.size() < 2 || is_arg_reduce(f->body->reduce_op)) return;
+    if (f->body->rvars.size() < 2 || is_arg_reduce(f->body->reduce_op) || reduce_carries_triple(f->body->reduce_op))
+      return;
   // The two-kernel form: kParts partials per row from blocks of 1024 threads (float4 lanes
   // of the last reduction variable times rows of the one before it). It needs three or
   // more reduction variables, kParts chunks of the first at every size, and a last one

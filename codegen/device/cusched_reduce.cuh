@@ -77,6 +77,27 @@ struct LogSumExpOp {
   }
 };
 
+// Variance: the triple (mean, squares, n) of n values, squares the sum of their squared
+// deviations from the mean. Two triples combine by Chan's rule: with d the difference of
+// the means and n = na + nb, mean = ma + d nb / n and squares = sa + sb + d^2 na nb / n.
+// The operands are put in one order first (the larger count, then the smaller mean, then
+// the smaller squares, first), so the two partners of a shuffle compute the same bits;
+// two empty triples stay empty.
+struct VarianceOp {
+  template <typename T>
+  __device__ __forceinline__ static void merge(T& am, T& as, T& an, T bm, T bs, T bn) {
+    const bool swap = bn > an || (bn == an && (bm < am || (bm == am && bs < as)));
+    const T xm = swap ? bm : am, xs = swap ? bs : as, xn = swap ? bn : an;
+    const T ym = swap ? am : bm, ys = swap ? as : bs, yn = swap ? an : bn;
+    const T n = xn + yn;
+    if (n == T(0)) return;
+    const T d = ym - xm, f = yn / n;
+    am = xm + d * f;
+    as = xs + ys + d * d * xn * f;
+    an = n;
+  }
+};
+
 // The lanes of this thread's group of `width` (a power of two <= 32) lanes.
 __device__ __forceinline__ unsigned int group_lane_mask(int width) {
   if (width >= 32) return 0xffffffffu;
@@ -100,6 +121,17 @@ __device__ __forceinline__ void warp_allreduce_pair(T& v, I& i, int width) {
     const T ov = __shfl_xor_sync(mask, v, offset, width);
     const I oi = __shfl_xor_sync(mask, i, offset, width);
     Op::merge(v, i, ov, oi);
+  }
+}
+
+template <typename Op, typename T>
+__device__ __forceinline__ void warp_allreduce_triple(T& v, T& s, T& n, int width) {
+  const unsigned int mask = group_lane_mask(width);
+  for (int offset = width / 2; offset > 0; offset /= 2) {
+    const T ov = __shfl_xor_sync(mask, v, offset, width);
+    const T os = __shfl_xor_sync(mask, s, offset, width);
+    const T on = __shfl_xor_sync(mask, n, offset, width);
+    Op::merge(v, s, n, ov, os, on);
   }
 }
 
@@ -138,6 +170,27 @@ __device__ __forceinline__ void block_allreduce_pair(T& v, I& i, int width, T* v
   i = ri;
 }
 
+template <typename Op, typename T>
+__device__ __forceinline__ void block_allreduce_triple(T& v, T& s, T& n, int width, T* value_scratch, T* second_scratch,
+                                                       T* third_scratch) {
+  const int tid = linear_thread_index();
+  warp_allreduce_triple<Op>(v, s, n, 32);
+  if ((tid & 31) == 0) {
+    value_scratch[tid >> 5] = v;
+    second_scratch[tid >> 5] = s;
+    third_scratch[tid >> 5] = n;
+  }
+  __syncthreads();
+  const int first = (tid - static_cast<int>(threadIdx.x) % width) >> 5;
+  T rv = value_scratch[first], rs = second_scratch[first], rn = third_scratch[first];
+  for (int w = 1; w < width / 32; ++w)
+    Op::merge(rv, rs, rn, value_scratch[first + w], second_scratch[first + w], third_scratch[first + w]);
+  __syncthreads();
+  v = rv;
+  s = rs;
+  n = rn;
+}
+
 // Groups along any thread axis: `axis_index` is this thread's index on the axis,
 // `stride` the distance in linear thread index between neighbours on it (1 for x,
 // blockDim.x for y, blockDim.x * blockDim.y for z). `scratch` holds one element per
@@ -168,6 +221,25 @@ __device__ __forceinline__ void block_allreduce_pair_strided(T& v, I& i, int axi
   __syncthreads();
   v = rv;
   i = ri;
+}
+
+template <typename Op, typename T>
+__device__ __forceinline__ void block_allreduce_triple_strided(T& v, T& s, T& n, int axis_index, int width, int stride,
+                                                               T* value_scratch, T* second_scratch, T* third_scratch) {
+  const int tid = linear_thread_index();
+  value_scratch[tid] = v;
+  second_scratch[tid] = s;
+  third_scratch[tid] = n;
+  __syncthreads();
+  const int first = tid - (axis_index % width) * stride;
+  T rv = value_scratch[first], rs = second_scratch[first], rn = third_scratch[first];
+  for (int k = 1; k < width; ++k)
+    Op::merge(rv, rs, rn, value_scratch[first + k * stride], second_scratch[first + k * stride],
+              third_scratch[first + k * stride]);
+  __syncthreads();
+  v = rv;
+  s = rs;
+  n = rn;
 }
 
 }  // namespace cusched

@@ -1,5 +1,5 @@
 // A reduction's accumulators in registers, initialised, updated by its reduction
-// loops (sum, product, max, min, argmax, argmin, logsumexp), combined across the block's threads
+// loops (sum, product, max, min, argmax, argmin, logsumexp, variance), combined across the block's threads
 // (cross_thread_reduce kind warp or block) and across the blocks of a cluster
 // (cross_thread_reduce kind cluster), and written out.
 #include "codegen/lowering/kernel_builder.h"
@@ -16,14 +16,19 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   const auto& loops = c.nest.loops;
   ReduceOp op = c.f.body->reduce_op;
   const bool arg = is_arg_reduce(op), pair = reduce_carries_pair(op), lse = op == ReduceOp::LogSumExp;
+  const bool triple = reduce_carries_triple(op);
   DType vt = c.f.body->args[0].type();
   if (c.f.body->args[0]->weak) vt = dtype_is_float(vt) ? DType::f32 : DType::i32;
   DType acc_t = arg ? vt : c.f.dtype;
   // A pair reduction's second accumulator: argmin/argmax's index, logsumexp's sum of
-  // exp(v - maximum) beside the running maximum in `acc`.
-  const std::string acc = c.f.name + "_acc", acc2 = c.f.name + (arg ? "_acc_index" : "_acc_sum");
+  // exp(v - maximum) beside the running maximum in `acc`, variance's sum of squared
+  // deviations beside the mean in `acc`; variance's third: the count of values taken.
+  const std::string acc = c.f.name + "_acc", acc2 = c.f.name + (arg      ? "_acc_index"
+                                                                : triple ? "_acc_squares"
+                                                                         : "_acc_sum");
+  const std::string acc3 = c.f.name + "_acc_count";
   const DType acc2_t = arg ? DType::i64 : acc_t;
-  const std::string body_value = c.f.name + "_value";
+  const std::string body_value = c.f.name + "_value", delta = c.f.name + "_delta";
   // Accumulator layout: the pure loops inside r0 that are not thread-bound.
   std::vector<const DerivedLoop*> inner_pure;
   for (size_t q = r0; q < loops.size(); ++q)
@@ -45,6 +50,7 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
                                   acc_t);
   std::vector<Stmt> init = {make_store(acc, acc_index, ident)};
   if (pair) init.push_back(make_store(acc2, acc_index, arg ? make_int(0, DType::i64) : make_float(0.0, acc2_t)));
+  if (triple) init.push_back(make_store(acc3, acc_index, make_float(0.0, acc_t)));
   Stmt init_nest = over_inner_pure(make_block(init));
 
   // The update, inside all loops from r0 inward.
@@ -64,7 +70,18 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
         Expr v = lower_value(c.body, e2, c2, c.s);
         Expr cur = make_load(acc, acc_t, {acc_index});
         Stmt upd;
-        if (lse) {
+        if (triple) {
+          // Welford: n' = n + 1, d = v - mean, mean' = mean + d / n', squares' = squares +
+          // d (v - mean'). The body's value and d are held in registers.
+          Expr x = make_load(body_value, acc_t, {make_int(0)});
+          Expr n = make_load(acc3, acc_t, {acc_index});
+          Expr d = make_load(delta, acc_t, {make_int(0)});
+          Expr squares = make_load(acc2, acc2_t, {acc_index});
+          upd = make_block({make_store(body_value, make_int(0), v),
+                            make_store(acc3, acc_index, n + make_float(1.0, acc_t)),
+                            make_store(delta, make_int(0), x - cur), make_store(acc, acc_index, cur + d / n),
+                            make_store(acc2, acc_index, squares + d * (x - cur))});
+        } else if (lse) {
           // (m, s) takes v: m' = max(m, v), s' = s exp(m - m') + exp(v - m'), each factor
           // exactly 1 where its exponent's operands are equal (so -inf and +inf pairs
           // stay finite). The body's value is held in a register, evaluated once.
@@ -112,10 +129,10 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   const DerivedLoop* cluster_loop = loop_named(c.s.cross_cluster_loop);
   auto combine_across = [&](const DerivedLoop* l, const std::string& kind, const std::string& var,
                             const DerivedLoop* before) {
-    seq.push_back(
-        make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
-                 make_allreduce(acc, pair ? acc2 : "", make_var(var), op, l->info.axis, l->info.extent, kind,
-                                before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0)));
+    seq.push_back(make_for(var, make_int(0), make_int(acc_size), LoopKind::Serial, GpuAxis::None,
+                           make_allreduce(acc, pair ? acc2 : "", make_var(var), op, l->info.axis, l->info.extent, kind,
+                                          before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0,
+                                          triple ? acc3 : "")));
   };
   if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a", nullptr);
   if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_c", thread_loop);
@@ -124,6 +141,7 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));
   Expr out = make_load(arg ? acc2 : acc, arg ? DType::i64 : acc_t, {acc_index});
   if (lse) out = out + log(make_load(acc2, acc2_t, {acc_index}));
+  if (triple) out = make_load(acc2, acc2_t, {acc_index}) / make_load(acc3, acc_t, {acc_index});
   std::vector<Expr> wguards;
   for (const auto& g : c.nest.guards) {
     bool uses_reduction = false;
@@ -143,7 +161,11 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   seq.push_back(over_inner_pure(guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), out))));
   Stmt body = make_block(seq);
   if (pair) body = make_allocate(acc2, MemScope::Register, acc2_t, acc_size, body);
-  if (lse) body = make_allocate(body_value, MemScope::Register, acc_t, 1, body);
+  if (lse || triple) body = make_allocate(body_value, MemScope::Register, acc_t, 1, body);
+  if (triple) {
+    body = make_allocate(delta, MemScope::Register, acc_t, 1, body);
+    body = make_allocate(acc3, MemScope::Register, acc_t, acc_size, body);
+  }
   return make_allocate(acc, MemScope::Register, acc_t, acc_size, body);
 }
 

@@ -51,6 +51,14 @@ ScheduleContext argmax_context(int64_t rows, int64_t cols) {
   return context_of({compute("I", {i}, argmax(k, X(i, k)))}, {{"R", rows}, {"D", cols}});
 }
 
+ScheduleContext variance_context(int64_t rows, int64_t cols) {
+  Size R("R"), D("D");
+  Tensor X("X", DType::f32, {R, D});
+  Var i("i", R);
+  RVar k("k", D);
+  return context_of({compute("V", {i}, variance(k, X(i, k)))}, {{"R", rows}, {"D", cols}});
+}
+
 ScheduleContext matvec_context(int64_t rows, int64_t cols) {
   Size M("M"), K("K");
   Tensor A("A", DType::f32, {M, K}), x("x", DType::f32, {K});

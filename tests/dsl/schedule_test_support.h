@@ -23,6 +23,8 @@ ScheduleContext pointwise_chain_context(int64_t n = 256);
 ScheduleContext shared_producer_context(int64_t n = 256);
 // I[i] = argmax_k X[i, k].
 ScheduleContext argmax_context(int64_t rows = 8, int64_t cols = 100);
+// V[i] = variance_k X[i, k] (a reduction that carries three values).
+ScheduleContext variance_context(int64_t rows = 8, int64_t cols = 64);
 // y[i] = sum_k A[i, k] * x[k] (one pure loop only).
 ScheduleContext matvec_context(int64_t rows = 64, int64_t cols = 64);
 // P[i, k] = A[i, k] * 2 (pointwise), R[i] = sum_k P[i, k].

@@ -1,0 +1,56 @@
+// On the GPU: the one-pass variance (count, mean and squared deviations; Welford's update,
+// Chan's combine in the device library's VarianceOp) in KernelBench level 1 #40 (LayerNorm)
+// verifies on ordinary and adversarial inputs (mean 1000, spread 0.5) with its baseline and
+// with the statistics computed at the output's row loop and combined across a block's warps
+// and threads, at a shape whose rows are not a multiple of the block.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "problems/automatic_baseline.h"
+#include "problems/problem_file.h"
+#include "runtime/cuda_driver.h"
+#include "search/candidate_evaluation.h"
+#include "tests/gpu_property/gpu_eval_config.h"
+#include "tests/source_tree.h"
+
+namespace cusched {
+namespace {
+
+nlohmann::json row_fused() {
+  return nlohmann::json::parse(R"([
+    {"op": "fuse", "stage": "Y", "outer": "c", "inner": "h", "fused": "ch"},
+    {"op": "fuse", "stage": "Y", "outer": "ch", "inner": "w", "fused": "chw"},
+    {"op": "split", "stage": "Y", "loop": "chw", "factor": 256, "outer": "o", "inner": "t"},
+    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "t", "axis": "threadIdx.x"},
+    {"op": "compute_at", "stage": "S", "consumer": "Y", "loop": "n"},
+    {"op": "compute_at", "stage": "Q", "consumer": "Y", "loop": "n"},
+    {"op": "fuse", "stage": "Q", "outer": "rc", "inner": "rh", "fused": "rch"},
+    {"op": "fuse", "stage": "Q", "outer": "rch", "inner": "rw", "fused": "r"},
+    {"op": "split", "stage": "Q", "loop": "r", "factor": 256, "outer": "ro", "inner": "ri"},
+    {"op": "reorder", "stage": "Q", "loops": ["n", "ri", "ro"]},
+    {"op": "cross_thread_reduce", "stage": "Q", "loop": "ri", "kind": "block"},
+    {"op": "fuse", "stage": "S", "outer": "rc", "inner": "rh", "fused": "rch"},
+    {"op": "fuse", "stage": "S", "outer": "rch", "inner": "rw", "fused": "r"},
+    {"op": "split", "stage": "S", "loop": "r", "factor": 256, "outer": "ro", "inner": "ri"},
+    {"op": "reorder", "stage": "S", "loops": ["n", "ri", "ro"]},
+    {"op": "cross_thread_reduce", "stage": "S", "loop": "ri", "kind": "block"}
+  ])");
+}
+
+TEST(GpuVariance, LayerNormVerifiesWithTheBaselineAndABlockCombine) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  Problem p = load_problem_file(source_tree() + "/problems/kernelbench/level1/40_LayerNorm.json");
+  p.sizes["gpu"] = {{"N", 3}, {"C", 5}, {"H", 37}, {"W", 29}};
+  for (const auto& [name, steps] : {std::pair{"baseline", automatic_baseline(p.pipeline)}, {"row fused", row_fused()}}) {
+    SCOPED_TRACE(name);
+    for (const char* size : {"small", "gpu"}) {
+      auto out = search::evaluate_candidate(p, steps, gpu_eval_config(size, 5), &worker);
+      EXPECT_EQ(out.verdict_text(), "ok") << size << ": " << out.reason;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cusched

@@ -1,0 +1,180 @@
+// variance, the triple reduction (count, mean, sum of squared deviations; Welford's update,
+// Chan's combine): its float64 reference, and a row normalisation written with it,
+// verified in the interpreter on rows whose mean is large against their spread (where
+// E[x^2] - E[x]^2 cancels in f32), from serial accumulation, each combine across threads
+// (warp, block along x, block along y) and random legal schedules; its CUDA compiles with
+// NVRTC for every combine; rfactor and cluster combines are refused.
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "codegen/bundle.h"
+#include "codegen/lower.h"
+#include "dsl/dsl.h"
+#include "dsl/random_schedule.h"
+#include "dsl/reference_eval.h"
+#include "dsl/schedule.h"
+#include "problems/automatic_baseline.h"
+#include "problems/problem_file.h"
+#include "runtime/interp_verification.h"
+#include "runtime/nvrtc_compiler.h"
+
+namespace cusched {
+namespace {
+
+nlohmann::json normalisation_json(const std::string& name, const std::string& stage) {
+  nlohmann::json j = nlohmann::json::parse(R"json({
+    "title": "rows normalised by their mean and variance",
+    "torch": "(X - X.mean(1, keepdim=True)) / torch.sqrt(X.var(1, unbiased=False, keepdim=True) + 1e-5)",
+    "sizes": {"small": {"R": 6, "D": 37}, "bench": {"R": 4096, "D": 8192}},
+    "inputs": [{"name": "X", "dtype": "f32", "shape": ["R", "D"],
+                "distribution": {"kind": "normal", "a": 0, "b": 1},
+                "adversarial": {"kind": "normal", "a": 1000, "b": 0.1}}],
+    "outputs": ["Y"]})json");
+  j["name"] = name;
+  j["stages"] = {stage};
+  return j;
+}
+
+// Row normalisation of 37 (small) elements: the split stages Y_sum0(i) and Y_variance0(i).
+const Problem& normalisation() {
+  static const Problem p = problem_from_json(
+      normalisation_json("rownorm_variance", "Y(i in R, j in D) = (X(i, j) - sum(k in D: X(i, k)) / f32(D)) * "
+                                             "rsqrt(variance(k in D: X(i, k)) + 1e-05)"),
+      "variance_test");
+  return p;
+}
+
+runtime::InterpVerification verify(const nlohmann::json& steps) {
+  const Problem& p = normalisation();
+  return runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 7);
+}
+
+TEST(Variance, ReferenceIsThePopulationVarianceAndStableAtLargeMeans) {
+  Size R("R"), D("D");
+  Tensor X("X", DType::f32, {R, D});
+  Var i("i", R);
+  RVar k("k", D);
+  Func Y = compute("Y", {i}, variance(k, X(i, k)));
+  std::vector<double> x = {1, 2, 3, 4,                                    // 1.25
+                           1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4,            // 1.25, where x^2 loses the deviations
+                           5, 5, 5, 5, -2, 0, 2, std::nan("")};
+  auto y = evaluate_reference(Pipeline({Y}), {{"R", 4}, {"D", 4}}, {{"X", x}})["Y"];
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_NEAR(y[0], 1.25, 1e-12);
+  EXPECT_NEAR(y[1], 1.25, 1e-6);
+  EXPECT_EQ(y[2], 0.0);
+  EXPECT_TRUE(std::isnan(y[3]));
+}
+
+TEST(Variance, TextFormRoundTripsAndAnIntegerBodyIsRefused) {
+  const Problem& p = normalisation();
+  const FuncDef* v = p.pipeline.find_stage("Y_variance0");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->body->reduce_op, ReduceOp::Variance);
+  EXPECT_NE(to_string(v->body).find("variance("), std::string::npos);
+  EXPECT_EQ(problem_to_json(problem_from_json(problem_to_json(p), "again")), problem_to_json(p));
+  Size D("D");
+  Tensor I("I", DType::i32, {D});
+  RVar k("k", D);
+  try {
+    variance(k, I(k));
+    FAIL() << "an integer body was accepted";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.error().code, "variance-integer-body");
+  }
+}
+
+TEST(Variance, NormalisationVerifiesAtLargeMeansForEveryCombine) {
+  const std::vector<std::pair<std::string, nlohmann::json>> schedules = {
+      {"baseline", automatic_baseline(normalisation().pipeline)},
+      {"warp", nlohmann::json::parse(R"([
+        {"op": "split", "stage": "Y_variance0", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
+        {"op": "bind", "stage": "Y_variance0", "loop": "i", "axis": "blockIdx.x"},
+        {"op": "cross_thread_reduce", "stage": "Y_variance0", "loop": "ki", "kind": "warp"}])")},
+      {"block", nlohmann::json::parse(R"([
+        {"op": "bind", "stage": "Y_variance0", "loop": "i", "axis": "blockIdx.x"},
+        {"op": "split", "stage": "Y_variance0", "loop": "k", "factor": 64, "outer": "ko", "inner": "ki"},
+        {"op": "cross_thread_reduce", "stage": "Y_variance0", "loop": "ki", "kind": "block"}])")},
+      {"block along y", nlohmann::json::parse(R"([
+        {"op": "split", "stage": "Y_variance0", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
+        {"op": "split", "stage": "Y_variance0", "loop": "i", "factor": 4, "outer": "io", "inner": "ii"},
+        {"op": "bind", "stage": "Y_variance0", "loop": "io", "axis": "blockIdx.x"},
+        {"op": "bind", "stage": "Y_variance0", "loop": "ii", "axis": "threadIdx.x"},
+        {"op": "cross_thread_reduce", "stage": "Y_variance0", "loop": "ki", "kind": "block", "axis": "threadIdx.y"}])")},
+      {"fused at the row", nlohmann::json::parse(R"([
+        {"op": "bind", "stage": "Y", "loop": "i", "axis": "blockIdx.x"},
+        {"op": "split", "stage": "Y", "loop": "j", "factor": 32, "outer": "jo", "inner": "ji"},
+        {"op": "bind", "stage": "Y", "loop": "ji", "axis": "threadIdx.x"},
+        {"op": "compute_at", "stage": "Y_sum0", "consumer": "Y", "loop": "i"},
+        {"op": "compute_at", "stage": "Y_variance0", "consumer": "Y", "loop": "i"},
+        {"op": "split", "stage": "Y_variance0", "loop": "k", "factor": 32, "outer": "ko", "inner": "ki"},
+        {"op": "cross_thread_reduce", "stage": "Y_variance0", "loop": "ki", "kind": "warp"},
+        {"op": "split", "stage": "Y_sum0", "loop": "k", "factor": 32, "outer": "ko", "inner": "ki"},
+        {"op": "cross_thread_reduce", "stage": "Y_sum0", "loop": "ki", "kind": "warp"}])")},
+  };
+  for (const auto& [name, steps] : schedules) {
+    SCOPED_TRACE(name);
+    runtime::InterpVerification v = verify(steps);
+    EXPECT_EQ(v.verdict, runtime::Verdict::ok) << v.message << " " << v.error.to_string();
+    EXPECT_GE(v.trials, 4);
+    for (const char* size : {"small", "bench"}) {
+      KernelBundle b =
+          make_bundle(lower(Schedule::from_json(normalisation().context(size), steps), normalisation().name));
+      runtime::CompileOptions o;
+      o.arch = "sm_90a";
+      EXPECT_GT(runtime::compile_bundle(b, o).cubin.size(), 1000u) << size;
+      if (name != "baseline") {
+        EXPECT_NE(b.source.find("cusched::VarianceOp"), std::string::npos) << b.source;
+      }
+    }
+  }
+}
+
+// E[x^2] - E[x]^2 in f32 cancels on the same inputs: the triple is what keeps it right.
+TEST(Variance, TheNaiveFormFailsOnTheSameInputs) {
+  Problem naive = problem_from_json(
+      normalisation_json("rownorm_naive", "Y(i in R, j in D) = (X(i, j) - sum(k in D: X(i, k)) / f32(D)) * "
+                                          "rsqrt(sum(k in D: X(i, k) * X(i, k)) / f32(D) - "
+                                          "(sum(l in D: X(i, l)) / f32(D)) * (sum(l in D: X(i, l)) / f32(D)) + "
+                                          "1e-05)"),
+      "variance_test");
+  runtime::InterpVerification v = runtime::verify_with_interpreter(
+      naive, Schedule::from_json(naive.context("small"), automatic_baseline(naive.pipeline)), "small", 7);
+  EXPECT_NE(v.verdict, runtime::Verdict::ok) << v.message;
+}
+
+TEST(Variance, RfactorAndClusterCombinesAreRefusedAtTheirStep) {
+  const ScheduleContext ctx = normalisation().context("small");
+  ValidationResult r = validate_schedule(ctx, nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y_variance0", "loop": "k", "factor": 4, "outer": "ko", "inner": "ki"},
+    {"op": "rfactor", "stage": "Y_variance0", "loop": "ko", "name": "P"}])"));
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, "rfactor-variance");
+  EXPECT_EQ(r.error.step, 1);
+  r = validate_schedule(ctx, nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y_variance0", "loop": "k", "factor": 4, "outer": "ko", "inner": "ki"},
+    {"op": "bind", "stage": "Y_variance0", "loop": "i", "axis": "blockIdx.y"},
+    {"op": "cross_thread_reduce", "stage": "Y_variance0", "loop": "ko", "kind": "cluster"}])"));
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, "cluster-variance");
+  EXPECT_EQ(r.error.step, 2);
+}
+
+TEST(Variance, RandomLegalSchedulesVerify) {
+  const Problem& p = normalisation();
+  std::mt19937_64 rng(13);
+  int verified = 0;
+  for (int n = 0; n < 24; ++n) {
+    nlohmann::json steps = random_schedule(p.context("small"), rng);
+    SCOPED_TRACE(steps.dump());
+    runtime::InterpVerification v = verify(steps);
+    EXPECT_EQ(v.verdict, runtime::Verdict::ok) << v.message << " " << v.error.to_string();
+    verified += v.verdict == runtime::Verdict::ok;
+  }
+  EXPECT_EQ(verified, 24);
+}
+
+}  // namespace
+}  // namespace cusched
