@@ -43,7 +43,8 @@ TEST(GpuVariance, LayerNormVerifiesWithTheBaselineAndABlockCombine) {
   runtime::Worker worker(0);
   Problem p = load_problem_file(source_tree() + "/problems/kernelbench/level1/40_LayerNorm.json");
   p.sizes["gpu"] = {{"N", 3}, {"C", 5}, {"H", 37}, {"W", 29}};
-  for (const auto& [name, steps] : {std::pair{"baseline", automatic_baseline(p.pipeline)}, {"row fused", row_fused()}}) {
+  for (const auto& [name, steps] :
+       {std::pair{"baseline", automatic_baseline(p.pipeline)}, {"row fused", row_fused()}}) {
     SCOPED_TRACE(name);
     for (const char* size : {"small", "gpu"}) {
       auto out = search::evaluate_candidate(p, steps, gpu_eval_config(size, 5), &worker);

@@ -18,6 +18,7 @@
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
 #include "runtime/nvrtc_compiler.h"
+#include "tests/property/carried_reduction_checks.h"
 
 namespace cusched {
 namespace {
@@ -65,19 +66,11 @@ TEST(LogSumExp, TextFormRoundTripsAndAnIntegerBodyIsRefused) {
   ASSERT_NE(p.pipeline.find_stage("Y_logsumexp0"), nullptr);
   EXPECT_EQ(p.pipeline.find_stage("Y_logsumexp0")->body->reduce_op, ReduceOp::LogSumExp);
   EXPECT_NE(to_string(p.pipeline.find_stage("Y_logsumexp0")->body).find("logsumexp("), std::string::npos);
-  Size D("D");
-  Tensor I("I", DType::i32, {D});
-  RVar k("k", D);
-  try {
-    logsumexp(k, I(k));
-    FAIL() << "an integer body was accepted";
-  } catch (const UserError& e) {
-    EXPECT_EQ(e.error().code, "logsumexp-integer-body");
-  }
+  expect_integer_body_refused(logsumexp, "logsumexp-integer-body");
 }
 
 TEST(LogSumExp, LogSoftmaxVerifiesOnLargeLogitsForEveryCombine) {
-  const std::vector<std::pair<std::string, nlohmann::json>> schedules = {
+  const NamedSchedules schedules = {
       {"baseline", automatic_baseline(log_softmax().pipeline)},
       {"warp", nlohmann::json::parse(R"([
         {"op": "split", "stage": "Y_logsumexp0", "loop": "k", "factor": 4, "outer": "ko", "inner": "ki"},
@@ -96,24 +89,14 @@ TEST(LogSumExp, LogSoftmaxVerifiesOnLargeLogitsForEveryCombine) {
         {"op": "split", "stage": "Y_logsumexp0", "loop": "k", "factor": 4, "outer": "ko", "inner": "ki"},
         {"op": "rfactor", "stage": "Y_logsumexp0", "loop": "ko", "name": "P"}])")},
   };
-  for (const auto& [name, steps] : schedules) {
-    SCOPED_TRACE(name);
-    runtime::InterpVerification v = verify(steps);
-    EXPECT_EQ(v.verdict, runtime::Verdict::ok) << v.message << " " << v.error.to_string();
-    EXPECT_GE(v.trials, 4);
-    // Every combine lowers to CUDA that NVRTC compiles for sm_90a, at the bench size too
-    // (where the cluster schedule's 2048 blocks of a row are no cluster).
-    for (const char* size : {"small", "bench"}) {
-      if (name == "cluster" && std::string(size) == "bench") continue;
-      KernelBundle b = make_bundle(lower(Schedule::from_json(log_softmax().context(size), steps), log_softmax().name));
-      runtime::CompileOptions o;
-      o.arch = "sm_90a";
-      EXPECT_GT(runtime::compile_bundle(b, o).cubin.size(), 1000u) << size;
-      if (name == "warp" || name == "block" || name == "cluster") {
-        EXPECT_NE(b.source.find("cusched::LogSumExpOp"), std::string::npos) << b.source;
-      }
-    }
-  }
+  // Every combine lowers to CUDA that NVRTC compiles for sm_90a, at the bench size too
+  // (except the cluster schedule, whose 2048 blocks of a row there are no cluster).
+  expect_verifies_and_compiles(log_softmax(), schedules,
+                               [](const std::string& name) {
+                                 return name == "cluster" ? std::vector<std::string>{"small"}
+                                                          : std::vector<std::string>{"small", "bench"};
+                               },
+                               "cusched::LogSumExpOp", {"warp", "block", "cluster"});
 }
 
 // The naive form, log(sum(exp(x))), overflows f32 on the same inputs: the pair is what

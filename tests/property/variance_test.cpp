@@ -19,6 +19,7 @@
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
 #include "runtime/nvrtc_compiler.h"
+#include "tests/property/carried_reduction_checks.h"
 
 namespace cusched {
 namespace {
@@ -39,10 +40,11 @@ nlohmann::json normalisation_json(const std::string& name, const std::string& st
 
 // Row normalisation of 37 (small) elements: the split stages Y_sum0(i) and Y_variance0(i).
 const Problem& normalisation() {
-  static const Problem p = problem_from_json(
-      normalisation_json("rownorm_variance", "Y(i in R, j in D) = (X(i, j) - sum(k in D: X(i, k)) / f32(D)) * "
-                                             "rsqrt(variance(k in D: X(i, k)) + 1e-05)"),
-      "variance_test");
+  static const Problem p =
+      problem_from_json(normalisation_json("rownorm_variance",
+                                           "Y(i in R, j in D) = (X(i, j) - sum(k in D: X(i, k)) / f32(D)) * "
+                                           "rsqrt(variance(k in D: X(i, k)) + 1e-05)"),
+                        "variance_test");
   return p;
 }
 
@@ -57,9 +59,9 @@ TEST(Variance, ReferenceIsThePopulationVarianceAndStableAtLargeMeans) {
   Var i("i", R);
   RVar k("k", D);
   Func Y = compute("Y", {i}, variance(k, X(i, k)));
-  std::vector<double> x = {1, 2, 3, 4,                                    // 1.25
-                           1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4,            // 1.25, where x^2 loses the deviations
-                           5, 5, 5, 5, -2, 0, 2, std::nan("")};
+  std::vector<double> x = {1,       2,       3,       4,        // 1.25
+                           1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4,  // 1.25, where x^2 loses the deviations
+                           5,       5,       5,       5,       -2, 0, 2, std::nan("")};
   auto y = evaluate_reference(Pipeline({Y}), {{"R", 4}, {"D", 4}}, {{"X", x}})["Y"];
   ASSERT_EQ(y.size(), 4u);
   EXPECT_NEAR(y[0], 1.25, 1e-12);
@@ -75,19 +77,11 @@ TEST(Variance, TextFormRoundTripsAndAnIntegerBodyIsRefused) {
   EXPECT_EQ(v->body->reduce_op, ReduceOp::Variance);
   EXPECT_NE(to_string(v->body).find("variance("), std::string::npos);
   EXPECT_EQ(problem_to_json(problem_from_json(problem_to_json(p), "again")), problem_to_json(p));
-  Size D("D");
-  Tensor I("I", DType::i32, {D});
-  RVar k("k", D);
-  try {
-    variance(k, I(k));
-    FAIL() << "an integer body was accepted";
-  } catch (const UserError& e) {
-    EXPECT_EQ(e.error().code, "variance-integer-body");
-  }
+  expect_integer_body_refused(variance, "variance-integer-body");
 }
 
 TEST(Variance, NormalisationVerifiesAtLargeMeansForEveryCombine) {
-  const std::vector<std::pair<std::string, nlohmann::json>> schedules = {
+  const NamedSchedules schedules = {
       {"baseline", automatic_baseline(normalisation().pipeline)},
       {"warp", nlohmann::json::parse(R"([
         {"op": "split", "stage": "Y_variance0", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
@@ -114,32 +108,20 @@ TEST(Variance, NormalisationVerifiesAtLargeMeansForEveryCombine) {
         {"op": "split", "stage": "Y_sum0", "loop": "k", "factor": 32, "outer": "ko", "inner": "ki"},
         {"op": "cross_thread_reduce", "stage": "Y_sum0", "loop": "ki", "kind": "warp"}])")},
   };
-  for (const auto& [name, steps] : schedules) {
-    SCOPED_TRACE(name);
-    runtime::InterpVerification v = verify(steps);
-    EXPECT_EQ(v.verdict, runtime::Verdict::ok) << v.message << " " << v.error.to_string();
-    EXPECT_GE(v.trials, 4);
-    for (const char* size : {"small", "bench"}) {
-      KernelBundle b =
-          make_bundle(lower(Schedule::from_json(normalisation().context(size), steps), normalisation().name));
-      runtime::CompileOptions o;
-      o.arch = "sm_90a";
-      EXPECT_GT(runtime::compile_bundle(b, o).cubin.size(), 1000u) << size;
-      if (name != "baseline") {
-        EXPECT_NE(b.source.find("cusched::VarianceOp"), std::string::npos) << b.source;
-      }
-    }
-  }
+  expect_verifies_and_compiles(normalisation(), schedules,
+                               [](const std::string&) { return std::vector<std::string>{"small", "bench"}; },
+                               "cusched::VarianceOp", {"warp", "block", "block along y", "fused at the row"});
 }
 
 // E[x^2] - E[x]^2 in f32 cancels on the same inputs: the triple is what keeps it right.
 TEST(Variance, TheNaiveFormFailsOnTheSameInputs) {
-  Problem naive = problem_from_json(
-      normalisation_json("rownorm_naive", "Y(i in R, j in D) = (X(i, j) - sum(k in D: X(i, k)) / f32(D)) * "
-                                          "rsqrt(sum(k in D: X(i, k) * X(i, k)) / f32(D) - "
-                                          "(sum(l in D: X(i, l)) / f32(D)) * (sum(l in D: X(i, l)) / f32(D)) + "
-                                          "1e-05)"),
-      "variance_test");
+  Problem naive =
+      problem_from_json(normalisation_json("rownorm_naive",
+                                           "Y(i in R, j in D) = (X(i, j) - sum(k in D: X(i, k)) / f32(D)) * "
+                                           "rsqrt(sum(k in D: X(i, k) * X(i, k)) / f32(D) - "
+                                           "(sum(l in D: X(i, l)) / f32(D)) * (sum(l in D: X(i, l)) / f32(D)) + "
+                                           "1e-05)"),
+                        "variance_test");
   runtime::InterpVerification v = runtime::verify_with_interpreter(
       naive, Schedule::from_json(naive.context("small"), automatic_baseline(naive.pipeline)), "small", 7);
   EXPECT_NE(v.verdict, runtime::Verdict::ok) << v.message;
