@@ -26,6 +26,7 @@ docs/kernelbench.md, "Searching KernelBench", describes the run and the summary.
 """
 import concurrent.futures
 import datetime
+import glob
 import json
 import os
 import re
@@ -287,6 +288,44 @@ def level_summary(rows, requested=None):
             "levels": out}
 
 
+def budget_of(row):
+    """The search budget a row was found with: (candidates, seconds)."""
+    s = row.get("search") or {}
+    return (s.get("candidates"), s.get("seconds"))
+
+
+def merged_search_rows(records, budget):
+    """The latest row of each problem over the records of KernelBench searches (rows with a `search`
+    entry) made with one budget, (candidates, seconds); rows of files not run are left out. `records`
+    in chronological order (make_tables.load_records)."""
+    latest = {}
+    for r in records:
+        for row in r.get("results", []):
+            if row.get("search") and not not_run(row) and budget_of(row) == tuple(budget):
+                latest[row["problem"]] = row
+    return list(latest.values())
+
+
+def skip_recorded(files, directory, budget):
+    """The files whose problem has no row of `budget` in the records of `directory` (--skip-recorded)."""
+    from make_tables import load_records
+    done = {r["problem"] for r in merged_search_rows(load_records(directory), budget)}
+    kept = []
+    for f in files:
+        with open(f) as fh:
+            if json.load(fh)["name"] not in done:
+                kept.append(f)
+    print("%d of %d files have a row of this budget in %s and are left out" % (
+        len(files) - len(kept), len(files), directory), flush=True)
+    return kept
+
+
+def level_file_counts(root=ROOT):
+    """The number of KernelBench problem files of each level: the problems a level is scored over."""
+    return {level: len(glob.glob(os.path.join(root, "problems", "kernelbench", "level" + level, "*.json")))
+            for level in ("1", "2")}
+
+
 def summary_lines(summary):
     out = []
     for e in summary["levels"]:
@@ -311,6 +350,9 @@ def parse_args(argv):
                    help="rounds of each search (default: enough for the candidate budget four times over)")
     p.add_argument("--work", default=os.path.join("/tmp", "kernelbench-search"),
                    help="the searches' stores and logs, and the saved .npy files of the module checks")
+    p.add_argument("--skip-recorded", default=None, metavar="DIR",
+                   help="leave out the files whose problem has a row of this budget in the records of DIR (e.g. "
+                        "bench/results): a run continues where earlier ones stopped")
     p.add_argument("--max-gib", type=float, default=6.0,
                    help="working set above which the module check runs at a reduced shape (default 6)")
     args = p.parse_args(argv)
@@ -350,6 +392,8 @@ def make_record(rows, files, args, argv, started, commit, env, summary):
 def main(argv):
     args = parse_args(argv)
     files = args.files or default_files()
+    if args.skip_recorded:
+        files = skip_recorded(files, args.skip_recorded, (args.search_candidates, args.search_seconds))
     problems = []
     for f in files:
         with open(f) as fh:

@@ -269,6 +269,23 @@ def kernelbench_summary_table(summary):
     return out
 
 
+def kernelbench_merged_summary(records):
+    """The KernelBench scores of every level over the latest row of each problem in the search records
+    made with the latest search record's budget (bench/kernelbench_search.py, --skip-recorded)."""
+    import kernelbench_search as kbs  # it imports this module: imported here, once both are loaded
+    searches = [r for r in records if r.get("summary")]
+    budgets = [kbs.budget_of(row) for r in searches for row in r["results"] if not kbs.not_run(row)]
+    if not budgets:
+        return ["No search record yet."]
+    budget = budgets[-1]
+    rows = kbs.merged_search_rows(records, budget)
+    used = [r for r in searches if any(row in rows for row in r["results"])]
+    summary = kbs.level_summary(rows, kbs.level_file_counts(ROOT))
+    return (["Budget per problem: %s candidates or %s s. Rows from %d record(s): %s." % (
+        budget[0], budget[1], len(used), ", ".join("%s `%s`" % (r["date"], r["name"]) for r in used)), ""] +
+            kernelbench_summary_table(summary))
+
+
 def search_table(record):
     """The per-problem rows of a KernelBench search record (bench/kernelbench_search.py)."""
     head = ["problem", "timed", "cusched ms", "eager ms", "compile ms", "speedup vs faster", "module 1e-2 / 1e-4",
@@ -337,18 +354,11 @@ def results_md(records):
            "with the faster of PyTorch eager and torch.compile on the same shapes.", ""]
     out += current_table(rows, with_record=True)
     out += ["", "## KernelBench", "",
-            "The latest KernelBench scores of each level (records of bench/kernelbench_search.py), then, for",
-            "each KernelBench problem file, its row in the latest record that verified and timed it.", ""]
-    for level in ("1", "2"):
-        scored = [r for r in records if r.get("summary") and
-                  any(str(e["level"]) == level for e in r["summary"]["levels"])]
-        if scored:
-            r = scored[-1]
-            levels = dict(r["summary"], levels=[e for e in r["summary"]["levels"] if str(e["level"]) == level])
-            out += ["Level %s, %s (`%s`): `%s`" % (level, r["date"], r["name"], r["command"]), ""]
-            out += kernelbench_summary_table(levels) + [""]
-        else:
-            out += ["Level %s: no search record yet." % level, ""]
+            "KernelBench's scores (records of bench/kernelbench_search.py): the latest row of each problem over",
+            "the search records made with the latest record's budget, each level scored over all its files",
+            "(a file without a row counts as a failure); then, for each KernelBench problem file, its row in",
+            "the latest record that verified and timed it.", ""]
+    out += kernelbench_merged_summary(records) + [""]
     out += current_table(current_rows(records, kernelbench=True), with_record=True)
     out += ["", "## Archive", "", "Every record, newest first.", ""]
     for r in reversed(records):

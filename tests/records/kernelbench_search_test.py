@@ -3,6 +3,8 @@ the best schedule read from a search store, a search run through a stand-in cusc
 file, its row entry, the fallback to the baseline, a search killed past its time), the module check
 of the timed schedule, the rows and the KernelBench summary per level (worked by hand below), the
 record's schema and its tables."""
+import contextlib
+import io
 import json
 import os
 import stat
@@ -266,6 +268,47 @@ class Summary(unittest.TestCase):
         self.assertEqual([(e["level"], e["problems"], e["run"], e["1e-2"]["correct"], e["1e-2"]["fast_0"])
                           for e in s["levels"]], [("1", 1, 1, 1, 1.0), ("2", 3, 0, 0, 0.0)])
         self.assertIsNone(s["levels"][1]["1e-2"]["geomean_speedup"])
+
+
+class Accumulation(unittest.TestCase):
+    """Runs that continue one another: the latest row of each problem of one budget is what counts."""
+
+    def records(self):
+        first = {"date": "2026-12-04", "results": hand_rows()[:4], "summary": {"levels": []}}
+        later = [row("kb1_3_C", "1", "ok", 0.25, True, True, eager=0.5), kbs.not_run_row("kb1_1_A", "1",
+                                                                                       search_args("/w"))]
+        other_budget = row("kb1_4_D", "1", "ok", 0.1, True, True, eager=1.0)
+        other_budget["search"]["candidates"] = 400
+        second = {"date": "2026-12-05", "results": later + [other_budget], "summary": {"levels": []}}
+        return [first, second]
+
+    def test_the_latest_row_of_a_problem_counts_and_rows_not_run_or_of_another_budget_do_not(self):
+        rows = {r["problem"]: r for r in kbs.merged_search_rows(self.records(), (40, 60.0))}
+        self.assertEqual(sorted(rows), ["kb1_1_A", "kb1_2_B", "kb1_3_C", "kb1_4_D"])
+        self.assertEqual(rows["kb1_3_C"]["cusched_ms"]["median"], 0.25)  # the later run's
+        self.assertEqual(rows["kb1_1_A"]["cusched_ms"]["median"], 1.0)  # not replaced by a row not run
+        self.assertEqual(rows["kb1_4_D"]["verdict"], "wrong_output")  # the 400-candidate row is another budget
+
+    def test_every_file_of_a_level_is_scored_and_the_counts_come_from_the_tree(self):
+        counts = kbs.level_file_counts()
+        self.assertEqual(counts, {"1": 100, "2": 100})
+        merged = kbs.level_summary(kbs.merged_search_rows(self.records(), (40, 60.0)), counts)
+        one = merged["levels"][0]
+        self.assertEqual((one["problems"], one["run"], one["1e-2"]["correct"]), (100, 4, 3))
+
+    def test_skip_recorded_leaves_out_the_files_with_a_row_of_the_budget(self):
+        with tempfile.TemporaryDirectory() as d:
+            rec = {"date": "2026-12-04", "name": "kernelbench-search", "title": "t", "command": "c", "notes": "",
+                   "results": [row("kb1_19_ReLU", "1", "ok", 1.0, True, True, eager=2.0)], "summary": {"levels": []}}
+            with open(os.path.join(d, "2026-12-04-kernelbench-search.json"), "w") as f:
+                json.dump(rec, f)
+            files = [os.path.join(ROOT, "problems", "kernelbench", "level1", n) for n in
+                     ("19_ReLU.json", "20_LeakyReLU.json")]
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(kbs.skip_recorded(files, d, (40, 60.0)), files[1:])
+                self.assertEqual(kbs.skip_recorded(files, d, (80, 60.0)), files)
+            self.assertIn("1 of 2 files have a row of this budget", out.getvalue())
 
 
 class Record(unittest.TestCase):

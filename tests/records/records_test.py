@@ -53,7 +53,7 @@ class CurrentRows(unittest.TestCase):
         built_in, kernelbench = page.split("## KernelBench", 1)
         self.assertNotIn("kb1_23_Softmax", built_in)
         self.assertIn("| kb1_23_Softmax | 3.0000 |", kernelbench.split("## Archive")[0])
-        self.assertIn("Level 1: no search record yet.", kernelbench)
+        self.assertIn("No search record yet.", kernelbench)
 
     def test_missing_compile_time_comes_from_an_earlier_record_and_is_marked(self):
         rows = make_tables.current_rows([
