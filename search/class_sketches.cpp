@@ -11,6 +11,7 @@
 #include "dsl/step_builder.h"
 #include "problems/automatic_baseline.h"
 #include "problems/baseline_steps.h"
+#include "search/fused_tile_sketches.h"
 
 namespace cusched::search {
 
@@ -363,6 +364,7 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   std::string rvar;
   for (const auto* f : producers) {
     if (f->body->rvars.size() != 1 || (!rvar.empty() && f->body->rvars[0].name != rvar)) return;
+    if (reduce_carries_triple(f->body->reduce_op)) return;  // a variance combines across threads only
     rvar = f->body->rvars[0].name;
     names.push_back(f->name);
   }
@@ -523,6 +525,7 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
     if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
     wgmma_sketches(out, p, *f);
     tensor_core_sketches(out, p, *f);
+    fused_tile_sketches(out, p);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
              {16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {
       json s = json::array();

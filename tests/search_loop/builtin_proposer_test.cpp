@@ -6,11 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
+#include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
+#include "search/candidate_evaluation.h"
 #include "search/schedule_moves.h"
 #include "search/store.h"
 
@@ -283,6 +286,34 @@ TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
   EXPECT_EQ(split, 6);
   EXPECT_EQ(rows_on_x, 4);
   EXPECT_EQ(combined_in_output, 2);
+}
+
+// Attention (KernelBench level 1 #97): the fused-tile sketches inline the probabilities and
+// compute the scores and their row statistic at the output's tile of query rows, so each
+// lowers to one kernel with no score buffer, and verifies.
+TEST(Sketches, AttentionHasFusedTileSketchesThatKeepTheScoresOnChip) {
+  const Problem p = load_problem_file(std::string(CUSCHED_SOURCE_DIR) +
+                                      "/problems/kernelbench/level1/97_ScaledDotProductAttention.json");
+  ASSERT_EQ(classify_pipeline(p.pipeline), ProblemClass::matmul);
+  int fused = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+    if (s.idea.find("fused into tiles") == std::string::npos) continue;
+    ++fused;
+    ValidationResult v = validate_schedule(p.context("bench"), s.schedule);
+    ASSERT_TRUE(v.ok) << s.idea << ": " << v.error.code << ": " << v.error.message;
+    LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), s.schedule), p.name);
+    EXPECT_EQ(lowered.kernels.size(), 1u) << s.idea;
+    EXPECT_EQ(lowered.find_buffer("Sc"), nullptr) << s.idea;
+    // Each block holds its tile's rows of scores: within the shared memory of a block.
+    auto too_large = shared_memory_error(make_bundle(lowered), "bench");
+    EXPECT_FALSE(too_large.has_value()) << s.idea << ": " << (too_large ? too_large->message : "");
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+  }
+  EXPECT_EQ(fused, 4);
+  // A pipeline whose output is not a reduction of reductions gets none.
+  for (const auto& s : class_sketches(find_problem("matmul"), ProblemClass::matmul))
+    EXPECT_EQ(s.idea.find("fused into tiles"), std::string::npos) << s.idea;
 }
 
 TEST(Sketches, MatmulProblemsHaveLegalTensorCoreSketchesThatLower) {
