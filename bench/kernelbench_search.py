@@ -89,11 +89,29 @@ def store_best(db, run=None):
             "SELECT c.id, c.schedule, e.median_ms FROM candidates c JOIN evaluations e ON e.candidate = c.id "
             "WHERE c.run = ? AND e.verified = 1 AND e.median_ms IS NOT NULL AND c.schedule_hash NOT LIKE 'kernel-%' "
             "ORDER BY e.median_ms, c.id LIMIT 1", (run,)).fetchone()
+        sanitizer = None
+        if best:
+            result = con.execute("SELECT result FROM evaluations WHERE candidate = ?", (best[0],)).fetchone()
+            sanitizer = sanitizer_entry(json.loads(result[0]) if result and result[0] else {})
     finally:
         con.close()
     return {"run": run, "candidate": best[0] if best else None, "schedule": json.loads(best[1]) if best else None,
+            "sanitizer": sanitizer,
             "best_ms": best[2] if best else None, "baseline_ms": base[0] if base else None,
             "best_is_baseline": bool(best) and best[0] == first, "evaluated": evaluated, "verified": verified}
+
+
+def sanitizer_entry(result):
+    """The search's compute-sanitizer verdict on its best, from the evaluation's stored result:
+    {clean, errors per tool}, None where it did not run."""
+    report = result.get("sanitizer") if isinstance(result, dict) else None
+    if not isinstance(report, dict):
+        return None
+    errors = {}
+    for r in report.get("runs") or []:
+        if isinstance(r, dict) and r.get("tool"):
+            errors[str(r["tool"])] = max(0, int(r.get("errors") or 0))
+    return {"clean": bool(report.get("clean")), "errors": errors}
 
 
 def run_killable(cmd, timeout):
@@ -174,6 +192,7 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
         "status": summary.get("status") or ("killed" if wall >= args.search_seconds + SEARCH_GRACE_S else "failed"),
         "timed": "search" if best.get("schedule") is not None else "none" if timed_nothing else "baseline",
         "best_is_baseline": bool(best.get("best_is_baseline")),
+        "sanitizer": best.get("sanitizer"),
         "best_ms": best.get("best_ms"),
         "baseline_ms": best.get("baseline_ms"),
     }

@@ -286,10 +286,20 @@ def kernelbench_merged_summary(records):
             kernelbench_summary_table(summary))
 
 
+def sanitizer_cell(s):
+    """compute-sanitizer's verdict on a search's best: clean, the tools with errors, or - (not run)."""
+    if not s:
+        return "-"
+    if s["clean"]:
+        return "clean"
+    errors = ", ".join("%s %d" % (tool, n) for tool, n in sorted(s["errors"].items()) if n)
+    return "findings: " + errors if errors else "not clean"
+
+
 def search_table(record):
     """The per-problem rows of a KernelBench search record (bench/kernelbench_search.py)."""
     head = ["problem", "timed", "cusched ms", "eager ms", "compile ms", "speedup vs faster", "module 1e-2 / 1e-4",
-            "cusched 1e-2 / 1e-4", "precision", "% of floor", "budget", "candidates (per min)"]
+            "cusched 1e-2 / 1e-4", "precision", "% of floor", "budget", "candidates (per min)", "sanitizer"]
     has_note = any(res.get("note") for res in record["results"])
     if has_note:
         head.append("note")
@@ -310,7 +320,8 @@ def search_table(record):
                  "%s / %s" % (yes[res["verified"]["1e-2"]], yes[res["verified"]["1e-4"]]),
                  precision_text(res) if ms else "-", ("%.1f" % pct) if pct is not None else "-",
                  "%s / %g s" % (search.get("candidates", "-"), search.get("seconds", 0)) if search else "-",
-                 "%s (%s)" % (search.get("evaluated", "-"), "%.1f" % per_minute if per_minute is not None else "-")]
+                 "%s (%s)" % (search.get("evaluated", "-"), "%.1f" % per_minute if per_minute is not None else "-"),
+                 sanitizer_cell(search.get("sanitizer"))]
         if has_note:
             cells.append(res.get("note", ""))
         out.append("| " + " | ".join(cells) + " |")

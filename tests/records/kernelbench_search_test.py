@@ -40,14 +40,17 @@ FAKE = textwrap.dedent('''\
     con.executescript("""
       CREATE TABLE runs (id INTEGER PRIMARY KEY, problem TEXT);
       CREATE TABLE candidates (id INTEGER PRIMARY KEY, run INTEGER, schedule TEXT, schedule_hash TEXT);
-      CREATE TABLE evaluations (id INTEGER PRIMARY KEY, candidate INTEGER, verified INTEGER, median_ms REAL);
+      CREATE TABLE evaluations (id INTEGER PRIMARY KEY, candidate INTEGER, verified INTEGER, median_ms REAL,
+                                result TEXT);
       INSERT INTO runs VALUES (1, 'kb1_19_ReLU');
       INSERT INTO candidates VALUES (1, 1, '[{"op": "baseline"}]', 'a'), (2, 1, '[{"op": "tile", "size": 256}]', 'b'),
                                     (3, 1, '[{"op": "bad"}]', 'c');
     """)
     ok = 0 if mode == "none" else 1
-    con.executemany("INSERT INTO evaluations(candidate, verified, median_ms) VALUES (?, ?, ?)",
-                    [(1, ok, 2.0), (2, ok, 1.5), (3, 0, None)])
+    sanitizer = json.dumps({"sanitizer": {"clean": False, "runs": [{"tool": "memcheck", "errors": 0},
+                                                                  {"tool": "racecheck", "errors": 3}]}})
+    con.executemany("INSERT INTO evaluations(candidate, verified, median_ms, result) VALUES (?, ?, ?, ?)",
+                    [(1, ok, 2.0, "{}"), (2, ok, 1.5, sanitizer), (3, 0, None, None)])
     con.commit()
     if mode == "hang":
         time.sleep(30)
@@ -122,6 +125,8 @@ class Search(FakeCusched):
         self.assertEqual((entry["evaluated"], entry["verified"], entry["status"], entry["timed"]),
                          (3, 2, "budget_spent", "search"))
         self.assertEqual((entry["best_ms"], entry["baseline_ms"], entry["best_is_baseline"]), (1.5, 2.0, False))
+        # compute-sanitizer's verdict on the best, as the search stored it with the evaluation
+        self.assertEqual(entry["sanitizer"], {"clean": False, "errors": {"memcheck": 0, "racecheck": 3}})
         self.assertEqual((entry["candidates"], entry["seconds"], entry["level"]), (40, 60.0, "1"))
         self.assertGreater(entry["candidates_per_minute"], 0)
         self.assertEqual(schema_errors(entry, "search"), [])
@@ -340,7 +345,10 @@ class Record(unittest.TestCase):
         self.assertIn("| 1 | 1e-4, f32 / 3xtf32 | 5 (4) | 1 (20%) | 1 (20%) | 0 (0%) | 2.00x | - |", summary)
         rows = make_tables.search_table(r)
         self.assertTrue(rows[2].startswith("| kb1_1_A | search | 1.0000 | 3.0000 | 2.0000 | 2.00x | yes / yes | "
-                                           "yes / yes | f32 | 50.0 | 40 / 60 s | 40 (40.0) |"), rows[2])
+                                           "yes / yes | f32 | 50.0 | 40 / 60 s | 40 (40.0) | - |"), rows[2])
+        self.assertEqual(make_tables.sanitizer_cell({"clean": True, "errors": {"memcheck": 0}}), "clean")
+        self.assertEqual(make_tables.sanitizer_cell({"clean": False, "errors": {"memcheck": 0, "racecheck": 3}}),
+                         "findings: racecheck 3")
         self.assertIn("| kb1_5_E | none | - |", rows[6])
         text = make_tables.results_md([r])
         self.assertIn("fast_1, fast_2", text)
