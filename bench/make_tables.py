@@ -108,6 +108,50 @@ def is_kernelbench(problem):
     return problem.startswith(("kb1_", "kb2_"))
 
 
+def matched_setting(precision):
+    """The PyTorch setting that computes at a kernel's precision: TF32 allowed for a tf32 kernel, TF32 off
+    for f32 and 3xtf32 (float32 accuracy); None where PyTorch has no such switch (bf16, f16 operands)."""
+    return {"tf32": "tf32", "f32": "fp32", "3xtf32": "fp32"}.get(precision or "f32")
+
+
+def pytorch_times(records, index, res, settings):
+    """PyTorch's (eager ms, compile ms, marks, settings) for the problem of `res` (a result of
+    records[index]): its own entry under `settings` (None: PyTorch's defaults, else its first), each time
+    missing there from the latest earlier record with the same settings, marked " e" / " c"."""
+    torch = pytorch_entry(res, settings) if settings else pytorch_entry(res)
+    settings = torch["settings"] if torch else settings
+    eager = torch.get("eager_ms") if torch else None
+    compiled = torch.get("compile_ms") if torch else None
+    marks = {"eager": "", "compile": ""}
+    for earlier in reversed(records[:index]):
+        if eager is not None and compiled is not None:
+            break
+        for other in earlier["results"]:
+            if other["problem"] != res["problem"]:
+                continue
+            t = pytorch_entry(other, settings) if settings else pytorch_entry(other)
+            if not t:
+                continue
+            if settings is None:
+                settings = t["settings"]
+            if eager is None and t.get("eager_ms") is not None:
+                eager, marks["eager"] = t["eager_ms"], " e"
+            if compiled is None and t.get("compile_ms") is not None:
+                compiled, marks["compile"] = t["compile_ms"], " c"
+    return eager, compiled, marks, settings
+
+
+def matched_speedup(records, index, res):
+    """The speedup of a row's kernel over the faster of eager and torch.compile run with the setting that
+    matches its precision (pytorch_times); None where no run has that setting."""
+    setting = matched_setting(res.get("precision"))
+    if not setting:
+        return None
+    eager, compiled, _, _ = pytorch_times(records, index, res, setting)
+    times = [x for x in (eager, compiled) if x is not None]
+    return min(times) / res["cusched_ms"]["median"] if times else None
+
+
 def current_rows(records, kernelbench=False):
     """For each problem of the built-in set (or, with `kernelbench`, of the KernelBench
     files), its row in the latest record that verified and timed it; PyTorch numbers
@@ -121,31 +165,13 @@ def current_rows(records, kernelbench=False):
     rows = []
     for problem, (index, res) in latest.items():
         r = records[index]
-        torch = pytorch_entry(res)
-        settings = torch["settings"] if torch else None
-        eager = torch.get("eager_ms") if torch else None
-        compiled = torch.get("compile_ms") if torch else None
-        marks = {"eager": "", "compile": ""}
-        for earlier in reversed(records[:index]):
-            if eager is not None and compiled is not None:
-                break
-            for other in earlier["results"]:
-                if other["problem"] != problem:
-                    continue
-                t = pytorch_entry(other, settings) if settings else pytorch_entry(other)
-                if not t:
-                    continue
-                if settings is None:
-                    settings = t["settings"]
-                if eager is None and t.get("eager_ms") is not None:
-                    eager, marks["eager"] = t["eager_ms"], " e"
-                if compiled is None and t.get("compile_ms") is not None:
-                    compiled, marks["compile"] = t["compile_ms"], " c"
+        eager, compiled, marks, settings = pytorch_times(records, index, res, None)
         ms = res["cusched_ms"]["median"]
         faster = min([x for x in (eager, compiled) if x is not None], default=None)
         rows.append({
             "problem": problem, "record": r, "result": res, "ms": ms, "eager": eager, "compile": compiled,
             "marks": marks, "settings": settings, "speedup": faster / ms if faster else None,
+            "matched": matched_speedup(records, index, res),
         })
     rows.sort(key=lambda x: (-(x["speedup"] or 0), x["problem"]))
     return rows
@@ -157,17 +183,19 @@ def geometric_mean(values):
 
 
 def current_table(rows, with_record):
-    head = "| problem | cusched ms | eager ms | compile ms | PyTorch | speedup vs faster | % of floor | precision | date |"
+    head = ("| problem | cusched ms | eager ms | compile ms | PyTorch | speedup vs faster | vs PyTorch at matched "
+            "precision | % of floor | precision | date |")
     if with_record:
         head += " record |"
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for x in rows:
         res, r = x["result"], x["record"]
         pct = res.get("pct_of_floor")
-        line = "| %s | %s | %s%s | %s%s | %s | %s | %s | %s | %s |" % (
+        line = "| %s | %s | %s%s | %s%s | %s | %s | %s | %s | %s | %s |" % (
             DISPLAY.get(x["problem"], x["problem"]), fmt_ms(x["ms"]), fmt_ms(x["eager"]), x["marks"]["eager"],
             fmt_ms(x["compile"]), x["marks"]["compile"], SETTINGS_SHORT.get(x["settings"], "-"),
-            ("%.2fx" % x["speedup"]) if x["speedup"] else "-", ("%.1f" % pct) if pct is not None else "-",
+            ("%.2fx" % x["speedup"]) if x["speedup"] else "-",
+            ("%.2fx" % x["matched"]) if x.get("matched") else "-", ("%.1f" % pct) if pct is not None else "-",
             precision_text(res), r["date"])
         if with_record:
             line += " `%s` |" % r["name"]
@@ -178,7 +206,10 @@ def current_table(rows, with_record):
         out.append("Geometric mean of the speedups over the faster of eager and torch.compile: %.2fx over %d problems."
                    % (g, sum(1 for x in rows if x["speedup"])))
     out.append("e, c: PyTorch eager or torch.compile from an earlier record with the same PyTorch settings; "
-               "\"-\": not run. PyTorch settings: " +
+               "\"-\": not run. At matched precision: over the faster of eager and torch.compile run with TF32 on "
+               "for a tf32 kernel and TF32 off for a f32 or 3xtf32 one (this record or the latest earlier one "
+               "with that setting); \"-\" where no run has it or PyTorch has no such setting (bf16, f16). "
+               "PyTorch settings: " +
                "; ".join("%s = %s" % (SETTINGS_SHORT[k], SETTINGS_TEXT[k]) for k in ("default", "fp32", "tf32")) + ".")
     return out
 

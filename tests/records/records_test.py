@@ -55,6 +55,23 @@ class CurrentRows(unittest.TestCase):
         self.assertIn("| kb1_23_Softmax | 3.0000 |", kernelbench.split("## Archive")[0])
         self.assertIn("No search record yet.", kernelbench)
 
+    def test_matched_precision_takes_the_setting_of_the_kernels_precision(self):
+        tf32 = result("matmul", 0.5, eager=2.0, compile_ms=2.5)  # timed against PyTorch's defaults (FP32 matmuls)
+        tf32["precision"] = "tf32"
+        bf16 = result("bmm", 1.0, eager=3.0)
+        bf16["precision"] = "bf16"
+        rows = {r["problem"]: r for r in make_tables.current_rows([
+            record("2026-01-01", "a", [result("matmul", 9.0, eager=0.4, compile_ms=0.45, settings="tf32"),
+                                       result("conv", 9.0, eager=4.0, settings="fp32")]),
+            record("2026-01-02", "b", [tf32, bf16, result("conv", 2.0, eager=1.0, compile_ms=1.5)]),
+        ])}
+        self.assertAlmostEqual(rows["matmul"]["speedup"], 4.0)  # over the defaults
+        self.assertAlmostEqual(rows["matmul"]["matched"], 0.8)  # over cuBLAS TF32 of the earlier run
+        self.assertIsNone(rows["bmm"]["matched"])  # PyTorch has no bf16 setting to match
+        self.assertAlmostEqual(rows["conv"]["matched"], 2.0)  # a f32 kernel against TF32 off
+        line = next(l for l in make_tables.current_table(list(rows.values()), False) if l.startswith("| matmul"))
+        self.assertIn("| 4.00x | 0.80x |", line)
+
     def test_missing_compile_time_comes_from_an_earlier_record_and_is_marked(self):
         rows = make_tables.current_rows([
             record("2026-01-01", "a", [result("relu", 1.0, eager=1.2, compile_ms=0.9)]),
