@@ -55,29 +55,107 @@ std::string declared_heap_function(const std::vector<std::string>& w) {
   return name == "malloc" || name == "free" ? name : "";
 }
 
+// An instruction inside a function body: its opcode (the predicate guard dropped) and
+// operands, destination first, as the names they mention ("[%rd1+4]" mentions %rd1).
+struct Instruction {
+  std::string opcode;
+  std::vector<std::vector<std::string>> operands;
+};
+
+std::vector<std::string> names_in(const std::string& operand) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : operand) {
+    if (c == '[' || c == ']' || c == '+' || c == '-' || c == '{' || c == '}' || c == '|') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+Instruction instruction_of(std::vector<std::string> w) {
+  Instruction in;
+  if (!w.empty() && w[0][0] == '@') w.erase(w.begin());
+  if (w.empty()) return in;
+  in.opcode = w[0];
+  for (size_t i = 1; i < w.size(); ++i) in.operands.push_back(names_in(w[i]));
+  return in;
+}
+
+bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Whether the module may write global variable `name`: a store, atomic or reduction (or a
+// copy into it) names it or a register that holds an address derived from it. Registers
+// derive from it through any instruction but a load (a value loaded from the variable is
+// data, not its address); a derived address stored anywhere, passed to a call or written
+// by an atomic escapes, and counts as a write. A table the module only reads is no state.
+bool written(const std::string& name, const std::vector<Instruction>& code) {
+  std::vector<std::string> derived = {name};
+  auto mentions = [&](const std::vector<std::string>& names) {
+    for (const auto& n : names)
+      if (std::find(derived.begin(), derived.end(), n) != derived.end()) return true;
+    return false;
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& in : code) {
+      const std::string& op = in.opcode;
+      const bool store = starts(op, "st") || starts(op, "atom") || starts(op, "red") || starts(op, "multimem");
+      if (store || starts(op, "cp")) {
+        // A copy writes its first operand; a store, atomic or reduction writes through its
+        // address and may store a derived address as its value.
+        const size_t checked = store ? in.operands.size() : std::min<size_t>(1, in.operands.size());
+        for (size_t i = 0; i < checked; ++i)
+          if (mentions(in.operands[i])) return true;
+        continue;
+      }
+      if (starts(op, "ld") || in.operands.size() < 2) continue;
+      bool from = false;
+      for (size_t i = 1; i < in.operands.size(); ++i) from |= mentions(in.operands[i]);
+      if (!from) continue;
+      for (const auto& d : in.operands[0])
+        if (!d.empty() && d[0] == '%' && std::find(derived.begin(), derived.end(), d) == derived.end()) {
+          derived.push_back(d);
+          grew = true;
+        }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<PersistentStateUse> persistent_state(const std::string& ptx) {
   std::istringstream in(ptx);
   std::string raw;
   int line_no = 0, braces = 0, parens = 0;
+  std::vector<PersistentStateUse> globals;
+  std::vector<Instruction> code;
   while (std::getline(in, raw)) {
     ++line_no;
-    std::string code = raw.substr(0, raw.find("//"));
-    std::vector<std::string> w = words(code);
+    std::string code_text = raw.substr(0, raw.find("//"));
+    std::vector<std::string> w = words(code_text);
     if (braces == 0 && parens == 0 && !w.empty()) {
       std::string name = declared_global(w);
-      if (!name.empty()) return PersistentStateUse{"global variable", name, trim_ptx(code), line_no};
+      if (!name.empty()) globals.push_back({"global variable", name, trim_ptx(code_text), line_no});
       std::string heap = declared_heap_function(w);
-      if (!heap.empty()) return PersistentStateUse{"device heap", heap, trim_ptx(code), line_no};
+      if (!heap.empty()) return PersistentStateUse{"device heap", heap, trim_ptx(code_text), line_no};
+    } else if (braces > 0 && !w.empty() && w[0][0] != '.' && w[0].back() != ':') {
+      code.push_back(instruction_of(w));
     }
-    for (char c : code) {
+    for (char c : code_text) {
       braces += c == '{' ? 1 : c == '}' ? -1 : 0;
       parens += c == '(' ? 1 : c == ')' ? -1 : 0;
     }
     braces = std::max(braces, 0);
     parens = std::max(parens, 0);
   }
+  for (const auto& g : globals)
+    if (written(g.name, code)) return g;
   return std::nullopt;
 }
 
@@ -89,8 +167,9 @@ std::string persistent_state_message(const PersistentStateUse& use) {
            "nothing on the device and keep every value in the kernel's own buffers, shared memory or registers.";
   return "The compiled kernel declares the global variable '" + use.name + "' (PTX line " + std::to_string(use.line) +
          ": " + use.instruction +
-         "), state that outlives a launch, so its output could depend on an earlier launch; remove "
-         "__device__ variables and static variables from device code (a read-only table can be __constant__).";
+         ") and writes it, state that outlives a launch, so its output could depend on an earlier launch; remove "
+         "__device__ variables and static variables that device code writes (a read-only table can stay, or be "
+         "__constant__).";
 }
 
 }  // namespace cusched::runtime

@@ -57,9 +57,10 @@ void fused_tile_sketches(std::vector<Sketch>& out, const Problem& p) {
     for (int64_t threads : {128, 256}) {
       json s = json::array();
       for (const auto& name : inlined) s.push_back(schedule_step("compute_inline", name));
-      s.push_back(schedule_step("split", y->name, {{"loop", row}, {"factor", tile}, {"outer", "ft_ro"}, {"inner", "ft_ri"}}));
       s.push_back(
-          schedule_step("split", y->name, {{"loop", col}, {"factor", threads}, {"outer", "ft_co"}, {"inner", "ft_ct"}}));
+          schedule_step("split", y->name, {{"loop", row}, {"factor", tile}, {"outer", "ft_ro"}, {"inner", "ft_ri"}}));
+      s.push_back(schedule_step("split", y->name,
+                                {{"loop", col}, {"factor", threads}, {"outer", "ft_co"}, {"inner", "ft_ct"}}));
       std::vector<std::string> order = lead;
       for (const char* l : {"ft_ro", "ft_ct", "ft_ri", "ft_co"}) order.push_back(l);
       order.insert(order.end(), rvars.begin(), rvars.end());
@@ -82,7 +83,8 @@ void fused_tile_sketches(std::vector<Sketch>& out, const Problem& p) {
           for (const auto& v : f->vars)
             if (v != row) porder.push_back(v);
         } else {
-          s.push_back(schedule_step("split", f->name, {{"loop", last}, {"factor", threads}, {"outer", "ft_po"}, {"inner", "ft_pt"}}));
+          s.push_back(schedule_step("split", f->name,
+                                    {{"loop", last}, {"factor", threads}, {"outer", "ft_po"}, {"inner", "ft_pt"}}));
           porder.push_back("ft_pt");
           for (const auto& v : f->vars)
             if (v != last) porder.push_back(v);
