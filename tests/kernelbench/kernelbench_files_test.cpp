@@ -11,12 +11,15 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
 #include "problems/automatic_baseline.h"
 #include "problems/problem_file.h"
+#include "runtime/compiled_code_scan.h"
 #include "runtime/interp_verification.h"
+#include "runtime/nvrtc_compiler.h"
 #include "tests/kernelbench/file_test_name.h"
 
 namespace cusched {
@@ -81,6 +84,20 @@ TEST_P(KernelBenchFile, BaselineVerifiesInTheInterpreter) {
   ASSERT_TRUE(v.ok) << v.error.code << ": " << v.error.message;
   auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 1, 2);
   EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << " " << r.error.code << ": " << r.error.message;
+}
+
+// The baseline's compiled code passes the scans every candidate's PTX gets before it runs
+// (runtime/compiled_code_scan.h): no precision narrower than declared, no state kept
+// between launches. Precise math functions read module-scope tables, which must not count.
+TEST_P(KernelBenchFile, BaselineCompiledCodePassesTheScans) {
+  const Problem p = load();
+  KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("small"), baseline_schedule_of(p)), p.name));
+  runtime::CompileOptions o;
+  o.arch = "sm_90a";
+  runtime::CompiledModule m = runtime::compile_bundle(b, o);
+  ASSERT_FALSE(m.ptx.empty()) << m.log;
+  auto rejected = runtime::compiled_code_rejection(b, m.ptx);
+  EXPECT_FALSE(rejected.has_value()) << rejected->message;
 }
 
 TEST_P(KernelBenchFile, BaselineLowersAtTheBenchSize) {
