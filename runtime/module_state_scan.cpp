@@ -1,7 +1,6 @@
 #include "runtime/module_state_scan.h"
 
 #include <algorithm>
-#include <sstream>
 #include <vector>
 
 #include "runtime/ptx_text.h"
@@ -9,21 +8,6 @@
 namespace cusched::runtime {
 
 namespace {
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char c : s) {
-    if (c == ' ' || c == '\t' || c == ',' || c == '(' || c == ')' || c == ';') {
-      if (!w.empty()) out.push_back(w);
-      w.clear();
-    } else {
-      w += c;
-    }
-  }
-  if (!w.empty()) out.push_back(w);
-  return out;
-}
 
 // The variable a module-scope `.global` declaration names: the declaration starts with
 // `.global`, or with a linkage directive and then `.global`; the name is the first word
@@ -55,36 +39,12 @@ std::string declared_heap_function(const std::vector<std::string>& w) {
   return name == "malloc" || name == "free" ? name : "";
 }
 
-// An instruction inside a function body: its opcode (the predicate guard dropped) and
-// operands, destination first, as the names they mention ("[%rd1+4]" mentions %rd1).
-struct Instruction {
+// An instruction inside a function body: its opcode and, for each operand (destination
+// first), the names it mentions ("[%rd1+4]" mentions %rd1).
+struct Access {
   std::string opcode;
   std::vector<std::vector<std::string>> operands;
 };
-
-std::vector<std::string> names_in(const std::string& operand) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : operand) {
-    if (c == '[' || c == ']' || c == '+' || c == '-' || c == '{' || c == '}' || c == '|') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-Instruction instruction_of(std::vector<std::string> w) {
-  Instruction in;
-  if (!w.empty() && w[0][0] == '@') w.erase(w.begin());
-  if (w.empty()) return in;
-  in.opcode = w[0];
-  for (size_t i = 1; i < w.size(); ++i) in.operands.push_back(names_in(w[i]));
-  return in;
-}
 
 bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -93,7 +53,7 @@ bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0
 // derive from it through any instruction but a load (a value loaded from the variable is
 // data, not its address); a derived address stored anywhere, passed to a call or written
 // by an atomic escapes, and counts as a write. A table the module only reads is no state.
-bool written(const std::string& name, const std::vector<Instruction>& code) {
+bool written(const std::string& name, const std::vector<Access>& code) {
   std::vector<std::string> derived = {name};
   auto mentions = [&](const std::vector<std::string>& names) {
     for (const auto& n : names)
@@ -130,24 +90,24 @@ bool written(const std::string& name, const std::vector<Instruction>& code) {
 }  // namespace
 
 std::optional<PersistentStateUse> persistent_state(const std::string& ptx) {
-  std::istringstream in(ptx);
-  std::string raw;
-  int line_no = 0, braces = 0, parens = 0;
+  int braces = 0, parens = 0;
   std::vector<PersistentStateUse> globals;
-  std::vector<Instruction> code;
-  while (std::getline(in, raw)) {
-    ++line_no;
-    std::string code_text = raw.substr(0, raw.find("//"));
-    std::vector<std::string> w = words(code_text);
+  std::vector<Access> code;
+  for (const auto& [text, line] : ptx_statements(ptx)) {
+    std::vector<std::string> w = split_any(text, " \t,();");
     if (braces == 0 && parens == 0 && !w.empty()) {
       std::string name = declared_global(w);
-      if (!name.empty()) globals.push_back({"global variable", name, trim_ptx(code_text), line_no});
+      if (!name.empty()) globals.push_back({"global variable", name, trim_ptx(text), line});
       std::string heap = declared_heap_function(w);
-      if (!heap.empty()) return PersistentStateUse{"device heap", heap, trim_ptx(code_text), line_no};
-    } else if (braces > 0 && !w.empty() && w[0][0] != '.' && w[0].back() != ':') {
-      code.push_back(instruction_of(w));
+      if (!heap.empty()) return PersistentStateUse{"device heap", heap, trim_ptx(text), line};
+    } else if (braces > 0) {
+      if (auto ins = parse_ptx_instruction(text)) {
+        Access a{ins->opcode, {}};
+        for (const auto& o : ins->operands) a.operands.push_back(split_any(o, "[]+-{}() \t"));
+        code.push_back(a);
+      }
     }
-    for (char c : code_text) {
+    for (char c : text) {
       braces += c == '{' ? 1 : c == '}' ? -1 : 0;
       parens += c == '(' ? 1 : c == ')' ? -1 : 0;
     }

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "runtime/ptx_text.h"
 
@@ -36,43 +35,9 @@ bool is_arithmetic(const std::string& op) {
   return ops.count(op) > 0;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string part;
-  std::stringstream ss(s);
-  while (std::getline(ss, part, sep)) out.push_back(part);
-  return out;
-}
-
-// An instruction: its opcode and operands, predicate and trailing comment removed.
-struct Instruction {
-  std::string opcode;
-  std::vector<std::string> operands;
-};
-
-std::optional<Instruction> parse(const std::string& raw) {
-  std::string text = trim_ptx(raw);
-  // Inline asm arrives wrapped in braces: "{ cvt.rn.bf16.f32 %rs1, %f1;}".
-  while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim_ptx(text.substr(1));
-  while (!text.empty() && (text.back() == '{' || text.back() == '}')) text = trim_ptx(text.substr(0, text.size() - 1));
-  if (text.empty() || text[0] == '.' || text.back() == ':') return std::nullopt;
-  if (text[0] == '@') {
-    size_t sp = text.find_first_of(" \t");
-    if (sp == std::string::npos) return std::nullopt;
-    text = trim_ptx(text.substr(sp));
-  }
-  Instruction ins;
-  size_t sp = text.find_first_of(" \t");
-  ins.opcode = text.substr(0, sp);
-  // A destination with a predicate ("%r1|%p1", as shfl.sync writes) names the register.
-  if (sp != std::string::npos)
-    for (const auto& o : split(text.substr(sp), ',')) ins.operands.push_back(trim_ptx(o.substr(0, o.find('|'))));
-  return ins;
-}
-
 // The reduced precision an instruction computes in, or none.
-std::optional<Precision> instruction_precision(const Instruction& ins) {
-  std::vector<std::string> parts = split(ins.opcode, '.');
+std::optional<Precision> instruction_precision(const PtxInstruction& ins) {
+  std::vector<std::string> parts = split_any(ins.opcode, ".");
   if (parts.empty()) return std::nullopt;
   const std::string& op = parts[0];
   std::vector<std::string> types;
@@ -133,26 +98,14 @@ std::vector<ReducedPrecisionUse> reduced_precision_uses(const std::string& ptx) 
     uses.push_back({m.cleared >= 16 ? Precision::bf16 : Precision::tf32, m.text, m.line});
   };
   // One statement at a time: a line may hold several (inline asm), each ended by ';'.
-  std::vector<std::pair<std::string, int>> statements;
-  {
-    std::stringstream ss(ptx);
-    std::string line;
-    int number = 0;
-    while (std::getline(ss, line)) {
-      ++number;
-      line = line.substr(0, line.find("//"));
-      for (const auto& part : split(line, ';'))
-        if (!trim_ptx(part).empty()) statements.emplace_back(part, number);
-    }
-  }
-  for (const auto& [line, number] : statements) {
+  for (const auto& [line, number] : ptx_statements(ptx)) {
     // Registers belong to their function: what one function's %r27 held says nothing of
     // the next one's.
     if (line.find(".entry") != std::string::npos || line.find(".func") != std::string::npos) {
       holds_float_bits.clear();
       masked.clear();
     }
-    auto ins = parse(line);
+    auto ins = parse_ptx_instruction(line);
     if (!ins) continue;
     std::string text = trim_ptx(line);
     while (!text.empty() && (text[0] == '{' || text[0] == '}')) text = trim_ptx(text.substr(1));

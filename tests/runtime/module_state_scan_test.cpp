@@ -66,6 +66,8 @@ TEST(ModuleStateScan, AVariableIsStateWhenTheModuleMayWriteIt) {
   // ... its address stored, so that a later load can bring it back, ...
   expect_use(table + walk + "cvta.global.u64 %rd5, %rd1;\nst.local.u64 [%rd6], %rd5;\n}\n", "global variable", "table",
              1);
+  // ... written by a store in inline asm, whose braces share the line, ...
+  expect_use(table + "{ .reg .b32 t; mov.b32 t, 0; st.global.u32 [table+4], t; }\n}\n", "global variable", "table", 1);
   // ... or copied into by the bulk engine.
   expect_use(table + "mov.u64 %rd1, table;\ncp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r5], 16;\n}\n",
              "global variable", "table", 1);
