@@ -35,7 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import make_record  # noqa: E402
-from kernelbench_verify import command_output, default_files, environment, kernelbench_file  # noqa: E402
+from kernelbench_verify import default_files, environment, kernelbench_file  # noqa: E402
+from make_record import command_output  # noqa: E402
 from torch_baselines import SETTINGS, L2Flusher, TimingCache, time_function  # noqa: E402
 
 
@@ -143,8 +144,7 @@ def compile_once(kernelbench, problem_path, seed, settings):
 
 def warm_compiles(args, paths, jobs, seconds):
     """compile_once for each problem file in `paths`, in order, `jobs` processes at a time; whatever is still
-    compiling after `seconds` is stopped (its module then compiles in the timing process). Returns (files
-    warmed, files that failed or were stopped)."""
+    compiling after `seconds` is stopped (its module then compiles in the timing process)."""
     import concurrent.futures
     code = ("import sys; sys.path.insert(0, %r); import kernelbench_bench as kb; "
             "kb.compile_once(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:])" % HERE)
@@ -153,16 +153,14 @@ def warm_compiles(args, paths, jobs, seconds):
     def one(path):
         left = deadline - time.time()
         if left <= 0:
-            return False
+            return
         try:
-            p = subprocess.run([sys.executable, "-c", code, args.kernelbench, path, str(args.seed)] + args.settings,
-                               capture_output=True, timeout=left)
-            return p.returncode == 0
+            subprocess.run([sys.executable, "-c", code, args.kernelbench, path, str(args.seed)] + args.settings,
+                           capture_output=True, timeout=left)
         except subprocess.TimeoutExpired:
-            return False
+            pass
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        done = list(pool.map(one, paths))
-    return sum(done), len(done) - sum(done)
+        list(pool.map(one, paths))
 
 
 def start_warming(torch, args, problems, cache):

@@ -39,7 +39,7 @@ from problem_sizes import (DTYPE_BYTES, MIN_REDUCED_SIZE, module_sizes, output_s
                            reduced_sizes, shape_flag, shapes_valid, size_value, split_top_level, stage_domain,
                            stage_dtype, working_set)
 import make_record as records  # noqa: E402
-from make_record import command_output  # noqa: E402,F401
+from make_record import command_output  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCES = (1e-2, 1e-4)
