@@ -61,6 +61,11 @@ bool reduce_carries_pair(ReduceOp op);
 bool reduce_carries_triple(ReduceOp op);
 // argmin or argmax: the result is the index of the pair.
 bool is_arg_reduce(ReduceOp op);
+// Whether rfactor can split the reduction (each part's result one value that a stage holds
+// and the final stage reduces again): every reduction but argmin, argmax and variance.
+bool reduce_rfactors(ReduceOp op);
+// Whether the reduction combines across the blocks of a cluster: every one but variance.
+bool reduce_combines_across_cluster(ReduceOp op);
 
 struct ExprNode;
 struct FuncDef;

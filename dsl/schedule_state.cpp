@@ -136,16 +136,18 @@ std::string ScheduleState::stage_of_loop(const std::string& loop, const std::str
 
 std::vector<std::string> ScheduleState::consumers_of(const std::string& name) const {
   std::vector<std::string> out;
+  auto add = [&](const std::string& c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  };
   for (const auto& s : stages) {
     if (!loads_from(s->body, name)) continue;
     auto it = schedules.find(s->name);
     if (it == schedules.end() || it->second.location != ComputeLocation::Inline) {
-      if (std::find(out.begin(), out.end(), s->name) == out.end()) out.push_back(s->name);
+      add(s->name);
       continue;
     }
     // An inlined reader's expression is substituted into its own readers, which read `name` in turn.
-    for (const auto& c : consumers_of(s->name))
-      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    for (const auto& c : consumers_of(s->name)) add(c);
   }
   return out;
 }

@@ -230,8 +230,7 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
                         const std::vector<const FuncDef*>& producers, const std::vector<std::string>& row_vars,
                         const std::vector<std::string>& col_vars) {
   for (const auto* f : producers)
-    if (f->body->rvars.size() < 2 || is_arg_reduce(f->body->reduce_op) || reduce_carries_triple(f->body->reduce_op))
-      return;
+    if (f->body->rvars.size() < 2 || !reduce_rfactors(f->body->reduce_op)) return;
   // The two-kernel form: kParts partials per row from blocks of 1024 threads (float4 lanes
   // of the last reduction variable times rows of the one before it). It needs three or
   // more reduction variables, kParts chunks of the first at every size, and a last one
@@ -364,7 +363,7 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   std::string rvar;
   for (const auto* f : producers) {
     if (f->body->rvars.size() != 1 || (!rvar.empty() && f->body->rvars[0].name != rvar)) return;
-    if (reduce_carries_triple(f->body->reduce_op)) return;  // a variance combines across threads only
+    if (!reduce_combines_across_cluster(f->body->reduce_op)) return;
     rvar = f->body->rvars[0].name;
     names.push_back(f->name);
   }

@@ -1,6 +1,6 @@
 #include "search/fused_tile_sketches.h"
 
-#include <algorithm>
+#include <set>
 #include <string>
 
 #include "dsl/expr_substitute.h"
@@ -12,19 +12,17 @@ namespace {
 
 using nlohmann::json;
 
-// The stages that `name` reads, through pointwise stages that are not outputs (which are
-// listed in `inlined`): the reductions among them in `producers`.
-void reads_through_pointwise(const Pipeline& pl, const std::string& name, std::vector<const FuncDef*>& producers,
-                             std::vector<std::string>& inlined) {
+// The stages that `name` reads, directly or through pointwise stages that are not outputs:
+// those pointwise stages go to `inlined`, the reductions they reach to `producers`.
+void reads_through_pointwise(const Pipeline& pl, const std::string& name, std::set<std::string>& producers,
+                             std::set<std::string>& inlined) {
+  const FuncDef* reader = pl.find_stage(name);
   for (const auto& f : pl.stages()) {
-    const FuncDef* reader = pl.find_stage(name);
     if (f->name == name || !loads_from(reader->body, f->name)) continue;
-    if (f->is_reduction()) {
-      if (std::find(producers.begin(), producers.end(), f.get()) == producers.end()) producers.push_back(f.get());
-    } else if (!pl.is_output(f->name) && std::find(inlined.begin(), inlined.end(), f->name) == inlined.end()) {
-      inlined.push_back(f->name);
+    if (f->is_reduction())
+      producers.insert(f->name);
+    else if (!pl.is_output(f->name) && inlined.insert(f->name).second)
       reads_through_pointwise(pl, f->name, producers, inlined);
-    }
   }
 }
 
@@ -37,18 +35,13 @@ void fused_tile_sketches(std::vector<Sketch>& out, const Problem& p) {
   // The output's leading variables go to blockIdx.z and blockIdx.y, each on its own: a
   // fused loop would make the producers' region span both.
   if (!y || !y->is_reduction() || y->vars.size() < 2 || y->vars.size() > 4) return;
+  std::set<std::string> producer_names, inlined;
+  reads_through_pointwise(pl, y->name, producer_names, inlined);
+  // In pipeline order: a producer is placed after the ones it reads.
   std::vector<const FuncDef*> producers;
-  std::vector<std::string> inlined;
-  reads_through_pointwise(pl, y->name, producers, inlined);
+  for (const auto& f : pl.stages())
+    if (producer_names.count(f->name)) producers.push_back(f.get());
   if (producers.empty()) return;
-  // Pipeline order: a producer is placed after the ones it reads.
-  std::sort(producers.begin(), producers.end(), [&](const FuncDef* a, const FuncDef* b) {
-    const auto& st = pl.stages();
-    auto pos = [&](const FuncDef* f) {
-      return std::find_if(st.begin(), st.end(), [&](const auto& s) { return s.get() == f; }) - st.begin();
-    };
-    return pos(a) < pos(b);
-  });
   const std::string row = y->vars[y->vars.size() - 2], col = y->vars.back();
   const std::vector<std::string> lead(y->vars.begin(), y->vars.end() - 2);
   std::vector<std::string> rvars;

@@ -13,9 +13,8 @@ PrimitiveDef compute_at_primitive() {
       "inside that loop read. At a block-bound loop the producer's values live in shared memory and are computed by "
       "the block's threads (a barrier follows); at a thread-bound or inner loop they live in registers. This fuses "
       "stages into one kernel, e.g. softmax's max and sum at the row loop of the normalisation. A consumer that reads "
-      "the "
-      "producer through inlined stages hosts it too (attention's scores, read through the inlined probabilities, "
-      "computed at the output's query-row loop).";
+      "the producer through inlined stages hosts it too (attention's scores, read through the inlined "
+      "probabilities, computed at the output's query-row loop).";
   p.args = {stage_arg(true),
             name_arg("consumer", "A stage that reads the producer, directly or through inlined stages."),
             name_arg("loop", "The consumer's loop inside which the producer is computed.")};

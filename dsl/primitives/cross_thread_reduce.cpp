@@ -33,7 +33,8 @@ PrimitiveDef cross_thread_reduce_primitive() {
     require_unbound(l, "cross_thread_reduce");
     std::string kind = step["kind"];
     if (kind == "cluster") {
-      if (const FuncDef* f = st.stage_def(stage); f->is_reduction() && reduce_carries_triple(f->body->reduce_op))
+      if (const FuncDef* f = st.stage_def(stage);
+          f->is_reduction() && !reduce_combines_across_cluster(f->body->reduce_op))
         fail("cluster-variance",
              "Stage '" + stage +
                  "' is a variance, whose partial results (count, mean, sum of squared deviations) "
