@@ -23,11 +23,6 @@ bool is_cuda_builtin_variable(const clang::VarDecl* v) {
   return rd && rd->getName().starts_with("__cuda_builtin_");
 }
 
-bool is_lambda_call(const clang::FunctionDecl* fd) {
-  const auto* method = clang::dyn_cast<clang::CXXMethodDecl>(fd);
-  return method && method->getParent()->isLambda();
-}
-
 bool reads_memory_by_name(llvm::StringRef name) {
   return name.starts_with("__ld") || name.starts_with("atomic") || name.starts_with("__atomic") ||
          name.starts_with("__nvvm_atom") || name.starts_with("__nvvm_ld") ||
@@ -114,6 +109,11 @@ class DefinitionCollector : public clang::RecursiveASTVisitor<DefinitionCollecto
 };
 
 }  // namespace
+
+bool is_lambda_call(const clang::FunctionDecl* fd) {
+  const auto* method = clang::dyn_cast_or_null<clang::CXXMethodDecl>(fd);
+  return method && method->getParent()->isLambda();
+}
 
 LoadDependence::LoadDependence(const clang::FunctionDecl& kernel) {
   DefinitionCollector collector;

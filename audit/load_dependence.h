@@ -13,6 +13,9 @@ class VarDecl;
 
 namespace cusched::audit {
 
+// Whether `fd` is the call operator of a lambda (whose body belongs to the kernel).
+bool is_lambda_call(const clang::FunctionDecl* fd);
+
 class LoadDependence {
  public:
   // Reads the whole body of `kernel` (lambdas included) once: a local

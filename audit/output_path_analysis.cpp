@@ -31,11 +31,6 @@ bool intersects(const VarSet& a, const VarSet& b) {
   return false;
 }
 
-bool is_lambda_call(const clang::FunctionDecl* fd) {
-  const auto* method = clang::dyn_cast_or_null<clang::CXXMethodDecl>(fd);
-  return method && method->getParent()->isLambda();
-}
-
 // Local variables that may hold a pointer into a parameter's memory: each
 // (variable, value) assignment or initialisation of the kernel and its lambdas.
 class PointerDefinitions : public clang::RecursiveASTVisitor<PointerDefinitions> {

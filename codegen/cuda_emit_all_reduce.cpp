@@ -42,11 +42,10 @@ void KernelWriter::all_reduce(const StmtNode& s) {
              " threads there.",
          "Use a width that divides the block size on the reduce axis.");
   const std::string value = expr_.element(s.buffer, s.index);
-  // The values after the first: ", second" or ", second, third".
+  // A tuple reduction's parts after the first (", second" or ", second, third").
   const std::string carried = pair ? ", " + expr_.element(s.pair_buffer, s.index) +
                                          (triple ? ", " + expr_.element(s.third_buffer, s.index) : "")
                                    : "";
-  const std::string arity = triple ? "_triple" : "_pair";
   const std::string op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(width);
   const bool pow2 = (width & (width - 1)) == 0;
@@ -57,7 +56,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   // when it is whole warps along x, otherwise one value per thread in shared memory.
   if (a == 0 && pow2 && width <= 32) {
     if (pair)
-      line("cusched::warp_allreduce" + arity + "<" + op + ">(" + value + carried + ", " + w + ");");
+      line("cusched::warp_allreduce_parts<" + op + ">(" + w + ", " + value + carried + ");");
     else
       line(value + " = cusched::warp_allreduce<" + op + ">(" + value + ", " + w + ");");
     return;
@@ -69,11 +68,13 @@ void KernelWriter::all_reduce(const StmtNode& s) {
   shared_array(scratch, vb->dtype, slots);
   if (pair) shared_array(scratch + "_index", sb->dtype, slots);
   if (triple) shared_array(scratch + "_count", tb->dtype, slots);
-  const std::string scratches =
-      scratch + (pair ? ", " + scratch + "_index" : "") + (triple ? ", " + scratch + "_count" : "");
+  // Each part of a tuple reduction with its scratch array.
+  std::string parts = "cusched::reduce_part(" + value + ", " + scratch + ")";
+  if (pair) parts += ", cusched::reduce_part(" + expr_.element(s.pair_buffer, s.index) + ", " + scratch + "_index)";
+  if (triple) parts += ", cusched::reduce_part(" + expr_.element(s.third_buffer, s.index) + ", " + scratch + "_count)";
   if (whole_warps) {
     if (pair)
-      line("cusched::block_allreduce" + arity + "<" + op + ">(" + value + carried + ", " + w + ", " + scratches + ");");
+      line("cusched::block_allreduce_parts<" + op + ">(" + w + ", " + parts + ");");
     else
       line(value + " = cusched::block_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch + ");");
   } else {
@@ -81,8 +82,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
     const std::string group =
         "static_cast<int>(threadIdx." + std::string(axis_letter(a)) + "), " + w + ", " + std::to_string(stride);
     if (pair)
-      line("cusched::block_allreduce" + arity + "_strided<" + op + ">(" + value + carried + ", " + group + ", " +
-           scratches + ");");
+      line("cusched::block_allreduce_parts_strided<" + op + ">(" + group + ", " + parts + ");");
     else
       line(value + " = cusched::block_allreduce_strided<" + op + ">(" + value + ", " + group + ", " + scratch + ");");
   }

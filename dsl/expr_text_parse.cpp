@@ -1,5 +1,5 @@
-// The parser of the expression text syntax: a tokenizer and a recursive descent over
-// C's precedence levels, building every node with the DSL's own builders so that the
+// The parser of the expression text syntax: a recursive descent over the tokens
+// (dsl/expr_text_tokens.h) by C's precedence levels, building every node with the DSL's own builders so that the
 // parsed tree is the one the C++ DSL builds.
 #include <algorithm>
 #include <cctype>
@@ -13,6 +13,7 @@
 #include "dsl/error.h"
 #include "dsl/expr_text.h"
 #include "dsl/expr_text_precedence.h"
+#include "dsl/expr_text_tokens.h"
 #include "dsl/math_function.h"
 #include "dsl/padded_load.h"
 #include "dsl/reduction_split.h"
@@ -29,20 +30,8 @@ std::string function_names() {
   return s;
 }
 
-enum class Tok { Ident, Number, Punct, End };
-
-struct Token {
-  Tok kind = Tok::End;
-  std::string text;
-  size_t pos = 0;
-  bool glued = false;  // no whitespace before it
-};
-
-const std::vector<std::string>& punctuation() {
-  static const std::vector<std::string> p = {"==", "!=", "<=", ">=", "&&", "||", "(", ")", ",", ":",
-                                             "=",  "<",  ">",  "!",  "+",  "-",  "*", "/", "%", "^"};
-  return p;
-}
+using expr_text::Token;
+using Tok = expr_text::TokenKind;
 
 struct ReductionSite {
   const ExprNode* node;
@@ -51,7 +40,11 @@ struct ReductionSite {
 
 class Parser {
  public:
-  Parser(const std::string& text, const ExprScope& scope) : text_(text), scope_(scope) { tokenize(); }
+  Parser(const std::string& text, const ExprScope& scope)
+      : text_(text), scope_(scope), tokens_(expr_text::tokenize(text, [this](const Token& t) {
+          error("expr-syntax", t, "The character '" + t.text + "' is not part of the expression syntax.",
+                "Use the operators + - * / % ^ == != < <= > >= && || ! and calls such as exp(x).");
+        })) {}
 
   Expr whole_expression(bool allow_reduction) {
     Expr e = expression();
@@ -127,59 +120,6 @@ class Parser {
          "At line " + std::to_string(line) + ", column " + std::to_string(col) + " (" + near + ") of \"" + text_ +
              "\": " + message,
          hint);
-  }
-
-  void tokenize() {
-    size_t i = 0;
-    while (true) {
-      bool glued = true;
-      while (i < text_.size() && std::isspace(static_cast<unsigned char>(text_[i]))) ++i, glued = false;
-      Token t;
-      t.pos = i;
-      t.glued = glued;
-      if (i >= text_.size()) {
-        tokens_.push_back(t);
-        return;
-      }
-      char c = text_[i];
-      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-        size_t j = i;
-        while (j < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[j])) || text_[j] == '_')) ++j;
-        t.kind = Tok::Ident;
-        t.text = text_.substr(i, j - i);
-        i = j;
-      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-                 (c == '.' && i + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
-        size_t j = i;
-        while (j < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[j])) || text_[j] == '.')) ++j;
-        if (j < text_.size() && (text_[j] == 'e' || text_[j] == 'E')) {
-          size_t k = j + 1;
-          if (k < text_.size() && (text_[k] == '+' || text_[k] == '-')) ++k;
-          if (k < text_.size() && std::isdigit(static_cast<unsigned char>(text_[k]))) {
-            j = k;
-            while (j < text_.size() && std::isdigit(static_cast<unsigned char>(text_[j]))) ++j;
-          }
-        }
-        while (j < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[j])) || text_[j] == '_')) ++j;
-        t.kind = Tok::Number;
-        t.text = text_.substr(i, j - i);
-        i = j;
-      } else {
-        t.kind = Tok::Punct;
-        for (const auto& p : punctuation())
-          if (text_.compare(i, p.size(), p) == 0) {
-            t.text = p;
-            break;
-          }
-        if (t.text.empty()) {
-          t.text = std::string(1, c);
-          error("expr-syntax", t, "The character '" + t.text + "' is not part of the expression syntax.",
-                "Use the operators + - * / % ^ == != < <= > >= && || ! and calls such as exp(x).");
-        }
-        i += t.text.size();
-      }
-      tokens_.push_back(t);
-    }
   }
 
   const Token& peek(size_t ahead = 0) const { return tokens_[std::min(at_ + ahead, tokens_.size() - 1)]; }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dsl/error.h"
+#include "runtime/executable_file.h"
 #include "runtime/worker.h"
 
 namespace cusched::runtime {
@@ -19,8 +20,6 @@ namespace cusched::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
 
 // Runs argv with stdout and stderr to `log`; returns the exit status, or -1.
 int run_process(const std::vector<std::string>& argv, const std::string& log) {
@@ -83,13 +82,15 @@ bool read_sanitizer_log(const std::string& text, SanitizerRun& run) {
 }
 
 std::optional<std::string> find_compute_sanitizer() {
-  if (const char* env = std::getenv("CUSCHED_COMPUTE_SANITIZER"); env && executable(env)) return std::string(env);
-  if (executable("/usr/local/cuda/bin/compute-sanitizer")) return std::string("/usr/local/cuda/bin/compute-sanitizer");
+  if (const char* env = std::getenv("CUSCHED_COMPUTE_SANITIZER"); env && is_executable_file(env))
+    return std::string(env);
+  if (is_executable_file("/usr/local/cuda/bin/compute-sanitizer"))
+    return std::string("/usr/local/cuda/bin/compute-sanitizer");
   if (const char* path = std::getenv("PATH")) {
     std::stringstream ss(path);
     std::string dir;
     while (std::getline(ss, dir, ':'))
-      if (executable(dir + "/compute-sanitizer")) return dir + "/compute-sanitizer";
+      if (is_executable_file(dir + "/compute-sanitizer")) return dir + "/compute-sanitizer";
   }
   return std::nullopt;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dsl/error.h"
+#include "runtime/executable_file.h"
 
 #ifndef CUSCHED_WORKER_BUILD_PATH
 #define CUSCHED_WORKER_BUILD_PATH ""
@@ -32,10 +33,6 @@ namespace {
 std::string& install_prefix() {
   static std::string prefix;
   return prefix;
-}
-
-bool executable(const std::string& path) {
-  return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path);
 }
 
 std::string exit_text(int status) {
@@ -59,7 +56,7 @@ EvalResult verdict_only(Verdict v, std::string message, const EvalRequest& req) 
 
 std::string find_worker_binary() {
   if (const char* env = std::getenv("CUSCHED_WORKER"); env && *env) {
-    if (executable(env)) return env;
+    if (is_executable_file(env)) return env;
     fail("worker-not-found", std::string("CUSCHED_WORKER names ") + env + ", which is not an executable file.",
          "Point CUSCHED_WORKER at the cusched-worker binary, or unset it.");
   }
@@ -67,13 +64,13 @@ std::string find_worker_binary() {
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     std::string beside = (self.parent_path() / "cusched-worker").string();
-    if (executable(beside)) return beside;
+    if (is_executable_file(beside)) return beside;
   }
   if (!install_prefix().empty()) {
     std::string installed = (fs::path(install_prefix()) / "bin" / "cusched-worker").string();
-    if (executable(installed)) return installed;
+    if (is_executable_file(installed)) return installed;
   }
-  if (executable(CUSCHED_WORKER_BUILD_PATH)) return CUSCHED_WORKER_BUILD_PATH;
+  if (is_executable_file(CUSCHED_WORKER_BUILD_PATH)) return CUSCHED_WORKER_BUILD_PATH;
   fail("worker-not-found",
        "The cusched-worker executable was not found next to this program, in the installed package or in the build "
        "tree.",

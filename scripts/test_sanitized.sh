@@ -14,7 +14,7 @@ SUITES=${CUSCHED_SANITIZE_SUITES:-"dsl problems codegen interp"}
 # -O1 with line tables only: the sanitizers' reports keep their file and line, and the
 # build compiles in about 60% of the time of -O2 -g; the suites run in seconds either way.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-      -DCUSCHED_BUILD_TESTS=ON -DCUSCHED_SANITIZE=ON -DCUSCHED_WITH_AUDIT=OFF -DCUSCHED_WITH_MPI=OFF -DCUSCHED_WERROR=ON
+      -DCMAKE_UNITY_BUILD=ON -DCUSCHED_BUILD_TESTS=ON -DCUSCHED_SANITIZE=ON -DCUSCHED_WITH_AUDIT=OFF -DCUSCHED_WITH_MPI=OFF -DCUSCHED_WERROR=ON
 targets=""; for s in $SUITES; do targets="$targets ${s}_tests"; done
 [ "$SUITES" = all ] && targets=all
 cmake --build build-sanitize -j"$(nproc)" --target $targets

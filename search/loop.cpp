@@ -18,6 +18,7 @@
 #include "search/cost_model.h"
 #include "search/floor_share.h"
 #include "search/host_evaluator.h"
+#include "search/monotonic_seconds.h"
 #include "search/parallel_for.h"
 #include "search/run_outcome_store.h"
 #include "search/stall_diagnosis.h"
@@ -25,8 +26,6 @@
 
 namespace cusched::search {
 namespace {
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 bool is_rejection(std::optional<runtime::Verdict> v) {
   return v == runtime::Verdict::invalid_schedule || v == runtime::Verdict::lowering_error ||
@@ -44,7 +43,7 @@ SearchLoop::SearchLoop(const Problem& problem, Store& store, Proposer& proposer,
       proposer_(proposer),
       options_(std::move(options)),
       log_(log),
-      started_(now_s()),
+      started_(monotonic_seconds()),
       evaluator_(std::move(evaluator)) {
   if (!evaluator_) evaluator_ = host_evaluator(options_);
   if (!options_.replay_timings.empty())
@@ -406,7 +405,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // Once the time budget is spent no further candidate is prepared.
   const size_t threads = static_cast<size_t>(cpu_thread_count(options_.cpu_threads));
   const bool in_time = parallel_for(count, threads, [&](size_t, size_t i) {
-    if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) return false;
+    if (options_.budget_minutes > 0 && monotonic_seconds() - started_ > options_.budget_minutes * 60) return false;
     const CandidateRecord& c = candidates[i];
     CandidateOutcome& o = outcomes[i];
     o = is_handwritten(c) ? prepare_kernel_candidate(problem_, store_, c, cfg)
@@ -451,7 +450,7 @@ bool SearchLoop::budget_left(int64_t run) const {
   if (options_.budget_candidates > 0 &&
       static_cast<int64_t>(store_.evaluations(run).size()) >= options_.budget_candidates)
     return false;
-  if (options_.budget_minutes > 0 && now_s() - started_ > options_.budget_minutes * 60) return false;
+  if (options_.budget_minutes > 0 && monotonic_seconds() - started_ > options_.budget_minutes * 60) return false;
   if (options_.budget_tokens > 0 && tokens_used(run) >= options_.budget_tokens) return false;
   return true;
 }

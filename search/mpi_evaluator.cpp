@@ -6,15 +6,11 @@
 
 #include <mpi.h>
 
+#include "search/monotonic_seconds.h"
 #include "search/mpi_protocol.h"
 #include "search/mpi_task_codec.h"
 
 namespace cusched::search {
-namespace {
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-}  // namespace
 
 // One evaluator rank and the task it is working on.
 struct MpiEvaluator::Rank {
@@ -99,8 +95,8 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
         r.task = next_task_++;
         r.sent = encode_task(r.task, problem, cfg, batch[r.index]);
         r.busy = true;
-        r.deadline = now_s() + timeout_s_;
-        r.last_heard = now_s();
+        r.deadline = monotonic_seconds() + timeout_s_;
+        r.last_heard = monotonic_seconds();
         if (MPI_Isend(r.sent.data(), static_cast<int>(r.sent.size()), MPI_CHAR, r.info.rank, kTagTask, MPI_COMM_WORLD,
                       &r.send) != MPI_SUCCESS) {
           lose(r, "could not be sent a task", queue);
@@ -126,7 +122,7 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
           break;
         }
         if (!arrived) break;
-        r.last_heard = now_s();
+        r.last_heard = monotonic_seconds();
       }
       if (failed) {
         lose(r, "failed while sending a heartbeat", queue);
@@ -178,10 +174,10 @@ void MpiEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vecto
           continue;
         }
       }
-      if (now_s() - r.last_heard > silence_s_)
+      if (monotonic_seconds() - r.last_heard > silence_s_)
         lose(r, "sent no heartbeat for " + std::to_string(static_cast<int>(silence_s_)) + " s (the rank is gone)",
              queue);
-      else if (now_s() > r.deadline)
+      else if (monotonic_seconds() > r.deadline)
         lose(r, "did not answer within " + std::to_string(static_cast<int>(timeout_s_)) + " s", queue);
     }
     if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(kPollMicroseconds));

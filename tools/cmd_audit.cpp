@@ -111,7 +111,7 @@ int run_audit(const AuditFlags& f) {
 }
 #endif
 
-CommandRegistration registration{Command{
+CommandRegistration audit_command{Command{
     "audit", "Check a CUDA kernel source with the Clang 19 audit (exit 1 on an error finding).",
     [](CLI::App& sub) -> std::function<int()> {
 #ifdef CUSCHED_HAVE_AUDIT

@@ -23,17 +23,17 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct CheckCommandOptions {
   std::string problem, file, size, shape, precision = "f32", grid, block;
   int64_t dynamic_smem = -1;
   bool strict = false, no_audit = false, sanitize = false, json = false;
   uint64_t seed = 1;
 };
 
-CommandRegistration reg{
+CommandRegistration check_command{
     {"check", "Audit, verify and time a hand-written .cu kernel against a problem's kernel contract",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<CheckCommandOptions>();
        add_problem_option(sub, o->problem);
        sub.add_option("file", o->file, "The .cu file")->required();
        add_size_options(sub, o->size, o->shape);

@@ -73,7 +73,7 @@ int run_device(const DeviceFlags& f) {
   }
 }
 
-const CommandRegistration registration{
+const CommandRegistration device_command{
     Command{"device", "Show the GPU: its SMs, L2, shared memory limit and measured copy and read bandwidth",
             [](CLI::App& sub) -> std::function<int()> {
               auto flags = std::make_shared<DeviceFlags>();

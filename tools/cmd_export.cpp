@@ -20,7 +20,7 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct ExportCommandOptions {
   std::string db, output = "kernel.cu", torch_op, size, shape;
   int64_t candidate = 0, run = 0;  // 0: not given
   bool require_approved = false;
@@ -82,10 +82,10 @@ std::string export_at_shape(const search::Store& store, std::optional<int64_t> c
   return search::export_kernel(make_bundle(lower(s, p.name)), opts);
 }
 
-CommandRegistration reg{
+CommandRegistration export_command{
     {"export", "Export a stored candidate as a standalone .cu file with a launcher and a PyTorch check",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<ExportCommandOptions>();
        sub.add_option("db", o->db, "The search's SQLite store (run.db)")->required();
        sub.add_option("-o,--output", o->output, ".cu file to write")->capture_default_str();
        sub.add_option("--candidate", o->candidate, "Candidate id (default: the best verified candidate)");

@@ -44,7 +44,7 @@ PassObserver after_pass_dump(const std::string& after, const std::string& emit, 
   };
 }
 
-struct Options {
+struct LowerCommandOptions {
   std::string problem, schedule = "baseline", size, shape, emit = "ir", after;
   bool reference = false, json = false;
 };
@@ -63,10 +63,10 @@ nlohmann::json cost_json(const search::CostBreakdown& c) {
           {"note", "The cost model's estimate, not a measurement."}};
 }
 
-CommandRegistration reg{
+CommandRegistration lower_command{
     {"lower", "Lower a schedule and print its loop IR, CUDA source and launch plan, or bundle",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<LowerCommandOptions>();
        add_problem_option(sub, o->problem);
        sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best");
        add_size_options(sub, o->size, o->shape);

@@ -13,11 +13,11 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct McpCommandOptions {
   std::string exe, scratch;
 };
 
-int serve(const Options& o) {
+int serve(const McpCommandOptions& o) {
   // SIGTERM, SIGINT and SIGHUP are taken by one thread, which stops the tools and the
   // searches this server started before it exits; the other threads never see them.
   sigset_t stop_signals;
@@ -47,10 +47,10 @@ int serve(const Options& o) {
   std::_Exit(kExitOk);  // the signal thread still waits; nothing else is left to clean up
 }
 
-CommandRegistration reg{
+CommandRegistration mcp_command{
     {"mcp", "Serve the Model Context Protocol on stdin/stdout (JSON-RPC 2.0, one message per line) for agents",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<McpCommandOptions>();
        sub.add_option("--cusched", o->exe, "The cusched executable the tools run (default: this one)");
        sub.add_option("--scratch", o->scratch,
                       "Folder for the files of inline schedules and kernels (default: a fresh folder in $TMPDIR, "

@@ -47,7 +47,7 @@ nlohmann::json primitives_json() {
   return {{"primitives", all}};
 }
 
-CommandRegistration reg{
+CommandRegistration primitives_command{
     {"primitives", "Print the schedule primitive reference as Markdown", [](CLI::App& sub) -> std::function<int()> {
        auto json = std::make_shared<bool>(false);
        sub.add_flag("--json", *json, "Print the primitives as JSON (arguments, before/after, example)");

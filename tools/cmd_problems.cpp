@@ -83,7 +83,7 @@ int run_problems(bool json, bool markdown, const std::string& only, const std::s
   return kExitOk;
 }
 
-CommandRegistration reg{
+CommandRegistration problems_command{
     {"problems", "List the problems with their shapes, FLOPs and bytes", [](CLI::App& sub) -> std::function<int()> {
        auto json = std::make_shared<bool>(false);
        auto markdown = std::make_shared<bool>(false);

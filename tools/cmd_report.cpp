@@ -13,15 +13,15 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct ReportCommandOptions {
   std::string db, output = "report.html", size, shape;
   int64_t run = 0;  // 0: the latest run
   bool json = false;
 };
 
-CommandRegistration reg{
+CommandRegistration report_command{
     {"report", "Write an HTML report of a search run from its store", [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<ReportCommandOptions>();
        sub.add_option("db", o->db, "The search's SQLite store (run.db)")->required();
        sub.add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
        sub.add_option("--run", o->run, "Run id inside the store (default: the latest run)");

@@ -14,16 +14,16 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct ReviewCommandOptions {
   std::string db, note, reviewer;
   int64_t candidate = 0;
   bool approve = false, reject = false, json = false, list = false;
 };
 
-CommandRegistration reg{
+CommandRegistration review_command{
     {"review", "Approve or reject a stored candidate with a note (export --require-approved reads it)",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<ReviewCommandOptions>();
        sub.add_option("db", o->db, "The search's SQLite store")->required();
        sub.add_option("candidate", o->candidate, "Candidate id (as `cusched status` or the report lists it)")
            ->check(integer_in(1, INT64_MAX));

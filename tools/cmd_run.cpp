@@ -17,7 +17,7 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct RunCommandOptions {
   std::string problem, schedule = "best", size, shape, backend = "gpu", inputs, save_io;
   bool json = false, strict = false, no_audit = false, per_launch = false, sanitize = false, no_time = false;
   uint64_t seed = 1;
@@ -78,9 +78,9 @@ void check_input_files(const Problem& p, const std::string& size, const std::str
   }
 }
 
-CommandRegistration reg{
+CommandRegistration run_command{
     {"run", "Lower, audit, verify and time one schedule of a problem", [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<RunCommandOptions>();
        add_problem_option(sub, o->problem);
        sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, -, baseline or best (default best)");
        add_size_options(sub, o->size, o->shape, "(default: the problem's default size on gpu, small on interp)");

@@ -7,15 +7,16 @@
 namespace cusched::tools {
 namespace {
 
-CommandRegistration reg{{"schema", "Print the JSON Schema of a schedule (usable for LLM structured outputs)",
-                         [](CLI::App& sub) -> std::function<int()> {
-                           static bool json = false;
-                           sub.add_flag("--json", json, "Accepted for uniformity: the schema is JSON already");
-                           return [] {
-                             std::cout << schedule_json_schema().dump(2) << "\n";
-                             return kExitOk;
-                           };
-                         }}};
+CommandRegistration schema_command{{"schema", "Print the JSON Schema of a schedule (usable for LLM structured outputs)",
+                                    [](CLI::App& sub) -> std::function<int()> {
+                                      static bool json = false;
+                                      sub.add_flag("--json", json,
+                                                   "Accepted for uniformity: the schema is JSON already");
+                                      return [] {
+                                        std::cout << schedule_json_schema().dump(2) << "\n";
+                                        return kExitOk;
+                                      };
+                                    }}};
 
 }  // namespace
 }  // namespace cusched::tools

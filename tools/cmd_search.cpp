@@ -31,7 +31,7 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct SearchCommandOptions {
   std::string problem, shape, proposer = "builtin", db, backend, proposals;
   int rounds = 4, ideas = 4, per_idea = 4;
   int64_t budget_candidates = 0, budget_tokens = 0;
@@ -78,14 +78,14 @@ int search_exit_code(search::SearchStatus status) {
 #ifdef CUSCHED_HAVE_MPI
 // The longest wait for one result from an evaluator rank: --rank-timeout, else a
 // bound on one evaluation of the backend.
-double rank_timeout_s(const Options& o, const search::SearchOptions& so) {
+double rank_timeout_s(const SearchCommandOptions& o, const search::SearchOptions& so) {
   if (o.rank_timeout > 0) return o.rank_timeout;
   return so.backend == "interp" ? 120 : so.watchdog_s + 600;
 }
 
 // Rank 0's evaluator over the other ranks: on the gpu backend only ranks with a GPU
 // take work; rank 0 evaluates itself when no rank is left.
-std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, const Options& o,
+std::shared_ptr<search::Evaluator> mpi_evaluator(const search::MpiSession& mpi, const SearchCommandOptions& o,
                                                  const search::SearchOptions& so, std::ostream& log) {
   std::vector<search::RankInfo> ranks;
   std::string listing;
@@ -131,7 +131,7 @@ nlohmann::json summary_json(const search::SearchSummary& s, const std::string& d
   return j;
 }
 
-int run_search(const Options& o, CLI::App& sub) {
+int run_search(const SearchCommandOptions& o, CLI::App& sub) {
   // With --json the progress lines go to stderr and stdout holds the summary only.
   std::ostream& log = o.json ? std::cerr : std::cout;
 #ifdef CUSCHED_HAVE_MPI
@@ -306,10 +306,10 @@ int run_search(const Options& o, CLI::App& sub) {
   return search_exit_code(s.status);
 }
 
-CommandRegistration reg{
+CommandRegistration search_command{
     {"search", "Search schedules of a problem in rounds (built-in, LLM or file proposer)",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<SearchCommandOptions>();
        add_problem_option(sub, o->problem, false, "; with --resume it may be left out");
        add_shape_option(sub, o->shape, "the default size (small on the interpreter)");
        sub.add_option("--proposer", o->proposer, "builtin (default), llm or file")

@@ -22,7 +22,7 @@ namespace {
 
 using nlohmann::json;
 
-struct Options {
+struct StatusCommandOptions {
   std::string db;
   int64_t run = 0;
   bool json = false, watch = false;
@@ -178,10 +178,10 @@ void print_text(const json& j) {
   std::cout << "\n";
 }
 
-CommandRegistration reg{
+CommandRegistration status_command{
     {"status", "Show where a search stands (round, best so far, its curve, goal, steering); --watch refreshes",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<StatusCommandOptions>();
        sub.add_option("db", o->db, "The search's SQLite store")->required();
        sub.add_option("--run", o->run, "Run (default: the latest)")->check(integer_in(1, INT64_MAX));
        sub.add_flag("--json", o->json, "Print JSON");

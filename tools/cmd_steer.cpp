@@ -22,7 +22,7 @@ namespace {
 
 constexpr size_t kMaxSteeringText = 4000;
 
-struct Options {
+struct SteerCommandOptions {
   std::string db, author, add, idea, add_kernel, grid, block, precision = "f32";
   std::vector<std::string> hints, ban_moves, ban_ideas;
   int64_t restart_from = 0, run = 0, dynamic_smem = -1;
@@ -39,7 +39,7 @@ std::string checked_text(const std::string& text, const std::string& flag) {
 }
 
 // The actions the flags ask for, checked against the run.
-std::vector<search::SteeringAction> actions_from_flags(const Options& o, const search::Store& store,
+std::vector<search::SteeringAction> actions_from_flags(const SteerCommandOptions& o, const search::Store& store,
                                                        const search::RunInfo& run, const std::string& author) {
   std::vector<search::SteeringAction> out;
   auto action = [&](search::SteeringKind k, std::string text, nlohmann::json payload = nullptr) {
@@ -136,10 +136,10 @@ void print_text(const search::SteeringAction& a) {
   std::cout << "\n";
 }
 
-CommandRegistration reg{
+CommandRegistration steer_command{
     {"steer", "Steer a search, running or stopped: add schedules or kernels, hints, bans, a restart",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<SteerCommandOptions>();
        sub.add_option("db", o->db, "The search's SQLite store")->required();
        sub.add_option("--run", o->run, "Run to steer (default: the latest)")->check(integer_in(1, INT64_MAX));
        sub.add_option("--add", o->add, "Add a schedule: a JSON file, - for stdin, or baseline / best");

@@ -20,15 +20,15 @@
 namespace cusched::tools {
 namespace {
 
-struct Options {
+struct ValidateCommandOptions {
   std::string problem, schedule, size, shape, format = "json";
   bool strict = false, json = false;
 };
 
-CommandRegistration reg{
+CommandRegistration validate_command{
     {"validate", "Check a schedule for a problem, lowering included; print its normalised steps or a structured error",
      [](CLI::App& sub) -> std::function<int()> {
-       auto o = std::make_shared<Options>();
+       auto o = std::make_shared<ValidateCommandOptions>();
        add_problem_option(sub, o->problem);
        sub.add_option("--schedule,-s", o->schedule, "Schedule: JSON file, - for stdin, baseline or best")->required();
        add_size_options(sub, o->size, o->shape, "the schedule is checked at (default: the problem's default size)");

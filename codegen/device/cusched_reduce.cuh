@@ -114,25 +114,25 @@ __device__ __forceinline__ T warp_allreduce(T v, int width) {
   return v;
 }
 
-template <typename Op, typename T, typename I>
-__device__ __forceinline__ void warp_allreduce_pair(T& v, I& i, int width) {
+// Tuple reductions (argmax's value and index, logsumexp's maximum and sum, variance's
+// count, mean and squared deviations) carry each part in its own register:
+// Op::merge(parts..., other parts...) folds the other's parts into these.
+template <typename Op, typename... T>
+__device__ __forceinline__ void warp_allreduce_parts(int width, T&... parts) {
   const unsigned int mask = group_lane_mask(width);
-  for (int offset = width / 2; offset > 0; offset /= 2) {
-    const T ov = __shfl_xor_sync(mask, v, offset, width);
-    const I oi = __shfl_xor_sync(mask, i, offset, width);
-    Op::merge(v, i, ov, oi);
-  }
+  for (int offset = width / 2; offset > 0; offset /= 2) Op::merge(parts..., __shfl_xor_sync(mask, parts, offset, width)...);
 }
 
-template <typename Op, typename T>
-__device__ __forceinline__ void warp_allreduce_triple(T& v, T& s, T& n, int width) {
-  const unsigned int mask = group_lane_mask(width);
-  for (int offset = width / 2; offset > 0; offset /= 2) {
-    const T ov = __shfl_xor_sync(mask, v, offset, width);
-    const T os = __shfl_xor_sync(mask, s, offset, width);
-    const T on = __shfl_xor_sync(mask, n, offset, width);
-    Op::merge(v, s, n, ov, os, on);
-  }
+// A part of a tuple reduction with its shared scratch array.
+template <typename T>
+struct ReducePart {
+  T& value;
+  T* scratch;
+};
+
+template <typename T>
+__device__ __forceinline__ ReducePart<T> reduce_part(T& value, T* scratch) {
+  return {value, scratch};
 }
 
 // Groups along threadIdx.x of `width` threads, a multiple of 32 that divides
@@ -152,43 +152,16 @@ __device__ __forceinline__ T block_allreduce(T v, int width, T* scratch) {
   return r;
 }
 
-template <typename Op, typename T, typename I>
-__device__ __forceinline__ void block_allreduce_pair(T& v, I& i, int width, T* value_scratch, I* index_scratch) {
+template <typename Op, typename... T>
+__device__ __forceinline__ void block_allreduce_parts(int width, ReducePart<T>... parts) {
   const int tid = linear_thread_index();
-  warp_allreduce_pair<Op>(v, i, 32);
-  if ((tid & 31) == 0) {
-    value_scratch[tid >> 5] = v;
-    index_scratch[tid >> 5] = i;
-  }
+  warp_allreduce_parts<Op>(32, parts.value...);
+  if ((tid & 31) == 0) ((parts.scratch[tid >> 5] = parts.value), ...);
   __syncthreads();
   const int first = (tid - static_cast<int>(threadIdx.x) % width) >> 5;
-  T rv = value_scratch[first];
-  I ri = index_scratch[first];
-  for (int w = 1; w < width / 32; ++w) Op::merge(rv, ri, value_scratch[first + w], index_scratch[first + w]);
+  ((parts.value = parts.scratch[first]), ...);
+  for (int w = 1; w < width / 32; ++w) Op::merge(parts.value..., parts.scratch[first + w]...);
   __syncthreads();
-  v = rv;
-  i = ri;
-}
-
-template <typename Op, typename T>
-__device__ __forceinline__ void block_allreduce_triple(T& v, T& s, T& n, int width, T* value_scratch, T* second_scratch,
-                                                       T* third_scratch) {
-  const int tid = linear_thread_index();
-  warp_allreduce_triple<Op>(v, s, n, 32);
-  if ((tid & 31) == 0) {
-    value_scratch[tid >> 5] = v;
-    second_scratch[tid >> 5] = s;
-    third_scratch[tid >> 5] = n;
-  }
-  __syncthreads();
-  const int first = (tid - static_cast<int>(threadIdx.x) % width) >> 5;
-  T rv = value_scratch[first], rs = second_scratch[first], rn = third_scratch[first];
-  for (int w = 1; w < width / 32; ++w)
-    Op::merge(rv, rs, rn, value_scratch[first + w], second_scratch[first + w], third_scratch[first + w]);
-  __syncthreads();
-  v = rv;
-  s = rs;
-  n = rn;
 }
 
 // Groups along any thread axis: `axis_index` is this thread's index on the axis,
@@ -207,39 +180,16 @@ __device__ __forceinline__ T block_allreduce_strided(T v, int axis_index, int wi
   return r;
 }
 
-template <typename Op, typename T, typename I>
-__device__ __forceinline__ void block_allreduce_pair_strided(T& v, I& i, int axis_index, int width, int stride,
-                                                            T* value_scratch, I* index_scratch) {
+template <typename Op, typename... T>
+__device__ __forceinline__ void block_allreduce_parts_strided(int axis_index, int width, int stride,
+                                                             ReducePart<T>... parts) {
   const int tid = linear_thread_index();
-  value_scratch[tid] = v;
-  index_scratch[tid] = i;
+  ((parts.scratch[tid] = parts.value), ...);
   __syncthreads();
   const int first = tid - (axis_index % width) * stride;
-  T rv = value_scratch[first];
-  I ri = index_scratch[first];
-  for (int k = 1; k < width; ++k) Op::merge(rv, ri, value_scratch[first + k * stride], index_scratch[first + k * stride]);
+  ((parts.value = parts.scratch[first]), ...);
+  for (int k = 1; k < width; ++k) Op::merge(parts.value..., parts.scratch[first + k * stride]...);
   __syncthreads();
-  v = rv;
-  i = ri;
-}
-
-template <typename Op, typename T>
-__device__ __forceinline__ void block_allreduce_triple_strided(T& v, T& s, T& n, int axis_index, int width, int stride,
-                                                               T* value_scratch, T* second_scratch, T* third_scratch) {
-  const int tid = linear_thread_index();
-  value_scratch[tid] = v;
-  second_scratch[tid] = s;
-  third_scratch[tid] = n;
-  __syncthreads();
-  const int first = tid - (axis_index % width) * stride;
-  T rv = value_scratch[first], rs = second_scratch[first], rn = third_scratch[first];
-  for (int k = 1; k < width; ++k)
-    Op::merge(rv, rs, rn, value_scratch[first + k * stride], second_scratch[first + k * stride],
-              third_scratch[first + k * stride]);
-  __syncthreads();
-  v = rv;
-  s = rs;
-  n = rn;
 }
 
 }  // namespace cusched

@@ -68,9 +68,10 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   v = cusched::block_allreduce_strided<cusched::MinOp>(v, threadIdx.y, 2, 64, s);
   double d = cusched::block_allreduce_strided<cusched::ProductOp>(static_cast<double>(v), threadIdx.y, 2, 64, sd);
   n = cusched::block_allreduce<cusched::MinOp>(n, 32, sn);
-  cusched::warp_allreduce_pair<cusched::ArgMaxOp>(v, i, 32);
-  cusched::block_allreduce_pair<cusched::ArgMinOp>(v, i, 64, s, si);
-  cusched::block_allreduce_pair_strided<cusched::ArgMaxOp>(d, n, threadIdx.y, 2, 64, sd, sn);
+  cusched::warp_allreduce_parts<cusched::ArgMaxOp>(32, v, i);
+  cusched::block_allreduce_parts<cusched::ArgMinOp>(64, cusched::reduce_part(v, s), cusched::reduce_part(i, si));
+  cusched::block_allreduce_parts_strided<cusched::ArgMaxOp>(threadIdx.y, 2, 64, cusched::reduce_part(d, sd),
+                                                            cusched::reduce_part(n, sn));
   __half h = cusched::convert<__half>(d);
   __nv_bfloat16 b = cusched::convert<__nv_bfloat16>(h);
   h = cusched::warp_allreduce<cusched::SumOp>(h, 32);

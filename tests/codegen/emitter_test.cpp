@@ -7,29 +7,22 @@
 #include "dsl/error.h"
 #include "hand_built_ir.h"
 #include "nvrtc_check.h"
+#include "scalar_emit.h"
+#include "tests/user_error_code.h"
 
 namespace cusched {
 namespace {
 
+using test::error_code;
+using test::has;
 using test::ld;
 using test::v;
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-void expect_compiles(const std::string& source) {
+void expect_source_compiles(const std::string& source) {
   test::NvrtcOutcome r = test::compile_with_nvrtc(source, device_headers());
   EXPECT_TRUE(r.compiled) << r.log << "\n--- source ---\n" << source;
   EXPECT_GT(r.cubin_bytes, 0u);
   EXPECT_EQ(r.log.find("warning"), std::string::npos) << r.log << "\n--- source ---\n" << source;
-}
-
-std::string error_code(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.error().code;
-  }
-  return "(no error)";
 }
 
 TEST(CudaEmitter, ProvablyAlignedVectorLoopBecomesFloat4) {
@@ -45,7 +38,7 @@ TEST(CudaEmitter, ProvablyAlignedVectorLoopBecomesFloat4) {
   EXPECT_TRUE(has(src, "const int ii = threadIdx.x;")) << src;
   EXPECT_FALSE(has(src, "if (ii <")) << "a thread loop as wide as the block needs no guard\n" << src;
   EXPECT_FALSE(has(src, "double")) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 // A kernel launched as a programmatic dependent may start before the previous kernel
@@ -62,14 +55,14 @@ TEST(CudaEmitter, EveryKernelWaitsForThePreviousGridBeforeItsFirstAccess) {
   const size_t first_access = std::min(src.find("A[", body), src.find("C[", body));
   ASSERT_NE(first_access, std::string::npos) << src;
   EXPECT_LT(wait, first_access) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, TwoLaneVectorLoopBecomesFloat2) {
   std::string src = emit_cuda(test::elementwise_program(2, 2, 0));
   EXPECT_TRUE(has(src, "float2")) << src;
   EXPECT_FALSE(has(src, "float4")) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, UnprovableAlignmentFallsBackToUnrolledScalarCode) {
@@ -77,7 +70,7 @@ TEST(CudaEmitter, UnprovableAlignmentFallsBackToUnrolledScalarCode) {
   std::string strided = emit_cuda(test::elementwise_program(4, 2, 0));
   EXPECT_FALSE(has(strided, "float4")) << strided;
   EXPECT_TRUE(has(strided, "#pragma unroll")) << strided;
-  expect_compiles(strided);
+  expect_source_compiles(strided);
   // An offset of one element: the base is never a multiple of 4.
   std::string shifted = emit_cuda(test::elementwise_program(4, 4, 1));
   EXPECT_FALSE(has(shifted, "float4")) << shifted;
@@ -93,7 +86,7 @@ TEST(CudaEmitter, LaunchBoundsAppearWhenSet) {
   EXPECT_TRUE(has(src, "__launch_bounds__(64, 4) add_kernel(")) << src;
   p.kernels[0].launch_min_blocks = 0;
   EXPECT_TRUE(has(emit_cuda(p), "__launch_bounds__(64) add_kernel("));
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, HeaderCommentNamesProblemScheduleAndSteps) {
@@ -105,7 +98,7 @@ TEST(CudaEmitter, HeaderCommentNamesProblemScheduleAndSteps) {
   EXPECT_TRUE(has(src, "// schedule: abc123")) << src;
   EXPECT_TRUE(has(src, "//   split C.i by 4 -> io, ii")) << src;
   EXPECT_TRUE(has(src, "// precision: f32")) << src;
-  expect_compiles(src);  // the backslash does not swallow the next line
+  expect_source_compiles(src);  // the backslash does not swallow the next line
 }
 
 TEST(CudaEmitter, BlockReductionWithSharedTileAndBarrier) {
@@ -118,7 +111,7 @@ TEST(CudaEmitter, BlockReductionWithSharedTileAndBarrier) {
   EXPECT_TRUE(has(src, "#pragma unroll")) << src;
   EXPECT_FALSE(has(src, "extern __shared__")) << src;
   EXPECT_FALSE(has(src, "double")) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, ReductionOverThreadIdxYUsesExplicitGroups) {
@@ -127,26 +120,26 @@ TEST(CudaEmitter, ReductionOverThreadIdxYUsesExplicitGroups) {
       has(src, "cusched::block_allreduce_strided<cusched::SumOp>(acc[0], static_cast<int>(threadIdx.y), 8, 32,"))
       << src;
   EXPECT_TRUE(has(src, "[256];")) << "one scratch value per thread of the block\n" << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, WarpArgmaxUsesShufflePairs) {
   std::string src = emit_cuda(test::argmax_program(32, "warp"));
-  EXPECT_TRUE(has(src, "cusched::warp_allreduce_pair<cusched::ArgMaxOp>(val[0], idx[0], 32);")) << src;
+  EXPECT_TRUE(has(src, "cusched::warp_allreduce_parts<cusched::ArgMaxOp>(32, val[0], idx[0]);")) << src;
   EXPECT_TRUE(has(src, "long long* __restrict__ Out")) << src;
   EXPECT_TRUE(has(src, "long long idx[1];")) << src;
   EXPECT_FALSE(has(src, "__shared__")) << "a warp reduction needs no shared memory\n" << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, BlockArgmaxCombinesWarpsThroughScratch) {
   std::string src = emit_cuda(test::argmax_program(128, "block"));
   EXPECT_TRUE(has(src,
-                  "cusched::block_allreduce_pair<cusched::ArgMaxOp>(val[0], idx[0], 128, cusched_reduce0, "
-                  "cusched_reduce0_index);"))
+                  "cusched::block_allreduce_parts<cusched::ArgMaxOp>(128, cusched::reduce_part(val[0], "
+                  "cusched_reduce0), cusched::reduce_part(idx[0], cusched_reduce0_index));"))
       << src;
   EXPECT_TRUE(has(src, "long long cusched_reduce0_index[4];")) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, AllReduceWidthThatDoesNotDivideTheBlockIsRejected) {
@@ -175,7 +168,7 @@ TEST(CudaEmitter, SiblingScopesMayReuseNamesAndIfHasElse) {
                make_for("t", 0, 32, LoopKind::Serial, GpuAxis::ThreadX, make_block({use_tmp(2.0f), use_tmp(3.0f)})));
   std::string src = emit_cuda(p);
   EXPECT_TRUE(has(src, "} else {")) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, LargeSharedArraysUseOneDynamicArray) {
@@ -185,13 +178,13 @@ TEST(CudaEmitter, LargeSharedArraysUseOneDynamicArray) {
   EXPECT_FALSE(has(e.source, "__shared__ __align__(16) float tile")) << e.source;
   ASSERT_EQ(e.dynamic_smem_bytes.size(), 1u);
   EXPECT_EQ(e.dynamic_smem_bytes[0], 16384 * 4);
-  expect_compiles(e.source);
+  expect_source_compiles(e.source);
 }
 
 TEST(CudaEmitter, IndicesPastTwoToThe31AreLongLong) {
   std::string src = emit_cuda(test::wide_copy_program());
   EXPECT_TRUE(has(src, "static_cast<long long>(io) * 65536LL")) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 }
 
 TEST(CudaEmitter, ReferenceVariantComputesInDouble) {
@@ -203,13 +196,13 @@ TEST(CudaEmitter, ReferenceVariantComputesInDouble) {
   EXPECT_TRUE(has(src, "2.0 * ")) << src;
   EXPECT_FALSE(has(src, "float4")) << src;
   EXPECT_FALSE(has(src, "2.0f")) << src;
-  expect_compiles(src);
+  expect_source_compiles(src);
 
   std::string reduction = emit_cuda(test::block_sum_program(), {.reference_f64 = true});
   EXPECT_TRUE(has(reduction, "__shared__ __align__(16) double tile[256];")) << reduction;
   EXPECT_TRUE(has(reduction, "double acc[1];")) << reduction;
   EXPECT_TRUE(has(reduction, "double cusched_reduce0[8];")) << reduction;
-  expect_compiles(reduction);
+  expect_source_compiles(reduction);
 }
 
 }  // namespace

@@ -9,33 +9,18 @@
 #include "codegen/fast_math.h"
 #include "hand_built_ir.h"
 #include "nvrtc_check.h"
+#include "scalar_emit.h"
 
 namespace cusched {
 namespace {
 
+using test::a;
+using test::expect_compiles;
+using test::has;
 using test::ld;
+using test::stored;
 using test::v;
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// The text stored into Out[t] by the scalar program.
-std::string stored(const Expr& value, DType out = DType::f32, bool reference = false) {
-  std::string src = emit_cuda(test::scalar_program(value, out), {.reference_f64 = reference});
-  auto at = src.find("Out[t] = ");
-  EXPECT_NE(at, std::string::npos) << src;
-  if (at == std::string::npos) return "";
-  at += 9;
-  return src.substr(at, src.find(";\n", at) - at);
-}
-
-void expect_compiles(const Expr& value, DType out = DType::f32, bool reference = false) {
-  std::string src = emit_cuda(test::scalar_program(value, out), {.reference_f64 = reference});
-  test::NvrtcOutcome r = test::compile_with_nvrtc(src, device_headers());
-  EXPECT_TRUE(r.compiled) << r.log << "\n" << src;
-  EXPECT_GT(r.cubin_bytes, 0u);
-}
-
-Expr a() { return ld("A", DType::f32, v("t")); }
 Expr h() { return ld("H", DType::f16, v("t")); }
 
 TEST(CudaExpressions, F32MathUsesFloatFunctions) {

@@ -40,7 +40,7 @@ int64_t value_at(const Expr& e, int64_t a, int64_t tid) {
   return x;
 }
 
-void expect_same_values(const Expr& before, const Expr& after, int64_t threads = 256) {
+void expect_same_values_over_threads(const Expr& before, const Expr& after, int64_t threads = 256) {
   for (int64_t a = 0; a < 8; ++a)
     for (int64_t t = 0; t < threads; ++t)
       ASSERT_EQ(value_at(before, a, t), value_at(after, a, t))
@@ -63,14 +63,14 @@ TEST(SimplifyDivisions, CopyLoopIndicesLoseTheirDivisionByTheLoop) {
       const Expr before = modulus ? unit % make_int(d) : unit / make_int(d);
       const Expr after = rewritten(before);
       EXPECT_FALSE(has_division_of_a(after)) << to_string(before) << " -> " << to_string(after);
-      expect_same_values(before, after);
+      expect_same_values_over_threads(before, after);
     }
   }
   // The swizzled shared-memory column: ((a*256 + tid) % 8 ^ (a*256 + tid) / 8 % 8) * 4.
   const Expr swizzle = bit_xor(unit % make_int(8), (unit / make_int(8)) % make_int(8)) * make_int(4);
   const Expr after = rewritten(swizzle);
   EXPECT_FALSE(has_division_of_a(after)) << to_string(after);
-  expect_same_values(swizzle, after);
+  expect_same_values_over_threads(swizzle, after);
 }
 
 TEST(SimplifyDivisions, SmallRemaindersFoldAway) {
@@ -79,7 +79,7 @@ TEST(SimplifyDivisions, SmallRemaindersFoldAway) {
   int64_t zero = -1;
   EXPECT_TRUE(is_const_int(simplify(rewritten(lane / make_int(4))), &zero));
   EXPECT_EQ(zero, 0);
-  expect_same_values(lane % make_int(4), rewritten(lane % make_int(4)));
+  expect_same_values_over_threads(lane % make_int(4), rewritten(lane % make_int(4)));
   EXPECT_EQ(to_string(rewritten(lane % make_int(4))), to_string(lane));
 }
 
@@ -96,7 +96,7 @@ TEST(SimplifyDivisions, RandomAffineDividendsKeepTheirValues) {
     if (next(2)) x = x / make_int(1 + next(8));  // a nested division: an opaque term with a range
     for (bool modulus : {false, true}) {
       const Expr before = modulus ? x % make_int(d) : x / make_int(d);
-      expect_same_values(before, rewritten(before, threads), threads);
+      expect_same_values_over_threads(before, rewritten(before, threads), threads);
     }
   }
 }

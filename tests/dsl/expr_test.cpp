@@ -2,22 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "dsl/dsl.h"
+#include "tests/user_error_code.h"
 
 namespace cusched {
 namespace {
 
-std::string error_code(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    EXPECT_FALSE(e.error().message.empty());
-    EXPECT_FALSE(e.error().hint.empty());
-    return e.error().code;
-  }
-  return "";
-}
+using test::error_code;
 
-struct Fixture {
+struct ExprFixture {
   Size N{"N"};
   Tensor A{"A", DType::f32, {N}};
   Tensor H{"H", DType::f16, {N}};
@@ -29,7 +21,7 @@ struct Fixture {
 };
 
 TEST(ExprTypes, WeakLiteralsAdoptTheTensorType) {
-  Fixture f;
+  ExprFixture f;
   EXPECT_EQ((f.A(f.i) * 2.0).type(), DType::f32);
   EXPECT_EQ((2.0 * f.A(f.i)).type(), DType::f32);
   EXPECT_EQ((f.A(f.i) + 1).type(), DType::f32);
@@ -41,7 +33,7 @@ TEST(ExprTypes, WeakLiteralsAdoptTheTensorType) {
 }
 
 TEST(ExprTypes, IntegerAndFloatMixes) {
-  Fixture f;
+  ExprFixture f;
   EXPECT_EQ((f.I32(f.i) * 1.5).type(), DType::f32);  // a float literal makes an int f32
   EXPECT_EQ((f.I32(f.i) + f.A(f.i)).type(), DType::f32);
   EXPECT_EQ((f.I64(f.i) * f.H(f.i)).type(), DType::f16);
@@ -51,7 +43,7 @@ TEST(ExprTypes, IntegerAndFloatMixes) {
 }
 
 TEST(ExprTypes, FloatMixes) {
-  Fixture f;
+  ExprFixture f;
   EXPECT_EQ((f.H(f.i) + f.Bf(f.i)).type(), DType::f32);
   EXPECT_EQ((f.H(f.i) + f.A(f.i)).type(), DType::f32);
   EXPECT_EQ((f.A(f.i) + f.D(f.i)).type(), DType::f64);
@@ -73,7 +65,7 @@ TEST(ExprTypes, LiteralsAndWeakness) {
 }
 
 TEST(ExprTypes, ComparisonsLogicAndSelect) {
-  Fixture f;
+  ExprFixture f;
   EXPECT_EQ((f.A(f.i) < 0.0).type(), DType::boolean);
   EXPECT_EQ((f.A(f.i) == f.A(f.i)).type(), DType::boolean);
   EXPECT_EQ(((f.A(f.i) > 0.0) && (Expr(f.i) < 3)).type(), DType::boolean);
@@ -84,7 +76,7 @@ TEST(ExprTypes, ComparisonsLogicAndSelect) {
 }
 
 TEST(ExprTypes, ExclusiveOrTakesIntegersOnly) {
-  Fixture f;
+  ExprFixture f;
   EXPECT_EQ(bit_xor(Expr(f.i), 3).type(), DType::i32);
   EXPECT_EQ(bit_xor(f.I64(f.i), Expr(f.i)).type(), DType::i64);
   EXPECT_EQ(error_code([&] { bit_xor(f.A(f.i), Expr(f.i)); }), "xor-of-float");
@@ -99,7 +91,7 @@ TEST(ExprTypes, ExclusiveOrTakesIntegersOnly) {
 }
 
 TEST(ExprTypes, MathFunctions) {
-  Fixture f;
+  ExprFixture f;
   EXPECT_EQ(exp(f.A(f.i)).type(), DType::f32);
   EXPECT_EQ(exp(f.H(f.i)).type(), DType::f16);
   EXPECT_EQ(sqrt(f.I32(f.i)).type(), DType::f32);
@@ -114,7 +106,7 @@ TEST(ExprTypes, MathFunctions) {
 }
 
 TEST(ExprPrinting, ReadableForm) {
-  Fixture f;
+  ExprFixture f;
   EXPECT_EQ(to_string(f.A(f.i) * 2.0 + 1), "((A[i] * 2.0) + 1)");
   EXPECT_EQ(to_string(max(f.A(f.i), 0.0)), "max(A[i], 0.0)");
   EXPECT_EQ(to_string(cast(DType::f16, f.A(f.i))), "f16(A[i])");

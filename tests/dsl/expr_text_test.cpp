@@ -12,7 +12,7 @@
 namespace cusched {
 namespace {
 
-struct Fixture {
+struct ExprTextFixture {
   Size R{"R"}, D{"D"};
   Tensor X{"X", DType::f32, {R, D}};
   Tensor I{"I", DType::i64, {R}};
@@ -35,7 +35,7 @@ void expect_round_trip(const Expr& e, const ExprScope& scope, bool reduction = f
   EXPECT_EQ(expr_to_text(back), text);
 }
 
-std::string error_code(const std::string& text, const ExprScope& scope, bool reduction = false) {
+std::string text_error_code(const std::string& text, const ExprScope& scope, bool reduction = false) {
   try {
     expr_from_text(text, scope, reduction);
   } catch (const UserError& e) {
@@ -47,7 +47,7 @@ std::string error_code(const std::string& text, const ExprScope& scope, bool red
 }
 
 TEST(ExprText, ReadsLikeTheDsl) {
-  Fixture f;
+  ExprTextFixture f;
   EXPECT_EQ(expr_to_text(f.X(f.i, f.j) / (1 + exp(-f.X(f.i, f.j)))), "X(i, j) / (1 + exp(-X(i, j)))");
   EXPECT_EQ(expr_to_text(sum(f.k, f.X(f.i, f.k) * f.X(f.i, f.k))), "sum(k in D: X(i, k) * X(i, k))");
   EXPECT_EQ(expr_to_text((f.X(f.i, f.j) - 1) - (Expr(2) - f.X(f.i, f.j))), "X(i, j) - 1 - (2 - X(i, j))");
@@ -55,7 +55,7 @@ TEST(ExprText, ReadsLikeTheDsl) {
 }
 
 TEST(ExprText, EveryOperationRoundTrips) {
-  Fixture f;
+  ExprTextFixture f;
   Expr x = f.X(f.i, f.j), y = f.X(f.i, Expr(f.D) - 1 - f.j);
   std::vector<Expr> cases = {x + y,
                              x - y,
@@ -110,7 +110,7 @@ TEST(ExprText, EveryOperationRoundTrips) {
 }
 
 TEST(ExprText, ReductionsRoundTrip) {
-  Fixture f;
+  ExprTextFixture f;
   RVar r("r", 4), s("s", make_int(5));
   Expr x = f.X(f.i, f.k);
   for (const auto& e : {sum(f.k, x), product(f.k, x), maximum(f.k, x), minimum(f.k, x), argmax(f.k, x), argmin(f.k, x),
@@ -119,7 +119,7 @@ TEST(ExprText, ReductionsRoundTrip) {
 }
 
 TEST(ExprText, StageRoundTrips) {
-  Fixture f;
+  ExprTextFixture f;
   Func M = compute("M", {f.i}, maximum(f.k, f.X(f.i, f.k)));
   ExprScope scope = f.scope();
   scope.vars.clear();
@@ -134,7 +134,7 @@ TEST(ExprText, StageRoundTrips) {
 }
 
 TEST(ExprText, AliasesAndSpacing) {
-  Fixture f;
+  ExprTextFixture f;
   Expr a = expr_from_text("max(k in D: X(i,k))", f.scope(), true);
   EXPECT_EQ(a->op, ExprOp::Reduce);
   EXPECT_EQ(a->reduce_op, ReduceOp::Max);
@@ -143,31 +143,31 @@ TEST(ExprText, AliasesAndSpacing) {
 }
 
 TEST(ExprText, ErrorsAreStructured) {
-  Fixture f;
+  ExprTextFixture f;
   ExprScope s = f.scope();
-  EXPECT_EQ(error_code("X(i, j) +", s), "expr-syntax");
-  EXPECT_EQ(error_code("X(i, j) $ 2", s), "expr-syntax");
-  EXPECT_EQ(error_code("(X(i, j)", s), "expr-syntax");
-  EXPECT_EQ(error_code("Z(i, j)", s), "unknown-tensor");
-  EXPECT_EQ(error_code("X(i, q)", s), "unknown-name");
-  EXPECT_EQ(error_code("X(i)", s), "wrong-index-count");
-  EXPECT_EQ(error_code("X + 1", s), "wrong-index-count");
-  EXPECT_EQ(error_code("exp(X(i, j), 2)", s), "wrong-argument-count");
-  EXPECT_EQ(error_code("1 + sum(k in D: X(i, k))", s, true), "nested-reduction");
-  EXPECT_EQ(error_code("sum(k in D: X(i, k))", s, false), "nested-reduction");
-  EXPECT_EQ(error_code("sum(k in D: sum(l in D: X(i, l)))", s, true), "nested-reduction");  // not a stage
-  EXPECT_EQ(error_code("X(i, j) ^ 2", s), "type-error");
-  EXPECT_EQ(error_code("X(i, 0.5)", s), "type-error");
-  EXPECT_EQ(error_code("select(X(i, j), 1, 2)", s), "type-error");
-  EXPECT_EQ(error_code("sum(k in 2.5: X(i, k))", s, true), "type-error");
-  EXPECT_EQ(error_code("3q7", s), "bad-literal");
-  EXPECT_EQ(error_code("3000000000", s), "bad-literal");
-  EXPECT_EQ(error_code("sum(i in D: X(i, i))", s, true), "duplicate-name");
-  EXPECT_EQ(error_code("sum(X(i, j))", s, true), "expr-syntax");
+  EXPECT_EQ(text_error_code("X(i, j) +", s), "expr-syntax");
+  EXPECT_EQ(text_error_code("X(i, j) $ 2", s), "expr-syntax");
+  EXPECT_EQ(text_error_code("(X(i, j)", s), "expr-syntax");
+  EXPECT_EQ(text_error_code("Z(i, j)", s), "unknown-tensor");
+  EXPECT_EQ(text_error_code("X(i, q)", s), "unknown-name");
+  EXPECT_EQ(text_error_code("X(i)", s), "wrong-index-count");
+  EXPECT_EQ(text_error_code("X + 1", s), "wrong-index-count");
+  EXPECT_EQ(text_error_code("exp(X(i, j), 2)", s), "wrong-argument-count");
+  EXPECT_EQ(text_error_code("1 + sum(k in D: X(i, k))", s, true), "nested-reduction");
+  EXPECT_EQ(text_error_code("sum(k in D: X(i, k))", s, false), "nested-reduction");
+  EXPECT_EQ(text_error_code("sum(k in D: sum(l in D: X(i, l)))", s, true), "nested-reduction");  // not a stage
+  EXPECT_EQ(text_error_code("X(i, j) ^ 2", s), "type-error");
+  EXPECT_EQ(text_error_code("X(i, 0.5)", s), "type-error");
+  EXPECT_EQ(text_error_code("select(X(i, j), 1, 2)", s), "type-error");
+  EXPECT_EQ(text_error_code("sum(k in 2.5: X(i, k))", s, true), "type-error");
+  EXPECT_EQ(text_error_code("3q7", s), "bad-literal");
+  EXPECT_EQ(text_error_code("3000000000", s), "bad-literal");
+  EXPECT_EQ(text_error_code("sum(i in D: X(i, i))", s, true), "duplicate-name");
+  EXPECT_EQ(text_error_code("sum(X(i, j))", s, true), "expr-syntax");
 }
 
 TEST(ExprText, ErrorNamesLineAndColumn) {
-  Fixture f;
+  ExprTextFixture f;
   try {
     expr_from_text("X(i, j) +\n  Z(i)", f.scope());
     FAIL();

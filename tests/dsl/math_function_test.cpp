@@ -11,11 +11,14 @@
 #include "dsl/dsl.h"
 #include "dsl/expr_equal.h"
 #include "dsl/expr_text.h"
+#include "tests/user_error_code.h"
 
 namespace cusched {
 namespace {
 
-struct Fixture {
+using test::error_code;
+
+struct MathFunctionFixture {
   Size R{"R"};
   Tensor X{"X", DType::f32, {R}};
   Tensor D{"D", DType::f64, {R}};
@@ -32,15 +35,6 @@ struct Fixture {
   }
 };
 
-std::string error_code(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.error().code;
-  }
-  return "";
-}
-
 // Each builder of expr.h, by the name it calls.
 std::vector<std::pair<std::string, Expr>> every_builder(const Expr& x) {
   return {{"exp", exp(x)},     {"log", log(x)},         {"sqrt", sqrt(x)},
@@ -52,7 +46,7 @@ std::vector<std::pair<std::string, Expr>> every_builder(const Expr& x) {
 }
 
 TEST(MathFunctions, EveryFunctionHasABuilderAndOneDeclaration) {
-  Fixture f;
+  MathFunctionFixture f;
   auto builders = every_builder(f.X(f.i));
   ASSERT_EQ(builders.size(), math_functions().size());
   for (const auto& [name, e] : builders) {
@@ -71,7 +65,7 @@ TEST(MathFunctions, EveryFunctionHasABuilderAndOneDeclaration) {
 }
 
 TEST(MathFunctions, ResultTypesFollowTheOperand) {
-  Fixture f;
+  MathFunctionFixture f;
   EXPECT_EQ(sigmoid(f.X(f.i)).type(), DType::f32);
   EXPECT_EQ(sigmoid(f.D(f.i)).type(), DType::f64);
   EXPECT_EQ(softplus(f.H(f.i)).type(), DType::f16);
@@ -94,7 +88,7 @@ TEST(MathFunctions, ResultTypesFollowTheOperand) {
 }
 
 TEST(MathFunctions, BadCallsAreStructuredErrors) {
-  Fixture f;
+  MathFunctionFixture f;
   EXPECT_EQ(error_code([&] { sigmoid(f.X(f.i) > 0.0f); }), "type-error");
   EXPECT_EQ(error_code([&] { clamp(f.X(f.i), f.X(f.i) > 0.0f, 1.0f); }), "type-error");
   EXPECT_EQ(error_code([&] { math_call("clamp", {f.X(f.i)}); }), "wrong-argument-count");
@@ -108,7 +102,7 @@ TEST(MathFunctions, BadCallsAreStructuredErrors) {
 }
 
 TEST(MathFunctions, TextRoundTripsEveryFunctionAtEveryType) {
-  Fixture f;
+  MathFunctionFixture f;
   ExprScope s = f.scope();
   for (const Expr& x : {f.X(f.i), f.D(f.i), f.H(f.i), f.I(f.i), f.L(f.i), Expr(2), Expr(0.5), f.X(f.i) * 2 + 1}) {
     for (const auto& [name, e] : every_builder(x)) {

@@ -2,18 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "dsl/dsl.h"
+#include "tests/user_error_code.h"
 
 namespace cusched {
 namespace {
 
-std::string error_code(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.error().code;
-  }
-  return "";
-}
+using test::error_code;
 
 std::vector<std::string> names(const Pipeline& p) {
   std::vector<std::string> out;

@@ -11,11 +11,14 @@
 #include "dsl/expr_equal.h"
 #include "dsl/expr_text.h"
 #include "dsl/reference_eval.h"
+#include "tests/user_error_code.h"
 
 namespace cusched {
 namespace {
 
-struct Fixture {
+using test::error_code;
+
+struct ReductionSplitFixture {
   Size R{"R"}, D{"D"};
   Tensor X{"X", DType::f32, {R, D}};
   Var i{"i", R}, j{"j", D};
@@ -40,19 +43,9 @@ std::vector<std::string> stage_names(const Pipeline& p) {
   return names;
 }
 
-std::string error_code(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    if (message) *message = e.error().message;
-    return e.error().code;
-  }
-  return "";
-}
-
 // Every stage of `a` and `b` pairs up by name with the same definition, and both
 // evaluate to the same values.
-void expect_same_pipeline(const Pipeline& a, const Pipeline& b, const Fixture& f) {
+void expect_same_pipeline(const Pipeline& a, const Pipeline& b, const ReductionSplitFixture& f) {
   ASSERT_EQ(stage_names(a), stage_names(b));
   for (size_t n = 0; n < a.stages().size(); ++n) {
     std::string why;
@@ -63,7 +56,7 @@ void expect_same_pipeline(const Pipeline& a, const Pipeline& b, const Fixture& f
 }
 
 TEST(ReductionSplit, ADivisionBySumBecomesTwoStages) {
-  Fixture f;
+  ReductionSplitFixture f;
   Func Y = compute("Y", {f.i, f.j}, f.X(f.i, f.j) / sum(f.k, f.X(f.i, f.k)));
   Func S = compute("Y_sum0", {f.i}, sum(f.k, f.X(f.i, f.k)));
   Func hand = compute("Y", {f.i, f.j}, f.X(f.i, f.j) / S(f.i));
@@ -78,7 +71,7 @@ TEST(ReductionSplit, ADivisionBySumBecomesTwoStages) {
 }
 
 TEST(ReductionSplit, LogSumExpAndItsText) {
-  Fixture f;
+  ReductionSplitFixture f;
   Func Y = compute("Y", {f.i}, log(sum(f.k, exp(f.X(f.i, f.k)))));
   Func S = compute("Y_sum0", {f.i}, sum(f.k, exp(f.X(f.i, f.k))));
   expect_same_pipeline(Pipeline({Y}), Pipeline({compute("Y", {f.i}, log(S(f.i)))}), f);
@@ -91,7 +84,7 @@ TEST(ReductionSplit, LogSumExpAndItsText) {
 }
 
 TEST(ReductionSplit, NamesCountEachKindInReadingOrder) {
-  Fixture f;
+  ReductionSplitFixture f;
   Expr row_max = maximum(f.k, f.X(f.i, f.k));
   Expr body = (f.X(f.i, f.j) - row_max) / sum(f.k, f.X(f.i, f.k)) + sum(f.l, f.X(f.i, f.l) * f.X(f.i, f.l)) +
               maximum(f.k, f.X(f.i, f.k));  // the same as row_max: shared
@@ -102,7 +95,7 @@ TEST(ReductionSplit, NamesCountEachKindInReadingOrder) {
 }
 
 TEST(ReductionSplit, SoftmaxInOneLine) {
-  Fixture f;
+  ReductionSplitFixture f;
   Expr mx = maximum(f.l, f.X(f.i, f.l));
   Func Y = compute("Y", {f.i, f.j}, exp(f.X(f.i, f.j) - mx) / sum(f.k, exp(f.X(f.i, f.k) - mx)));
   // The maximum inside the sum is split from the sum's stage in turn.
@@ -118,7 +111,7 @@ TEST(ReductionSplit, SoftmaxInOneLine) {
 }
 
 TEST(ReductionSplit, AnEnclosingReductionVariableBecomesAPureVariable) {
-  Fixture f;
+  ReductionSplitFixture f;
   // sum over k of X(i, k) / (sum over l of X(k mod R, l)): the inner sum depends on k.
   Func Y = compute("Y", {f.i}, sum(f.k, f.X(f.i, f.k) / sum(f.l, f.X(Expr(f.k) % 3, f.l))));
   Pipeline p({Y});
@@ -133,7 +126,7 @@ TEST(ReductionSplit, AnEnclosingReductionVariableBecomesAPureVariable) {
 }
 
 TEST(ReductionSplit, AReductionOfNoVariableGetsAUnitDimension) {
-  Fixture f;
+  ReductionSplitFixture f;
   RVar r("r", f.R);
   Func Y = compute("Y", {f.i, f.j}, f.X(f.i, f.j) / sum({r, f.k}, f.X(r, f.k)));
   Pipeline p({Y});
@@ -149,7 +142,7 @@ TEST(ReductionSplit, AReductionOfNoVariableGetsAUnitDimension) {
 }
 
 TEST(ReductionSplit, AReductionUnderAConditionStaysAnError) {
-  Fixture f;
+  ReductionSplitFixture f;
   std::string message;
   auto guarded = [&] { compute("Y", {f.i}, select(f.i < 2, sum(f.k, f.X(f.i + 1, f.k)), 0.0f)); };
   EXPECT_EQ(error_code(guarded, &message), "nested-reduction");
@@ -172,7 +165,7 @@ TEST(ReductionSplit, AReductionUnderAConditionStaysAnError) {
 }
 
 TEST(ReductionSplit, ADerivedNameTakenByAnotherStageIsADuplicate) {
-  Fixture f;
+  ReductionSplitFixture f;
   Func taken = compute("Y_sum0", {f.i}, f.X(f.i, 0) * 2.0f);
   Func Y = compute("Y", {f.i}, taken(f.i) + sum(f.k, f.X(f.i, f.k)));
   EXPECT_EQ(error_code([&] { Pipeline p({Y}); }), "duplicate-name");

@@ -16,7 +16,7 @@ seconds=${1:-${FUZZ_SECONDS:-60}}
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 jobs=${FUZZ_JOBS:-2}
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON \
   -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DCUSCHED_FUZZ=ON -DCUSCHED_WITH_AUDIT=OFF >/dev/null
 cmake --build "$build" --target schedule_json_fuzz proposal_stream_fuzz npy_reader_fuzz problem_file_fuzz -j "$jobs"

@@ -224,7 +224,7 @@ TEST_F(DeviceCheckTest, SealedTrialNoticesAChangedByte) {
 
 // ---- Whole evaluations.
 
-constexpr int64_t kN = 1 << 22;
+constexpr int64_t kCheckElements = 1 << 22;
 
 KernelBundle scale_add(const std::string& body) {
   KernelBundle b;
@@ -234,11 +234,11 @@ KernelBundle scale_add(const std::string& body) {
       "extern \"C\" __global__ void k(const float* A, const float* B, float* C) {\n"
       "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i >= " +
-      std::to_string(kN) + "LL) return;\n  " + body + "\n}\n";
-  b.buffers = {{"A", DType::f32, {kN}, BufferRole::Input, false},
-               {"B", DType::f32, {kN}, BufferRole::Input, false},
-               {"C", DType::f32, {kN}, BufferRole::Output, false}};
-  b.launches = {{"k", {kN / 256, 1, 1}, {256, 1, 1}, 0, {"A", "B", "C"}}};
+      std::to_string(kCheckElements) + "LL) return;\n  " + body + "\n}\n";
+  b.buffers = {{"A", DType::f32, {kCheckElements}, BufferRole::Input, false},
+               {"B", DType::f32, {kCheckElements}, BufferRole::Input, false},
+               {"C", DType::f32, {kCheckElements}, BufferRole::Output, false}};
+  b.launches = {{"k", {kCheckElements / 256, 1, 1}, {256, 1, 1}, 0, {"A", "B", "C"}}};
   return b;
 }
 
@@ -250,11 +250,11 @@ KernelBundle scale_add_reference() {
       "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
       "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < " +
-      std::to_string(kN) + "LL) C[i] = 2.0 * (double)A[i] + (double)B[i];\n}\n";
-  b.buffers = {{"A", DType::f32, {kN}, BufferRole::Input, false},
-               {"B", DType::f32, {kN}, BufferRole::Input, false},
-               {"C", DType::f64, {kN}, BufferRole::Output, false}};
-  b.launches = {{"r", {kN / 128, 1, 1}, {128, 1, 1}, 0, {"A", "B", "C"}}};
+      std::to_string(kCheckElements) + "LL) C[i] = 2.0 * (double)A[i] + (double)B[i];\n}\n";
+  b.buffers = {{"A", DType::f32, {kCheckElements}, BufferRole::Input, false},
+               {"B", DType::f32, {kCheckElements}, BufferRole::Input, false},
+               {"C", DType::f64, {kCheckElements}, BufferRole::Output, false}};
+  b.launches = {{"r", {kCheckElements / 128, 1, 1}, {128, 1, 1}, 0, {"A", "B", "C"}}};
   return b;
 }
 
@@ -355,7 +355,7 @@ TEST_F(TrialCacheTest, DegenerateReferenceIsRejectedFromTheCacheToo) {
       "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
       "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < " +
-      std::to_string(kN) + "LL) C[i] = 0.0;\n}\n";
+      std::to_string(kCheckElements) + "LL) C[i] = 0.0;\n}\n";
   EvalResult first = evaluate(req);
   EvalResult second = evaluate(req);
   EXPECT_EQ(first.verdict, Verdict::reference_degenerate) << first.message;

@@ -27,7 +27,7 @@ LoweredProgram wgmma_tile() {
   return lower(Schedule::from_json(matmul_context(kTile), wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A")), "matmul");
 }
 
-HostBuffers matmul_inputs() {
+HostBuffers wgmma_tile_inputs() {
   HostBuffers b;
   for (int64_t i = 0; i < kTile.m * kTile.k; ++i) b["A"].push_back(static_cast<float>(std::sin(i * 0.37)));
   for (int64_t i = 0; i < kTile.k * kTile.n; ++i) b["B"].push_back(static_cast<float>(std::cos(i * 0.23)));
@@ -35,7 +35,7 @@ HostBuffers matmul_inputs() {
 }
 
 std::string interpreter_error(const LoweredProgram& p) {
-  HostBuffers b = matmul_inputs();
+  HostBuffers b = wgmma_tile_inputs();
   return error_code([&] { interpret(p, b); });
 }
 

@@ -18,13 +18,12 @@
 #include "runtime/element_codec.h"
 #include "runtime/input_generator.h"
 #include "runtime/output_check.h"
+#include "tests/source_tree.h"
 
 namespace cusched {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kSource(CUSCHED_SOURCE_DIR);
 
 struct Judgement {
   runtime::Verdict verdict = runtime::Verdict::internal_error;
@@ -86,9 +85,10 @@ struct ShortcutCase {
 class ShortcutFormulation : public ::testing::TestWithParam<ShortcutCase> {};
 
 TEST_P(ShortcutFormulation, PassesTheStandardTrialsAndFailsTheAdversarialOne) {
-  const Problem honest = load_problem_file((kSource / "problems" / "kernelbench" / GetParam().file).string());
-  const Problem shortcut =
-      load_problem_file((kSource / "tests" / "kernelbench" / "shortcuts" / GetParam().shortcut).string());
+  const Problem honest =
+      load_problem_file((fs::path(source_tree()) / "problems" / "kernelbench" / GetParam().file).string());
+  const Problem shortcut = load_problem_file(
+      (fs::path(source_tree()) / "tests" / "kernelbench" / "shortcuts" / GetParam().shortcut).string());
   ASSERT_EQ(honest.size("small"), shortcut.size("small")) << "the shortcut is for the file's small size";
   bool has_adversarial = false;
   for (const auto& in : honest.inputs) has_adversarial |= in.adversarial.has_value();

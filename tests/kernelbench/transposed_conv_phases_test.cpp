@@ -20,15 +20,15 @@
 #include "dsl/reference_eval.h"
 #include "problems/problem_file.h"
 #include "tests/kernelbench/file_test_name.h"
+#include "tests/source_tree.h"
 
 namespace cusched {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSource(CUSCHED_SOURCE_DIR);
-const fs::path kProblems = kSource / "problems" / "kernelbench";
-const fs::path kGatherForms = kSource / "tests" / "kernelbench" / "gather_forms";
+const fs::path kProblems = fs::path(source_tree()) / "problems" / "kernelbench";
+const fs::path kGatherForms = fs::path(source_tree()) / "tests" / "kernelbench" / "gather_forms";
 
 nlohmann::json layers() {
   std::ifstream in(kGatherForms / "layers.json");

@@ -12,9 +12,12 @@
 #include "dsl/schedule.h"
 #include "problems/problem.h"
 #include "tests/property/cluster_test_schedules.h"
+#include "tests/property/staged_tile_schedules.h"
 
 namespace cusched {
 namespace {
+
+using testing::with_shared_output;
 
 // The error that lowering `steps` of `problem` at the small size raises, if any.
 std::optional<Error> lowering_failure(const std::string& problem, const nlohmann::json& steps) {
@@ -25,11 +28,6 @@ std::optional<Error> lowering_failure(const std::string& problem, const nlohmann
     return e.error();
   }
   return std::nullopt;
-}
-
-nlohmann::json with_shared_output(nlohmann::json steps, const std::string& stage) {
-  steps.push_back({{"op", "cache_write"}, {"stage", stage}, {"scope", "shared"}});
-  return steps;
 }
 
 bool mentions(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }

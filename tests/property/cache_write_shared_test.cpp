@@ -15,16 +15,13 @@
 namespace cusched {
 namespace {
 
+using testing::with_shared_output;
+
 using testing::ir_of;
 using testing::lowering_error;
 
 runtime::InterpVerification verify(const std::string& problem, const nlohmann::json& steps) {
   return testing::verify_small(problem, steps, 11);
-}
-
-nlohmann::json with_shared_output(nlohmann::json steps, const std::string& stage) {
-  steps.push_back({{"op", "cache_write"}, {"stage", stage}, {"scope", "shared"}});
-  return steps;
 }
 
 nlohmann::json cuda_core_steps(int bm, int bn) { return testing::cuda_core_staged_tile_steps(bm, bn); }

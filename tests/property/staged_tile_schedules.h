@@ -1,8 +1,16 @@
 #pragma once
 // A matmul tile schedule that several property suites build on: defined once here.
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace cusched::testing {
+
+// `steps` with the stage's output staged through shared memory (cache_write shared).
+inline nlohmann::json with_shared_output(nlohmann::json steps, const std::string& stage) {
+  steps.push_back({{"op", "cache_write"}, {"stage", stage}, {"scope", "shared"}});
+  return steps;
+}
 
 // C = A B on CUDA cores: bm x bn outputs per block, one per thread (threadIdx.y, x),
 // K in steps of 8 with A and B staged in shared memory at each step.

@@ -45,7 +45,7 @@ LlmClient make_client(ScriptedServer& server) {
   return LlmClient(c);
 }
 
-bool has_event(const RoundProposals& r, const std::string& kind) {
+bool has_event_of_kind(const RoundProposals& r, const std::string& kind) {
   for (const auto& e : r.events)
     if (e.kind == kind) return true;
   return false;
@@ -123,7 +123,7 @@ TEST(LlmProposer, RefusalStopsTheRoundWithAnEvent) {
   LlmProposer p(client);
   auto out = p.propose(context(), 3, 1);
   EXPECT_TRUE(out.ideas.empty());
-  EXPECT_TRUE(has_event(out, "refusal"));
+  EXPECT_TRUE(has_event_of_kind(out, "refusal"));
   EXPECT_EQ(server.received().size(), 1u) << "no implementations call after a refusal";
 }
 
@@ -137,10 +137,10 @@ TEST(LlmProposer, TokenBudgetsStopProposing) {
   auto out = p.propose(context(), 1, 1);
   EXPECT_EQ(out.ideas.size(), 1u);
   EXPECT_TRUE(out.proposals.empty());
-  EXPECT_TRUE(has_event(out, "token-budget"));
+  EXPECT_TRUE(has_event_of_kind(out, "token-budget"));
   EXPECT_EQ(server.received().size(), 1u);
   auto next = p.propose(context(), 1, 1);
-  EXPECT_TRUE(has_event(next, "token-budget"));
+  EXPECT_TRUE(has_event_of_kind(next, "token-budget"));
   EXPECT_EQ(server.received().size(), 1u) << "a spent run budget makes no further calls";
 
   ScriptedServer server2;
@@ -150,7 +150,7 @@ TEST(LlmProposer, TokenBudgetsStopProposing) {
   per_round.round_token_budget = 500;
   LlmProposer q(client2, per_round);
   auto r = q.propose(context(), 1, 1);
-  EXPECT_TRUE(has_event(r, "token-budget"));
+  EXPECT_TRUE(has_event_of_kind(r, "token-budget"));
   EXPECT_EQ(server2.received().size(), 1u);
 }
 

@@ -18,6 +18,7 @@
 #include "search/stall.h"
 #include "search/steering.h"
 #include "search/store.h"
+#include "tests/temp_store.h"
 
 namespace cusched::search {
 namespace {
@@ -25,11 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string temp_db(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("cusched_engineer_" + name + "_" + std::to_string(getpid()) + ".db");
-  for (const char* ext : {"", "-wal", "-shm"}) fs::remove(p.string() + ext);
-  return p.string();
-}
+std::string engineer_store(const std::string& name) { return test::fresh_store_path("engineer", name); }
 
 std::string error_code_of(const std::function<void()>& f) {
   try {
@@ -149,7 +146,7 @@ class RecordingProposer : public Proposer {
   const Problem& problem_;
 };
 
-SearchOptions options(int rounds) {
+SearchOptions engineer_options(int rounds) {
   SearchOptions o;
   o.backend = "interp";
   o.rounds = rounds;
@@ -161,13 +158,13 @@ SearchOptions options(int rounds) {
 
 TEST(Steering, HintsBansAndRestartsReachTheNextRound) {
   const Problem& p = find_problem("softmax");
-  std::string db = temp_db("steer");
+  std::string db = engineer_store("steer");
   int64_t run = 0, alpha = 0;
   {
     Store store(db);
     RecordingProposer proposer(p);
     std::ostringstream log;
-    run = SearchLoop(p, store, proposer, options(1), log).run().run;
+    run = SearchLoop(p, store, proposer, engineer_options(1), log).run().run;
     for (const auto& c : store.candidates(run))
       if (c.idea_text.rfind("alpha", 0) == 0) alpha = c.id;
     ASSERT_NE(alpha, 0) << log.str();
@@ -192,7 +189,7 @@ TEST(Steering, HintsBansAndRestartsReachTheNextRound) {
   Store store(db);
   RecordingProposer proposer(p);
   std::ostringstream log;
-  SearchOptions o = options(2);
+  SearchOptions o = engineer_options(2);
   SearchLoop(p, store, proposer, o, log).resume(run);
   ASSERT_EQ(proposer.contexts.size(), 1u) << log.str();
   const ProposalContext& ctx = proposer.contexts[0];
@@ -228,10 +225,10 @@ TEST(Steering, HintsBansAndRestartsReachTheNextRound) {
 
 TEST(Steering, GoalMetStopsAndIsRecorded) {
   const Problem& p = find_problem("softmax");
-  Store store(temp_db("goal"));
+  Store store(engineer_store("goal"));
   RecordingProposer proposer(p);
   std::ostringstream log;
-  SearchOptions o = options(4);
+  SearchOptions o = engineer_options(4);
   o.goal = Goal::parse("speedup>=0.5");  // the baseline itself meets it
   SearchSummary s = SearchLoop(p, store, proposer, o, log).run();
   EXPECT_EQ(s.status, SearchStatus::goal_met) << log.str();
@@ -248,10 +245,10 @@ TEST(Steering, GoalMetStopsAndIsRecorded) {
 TEST(Steering, StallStopsWithADiagnosisUnlessToldToContinue) {
   const Problem& p = find_problem("softmax");
   for (bool go_on : {false, true}) {
-    Store store(temp_db(go_on ? "stall_continue" : "stall"));
+    Store store(engineer_store(go_on ? "stall_continue" : "stall"));
     RecordingProposer proposer(p);  // its variants are slower than the baseline: no gain
     std::ostringstream log;
-    SearchOptions o = options(3);
+    SearchOptions o = engineer_options(3);
     o.stall = {1, 0.01};
     o.continue_on_stall = go_on;
     SearchSummary s = SearchLoop(p, store, proposer, o, log).run();
@@ -279,10 +276,10 @@ TEST(Steering, StallStopsWithADiagnosisUnlessToldToContinue) {
 
 TEST(Review, LatestReviewIsTheCandidatesStanding) {
   const Problem& p = find_problem("softmax");
-  Store store(temp_db("review"));
+  Store store(engineer_store("review"));
   RecordingProposer proposer(p);
   std::ostringstream log;
-  SearchSummary s = SearchLoop(p, store, proposer, options(1), log).run();
+  SearchSummary s = SearchLoop(p, store, proposer, engineer_options(1), log).run();
   int64_t c = *s.best_candidate;
   EXPECT_FALSE(latest_review(store, c));
   add_review(store, {0, c, false, "too slow", "bob", ""});

@@ -14,6 +14,7 @@
 
 #include "scripted_server.h"
 #include "search/store.h"
+#include "tests/temp_store.h"
 
 namespace cusched::search {
 namespace {
@@ -26,11 +27,7 @@ using testing::ScriptedServer;
 
 const char* kKey = "sk-test-4f0c2e9a-SECRET";
 
-std::string temp_db(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("cusched_llm_cli_" + name + "_" + std::to_string(getpid()) + ".db");
-  for (const char* ext : {"", "-wal", "-shm"}) fs::remove(p.string() + ext);
-  return p.string();
-}
+std::string llm_cli_store(const std::string& name) { return test::fresh_store_path("llm_cli", name); }
 
 struct ChildRun {
   int exit_code = -1;
@@ -138,7 +135,7 @@ TEST(LlmSearchCli, FirstRoundProposalFromThePromptAloneIsLegal) {
         res.set_content(completion(reply.dump()), "application/json");
       },
   });
-  std::string db = temp_db("legal");
+  std::string db = llm_cli_store("legal");
   ChildRun run = run_cusched({CUSCHED_BIN,
                               "search",
                               "-p",
@@ -233,7 +230,7 @@ TEST(LlmSearchCli, AModelThatNeverAnswersFailsTheSearch) {
     res.set_content(R"({"error": {"message": "Unsupported model 'scripted'."}})", "application/json");
   };
   server.script({refuse, refuse, refuse, refuse});
-  std::string db = temp_db("down");
+  std::string db = llm_cli_store("down");
   ChildRun run = run_cusched({CUSCHED_BIN,
                               "search",
                               "-p",

@@ -16,17 +16,14 @@
 #include "search/candidate_evaluation.h"
 #include "search/llm_proposer.h"
 #include "search/store.h"
+#include "tests/temp_store.h"
 
 namespace cusched::search {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_db(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("cusched_loop_" + name + "_" + std::to_string(getpid()) + ".db");
-  for (const char* ext : {"", "-wal", "-shm"}) fs::remove(p.string() + ext);
-  return p.string();
-}
+std::string loop_store(const std::string& name) { return test::fresh_store_path("loop", name); }
 
 SearchOptions interp_options(int rounds, int ideas, int per_idea) {
   SearchOptions o;
@@ -48,7 +45,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 TEST(SearchLoop, SoftmaxImprovesOnTheBaselineCostEstimate) {
   const Problem& p = find_problem("softmax");
-  Store store(temp_db("softmax"));
+  Store store(loop_store("softmax"));
   BuiltinProposerConfig bc;
   bc.seed = 7;
   BuiltinProposer proposer(p, bc);
@@ -91,7 +88,7 @@ TEST(SearchLoop, SoftmaxImprovesOnTheBaselineCostEstimate) {
 
 TEST(SearchLoop, CandidateBudgetStopsTheRunAndLeavesTheRestPending) {
   const Problem& p = find_problem("relu");
-  Store store(temp_db("budget"));
+  Store store(loop_store("budget"));
   BuiltinProposer proposer(p, {});
   std::ostringstream log;
   SearchOptions o = interp_options(3, 2, 4);
@@ -126,7 +123,7 @@ class FailingProposer : public Proposer {
 
 TEST(SearchLoop, AProposerThatThrowsEndsItsRoundNotTheSearch) {
   const Problem& p = find_problem("relu");
-  Store store(temp_db("failing"));
+  Store store(loop_store("failing"));
   FailingProposer proposer(p, {0, 1});
   std::ostringstream log;
   SearchSummary s = SearchLoop(p, store, proposer, interp_options(3, 2, 2), log).run();
@@ -168,7 +165,7 @@ TEST(SearchLoop, LlmProposerRoundAgainstAScriptedServer) {
   lc.model = "scripted";
   LlmClient client(lc);
   LlmProposer proposer(client);
-  Store store(temp_db("llm"));
+  Store store(loop_store("llm"));
   std::ostringstream log;
   SearchLoop loop(p, store, proposer, interp_options(1, 1, 2), log);
   SearchSummary s = loop.run();

@@ -1,0 +1,92 @@
+#include "search/tensor_core_sketches.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "dsl/expr_substitute.h"
+#include "problems/baseline_steps.h"
+
+namespace cusched::search {
+
+namespace {
+
+using nlohmann::json;
+
+// The sources of a 2-D sum of products in the order (A varies with i, B with j), each
+// with the shared-memory padding that spreads the warps' fragment reads over the banks
+// (4 when the source's rows run along k, 8 otherwise).
+std::vector<std::pair<std::string, int>> matmul_sources(const FuncDef& f) {
+  std::vector<std::pair<std::string, int>> out;
+  const std::string i = f.vars[f.vars.size() - 2];
+  std::function<void(const Expr&)> scan = [&](const Expr& e) {
+    if (e->op == ExprOp::Load && !e->args.empty()) {
+      const std::string& k = f.body->rvars[0].name;
+      int pad = mentions_var(e->args.back(), k) ? 4 : 8;
+      bool is_a = std::any_of(e->args.begin(), e->args.end(), [&](const Expr& a) { return mentions_var(a, i); });
+      out.insert(is_a ? out.begin() : out.end(), {e->name, pad});
+      return;
+    }
+    for (const auto& a : e->args) scan(a);
+  };
+  scan(f.body->args[0]);
+  return out;
+}
+
+// Tensor-core tiles (TF32 mma.sync) of a sum of products, for a few block and warp shapes.
+void mma_sync_sketches(std::vector<Sketch>& out, const FuncDef& f) {
+  if (f.body->rvars.size() != 1 || f.vars.size() > 3) return;
+  auto src = matmul_sources(f);
+  if (src.size() != 2) return;
+  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
+  for (TensorCoreTile t :
+       {TensorCoreTile{128, 128, 64, 32, 32, "tf32", 3}, TensorCoreTile{128, 128, 64, 64, 32, "tf32", 3},
+        TensorCoreTile{128, 128, 64, 32, 32, "3xtf32", 3}, TensorCoreTile{128, 128, 64, 64, 16, "tf32"},
+        TensorCoreTile{64, 64, 32, 32, 32, "3xtf32", 2}, TensorCoreTile{128, 64, 64, 32, 32, "3xtf32"},
+        TensorCoreTile{64, 128, 32, 64, 16, "tf32", 4}}) {
+    json s = tensor_core_tile_steps(f.name, i, j, f.body->rvars[0].name, src[0].first, src[0].second, src[1].first,
+                                    src[1].second, batch, t);
+    out.push_back({std::to_string(t.bm) + "x" + std::to_string(t.bn) + " blocks of " + std::to_string(t.wm) + "x" +
+                       std::to_string(t.wn) + " warp tiles of " + f.name + " on " + t.precision +
+                       " tensor cores, k in steps of " + std::to_string(t.bk) + " staged in shared memory" +
+                       (t.pipeline_depth > 1 ? ", pipelined " + std::to_string(t.pipeline_depth) + " deep" : ""),
+                   s});
+  }
+}
+
+// Warpgroup tensor-core tiles (wgmma, TF32) of a sum of products with an operand that
+// runs along k in memory: the tensor cores read that one from a swizzled copy (B's when
+// both do), the other is loaded into registers; the tile's n follows the first, so for
+// C = A @ B with B's rows along j the tile computes C's transpose (m = j, n = i).
+void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
+  if (f.body->rvars.size() != 1 || f.vars.size() > 3) return;
+  auto src = matmul_sources(f);
+  if (src.size() != 2) return;
+  const bool a_along_k = src[0].second == 4, b_along_k = src[1].second == 4;
+  if (!a_along_k && !b_along_k) return;
+  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
+  const std::string m = b_along_k ? i : j, n = b_along_k ? j : i;
+  const auto& in_registers = b_along_k ? src[0] : src[1];
+  const auto& through_descriptor = b_along_k ? src[1] : src[0];
+  for (int bn : {256, 128})
+    for (int depth : {4, 3}) {
+      json s = wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
+                                through_descriptor.first, batch, bn, 2, depth);
+      out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name +
+                         " on Hopper warpgroup MMA (wgmma, TF32; " + through_descriptor.first +
+                         " read from a swizzled copy, " + in_registers.first + " from registers" +
+                         (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " +
+                         std::to_string(depth) + " deep",
+                     s});
+    }
+}
+
+}  // namespace
+
+std::vector<Sketch> tensor_core_tile_sketches(const FuncDef& f) {
+  std::vector<Sketch> out;
+  wgmma_sketches(out, f);
+  mma_sync_sketches(out, f);
+  return out;
+}
+
+}  // namespace cusched::search
