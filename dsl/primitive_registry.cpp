@@ -19,6 +19,7 @@ const std::vector<PrimitiveDef>& primitives() {
       compute_at_primitive(),
       compute_inline_primitive(),
       compute_root_primitive(),
+      fuse_epilogue_primitive(),
       cache_read_primitive(),
       cache_write_primitive(),
       rfactor_primitive(),

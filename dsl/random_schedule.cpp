@@ -90,6 +90,9 @@ class Generator {
     if (!f) return;
     bool output = s_.state().is_output(name);
     bool reduction = f->is_reduction();
+    // A pointwise output folded into the final store of the reduction it reads (legal
+    // only when it reads that one alone, at its own point).
+    if (output && !reduction && !f->is_scan() && chance(0.3) && try_step(schedule_step("fuse_epilogue", name))) return;
     if (!output) {
       auto consumers = s_.state().consumers_of(name);
       double r = std::uniform_real_distribution<double>(0, 1)(rng_);

@@ -64,6 +64,7 @@ void check_schedule_legality(const ScheduleState& state, const std::vector<StepJ
   legality::check_placement_rules(rules);
   legality::check_copy_rules(rules);
   legality::check_scan_rules(rules);
+  legality::check_epilogue_rules(rules);
 }
 
 }  // namespace cusched

@@ -67,7 +67,7 @@ struct L2Hint {
 // it; -1 where no step has set it (the stage's initial schedule).
 struct StageProvenance {
   int order = -1;     // the loops and their order: split, tile, fuse, reorder, reverse, rfactor
-  int location = -1;  // compute_at, compute_inline, compute_root
+  int location = -1;  // compute_at, compute_inline, compute_root, fuse_epilogue
   int cache_write = -1;
   int cross_thread = -1;  // cross_thread_reduce, any kind; cross_thread_scan
   int pipeline = -1;
@@ -92,6 +92,9 @@ struct StageSchedule {
   std::set<std::string> used_names;  // every loop name this stage has had
   ComputeLocation location = ComputeLocation::Root;
   std::string at_stage, at_loop;
+  // fuse_epilogue: the pointwise stage folded into this reduction's final store, and on
+  // that stage, the reduction it is folded into (it has no kernel or loops of its own).
+  std::string epilogue, epilogue_of;
   std::vector<CacheRead> cache_reads;
   std::optional<MemScope> cache_write_scope;  // none (default register accumulation), Register, Shared
   std::string cross_thread_loop;              // reduction loop combined across threads

@@ -449,13 +449,40 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
   return out;
 }
 
+// The pipeline's pointwise outputs other than `product`: each may be folded into the
+// product's final store (fuse_epilogue) when it reads the product alone at its own
+// point, through pointwise stages that the sketch inlines; validation refuses the rest.
+std::vector<std::string> epilogue_candidates(const Problem& p, const std::string& product) {
+  std::vector<std::string> out;
+  for (const auto& f : p.pipeline.stages())
+    if (p.pipeline.is_output(f->name) && f->name != product && !f->is_reduction() && !f->is_scan())
+      out.push_back(f->name);
+  return out;
+}
+
+// `sketch` with `stage` folded into its reduction's final store instead of scheduled.
+Sketch with_folded_epilogue(const Sketch& sketch, const std::string& stage) {
+  json steps = json::array();
+  for (const auto& s : sketch.schedule)
+    if (s.value("stage", "") != stage) steps.push_back(s);
+  steps.push_back(schedule_step("fuse_epilogue", stage));
+  return {sketch.idea + ", with " + stage + " folded into its final store (fuse_epilogue): one kernel", steps};
+}
+
+// Each sketch, then its variant with the epilogue folded in, for every candidate.
+void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const std::vector<std::string>& epilogues) {
+  out.push_back(sketch);
+  for (const auto& e : epilogues) out.push_back(with_folded_epilogue(sketch, e));
+}
+
 std::vector<Sketch> matmul_sketches(const Problem& p) {
   std::vector<Sketch> out;
   for (const auto& f : p.pipeline.stages()) {
     if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
+    const auto epilogues = epilogue_candidates(p, f->name);
     for (auto& sketch : tensor_core_tile_sketches(*f)) {
       schedule_rest(sketch.schedule, p, {f->name}, 256);
-      out.push_back(std::move(sketch));
+      add_with_epilogues(out, sketch, epilogues);
     }
     fused_tile_sketches(out, p);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
@@ -465,7 +492,7 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
       schedule_rest(s, p, {f->name}, 256);
       std::string idea = std::to_string(ti) + "x" + std::to_string(tj) + " thread tiles of " + f->name;
       if (kt) idea += ", k in steps of " + std::to_string(kt) + " with the operands staged in shared memory";
-      out.push_back({idea, s});
+      add_with_epilogues(out, {idea, s}, epilogues);
     }
     break;
   }
@@ -477,14 +504,17 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
   for (int64_t t : {128, 256, 512}) {
     // A convolution's sum of products gets a flat grid, not a matmul tile.
     json flat = json::array();
+    std::vector<std::string> epilogues;
     for (const auto& f : p.pipeline.stages())
       if (f->is_sum_of_products()) {
         flat_grid(flat, *f, t, 1);
         schedule_rest(flat, p, {f->name}, t);
+        epilogues = epilogue_candidates(p, f->name);
         break;
       }
-    out.push_back(
-        {"one thread per output with the reduction serial, " + std::to_string(t) + " threads per block", flat});
+    add_with_epilogues(
+        out, {"one thread per output with the reduction serial, " + std::to_string(t) + " threads per block", flat},
+        epilogues);
   }
   return out;
 }

@@ -10,8 +10,8 @@
 namespace cusched::test {
 
 inline std::string fresh_store_path(const std::string& suite, const std::string& name) {
-  const std::filesystem::path p =
-      std::filesystem::temp_directory_path() / ("cusched_" + suite + "_" + name + "_" + std::to_string(getpid()) + ".db");
+  const std::filesystem::path p = std::filesystem::temp_directory_path() /
+                                  ("cusched_" + suite + "_" + name + "_" + std::to_string(getpid()) + ".db");
   for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
   return p.string();
 }

@@ -15,10 +15,10 @@ Kernel KernelBuilder::build(const FuncDef& root, int index) {
   used_.clear();
   register_tails_.clear();
   const StageSchedule& s = st_.schedules.at(root.name);
-  const BufferSpec& g = globals_.at(root.name);
-  std::vector<Expr> zeros(g.shape.size(), make_int(0));
-  Realization self = dense(root.name, MemScope::Global, zeros, g.shape);
-  used_.insert(root.name);
+  const std::vector<int64_t> shape = eval_shape(root.extents, st_.ctx.sizes);
+  std::vector<Expr> zeros(shape.size(), make_int(0));
+  Realization self = dense(root.name, MemScope::Global, zeros, shape);
+  if (s.epilogue.empty()) used_.insert(root.name);
   Env env;
   for (const auto& [name, b] : globals_)
     if (b.role != BufferRole::Input && name != root.name) {

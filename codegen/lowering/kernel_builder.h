@@ -176,6 +176,7 @@ class KernelBuilder {
   // stage_values.cpp: a stage's values, with inlined stages expanded and loads lowered
   bool is_inline(const std::string& name) const;
   Expr inline_stages(const Expr& e) const;
+  Expr with_size_values(const Expr& e) const;  // the problem's sizes as constants
   // The extents of an input tensor or stage at the problem's sizes.
   std::vector<int64_t> source_shape(const std::string& name) const;
   Expr lower_value(const Expr& e, const Env& env, const Env& caches, const StageSchedule& s,
@@ -238,6 +239,9 @@ class KernelBuilder {
   // scan.cpp: cumsum / cumprod, serial or across the block's threads (cross_thread_scan)
   int first_scan_loop(const Ctx& c) const;
   Stmt emit_scan(Ctx& c, int p0, const Env& env, const Env& caches);
+
+  // epilogue.cpp: fuse_epilogue; a stage's final values stored, through its folded consumer's expression
+  Stmt store_result(const Ctx& c, const std::vector<Expr>& idx, const Expr& value);
 
   // output_tile.cpp: cache_write scope shared
   Stmt emit_output_tile(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial);

@@ -133,8 +133,7 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
   for (const auto& g : c.nest.guards)
     if (std::none_of(red.begin(), red.end(), [&](int q) { return mentions_var(g, loops[q].var); }))
       wguards.push_back(substitute(g, {{mv, row}, {nv, col}}));
-  Stmt write =
-      guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx), make_load(acc, DType::f32, {acc_base + jv})));
+  Stmt write = guarded(wguards, store_result(c, idx, make_load(acc, DType::f32, {acc_base + jv})));
   Stmt per_tile = make_for(j, make_int(0), make_int(4), LoopKind::Unrolled, GpuAxis::None, write);
   if (output_tiles_.count(c.self.buffer)) {
     // Into the block's shared output tile, which holds the tails too: no guards, and

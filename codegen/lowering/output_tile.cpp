@@ -44,7 +44,7 @@ Stmt KernelBuilder::emit_output_tile(Ctx& c, int p, const Env& env, const Env& c
   if (inner % 4 == 0)
     while ((inner + pad) % 32 != bank_step % 32) pad += 4;
   Realization tile = dense(stage + "_tile", MemScope::Shared, mn, ex, static_cast<int>(pad));
-  const DType t = globals_.at(c.self.buffer).dtype;
+  const DType t = c.f.dtype;
   if (tile.size * dtype_bytes(t) > 96 * 1024)
     fail("cache-write-shared-too-large",
          "The shared-memory output tile of stage '" + stage + "' takes " + std::to_string(tile.size * dtype_bytes(t)) +
@@ -78,7 +78,7 @@ Stmt KernelBuilder::emit_output_tile(Ctx& c, int p, const Env& env, const Env& c
   if (vec) local[dims - 1] = local[dims - 1] + make_var(lanev);
   std::vector<Expr> at(dims);
   for (size_t d = 0; d < dims; ++d) at[d] = mn[d] + local[d];
-  Stmt move = make_store(c.self.buffer, flat_index(c.self, at), make_load(tile.buffer, t, {flat_index(tile, at)}));
+  Stmt move = store_result(c, at, make_load(tile.buffer, t, {flat_index(tile, at)}));
   if (vec) move = make_for(lanev, make_int(0), make_int(4), LoopKind::Vectorized, GpuAxis::None, move);
   Stmt copy = make_for(cv, make_int(0), (make_int(chunks) + nt - make_int(1)) / nt, LoopKind::Serial, GpuAxis::None,
                        guarded(conds, move));

@@ -37,11 +37,7 @@ StageNest KernelBuilder::stage_nest(const FuncDef& f, const Realization& self) {
   }
   Expr body = inline_stages(f.is_reduction() || f.is_scan() ? f.body->args[0] : f.body);
   body = substitute(body, orig);
-  body = rewrite(body, [&](const Expr& x) -> Expr {
-    if (x->op == ExprOp::SizeParam) return make_int(eval_int(x, st_.ctx.sizes), x.type());
-    return x;
-  });
-  return {nest, body, orig};
+  return {nest, with_size_values(body), orig};
 }
 
 // `caches`: copies made around the stage that it reads instead of their sources.

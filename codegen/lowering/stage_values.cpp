@@ -42,6 +42,13 @@ Expr KernelBuilder::inline_stages(const Expr& e) const {
   });
 }
 
+Expr KernelBuilder::with_size_values(const Expr& e) const {
+  return rewrite(e, [&](const Expr& x) -> Expr {
+    if (x->op == ExprOp::SizeParam) return make_int(eval_int(x, st_.ctx.sizes), x.type());
+    return x;
+  });
+}
+
 // Lowers the loads of a value expression to flat loads of buffers, with the stage's
 // operand rounding (unless `round_operands` is false: the instruction that reads the
 // value converts it itself, as wgmma truncates to tf32) and, under math "fast", its

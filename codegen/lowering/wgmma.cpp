@@ -161,8 +161,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
     for (const auto& g : c.nest.guards)
       if (std::none_of(T.red.begin(), T.red.end(), [&](int q) { return mentions_var(g, loops[q].var); }))
         wguards.push_back(substitute(g, {{T.mv, row}, {T.nv, col}}));
-  Stmt write = guarded(wguards, make_store(c.self.buffer, flat_index(c.self, idx),
-                                           make_load(acc, DType::f32, {make_var(mtv) * make_int(NA) + jv})));
+  Stmt write = guarded(wguards, store_result(c, idx, make_load(acc, DType::f32, {make_var(mtv) * make_int(NA) + jv})));
   Stmt write_nest = over_warps(
       T, lane_loop(make_for(mtv, make_int(0), make_int(MT), LoopKind::Unrolled, GpuAxis::None,
                             make_for(j, make_int(0), make_int(NA), LoopKind::Unrolled, GpuAxis::None, write))));

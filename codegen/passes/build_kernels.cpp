@@ -13,6 +13,7 @@ std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<
   for (const auto& f : state.stages) {
     const StageSchedule& s = state.schedules.at(f->name);
     bool output = state.is_output(f->name);
+    if (!s.epilogue_of.empty()) continue;  // folded into its reduction's kernel (fuse_epilogue)
     if (s.location == ComputeLocation::Root || output) {
       out.push_back(b.build(*f, static_cast<int>(out.size())));
     }

@@ -245,9 +245,10 @@ TEST_F(Cli, SchemaListsEveryPrimitive) {
                          "compute_inline", "compute_root", "cache_read",
                          "cache_write",    "rfactor",      "cross_thread_reduce",
                          "pipeline",       "tensor_core",  "precision",
-                         "launch_bounds",  "l2_hint",      "cross_thread_scan"})
+                         "launch_bounds",  "l2_hint",      "cross_thread_scan",
+                         "fuse_epilogue"})
     EXPECT_TRUE(ops.count(op)) << op;
-  EXPECT_EQ(ops.size(), 21u);
+  EXPECT_EQ(ops.size(), 22u);
 }
 
 TEST_F(Cli, PrimitivesPrintsTheCheckedInReference) {

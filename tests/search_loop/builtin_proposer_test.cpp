@@ -238,7 +238,7 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
     const Problem& p = find_problem(problem);
     int wgmma = 0;
     for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
-      if (s.idea.find("wgmma") == std::string::npos) continue;
+      if (s.idea.find("wgmma") == std::string::npos || s.idea.find("fuse_epilogue") != std::string::npos) continue;
       ++wgmma;
       EXPECT_EQ(s.idea.find("C's transpose") != std::string::npos, transposed) << s.idea;
       ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
@@ -251,6 +251,43 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
     }
     EXPECT_EQ(wgmma, 4) << problem;
   }
+}
+
+// A GEMM followed by a pointwise output gets each matmul sketch twice: as it is, and
+// with the output folded into the product's final store (fuse_epilogue), which is legal
+// at the bench size and lowers to one kernel; the folded wgmma and mma.sync tiles verify
+// at the small size. A plain matmul has nothing to fold.
+TEST(Sketches, GemmEpiloguesHaveFoldedSketchesInOneKernelThatVerify) {
+  for (const std::string problem : {"gemm_add_relu", "gemm_scale_leakyrelu"}) {
+    const Problem& p = find_problem(problem);
+    std::set<std::string> tiles, folded_tiles;
+    int verified = 0;
+    for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+      const auto fold = s.idea.find(", with Y folded into its final store (fuse_epilogue)");
+      if (fold == std::string::npos) {
+        if (s.idea.find("tensor cores") != std::string::npos || s.idea.find("warpgroup") != std::string::npos ||
+            s.idea.find("thread tiles") != std::string::npos)
+          tiles.insert(s.idea);
+        continue;
+      }
+      folded_tiles.insert(s.idea.substr(0, fold));
+      ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
+      EXPECT_EQ(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name).kernels.size(), 1u) << s.idea;
+      if ((s.idea.rfind("256x128", 0) == 0 && s.idea.find("4 deep") != std::string::npos) ||
+          s.idea.rfind("64x64 blocks", 0) == 0) {
+        auto r =
+            runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+        EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message << "\n"
+                                                            << s.idea;
+        ++verified;
+      }
+    }
+    EXPECT_FALSE(tiles.empty()) << problem;
+    EXPECT_EQ(folded_tiles, tiles) << problem << ": every tile sketch has its folded variant";
+    EXPECT_GE(verified, 2) << problem;
+  }
+  for (const auto& s : class_sketches(find_problem("matmul"), ProblemClass::matmul))
+    EXPECT_EQ(s.idea.find("fuse_epilogue"), std::string::npos) << s.idea;
 }
 
 TEST(Sketches, LayerNormHasSplitRowSketchesThatVerifyInTheInterpreter) {
