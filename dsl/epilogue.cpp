@@ -55,11 +55,13 @@ std::optional<EpilogueRefusal> epilogue_refusal(const ScheduleState& st, const s
   const StageSchedule& ys = st.stage(consumer);
   const std::string fix_pointwise = "Fold a pointwise stage (no reduction or scan) such as relu(C(i, j) + bias(j)).";
   if (y->is_reduction() || y->is_scan())
-    return EpilogueRefusal{"epilogue-not-pointwise", "Stage '" + consumer + "' is a reduction or a scan.", fix_pointwise};
+    return EpilogueRefusal{"epilogue-not-pointwise", "Stage '" + consumer + "' is a reduction or a scan.",
+                           fix_pointwise};
   if (ys.location != ComputeLocation::Root)
     return EpilogueRefusal{"epilogue-not-root",
-                           "Stage '" + consumer + "' is inlined or computed at another stage's loop, so it has no store "
-                           "of its own to fold.",
+                           "Stage '" + consumer +
+                               "' is inlined or computed at another stage's loop, so it has no store "
+                               "of its own to fold.",
                            "Leave the stage at root (remove its compute_inline or compute_at) before folding it."};
   std::vector<Expr> loads;
   stage_loads(st, epilogue_body(st, consumer), loads);
@@ -85,18 +87,19 @@ std::optional<EpilogueRefusal> epilogue_refusal(const ScheduleState& st, const s
                            "Leave '" + consumer + "' as a kernel of its own."};
   if (gs.location != ComputeLocation::Root)
     return EpilogueRefusal{"epilogue-producer-not-root",
-                           "Stage '" + g + "' is computed at another stage's loop, so it has no final store to fold "
-                           "'" + consumer + "' into.",
+                           "Stage '" + g +
+                               "' is computed at another stage's loop, so it has no final store to fold "
+                               "'" +
+                               consumer + "' into.",
                            "Compute '" + g + "' at root (compute_root) before folding its consumer."};
   const auto readers = st.consumers_of(g);
   if (readers.size() != 1 || readers[0] != consumer)
-    return EpilogueRefusal{"epilogue-producer-shared",
-                           "Stage '" + g + "' is read by other stages than '" + consumer +
-                               "', which need its values stored.",
-                           "Fold only the single reader of a reduction, or leave '" + consumer +
-                               "' as a kernel of its own."};
-  const bool same_extents =
-      eval_shape(gf->extents, st.ctx.sizes) == eval_shape(y->extents, st.ctx.sizes) && gf->vars.size() == y->vars.size();
+    return EpilogueRefusal{
+        "epilogue-producer-shared",
+        "Stage '" + g + "' is read by other stages than '" + consumer + "', which need its values stored.",
+        "Fold only the single reader of a reduction, or leave '" + consumer + "' as a kernel of its own."};
+  const bool same_extents = eval_shape(gf->extents, st.ctx.sizes) == eval_shape(y->extents, st.ctx.sizes) &&
+                            gf->vars.size() == y->vars.size();
   for (const auto& l : loads) {
     bool at_own_point = same_extents && !is_padded_load(l) && l->args.size() == y->vars.size();
     for (size_t d = 0; at_own_point && d < l->args.size(); ++d)
@@ -104,7 +107,8 @@ std::optional<EpilogueRefusal> epilogue_refusal(const ScheduleState& st, const s
     if (!at_own_point)
       return EpilogueRefusal{"epilogue-index-mismatch",
                              "Stage '" + consumer + "' reads '" + g + "' at " + to_string(l) +
-                                 ", not at its own point (" + consumer + "'s variables in order, over the same extents).",
+                                 ", not at its own point (" + consumer +
+                                 "'s variables in order, over the same extents).",
                              "Fold only a stage that reads each value of the reduction at the same point: an "
                              "elementwise epilogue of the same shape."};
   }

@@ -1,7 +1,8 @@
 // fuse_epilogue: a reduction's final values stored through the expression of the
 // pointwise stage folded into it, into that stage's buffer (dsl/epilogue.h).
-#include "codegen/lowering/kernel_builder.h"
 #include "dsl/epilogue.h"
+
+#include "codegen/lowering/kernel_builder.h"
 #include "dsl/expr_substitute.h"
 
 namespace cusched::lowering {

@@ -68,7 +68,8 @@ TEST(FuseEpilogue, TheReductionMustBeAtRootUnsharedAndNotAnOutput) {
   // G computed inside Y's row loop.
   ValidationResult r = validate_schedule(
       f.context({f.Y}),
-      json::array({inline_step("T"), {{"op", "compute_at"}, {"stage", "G"}, {"consumer", "Y"}, {"loop", "i"}}, fold("Y")}));
+      json::array(
+          {inline_step("T"), {{"op", "compute_at"}, {"stage", "G"}, {"consumer", "Y"}, {"loop", "i"}}, fold("Y")}));
   EXPECT_EQ(r.error.code, "epilogue-producer-not-root");
   EXPECT_EQ(r.error.step, 2);
 }
@@ -78,18 +79,17 @@ TEST(FuseEpilogue, AStageInlinedOrScheduledIsNotFolded) {
   // Y inlined into its reader Z (a step on Y, so refused as such before the fold; after
   // the fold the inlining leaves it no store of its own).
   Func Z = compute("Z", {f.i, f.j}, f.Y(f.i, f.j) * 2.0f);
-  EXPECT_EQ(
-      validate_schedule(f.context({Z}), json::array({inline_step("T"), inline_step("Y"), fold("Y")})).error.code,
-      "epilogue-stage-scheduled");
+  EXPECT_EQ(validate_schedule(f.context({Z}), json::array({inline_step("T"), inline_step("Y"), fold("Y")})).error.code,
+            "epilogue-stage-scheduled");
   ValidationResult inlined =
       validate_schedule(f.context({Z}), json::array({inline_step("T"), fold("Y"), inline_step("Y")}));
   EXPECT_EQ(inlined.error.code, "epilogue-not-root");
   EXPECT_EQ(inlined.error.step, 2);
   // Y bound before the fold.
   ValidationResult r = validate_schedule(
-      f.context({f.Y}), json::array({inline_step("T"),
-                                     {{"op", "bind"}, {"stage", "Y"}, {"loop", "i"}, {"axis", "blockIdx.x"}},
-                                     fold("Y")}));
+      f.context({f.Y}),
+      json::array(
+          {inline_step("T"), {{"op", "bind"}, {"stage", "Y"}, {"loop", "i"}, {"axis", "blockIdx.x"}}, fold("Y")}));
   EXPECT_EQ(r.error.code, "epilogue-stage-scheduled");
   EXPECT_EQ(r.error.step, 2);
 }
@@ -98,14 +98,16 @@ TEST(FuseEpilogue, ALaterStepThatBreaksTheFoldIsRefusedAtThatStep) {
   EpilogueFixture f;
   // The folded stage scheduled after the fold.
   ValidationResult r = validate_schedule(
-      f.context({f.Y}), json::array({inline_step("T"), fold("Y"),
-                                     {{"op", "bind"}, {"stage", "Y"}, {"loop", "j"}, {"axis", "threadIdx.x"}}}));
+      f.context({f.Y}),
+      json::array(
+          {inline_step("T"), fold("Y"), {{"op", "bind"}, {"stage", "Y"}, {"loop", "j"}, {"axis", "threadIdx.x"}}}));
   EXPECT_EQ(r.error.code, "epilogue-stage-scheduled");
   EXPECT_EQ(r.error.step, 2);
   // The reduction moved inside the folded stage's loop after the fold.
-  r = validate_schedule(f.context({f.Y}), json::array({inline_step("T"), fold("Y"),
-                                                        {{"op", "compute_at"}, {"stage", "G"}, {"consumer", "Y"},
-                                                         {"loop", "i"}}}));
+  r = validate_schedule(
+      f.context({f.Y}),
+      json::array(
+          {inline_step("T"), fold("Y"), {{"op", "compute_at"}, {"stage", "G"}, {"consumer", "Y"}, {"loop", "i"}}}));
   EXPECT_EQ(r.error.code, "epilogue-producer-not-root");
   EXPECT_EQ(r.error.step, 2);
 }

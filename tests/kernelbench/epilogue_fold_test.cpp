@@ -44,8 +44,8 @@ std::string foldable_output(const Problem& p) {
     steps.push_back({{"op", "fuse_epilogue"}, {"stage", f->name}});
     if (!validate_schedule(p.context("bench"), steps).ok) continue;
     for (const auto& g : p.pipeline.stages())
-      if (g->is_sum_of_products() && Schedule::from_json(p.context("bench"), steps).state().stage(g->name).epilogue ==
-                                         f->name)
+      if (g->is_sum_of_products() &&
+          Schedule::from_json(p.context("bench"), steps).state().stage(g->name).epilogue == f->name)
         return f->name;
   }
   return "";
@@ -72,8 +72,7 @@ TEST_P(Level2Fold, AFoldableOutputHasAFoldedSketchThatVerifies) {
   EXPECT_EQ(tried, 1) << "no folded sketch of " << out << " is legal at the bench size";
 }
 
-INSTANTIATE_TEST_SUITE_P(Level2, Level2Fold, ::testing::ValuesIn(level2_files()),
-                         kernelbench_tests::file_test_name);
+INSTANTIATE_TEST_SUITE_P(Level2, Level2Fold, ::testing::ValuesIn(level2_files()), kernelbench_tests::file_test_name);
 
 }  // namespace
 }  // namespace cusched

@@ -130,7 +130,8 @@ TEST(FuseEpilogue, RefusalsNameTheirStep) {
   for (const auto& f : rms.pipeline.stages())
     if (rms.pipeline.is_output(f->name)) out = f->name;
   const auto rms_refusal = refusal(rms, json::array({{{"op", "fuse_epilogue"}, {"stage", out}}})).first;
-  EXPECT_TRUE(rms_refusal == "epilogue-index-mismatch" || rms_refusal == "epilogue-reads-several-stages") << rms_refusal;
+  EXPECT_TRUE(rms_refusal == "epilogue-index-mismatch" || rms_refusal == "epilogue-reads-several-stages")
+      << rms_refusal;
   // softmax's output reads two reductions.
   const Problem& softmax = find_problem("softmax");
   EXPECT_EQ(refusal(softmax, json::array({{{"op", "fuse_epilogue"}, {"stage", "Y"}}})).first,
