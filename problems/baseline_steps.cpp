@@ -160,6 +160,14 @@ json concat_steps(std::initializer_list<json> parts) {
   return out;
 }
 
+json with_folded_epilogue(const json& steps, const std::string& stage) {
+  json out = json::array();
+  for (const auto& s : steps)
+    if (s.value("stage", "") != stage) out.push_back(s);
+  out.push_back(schedule_step("fuse_epilogue", stage));
+  return out;
+}
+
 nlohmann::json vector4_grid_steps(const std::string& stage, const std::string& b, const std::string& c,
                                   const std::string& h, const std::string& w) {
   return nlohmann::json::array(

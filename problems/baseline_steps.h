@@ -170,4 +170,8 @@ nlohmann::json fast_math_steps(const std::vector<std::string>& stages);
 
 nlohmann::json concat_steps(std::initializer_list<nlohmann::json> parts);
 
+// `steps` without the steps that name `stage`, then `stage` folded into the final store of
+// the reduction it reads (fuse_epilogue).
+nlohmann::json with_folded_epilogue(const nlohmann::json& steps, const std::string& stage);
+
 }  // namespace cusched

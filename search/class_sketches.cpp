@@ -461,18 +461,15 @@ std::vector<std::string> epilogue_candidates(const Problem& p, const std::string
 }
 
 // `sketch` with `stage` folded into its reduction's final store instead of scheduled.
-Sketch with_folded_epilogue(const Sketch& sketch, const std::string& stage) {
-  json steps = json::array();
-  for (const auto& s : sketch.schedule)
-    if (s.value("stage", "") != stage) steps.push_back(s);
-  steps.push_back(schedule_step("fuse_epilogue", stage));
-  return {sketch.idea + ", with " + stage + " folded into its final store (fuse_epilogue): one kernel", steps};
+Sketch folded_sketch(const Sketch& sketch, const std::string& stage) {
+  return {sketch.idea + ", with " + stage + " folded into its final store (fuse_epilogue): one kernel",
+          with_folded_epilogue(sketch.schedule, stage)};
 }
 
 // Each sketch, then its variant with the epilogue folded in, for every candidate.
 void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const std::vector<std::string>& epilogues) {
   out.push_back(sketch);
-  for (const auto& e : epilogues) out.push_back(with_folded_epilogue(sketch, e));
+  for (const auto& e : epilogues) out.push_back(folded_sketch(sketch, e));
 }
 
 std::vector<Sketch> matmul_sketches(const Problem& p) {

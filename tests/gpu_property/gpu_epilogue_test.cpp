@@ -16,14 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-json folded(const json& steps, const std::string& stage) {
-  json out = json::array();
-  for (const auto& s : steps)
-    if (s.value("stage", "") != stage) out.push_back(s);
-  out.push_back({{"op", "fuse_epilogue"}, {"stage", stage}});
-  return out;
-}
-
 TEST(GpuEpilogue, FoldedGemmEpiloguesVerify) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
@@ -35,8 +27,8 @@ TEST(GpuEpilogue, FoldedGemmEpiloguesVerify) {
   shared_tile.push_back({{"op", "cache_write"}, {"stage", "G"}, {"scope", "shared"}});
   for (const json& g : {p.best_schedule, mma, shared_tile})
     for (const char* size : {"small", "ragged"}) {
-      const auto r = search::evaluate_candidate(p, folded(g, "Y"), gpu_eval_config(size, 13), &worker);
-      EXPECT_EQ(r.verdict_text(), "ok") << size << ": " << r.reason << "\n" << folded(g, "Y").dump();
+      const auto r = search::evaluate_candidate(p, with_folded_epilogue(g, "Y"), gpu_eval_config(size, 13), &worker);
+      EXPECT_EQ(r.verdict_text(), "ok") << size << ": " << r.reason << "\n" << with_folded_epilogue(g, "Y").dump();
     }
 }
 

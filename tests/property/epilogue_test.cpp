@@ -18,15 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-// `steps` without the steps that name `stage`, then `stage` folded into its reduction.
-json folded(const json& steps, const std::string& stage) {
-  json out = json::array();
-  for (const auto& s : steps)
-    if (s.value("stage", "") != stage) out.push_back(s);
-  out.push_back({{"op", "fuse_epilogue"}, {"stage", stage}});
-  return out;
-}
-
 LoweredProgram lowered(const Problem& p, const json& steps) {
   return lower(Schedule::from_json(p.context("small"), steps), p.name);
 }
@@ -77,7 +68,7 @@ TEST(FuseEpilogue, GemmEpiloguesVerifyOnEveryStorePathInOneKernel) {
     const Problem& p = find_problem(name);
     for (const auto& path : store_paths(p)) {
       SCOPED_TRACE(std::string(name) + ", " + path.name);
-      const json steps = folded(path.g_steps, "Y");
+      const json steps = with_folded_epilogue(path.g_steps, "Y");
       const auto r = testing::verify_small(p, steps, 5);
       EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << r.error.message;
       const LoweredProgram program = lowered(p, steps);
@@ -91,7 +82,7 @@ TEST(FuseEpilogue, GemmEpiloguesVerifyOnEveryStorePathInOneKernel) {
 TEST(FuseEpilogue, ASizeInTheFoldedExpressionTakesItsValue) {
   // cross_entropy's mean: Loss = Total / N, folded into the sum Total.
   const Problem& p = find_problem("cross_entropy");
-  const json steps = folded(p.baseline_schedule, "Loss");
+  const json steps = with_folded_epilogue(p.baseline_schedule, "Loss");
   const auto r = testing::verify_small(p, steps, 9);
   EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << r.error.message;
   EXPECT_FALSE(has_buffer(lowered(p, steps), "Total"));
@@ -108,7 +99,7 @@ TEST(FuseEpilogue, TheFoldedExpressionTakesTheStageSettingsOfTheConsumer) {
   // The consumer's expression is evaluated where the product's value is final: a select
   // on it (leaky ReLU) and a broadcast operand (bias) both read at the stored point.
   const Problem& p = find_problem("gemm_scale_leakyrelu");
-  const std::string ir = testing::ir_of(p, folded(p.baseline_schedule, "Y"));
+  const std::string ir = testing::ir_of(p, with_folded_epilogue(p.baseline_schedule, "Y"));
   const auto at = ir.find(" Y[");
   ASSERT_NE(at, std::string::npos) << ir;
   const std::string store = ir.substr(at, ir.find('\n', at) - at);
