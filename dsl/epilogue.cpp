@@ -32,6 +32,15 @@ void stage_loads(const ScheduleState& st, const Expr& e, std::vector<Expr>& out)
   for (const auto& a : e->args) stage_loads(st, a, out);
 }
 
+// The loads of stages in `consumer`'s expression with its inlined producers expanded,
+// and the names of those stages.
+std::vector<Expr> epilogue_loads(const ScheduleState& st, const std::string& consumer, std::set<std::string>* read) {
+  std::vector<Expr> loads;
+  stage_loads(st, epilogue_body(st, consumer), loads);
+  for (const auto& l : loads) read->insert(l->name);
+  return loads;
+}
+
 }  // namespace
 
 Expr epilogue_body(const ScheduleState& st, const std::string& consumer) {
@@ -41,10 +50,8 @@ Expr epilogue_body(const ScheduleState& st, const std::string& consumer) {
 std::string epilogue_producer(const ScheduleState& st, const std::string& consumer) {
   const FuncDef* y = st.stage_def(consumer);
   if (!y) return "";
-  std::vector<Expr> loads;
-  stage_loads(st, epilogue_body(st, consumer), loads);
   std::set<std::string> names;
-  for (const auto& l : loads) names.insert(l->name);
+  epilogue_loads(st, consumer, &names);
   if (names.size() != 1) return "";
   const FuncDef* g = st.stage_def(*names.begin());
   return g && g->is_reduction() && !g->is_scan() ? g->name : "";
@@ -63,10 +70,8 @@ std::optional<EpilogueRefusal> epilogue_refusal(const ScheduleState& st, const s
                                "' is inlined or computed at another stage's loop, so it has no store "
                                "of its own to fold.",
                            "Leave the stage at root (remove its compute_inline or compute_at) before folding it."};
-  std::vector<Expr> loads;
-  stage_loads(st, epilogue_body(st, consumer), loads);
   std::set<std::string> read;
-  for (const auto& l : loads) read.insert(l->name);
+  const std::vector<Expr> loads = epilogue_loads(st, consumer, &read);
   if (read.size() != 1)
     return EpilogueRefusal{
         "epilogue-reads-several-stages",

@@ -31,13 +31,10 @@ bool has_buffer(const LoweredProgram& program, const std::string& name) {
 // The code of the error that applying `steps` (and lowering them) raises, "" if none,
 // with the step it names.
 std::pair<std::string, int> refusal(const Problem& p, const json& steps) {
-  try {
-    lowered(p, steps);
-  } catch (const UserError& e) {
-    EXPECT_FALSE(e.error().hint.empty()) << e.error().code;
-    return {e.error().code, e.error().step};
-  }
-  return {"", -1};
+  const auto e = testing::lowering_failure(p, steps);
+  if (!e) return {"", -1};
+  EXPECT_FALSE(e->hint.empty()) << e->code;
+  return {e->code, e->step};
 }
 
 struct StorePath {
