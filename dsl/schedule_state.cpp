@@ -152,4 +152,10 @@ std::vector<std::string> ScheduleState::consumers_of(const std::string& name) co
   return out;
 }
 
+std::string ScheduleState::folded_epilogue(const std::string& reduction) const {
+  for (const auto& [name, s] : schedules)
+    if (s.epilogue_of == reduction) return name;
+  return "";
+}
+
 }  // namespace cusched

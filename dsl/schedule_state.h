@@ -92,9 +92,9 @@ struct StageSchedule {
   std::set<std::string> used_names;  // every loop name this stage has had
   ComputeLocation location = ComputeLocation::Root;
   std::string at_stage, at_loop;
-  // fuse_epilogue: the pointwise stage folded into this reduction's final store, and on
-  // that stage, the reduction it is folded into (it has no kernel or loops of its own).
-  std::string epilogue, epilogue_of;
+  // fuse_epilogue: the reduction into whose final store this pointwise stage is folded
+  // (it has no kernel or loops of its own).
+  std::string epilogue_of;
   std::vector<CacheRead> cache_reads;
   std::optional<MemScope> cache_write_scope;  // none (default register accumulation), Register, Shared
   std::string cross_thread_loop;              // reduction loop combined across threads
@@ -137,6 +137,8 @@ struct ScheduleState {
   // The stages that read `name` where they are computed: its direct readers, with an inlined
   // reader replaced by the stages that read that one (its expression is substituted there).
   std::vector<std::string> consumers_of(const std::string& name) const;
+  // The stage folded into `reduction`'s final store (fuse_epilogue), "" when none.
+  std::string folded_epilogue(const std::string& reduction) const;
   // Initial loops of a stage: its pure variables then its reduction variables.
   static StageSchedule initial_schedule(const FuncDef& f, const SizeBindings& sizes);
   // Records step `step` as the setter of every field that differs between `before`

@@ -12,9 +12,10 @@ namespace cusched::lowering {
 // reads of the stage; a store into an on-chip copy (a shared output tile) keeps the
 // stage's own value, which the copy to global memory passes through here in turn.
 Stmt KernelBuilder::store_result(const Ctx& c, const std::vector<Expr>& idx, const Expr& value) {
-  if (c.s.epilogue.empty() || c.self.scope != MemScope::Global)
+  const std::string folded = st_.folded_epilogue(c.f.name);
+  if (folded.empty() || c.self.scope != MemScope::Global)
     return make_store(c.self.buffer, flat_index(c.self, idx), value);
-  const FuncDef& y = def(c.s.epilogue);
+  const FuncDef& y = def(folded);
   const std::string placeholder = c.f.name + "_result";
   Expr body = rewrite(epilogue_body(st_, y.name), [&](const Expr& x) -> Expr {
     return x->op == ExprOp::Load && x->name == c.f.name ? make_var(placeholder) : x;

@@ -18,7 +18,7 @@ Kernel KernelBuilder::build(const FuncDef& root, int index) {
   const std::vector<int64_t> shape = eval_shape(root.extents, st_.ctx.sizes);
   std::vector<Expr> zeros(shape.size(), make_int(0));
   Realization self = dense(root.name, MemScope::Global, zeros, shape);
-  if (s.epilogue.empty()) used_.insert(root.name);
+  if (st_.folded_epilogue(root.name).empty()) used_.insert(root.name);
   Env env;
   for (const auto& [name, b] : globals_)
     if (b.role != BufferRole::Input && name != root.name) {

@@ -16,7 +16,8 @@ std::vector<BufferSpec> plan_global_buffers(const ScheduleState& state) {
     const StageSchedule& s = state.schedules.at(f->name);
     bool output = state.is_output(f->name);
     if (!output && s.location != ComputeLocation::Root) continue;
-    if (!s.epilogue.empty()) continue;  // its values go through its folded consumer's expression (fuse_epilogue)
+    if (!state.folded_epilogue(f->name).empty())
+      continue;  // its values go through its folded consumer's expression (fuse_epilogue)
     BufferSpec b;
     b.name = f->name;
     b.dtype = f->dtype;

@@ -27,9 +27,7 @@ PrimitiveDef fuse_epilogue_primitive() {
                "; a folded stage runs in its reduction's loops and has none of its own.",
            "Fold the stage before any other step names it, and schedule its reduction instead.");
     if (auto refusal = epilogue_refusal(st, stage)) fail(refusal->code, refusal->message, refusal->hint);
-    const std::string producer = epilogue_producer(st, stage);
-    s.epilogue_of = producer;
-    st.stage(producer).epilogue = stage;
+    s.epilogue_of = epilogue_producer(st, stage);
   };
   return p;
 }

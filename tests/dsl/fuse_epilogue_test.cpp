@@ -34,7 +34,7 @@ TEST(FuseEpilogue, TheFoldIsRecordedOnTheStageAndItsReduction) {
   EpilogueFixture f;
   Schedule s = Schedule::from_json(f.context({f.Y}), json::array({inline_step("T"), fold("Y")}));
   EXPECT_EQ(s.state().stage("Y").epilogue_of, "G");
-  EXPECT_EQ(s.state().stage("G").epilogue, "Y");
+  EXPECT_EQ(s.state().folded_epilogue("G"), "Y");
   EXPECT_EQ(s.state().stage("Y").provenance.location, 1);
 }
 

@@ -45,7 +45,7 @@ std::string foldable_output(const Problem& p) {
     if (!validate_schedule(p.context("bench"), steps).ok) continue;
     for (const auto& g : p.pipeline.stages())
       if (g->is_sum_of_products() &&
-          Schedule::from_json(p.context("bench"), steps).state().stage(g->name).epilogue == f->name)
+          Schedule::from_json(p.context("bench"), steps).state().folded_epilogue(g->name) == f->name)
         return f->name;
   }
   return "";
