@@ -3,9 +3,10 @@
 # command: every kernel through `cusched check` (and with --no-audit where the manifest
 # names the verdicts of the runtime checks behind the audit), then the same corpus as
 # search candidates through gpu_cheat_tests (with racecheck on the racy kernel). Prints a
-# table and writes the record bench/results/DATE-cheat-corpus.json (bench/cheat_record.py).
-# SANITIZE_BESTS=1 also runs compute-sanitizer on every problem's best schedule
-# (gpu_cheat_tests' EveryProblem/* tests, in SANITIZE_SHARDS processes side by side).
+# table and writes the record bench/results/DATE-NAME.json (bench/cheat_record.py; NAME
+# defaults to cheat-corpus). SANITIZE_BESTS=1 also runs compute-sanitizer on every
+# problem's best schedule (gpu_cheat_tests' EveryProblem/* tests, in SANITIZE_SHARDS
+# processes side by side).
 #
 #   source bench/gpu_env.sh && bash bench/check_cheats.sh
 #
@@ -86,8 +87,8 @@ printf '%-34s %-28s %-9s %-22s %s\n' kernel class mode verdict result
 awk -F'\t' '{printf "%-34s %-28s %-9s %-22s %s\n", $1, $2, $3, $4, $5}' "$lines"
 grep -E '^\| ' "$OUT/gpu_cheat_tests.log" | sort | uniq
 tail -n 3 "$OUT/gpu_cheat_tests.log"
-name=cheat-corpus
-[ "$audit_only" = 1 ] && name=cheat-corpus-audit
+name=${NAME:-cheat-corpus}
+[ "$audit_only" = 1 ] && name=${NAME:-cheat-corpus-audit}
 record=$(python3 bench/cheat_record.py --rows "$lines" --gpu-log "$OUT/gpu_cheat_tests.log" --gpu-status "$gpu_status" \
     --check-seconds "$check_s" --total-seconds "$total_s" --audit-in-build "$have_audit" \
     --sanitize-bests "${SANITIZE_BESTS:-0}" --audit-only "$audit_only" --name "$name" --out-dir bench/results)
