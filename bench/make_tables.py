@@ -15,6 +15,7 @@ import difflib
 import glob
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -368,6 +369,43 @@ def pytorch_match_summary(record):
             "%d ran at a reduced shape." % (len(checked), loose, strict, reduced))
 
 
+def module_check_rows(records):
+    """For each KernelBench problem, the row of its latest check of the problem file against its PyTorch
+    module (the `pytorch_match` of rows that are not a search's kernel) with the record: {problem: (row,
+    record)}; a check that did not compare (not run, a timeout) gives way to an earlier one that did."""
+    latest = {}
+    for r in records:
+        for res in r["results"]:
+            m = res.get("pytorch_match")
+            if not m or res.get("search") or not is_kernelbench(res.get("problem", "")):
+                continue
+            before = latest.get(res["problem"])
+            if m.get("status") == "compared" or not before or before[0]["pytorch_match"].get("status") != "compared":
+                latest[res["problem"]] = (res, r)
+    return latest
+
+
+def module_check_table(records):
+    """The KernelBench problem files against their modules: a count per level, then a row per file."""
+    rows = module_check_rows(records)
+    if not rows:
+        return ["No problem file has been checked against its module yet."]
+    out = ["| level | files checked | match at 1e-2 | match at 1e-4 | ran at a reduced shape |", "|---|---|---|---|---|"]
+    for level in ("kb1_", "kb2_"):
+        ms = [res["pytorch_match"] for name, (res, _) in rows.items() if name.startswith(level)]
+        out.append("| %s | %d | %d | %d | %d |" % (level[2], len(ms), sum(1 for m in ms if m["1e-2"]),
+                                                  sum(1 for m in ms if m["1e-4"]), sum(1 for m in ms if m.get("reduced"))))
+    out += ["", "| problem | status | matches (1e-2 / 1e-4) | max abs / rel err | shape | commit | record |",
+            "|---|---|---|---|---|---|---|"]
+    for name in sorted(rows, key=lambda n: (n[:4], int(re.match(r"kb\d_(\d+)", n).group(1)) if re.match(r"kb\d_\d+", n) else 0, n)):
+        res, r = rows[name]
+        cells = [name] + pytorch_match_cells(res["pytorch_match"]) + [r.get("commit") or "-", "`%s`" % r["name"]]
+        if res.get("note") and res["pytorch_match"].get("status") != "compared":
+            cells[1] += ": " + res["note"][:120].replace("|", "/")
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
 def environment_line(r):
     env = r.get("environment") or {}
     parts = ["%s x %s" % (env.get("gpu_count", 1), env.get("gpu", "?"))]
@@ -399,6 +437,11 @@ def results_md(records):
             "the latest record that verified and timed it.", ""]
     out += kernelbench_merged_summary(records) + [""]
     out += current_table(current_rows(records, kernelbench=True), with_record=True)
+    out += ["", "### The problem files against their PyTorch modules", "",
+            "For each KernelBench problem file, its latest check against the module it reproduces",
+            "(bench/kernelbench_verify.py, the baseline schedule on the module's inputs): the latest that",
+            "compared, else the latest attempt with its reason.", ""]
+    out += module_check_table(records)
     out += ["", "## Archive", "", "Every record, newest first.", ""]
     for r in reversed(records):
         out += ["### %s — %s (`%s`)" % (r["date"], r["title"], r["name"]), ""]

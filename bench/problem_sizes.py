@@ -1,6 +1,7 @@
 """Sizes of problem files without cusched: the integer expressions of their shapes and stage
 extents evaluated at a size table, the bytes of their inputs and outputs, and a reduced size
-table whose working set fits a limit (halving sizes while every shape stays valid). Used by
+table whose working set fits a limit and whose reductions fit the float64 reference's
+serial loops (halving sizes while every shape stays valid). Used by
 bench/kernelbench_verify.py to choose the shape each file runs at."""
 import re
 
@@ -160,12 +161,45 @@ def module_sizes(problem, sizes):
 
 MIN_REDUCED_SIZE = 8
 
+# The float64 reference computes each element of a reduction stage in one thread, serially
+# over the reduction's domain: a domain longer than this takes the reference seconds per
+# pass (a few such passes reach the watchdog), so the verified shape is reduced below it.
+MAX_REFERENCE_REDUCTION = 1 << 22
+
+
+def reduction_headers(body):
+    """The domains ('v in EXTENT, ...' split into extents) of the reductions written in a
+    stage body: every call whose arguments before a top-level ':' are all 'v in EXTENT'."""
+    out = []
+    for m in re.finditer(r"\b[A-Za-z_][A-Za-z0-9_]*\s*\(", body):
+        depth, i = 1, m.end()
+        while i < len(body) and depth:
+            ch = body[i]
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == ":" and depth == 1:
+                parts = split_top_level(body[m.end():i])
+                if parts and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\s+in\s+.+", x) for x in parts):
+                    out.append([x.split(" in ", 1)[1] for x in parts])
+                break
+            i += 1
+    return out
+
+
+def longest_reduction(problem, sizes):
+    """The most elements one output element of a reduction stage reduces over, at `sizes`."""
+    longest = 1
+    for s in problem["stages"]:
+        for extents in reduction_headers(s.split("=", 1)[1]):
+            longest = max(longest, prod(size_value(e, sizes) for e in extents))
+    return longest
+
 
 def reduced_sizes(problem, sizes, limit_bytes):
-    """Sizes whose working set fits `limit_bytes`: the sizes of the first input's dimensions,
-    in order, then the others, largest first, each halved while the shapes stay valid and it
-    stays at least MIN_REDUCED_SIZE (a batch of 1 makes batch statistics constant); the
-    sizes the module fixes (module_sizes) are kept. Returns (sizes, reduced)."""
+    """Sizes whose working set fits `limit_bytes` and whose longest reduction fits
+    MAX_REFERENCE_REDUCTION: the sizes of the first input's dimensions, in order, then the
+    others, largest first, each halved while the shapes stay valid and it stays at least
+    MIN_REDUCED_SIZE (a batch of 1 makes batch statistics constant); the sizes the module
+    fixes (module_sizes) are kept. Returns (sizes, reduced)."""
     sizes = dict(sizes)
     fixed = module_sizes(problem, sizes)
     order = []
@@ -176,13 +210,17 @@ def reduced_sizes(problem, sizes, limit_bytes):
     order += [n for n in sorted(sizes, key=lambda n: -sizes[n]) if n not in order]
     order = [n for n in order if n not in fixed]
     reduced = False
+
+    def too_large(sizes):
+        return sum(working_set(problem, sizes)) > limit_bytes or longest_reduction(problem, sizes) > MAX_REFERENCE_REDUCTION
+
     for name in order:
-        while sum(working_set(problem, sizes)) > limit_bytes and sizes[name] // 2 >= MIN_REDUCED_SIZE:
+        while too_large(sizes) and sizes[name] // 2 >= MIN_REDUCED_SIZE:
             trial = dict(sizes, **{name: sizes[name] // 2})
             if not shapes_valid(problem, trial):
                 break
             sizes, reduced = trial, True
-        if sum(working_set(problem, sizes)) <= limit_bytes:
+        if not too_large(sizes):
             break
     return sizes, reduced
 

@@ -469,7 +469,7 @@ void KernelWriter::allocate(const StmtNode& s) {
   } else {
     shared_array(s.buffer, t, s.size, s.alignment);
   }
-  allocated_.push_back({{s.buffer, EmittedBuffer{t, s.scope, false}}});
+  allocated_.push_back({{s.buffer, EmittedBuffer{t, s.scope, false, tf32_words_.count(s.buffer) > 0}}});
   if (!s.body.empty()) stmt(s.body[0]);
   allocated_.pop_back();
   if (brace) close();

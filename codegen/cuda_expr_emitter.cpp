@@ -223,6 +223,7 @@ CudaValue CudaExprEmitter::load(const ExprNode& n) {
          "Loads in the loop IR take one flat element index; this is a lowering bug.");
   const std::string element = n.name + "[" + index_text(*b, n.args[0]) + "]";
   if (l2_policies.count(n.name)) return {load_through(n.name, "&" + element), b->dtype, kPrimary};
+  if (b->f32_words) return {"__uint_as_float(" + element + ")", DType::f32, kPrimary};
   return {element, b->dtype, kPrimary};
 }
 

@@ -17,6 +17,7 @@ struct EmittedBuffer {
   DType dtype = DType::f32;  // element type in the emitted code
   MemScope scope = MemScope::Global;
   bool wide_index = false;  // more than 2^31 - 1 elements: index in long long
+  bool f32_words = false;   // f32 values declared as 32-bit words (wgmma fragments): loads reinterpret them
 };
 
 // A piece of emitted C++: its text, its C type and its operator precedence

@@ -101,7 +101,7 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
                                       int b_pad, const std::string& batch = "", TensorCoreTile tile = {});
 
 // Steps for a sum-of-products stage `stage` = sum(k, ..) on warpgroup tensor cores
-// (tensor_core m64nNk8, tf32): the loop `n` tiles by `bn` (up to 256) onto blockIdx.y,
+// (tensor_core m64nNk8 in `precision`, tf32 or 3xtf32): the loop `n` tiles by `bn` (up to 256) onto blockIdx.y,
 // the loop `m` by 64 x `warpgroups` onto blockIdx.x (`batch`, if not empty, onto
 // blockIdx.z), its warpgroups onto threadIdx.y. The factor that varies with `n`,
 // `b_source`, must run along k in memory: its copy is staged K-major with the 128-byte
@@ -112,7 +112,7 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
 nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n,
                                 const std::string& k, const std::string& a_source, int a_pad,
                                 const std::string& b_source, const std::string& batch = "", int bn = 256,
-                                int warpgroups = 2, int depth = 4);
+                                int warpgroups = 2, int depth = 4, const std::string& precision = "tf32");
 
 // nn.Linear's product G(i, j) = sum_k X(i, k) * weight(j, k) (both factors along k) as
 // wgmma_tile_steps with X in registers and weight read by the tensor cores, the kernel

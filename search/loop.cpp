@@ -405,7 +405,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // Once the time budget is spent no further candidate is prepared.
   const size_t threads = static_cast<size_t>(cpu_thread_count(options_.cpu_threads));
   const bool in_time = parallel_for(count, threads, [&](size_t, size_t i) {
-    if (options_.budget_minutes > 0 && monotonic_seconds() - started_ > options_.budget_minutes * 60) return false;
+    if (out_of_time()) return false;
     const CandidateRecord& c = candidates[i];
     CandidateOutcome& o = outcomes[i];
     o = is_handwritten(c) ? prepare_kernel_candidate(problem_, store_, c, cfg)
@@ -437,20 +437,44 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     for (; committed < end; ++committed)
       if (prepared[committed] && !in_batch[committed]) record(candidates[committed], outcomes[committed]);
   };
-  evaluator_->evaluate(problem_, cfg, batch, [&](size_t k, CandidateOutcome& o) {
-    commit_until(batch_of[k]);
-    record(candidates[batch_of[k]], o);
-    committed = batch_of[k] + 1;
-  });
+  // On the GPU the batch goes to the evaluator in slices of a few candidates per evaluator:
+  // between slices the time budget is checked (a candidate not started stays pending, as
+  // one not prepared does) and the early cut follows the best time recorded so far. The
+  // interpreter takes the whole batch on its threads.
+  const size_t slice =
+      interp ? std::max<size_t>(1, batch.size()) : 2 * static_cast<size_t>(std::max(2, evaluator_->alive()));
+  for (size_t from = 0; from < batch.size(); from += slice) {
+    if (from > 0) {
+      if (out_of_time()) {
+        stopped = true;
+        break;
+      }
+      if (!interp && options_.cut_factor > 0)
+        if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
+    }
+    const size_t to = std::min(batch.size(), from + slice);
+    std::vector<CandidateOutcome> part(std::make_move_iterator(batch.begin() + from),
+                                       std::make_move_iterator(batch.begin() + to));
+    evaluator_->evaluate(problem_, cfg, part, [&](size_t k, CandidateOutcome& o) {
+      const size_t i = batch_of[from + k];
+      commit_until(i);
+      record(candidates[i], o);
+      committed = i + 1;
+    });
+  }
   commit_until(count);
   return !stopped;
+}
+
+bool SearchLoop::out_of_time() const {
+  return options_.budget_minutes > 0 && monotonic_seconds() - started_ > options_.budget_minutes * 60;
 }
 
 bool SearchLoop::budget_left(int64_t run) const {
   if (options_.budget_candidates > 0 &&
       static_cast<int64_t>(store_.evaluations(run).size()) >= options_.budget_candidates)
     return false;
-  if (options_.budget_minutes > 0 && monotonic_seconds() - started_ > options_.budget_minutes * 60) return false;
+  if (out_of_time()) return false;
   if (options_.budget_tokens > 0 && tokens_used(run) >= options_.budget_tokens) return false;
   return true;
 }

@@ -86,6 +86,7 @@ class SearchLoop {
   // Evaluates stored candidates; false when a budget stopped it before the end.
   bool evaluate(int64_t run, const std::vector<CandidateRecord>& candidates);
   bool budget_left(int64_t run) const;
+  bool out_of_time() const;  // the time budget (budget_minutes) is spent
   int64_t tokens_used(int64_t run) const;
   void progress(int64_t run, int64_t round_id, int index);
   SearchSummary summarise(int64_t run, SearchStatus status) const;

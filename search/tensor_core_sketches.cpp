@@ -53,7 +53,7 @@ void mma_sync_sketches(std::vector<Sketch>& out, const FuncDef& f) {
   }
 }
 
-// Warpgroup tensor-core tiles (wgmma, TF32) of a sum of products with an operand that
+// Warpgroup tensor-core tiles (wgmma, TF32 or 3xTF32) of a sum of products with an operand that
 // runs along k in memory: the tensor cores read that one from a swizzled copy (B's when
 // both do), the other is loaded into registers; the tile's n follows the first, so for
 // C = A @ B with B's rows along j the tile computes C's transpose (m = j, n = i).
@@ -67,17 +67,24 @@ void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
   const std::string m = b_along_k ? i : j, n = b_along_k ? j : i;
   const auto& in_registers = b_along_k ? src[0] : src[1];
   const auto& through_descriptor = b_along_k ? src[1] : src[0];
-  for (int bn : {256, 128})
-    for (int depth : {4, 3}) {
-      json s = wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
-                                through_descriptor.first, batch, bn, 2, depth);
-      out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name +
-                         " on Hopper warpgroup MMA (wgmma, TF32; " + through_descriptor.first +
-                         " read from a swizzled copy, " + in_registers.first + " from registers" +
-                         (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " +
-                         std::to_string(depth) + " deep",
-                     s});
-    }
+  struct Tile {
+    int bn, depth;
+    const char* precision;
+  };
+  // 3xtf32 holds two more copies of B's tile in shared memory: 128-wide tiles only.
+  for (Tile t : {Tile{256, 4, "tf32"}, Tile{256, 3, "tf32"}, Tile{128, 4, "tf32"}, Tile{128, 3, "tf32"},
+                 Tile{128, 4, "3xtf32"}, Tile{128, 3, "3xtf32"}}) {
+    const int bn = t.bn, depth = t.depth;
+    const std::string precision = t.precision;
+    json s = wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
+                              through_descriptor.first, batch, bn, 2, depth, precision);
+    out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name +
+                       " on Hopper warpgroup MMA (wgmma, " + (precision == "tf32" ? "TF32" : "3xTF32") + "; " +
+                       through_descriptor.first + " read from a swizzled copy, " + in_registers.first +
+                       " from registers" + (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " +
+                       std::to_string(depth) + " deep",
+                   s});
+  }
 }
 
 }  // namespace

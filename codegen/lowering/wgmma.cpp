@@ -1,6 +1,7 @@
 // tensor_core m64nNk8: a sum of products on warpgroup-wide wgmma.mma_async tensor-core
 // instructions, A from registers and B from a swizzled shared copy (cache_read swizzle),
-// with a k-step left in flight when the copies are pipelined deeply enough (pipeline).
+// with a k-step left in flight when the copies are pipelined deeply enough (pipeline);
+// in 3xtf32, three TF32 products of the operands' high and low parts per k-step.
 #include <algorithm>
 
 #include "codegen/linear_form.h"
@@ -47,7 +48,32 @@ Stmt unroll_pairs(const Stmt& s, const std::string& var, const Expr& parity) {
   return make_block({pairs, iteration(true, make_int(extent - 1))});
 }
 
+// The high and low TF32 parts of x: hi = x rounded to TF32, lo = (x - hi) rounded.
+std::pair<Expr, Expr> tf32_parts(const Expr& x, const Expr& hi_of_x) {
+  return {make_call("round_tf32", {x}, DType::f32), make_call("round_tf32", {x - hi_of_x}, DType::f32)};
+}
+
 }  // namespace
+
+// 3xtf32: the k-step's B tile (`elements` f32 from `start` of the swizzled copy `b`) split
+// into its high and low TF32 parts, stored at `slot` of the buffers `hi` and `lo` in the
+// same swizzled layout, by all threads of the block (`tid` of `threads`). The barrier
+// before it lets every warpgroup finish the k-step that read the slot before; the one
+// after publishes the parts to the tensor cores (after the async-proxy fence).
+Stmt KernelBuilder::split_wgmma_b_tile(const std::string& b, const Expr& start, int64_t elements, const std::string& hi,
+                                       const std::string& lo, const Expr& slot, const Expr& tid, int64_t threads) {
+  const std::string u = hi + "_u" + std::to_string(uid_++);
+  const Expr e = make_var(u) * make_int(threads) + tid;
+  const Expr x = make_load(b, DType::f32, {start + e});
+  const Expr at = slot + e;
+  const auto [h, l] = tf32_parts(x, make_load(hi, DType::f32, {at}));
+  Stmt one = make_block({make_store(hi, at, h), make_store(lo, at, l)});
+  if (elements % threads) one = make_if(e < make_int(elements), one);
+  return make_block(
+      {make_barrier(),
+       make_for(u, make_int(0), make_int((elements + threads - 1) / threads), LoopKind::Serial, GpuAxis::None, one),
+       make_async_proxy_fence(), make_barrier()});
+}
 
 // Groups of wgmma instructions a k-step leaves in flight: one when every staged copy
 // of the stage is made at its pipelined reduction loop, at least 3 buffers deep (the
@@ -85,11 +111,36 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
              std::to_string(T.K) + ") do not tile by m64nNk8.",
          "Split so that the tile's m loop is a multiple of 64, its n loop a multiple of 8 up to 256 and its k loop a "
          "multiple of 8.");
-  const int64_t MT = T.M / kWgmmaM, KT = T.K / kWgmmaK, NA = T.N / 2, per_step = MT * KT * kWgmmaAElements;
+  const bool split = c.s.precision == Precision::x3tf32;
+  // A's fragment of a k-step: its elements, and in 3xtf32 their low parts after them.
+  const int64_t MT = T.M / kWgmmaM, KT = T.K / kWgmmaK, NA = T.N / 2, per_part = MT * KT * kWgmmaAElements,
+                per_step = per_part * (split ? 2 : 1);
   const int inflight = wgmma_groups_in_flight(c);
   const std::string acc = stage + "_acc", lane = stage + "_lane", frag = stage + "_fa";
   const Expr lanev = make_var(lane), warp = lanev / make_int(32), group = (lanev % make_int(32)) / make_int(4),
              quad = lanev % make_int(4);
+  // 3xtf32: B's parts, one k-step's tile per fragment buffer, in the block's threads.
+  const std::string b_hi = stage + "_bhi", b_lo = stage + "_blo";
+  const int64_t b_tile = T.N * (kWgmmaSwizzleRowBytes / 4);
+  int64_t threads = kWgmmaThreads;
+  Expr tid = lanev;
+  if (split) {
+    Expr group_index = make_int(0);
+    for (const DerivedLoop* l : T.warp_loops)
+      if (is_thread_axis(l->info.axis)) {
+        group_index = group_index * make_int(l->info.extent) + make_var(l->var);
+        threads *= l->info.extent;
+      }
+    tid = lanev + group_index * make_int(kWgmmaThreads);
+    for (const auto& l : loops)
+      if (is_thread_axis(l.info.axis) &&
+          std::none_of(T.warp_loops.begin(), T.warp_loops.end(), [&](const DerivedLoop* w) { return w->var == l.var; }))
+        fail("wgmma-3xtf32-threads",
+             "Stage '" + stage + "' computes in 3xtf32 on m64nNk8, but its loop '" + l.info.name +
+                 "' is bound to a thread axis outside the loops that pick a warpgroup's tile.",
+             "Bind only the loops between the first reduction loop and the tile to threadIdx.y and threadIdx.z, "
+             "or use precision tf32.");
+  }
   auto lane_loop = [&](Stmt body) {
     return make_for(lane, make_int(0), make_int(kWgmmaThreads), LoopKind::Serial, GpuAxis::ThreadX, body);
   };
@@ -112,6 +163,8 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
           std::vector<Stmt> s;
           const int64_t base = parity * per_step;
           auto frag_index = [&](int64_t mt, int64_t kt, int i) { return base + (mt * KT + kt) * kWgmmaAElements + i; };
+          const Expr slot = make_int(parity * b_tile);
+          if (split) s.push_back(split_wgmma_b_tile(b_buffer, b_start, b_tile, b_hi, b_lo, slot, tid, threads));
           for (int64_t mt = 0; mt < MT; ++mt)
             for (int64_t kt = 0; kt < KT; ++kt)
               for (int i = 0; i < kWgmmaAElements; ++i) {
@@ -120,17 +173,37 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
                 Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
                 Expr k = make_int(kt * kWgmmaK + e.col) + quad;
                 // f32 bits: the tensor core truncates A to tf32, as it does B.
-                s.push_back(make_store(frag, make_int(frag_index(mt, kt, i)),
-                                       tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false)));
+                const Expr a = tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false);
+                const int64_t at = frag_index(mt, kt, i);
+                if (!split) {
+                  s.push_back(make_store(frag, make_int(at), a));
+                  continue;
+                }
+                const auto [hi, lo] = tf32_parts(a, make_load(frag, DType::f32, {make_int(at)}));
+                s.push_back(make_store(frag, make_int(at), hi));
+                s.push_back(make_store(frag, make_int(at + per_part), lo));
               }
           s.push_back(make_wgmma_fence());
           for (int64_t mt = 0; mt < MT; ++mt)
             for (int64_t kt = 0; kt < KT; ++kt) {
-              std::vector<Expr> a;
-              for (int i = 0; i < kWgmmaAElements; ++i)
-                a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i))}));
-              s.push_back(make_wgmma(Precision::tf32, T.N, acc, make_int(mt * NA), a, b_buffer,
-                                     b_start + make_int(kt * kWgmmaK)));
+              auto a_part = [&](int64_t offset) {
+                std::vector<Expr> a;
+                for (int i = 0; i < kWgmmaAElements; ++i)
+                  a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i) + offset)}));
+                return a;
+              };
+              const Expr k_at = make_int(kt * kWgmmaK);
+              auto product = [&](std::vector<Expr> a, const std::string& b, const Expr& b_at) {
+                s.push_back(make_wgmma(Precision::tf32, T.N, acc, make_int(mt * NA), std::move(a), b, b_at + k_at));
+              };
+              if (!split) {
+                product(a_part(0), b_buffer, b_start);
+                continue;
+              }
+              // The small products first: A's low part by B's high, A's high by B's low, then the high parts.
+              product(a_part(per_part), b_hi, slot);
+              product(a_part(0), b_lo, slot);
+              product(a_part(0), b_hi, slot);
             }
           s.push_back(make_wgmma_commit());
           s.push_back(inflight ? make_wgmma_wait(1, frag, make_int((1 - parity) * per_step), per_step)
@@ -167,6 +240,10 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
                             make_for(j, make_int(0), make_int(NA), LoopKind::Unrolled, GpuAxis::None, write))));
   Stmt body = make_block({init, main_nest, drain, write_nest});
   body = make_allocate(frag, MemScope::Register, DType::f32, (inflight ? 2 : 1) * per_step, body);
+  if (split)
+    for (const std::string& part : {b_lo, b_hi})
+      body = make_aligned_allocate(part, MemScope::Shared, DType::f32, (inflight ? 2 : 1) * b_tile,
+                                   kWgmmaSwizzleAtomBytes, body);
   return make_allocate(acc, MemScope::Register, DType::f32, MT * NA, body);
 }
 

@@ -2,7 +2,8 @@
 // loops and the last reduction loop, unbound and with nothing placed inside them; the
 // loops between the first reduction loop and the tile pick a warp's tile (thread
 // axes other than threadIdx.x, which holds the lanes); no cross-thread reduction; the
-// warpgroup instruction takes tf32 operands.
+// warpgroup instruction takes tf32 or 3xtf32 operands, and in 3xtf32 only the loops that
+// pick a warpgroup's tile are bound to threads.
 #include <algorithm>
 #include <set>
 
@@ -66,10 +67,19 @@ void check_tensor_core_rules(const Rules& r) {
                      "'.",
                  "Make copies and producers at a loop outside the tile (the reduction's outer loop).");
     }
-    if (s.tensor_core_shape == "m64nNk8" && s.precision != Precision::tf32)
+    if (s.tensor_core_shape == "m64nNk8" && s.precision != Precision::tf32 && s.precision != Precision::x3tf32)
       r.refuse(latest({pv.tensor_core, pv.precision}), "tensor-core-shape-precision",
                "Stage '" + stage + "' uses m64nNk8 with " + precision_name(s.precision) + " operands.",
-               "Use m64nNk8 with tf32 operands.");
+               "Use m64nNk8 with tf32 or 3xtf32 operands.");
+    // 3xtf32 on m64nNk8: the block's threads are the warpgroups of the tile, which split B's tile together.
+    if (s.tensor_core_shape == "m64nNk8" && s.precision == Precision::x3tf32)
+      for (int q = 0; q < r0; ++q)
+        if (is_thread_axis(loop(q).axis))
+          r.refuse(latest({pv.tensor_core, pv.precision, pv.binding_of(s.order[q])}), "wgmma-3xtf32-threads",
+                   "Stage '" + stage + "' computes in 3xtf32 on m64nNk8, but its loop '" + s.order[q] +
+                       "' is bound to a thread axis outside the loops that pick a warpgroup's tile.",
+                   "Bind only the loops between the first reduction loop and the tile to threadIdx.y and "
+                   "threadIdx.z, or use precision tf32.");
   }
 }
 

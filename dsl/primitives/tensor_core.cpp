@@ -14,13 +14,15 @@ PrimitiveDef tensor_core_primitive() {
       "which keeps nearly f32 accuracy on long reductions), or m16n8k16 with BF16/F16 operands, accumulating in f32. "
       "The stage's two innermost pure loops and "
       "its innermost reduction loop must tile by the instruction shape (M by 16, N by 8, K by 8 or 16). Shape m64nNk8 "
-      "uses Hopper's asynchronous warpgroup instruction (wgmma, tf32 only): each warpgroup of 128 threads "
+      "uses Hopper's asynchronous warpgroup instruction (wgmma, tf32 or 3xtf32): each warpgroup of 128 threads "
       "(threadIdx.x) "
       "computes 64 rows of M x N (N = the innermost pure loop, a multiple of 8 up to 256) per k8 step, A from "
       "registers and "
       "B read by the tensor cores from a swizzled shared copy (cache_read swizzle, rows of 32 floats along the "
       "reduction); "
-      "with a pipeline of depth 3 or more one k-step stays in flight while the next is prepared. Sets the "
+      "with a pipeline of depth 3 or more one k-step stays in flight while the next is prepared; in 3xtf32 the "
+      "block's threads split each k-step's B tile into high and low TF32 parts in two more swizzled shared "
+      "buffers and each k8 step issues three instructions. Sets the "
       "operand precision, which the problem's tolerance must admit.";
   p.args = {stage_arg(true),
             enum_arg("shape", {"m16n8k8", "m16n8k16", "m64nNk8"},
@@ -38,10 +40,9 @@ PrimitiveDef tensor_core_primitive() {
       fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
            "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
     const bool wgmma = shape == "m64nNk8";
-    if (wgmma ? prec != Precision::tf32
-              : (shape == "m16n8k8") != (prec == Precision::tf32 || prec == Precision::x3tf32))
+    if ((shape == "m16n8k16") == (prec == Precision::tf32 || prec == Precision::x3tf32))
       fail("tensor-core-shape-precision", "Shape " + shape + " does not take " + precision_name(prec) + " operands.",
-           "Use m16n8k8 with tf32 or 3xtf32, m16n8k16 with bf16 or f16, or m64nNk8 with tf32.");
+           "Use m16n8k8 or m64nNk8 with tf32 or 3xtf32, or m16n8k16 with bf16 or f16.");
     int64_t k_tile = shape == "m16n8k16" ? 16 : 8, m_tile = wgmma ? 64 : 16;
     std::vector<const LoopInfo*> pure, red;
     for (const auto& n : s.order) {

@@ -1,6 +1,7 @@
 #pragma once
 // A schedule of a built-in problem evaluated on GPU 0 with the search's candidate
-// evaluation (verification against the float64 reference; timed at the bench size only).
+// evaluation (verification against the float64 reference, at the problem's 1e-4 tolerance
+// when strict; timed at the bench size only).
 #include <string>
 
 #include "problems/problem.h"
@@ -9,8 +10,10 @@
 namespace cusched::testing {
 
 inline search::CandidateOutcome run_on_gpu(const std::string& problem, const nlohmann::json& steps,
-                                           const std::string& size, runtime::Worker& worker, uint64_t seed = 7) {
+                                           const std::string& size, runtime::Worker& worker, uint64_t seed = 7,
+                                           bool strict = false) {
   search::EvalConfig cfg;
+  cfg.strict = strict;
   cfg.backend = "gpu";
   cfg.size = size;
   cfg.seed = seed;

@@ -1,8 +1,8 @@
 // On the GPU: warpgroup tensor-core tiles (tensor_core m64nNk8) verify at the small size,
 // where every tile loop of the matmul problems has a tail (zero-filled staged rows,
 // unwritten accumulators), with one k-step in flight (pipeline 4 deep), with each
-// k-step waited for (pipeline 2 deep) and without a pipeline; and the gemm whose
-// operands both run along k.
+// k-step waited for (pipeline 2 deep) and without a pipeline, in tf32 and in 3xtf32 at
+// the strict tolerance; and the gemm whose operands both run along k.
 #include <gtest/gtest.h>
 
 #include "problems/baseline_steps.h"
@@ -26,6 +26,19 @@ TEST(GpuWgmma, MatmulTilesWithTailsVerify) {
     }
   auto out = run_small("bmm", wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "b"), worker);
   EXPECT_EQ(out.verdict_text(), "ok") << "bmm: " << out.reason;
+}
+
+// 3xtf32 tiles verify on the GPU at the problems' strict tolerance (1e-4).
+TEST(GpuWgmma, ThreeTf32TilesVerifyAtTheStrictTolerance) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  for (const char* problem : {"matmul", "matmul_rect"})
+    for (int depth : {4, 3, 2, 0}) {
+      auto out = testing::run_on_gpu(
+          problem, wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 128, 2, depth, "3xtf32"), "small", worker, 11,
+          /*strict=*/true);
+      EXPECT_EQ(out.verdict_text(), "ok") << problem << ", pipeline depth " << depth << ": " << out.reason;
+    }
 }
 
 TEST(GpuWgmma, GemmWithBothOperandsAlongKVerifies) {

@@ -2,8 +2,8 @@
 // the interpreter at the small size, where every tile loop has a tail: the matmul
 // problems as C's transpose (the instruction's A, B's transpose, loaded into registers;
 // its B read from A's swizzled K-major copy), the gemm whose operands both run along k,
-// with one k-step in flight or none; and the lowering's errors for operands the tensor
-// cores cannot read.
+// with one k-step in flight or none, in tf32 and 3xtf32; and the lowering's errors for
+// operands the tensor cores cannot read.
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
@@ -44,6 +44,42 @@ TEST(WgmmaSchedules, MatmulTransposedTilesMatchTheReference) {
     }
   auto r = testing::verify_small("bmm", matmul_tile(4, "b"), 7);
   EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
+}
+
+// 3xtf32: three TF32 products of the operands' high and low parts per k8 step, B's
+// parts split by the block into two swizzled buffers; the error falls to f32 rounding.
+TEST(WgmmaSchedules, ThreeTf32TilesMatchTheReferenceToNearlyF32) {
+  for (const char* problem : {"matmul", "matmul_rect"})
+    for (int depth : {4, 3, 2, 0}) {
+      SCOPED_TRACE(std::string(problem) + ", pipeline depth " + std::to_string(depth));
+      auto tile = [&](const std::string& precision) {
+        return wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 128, 2, depth, precision);
+      };
+      auto tf32 = testing::verify_small(problem, tile("tf32"), 7);
+      auto split = testing::verify_small(problem, tile("3xtf32"), 7);
+      ASSERT_EQ(split.verdict, cusched::runtime::Verdict::ok) << split.message << split.error.message;
+      EXPECT_LT(split.max_abs_err * 50, tf32.max_abs_err);
+      const std::string ir = ir_of(problem, tile("3xtf32"));
+      EXPECT_EQ(count(ir, "wgmma_m64n128k8_tf32"), 3 * count(ir_of(problem, tile("tf32")), "wgmma_m64n128k8_tf32"));
+      EXPECT_GT(count(ir, "C_bhi"), 0u);
+      EXPECT_GT(count(ir, "C_blo"), 0u);
+      EXPECT_EQ(count(ir, "wgmma_wait(1 in flight; holds C_fa") > 0, depth >= 3);
+    }
+  auto r = testing::verify_small("bmm", wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "b", 128, 2, 4, "3xtf32"), 7);
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
+}
+
+// The block's threads split B's tile together: in 3xtf32, a thread loop outside the
+// warpgroup loops is refused at the schedule.
+TEST(WgmmaSchedules, ThreeTf32WithThreadsOutsideTheWarpgroupsIsRefused) {
+  auto tile = [](const std::string& precision) {
+    nlohmann::json steps = wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 128, 2, 2, precision);
+    for (auto& s : steps)
+      if (s["op"] == "reorder") s["loops"] = {"no", "mo", "mw", "ko", "mi", "ni", "ki"};
+    return steps;
+  };
+  EXPECT_EQ(lowering_error("matmul", tile("3xtf32")), "wgmma-3xtf32-threads");
+  EXPECT_NE(lowering_error("matmul", tile("tf32")), "wgmma-3xtf32-threads");
 }
 
 TEST(WgmmaSchedules, GemmWithBothOperandsAlongKMatchesTheReference) {

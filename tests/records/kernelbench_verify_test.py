@@ -104,6 +104,24 @@ class Shapes(unittest.TestCase):
         self.assertEqual(sizes["B"], kv.MIN_REDUCED_SIZE)
         self.assertGreater(kv.MIN_REDUCED_SIZE, 1)
 
+    def test_a_long_reduction_is_cut_below_the_references_serial_limit(self):
+        # ConvTranspose3d and training-mode BatchNorm3d of level 2 #72: at the bench size each
+        # channel's statistics reduce 64 x 63^3 elements, serially in one thread of the float64
+        # reference, though inputs and outputs fit any working-set limit.
+        p = problem_file("72", level="level2")
+        bench = p["sizes"]["bench"]
+        self.assertEqual(kv.longest_reduction(p, bench), 64 * 63 ** 3)
+        sizes, reduced = kv.reduced_sizes(p, bench, 1 << 50)
+        self.assertTrue(reduced)
+        self.assertLessEqual(kv.longest_reduction(p, sizes), kv.MAX_REFERENCE_REDUCTION)
+        self.assertEqual(sizes["CO"], bench["CO"])
+        self.assertTrue(kv.shapes_valid(p, sizes))
+
+    def test_reductions_are_the_calls_with_a_domain(self):
+        self.assertEqual(kv.reduction_headers("X(i) + sum(r in N, s in 2 * D - 1: A(r, s)) * max(t in 3: B(t, max(i, 2)))"),
+                         [["N", "2 * D - 1"], ["3"]])
+        self.assertEqual(kv.reduction_headers("select(i % 2 == 0, A(i / 2), B((i - 1) / 2))"), [])
+
     def test_the_plan_names_the_shape_flag_of_a_reduced_run(self):
         paths = sorted(glob.glob(os.path.join(ROOT, "problems", "kernelbench", "level1", "19_*.json")))
         if not paths:

@@ -104,6 +104,36 @@ class CurrentRows(unittest.TestCase):
                 make_tables.load_records(d)
 
 
+def checked(problem, status, loose=True, strict=True, search=False):
+    r = result(problem, None, verdict="ok")
+    r["pytorch_match"] = {"status": status, "1e-2": loose if status == "compared" else None,
+                          "1e-4": strict if status == "compared" else None, "max_abs_err": None, "max_rel_err": None,
+                          "sizes": {"N": 8}, "reduced": False}
+    if search:
+        r["search"] = {"level": "1"}
+    return r
+
+
+class ModuleChecks(unittest.TestCase):
+    def test_the_latest_comparison_of_each_file_wins_and_a_later_timeout_does_not_hide_it(self):
+        rows = make_tables.module_check_rows([
+            record("2026-01-01", "a", [checked("kb1_1_Matmul", "compared", strict=False),
+                                       checked("kb2_2_Conv", "compared")]),
+            record("2026-01-02", "b", [checked("kb1_1_Matmul", "compared"), checked("kb2_2_Conv", "timeout"),
+                                       checked("kb2_3_Gemm", "cusched_failed"), checked("softmax", "compared")]),
+            record("2026-01-03", "c", [checked("kb2_3_Gemm", "timeout"),
+                                       checked("kb1_1_Matmul", "compared", strict=False, search=True)]),
+        ])
+        self.assertEqual(sorted(rows), ["kb1_1_Matmul", "kb2_2_Conv", "kb2_3_Gemm"])
+        self.assertEqual(rows["kb1_1_Matmul"][1]["name"], "b", "a search's kernel is not the problem file's check")
+        self.assertTrue(rows["kb1_1_Matmul"][0]["pytorch_match"]["1e-4"])
+        self.assertEqual(rows["kb2_2_Conv"][1]["name"], "a")
+        self.assertEqual((rows["kb2_3_Gemm"][1]["name"], rows["kb2_3_Gemm"][0]["pytorch_match"]["status"]),
+                         ("c", "timeout"))
+        table = "\n".join(make_tables.module_check_table([record("2026-01-01", "a", [checked("kb2_2_Conv", "compared")])]))
+        self.assertIn("| 2 | 1 | 1 | 1 | 0 |", table)
+
+
 class Check(unittest.TestCase):
     def test_check_fails_on_a_stale_table_and_passes_once_written(self):
         with tempfile.TemporaryDirectory() as d:

@@ -80,6 +80,32 @@ TEST(TensorCoreLoadsCompile, MatmulBestIssuesWarpgroupMmaWithAStepInFlight) {
   EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
 }
 
+// The 3xtf32 warpgroup tile, with a k-step in flight and without: three instructions per
+// k8 step, A's parts rounded to TF32 in registers (the low part from the high part read back
+// as a float), B's parts in two more 1024-byte aligned shared buffers; PTX with the
+// rounding and the instructions, a CUBIN for sm_90a.
+TEST(TensorCoreLoadsCompile, ThreeTf32WarpgroupTileSplitsBothOperands) {
+  for (int depth : {4, 2}) {
+    SCOPED_TRACE("pipeline depth " + std::to_string(depth));
+    KernelBundle b =
+        bench_bundle("matmul", wgmma_tile_steps("C", "j", "i", "k", "B", 8, "A", "", 128, 2, depth, "3xtf32"));
+    for (const char* text : {"C_bhi", "C_blo", "cusched::round_tf32(", "cusched::async_proxy_fence();"})
+      EXPECT_NE(b.source.find(text), std::string::npos) << text;
+    // A's low part reads its high part back from the fragment, whose registers are declared
+    // as 32-bit words: as the float they hold, not as an integer.
+    EXPECT_NE(b.source.find("- __uint_as_float(C_fa["), std::string::npos) << b.source;
+    const std::string p = ptx_of(b);
+    size_t issued = 0;
+    for (size_t at = p.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"); at != std::string::npos;
+         at = p.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", at + 1))
+      ++issued;
+    EXPECT_EQ(issued % 3, 0u);
+    EXPECT_GE(issued, 3u * 4) << "three instructions for each of a k-step's four k8 steps";
+    EXPECT_NE(p.find("cvt.rna.tf32.f32"), std::string::npos);
+    EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
+  }
+}
+
 TEST(TensorCoreLoadsCompile, RandomWarpgroupTilesCompileForSm90a) {
   std::mt19937_64 rng(8);
   int compiled = 0;

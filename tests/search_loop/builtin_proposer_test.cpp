@@ -231,7 +231,8 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
 
 // Sums of products with an operand along k get warpgroup tensor-core sketches: C's
 // transpose for A @ B (B's rows run along j), the plain orientation for X @ W^T (both
-// along k); all legal at the bench size, the deepest 256-wide ones verify at the small.
+// along k), in TF32 and in 3xTF32; all legal at the bench size, the deepest 256-wide TF32
+// and the deepest 3xTF32 ones verify at the small.
 TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
   for (const auto& [problem, transposed] :
        std::vector<std::pair<std::string, bool>>{{"matmul", true}, {"bmm", true}, {"gemm_add_relu", false}}) {
@@ -242,14 +243,15 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
       ++wgmma;
       EXPECT_EQ(s.idea.find("C's transpose") != std::string::npos, transposed) << s.idea;
       ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
-      if (s.idea.rfind("256x128", 0) == 0 && s.idea.find("4 deep") != std::string::npos) {
+      const bool three_tf32 = s.idea.find("3xTF32") != std::string::npos;
+      if ((s.idea.rfind("256x128", 0) == 0 || three_tf32) && s.idea.find("4 deep") != std::string::npos) {
         auto r =
             runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
         EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message << "\n"
                                                             << s.idea;
       }
     }
-    EXPECT_EQ(wgmma, 4) << problem;
+    EXPECT_EQ(wgmma, 6) << problem << ": four TF32 tiles and two 3xTF32 tiles";
   }
 }
 

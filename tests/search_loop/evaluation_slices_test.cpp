@@ -1,0 +1,92 @@
+// The gpu backend's round evaluation in slices, with an evaluator that stands in for the
+// GPU workers (each candidate takes a fixed time and gets a fixed median): the time
+// budget stops the round between slices and leaves the rest pending, and each slice's
+// early cut follows the best median recorded before it.
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "problems/problem.h"
+#include "search/builtin_proposer.h"
+#include "search/evaluator.h"
+#include "search/loop.h"
+#include "search/store.h"
+#include "tests/temp_store.h"
+
+namespace cusched::search {
+namespace {
+
+// Verifies every candidate after `delay_ms`, its median 2 ms for the first candidate it
+// sees and 1 ms for the others; remembers the early-cut setting of each call.
+class TimedEvaluator : public Evaluator {
+ public:
+  explicit TimedEvaluator(int delay_ms) : delay_ms_(delay_ms) {}
+  int alive() const override { return 1; }
+  int total() const override { return 1; }
+  std::vector<double> cuts;
+  std::vector<size_t> sizes;
+
+ protected:
+  void run(const Problem&, const EvalConfig& cfg, std::vector<CandidateOutcome>& batch,
+           const std::function<void(size_t)>& finished) override {
+    cuts.push_back(cfg.cut_ms);
+    sizes.push_back(batch.size());
+    for (size_t k = 0; k < batch.size(); ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
+      runtime::EvalResult r;
+      r.verdict = runtime::Verdict::ok;
+      r.median_ms = r.min_ms = r.max_ms = seen_++ == 0 ? 2.0 : 1.0;
+      batch[k].gpu = r;
+      batch[k].verdict = runtime::Verdict::ok;
+      finished(k);
+    }
+  }
+
+ private:
+  int delay_ms_;
+  int seen_ = 0;
+};
+
+// One round of the built-in proposer's candidates for relu on the gpu backend, evaluated
+// by `evaluator`, in a fresh store named after `name`.
+struct SlicedSearch {
+  Store store;
+  SearchSummary summary;
+  SlicedSearch(const std::string& name, const std::shared_ptr<Evaluator>& evaluator, double budget_minutes)
+      : store(cusched::test::fresh_store_path("evaluation_slices", name)) {
+    const Problem& p = find_problem("relu");
+    BuiltinProposer proposer(p);
+    SearchOptions o;
+    o.backend = "gpu";
+    o.rounds = 1;
+    o.ideas = 4;
+    o.per_idea = 4;
+    o.audit = false;
+    o.cut_factor = 4;
+    o.budget_minutes = budget_minutes;
+    std::ostringstream log;
+    summary = SearchLoop(p, store, proposer, o, log, evaluator).run();
+  }
+};
+
+TEST(EvaluationSlices, TheTimeBudgetStopsTheRoundBetweenSlicesAndLeavesTheRestPending) {
+  auto evaluator = std::make_shared<TimedEvaluator>(300);
+  SlicedSearch s("budget", evaluator, 0.5 / 60);  // half a second: spent during the first slice
+  ASSERT_EQ(evaluator->sizes.size(), 1u);
+  EXPECT_EQ(evaluator->sizes[0], 4u) << "two candidates per evaluator, at least four";
+  EXPECT_EQ(s.store.evaluations(s.summary.run).size(), 4u);
+  EXPECT_GT(s.store.pending(s.summary.run).size(), 0u) << "the candidates not started stay pending";
+}
+
+TEST(EvaluationSlices, EachSlicesEarlyCutFollowsTheBestMedianSoFar) {
+  auto evaluator = std::make_shared<TimedEvaluator>(0);
+  SlicedSearch s("cut", evaluator, 0);
+  ASSERT_GE(evaluator->cuts.size(), 2u);
+  EXPECT_EQ(evaluator->cuts[0], 0.0) << "nothing is timed before the first slice";
+  EXPECT_DOUBLE_EQ(evaluator->cuts[1], 4.0) << "the first slice's best median is 1 ms";
+}
+
+}  // namespace
+}  // namespace cusched::search
