@@ -19,6 +19,10 @@ For each problem file (default: problems/kernelbench/level1/*.json and level2/*.
    --save-io` at the bench size (at a reduced shape where the working set exceeds --max-gib),
    the module on the saved inputs with TF32 off, both outputs compared at 1e-2 and 1e-4.
 5. PyTorch eager and torch.compile are timed at PyTorch's defaults (cached by PyTorch version).
+6. Where the best verified candidate computes in a lower precision (tf32, bf16, f16) than KernelBench's
+   1e-4 rule admits, the fastest f32 or 3xtf32 candidate of the same search (--schedule-dir,
+   <name>.strict.json) is timed, verified and checked as in 3 and 4 too: the row's `strict_kernel`,
+   which the scores at 1e-4 take.
 One record (bench/record.schema.json, kind benchmark) is written to OUT_DIR/DATE-NAME.json after every
 file, with a `search` entry per row and the KernelBench-style `summary` per level (level_summary);
 --time-limit S starts no file after S seconds, and the files not started count as failures.
@@ -43,8 +47,8 @@ import kernelbench_bench as kb  # noqa: E402
 import kernelbench_verify as kv  # noqa: E402
 import make_record as records  # noqa: E402
 from kernelbench_verify import default_files  # noqa: E402
-from kernelbench_scores import (budget_of, correct, level_file_counts, level_summary, merged_search_rows,  # noqa: E402,F401
-                                not_run, row_level, speedup)
+from kernelbench_scores import (STRICT_PRECISIONS, budget_of, correct, level_file_counts,  # noqa: E402,F401
+                                level_summary, merged_search_rows, not_run, row_level, speedup)
 from torch_baselines import L2Flusher, TimingCache  # noqa: E402
 
 SEARCH_GRACE_S = 120  # a search is killed this long after its time budget
@@ -67,10 +71,11 @@ def search_command(args, path, db):
             "--threads", str(args.search_threads), "--no-audit", "--stall-rounds", "0", "--db", db, "--json"]
 
 
-def store_best(db, run=None):
+def store_best(db, run=None, precisions=None):
     """The run's best verified candidate in a search store (the latest run when `run` is None), as the
-    store's leaderboard ranks them (GPU median, then id): {run, candidate, schedule, best_ms, baseline_ms,
-    best_is_baseline, evaluated, verified}; candidate and schedule are None where nothing verified."""
+    store's leaderboard ranks them (GPU median, then id), among the candidates of `precisions` when given:
+    {run, candidate, schedule, precision, best_ms, baseline_ms, best_is_baseline, evaluated, verified};
+    candidate and schedule are None where nothing verified."""
     con = sqlite3.connect(db)
     try:
         if run is None:
@@ -83,10 +88,12 @@ def store_best(db, run=None):
         first = con.execute("SELECT min(id) FROM candidates WHERE run = ?", (run,)).fetchone()[0]
         base = con.execute("SELECT median_ms FROM evaluations WHERE candidate = ? AND verified = 1",
                            (first,)).fetchone() if first is not None else None
+        among = " AND e.precision IN (%s)" % ", ".join("?" * len(precisions)) if precisions else ""
         best = con.execute(
-            "SELECT c.id, c.schedule, e.median_ms FROM candidates c JOIN evaluations e ON e.candidate = c.id "
-            "WHERE c.run = ? AND e.verified = 1 AND e.median_ms IS NOT NULL AND c.schedule_hash NOT LIKE 'kernel-%' "
-            "ORDER BY e.median_ms, c.id LIMIT 1", (run,)).fetchone()
+            "SELECT c.id, c.schedule, e.median_ms, e.precision FROM candidates c JOIN evaluations e "
+            "ON e.candidate = c.id WHERE c.run = ? AND e.verified = 1 AND e.median_ms IS NOT NULL "
+            "AND c.schedule_hash NOT LIKE 'kernel-%'" + among + " ORDER BY e.median_ms, c.id LIMIT 1",
+            (run,) + tuple(precisions or ())).fetchone()
         sanitizer = None
         if best:
             result = con.execute("SELECT result FROM evaluations WHERE candidate = ?", (best[0],)).fetchone()
@@ -94,7 +101,7 @@ def store_best(db, run=None):
     finally:
         con.close()
     return {"run": run, "candidate": best[0] if best else None, "schedule": json.loads(best[1]) if best else None,
-            "sanitizer": sanitizer,
+            "precision": best[3] if best else None, "sanitizer": sanitizer,
             "best_ms": best[2] if best else None, "baseline_ms": base[0] if base else None,
             "best_is_baseline": bool(best) and best[0] == first, "evaluated": evaluated, "verified": verified}
 
@@ -128,8 +135,22 @@ def run_killable(cmd, timeout):
         return out, err, None
 
 
+def write_schedule(target, schedule):
+    """Writes `schedule` to `target` (removing a file of an earlier run first); the path, or None for
+    no schedule."""
+    if os.path.exists(target):
+        os.remove(target)  # a schedule of an earlier run is never timed in this one's name
+    if schedule is None:
+        return None
+    with open(target, "w") as f:
+        json.dump(schedule, f, indent=1)
+    return target
+
+
 def run_search(args, path, name, level):
-    """Searches one file; returns (the row's `search` entry, the schedule file to time or None, a note)."""
+    """Searches one file; returns (the row's `search` entry, the schedule file to time or None, the
+    schedule file of the fastest f32 or 3xtf32 candidate where the fastest is of a lower precision (the
+    kernel KernelBench's 1e-4 rule scores) or None, a note)."""
     db = os.path.join(args.work, name + ".db")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
@@ -153,24 +174,21 @@ def run_search(args, path, name, level):
     except OSError as e:
         note = "search could not run: %s" % e
     wall = time.time() - started
-    best = None
+    best = strict_best = None
     if os.path.exists(db):
         try:
             best = store_best(db, summary.get("run"))
+            strict_best = store_best(db, summary.get("run"), STRICT_PRECISIONS)
         except sqlite3.Error as e:
             note = (note + "; " if note else "") + "store unreadable: %s" % e
     entry = search_entry(args, level, summary, best, wall)
-    schedule = None
-    target = os.path.join(args.schedule_dir, name + ".json")
-    if os.path.exists(target):
-        os.remove(target)  # a schedule of an earlier run is never timed in this one's name
-    if best and best["schedule"] is not None:
-        with open(target, "w") as f:
-            json.dump(best["schedule"], f, indent=1)
-        schedule = target
-    elif not note:
+    schedule = write_schedule(os.path.join(args.schedule_dir, name + ".json"), (best or {}).get("schedule"))
+    if schedule is None and not note:
         note = "the search verified no candidate: the baseline is timed"
-    return entry, schedule, note
+    separate = strict_best and strict_best["candidate"] not in (None, (best or {}).get("candidate"))
+    strict_schedule = write_schedule(os.path.join(args.schedule_dir, name + ".strict.json"),
+                                     strict_best["schedule"] if separate else None)
+    return entry, schedule, strict_schedule, note
 
 
 def search_entry(args, level, summary, best, wall, timed_nothing=False):
@@ -206,6 +224,16 @@ def module_check(args, path, schedule, modules):
     done.set_result(kv.run_cusched(args.cusched, job, args.work, args.timeout, budget))
     outcome = kv.verify_one(job, done, Namespace(kernelbench=args.kernelbench, seed=args.seed, budget=budget), modules)
     return kv.result_row(job["problem"]["name"], outcome)["pytorch_match"], outcome.get("reason")
+
+
+def strict_kernel_entry(run, strict, match):
+    """A row's `strict_kernel`: the timed run, verdicts, precision and module check of the fastest f32 or
+    3xtf32 candidate, which the 1e-4 scores take where the row's kernel is of a lower precision."""
+    row = kb.result_row(run, strict, [])
+    entry = {k: row[k] for k in ("cusched_ms", "verdict", "verified", "pct_of_floor", "precision", "math") if k in row}
+    entry["schedule"] = "search"
+    entry["pytorch_match"] = match
+    return entry
 
 
 def search_row(run, strict, timings, match, entry, note=""):
@@ -341,19 +369,29 @@ def main(argv):
         if deadline and time.time() > deadline:
             rows += [not_run_row(p["name"], lv, args) for _, p, lv in problems[index:]]
             break
-        entry, schedule, note = run_search(args, f, name, level)
+        entry, schedule, strict_schedule, note = run_search(args, f, name, level)
         run = kb.run_cusched(args, f, name, schedule=schedule or "baseline")
         strict = kb.run_cusched(args, f, name, strict=True, schedule=schedule or "baseline", timed=False)
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
         match, reason = module_check(args, f, schedule, modules)
         if reason and match["status"] != "compared":
             note = (note + "; " if note else "") + "module check: " + reason
+        strict_kernel = None
+        if strict_schedule:
+            strict_match, strict_reason = module_check(args, f, strict_schedule, modules)
+            strict_kernel = strict_kernel_entry(
+                kb.run_cusched(args, f, name, schedule=strict_schedule),
+                kb.run_cusched(args, f, name, strict=True, schedule=strict_schedule, timed=False), strict_match)
+            if strict_reason and strict_match["status"] != "compared":
+                note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason
         try:
             timings = kb.module_timings(torch, args, problem, flusher, cache)
         except Exception as e:  # the module failed to build or run: the row says so, the run goes on
             timings = []
             note = (note + "; " if note else "") + "PyTorch: %s: %s" % (type(e).__name__, e)
         rows.append(search_row(run, strict, timings, match, entry, note))
+        if strict_kernel:
+            rows[-1]["strict_kernel"] = strict_kernel
         r = rows[-1]
         print(json.dumps({"problem": name, "schedule": r["schedule"], "verdict": r["verdict"],
                           "cusched_ms": r["cusched_ms"]["median"], "module": [match["1e-2"], match["1e-4"]],

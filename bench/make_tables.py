@@ -325,10 +325,23 @@ def sanitizer_cell(s):
     return "findings: " + errors if errors else "not clean"
 
 
+def strict_kernel_cell(res):
+    """The kernel a search row is scored by at 1e-4: its own, or its f32 / 3xtf32 stand-in with the
+    time, precision and module checks."""
+    k = res.get("strict_kernel")
+    if not k:
+        return "the same"
+    yes = {True: "yes", False: "no", None: "-"}
+    m = k.get("pytorch_match") or {}
+    return "%s ms %s, module %s / %s" % (fmt_ms((k.get("cusched_ms") or {}).get("median")), k.get("precision", "-"),
+                                         yes[m.get("1e-2")], yes[m.get("1e-4")])
+
+
 def search_table(record):
     """The per-problem rows of a KernelBench search record (bench/kernelbench_search.py)."""
     head = ["problem", "timed", "cusched ms", "eager ms", "compile ms", "speedup vs faster", "module 1e-2 / 1e-4",
-            "cusched 1e-2 / 1e-4", "precision", "% of floor", "budget", "candidates (per min)", "sanitizer"]
+            "cusched 1e-2 / 1e-4", "precision", "kernel at 1e-4", "% of floor", "budget", "candidates (per min)",
+            "sanitizer"]
     has_note = any(res.get("note") for res in record["results"])
     if has_note:
         head.append("note")
@@ -347,7 +360,7 @@ def search_table(record):
                  "%s / %s%s" % (yes[match.get("1e-2")], yes[match.get("1e-4")],
                                 " (reduced)" if match.get("reduced") else ""),
                  "%s / %s" % (yes[res["verified"]["1e-2"]], yes[res["verified"]["1e-4"]]),
-                 precision_text(res) if ms else "-", ("%.1f" % pct) if pct is not None else "-",
+                 precision_text(res) if ms else "-", strict_kernel_cell(res), ("%.1f" % pct) if pct is not None else "-",
                  "%s / %g s" % (search.get("candidates", "-"), search.get("seconds", 0)) if search else "-",
                  "%s (%s)" % (search.get("evaluated", "-"), "%.1f" % per_minute if per_minute is not None else "-"),
                  sanitizer_cell(search.get("sanitizer"))]

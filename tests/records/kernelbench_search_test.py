@@ -22,10 +22,10 @@ from record_schema import schema_errors  # noqa: E402
 
 RELU = os.path.join(ROOT, "problems", "kernelbench", "level1", "19_ReLU.json")
 
-# A stand-in for cusched: `search` writes a store with three candidates (the baseline at 2.0 ms, a
-# better schedule at 1.5 ms, one that failed) and prints the summary; FAKE_MODE=none verifies
-# nothing, FAKE_MODE=hang writes the store and then outlives its time; `run` prints FAKE_RUN and
-# writes its arguments to FAKE_ARGS.
+# A stand-in for cusched: `search` writes a store with three candidates (the baseline at 2.0 ms in
+# f32, a better schedule at 1.5 ms in FAKE_BEST_PRECISION, default tf32, one that failed) and prints
+# the summary; FAKE_MODE=none verifies nothing, FAKE_MODE=hang writes the store and then outlives its
+# time; `run` prints FAKE_RUN and writes its arguments to FAKE_ARGS.
 FAKE = textwrap.dedent('''\
     #!%s
     import json, os, sqlite3, sys, time
@@ -41,7 +41,7 @@ FAKE = textwrap.dedent('''\
       CREATE TABLE runs (id INTEGER PRIMARY KEY, problem TEXT);
       CREATE TABLE candidates (id INTEGER PRIMARY KEY, run INTEGER, schedule TEXT, schedule_hash TEXT);
       CREATE TABLE evaluations (id INTEGER PRIMARY KEY, candidate INTEGER, verified INTEGER, median_ms REAL,
-                                result TEXT);
+                                precision TEXT, result TEXT);
       INSERT INTO runs VALUES (1, 'kb1_19_ReLU');
       INSERT INTO candidates VALUES (1, 1, '[{"op": "baseline"}]', 'a'), (2, 1, '[{"op": "tile", "size": 256}]', 'b'),
                                     (3, 1, '[{"op": "bad"}]', 'c');
@@ -49,8 +49,9 @@ FAKE = textwrap.dedent('''\
     ok = 0 if mode == "none" else 1
     sanitizer = json.dumps({"sanitizer": {"clean": False, "runs": [{"tool": "memcheck", "errors": 0},
                                                                   {"tool": "racecheck", "errors": 3}]}})
-    con.executemany("INSERT INTO evaluations(candidate, verified, median_ms, result) VALUES (?, ?, ?, ?)",
-                    [(1, ok, 2.0, "{}"), (2, ok, 1.5, sanitizer), (3, 0, None, None)])
+    best_precision = os.environ.get("FAKE_BEST_PRECISION", "tf32")
+    con.executemany("INSERT INTO evaluations(candidate, verified, median_ms, precision, result) VALUES (?, ?, ?, ?, ?)",
+                    [(1, ok, 2.0, "f32", "{}"), (2, ok, 1.5, best_precision, sanitizer), (3, 0, None, "f32", None)])
     con.commit()
     if mode == "hang":
         time.sleep(30)
@@ -81,11 +82,11 @@ class FakeCusched(unittest.TestCase):
         os.makedirs(os.path.join(self.work, "schedules"))
         self.args = search_args(self.work, self.cusched)
         os.environ["FAKE_ARGS"] = os.path.join(self.work, "args.json")
-        for k in ("FAKE_MODE", "FAKE_RUN"):
+        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_BEST_PRECISION"):
             os.environ.pop(k, None)
 
     def tearDown(self):
-        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_ARGS"):
+        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_ARGS", "FAKE_BEST_PRECISION"):
             os.environ.pop(k, None)
         self.dir.cleanup()
 
@@ -117,7 +118,7 @@ class SearchCommand(unittest.TestCase):
 
 class Search(FakeCusched):
     def test_the_best_verified_schedule_is_written_and_the_row_entry_counts_the_search(self):
-        entry, schedule, note = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
+        entry, schedule, strict_schedule, note = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
         self.assertEqual(schedule, os.path.join(self.work, "schedules", "kb1_19_ReLU.json"))
         with open(schedule) as f:
             self.assertEqual(json.load(f), [{"op": "tile", "size": 256}])
@@ -131,13 +132,25 @@ class Search(FakeCusched):
         self.assertGreater(entry["candidates_per_minute"], 0)
         self.assertEqual(schema_errors(entry, "search"), [])
 
+    def test_a_best_below_f32_precision_brings_the_fastest_f32_or_3xtf32_schedule_for_1e4(self):
+        _, _, strict_schedule, _ = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
+        self.assertEqual(strict_schedule, os.path.join(self.work, "schedules", "kb1_19_ReLU.strict.json"))
+        with open(strict_schedule) as f:
+            self.assertEqual(json.load(f), [{"op": "baseline"}])  # the f32 baseline, 2.0 ms
+        os.environ["FAKE_BEST_PRECISION"] = "3xtf32"
+        _, schedule, strict_schedule, _ = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
+        self.assertIsNone(strict_schedule, "the best itself counts at 1e-4")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "schedules", "kb1_19_ReLU.strict.json")))
+        self.assertIsNotNone(schedule)
+
     def test_a_search_that_verifies_nothing_times_the_baseline_and_removes_an_old_schedule(self):
         old = os.path.join(self.work, "schedules", "kb1_19_ReLU.json")
         with open(old, "w") as f:
             f.write("[]")
         os.environ["FAKE_MODE"] = "none"
-        entry, schedule, note = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
+        entry, schedule, strict_schedule, note = kbs.run_search(self.args, RELU, "kb1_19_ReLU", "1")
         self.assertIsNone(schedule)
+        self.assertIsNone(strict_schedule)
         self.assertFalse(os.path.exists(old))
         self.assertEqual(entry["timed"], "baseline")
         self.assertIn("baseline is timed", note)
@@ -147,8 +160,8 @@ class Search(FakeCusched):
         grace = kbs.SEARCH_GRACE_S
         kbs.SEARCH_GRACE_S = 2
         try:
-            entry, schedule, note = kbs.run_search(search_args(self.work, self.cusched, search_seconds=0.5), RELU,
-                                                   "kb1_19_ReLU", "1")
+            entry, schedule, _, note = kbs.run_search(search_args(self.work, self.cusched, search_seconds=0.5),
+                                                      RELU, "kb1_19_ReLU", "1")
         finally:
             kbs.SEARCH_GRACE_S = grace
         self.assertIn("killed", note)
@@ -260,6 +273,21 @@ class Summary(unittest.TestCase):
         self.assertEqual((strict["fast_0"], strict["fast_1"], strict["fast_2"]), (0.2, 0.2, 0.0))
         self.assertEqual(strict["geomean_speedup"], 2.0)
 
+    def test_at_1e4_a_rows_strict_kernel_stands_in_for_its_lower_precision_kernel(self):
+        b = hand_rows()[1]  # tf32, 0.25 ms against 1.0 / 1.5
+        b["strict_kernel"] = {"schedule": "search", "cusched_ms": {"median": 0.5, "min": 0.5, "max": 0.5},
+                              "verdict": "ok", "verified": {"1e-2": True, "1e-4": True}, "pct_of_floor": 40.0,
+                              "precision": "3xtf32", "math": "exact",
+                              "pytorch_match": dict(b["pytorch_match"], **{"1e-4": True})}
+        s = kbs.level_summary([b], {"1": 1})["levels"][0]
+        self.assertEqual((s["1e-2"]["correct"], s["1e-2"]["geomean_speedup"]), (1, 4.0))  # the tf32 kernel
+        self.assertEqual((s["1e-4"]["correct"], s["1e-4"]["faster_2x"], s["1e-4"]["geomean_speedup"]),
+                         (1, 0, 2.0))  # the 3xtf32 kernel: 1.0 / 0.5
+        self.assertEqual(s["precision"], {"tf32": 1})
+        self.assertEqual(schema_errors(b, "result"), [])
+        b["strict_kernel"]["pytorch_match"]["1e-4"] = False
+        self.assertEqual(kbs.level_summary([b], {"1": 1})["levels"][0]["1e-4"]["correct"], 0)
+
     def test_a_correct_problem_without_a_pytorch_time_is_correct_but_not_fast(self):
         two = self.summary()["levels"][1]
         for t in ("1e-2", "1e-4"):
@@ -345,7 +373,12 @@ class Record(unittest.TestCase):
         self.assertIn("| 1 | 1e-4, f32 / 3xtf32 | 5 (4) | 1 (20%) | 1 (20%) | 0 (0%) | 2.00x | - |", summary)
         rows = make_tables.search_table(r)
         self.assertTrue(rows[2].startswith("| kb1_1_A | search | 1.0000 | 3.0000 | 2.0000 | 2.00x | yes / yes | "
-                                           "yes / yes | f32 | 50.0 | 40 / 60 s | 40 (40.0) | - |"), rows[2])
+                                           "yes / yes | f32 | the same | 50.0 | 40 / 60 s | 40 (40.0) | - |"), rows[2])
+        b = hand_rows()[1]
+        b["strict_kernel"] = {"schedule": "search", "cusched_ms": {"median": 0.5, "min": 0.5, "max": 0.5},
+                              "verdict": "ok", "verified": {"1e-2": True, "1e-4": True}, "precision": "3xtf32",
+                              "pytorch_match": dict(b["pytorch_match"])}
+        self.assertEqual(make_tables.strict_kernel_cell(b), "0.5000 ms 3xtf32, module yes / yes")
         self.assertEqual(make_tables.sanitizer_cell({"clean": True, "errors": {"memcheck": 0}}), "clean")
         self.assertEqual(make_tables.sanitizer_cell({"clean": False, "errors": {"memcheck": 0, "racecheck": 3}}),
                          "findings: racecheck 3")
