@@ -14,6 +14,8 @@ import sqlite3
 import struct
 import sys
 
+if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+    sys.exit("usage: generate.py [OUT] (default malformed-corpus): writes OUT/cases/* and OUT/manifest.json")
 OUT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "malformed-corpus")
 CASES = os.path.join(OUT, "cases")
 shutil.rmtree(CASES, ignore_errors=True)
