@@ -106,6 +106,46 @@ def store_best(db, run=None, precisions=None):
             "best_is_baseline": bool(best) and best[0] == first, "evaluated": evaluated, "verified": verified}
 
 
+def ranks(values):
+    """The rank of each value (1 = smallest), ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation of two equally long lists; None under 3 pairs or without spread."""
+    if len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    return max(-1.0, min(1.0, sxy / (sxx * syy) ** 0.5)) if sxx and syy else None
+
+
+def cost_rank(db, run):
+    """The cost model against the GPU over a run's verified, timed candidates: {candidates, spearman}."""
+    con = sqlite3.connect(db)
+    try:
+        pairs = con.execute(
+            "SELECT e.cost_estimate, e.median_ms FROM evaluations e JOIN candidates c ON c.id = e.candidate "
+            "WHERE c.run = ? AND e.verified = 1 AND e.median_ms IS NOT NULL AND e.cost_estimate > 0",
+            (run,)).fetchall()
+    finally:
+        con.close()
+    rho = spearman([p[0] for p in pairs], [p[1] for p in pairs])
+    return {"candidates": len(pairs), "spearman": round(rho, 4) if rho is not None else None}
+
+
 def sanitizer_entry(result):
     """The search's compute-sanitizer verdict on its best, from the evaluation's stored result:
     {clean, errors per tool}, None where it did not run."""
@@ -179,6 +219,8 @@ def run_search(args, path, name, level):
         try:
             best = store_best(db, summary.get("run"))
             strict_best = store_best(db, summary.get("run"), STRICT_PRECISIONS)
+            if best:
+                best["cost_rank"] = cost_rank(db, best["run"])
         except sqlite3.Error as e:
             note = (note + "; " if note else "") + "store unreadable: %s" % e
     entry = search_entry(args, level, summary, best, wall)
@@ -208,6 +250,8 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
         "status": summary.get("status") or ("killed" if wall >= args.search_seconds + SEARCH_GRACE_S else "failed"),
         "timed": "search" if best.get("schedule") is not None else "none" if timed_nothing else "baseline",
         "best_is_baseline": bool(best.get("best_is_baseline")),
+        "problem_class": summary.get("problem_class"),
+        "cost_rank": best.get("cost_rank"),
         "sanitizer": best.get("sanitizer"),
         "best_ms": best.get("best_ms"),
         "baseline_ms": best.get("baseline_ms"),

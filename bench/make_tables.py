@@ -312,7 +312,28 @@ def kernelbench_merged_summary(records):
     summary = scores.level_summary(rows, scores.level_file_counts(ROOT))
     return (["Budget per problem: %s candidates or %s s. Rows from %d record(s): %s." % (
         budget[0], budget[1], len(used), ", ".join("%s `%s`" % (r["date"], r["name"]) for r in used)), ""] +
-            kernelbench_summary_table(summary))
+            kernelbench_summary_table(summary) + [""] + cost_rank_table(rows))
+
+
+def cost_rank_table(rows):
+    """The cost model's ranking of each search's verified candidates against their GPU medians (Spearman's
+    rank correlation, the rows' search.cost_rank), per problem class."""
+    by_class = {}
+    for row in rows:
+        search = row.get("search") or {}
+        rho = (search.get("cost_rank") or {}).get("spearman")
+        if rho is not None:
+            by_class.setdefault(search.get("problem_class") or "-", []).append(rho)
+    if not by_class:
+        return ["No search row has the cost model's ranking against the GPU yet (3 timed candidates or more)."]
+    out = ["The cost model's ranking of each search's verified candidates against their GPU medians "
+           "(Spearman's rank correlation; 1: the same order):", "",
+           "| problem class | problems | mean | lowest | below 0.5 |", "|---|---|---|---|---|"]
+    for cls in sorted(by_class):
+        v = by_class[cls]
+        out.append("| %s | %d | %.2f | %.2f | %d |" % (cls, len(v), sum(v) / len(v), min(v),
+                                                     sum(1 for x in v if x < 0.5)))
+    return out
 
 
 def sanitizer_cell(s):

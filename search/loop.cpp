@@ -15,6 +15,7 @@
 #include "runtime/interp_verification.h"
 #include "runtime/worker.h"
 #include "search/candidate_evaluation.h"
+#include "search/class_sketches.h"
 #include "search/cost_model.h"
 #include "search/floor_share.h"
 #include "search/host_evaluator.h"
@@ -590,6 +591,7 @@ SearchSummary SearchLoop::summarise(int64_t run, SearchStatus status) const {
   SearchSummary s;
   s.run = run;
   s.status = status;
+  s.problem_class = problem_class_name(classify_pipeline(problem_.pipeline));
   for (const auto& r : store_.round_summaries(run)) s.rounds_finished += !r.round.finished.empty();
   auto cands = store_.candidates(run);
   for (const auto& e : store_.evaluations(run)) {

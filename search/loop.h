@@ -55,6 +55,7 @@ struct SearchSummary {
   int evaluated = 0, verified = 0;
   std::optional<double> best, baseline;  // ms: median on gpu runs, cost estimate on interp runs
   std::optional<int64_t> best_candidate;
+  std::string problem_class;  // the built-in proposer's class of the problem (class_sketches.h)
   SearchStatus status = SearchStatus::finished;
   std::optional<GoalStanding> goal;  // when the run has a goal
   nlohmann::json stall;              // the last stall's diagnosis (stall_diagnosis.h), null when none

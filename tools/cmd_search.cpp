@@ -122,6 +122,7 @@ nlohmann::json summary_json(const search::SearchSummary& s, const std::string& d
                       {"rounds_finished", s.rounds_finished},
                       {"evaluated", s.evaluated},
                       {"verified", s.verified},
+                      {"problem_class", s.problem_class},
                       {"backend", backend}};
   j["best_candidate"] = s.best_candidate ? nlohmann::json(*s.best_candidate) : nlohmann::json();
   j["best"] = s.best ? nlohmann::json(*s.best) : nlohmann::json();

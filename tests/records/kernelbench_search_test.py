@@ -41,7 +41,7 @@ FAKE = textwrap.dedent('''\
       CREATE TABLE runs (id INTEGER PRIMARY KEY, problem TEXT);
       CREATE TABLE candidates (id INTEGER PRIMARY KEY, run INTEGER, schedule TEXT, schedule_hash TEXT);
       CREATE TABLE evaluations (id INTEGER PRIMARY KEY, candidate INTEGER, verified INTEGER, median_ms REAL,
-                                precision TEXT, result TEXT);
+                                precision TEXT, cost_estimate REAL, result TEXT);
       INSERT INTO runs VALUES (1, 'kb1_19_ReLU');
       INSERT INTO candidates VALUES (1, 1, '[{"op": "baseline"}]', 'a'), (2, 1, '[{"op": "tile", "size": 256}]', 'b'),
                                     (3, 1, '[{"op": "bad"}]', 'c');
@@ -50,12 +50,14 @@ FAKE = textwrap.dedent('''\
     sanitizer = json.dumps({"sanitizer": {"clean": False, "runs": [{"tool": "memcheck", "errors": 0},
                                                                   {"tool": "racecheck", "errors": 3}]}})
     best_precision = os.environ.get("FAKE_BEST_PRECISION", "tf32")
-    con.executemany("INSERT INTO evaluations(candidate, verified, median_ms, precision, result) VALUES (?, ?, ?, ?, ?)",
-                    [(1, ok, 2.0, "f32", "{}"), (2, ok, 1.5, best_precision, sanitizer), (3, 0, None, "f32", None)])
+    con.executemany("INSERT INTO evaluations(candidate, verified, median_ms, precision, cost_estimate, result) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", [(1, ok, 2.0, "f32", 3.0, "{}"), (2, ok, 1.5, best_precision, 1.0, sanitizer),
+                                                  (3, 0, None, "f32", 0.5, None)])
     con.commit()
     if mode == "hang":
         time.sleep(30)
     print(json.dumps({"ok": bool(ok), "store": db, "run": 1, "status": "budget_spent", "evaluated": 3,
+                      "problem_class": "pointwise",
                       "verified": 2 * ok, "best_candidate": 2 if ok else None}, indent=2))
     sys.exit(5)
 ''') % sys.executable
@@ -128,6 +130,8 @@ class Search(FakeCusched):
         self.assertEqual((entry["best_ms"], entry["baseline_ms"], entry["best_is_baseline"]), (1.5, 2.0, False))
         # compute-sanitizer's verdict on the best, as the search stored it with the evaluation
         self.assertEqual(entry["sanitizer"], {"clean": False, "errors": {"memcheck": 0, "racecheck": 3}})
+        # two verified, timed candidates: too few for a rank correlation
+        self.assertEqual((entry["problem_class"], entry["cost_rank"]), ("pointwise", {"candidates": 2, "spearman": None}))
         self.assertEqual((entry["candidates"], entry["seconds"], entry["level"]), (40, 60.0, "1"))
         self.assertGreater(entry["candidates_per_minute"], 0)
         self.assertEqual(schema_errors(entry, "search"), [])
@@ -252,6 +256,25 @@ class Rows(unittest.TestCase):
     def test_rows_validate_against_the_record_schema(self):
         for r in hand_rows():
             self.assertEqual(schema_errors(r, "result"), [], r["problem"])
+
+
+class CostRank(unittest.TestCase):
+    def test_spearman_is_one_for_the_same_order_minus_one_for_the_reverse_and_shares_tied_ranks(self):
+        self.assertEqual(kbs.spearman([1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]), 1.0)
+        self.assertEqual(kbs.spearman([1.0, 2.0, 3.0], [3.0, 2.0, 1.0]), -1.0)
+        self.assertEqual(kbs.ranks([5.0, 1.0, 5.0, 2.0]), [3.5, 1.0, 3.5, 2.0])
+        self.assertAlmostEqual(kbs.spearman([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0]), 0.8)
+        self.assertIsNone(kbs.spearman([1.0, 2.0], [2.0, 1.0]))
+        self.assertIsNone(kbs.spearman([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]), "no spread")
+
+    def test_the_table_groups_the_searches_by_problem_class(self):
+        def row(cls, rho):
+            return {"search": {"problem_class": cls, "cost_rank": {"candidates": 5, "spearman": rho}}}
+        table = make_tables.cost_rank_table([row("matmul", 0.9), row("matmul", 0.3), row("pointwise", 1.0),
+                                             {"search": {"problem_class": "reduction", "cost_rank": None}}])
+        self.assertIn("| matmul | 2 | 0.60 | 0.30 | 1 |", table)
+        self.assertIn("| pointwise | 1 | 1.00 | 1.00 | 0 |", table)
+        self.assertFalse(any("| reduction |" in line for line in table))
 
 
 class Summary(unittest.TestCase):
