@@ -1,0 +1,160 @@
+// SearchLoop::evaluate: a round's stored candidates prepared on the CPU threads
+// (validate, lower, emit, audit, compile), then verified and timed by the evaluator,
+// their outcomes stored in candidate order.
+#include <algorithm>
+#include <iterator>
+#include <mutex>
+#include <sstream>
+
+#include "search/candidate_evaluation.h"
+#include "search/loop.h"
+#include "search/parallel_for.h"
+#include "search/steered_kernel.h"
+
+namespace cusched::search {
+namespace {
+
+bool is_rejection(std::optional<runtime::Verdict> v) {
+  return v == runtime::Verdict::invalid_schedule || v == runtime::Verdict::lowering_error ||
+         v == runtime::Verdict::audit_rejected;
+}
+
+}  // namespace
+
+bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candidates) {
+  if (candidates.empty()) return true;
+  EvalConfig cfg;
+  cfg.backend = options_.backend;
+  cfg.size = options_.resolved_size();
+  cfg.seed = options_.seed;
+  cfg.strict = options_.strict;
+  cfg.audit = options_.audit;
+  cfg.watchdog_s = options_.watchdog_s;
+  const bool interp = options_.backend == "interp";
+  if (!interp && options_.cut_factor > 0)
+    if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
+
+  // Every candidate started counts against the candidate budget.
+  size_t count = candidates.size();
+  bool stopped = false;
+  if (options_.budget_candidates > 0) {
+    int64_t left =
+        std::max<int64_t>(0, options_.budget_candidates - static_cast<int64_t>(store_.evaluations(run).size()));
+    if (static_cast<int64_t>(count) > left) {
+      count = static_cast<size_t>(left);
+      stopped = true;
+    }
+  }
+
+  std::mutex store_mu;
+  auto record = [&](const CandidateRecord& c, const CandidateOutcome& o) {
+    std::lock_guard<std::mutex> lock(store_mu);
+    if (!o.ir_text.empty())
+      store_.save_artifacts(
+          c.id, {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+    if (is_rejection(o.verdict)) {
+      store_.reject(c.id, o.verdict_text(), o.reason);
+      return;
+    }
+    EvaluationRecord e;
+    e.candidate = c.id;
+    e.verdict = o.verdict_text();
+    e.verified = o.verified();
+    e.reason = o.reason;
+    e.cost_estimate = o.cost_estimate_ms;
+    e.precision = precision_name(o.precision);
+    e.backend = options_.backend;
+    e.result = o.to_json();
+    if (o.gpu) {
+      if (o.gpu->median_ms > 0) {
+        e.median_ms = o.gpu->median_ms;
+        e.min_ms = o.gpu->min_ms;
+        e.max_ms = o.gpu->max_ms;
+        e.pct_of_floor = o.gpu->pct_of_floor;
+      }
+      e.max_abs_error = o.gpu->max_abs_err;
+      e.max_rel_error = o.gpu->max_rel_err;
+    }
+    if (o.interp) {
+      e.max_abs_error = o.interp->max_abs_err;
+      e.max_rel_error = o.interp->max_rel_err;
+    }
+    store_.save_evaluation(e);
+    // GPU evaluations take seconds each: one line per candidate shows the run is alive.
+    if (o.gpu) {
+      std::ostringstream line;
+      line << "  candidate " << c.id << ": " << o.verdict_text();
+      if (e.median_ms)
+        line << ", " << *e.median_ms << " ms (GPU median), " << e.pct_of_floor.value_or(0) << "% of the floor";
+      log_ << line.str() << std::endl;
+    }
+  };
+
+  // The CPU part (validate, lower, emit, audit) of every candidate, in parallel.
+  std::vector<CandidateOutcome> outcomes(count);
+  std::vector<char> prepared(count, 0);
+  // Once the time budget is spent no further candidate is prepared.
+  const size_t threads = static_cast<size_t>(cpu_thread_count(options_.cpu_threads));
+  const bool in_time = parallel_for(count, threads, [&](size_t, size_t i) {
+    if (out_of_time()) return false;
+    const CandidateRecord& c = candidates[i];
+    CandidateOutcome& o = outcomes[i];
+    o = is_handwritten(c) ? prepare_kernel_candidate(problem_, store_, c, cfg)
+                          : prepare_candidate(problem_, c.schedule, cfg);
+    prepared[i] = 1;
+    if (o.verdict || interp) return true;
+    std::lock_guard<std::mutex> lock(store_mu);
+    store_.save_artifacts(c.id,
+                          {o.bundle.source, o.ir_text, o.bundle.to_json(), o.audit_findings, nlohmann::json::object()});
+    store_.set_candidate_status(c.id, "lowered");
+    o.ir_text.clear();  // the artifacts are stored
+    return true;
+  });
+  stopped = stopped || !in_time;
+
+  // Verification by the evaluator; every result (rejections included) is stored in
+  // candidate order, whatever order the evaluators finish in.
+  std::vector<size_t> batch_of;  // batch index -> candidate index
+  std::vector<CandidateOutcome> batch;
+  std::vector<char> in_batch(count, 0);
+  for (size_t i = 0; i < count; ++i)
+    if (prepared[i] && !outcomes[i].verdict) {
+      in_batch[i] = 1;
+      batch_of.push_back(i);
+      batch.push_back(std::move(outcomes[i]));
+    }
+  size_t committed = 0;  // candidates before this index are stored (or were not prepared)
+  auto commit_until = [&](size_t end) {
+    for (; committed < end; ++committed)
+      if (prepared[committed] && !in_batch[committed]) record(candidates[committed], outcomes[committed]);
+  };
+  // On the GPU the batch goes to the evaluator in slices of a few candidates per evaluator:
+  // between slices the time budget is checked (a candidate not started stays pending, as
+  // one not prepared does) and the early cut follows the best time recorded so far. The
+  // interpreter takes the whole batch on its threads.
+  const size_t slice =
+      interp ? std::max<size_t>(1, batch.size()) : 2 * static_cast<size_t>(std::max(2, evaluator_->alive()));
+  for (size_t from = 0; from < batch.size(); from += slice) {
+    if (from > 0) {
+      if (out_of_time()) {
+        stopped = true;
+        break;
+      }
+      if (!interp && options_.cut_factor > 0)
+        if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
+    }
+    const size_t to = std::min(batch.size(), from + slice);
+    std::vector<CandidateOutcome> part(std::make_move_iterator(batch.begin() + from),
+                                       std::make_move_iterator(batch.begin() + to));
+    evaluator_->evaluate(problem_, cfg, part, [&](size_t k, CandidateOutcome& o) {
+      const size_t i = batch_of[from + k];
+      commit_until(i);
+      record(candidates[i], o);
+      committed = i + 1;
+    });
+  }
+  commit_until(count);
+  return !stopped;
+}
+
+}  // namespace cusched::search
