@@ -420,6 +420,9 @@ def parse_args(argv):
     p.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
     p.add_argument("--prediction", default=None, help="what was predicted before the run")
     p.add_argument("--plan", action="store_true", help="print each file's sizes and saved bytes; run nothing")
+    p.add_argument("--skip-matched", default=None, metavar="DIR",
+                   help="leave out the files whose latest check in the records of DIR (e.g. bench/results) matched "
+                        "the module at 1e-2 and 1e-4: a run checks only what is not yet shown")
     args = p.parse_args(argv)
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
         p.error("--name must be lower-case letters, digits and '-'")
@@ -440,9 +443,28 @@ def plan_lines(jobs):
     return out
 
 
+def skip_matched(files, directory):
+    """The files whose problem's latest check in the records of `directory` did not match its module at
+    both tolerances (or that have none), as bench/RESULTS.md's table of the checks reads them."""
+    from make_tables import load_records, module_check_rows
+    rows = module_check_rows(load_records(directory))
+    kept = []
+    for f in files:
+        with open(f) as fh:
+            name = json.load(fh)["name"]
+        match = rows[name][0]["pytorch_match"] if name in rows else {}
+        if not (match.get("1e-2") and match.get("1e-4")):
+            kept.append(f)
+    print("%d of %d files matched their modules in %s and are left out" % (len(files) - len(kept), len(files),
+                                                                          directory), flush=True)
+    return kept
+
+
 def main(argv):
     args = parse_args(argv)
     files = args.files or default_files()
+    if args.skip_matched:
+        files = skip_matched(files, args.skip_matched)
     if args.plan:
         print("\n".join(plan_lines([plan(f, int(args.max_gib * GIB)) for f in files])))
         return 0

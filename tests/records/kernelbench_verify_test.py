@@ -2,7 +2,9 @@
 sets of problem files, the reduced shape, the forward-argument and parameter mapping, the
 comparison at both tolerances, the disk budget's order, and the record it writes (which
 validates and which make_tables.py renders)."""
+import contextlib
 import glob
+import io
 import json
 import os
 import sys
@@ -28,6 +30,24 @@ def problem_file(stem_prefix, level="level1"):
         raise unittest.SkipTest("no problem file %s_*" % stem_prefix)
     with open(paths[0]) as f:
         return json.load(f)
+
+
+class SkipMatched(unittest.TestCase):
+    def test_only_files_without_a_match_at_both_tolerances_are_kept(self):
+        relu, sigmoid, tanh = (os.path.join(ROOT, "problems", "kernelbench", "level1", f)
+                               for f in ("19_ReLU.json", "21_Sigmoid.json", "22_Tanh.json"))
+        def row(name, loose, strict):
+            return {"problem": name, "pytorch_match": {"status": "compared", "1e-2": loose, "1e-4": strict,
+                                                       "max_abs_err": 0.0, "max_rel_err": 0.0, "sizes": {},
+                                                       "reduced": False}}
+        with tempfile.TemporaryDirectory() as d:
+            record = {"date": "2026-01-01", "name": "kernelbench-verify", "title": "t", "command": "c", "notes": "",
+                      "results": [row("kb1_19_ReLU", True, True), row("kb1_21_Sigmoid", True, False)]}
+            with open(os.path.join(d, "2026-01-01-kernelbench-verify.json"), "w") as f:
+                json.dump(record, f)
+            with contextlib.redirect_stdout(io.StringIO()):
+                kept = kv.skip_matched([relu, sigmoid, tanh], d)
+        self.assertEqual(kept, [sigmoid, tanh])  # 1e-4 missed; never checked
 
 
 class Shapes(unittest.TestCase):
