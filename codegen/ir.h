@@ -266,6 +266,7 @@ struct Kernel {
   Stmt body;
   int launch_max_threads = 0, launch_min_blocks = 0;
   int64_t cluster = 1;                     // blocks per thread-block cluster along x (1: none)
+  int raster_group = 0;                    // block_raster: tiles in groups along blockIdx.x (raster_blocks)
   std::map<std::string, L2Hint> l2_hints;  // input buffer -> L2 eviction priority of its loads
   std::vector<RegisterTail> register_tails;
 };

@@ -39,7 +39,8 @@ const std::vector<LoweringPass>& lowering_passes() {
       {"check_register_arrays",
        each_kernel([](const Kernel& k) { check_register_arrays(k); })},       // 8. per-thread arrays of a sane size
       {"remove_redundant_barriers", each_kernel(remove_redundant_barriers)},  // 9. back-to-back barriers
-      {"simplify_kernel", each_kernel(simplify_kernel)},                      // 10. constant folding
+      {"raster_blocks", each_kernel(raster_blocks)},                          // 10. block_raster's tile order
+      {"simplify_kernel", each_kernel(simplify_kernel)},                      // 11. constant folding
   };
   return passes;
 }

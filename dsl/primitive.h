@@ -77,6 +77,7 @@ PrimitiveDef pipeline_primitive();
 PrimitiveDef tensor_core_primitive();
 PrimitiveDef precision_primitive();
 PrimitiveDef launch_bounds_primitive();
+PrimitiveDef block_raster_primitive();
 PrimitiveDef l2_hint_primitive();
 
 }  // namespace cusched

@@ -29,6 +29,7 @@ const std::vector<PrimitiveDef>& primitives() {
       tensor_core_primitive(),
       precision_primitive(),
       launch_bounds_primitive(),
+      block_raster_primitive(),
       l2_hint_primitive(),
   };
   return all;

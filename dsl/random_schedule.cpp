@@ -345,6 +345,7 @@ class Generator {
     }
     if (reduction && chance(0.1)) try_step(schedule_step("precision", name, {{"operands", "tf32"}}));
     if (chance(0.1)) try_step(schedule_step("launch_bounds", name, {{"max_threads", 1024}}));
+    if (chance(0.1)) try_step(schedule_step("block_raster", name, {{"group", pick(std::vector<int>{2, 3, 8})}}));
     if (chance(0.1) && !s_.state().ctx.pipeline.inputs().empty())
       try_step(schedule_step("l2_hint", name,
                              {{"source", pick(s_.state().ctx.pipeline.inputs())->name},

@@ -47,6 +47,7 @@ void record_stage(StageProvenance& p, const StageSchedule& was, const StageSched
   mark(p.precision, was.precision != now.precision || was.math != now.math);
   mark(p.launch_bounds,
        was.launch_max_threads != now.launch_max_threads || was.launch_min_blocks != now.launch_min_blocks);
+  mark(p.raster, was.raster_group != now.raster_group);
   mark(p.l2_hint, !same_hints(was.l2_hints, now.l2_hints));
   for (const auto& [name, l] : now.loops) {
     const LoopInfo* old = was.find_loop(name);

@@ -74,6 +74,7 @@ struct StageProvenance {
   int tensor_core = -1;
   int precision = -1;  // the operand precision and math: precision, tensor_core
   int launch_bounds = -1;
+  int raster = -1;  // block_raster
   int l2_hint = -1;
   std::map<std::string, int> binding;     // loop -> the step that last bound it (bind, cross_thread_reduce)
   std::map<std::string, int> loop_kind;   // loop -> the step that last unrolled or vectorized it
@@ -108,6 +109,7 @@ struct StageSchedule {
   Precision precision = Precision::f32;  // operand precision: f32, tf32, 3xtf32, bf16, f16
   std::string math = "exact";            // "fast": f32 exp, log and division as approximate intrinsics
   int launch_max_threads = 0, launch_min_blocks = 0;
+  int raster_group = 0;                    // block_raster: tiles in groups of this many along blockIdx.x (0: none)
   std::map<std::string, L2Hint> l2_hints;  // input -> priority of the stage's kernel's loads of it
   StageProvenance provenance;              // which step set the fields above
 

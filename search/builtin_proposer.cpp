@@ -37,9 +37,10 @@ std::vector<std::string> class_moves(ProblemClass c) {
       return {"retile", "retile",       "fuse_producers", "vectorize", "vectorize",
               "unroll", "stage_shared", "fast_math",      "l2_keep",   "random"};
     case ProblemClass::matmul:
-      return {"retile", "retile", "register_tile", "pipeline", "pipeline", "stage_shared", "precision", "unroll"};
+      return {"retile",       "retile",    "register_tile", "pipeline", "pipeline",
+              "stage_shared", "precision", "unroll",        "raster"};
     case ProblemClass::convolution:
-      return {"retile", "retile", "register_tile", "stage_shared", "unroll", "vectorize", "precision"};
+      return {"retile", "retile", "register_tile", "stage_shared", "unroll", "vectorize", "precision", "raster"};
   }
   return move_names();
 }

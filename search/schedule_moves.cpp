@@ -406,6 +406,31 @@ std::optional<MoveResult> l2_keep(const json& steps, const ScheduleState& st, st
                     out};
 }
 
+// raster: a root stage with one loop on blockIdx.x and one on blockIdx.y (a tiled GEMM or
+// convolution) launches its tiles in groups of 4, 8 or 16 along x (block_raster), so that
+// the blocks running together share their operand panels in L2.
+std::optional<MoveResult> raster(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
+  std::vector<std::string> sites;
+  for (const auto& [name, s] : st.schedules) {
+    if (s.location != ComputeLocation::Root || s.raster_group) continue;
+    int x = 0, y = 0;
+    for (const auto& [loop, l] : s.loops) {
+      x += l.axis == GpuAxis::BlockX;
+      y += l.axis == GpuAxis::BlockY;
+    }
+    if (x == 1 && y == 1) sites.push_back(name);
+  }
+  if (sites.empty()) return std::nullopt;
+  const std::string stage = pick(sites, rng);
+  const int group = pick(std::vector<int>{4, 8, 16}, rng);
+  json out = steps;
+  out.push_back(schedule_step("block_raster", stage, {{"group", group}}));
+  return MoveResult{"raster",
+                    "launch the tiles of " + stage + " in groups of " + std::to_string(group) +
+                        " along blockIdx.x, so that the blocks running together share operands in L2",
+                    out};
+}
+
 std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std::mt19937_64& rng) {
   return MoveResult{"random", "a fresh random legal schedule", random_schedule(st.ctx, rng)};
 }
@@ -415,7 +440,7 @@ std::optional<MoveResult> random_fresh(const json&, const ScheduleState& st, std
 const std::vector<std::string>& move_names() {
   static const std::vector<std::string> names = {"retile",        "vectorize", "fuse_producers", "stage_shared",
                                                  "register_tile", "unroll",    "precision",      "fast_math",
-                                                 "pipeline",      "l2_keep",   "random"};
+                                                 "pipeline",      "l2_keep",   "raster",         "random"};
   return names;
 }
 
@@ -431,6 +456,7 @@ std::optional<MoveResult> apply_move(const std::string& name, const nlohmann::js
   if (name == "fast_math") return fast_math(steps, state, rng);
   if (name == "pipeline") return pipeline(steps, state, rng);
   if (name == "l2_keep") return l2_keep(steps, state, rng);
+  if (name == "raster") return raster(steps, state, rng);
   if (name == "random") return random_fresh(steps, state, rng);
   return std::nullopt;
 }

@@ -30,6 +30,7 @@ Kernel KernelBuilder::build(const FuncDef& root, int index) {
   k.body = build_stage(root, self, env, false, false);
   k.launch_max_threads = s.launch_max_threads;
   k.launch_min_blocks = s.launch_min_blocks;
+  k.raster_group = s.raster_group;
   k.l2_hints = s.l2_hints;
   k.register_tails = register_tails_;
   for (const auto& b : order_of_globals())

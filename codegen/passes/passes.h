@@ -28,6 +28,9 @@ constexpr int64_t kMaxRegisterArrayElements = 1024;
 void check_register_arrays(const Kernel& k);
 // Drops back-to-back barriers.
 void remove_redundant_barriers(Kernel& k);
+// block_raster: inside the kernel's blockIdx.x and blockIdx.y loops, their variables
+// replaced by the tile that the block's launch position takes in the grouped order.
+void raster_blocks(Kernel& k);
 // Constant folding of every expression.
 void simplify_kernel(Kernel& k);
 

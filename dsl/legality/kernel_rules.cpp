@@ -1,5 +1,5 @@
 // Rules on the stages that become kernels: outputs at root, L2 hints on kernels,
-// block loops outermost.
+// block loops outermost, a block raster over one loop on blockIdx.x and one on blockIdx.y.
 #include "dsl/legality/legality_rules.h"
 
 namespace cusched::legality {
@@ -16,6 +16,29 @@ void check_kernel_rules(const Rules& r) {
     if (output && s.location != ComputeLocation::Root)
       r.refuse(pv.location, "output-not-root", "Output stage '" + f->name + "' must be computed at root.",
                "Remove compute_at/compute_inline for it.");
+    if (s.raster_group > 0) {
+      // (A cluster spans blockIdx.x, which cluster-with-block-x keeps from other loops.)
+      int x = 0, y = 0;
+      int bound = pv.raster;
+      for (const auto& n : s.order) {
+        const GpuAxis a = s.loops.at(n).axis;
+        x += a == GpuAxis::BlockX;
+        y += a == GpuAxis::BlockY;
+        if (a != GpuAxis::None) bound = std::max(bound, pv.binding_of(n));
+      }
+      if (s.location != ComputeLocation::Root)
+        r.refuse(
+            latest({pv.raster, pv.location}), "raster-not-root",
+            "Stage '" + f->name + "' has a block_raster but is not computed at root, so it has no blocks of its own.",
+            "Give the raster to the root stage of the kernel.");
+      else if (x != 1 || y != 1)
+        r.refuse(
+            latest({pv.raster, bound, pv.order}), "raster-needs-two-block-axes",
+            "Stage '" + f->name + "' has a block_raster but " +
+                (x != 1 ? std::to_string(x) + " loops on blockIdx.x" : std::to_string(y) + " loops on blockIdx.y") +
+                "; the raster orders the tiles of one loop on each.",
+            "Bind one loop to blockIdx.x and one to blockIdx.y (fuse loops first), or remove the block_raster.");
+    }
     if (s.location != ComputeLocation::Root) continue;
     bool seen_other = false;
     for (const auto& n : s.order) {

@@ -30,7 +30,7 @@ struct Rules {
 // The latest of the steps (-1 when none is known).
 int latest(std::initializer_list<int> steps);
 
-void check_kernel_rules(const Rules& r);       // output-not-root, l2-hint-not-root, block-loop-not-outermost
+void check_kernel_rules(const Rules& r);       // output-not-root, l2-hint-not-root, block-loop-not-outermost, raster-*
 void check_placement_rules(const Rules& r);    // producers computed at a loop, shared copies in thread loops
 void check_copy_rules(const Rules& r);         // staged copies with registers, pipelines and the bulk engine
 void check_output_tile_rules(const Rules& r);  // cache_write scope shared

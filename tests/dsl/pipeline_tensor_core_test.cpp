@@ -181,5 +181,22 @@ TEST(LaunchBoundsErrors, EachError) {
                     "launch_bounds", "mistyped-argument");
 }
 
+TEST(BlockRaster, RecordsTheGroupAndRefusesOneOutsideTwoToSixtyFour) {
+  auto ctx = problem_context("matmul");
+  const json tiles = json::parse(R"([
+    {"op": "split", "stage": "C", "loop": "i", "factor": 16, "outer": "io", "inner": "ii"},
+    {"op": "split", "stage": "C", "loop": "j", "factor": 16, "outer": "jo", "inner": "ji"},
+    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ii", "ji", "k"]},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"}])");
+  auto with_raster = [&](int group) {
+    json steps = tiles;
+    steps.push_back({{"op", "block_raster"}, {"stage", "C"}, {"group", group}});
+    return steps;
+  };
+  EXPECT_EQ(build(ctx, with_raster(8)).state().stage("C").raster_group, 8);
+  for (int bad : {0, 1, 65, -4}) expect_step_error(ctx, with_raster(bad), 5, "block_raster", "bad-raster-group");
+}
+
 }  // namespace
 }  // namespace cusched::testing

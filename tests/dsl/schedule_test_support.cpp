@@ -131,7 +131,8 @@ json state_digest(const ScheduleState& st) {
                               {"pipeline", {s.pipeline_loop, s.pipeline_depth, s.pipeline_bulk}},
                               {"tensor_core", s.tensor_core_shape},
                               {"precision", precision_name(s.precision)},
-                              {"launch_bounds", {s.launch_max_threads, s.launch_min_blocks}}};
+                              {"launch_bounds", {s.launch_max_threads, s.launch_min_blocks}},
+                              {"raster", s.raster_group}};
   }
   return out;
 }

@@ -2,7 +2,10 @@
 // where every tile loop of the matmul problems has a tail (zero-filled staged rows,
 // unwritten accumulators), with one k-step in flight (pipeline 4 deep), with each
 // k-step waited for (pipeline 2 deep) and without a pipeline, in tf32 and in 3xtf32 at
-// the strict tolerance; and the gemm whose operands both run along k.
+// the strict tolerance; the matmul best rastered (block_raster) at the bench size; and
+// the gemm whose operands both run along k.
+#include <iostream>
+
 #include <gtest/gtest.h>
 
 #include "problems/baseline_steps.h"
@@ -39,6 +42,21 @@ TEST(GpuWgmma, ThreeTf32TilesVerifyAtTheStrictTolerance) {
           /*strict=*/true);
       EXPECT_EQ(out.verdict_text(), "ok") << problem << ", pipeline depth " << depth << ": " << out.reason;
     }
+}
+
+// The matmul best with its tiles launched in groups of 8 along blockIdx.x (block_raster)
+// verifies at the bench size; both medians are printed.
+TEST(GpuWgmma, RasteredMatmulBestVerifiesAtTheBenchSize) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  nlohmann::json steps = find_problem("matmul").best_schedule;
+  auto plain = testing::run_on_gpu("matmul", steps, "bench", worker);
+  steps.push_back({{"op", "block_raster"}, {"stage", "C"}, {"group", 8}});
+  auto rastered = testing::run_on_gpu("matmul", steps, "bench", worker);
+  EXPECT_EQ(rastered.verdict_text(), "ok") << rastered.reason;
+  if (plain.gpu && rastered.gpu)
+    std::cout << "| matmul best | " << plain.gpu->median_ms << " ms | rastered by 8 | " << rastered.gpu->median_ms
+              << " ms |\n";
 }
 
 TEST(GpuWgmma, GemmWithBothOperandsAlongKVerifies) {

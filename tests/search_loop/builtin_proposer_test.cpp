@@ -180,6 +180,24 @@ TEST(ScheduleMoves, L2KeepHintsTheFirstOfTwoKernelsThatReadAnInput) {
   EXPECT_FALSE(apply_move("l2_keep", flat, Schedule::from_json(relu.context("bench"), flat).state(), rng));
 }
 
+TEST(ScheduleMoves, RasterGroupsTheTilesOfAStageOnTwoBlockAxes) {
+  const Problem& p = find_problem("matmul");
+  json best = validate_schedule(p.context("bench"), p.best_schedule).steps;
+  std::mt19937_64 rng(5);
+  auto m = apply_move("raster", best, Schedule::from_json(p.context("bench"), best).state(), rng);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(legal_at(p, m->schedule, "bench")) << m->schedule.dump();
+  const json& step = m->schedule.back();
+  EXPECT_EQ(step["op"], "block_raster");
+  EXPECT_EQ(step["stage"], "C");
+  EXPECT_TRUE(step["group"] == 4 || step["group"] == 8 || step["group"] == 16) << step.dump();
+  // Once rastered there is nothing left to raster; a flat grid has one block axis only.
+  EXPECT_FALSE(apply_move("raster", m->schedule, Schedule::from_json(p.context("bench"), m->schedule).state(), rng));
+  const Problem& relu = find_problem("relu");
+  json flat = validate_schedule(relu.context("bench"), relu.baseline_schedule).steps;
+  EXPECT_FALSE(apply_move("raster", flat, Schedule::from_json(relu.context("bench"), flat).state(), rng));
+}
+
 TEST(Sketches, SoftmaxHasLegalOneBlockPerRowSketches) {
   const Problem& p = find_problem("softmax");
   int legal = 0;
