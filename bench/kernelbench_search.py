@@ -146,6 +146,32 @@ def cost_rank(db, run):
     return {"candidates": len(pairs), "spearman": round(rho, 4) if rho is not None else None}
 
 
+PHASES = ("compile", "generate", "upload", "candidate", "reference", "download", "check", "timing")
+
+
+def phase_seconds(db, run):
+    """Where a run's GPU evaluations spent their time: each phase of the evaluation (runtime/evaluation.h
+    PhaseTimes) summed over the run's candidates, in seconds; None where no candidate was evaluated on a
+    GPU."""
+    con = sqlite3.connect(db)
+    try:
+        results = con.execute("SELECT e.result FROM evaluations e JOIN candidates c ON c.id = e.candidate "
+                              "WHERE c.run = ?", (run,)).fetchall()
+    finally:
+        con.close()
+    total, seen = {p: 0.0 for p in PHASES}, False
+    for (text,) in results:
+        try:
+            phases = (json.loads(text or "{}").get("gpu") or {}).get("phase_ms") or {}
+        except (ValueError, AttributeError):
+            continue
+        for p in PHASES:
+            if isinstance(phases.get(p), (int, float)):
+                total[p] += phases[p] / 1000.0
+                seen = True
+    return {p: round(v, 2) for p, v in total.items()} if seen else None
+
+
 def sanitizer_entry(result):
     """The search's compute-sanitizer verdict on its best, from the evaluation's stored result:
     {clean, errors per tool}, None where it did not run."""
@@ -221,6 +247,7 @@ def run_search(args, path, name, level):
             strict_best = store_best(db, summary.get("run"), STRICT_PRECISIONS)
             if best:
                 best["cost_rank"] = cost_rank(db, best["run"])
+                best["phase_s"] = phase_seconds(db, best["run"])
         except sqlite3.Error as e:
             note = (note + "; " if note else "") + "store unreadable: %s" % e
     entry = search_entry(args, level, summary, best, wall)
@@ -252,6 +279,7 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
         "best_is_baseline": bool(best.get("best_is_baseline")),
         "problem_class": summary.get("problem_class"),
         "cost_rank": best.get("cost_rank"),
+        "phase_s": best.get("phase_s"),
         "sanitizer": best.get("sanitizer"),
         "best_ms": best.get("best_ms"),
         "baseline_ms": best.get("baseline_ms"),

@@ -358,11 +358,19 @@ def strict_kernel_cell(res):
                                          yes[m.get("1e-2")], yes[m.get("1e-4")])
 
 
+def phases_cell(phases):
+    """A search's GPU evaluation time: the total and its three largest phases, in seconds."""
+    if not phases:
+        return "-"
+    top = sorted(phases.items(), key=lambda kv: -kv[1])[:3]
+    return "%.1f: %s" % (sum(phases.values()), ", ".join("%s %.1f" % kv for kv in top if kv[1] > 0))
+
+
 def search_table(record):
     """The per-problem rows of a KernelBench search record (bench/kernelbench_search.py)."""
     head = ["problem", "timed", "cusched ms", "eager ms", "compile ms", "speedup vs faster", "module 1e-2 / 1e-4",
             "cusched 1e-2 / 1e-4", "precision", "kernel at 1e-4", "% of floor", "budget", "candidates (per min)",
-            "sanitizer"]
+            "sanitizer", "GPU evaluation s (largest phases)"]
     has_note = any(res.get("note") for res in record["results"])
     if has_note:
         head.append("note")
@@ -384,7 +392,7 @@ def search_table(record):
                  precision_text(res) if ms else "-", strict_kernel_cell(res), ("%.1f" % pct) if pct is not None else "-",
                  "%s / %g s" % (search.get("candidates", "-"), search.get("seconds", 0)) if search else "-",
                  "%s (%s)" % (search.get("evaluated", "-"), "%.1f" % per_minute if per_minute is not None else "-"),
-                 sanitizer_cell(search.get("sanitizer"))]
+                 sanitizer_cell(search.get("sanitizer")), phases_cell(search.get("phase_s"))]
         if has_note:
             cells.append(res.get("note", ""))
         out.append("| " + " | ".join(cells) + " |")

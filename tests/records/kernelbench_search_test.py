@@ -48,7 +48,8 @@ FAKE = textwrap.dedent('''\
     """)
     ok = 0 if mode == "none" else 1
     sanitizer = json.dumps({"sanitizer": {"clean": False, "runs": [{"tool": "memcheck", "errors": 0},
-                                                                  {"tool": "racecheck", "errors": 3}]}})
+                                                                  {"tool": "racecheck", "errors": 3}]},
+                            "gpu": {"phase_ms": {"compile": 1500.0, "timing": 250.0}}})
     best_precision = os.environ.get("FAKE_BEST_PRECISION", "tf32")
     con.executemany("INSERT INTO evaluations(candidate, verified, median_ms, precision, cost_estimate, result) "
                     "VALUES (?, ?, ?, ?, ?, ?)", [(1, ok, 2.0, "f32", 3.0, "{}"), (2, ok, 1.5, best_precision, 1.0, sanitizer),
@@ -132,6 +133,9 @@ class Search(FakeCusched):
         self.assertEqual(entry["sanitizer"], {"clean": False, "errors": {"memcheck": 0, "racecheck": 3}})
         # two verified, timed candidates: too few for a rank correlation
         self.assertEqual((entry["problem_class"], entry["cost_rank"]), ("pointwise", {"candidates": 2, "spearman": None}))
+        # the GPU evaluations' phases, summed over the candidates (one carries them here)
+        self.assertEqual((entry["phase_s"]["compile"], entry["phase_s"]["timing"], entry["phase_s"]["reference"]),
+                         (1.5, 0.25, 0.0))
         self.assertEqual((entry["candidates"], entry["seconds"], entry["level"]), (40, 60.0, "1"))
         self.assertGreater(entry["candidates_per_minute"], 0)
         self.assertEqual(schema_errors(entry, "search"), [])
@@ -402,6 +406,9 @@ class Record(unittest.TestCase):
                               "verdict": "ok", "verified": {"1e-2": True, "1e-4": True}, "precision": "3xtf32",
                               "pytorch_match": dict(b["pytorch_match"])}
         self.assertEqual(make_tables.strict_kernel_cell(b), "0.5000 ms 3xtf32, module yes / yes")
+        self.assertEqual(make_tables.phases_cell({"compile": 1.5, "timing": 6.0, "reference": 0.5, "check": 0.25}),
+                         "8.2: timing 6.0, compile 1.5, reference 0.5")
+        self.assertEqual(make_tables.phases_cell(None), "-")
         self.assertEqual(make_tables.sanitizer_cell({"clean": True, "errors": {"memcheck": 0}}), "clean")
         self.assertEqual(make_tables.sanitizer_cell({"clean": False, "errors": {"memcheck": 0, "racecheck": 3}}),
                          "findings: racecheck 3")
