@@ -57,22 +57,30 @@ std::pair<Expr, Expr> tf32_parts(const Expr& x, const Expr& hi_of_x) {
 
 // 3xtf32: the k-step's B tile (`elements` f32 from `start` of the swizzled copy `b`) split
 // into its high and low TF32 parts, stored at `slot` of the buffers `hi` and `lo` in the
-// same swizzled layout, by all threads of the block (`tid` of `threads`). The barrier
-// before it lets every warpgroup finish the k-step that read the slot before; the one
-// after publishes the parts to the tensor cores (after the async-proxy fence).
+// same swizzled layout, by all threads of the block (`tid` of `threads`), four adjacent
+// elements per thread at a time (float4 accesses) where the tile divides into them. The
+// barrier before it lets every warpgroup finish the k-step that read the slot before; the
+// one after publishes the parts to the tensor cores (after the async-proxy fence).
 Stmt KernelBuilder::split_wgmma_b_tile(const std::string& b, const Expr& start, int64_t elements, const std::string& hi,
                                        const std::string& lo, const Expr& slot, const Expr& tid, int64_t threads) {
-  const std::string u = hi + "_u" + std::to_string(uid_++);
-  const Expr e = make_var(u) * make_int(threads) + tid;
+  const int64_t lanes = elements % (4 * threads) == 0 ? 4 : 1;
+  const std::string u = hi + "_u" + std::to_string(uid_++), v = u + "v";
+  Expr e = (make_var(u) * make_int(threads) + tid) * make_int(lanes);
+  if (lanes > 1) e = e + make_var(v);
   const Expr x = make_load(b, DType::f32, {start + e});
-  const Expr at = slot + e;
-  const auto [h, l] = tf32_parts(x, make_load(hi, DType::f32, {at}));
-  Stmt one = make_block({make_store(hi, at, h), make_store(lo, at, l)});
-  if (elements % threads) one = make_if(e < make_int(elements), one);
-  return make_block(
-      {make_barrier(),
-       make_for(u, make_int(0), make_int((elements + threads - 1) / threads), LoopKind::Serial, GpuAxis::None, one),
-       make_async_proxy_fence(), make_barrier()});
+  const Expr h = make_call("round_tf32", {x}, DType::f32);
+  // Each part is its own loop of one store, so that both read and write four elements at once.
+  auto part = [&](const std::string& buffer, const Expr& value) {
+    Stmt one = make_store(buffer, slot + e, value);
+    if (lanes > 1) one = make_for(v, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None, one);
+    return one;
+  };
+  Stmt both = make_block({part(hi, h), part(lo, make_call("round_tf32", {x - h}, DType::f32))});
+  if (elements % (lanes * threads)) both = make_if(e < make_int(elements), both);
+  return make_block({make_barrier(),
+                     make_for(u, make_int(0), make_int((elements + lanes * threads - 1) / (lanes * threads)),
+                              LoopKind::Serial, GpuAxis::None, both),
+                     make_async_proxy_fence(), make_barrier()});
 }
 
 // Groups of wgmma instructions a k-step leaves in flight: one when every staged copy

@@ -102,6 +102,10 @@ TEST(TensorCoreLoadsCompile, ThreeTf32WarpgroupTileSplitsBothOperands) {
     EXPECT_EQ(issued % 3, 0u);
     EXPECT_GE(issued, 3u * 4) << "three instructions for each of a k-step's four k8 steps";
     EXPECT_NE(p.find("cvt.rna.tf32.f32"), std::string::npos);
+    // The block splits B's tile four elements at a time: 16-byte shared loads and stores.
+    EXPECT_NE(b.source.find("as one float4 access"), std::string::npos) << b.source;
+    EXPECT_NE(p.find("st.shared.v4"), std::string::npos) << "16-byte stores of the parts";
+    EXPECT_NE(p.find("ld.shared.v4"), std::string::npos) << "16-byte loads of B's tile";
     EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
   }
 }
