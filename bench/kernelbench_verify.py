@@ -260,13 +260,19 @@ def plan(path, max_bytes):
             "disk": SAVED_TRIALS * (ins + 2 * outs)}
 
 
+# A run is not started with less time than this left before the --time-limit: it would be
+# cut as a timeout, which reads as the file's failure, where "not run" is what happened.
+MIN_START_S = 60
+
+
 def run_cusched(cusched, job, work, timeout, budget, deadline=None):
     """Runs the baseline with --save-io; returns (outcome JSON or None, reason, directory).
-    Past `deadline` (a time.time() value) nothing is run: the reason starts with "not run"."""
+    Within MIN_START_S of `deadline` (a time.time() value) nothing is run: the reason starts with
+    "not run"."""
     budget.acquire(job["disk"], job["index"])
     if deadline is not None:
         left = int(deadline - time.time())
-        if left <= 5:
+        if left < MIN_START_S:
             return None, "not run: the --time-limit had passed", tempfile.mkdtemp(dir=work)
         timeout = min(timeout, left)
     directory = tempfile.mkdtemp(prefix=job["problem"]["name"] + ".", dir=work)

@@ -303,6 +303,14 @@ class TimeLimit(unittest.TestCase):
         self.assertIsNone(run)
         self.assertTrue(reason.startswith("not run"), reason)
 
+    def test_a_run_is_not_started_too_close_to_the_time_limit_to_finish(self):
+        budget = kv.DiskBudget(1 << 20)
+        with tempfile.TemporaryDirectory() as work:
+            run, reason, _ = kv.run_cusched("/nonexistent/cusched", self.job(), work, 100, budget,
+                                            time.time() + kv.MIN_START_S - 10)
+        self.assertIsNone(run)
+        self.assertTrue(reason.startswith("not run"), reason)
+
     def test_within_the_time_limit_the_run_starts(self):
         budget = kv.DiskBudget(1 << 20)
         with tempfile.TemporaryDirectory() as work:
