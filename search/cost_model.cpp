@@ -17,6 +17,7 @@ namespace cusched::search {
 namespace {
 
 constexpr double kBandwidth = 4.2e12;                        // bytes/s, measured copy bandwidth
+constexpr double kL2Bandwidth = 2.5 * kBandwidth;            // bytes/s, assumed for reads that L2 serves
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
 constexpr double kMachineThreads = 132.0 * 2048.0;
@@ -90,6 +91,7 @@ std::optional<double> sampled_cost(const Expr& index, const std::string& tx_var,
 }
 
 struct Walker {
+  bool tensor_cores = false;  // the kernel issues Mma or Wgmma
   std::set<std::string> globals;
   double bytes = 0, flops = 0;
   std::vector<std::pair<std::string, int64_t>> unrolled;  // enclosing unrolled loops
@@ -218,6 +220,7 @@ struct Walker {
         return;
       }
       case StmtKind::Mma: {
+        tensor_cores = true;
         // Each lane's share of the warp's 2*m*n*k, in CUDA-core-equivalent FLOP (the
         // precision's rate relative to the f32 rate; 3xtf32's rate counts its three products).
         const MmaLayout& l = mma_layout(s->mma_shape);
@@ -226,6 +229,7 @@ struct Walker {
         return;
       }
       case StmtKind::Wgmma:
+        tensor_cores = true;
         // Each thread's share of the warpgroup's 2*64*N*8 (B is read by the tensor cores).
         for (const auto& o : s->operands) expr(o, mult, tx_var, vec_var);
         flops += mult * 2.0 * kWgmmaM * static_cast<double>(s->width) * kWgmmaK / kWgmmaThreads * kF32Rate /
@@ -253,8 +257,14 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     // Small blocks and tiny grids cannot keep enough memory requests in flight.
     double block = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
     double efficiency = std::max(0.02, occupancy) * (block < 64 ? 0.5 : 1.0);
-    double ms = std::max(w.bytes / (kBandwidth * efficiency), w.flops / (kF32Rate * std::max(0.02, occupancy))) * 1e3 +
-                kLaunchMs;
+    // A tensor-core tile's blocks re-read the operand panels that the blocks running beside
+    // them read too: beyond the bytes of the kernel's buffers, its reads come from L2.
+    double unique = 0;
+    for (const auto& p : k.params)
+      if (const BufferSpec* b = program.find_buffer(p)) unique += static_cast<double>(b->bytes());
+    const double dram = w.tensor_cores ? std::min(w.bytes, unique) : w.bytes;
+    const double memory_s = dram / (kBandwidth * efficiency) + (w.bytes - dram) / (kL2Bandwidth * efficiency);
+    double ms = std::max(memory_s, w.flops / (kF32Rate * std::max(0.02, occupancy))) * 1e3 + kLaunchMs;
     c.per_kernel.push_back({k.name, ms, w.bytes, w.flops, occupancy});
     c.ms += ms;
     c.global_bytes += w.bytes;
