@@ -2,28 +2,12 @@
 
 #include <set>
 
-#include "dsl/expr_substitute.h"
+#include "dsl/inlined_stages.h"
 #include "dsl/padded_load.h"
 
 namespace cusched {
 
 namespace {
-
-bool is_inlined(const ScheduleState& st, const std::string& name) {
-  auto it = st.schedules.find(name);
-  return it != st.schedules.end() && it->second.location == ComputeLocation::Inline;
-}
-
-Expr expand_inlined(const ScheduleState& st, const Expr& e) {
-  return rewrite(e, [&](const Expr& x) -> Expr {
-    if (x->op != ExprOp::Load || x->tensor || !is_inlined(st, x->name)) return x;
-    const FuncDef* p = st.stage_def(x->name);
-    if (!p || is_padded_load(x)) return x;
-    std::map<std::string, Expr> m;
-    for (size_t d = 0; d < p->vars.size() && d < x->args.size(); ++d) m[p->vars[d]] = x->args[d];
-    return expand_inlined(st, substitute(p->body, m));
-  });
-}
 
 // The loads of stages in `e`.
 void stage_loads(const ScheduleState& st, const Expr& e, std::vector<Expr>& out) {
@@ -44,7 +28,7 @@ std::vector<Expr> epilogue_loads(const ScheduleState& st, const std::string& con
 }  // namespace
 
 Expr epilogue_body(const ScheduleState& st, const std::string& consumer) {
-  return expand_inlined(st, st.stage_def(consumer)->body);
+  return expand_inlined_stages(st, st.stage_def(consumer)->body);
 }
 
 std::string epilogue_producer(const ScheduleState& st, const std::string& consumer) {

@@ -174,7 +174,6 @@ class KernelBuilder {
   const FuncDef& def(const std::string& name) const { return *st_.stage_def(name); }
 
   // stage_values.cpp: a stage's values, with inlined stages expanded and loads lowered
-  bool is_inline(const std::string& name) const;
   Expr inline_stages(const Expr& e) const;
   Expr with_size_values(const Expr& e) const;  // the problem's sizes as constants
   // The extents of an input tensor or stage at the problem's sizes.

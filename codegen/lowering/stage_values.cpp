@@ -5,14 +5,10 @@
 #include "codegen/lowering/kernel_builder.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
+#include "dsl/inlined_stages.h"
 #include "dsl/padded_load.h"
 
 namespace cusched::lowering {
-
-bool KernelBuilder::is_inline(const std::string& name) const {
-  auto it = st_.schedules.find(name);
-  return it != st_.schedules.end() && it->second.location == ComputeLocation::Inline;
-}
 
 std::vector<int64_t> KernelBuilder::source_shape(const std::string& name) const {
   if (const TensorDef* in = st_.ctx.pipeline.find_input(name)) return eval_shape(in->shape, st_.ctx.sizes);
@@ -29,16 +25,8 @@ static Expr all_loads_padded(const Expr& e) {
 // the body's own loads are then made padded too, so that its indices (which may leave
 // their sources there) are guarded wherever they are read, copies included.
 Expr KernelBuilder::inline_stages(const Expr& e) const {
-  return rewrite(e, [&](const Expr& x) -> Expr {
-    if (x->op == ExprOp::Load && !x->tensor && is_inline(x->name)) {
-      const FuncDef& p = def(x->name);
-      std::map<std::string, Expr> m;
-      for (size_t d = 0; d < p.vars.size(); ++d) m[p.vars[d]] = x->args[d];
-      Expr body = inline_stages(substitute(p.body, m));
-      if (!is_padded_load(x)) return body;
-      return select(inside_shape(x->args, source_shape(x->name)), all_loads_padded(body), padding_value(*x));
-    }
-    return x;
+  return expand_inlined_stages(st_, e, [&](const Expr& load, const Expr& body) {
+    return select(inside_shape(load->args, source_shape(load->name)), all_loads_padded(body), padding_value(*load));
   });
 }
 
