@@ -48,7 +48,8 @@ Stmt unroll_pairs(const Stmt& s, const std::string& var, const Expr& parity) {
   return make_block({pairs, iteration(true, make_int(extent - 1))});
 }
 
-// The high and low TF32 parts of x: hi = x rounded to TF32, lo = (x - hi) rounded.
+// The high and low TF32 parts of x: hi = x rounded to TF32, lo = (x - hi) rounded, given
+// the expression that reads hi back (or computes it again).
 std::pair<Expr, Expr> tf32_parts(const Expr& x, const Expr& hi_of_x) {
   return {make_call("round_tf32", {x}, DType::f32), make_call("round_tf32", {x - hi_of_x}, DType::f32)};
 }
@@ -68,14 +69,14 @@ Stmt KernelBuilder::split_wgmma_b_tile(const std::string& b, const Expr& start, 
   Expr e = (make_var(u) * make_int(threads) + tid) * make_int(lanes);
   if (lanes > 1) e = e + make_var(v);
   const Expr x = make_load(b, DType::f32, {start + e});
-  const Expr h = make_call("round_tf32", {x}, DType::f32);
+  const auto [h, l] = tf32_parts(x, make_call("round_tf32", {x}, DType::f32));
   // Each part is its own loop of one store, so that both read and write four elements at once.
   auto part = [&](const std::string& buffer, const Expr& value) {
     Stmt one = make_store(buffer, slot + e, value);
     if (lanes > 1) one = make_for(v, make_int(0), make_int(lanes), LoopKind::Vectorized, GpuAxis::None, one);
     return one;
   };
-  Stmt both = make_block({part(hi, h), part(lo, make_call("round_tf32", {x - h}, DType::f32))});
+  Stmt both = make_block({part(hi, h), part(lo, l)});
   if (elements % (lanes * threads)) both = make_if(e < make_int(elements), both);
   return make_block({make_barrier(),
                      make_for(u, make_int(0), make_int((elements + lanes * threads - 1) / (lanes * threads)),
@@ -127,7 +128,8 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
   const std::string acc = stage + "_acc", lane = stage + "_lane", frag = stage + "_fa";
   const Expr lanev = make_var(lane), warp = lanev / make_int(32), group = (lanev % make_int(32)) / make_int(4),
              quad = lanev % make_int(4);
-  // 3xtf32: B's parts, one k-step's tile per fragment buffer, in the block's threads.
+  // 3xtf32: B's parts, one k-step's tile per fragment buffer, in the block's threads, which
+  // are the warpgroups of the tile (the rule wgmma-3xtf32-threads).
   const std::string b_hi = stage + "_bhi", b_lo = stage + "_blo";
   const int64_t b_tile = T.N * (kWgmmaSwizzleRowBytes / 4);
   int64_t threads = kWgmmaThreads;
@@ -140,14 +142,6 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
         threads *= l->info.extent;
       }
     tid = lanev + group_index * make_int(kWgmmaThreads);
-    for (const auto& l : loops)
-      if (is_thread_axis(l.info.axis) &&
-          std::none_of(T.warp_loops.begin(), T.warp_loops.end(), [&](const DerivedLoop* w) { return w->var == l.var; }))
-        fail("wgmma-3xtf32-threads",
-             "Stage '" + stage + "' computes in 3xtf32 on m64nNk8, but its loop '" + l.info.name +
-                 "' is bound to a thread axis outside the loops that pick a warpgroup's tile.",
-             "Bind only the loops between the first reduction loop and the tile to threadIdx.y and threadIdx.z, "
-             "or use precision tf32.");
   }
   auto lane_loop = [&](Stmt body) {
     return make_for(lane, make_int(0), make_int(kWgmmaThreads), LoopKind::Serial, GpuAxis::ThreadX, body);
