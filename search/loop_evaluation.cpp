@@ -31,8 +31,6 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   cfg.audit = options_.audit;
   cfg.watchdog_s = options_.watchdog_s;
   const bool interp = options_.backend == "interp";
-  if (!interp && options_.cut_factor > 0)
-    if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
 
   // Every candidate started counts against the candidate budget.
   size_t count = candidates.size();
@@ -135,14 +133,12 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   const size_t slice =
       interp ? std::max<size_t>(1, batch.size()) : 2 * static_cast<size_t>(std::max(2, evaluator_->alive()));
   for (size_t from = 0; from < batch.size(); from += slice) {
-    if (from > 0) {
-      if (out_of_time()) {
-        stopped = true;
-        break;
-      }
-      if (!interp && options_.cut_factor > 0)
-        if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
+    if (from > 0 && out_of_time()) {
+      stopped = true;
+      break;
     }
+    if (!interp && options_.cut_factor > 0)
+      if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
     const size_t to = std::min(batch.size(), from + slice);
     std::vector<CandidateOutcome> part(std::make_move_iterator(batch.begin() + from),
                                        std::make_move_iterator(batch.begin() + to));
