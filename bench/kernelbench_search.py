@@ -35,6 +35,7 @@ import os
 import re
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
@@ -122,14 +123,14 @@ def ranks(values):
 
 
 def spearman(xs, ys):
-    """Spearman's rank correlation of two equally long lists; None under 3 pairs or without spread."""
+    """Spearman's rank correlation of two equally long lists (the Pearson correlation of their ranks);
+    None under 3 pairs or without spread."""
     if len(xs) < 3:
         return None
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
-    return max(-1.0, min(1.0, sxy / (sxx * syy) ** 0.5)) if sxx and syy else None
+    try:
+        return max(-1.0, min(1.0, statistics.correlation(ranks(xs), ranks(ys))))
+    except statistics.StatisticsError:  # a list without spread
+        return None
 
 
 def cost_rank(db, run):
