@@ -9,8 +9,9 @@ PrimitiveDef block_raster_primitive() {
   p.summary =
       "Launches the blocks of a stage whose loops are bound to blockIdx.x and blockIdx.y in groups: the blocks "
       "that run one after another take the tiles of `group` consecutive blockIdx.x values, walking blockIdx.y "
-      "within the group, so that the operand panels those tiles share stay in L2 (a GEMM's rows of A and columns "
-      "of B). Each block computes the same tiles as before, in another order; blockIdx.z keeps its meaning. The "
+      "within the group, so that the blocks running together read the same operand panels (a GEMM's rows of A and "
+      "columns of B), whose re-reads L2 can serve. Each block computes the same tiles as before, in another order; "
+      "blockIdx.z keeps its meaning. The "
       "stage must be computed at root and not in thread-block clusters.";
   p.args = {stage_arg(true), int_arg("group", "Consecutive blockIdx.x tiles per group (2..64).")};
   p.before = "tile (bx, by) = (blockIdx.x, blockIdx.y)";

@@ -35,9 +35,9 @@ TEST(CostModel, TensorCoreTilesCountTheirProductAtTheTensorCoreRate) {
 }
 
 // A tensor-core tile's re-reads of the operand panels beyond the buffers' own bytes cost
-// L2 bandwidth, not DRAM's: the 4096^3 matmul's TF32 best (measured 0.40-0.47 ms on the
-// H200) is estimated under 1 ms and ahead of the 128-wide 3xtf32 tile, which does three
-// times its tensor-core work; a pointwise kernel keeps its DRAM estimate.
+// L2 bandwidth, not DRAM's: the 4096^3 matmul's TF32 best is estimated under 1 ms and
+// ahead of the 128-wide 3xtf32 tile, which does three times its tensor-core work; a
+// pointwise kernel keeps its DRAM estimate.
 TEST(CostModel, TensorCoreTilesReadTheirReusedPanelsFromL2) {
   const Problem& p = find_problem("matmul");
   const CostBreakdown best = cost(p, p.best_schedule);
