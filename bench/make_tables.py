@@ -427,6 +427,12 @@ def module_check_rows(records):
     return latest
 
 
+def kernelbench_order(name):
+    """KernelBench's order of its problems: by level, then by the file's number."""
+    m = re.match(r"kb(\d+)_(\d+)_", name)
+    return (int(m.group(1)), int(m.group(2)), name) if m else (0, 0, name)
+
+
 def module_check_table(records):
     """The KernelBench problem files against their modules: a count per level, then a row per file."""
     rows = module_check_rows(records)
@@ -439,7 +445,7 @@ def module_check_table(records):
                                                   sum(1 for m in ms if m["1e-4"]), sum(1 for m in ms if m.get("reduced"))))
     out += ["", "| problem | status | matches (1e-2 / 1e-4) | max abs / rel err | shape | commit | record |",
             "|---|---|---|---|---|---|---|"]
-    for name in sorted(rows, key=lambda n: (n[:4], int(re.match(r"kb\d_(\d+)", n).group(1)) if re.match(r"kb\d_\d+", n) else 0, n)):
+    for name in sorted(rows, key=kernelbench_order):
         res, r = rows[name]
         cells = [name] + pytorch_match_cells(res["pytorch_match"]) + [r.get("commit") or "-", "`%s`" % r["name"]]
         if res.get("note") and res["pytorch_match"].get("status") != "compared":
