@@ -40,6 +40,11 @@ struct TimingConfig {
   // Above 0: a series whose first timed run takes longer than this stops after it, so a
   // candidate far behind the best costs one timed launch (EvalResult::timing_cut).
   double cut_ms = 0;
+  // Above 0: the series stops once its timed runs add up to more than this many ms and
+  // at least min_repeats have run, and the warm-ups stop once they took longer than a
+  // tenth of it, so a slow candidate costs about this much timing, not repeats x its time.
+  double budget_ms = 0;
+  int min_repeats = 5;
 };
 
 // The least time the problem can take: its bytes over the copy bandwidth or its

@@ -40,8 +40,8 @@ nlohmann::json EvalRequest::to_json() const {
   }
   j["tol"] = {
       {"atol", tol.atol}, {"rtol", tol.rtol}, {"rel_l2", tol.rel_l2}, {"constant_reference", tol.constant_reference}};
-  j["timing"] = {
-      {"warmup", timing.warmup}, {"repeats", timing.repeats}, {"flush_l2", timing.flush_l2}, {"cut_ms", timing.cut_ms}};
+  j["timing"] = {{"warmup", timing.warmup}, {"repeats", timing.repeats},     {"flush_l2", timing.flush_l2},
+                 {"cut_ms", timing.cut_ms}, {"budget_ms", timing.budget_ms}, {"min_repeats", timing.min_repeats}};
   j["floor"] = {{"bytes", floor.bytes},
                 {"flops", floor.flops},
                 {"precision", precision_name(floor.precision)},
@@ -84,6 +84,8 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
       r.timing.repeats = t.value("repeats", r.timing.repeats);
       r.timing.flush_l2 = t.value("flush_l2", r.timing.flush_l2);
       r.timing.cut_ms = t.value("cut_ms", 0.0);
+      r.timing.budget_ms = t.value("budget_ms", 0.0);
+      r.timing.min_repeats = t.value("min_repeats", r.timing.min_repeats);
     }
     if (j.contains("floor")) {
       const auto& f = j.at("floor");

@@ -1,6 +1,7 @@
 #include "runtime/timing.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -175,13 +176,21 @@ std::vector<double> time_runs(const GpuContext& ctx, const TimedRunHooks& hooks,
     flush = DeviceBuffer(2 * l2);
   }
   int run = 0;
+  const auto warm_start = std::chrono::steady_clock::now();
   for (int i = 0; i < config.warmup; ++i, ++run) {
     if (hooks.prepare) hooks.prepare(run);
     hooks.enqueue(run);
     ctx.wait(watchdog_s, "A warm-up run of the candidate");
+    const double warm_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warm_start).count();
+    if (config.budget_ms > 0 && warm_ms > config.budget_ms / 10) {
+      ++run;
+      break;
+    }
   }
   Event start, stop;
   std::vector<double> times;
+  double total_ms = 0;
   for (int i = 0; i < config.repeats; ++i, ++run) {
     if (hooks.prepare) hooks.prepare(run);
     if (config.flush_l2)
@@ -195,6 +204,8 @@ std::vector<double> time_runs(const GpuContext& ctx, const TimedRunHooks& hooks,
     if (progress) progress();
     if (hooks.check && !hooks.check(run)) break;
     if (i == 0 && config.cut_ms > 0 && times[0] > config.cut_ms) break;
+    total_ms += times.back();
+    if (config.budget_ms > 0 && i + 1 >= config.min_repeats && total_ms > config.budget_ms) break;
   }
   return times;
 }

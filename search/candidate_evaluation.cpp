@@ -23,7 +23,7 @@ namespace cusched::search {
 
 // Every field, written and read by name; from_json throws when one is missing.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EvalConfig, backend, size, seed, strict, time_it, inputs_dir, save_io_dir,
-                                   time_each_launch, watchdog_s, audit, check_bench, cut_ms)
+                                   time_each_launch, watchdog_s, audit, check_bench, cut_ms, timing_budget_ms)
 
 nlohmann::json EvalConfig::to_json() const { return *this; }
 
@@ -106,6 +106,7 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
   r.save_io_dir = cfg.save_io_dir;
   r.time_each_launch = cfg.time_each_launch;
   r.watchdog_s = cfg.watchdog_s;
+  r.timing.budget_ms = cfg.timing_budget_ms;
   if (cfg.cut_ms > 0) {
     r.timing.cut_ms = cfg.cut_ms;
     r.timing.warmup = 1;

@@ -28,6 +28,9 @@ struct EvalConfig {
   // Above 0: one warm-up, and timing stops after the first timed run when it takes longer
   // (TimingConfig::cut_ms); the search sets it from the best time so far.
   double cut_ms = 0;
+  // Above 0: a candidate's timed series stops after about this many ms of timed runs
+  // (TimingConfig::budget_ms); the search sets it (--timing-budget).
+  double timing_budget_ms = 0;
   nlohmann::json to_json() const;  // every field
   // Reads what to_json writes; throws nlohmann::json::exception when a field is missing.
   static EvalConfig from_json(const nlohmann::json& j);

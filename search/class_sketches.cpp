@@ -11,6 +11,7 @@
 #include "dsl/step_builder.h"
 #include "problems/automatic_baseline.h"
 #include "problems/baseline_steps.h"
+#include "search/convolution_tile_sketches.h"
 #include "search/fused_tile_sketches.h"
 #include "search/tensor_core_sketches.h"
 
@@ -496,23 +497,47 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
   return out;
 }
 
+// Convolution tiles (convolution_tile_sketches.h) on every convolution-shaped stage, the
+// same tile on each where it applies (a stage without that tile takes its first); the
+// flat grid with the reduction serial as the fallback.
 std::vector<Sketch> convolution_sketches(const Problem& p) {
   std::vector<Sketch> out;
-  for (int64_t t : {128, 256, 512}) {
-    // A convolution's sum of products gets a flat grid, not a matmul tile.
-    json flat = json::array();
-    std::vector<std::string> epilogues;
-    for (const auto& f : p.pipeline.stages())
-      if (f->is_sum_of_products()) {
-        flat_grid(flat, *f, t, 1);
-        schedule_rest(flat, p, {f->name}, t);
-        epilogues = epilogue_candidates(p, f->name);
-        break;
+  const SizeBindings& sizes = p.size(p.default_size);
+  std::vector<std::pair<const FuncDef*, std::vector<Sketch>>> tiled;
+  std::vector<std::string> epilogues;
+  for (const auto& f : p.pipeline.stages())
+    if (f->is_sum_of_products())
+      if (auto tiles = convolution_tile_sketches(*f, sizes); !tiles.empty()) {
+        if (tiled.empty()) epilogues = epilogue_candidates(p, f->name);
+        tiled.emplace_back(f.get(), std::move(tiles));
       }
-    add_with_epilogues(
-        out, {"one thread per output with the reduction serial, " + std::to_string(t) + " threads per block", flat},
-        epilogues);
+  if (!tiled.empty()) {
+    if (tiled.size() > 1) epilogues.clear();  // an epilogue folds into one product only
+    std::set<std::string> done;
+    for (const auto& [f, _] : tiled) done.insert(f->name);
+    for (const auto& first : tiled.front().second) {
+      json s = json::array();
+      for (const auto& [f, tiles] : tiled) {
+        auto same = std::find_if(tiles.begin(), tiles.end(), [&](const Sketch& t) { return t.idea == first.idea; });
+        s = concat_steps({s, same != tiles.end() ? same->schedule : tiles.front().schedule});
+      }
+      schedule_rest(s, p, done, 256);
+      std::string idea = first.idea;
+      if (tiled.size() > 1) idea += ", on each of the " + std::to_string(tiled.size()) + " convolution stages";
+      add_with_epilogues(out, {idea, s}, epilogues);
+    }
   }
+  // A convolution's sum of products as a flat grid, one thread per output.
+  json flat = json::array();
+  int products = 0;
+  for (const auto& f : p.pipeline.stages())
+    if (f->is_sum_of_products() && products++ == 0) {
+      flat_grid(flat, *f, 256, 1);
+      schedule_rest(flat, p, {f->name}, 256);
+      epilogues = epilogue_candidates(p, f->name);
+    }
+  if (products > 1) epilogues.clear();
+  add_with_epilogues(out, {"one thread per output with the reduction serial, 256 threads per block", flat}, epilogues);
   return out;
 }
 

@@ -38,6 +38,9 @@ struct SearchOptions {
   // gpu backend: a candidate whose first timed run is slower than this many times the best
   // so far is timed once (TimingConfig::cut_ms); 0 times every candidate fully.
   double cut_factor = 4;
+  // gpu backend: a candidate's timed runs stop after about this many seconds of timing (at
+  // least 5 runs; TimingConfig::budget_ms); 0 times every candidate 30 times.
+  double timing_budget_s = 2;
   int context_best = 8, context_failures = 8;  // candidates shown to the proposer
   std::string replay_timings;                  // a TimingReplay file: times come from it, keyed by schedule hash
   bool sanitize_best = true;  // gpu backend: compute-sanitizer on the final best, kept in its evaluation result

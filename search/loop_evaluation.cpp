@@ -1,8 +1,8 @@
 // SearchLoop::evaluate: a round's stored candidates prepared on the CPU threads
 // (validate, lower, emit, audit, compile), then verified and timed by the evaluator,
-// their outcomes stored in candidate order.
+// on the GPU cheapest first by the cost model.
 #include <algorithm>
-#include <iterator>
+#include <limits>
 #include <mutex>
 #include <sstream>
 
@@ -30,6 +30,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   cfg.strict = options_.strict;
   cfg.audit = options_.audit;
   cfg.watchdog_s = options_.watchdog_s;
+  cfg.timing_budget_ms = 1000.0 * options_.timing_budget_s;
   const bool interp = options_.backend == "interp";
 
   // Every candidate started counts against the candidate budget.
@@ -110,46 +111,45 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   });
   stopped = stopped || !in_time;
 
-  // Verification by the evaluator; every result (rejections included) is stored in
-  // candidate order, whatever order the evaluators finish in.
-  std::vector<size_t> batch_of;  // batch index -> candidate index
-  std::vector<CandidateOutcome> batch;
-  std::vector<char> in_batch(count, 0);
-  for (size_t i = 0; i < count; ++i)
-    if (prepared[i] && !outcomes[i].verdict) {
-      in_batch[i] = 1;
-      batch_of.push_back(i);
-      batch.push_back(std::move(outcomes[i]));
-    }
-  size_t committed = 0;  // candidates before this index are stored (or were not prepared)
-  auto commit_until = [&](size_t end) {
-    for (; committed < end; ++committed)
-      if (prepared[committed] && !in_batch[committed]) record(candidates[committed], outcomes[committed]);
-  };
-  // On the GPU the batch goes to the evaluator in slices of a few candidates per evaluator:
-  // between slices the time budget is checked (a candidate not started stays pending, as
-  // one not prepared does) and the early cut follows the best time recorded so far. The
-  // interpreter takes the whole batch on its threads.
+  // Verification by the evaluator. The rejections are stored first; on the GPU the rest go
+  // cheapest first by the cost model's estimate (the baseline among them), so that a time
+  // budget spends the GPU on the likeliest candidates and the early cut has a good best to
+  // compare with soon; the interpreter takes them in candidate order.
+  std::vector<size_t> order;  // candidate indices to evaluate
+  for (size_t i = 0; i < count; ++i) {
+    if (!prepared[i]) continue;
+    if (outcomes[i].verdict)
+      record(candidates[i], outcomes[i]);
+    else
+      order.push_back(i);
+  }
+  if (!interp)
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      auto key = [&](size_t i) {
+        const double e = outcomes[i].cost_estimate_ms;
+        return e > 0 ? e : std::numeric_limits<double>::infinity();  // no estimate (NaN, 0): last
+      };
+      return key(a) < key(b);
+    });
+  // On the GPU the candidates go to the evaluator in slices of a few per evaluator: between
+  // slices the time budget is checked (a candidate not started stays pending, as one not
+  // prepared does) and the early cut follows the best time recorded so far. The
+  // interpreter takes them all at once on its threads.
   const size_t slice =
-      interp ? std::max<size_t>(1, batch.size()) : 2 * static_cast<size_t>(std::max(2, evaluator_->alive()));
-  for (size_t from = 0; from < batch.size(); from += slice) {
+      interp ? std::max<size_t>(1, order.size()) : 2 * static_cast<size_t>(std::max(2, evaluator_->alive()));
+  for (size_t from = 0; from < order.size(); from += slice) {
     if (from > 0 && out_of_time()) {
       stopped = true;
       break;
     }
     if (!interp && options_.cut_factor > 0)
       if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
-    const size_t to = std::min(batch.size(), from + slice);
-    std::vector<CandidateOutcome> part(std::make_move_iterator(batch.begin() + from),
-                                       std::make_move_iterator(batch.begin() + to));
-    evaluator_->evaluate(problem_, cfg, part, [&](size_t k, CandidateOutcome& o) {
-      const size_t i = batch_of[from + k];
-      commit_until(i);
-      record(candidates[i], o);
-      committed = i + 1;
-    });
+    const size_t to = std::min(order.size(), from + slice);
+    std::vector<CandidateOutcome> part;
+    for (size_t k = from; k < to; ++k) part.push_back(std::move(outcomes[order[k]]));
+    evaluator_->evaluate(problem_, cfg, part,
+                         [&](size_t k, CandidateOutcome& o) { record(candidates[order[from + k]], o); });
   }
-  commit_until(count);
   return !stopped;
 }
 

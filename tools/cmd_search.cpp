@@ -39,7 +39,7 @@ struct SearchCommandOptions {
   bool resume = false, no_audit = false, strict = false, mpi = false, no_sanitize = false, json = false;
   double rank_timeout = 0, rank_silence = 30;
   std::string goal, on_stall = "stop";
-  double reference_ms = 0, stall_threshold = 1, cut_factor = 4;
+  double reference_ms = 0, stall_threshold = 1, cut_factor = 4, timing_budget = 2;
   int stall_rounds = 3;
   std::string replay_timings;
   uint64_t seed = 1;
@@ -169,6 +169,7 @@ int run_search(const SearchCommandOptions& o, CLI::App& sub) {
   so.seed = o.seed;
   so.audit = !o.no_audit;
   so.cut_factor = o.cut_factor;
+  so.timing_budget_s = o.timing_budget;
   so.sanitize_best = !o.no_sanitize;
   so.strict = o.strict;
   so.cpu_threads = o.threads;
@@ -368,6 +369,10 @@ CommandRegistration search_command{
                       "Time a candidate once when its first timed run is slower than this many times the best so "
                       "far (default 4; 0: time every candidate fully)")
            ->check(finite_in(0, 1e6));
+       sub.add_option("--timing-budget", o->timing_budget,
+                      "Seconds of timed runs per candidate: a slow candidate's series stops after at least 5 runs "
+                      "once its runs add up to this (default 2; 0: always 30 runs)")
+           ->check(finite_in(0, 1e4));
        sub.add_option("--stall-rounds", o->stall_rounds,
                       "Stalled after this many rounds without a gain above --stall-threshold, or with every "
                       "candidate rejected (default 3; 0: never)")

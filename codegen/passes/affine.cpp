@@ -1,13 +1,22 @@
 #include "codegen/passes/affine.h"
 
+#include "dsl/expr_substitute.h"
+
 namespace cusched {
 
 std::optional<IndexRange> index_range(const Expr& e, const std::map<std::string, int64_t>& sweep) {
+  // Non-affine subterms (a division or modulus of a fused loop, say) that no sweeping
+  // variable reaches are fixed values while the sweep runs: symbols of the minimum.
   auto a = linear_form(e);
+  if (!a) a = linear_form(e, true);
   if (!a) return std::nullopt;
+  for (const auto& [key, atom] : a->atoms)
+    for (const auto& [v, extent] : sweep)
+      if (a->coeff.count(key) && a->coeff.at(key) != 0 && mentions_var(atom, v)) return std::nullopt;
   IndexRange r;
   LinearForm fixed;
   fixed.constant = a->constant;
+  fixed.atoms = a->atoms;
   int64_t span = 0;
   for (const auto& [v, c] : a->coeff) {
     auto it = sweep.find(v);

@@ -10,7 +10,8 @@ namespace cusched {
 
 // The range of `e` when each variable in `sweep` takes 0 .. extent-1 and all other
 // variables are fixed: min as an expression in the fixed variables, and the constant
-// extent. nullopt when `e` is not affine.
+// extent. Subterms that are not affine (divisions, moduli) are fixed values when no
+// sweeping variable occurs in them; nullopt when `e` is not affine in the sweeping ones.
 struct IndexRange {
   Expr min;
   int64_t extent = 1;

@@ -125,6 +125,23 @@ TEST_F(GpuRuntimeTest, TimingStopsAfterOneRunAboveTheCut) {
   EXPECT_FALSE(f.timing_cut);
 }
 
+// A timing budget smaller than one run stops the series after min_repeats runs; a budget
+// far above thirty runs leaves all thirty.
+TEST_F(GpuRuntimeTest, TimingStopsOnceItsBudgetIsSpent) {
+  Worker w(0);
+  EvalRequest small = request(vector_add(kCorrect), true);
+  small.timing.budget_ms = 1e-6;
+  EvalResult r = w.evaluate(small);
+  ASSERT_EQ(r.verdict, Verdict::ok) << r.message;
+  EXPECT_EQ(r.times_ms.size(), static_cast<size_t>(small.timing.min_repeats));
+  EXPECT_FALSE(r.timing_cut);
+  EvalRequest large = request(vector_add(kCorrect), true);
+  large.timing.budget_ms = 1e6;
+  EvalResult f = w.evaluate(large);
+  ASSERT_EQ(f.verdict, Verdict::ok) << f.message;
+  EXPECT_EQ(f.times_ms.size(), 30u);
+}
+
 TEST_F(GpuRuntimeTest, EachLaunchIsTimedAloneWhenAsked) {
   // Two launches of the same kernel: each alone takes about half the sequence.
   KernelBundle twice = vector_add(kCorrect, "", {{"add", {kN / 256, 1, 1}, {256, 1, 1}, 0, {"A", "B", "C"}}});

@@ -1,7 +1,8 @@
 // The gpu backend's round evaluation in slices, with an evaluator that stands in for the
 // GPU workers (each candidate takes a fixed time and gets a fixed median): the time
-// budget stops the round between slices and leaves the rest pending, and each slice's
-// early cut follows the best median recorded before it.
+// budget stops the round between slices and leaves the rest pending, each slice's early
+// cut follows the best median recorded before it, and the candidates go cheapest first.
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -25,15 +26,17 @@ class TimedEvaluator : public Evaluator {
   explicit TimedEvaluator(int delay_ms) : delay_ms_(delay_ms) {}
   int alive() const override { return 1; }
   int total() const override { return 1; }
-  std::vector<double> cuts;
+  std::vector<double> cuts, budgets, estimates;  // per call, per call, per candidate in evaluation order
   std::vector<size_t> sizes;
 
  protected:
   void run(const Problem&, const EvalConfig& cfg, std::vector<CandidateOutcome>& batch,
            const std::function<void(size_t)>& finished) override {
     cuts.push_back(cfg.cut_ms);
+    budgets.push_back(cfg.timing_budget_ms);
     sizes.push_back(batch.size());
     for (size_t k = 0; k < batch.size(); ++k) {
+      estimates.push_back(batch[k].cost_estimate_ms);
       std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
       runtime::EvalResult r;
       r.verdict = runtime::Verdict::ok;
@@ -54,9 +57,10 @@ class TimedEvaluator : public Evaluator {
 struct SlicedSearch {
   Store store;
   SearchSummary summary;
-  SlicedSearch(const std::string& name, const std::shared_ptr<Evaluator>& evaluator, double budget_minutes)
+  SlicedSearch(const std::string& name, const std::shared_ptr<Evaluator>& evaluator, double budget_minutes,
+               const std::string& problem = "relu")
       : store(cusched::test::fresh_store_path("evaluation_slices", name)) {
-    const Problem& p = find_problem("relu");
+    const Problem& p = find_problem(problem);
     BuiltinProposer proposer(p);
     SearchOptions o;
     o.backend = "gpu";
@@ -86,6 +90,21 @@ TEST(EvaluationSlices, EachSlicesEarlyCutFollowsTheBestMedianSoFar) {
   ASSERT_GE(evaluator->cuts.size(), 2u);
   EXPECT_EQ(evaluator->cuts[0], 0.0) << "nothing is timed before the first slice";
   EXPECT_DOUBLE_EQ(evaluator->cuts[1], 4.0) << "the first slice's best median is 1 ms";
+}
+
+// The GPU sees a round's candidates cheapest first by the cost model, the baseline among
+// them (on softmax the baseline is far from the cheapest), and each with the default
+// timing budget of 2 s.
+TEST(EvaluationSlices, TheGpuTakesTheCandidatesCheapestFirst) {
+  auto evaluator = std::make_shared<TimedEvaluator>(0);
+  SlicedSearch s("order", evaluator, 0, "softmax");
+  ASSERT_GE(evaluator->estimates.size(), 6u);
+  EXPECT_TRUE(std::is_sorted(evaluator->estimates.begin(), evaluator->estimates.end()));
+  EXPECT_LT(evaluator->estimates.front(), evaluator->estimates.back());
+  auto baseline = s.store.evaluation(s.store.candidates(s.summary.run).front().id);
+  ASSERT_TRUE(baseline);
+  EXPECT_NE(baseline->cost_estimate, evaluator->estimates.front()) << "the baseline is not evaluated first";
+  for (double b : evaluator->budgets) EXPECT_DOUBLE_EQ(b, 2000.0);
 }
 
 }  // namespace

@@ -1,0 +1,193 @@
+#include "search/convolution_tile_sketches.h"
+
+#include <algorithm>
+#include <set>
+
+#include "dsl/expr_substitute.h"
+#include "dsl/step_builder.h"
+#include "problems/baseline_steps.h"
+
+namespace cusched::search {
+
+using nlohmann::json;
+
+namespace {
+
+bool reads_var(const Expr& load, const std::string& var) {
+  return std::any_of(load->args.begin(), load->args.end(), [&](const Expr& a) { return mentions_var(a, var); });
+}
+
+bool whole_index(const Expr& load, const std::string& var) {
+  return std::any_of(load->args.begin(), load->args.end(),
+                     [&](const Expr& a) { return a->op == ExprOp::Var && a->name == var; });
+}
+
+int64_t pure_extent(const FuncDef& f, const std::string& var, const SizeBindings& sizes) {
+  for (size_t i = 0; i < f.vars.size(); ++i)
+    if (f.vars[i] == var) return eval_int(f.extents[i], sizes);
+  return 0;
+}
+
+int64_t reduction_extent_of(const FuncDef& f, const std::string& var, const SizeBindings& sizes) {
+  for (const auto& r : f.body->rvars)
+    if (r.name == var) return r.extent ? r.extent : eval_int(r.extent_expr, sizes);
+  return 0;
+}
+
+// The largest power of two at most `n`, within [1, cap].
+int64_t pow2_at_most(int64_t n, int64_t cap) {
+  int64_t p = 1;
+  while (p * 2 <= std::min(n, cap)) p *= 2;
+  return p;
+}
+
+// The loop names a tile introduces; a stage that already uses one gets no such tile.
+const std::set<std::string>& tile_names() {
+  static const std::set<std::string> names = {"colt", "colx", "colb", "colr", "colo", "coli", "colw", "coln",
+                                              "cht",  "chy",  "chb",  "chr",  "chi",  "chw",  "chm",  "blk",
+                                              "rco",  "rci"};
+  return names;
+}
+
+bool names_free(const FuncDef& f) {
+  for (const auto& v : f.vars)
+    if (tile_names().count(v)) return false;
+  for (const auto& r : f.body->rvars)
+    if (tile_names().count(r.name)) return false;
+  return true;
+}
+
+json step(const std::string& op, const FuncDef& f, const std::vector<StepArg>& args) {
+  return schedule_step(op, f.name, args);
+}
+
+// Each thread computes rm channels x rn columns in registers (rn columns 32 apart, so a
+// warp's loads of the data stay contiguous); tx x ty threads per block, the reduction
+// loops serial around the unrolled register tile.
+json register_tile(const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int64_t rn, int64_t tx, int64_t ty) {
+  json s = json::array();
+  s.push_back(step("split", f, {{"loop", r.columns}, {"factor", tx}, {"outer", "colt"}, {"inner", "colx"}}));
+  s.push_back(step("split", f, {{"loop", "colt"}, {"factor", rn}, {"outer", "colb"}, {"inner", "colr"}}));
+  std::vector<std::string> order = r.outer, block = r.outer;
+  if (!r.channels.empty()) {
+    s.push_back(step("split", f, {{"loop", r.channels}, {"factor", rm}, {"outer", "cht"}, {"inner", "chr"}}));
+    s.push_back(step("split", f, {{"loop", "cht"}, {"factor", ty}, {"outer", "chb"}, {"inner", "chy"}}));
+    order.push_back("chb");
+    block.push_back("chb");
+  }
+  order.push_back("colb");
+  if (!r.channels.empty()) order.push_back("chy");
+  order.push_back("colx");
+  for (const auto& rv : f.body->rvars) order.push_back(rv.name);
+  if (!r.channels.empty()) order.push_back("chr");
+  order.push_back("colr");
+  s.push_back(step("reorder", f, {{"loops", order}}));
+  if (!block.empty()) {
+    std::string b = fuse_loops(s, f.name, block, "blk");
+    s.push_back(step("bind", f, {{"loop", b}, {"axis", "blockIdx.x"}}));
+    s.push_back(step("bind", f, {{"loop", "colb"}, {"axis", "blockIdx.y"}}));
+  } else {
+    s.push_back(step("bind", f, {{"loop", "colb"}, {"axis", "blockIdx.x"}}));
+  }
+  if (!r.channels.empty()) s.push_back(step("bind", f, {{"loop", "chy"}, {"axis", "threadIdx.y"}}));
+  s.push_back(step("bind", f, {{"loop", "colx"}, {"axis", "threadIdx.x"}}));
+  if (!r.channels.empty() && rm > 1) s.push_back(step("unroll", f, {{"loop", "chr"}}));
+  if (rn > 1) s.push_back(step("unroll", f, {{"loop", "colr"}}));
+  return s;
+}
+
+// Implicit GEMM: per block `bc` channels (warps of 32) x 128 columns (warps of 64); the
+// channel sum in chunks of `kc` innermost, the taps serial outside the warp tiles; the
+// chunk's data and that tap's weights staged in shared memory at the last tap (or at the
+// chunk loop) with a 3-deep cp.async pipeline.
+json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision) {
+  json s = json::array();
+  s.push_back(step("split", f, {{"loop", r.columns}, {"factor", 128}, {"outer", "colo"}, {"inner", "coli"}}));
+  s.push_back(step("split", f, {{"loop", "coli"}, {"factor", 64}, {"outer", "colw"}, {"inner", "coln"}}));
+  s.push_back(step("split", f, {{"loop", r.channels}, {"factor", bc}, {"outer", "chb"}, {"inner", "chi"}}));
+  s.push_back(step("split", f, {{"loop", "chi"}, {"factor", 32}, {"outer", "chw"}, {"inner", "chm"}}));
+  s.push_back(step("split", f, {{"loop", r.channel_sum}, {"factor", kc}, {"outer", "rco"}, {"inner", "rci"}}));
+  std::vector<std::string> order = r.outer, block = r.outer;
+  order.push_back("chb");
+  block.push_back("chb");
+  order.push_back("colo");
+  order.push_back("rco");
+  for (const auto& t : r.taps) order.push_back(t);
+  for (const char* l : {"chw", "colw", "chm", "coln", "rci"}) order.push_back(l);
+  s.push_back(step("reorder", f, {{"loops", order}}));
+  std::string b = fuse_loops(s, f.name, block, "blk");
+  s.push_back(step("bind", f, {{"loop", b}, {"axis", "blockIdx.x"}}));
+  s.push_back(step("bind", f, {{"loop", "colo"}, {"axis", "blockIdx.y"}}));
+  s.push_back(step("bind", f, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
+  s.push_back(step("bind", f, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
+  const std::string at = r.taps.empty() ? "rco" : r.taps.back();
+  s.push_back(step("cache_read", f, {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", 8}}));
+  s.push_back(step("cache_read", f, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
+  s.push_back(step("tensor_core", f, {{"shape", "m16n8k8"}, {"precision", precision}}));
+  s.push_back(step("launch_bounds", f, {{"max_threads", bc * 2}, {"min_blocks", 2}}));
+  s.push_back(step("pipeline", f, {{"loop", at}, {"depth", 3}}));
+  return s;
+}
+
+}  // namespace
+
+std::optional<ConvolutionRoles> convolution_roles(const FuncDef& f) {
+  auto loads = f.product_loads();
+  if (!loads || f.vars.size() < 2) return std::nullopt;
+  ConvolutionRoles r;
+  r.columns = f.vars.back();
+  Expr data = loads->first, weights = loads->second;
+  if (!reads_var(data, r.columns)) std::swap(data, weights);
+  if (!reads_var(data, r.columns) || reads_var(weights, r.columns)) return std::nullopt;
+  r.data = data->name;
+  r.weights = weights->name;
+  if (r.data == r.weights) return std::nullopt;
+  for (size_t i = 0; i + 1 < f.vars.size(); ++i) {
+    const std::string& v = f.vars[i];
+    if (r.channels.empty() && reads_var(weights, v) && !reads_var(data, v))
+      r.channels = v;
+    else
+      r.outer.push_back(v);
+  }
+  for (const auto& rv : f.body->rvars) {
+    if (r.channel_sum.empty() && whole_index(data, rv.name) && whole_index(weights, rv.name))
+      r.channel_sum = rv.name;
+    else
+      r.taps.push_back(rv.name);
+  }
+  return r;
+}
+
+std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindings& sizes) {
+  std::vector<Sketch> out;
+  auto roles = convolution_roles(f);
+  if (!roles || !names_free(f)) return out;
+  const ConvolutionRoles& r = *roles;
+  const int64_t columns = pure_extent(f, r.columns, sizes);
+  const int64_t channels = r.channels.empty() ? 1 : pure_extent(f, r.channels, sizes);
+  const int64_t tx = pow2_at_most(columns, 32);
+  std::vector<std::pair<int64_t, int64_t>> tiles = {{4, 4}, {8, 4}, {4, 2}, {2, 4}};
+  if (r.channels.empty()) tiles = {{1, 4}, {1, 2}, {1, 8}};
+  for (auto [rm, rn] : tiles) {
+    if (columns <= tx) rn = 1;
+    const int64_t ty = r.channels.empty() ? 1 : pow2_at_most(std::max<int64_t>(1, channels / rm), 8);
+    std::string idea = "register tiles of " + std::to_string(rm) + " channels x " + std::to_string(rn) +
+                       " columns per thread, " + std::to_string(tx * ty) + " threads per block";
+    if (std::any_of(out.begin(), out.end(), [&](const Sketch& s) { return s.idea == idea; })) continue;
+    out.push_back({idea, register_tile(f, r, rm, rn, tx, ty)});
+  }
+  if (!r.channels.empty() && !r.channel_sum.empty() && channels % 32 == 0) {
+    const int64_t sum = reduction_extent_of(f, r.channel_sum, sizes);
+    const int64_t kc = sum % 16 == 0 ? 16 : sum % 8 == 0 ? 8 : 0;
+    const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : 32;
+    if (kc > 0)
+      for (const char* precision : {"tf32", "3xtf32"})
+        out.push_back({std::string("implicit GEMM on tensor cores (mma.sync ") + precision + "): " +
+                           std::to_string(bc) + " channels x 128 columns per block, the channel sum in chunks of " +
+                           std::to_string(kc) + " staged with the taps' weights in shared memory",
+                       implicit_gemm(f, r, bc, kc, precision)});
+  }
+  return out;
+}
+
+}  // namespace cusched::search

@@ -1,0 +1,148 @@
+// The convolution class's tiles (search/convolution_tile_sketches.h): the roles read from a
+// stage's product (data, weights, columns, channels, channel sum, taps) for plain, 3D,
+// depthwise and transposed-phase convolutions; every sketch legal at KernelBench's shapes,
+// the tensor-core tiles' staged copies sized by the block's tile (not the whole tensor)
+// when the block's loops are fused; register and implicit-GEMM tiles verifying in the
+// interpreter.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "codegen/bundle.h"
+#include "codegen/lower.h"
+#include "dsl/schedule.h"
+#include "problems/problem_file.h"
+#include "runtime/interp_verification.h"
+#include "search/class_sketches.h"
+#include "search/convolution_tile_sketches.h"
+
+namespace cusched::search {
+namespace {
+
+namespace fs = std::filesystem;
+
+Problem kernelbench(const std::string& file) {
+  return load_problem_file((fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / file).string());
+}
+
+const FuncDef& stage(const Problem& p, const std::string& name) {
+  const FuncDef* f = p.pipeline.find_stage(name);
+  if (!f) throw std::runtime_error("no stage " + name);
+  return *f;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(ConvolutionRoles, ReadFromTheProductOfA2dConvolution) {
+  const Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
+  auto r = convolution_roles(stage(p, "Conv"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->data, "x");
+  EXPECT_EQ(r->weights, "conv_weight");
+  EXPECT_EQ(r->columns, "ow");
+  EXPECT_EQ(r->channels, "o");
+  EXPECT_EQ(r->outer, (std::vector<std::string>{"n", "oh"}));
+  EXPECT_EQ(r->channel_sum, "rc");
+  EXPECT_EQ(r->taps, (std::vector<std::string>{"kh", "kw"}));
+}
+
+TEST(ConvolutionRoles, ADepthwiseConvolutionHasNoChannelsAndNoChannelSum) {
+  const Problem p = kernelbench("level1/82_conv_depthwise_2D_square_input_square_kernel.json");
+  auto r = convolution_roles(stage(p, "Y"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->data, "X");
+  EXPECT_EQ(r->channels, "");
+  EXPECT_EQ(r->outer, (std::vector<std::string>{"n", "oc", "oh"}));
+  EXPECT_EQ(r->channel_sum, "");
+  EXPECT_EQ(r->taps, (std::vector<std::string>{"kh", "kw"}));
+}
+
+TEST(ConvolutionRoles, ATransposedConvolutionsPhaseReadsItsWeightsByInputChannelFirst) {
+  const Problem p = kernelbench("level2/2_ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide.json");
+  auto r = convolution_roles(stage(p, "ConvT_p1_p1"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->weights, "conv_transpose_weight");
+  EXPECT_EQ(r->columns, "qw");
+  EXPECT_EQ(r->channels, "o");
+  EXPECT_EQ(r->channel_sum, "rc");
+  EXPECT_EQ(r->taps, (std::vector<std::string>{"th", "tw"}));
+  // A stage that is not a product of two loads has no roles.
+  EXPECT_FALSE(convolution_roles(stage(p, "ConvT")));
+}
+
+// Every convolution sketch of the file is legal at its bench size; returns them.
+std::vector<Sketch> legal_sketches(const Problem& p) {
+  auto sketches = class_sketches(p, ProblemClass::convolution);
+  for (const auto& s : sketches) {
+    ValidationResult v = validate_schedule(p.context("bench"), s.schedule);
+    EXPECT_TRUE(v.ok) << p.name << ": " << s.idea << ": " << v.error.message;
+  }
+  return sketches;
+}
+
+TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeInput) {
+  const Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
+  int tensor_core = 0, register_tiles = 0;
+  for (const auto& s : legal_sketches(p)) {
+    register_tiles += contains(s.idea, "register tiles");
+    if (!contains(s.idea, "implicit GEMM")) continue;
+    ++tensor_core;
+    // The block's loops (batch, output row, channel block) are fused onto blockIdx.x: the
+    // copies are still one block's tile.
+    for (const auto& l : make_bundle(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name)).launches)
+      EXPECT_LE(l.dynamic_smem_bytes, 64 * 1024) << s.idea;
+  }
+  EXPECT_EQ(tensor_core, 4) << "TF32 and 3xTF32, each with and without the folded epilogue";
+  EXPECT_GE(register_tiles, 4);
+}
+
+TEST(ConvolutionSketches, EachPhaseOfATransposedConvolutionGetsTheTile) {
+  const Problem p = kernelbench("level2/2_ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide.json");
+  bool found = false;
+  for (const auto& s : legal_sketches(p)) {
+    if (!contains(s.idea, "on each of the 4 convolution stages") || !contains(s.idea, "implicit GEMM")) continue;
+    found = true;
+    int tensor_core_steps = 0;
+    for (const auto& step : s.schedule) tensor_core_steps += step.value("op", "") == "tensor_core";
+    EXPECT_EQ(tensor_core_steps, 4) << s.idea;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
+  for (const std::string file : {"level1/82_conv_depthwise_2D_square_input_square_kernel.json",
+                                 "level2/23_Conv3d_GroupNorm_Mean.json"}) {
+    const Problem p = kernelbench(file);
+    int register_tiles = 0;
+    for (const auto& s : legal_sketches(p)) {
+      register_tiles += contains(s.idea, "register tiles");
+      EXPECT_FALSE(contains(s.idea, "implicit GEMM")) << file << ": the channel sum is 3 or absent";
+    }
+    EXPECT_GE(register_tiles, 3) << file;
+  }
+}
+
+// The sketches of kb2_1 made for `shape` (as its bench size) verify in the interpreter at it.
+void expect_sketches_verify(const std::map<std::string, int64_t>& shape, const std::string& kind, int want) {
+  Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
+  for (const auto& [k, v] : shape) p.sizes["bench"][k] = v;
+  int verified = 0;
+  for (const auto& s : legal_sketches(p)) {
+    if (!contains(s.idea, kind)) continue;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("bench"), s.schedule), "bench", 3, 1);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    ++verified;
+  }
+  EXPECT_GE(verified, want) << kind;
+}
+
+TEST(ConvolutionSketches, RegisterTilesVerifyWithTailsInTheInterpreter) {
+  expect_sketches_verify({{"N", 2}, {"CI", 3}, {"CO", 12}, {"H", 7}, {"W", 41}}, "register tiles", 4);
+}
+
+TEST(ConvolutionSketches, ImplicitGemmTilesVerifyInTheInterpreter) {
+  expect_sketches_verify({{"N", 1}, {"CI", 16}, {"CO", 32}, {"H", 4}, {"W", 70}}, "implicit GEMM", 4);
+}
+
+}  // namespace
+}  // namespace cusched::search
