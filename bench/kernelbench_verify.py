@@ -429,6 +429,9 @@ def parse_args(argv):
     p.add_argument("--skip-matched", default=None, metavar="DIR",
                    help="leave out the files whose latest check in the records of DIR (e.g. bench/results) matched "
                         "the module at 1e-2 and 1e-4: a run checks only what is not yet shown")
+    p.add_argument("--matched-on", default=None, metavar="GPU",
+                   help="with --skip-matched: a latest check counts only when it ran on a GPU whose name contains this "
+                        "(e.g. H200)")
     args = p.parse_args(argv)
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
         p.error("--name must be lower-case letters, digits and '-'")
@@ -449,17 +452,20 @@ def plan_lines(jobs):
     return out
 
 
-def skip_matched(files, directory):
+def skip_matched(files, directory, gpu=None):
     """The files whose problem's latest check in the records of `directory` did not match its module at
-    both tolerances (or that have none), as bench/RESULTS.md's table of the checks reads them."""
+    both tolerances (or that have none, or, with `gpu`, that ran on a GPU whose name does not contain it),
+    as bench/RESULTS.md's table of the checks reads them."""
     from make_tables import load_records, module_check_rows
     rows = module_check_rows(load_records(directory))
     kept = []
     for f in files:
         with open(f) as fh:
             name = json.load(fh)["name"]
-        match = rows[name][0]["pytorch_match"] if name in rows else {}
-        if not (match.get("1e-2") and match.get("1e-4")):
+        match, record = rows[name] if name in rows else ({}, {})
+        match = match.get("pytorch_match") or {}
+        on = gpu is None or gpu in (record.get("environment") or {}).get("gpu", "")
+        if not (match.get("1e-2") and match.get("1e-4") and on):
             kept.append(f)
     print("%d of %d files matched their modules in %s and are left out" % (len(files) - len(kept), len(files),
                                                                           directory), flush=True)
@@ -470,7 +476,7 @@ def main(argv):
     args = parse_args(argv)
     files = args.files or default_files()
     if args.skip_matched:
-        files = skip_matched(files, args.skip_matched)
+        files = skip_matched(files, args.skip_matched, args.matched_on)
     if args.plan:
         print("\n".join(plan_lines([plan(f, int(args.max_gib * GIB)) for f in files])))
         return 0

@@ -438,20 +438,33 @@ def module_check_table(records):
     rows = module_check_rows(records)
     if not rows:
         return ["No problem file has been checked against its module yet."]
-    out = ["| level | files checked | match at 1e-2 | match at 1e-4 | ran at a reduced shape |", "|---|---|---|---|---|"]
+    out = ["| level | files checked | match at 1e-2 | match at 1e-4 | ran at a reduced shape | checked on |",
+           "|---|---|---|---|---|---|"]
     for level in ("kb1_", "kb2_"):
-        ms = [res["pytorch_match"] for name, (res, _) in rows.items() if name.startswith(level)]
-        out.append("| %s | %d | %d | %d | %d |" % (level[2], len(ms), sum(1 for m in ms if m["1e-2"]),
-                                                  sum(1 for m in ms if m["1e-4"]), sum(1 for m in ms if m.get("reduced"))))
-    out += ["", "| problem | status | matches (1e-2 / 1e-4) | max abs / rel err | shape | commit | record |",
-            "|---|---|---|---|---|---|---|"]
+        ms = [(res["pytorch_match"], r) for name, (res, r) in rows.items() if name.startswith(level)]
+        gpus = {}
+        for _, r in ms:
+            gpus[gpu_name(r)] = gpus.get(gpu_name(r), 0) + 1
+        out.append("| %s | %d | %d | %d | %d | %s |" % (
+            level[2], len(ms), sum(1 for m, _ in ms if m["1e-2"]), sum(1 for m, _ in ms if m["1e-4"]),
+            sum(1 for m, _ in ms if m.get("reduced")), ", ".join("%s %d" % (g, n) for g, n in sorted(gpus.items()))))
+    out += ["", "| problem | status | matches (1e-2 / 1e-4) | max abs / rel err | shape | GPU | commit | record |",
+            "|---|---|---|---|---|---|---|---|"]
     for name in sorted(rows, key=kernelbench_order):
         res, r = rows[name]
-        cells = [name] + pytorch_match_cells(res["pytorch_match"]) + [r.get("commit") or "-", "`%s`" % r["name"]]
+        cells = [name] + pytorch_match_cells(res["pytorch_match"]) + [gpu_name(r), r.get("commit") or "-",
+                                                                      "`%s`" % r["name"]]
         if res.get("note") and res["pytorch_match"].get("status") != "compared":
             cells[1] += ": " + res["note"][:120].replace("|", "/")
         out.append("| " + " | ".join(cells) + " |")
     return out
+
+
+def gpu_name(r):
+    """The record's GPU in short: its model (H200, H100, ...) where the name has one."""
+    name = (r.get("environment") or {}).get("gpu") or "?"
+    m = re.search(r"\b([A-Z]\d{2,4}[A-Za-z]?)\b", name)
+    return m.group(1) if m else name
 
 
 def environment_line(r):

@@ -43,9 +43,8 @@ int64_t pow2_at_most(int64_t n, int64_t cap) {
 
 // The loop names a tile introduces; a stage that already uses one gets no such tile.
 const std::set<std::string>& tile_names() {
-  static const std::set<std::string> names = {"colt", "colx", "colb", "colr", "colo", "coli", "colw", "coln",
-                                              "cht",  "chy",  "chb",  "chr",  "chi",  "chw",  "chm",  "blk",
-                                              "rco",  "rci"};
+  static const std::set<std::string> names = {"colt", "colx", "colb", "colr", "colo", "coli", "colw", "coln", "cht",
+                                              "chy",  "chb",  "chr",  "chi",  "chw",  "chm",  "blk",  "rco",  "rci"};
   return names;
 }
 

@@ -137,6 +137,10 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // interpreter takes them all at once on its threads.
   const size_t slice =
       interp ? std::max<size_t>(1, order.size()) : 2 * static_cast<size_t>(std::max(2, evaluator_->alive()));
+  // Results are stored in evaluation order, each once it and every one before it are
+  // done, so the store does not depend on which evaluator finished first.
+  std::vector<char> finished(order.size(), 0);
+  size_t stored = 0;
   for (size_t from = 0; from < order.size(); from += slice) {
     if (from > 0 && out_of_time()) {
       stopped = true;
@@ -147,8 +151,12 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     const size_t to = std::min(order.size(), from + slice);
     std::vector<CandidateOutcome> part;
     for (size_t k = from; k < to; ++k) part.push_back(std::move(outcomes[order[k]]));
-    evaluator_->evaluate(problem_, cfg, part,
-                         [&](size_t k, CandidateOutcome& o) { record(candidates[order[from + k]], o); });
+    evaluator_->evaluate(problem_, cfg, part, [&](size_t k, CandidateOutcome& o) {
+      outcomes[order[from + k]] = std::move(o);
+      finished[from + k] = 1;
+      for (; stored < order.size() && finished[stored]; ++stored)
+        record(candidates[order[stored]], outcomes[order[stored]]);
+    });
   }
   return !stopped;
 }

@@ -110,8 +110,8 @@ TEST(ConvolutionSketches, EachPhaseOfATransposedConvolutionGetsTheTile) {
 }
 
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
-  for (const std::string file : {"level1/82_conv_depthwise_2D_square_input_square_kernel.json",
-                                 "level2/23_Conv3d_GroupNorm_Mean.json"}) {
+  for (const std::string file :
+       {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
     const Problem p = kernelbench(file);
     int register_tiles = 0;
     for (const auto& s : legal_sketches(p)) {
