@@ -23,8 +23,8 @@ For each problem file (default: problems/kernelbench/level1/*.json and level2/*.
    1e-4 rule admits, the fastest f32 or 3xtf32 candidate of the same search (--schedule-dir,
    <name>.strict.json) is timed, verified and checked as in 3 and 4 too: the row's `strict_kernel`,
    which the scores at 1e-4 take.
-One record (bench/record.schema.json, kind benchmark) is written to OUT_DIR/DATE-NAME.json after every
-file, with a `search` entry per row and the KernelBench-style `summary` per level (level_summary);
+Each row's search entry has `steps_s`, the wall seconds of each step above. One record
+(bench/record.schema.json, kind benchmark) is written to OUT_DIR/DATE-NAME.json after every file, with a `search` entry per row and the KernelBench-style `summary` per level (level_summary);
 --time-limit S starts no file after S seconds, and the files not started count as failures.
 docs/kernelbench.md, "Searching KernelBench", describes the run and the summary.
 """
@@ -442,11 +442,22 @@ def main(argv):
         if deadline and time.time() > deadline:
             rows += [not_run_row(p["name"], lv, args) for _, p, lv in problems[index:]]
             break
+        steps, mark = {}, time.time()
+
+        def step_done(step):
+            nonlocal mark
+            steps[step] = round(time.time() - mark, 1)
+            mark = time.time()
+
         entry, schedule, strict_schedule, note = run_search(args, f, name, level)
+        step_done("search")
         run = kb.run_cusched(args, f, name, schedule=schedule or "baseline")
+        step_done("timed_run")
         strict = kb.run_cusched(args, f, name, strict=True, schedule=schedule or "baseline", timed=False)
+        step_done("strict_run")
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
         match, reason = module_check(args, f, schedule, modules)
+        step_done("module_check")
         if reason and match["status"] != "compared":
             note = (note + "; " if note else "") + "module check: " + reason
         strict_kernel = None
@@ -457,11 +468,14 @@ def main(argv):
                 kb.run_cusched(args, f, name, strict=True, schedule=strict_schedule, timed=False), strict_match)
             if strict_reason and strict_match["status"] != "compared":
                 note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason
+            step_done("strict_kernel")
         try:
             timings = kb.module_timings(torch, args, problem, flusher, cache)
         except Exception as e:  # the module failed to build or run: the row says so, the run goes on
             timings = []
             note = (note + "; " if note else "") + "PyTorch: %s: %s" % (type(e).__name__, e)
+        step_done("pytorch")
+        entry["steps_s"] = steps
         rows.append(search_row(run, strict, timings, match, entry, note))
         if strict_kernel:
             rows[-1]["strict_kernel"] = strict_kernel

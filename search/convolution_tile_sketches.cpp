@@ -96,10 +96,13 @@ json register_tile(const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int6
 }
 
 // Implicit GEMM: per block `bc` channels (warps of 32) x 128 columns (warps of 64); the
-// channel sum in chunks of `kc` innermost, the taps serial outside the warp tiles; the
-// chunk's data and that tap's weights staged in shared memory at the last tap (or at the
-// chunk loop) with a 3-deep cp.async pipeline.
-json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision) {
+// channel sum in chunks of `kc` innermost, the taps serial outside the warp tiles. With
+// `per_tap`, the chunk's data and that tap's weights are staged in shared memory at the
+// last tap with a 3-deep cp.async pipeline; otherwise the chunk's data for every tap
+// (its rows and columns widened by the taps) and all its weights are staged once at the
+// chunk loop, 2 deep, and the taps read them from shared memory.
+json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision,
+                   bool per_tap) {
   json s = json::array();
   s.push_back(step("split", f, {{"loop", r.columns}, {"factor", 128}, {"outer", "colo"}, {"inner", "coli"}}));
   s.push_back(step("split", f, {{"loop", "coli"}, {"factor", 64}, {"outer", "colw"}, {"inner", "coln"}}));
@@ -119,12 +122,12 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   s.push_back(step("bind", f, {{"loop", "colo"}, {"axis", "blockIdx.y"}}));
   s.push_back(step("bind", f, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
   s.push_back(step("bind", f, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
-  const std::string at = r.taps.empty() ? "rco" : r.taps.back();
+  const std::string at = per_tap && !r.taps.empty() ? r.taps.back() : "rco";
   s.push_back(step("cache_read", f, {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", 8}}));
   s.push_back(step("cache_read", f, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
   s.push_back(step("tensor_core", f, {{"shape", "m16n8k8"}, {"precision", precision}}));
   s.push_back(step("launch_bounds", f, {{"max_threads", bc * 2}, {"min_blocks", 2}}));
-  s.push_back(step("pipeline", f, {{"loop", at}, {"depth", 3}}));
+  s.push_back(step("pipeline", f, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
   return s;
 }
 
@@ -180,11 +183,16 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     const int64_t kc = sum % 16 == 0 ? 16 : sum % 8 == 0 ? 8 : 0;
     const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : 32;
     if (kc > 0)
-      for (const char* precision : {"tf32", "3xtf32"})
-        out.push_back({std::string("implicit GEMM on tensor cores (mma.sync ") + precision + "): " +
-                           std::to_string(bc) + " channels x 128 columns per block, the channel sum in chunks of " +
-                           std::to_string(kc) + " staged with the taps' weights in shared memory",
-                       implicit_gemm(f, r, bc, kc, precision)});
+      for (const char* precision : {"tf32", "3xtf32"}) {
+        const std::string tile = std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
+                                 "): " + std::to_string(bc) + " channels x 128 columns per block, ";
+        if (!r.taps.empty())
+          out.push_back(
+              {tile + "the channel sum in chunks of " + std::to_string(kc) + " staged per tap in shared memory, 3 deep",
+               implicit_gemm(f, r, bc, kc, precision, true)});
+        out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
+                       implicit_gemm(f, r, bc, 8, precision, false)});
+      }
   }
   return out;
 }

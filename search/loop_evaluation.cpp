@@ -83,6 +83,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     if (o.gpu) {
       std::ostringstream line;
       line << "  candidate " << c.id << ": " << o.verdict_text();
+      if (!o.verified() && !o.reason.empty())
+        line << " (" << (o.reason.size() > 200 ? o.reason.substr(0, 200) + "..." : o.reason) << ")";
       if (e.median_ms)
         line << ", " << *e.median_ms << " ms (GPU median), " << e.pct_of_floor.value_or(0) << "% of the floor";
       log_ << line.str() << std::endl;

@@ -88,11 +88,13 @@ TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeIn
     if (!contains(s.idea, "implicit GEMM")) continue;
     ++tensor_core;
     // The block's loops (batch, output row, channel block) are fused onto blockIdx.x: the
-    // copies are still one block's tile.
+    // copies are still one block's tile, and two blocks fit on a multiprocessor (a copy of
+    // the whole input's rows would take megabytes).
     for (const auto& l : make_bundle(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name)).launches)
-      EXPECT_LE(l.dynamic_smem_bytes, 64 * 1024) << s.idea;
+      EXPECT_LE(l.dynamic_smem_bytes, 113 * 1024) << s.idea;
   }
-  EXPECT_EQ(tensor_core, 4) << "TF32 and 3xTF32, each with and without the folded epilogue";
+  EXPECT_EQ(tensor_core, 8) << "TF32 and 3xTF32, staged per tap or once per chunk, each with and without the "
+                               "folded epilogue";
   EXPECT_GE(register_tiles, 4);
 }
 
@@ -141,7 +143,7 @@ TEST(ConvolutionSketches, RegisterTilesVerifyWithTailsInTheInterpreter) {
 }
 
 TEST(ConvolutionSketches, ImplicitGemmTilesVerifyInTheInterpreter) {
-  expect_sketches_verify({{"N", 1}, {"CI", 16}, {"CO", 32}, {"H", 4}, {"W", 70}}, "implicit GEMM", 4);
+  expect_sketches_verify({{"N", 1}, {"CI", 16}, {"CO", 32}, {"H", 4}, {"W", 70}}, "implicit GEMM", 8);
 }
 
 }  // namespace
