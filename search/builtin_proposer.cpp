@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -53,6 +54,16 @@ std::optional<MoveResult> move_or_nothing(const std::string& move, const json& s
   } catch (const UserError&) {
     return std::nullopt;
   }
+}
+
+// The arithmetic a schedule asks for: its first tensor_core step's precision and shape,
+// else its first precision step's operands, else "f32".
+std::string arithmetic_kind(const json& steps) {
+  for (const auto& st : steps)
+    if (st.value("op", "") == "tensor_core") return st.value("precision", "f32") + " " + st.value("shape", "");
+  for (const auto& st : steps)
+    if (st.value("op", "") == "precision") return st.value("operands", "f32");
+  return "f32";
 }
 
 json random_or_nothing(const ScheduleContext& ctx, std::mt19937_64& rng) {
@@ -141,6 +152,17 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
   std::vector<Scored> sketches;
   for (const auto& s : class_sketches(problem_, class_)) admit(s.schedule, sketches, "sketch", s.idea);
   std::stable_sort(sketches.begin(), sketches.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+  // The cheapest sketch of each arithmetic (operand precision and tensor-core instruction)
+  // goes first, then the rest by cost, so that a round of TF32 tiles also times f32 and
+  // 3xTF32 ones (the kernels a 1e-4 tolerance admits) of each instruction.
+  {
+    std::set<std::string> seen;
+    std::vector<Scored> firsts, rest;
+    for (auto& sk : sketches)
+      (seen.insert(arithmetic_kind(sk.move.schedule)).second ? firsts : rest).push_back(std::move(sk));
+    firsts.insert(firsts.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+    sketches = std::move(firsts);
+  }
   // Sketches take every idea but one for random schedules (all of them when there are two or fewer).
   const int sketch_ideas = ideas <= 2 ? ideas : ideas - 1;
   for (size_t i = 0; i < sketches.size() && static_cast<int>(out.ideas.size()) < sketch_ideas; i += per_idea) {

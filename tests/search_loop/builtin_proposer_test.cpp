@@ -410,6 +410,26 @@ TEST(BuiltinProposer, FirstRoundStartsFromTheBaselineAndIsLegal) {
   }
 }
 
+// At the bench size alone (a GPU search), a GEMM's first round holds TF32 and 3xTF32
+// tiles of both tensor-core instructions (the cost model ranks the wgmma 3xTF32 tiles
+// behind several TF32 ones), so that a round cut short still times the kernels that a
+// 1e-4 tolerance admits.
+TEST(BuiltinProposer, FirstRoundHoldsTheCheapestSketchOfEachArithmetic) {
+  const Problem& p = find_problem("gemm_add_relu");
+  BuiltinProposerConfig config;
+  config.sizes = {"bench"};
+  config.cost_size = "bench";
+  BuiltinProposer proposer(p, config);
+  auto r = proposer.propose(ProposalContext{}, 4, 4);
+  std::set<std::string> precisions;
+  for (const auto& prop : r.proposals)
+    for (const auto& st : prop.idea.rfind("matmul sketch", 0) == 0 ? prop.schedule : json::array())
+      if (st.value("op", "") == "tensor_core")
+        precisions.insert(st.value("precision", "") + " " + st.value("shape", ""));
+  for (const char* kind : {"tf32 m64nNk8", "3xtf32 m64nNk8", "tf32 m16n8k8", "3xtf32 m16n8k8"})
+    EXPECT_TRUE(precisions.count(kind)) << kind;
+}
+
 TEST(BuiltinProposer, LaterRoundsMutateTheBestAndNameTheirParents) {
   const Problem& p = find_problem("softmax");
   BuiltinProposer proposer(p, {});
