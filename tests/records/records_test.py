@@ -143,7 +143,9 @@ class Check(unittest.TestCase):
                 json.dump(record("2026-01-01", "a", [result("gelu", 0.13, eager=0.13, compile_ms=0.14)]), f)
             readme = os.path.join(d, "README.md")
             with open(readme, "w") as f:
-                f.write("intro\n%s\nold\n%s\nafter\n" % (make_tables.README_BEGIN, make_tables.README_END))
+                f.write("intro\n%s\nold\n%s\nmiddle\n%s\nold\n%s\nafter\n" % (
+                    make_tables.README_BEGIN, make_tables.README_END, make_tables.README_KB_BEGIN,
+                    make_tables.README_KB_END))
             args = ["--results", results, "--readme", readme, "--results-md", os.path.join(d, "RESULTS.md")]
             self.assertEqual(make_tables.main(args + ["--check"]), 1)
             self.assertEqual(make_tables.main(args), 0)
@@ -151,6 +153,14 @@ class Check(unittest.TestCase):
             text = open(readme).read()
             self.assertTrue(text.startswith("intro\n") and text.endswith("after\n"))
             self.assertIn("| GELU (16,64,256,256) | 0.1300 | 0.1300 | 0.1400 |", text)
+            self.assertIn("\nmiddle\n", text)
+            self.assertIn("No search record yet.", text)  # the KernelBench summary, between its own markers
+            self.assertNotIn("\nold\n", text)
+
+    def test_a_readme_without_the_kernelbench_markers_is_refused_with_the_lines_to_add(self):
+        with self.assertRaises(make_tables.RecordError) as e:
+            make_tables.readme_with_table("%s\n%s\n" % (make_tables.README_BEGIN, make_tables.README_END), [])
+        self.assertIn(make_tables.README_KB_BEGIN, str(e.exception))
 
 
 class Schema(unittest.TestCase):
