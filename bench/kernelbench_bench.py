@@ -180,9 +180,10 @@ def start_warming(torch, args, problems, cache):
     return thread
 
 
-def result_row(run, strict_run, timings):
-    """One record result: make_record's row of a cusched run and its PyTorch timings."""
-    row = make_record.result(run, strict_run, timings, None, None)
+def result_row(run, strict_run, timings, tolerance=None):
+    """One record result: make_record's row of a cusched run and its PyTorch timings (tolerance: the one the
+    run verified at, where below 1e-2)."""
+    row = make_record.result(run, strict_run, timings, None, tolerance)
     if run.get("reason") and run.get("verdict") != "ok":
         row["note"] = str(run["reason"])[:300]
     return row

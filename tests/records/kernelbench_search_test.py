@@ -25,14 +25,17 @@ RELU = os.path.join(ROOT, "problems", "kernelbench", "level1", "19_ReLU.json")
 # A stand-in for cusched: `search` writes a store with three candidates (the baseline at 2.0 ms in
 # f32, a better schedule at 1.5 ms in FAKE_BEST_PRECISION, default tf32, one that failed) and prints
 # the summary; FAKE_MODE=none verifies nothing, FAKE_MODE=hang writes the store and then outlives its
-# time; `run` prints FAKE_RUN and writes its arguments to FAKE_ARGS.
+# time; `run` prints FAKE_RUN (FAKE_STRICT_RUN with --strict, where set), writes its arguments to
+# FAKE_ARGS and appends them to FAKE_ARGS.all.
 FAKE = textwrap.dedent('''\
     #!%s
     import json, os, sqlite3, sys, time
     argv = sys.argv[1:]
     if argv[0] == "run":
         open(os.environ["FAKE_ARGS"], "w").write(json.dumps(argv))
-        print(os.environ.get("FAKE_RUN", '{"verdict": "ok"}'))
+        open(os.environ["FAKE_ARGS"] + ".all", "a").write(json.dumps(argv) + "\\n")
+        strict_run = os.environ.get("FAKE_STRICT_RUN")
+        print(strict_run if strict_run and "--strict" in argv else os.environ.get("FAKE_RUN", '{"verdict": "ok"}'))
         sys.exit(0)
     db = argv[argv.index("--db") + 1]
     mode = os.environ.get("FAKE_MODE", "")
@@ -85,11 +88,19 @@ class FakeCusched(unittest.TestCase):
         os.makedirs(os.path.join(self.work, "schedules"))
         self.args = search_args(self.work, self.cusched)
         os.environ["FAKE_ARGS"] = os.path.join(self.work, "args.json")
-        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_BEST_PRECISION"):
+        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_STRICT_RUN", "FAKE_BEST_PRECISION"):
             os.environ.pop(k, None)
 
+    def runs(self):
+        """The argument lists of every `cusched run` so far."""
+        path = os.environ["FAKE_ARGS"] + ".all"
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            return [json.loads(line) for line in f]
+
     def tearDown(self):
-        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_ARGS", "FAKE_BEST_PRECISION"):
+        for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_STRICT_RUN", "FAKE_ARGS", "FAKE_BEST_PRECISION"):
             os.environ.pop(k, None)
         self.dir.cleanup()
 
@@ -188,6 +199,45 @@ class Search(FakeCusched):
         kb.run_cusched(self.args, RELU, "kb1_19_ReLU", schedule="/w/s.json")
         with open(os.environ["FAKE_ARGS"]) as f:
             self.assertNotIn("--no-time", json.load(f))
+
+    def schedule_file(self, steps):
+        self.args.schedule = "baseline"
+        path = os.path.join(self.work, "s%d.json" % len(os.listdir(self.work)))
+        with open(path, "w") as f:
+            json.dump(steps, f)
+        return path
+
+    def test_an_f32_kernel_is_timed_verifying_at_1e4_in_one_run(self):
+        s = self.schedule_file([{"op": "tensor_core", "stage": "C", "shape": "m64nNk8", "precision": "3xtf32"}])
+        run, strict, tolerance = kbs.timed_and_strict(self.args, RELU, "kb1_19_ReLU", s)
+        argvs = self.runs()
+        self.assertEqual(len(argvs), 1)
+        self.assertIn("--strict", argvs[0])
+        self.assertNotIn("--no-time", argvs[0])
+        self.assertEqual((strict, tolerance), (None, 1e-4))
+        row = kbs.search_row(run, strict, [], {"1e-2": True, "1e-4": True}, {"timed": "search"}, "", tolerance)
+        self.assertEqual(row["verified"], {"1e-2": True, "1e-4": True})
+
+    def test_an_f32_kernel_that_fails_at_1e4_is_timed_again_at_1e2(self):
+        os.environ["FAKE_STRICT_RUN"] = json.dumps({"verdict": "wrong_output", "reason": "outside 1e-4"})
+        self.args.schedule = "baseline"
+        run, strict, tolerance = kbs.timed_and_strict(self.args, RELU, "kb1_19_ReLU", None)
+        argvs = self.runs()
+        self.assertEqual(["--strict" in a for a in argvs], [True, False])
+        self.assertEqual((run["verdict"], strict["verdict"], tolerance), ("ok", "wrong_output", None))
+        row = kbs.search_row(run, strict, [], {"1e-2": True, "1e-4": False}, {"timed": "baseline"}, "", tolerance)
+        self.assertEqual(row["verified"], {"1e-2": True, "1e-4": False})
+
+    def test_a_tf32_kernel_is_timed_at_1e2_and_not_verified_at_1e4(self):
+        s = self.schedule_file([{"op": "tensor_core", "stage": "C", "shape": "m16n8k8", "precision": "tf32"}])
+        self.assertFalse(kbs.admits_strict(s))
+        self.assertFalse(kbs.admits_strict(self.schedule_file([{"op": "precision", "stage": "C", "operands": "bf16"}])))
+        run, strict, tolerance = kbs.timed_and_strict(self.args, RELU, "kb1_19_ReLU", s)
+        argvs = self.runs()
+        self.assertEqual(len(argvs), 1)
+        self.assertNotIn("--strict", argvs[0])
+        row = kbs.search_row(run, strict, [], {"1e-2": True, "1e-4": False}, {"timed": "search"}, "", tolerance)
+        self.assertEqual(row["verified"], {"1e-2": True, "1e-4": None})
 
     def test_the_module_check_runs_the_timed_schedule_with_save_io(self):
         os.environ["FAKE_RUN"] = json.dumps({"verdict": "wrong_output", "reason": "Output 'Y' is outside atol"})
