@@ -99,6 +99,26 @@ def load_model(torch, kernelbench, problem, seed):
     return model, inputs
 
 
+def launched_kernels(torch, fn, inputs, top=3):
+    """The GPU kernels one call of `fn` launches, the `top` longest by their summed time: [{name, share}]
+    (share: of the call's kernel time; names cut to 160 characters); [] where the profiler gives none."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn(*inputs)
+            torch.cuda.synchronize()
+        totals = {}
+        for e in prof.events():
+            if "CUDA" not in str(getattr(e, "device_type", "")):
+                continue
+            totals[e.name] = totals.get(e.name, 0.0) + float(e.time_range.elapsed_us())
+    except Exception:  # a profiler that cannot run here leaves the names out, not the timings
+        return []
+    whole = sum(totals.values())
+    longest = sorted(totals.items(), key=lambda kv: -kv[1])[:top]
+    return [{"name": name[:160], "share": round(t / whole, 3)} for name, t in longest] if whole > 0 else []
+
+
 def module_timings(torch, args, problem, flusher, cache):
     """PyTorch eager and torch.compile of the problem's module, one entry for each setting."""
     gpu = torch.cuda.get_device_name(0)
@@ -116,11 +136,13 @@ def module_timings(torch, args, problem, flusher, cache):
                  "matmul_allow_tf32": matmul, "torch": torch.__version__}
         with torch.no_grad():
             eager = time_function(torch, model, inputs, flusher, args.warmup, args.iters)
-            entry.update(eager_ms=eager["median"], eager_min_ms=eager["min"], eager_max_ms=eager["max"])
+            entry.update(eager_ms=eager["median"], eager_min_ms=eager["min"], eager_max_ms=eager["max"],
+                         eager_kernels=launched_kernels(torch, model, inputs))
             if not args.no_compile:
                 compiled = torch.compile(model)
                 done = time_function(torch, compiled, inputs, flusher, args.warmup, args.iters)
-                entry.update(compile_ms=done["median"], compile_min_ms=done["min"], compile_max_ms=done["max"])
+                entry.update(compile_ms=done["median"], compile_min_ms=done["min"], compile_max_ms=done["max"],
+                             compile_kernels=launched_kernels(torch, compiled, inputs))
         del model, inputs
         torch.cuda.empty_cache()
         cache.put(key, torch.__version__, entry)

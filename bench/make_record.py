@@ -98,6 +98,9 @@ def result(run, strict, timings, check, tolerance):
                 e[k] = t[k]
         if t.get("cached"):
             e["cached"] = True
+        for k in ("eager_kernels", "compile_kernels"):
+            if t.get(k):
+                e[k] = t[k]
         entries.append(e)
     if entries:
         r["pytorch"] = entries

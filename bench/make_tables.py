@@ -183,6 +183,33 @@ def current_rows(records, kernelbench=False):
     return rows
 
 
+def behind_table(rows):
+    """The rows slower than the faster of PyTorch eager and torch.compile, with what that side runs: the
+    longest GPU kernel it launches (records from the timings that profiled it) and each side's share of
+    the floor."""
+    behind = [r for r in rows if r["speedup"] is not None and r["speedup"] < 1]
+    if not behind:
+        return []
+    out = ["Behind PyTorch: what the faster PyTorch side runs (its longest GPU kernel and that kernel's share "
+           "of its time, where the timing profiled it) and the share of the floor each side reaches.", "",
+           "| problem | speedup | PyTorch's faster side | its longest kernel | PyTorch % of floor | cusched % of floor "
+           "| cusched precision |", "|---|---|---|---|---|---|---|"]
+    for r in behind:
+        res = r["result"]
+        side = "eager" if r["eager"] is not None and (r["compile"] is None or r["eager"] <= r["compile"]) else "compile"
+        faster_ms = r["eager"] if side == "eager" else r["compile"]
+        entry = pytorch_entry(res) or {}
+        kernels = entry.get(side + "_kernels") or []
+        kernel = ("`%s` (%.0f%%)" % (kernels[0]["name"][:90].replace("|", "/"), 100 * kernels[0]["share"])
+                  if kernels else "not profiled")
+        pct = res.get("pct_of_floor")
+        theirs = "%.1f" % (pct * r["ms"] / faster_ms) if pct and faster_ms else "-"
+        out.append("| %s | %.2fx | %s | %s | %s | %s | %s |" % (
+            r["problem"], r["speedup"], "torch.compile" if side == "compile" else "eager", kernel, theirs,
+            "%.1f" % pct if pct else "-", precision_text(res)))
+    return out
+
+
 def current_table(rows, with_record):
     head = ("| problem | cusched ms | eager ms | compile ms | PyTorch | speedup vs faster | vs PyTorch at matched "
             "precision | % of floor | precision | date |")
@@ -501,7 +528,10 @@ def results_md(records):
             "(a file without a row counts as a failure); then, for each KernelBench problem file, its row in",
             "the latest record that verified and timed it.", ""]
     out += kernelbench_merged_summary(records) + [""]
-    out += current_table(current_rows(records, kernelbench=True), with_record=True)
+    kb_rows = current_rows(records, kernelbench=True)
+    out += current_table(kb_rows, with_record=True)
+    behind = behind_table(kb_rows)
+    out += [""] + behind if behind else []
     out += ["", "### The problem files against their PyTorch modules", "",
             "For each KernelBench problem file, its latest check against the module it reproduces",
             "(bench/kernelbench_verify.py, the baseline schedule on the module's inputs): the latest that",

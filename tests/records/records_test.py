@@ -134,6 +134,23 @@ class ModuleChecks(unittest.TestCase):
         self.assertIn("| 2 | 1 | 1 | 1 | 0 |", table)
 
 
+class Behind(unittest.TestCase):
+    def test_a_row_behind_pytorch_names_the_faster_sides_longest_kernel_and_both_shares_of_the_floor(self):
+        slow = result("kb2_1_Conv2D", 4.0, eager=3.0, compile_ms=2.0)
+        slow["pytorch"][0]["compile_kernels"] = [{"name": "cudnn_implicit_gemm_tf32", "share": 0.8}]
+        slow["pytorch"][0]["eager_kernels"] = [{"name": "eager_kernel", "share": 0.5}]
+        fast = result("kb2_12_Gemm", 1.0, eager=2.0, compile_ms=2.0)
+        unprofiled = result("kb2_5_ConvT", 2.0, eager=1.0, compile_ms=None)
+        rows = make_tables.current_rows([record("2026-01-01", "a", [slow, fast, unprofiled])], kernelbench=True)
+        table = "\n".join(make_tables.behind_table(rows))
+        self.assertNotIn("kb2_12_Gemm", table)
+        # cusched at 50% of the floor in 4 ms: the floor is 2 ms, torch.compile's 2 ms is 100% of it
+        self.assertIn("| kb2_1_Conv2D | 0.50x | torch.compile | `cudnn_implicit_gemm_tf32` (80%) | 100.0 | 50.0 | f32 |",
+                      table)
+        self.assertIn("| kb2_5_ConvT | 0.50x | eager | not profiled | 100.0 | 50.0 | f32 |", table)
+        self.assertEqual(make_tables.behind_table([r for r in rows if r["problem"] == "kb2_12_Gemm"]), [])
+
+
 class Check(unittest.TestCase):
     def test_check_fails_on_a_stale_table_and_passes_once_written(self):
         with tempfile.TemporaryDirectory() as d:
