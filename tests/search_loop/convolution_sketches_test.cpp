@@ -5,6 +5,7 @@
 // when the block's loops are fused; register and implicit-GEMM tiles verifying in the
 // interpreter.
 #include <filesystem>
+#include <iostream>
 
 #include <gtest/gtest.h>
 
@@ -122,6 +123,34 @@ TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
     }
     EXPECT_GE(register_tiles, 3) << file;
   }
+}
+
+// Every KernelBench file the proposer takes for a convolution (98 of the 200) gets a legal
+// register tile at its bench size, and most (69) a legal implicit GEMM too: the rest have
+// a channel sum of 3 or none (depthwise), or channels that are not a multiple of 32.
+TEST(ConvolutionSketches, EveryKernelBenchConvolutionHasALegalTile) {
+  int files = 0, tiled = 0, tensor_core = 0;
+  for (const char* level : {"level1", "level2"})
+    for (const auto& e : fs::directory_iterator(fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / level)) {
+      const Problem p = load_problem_file(e.path().string());
+      if (classify_pipeline(p.pipeline) != ProblemClass::convolution) continue;
+      ++files;
+      bool tile = false, gemm = false, legal = false;
+      for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
+        if (!validate_schedule(p.context("bench"), s.schedule).ok) continue;
+        legal = true;
+        tile |= contains(s.idea, "register tiles");
+        gemm |= contains(s.idea, "implicit GEMM");
+      }
+      EXPECT_TRUE(legal) << e.path().filename();
+      tiled += tile;
+      tensor_core += gemm;
+    }
+  std::cout << files << " convolution files: " << tiled << " with a legal register tile, " << tensor_core
+            << " with a legal implicit GEMM\n";
+  EXPECT_GE(files, 90);
+  EXPECT_EQ(tiled, files);
+  EXPECT_GE(tensor_core, 60);
 }
 
 // The sketches of kb2_1 made for `shape` (as its bench size) verify in the interpreter at it.
