@@ -155,28 +155,62 @@ std::vector<Sketch> pointwise_sketches(const Problem& p) {
   return out;
 }
 
+// The pipeline's pointwise outputs other than `product`: each may be folded into the
+// product's final store (fuse_epilogue) when it reads the product alone at its own
+// point, through pointwise stages that the sketch inlines; validation refuses the rest.
+std::vector<std::string> epilogue_candidates(const Problem& p, const std::string& product) {
+  std::vector<std::string> out;
+  for (const auto& f : p.pipeline.stages())
+    if (p.pipeline.is_output(f->name) && f->name != product && !f->is_reduction() && !f->is_scan())
+      out.push_back(f->name);
+  return out;
+}
+
+// `sketch` with `stage` folded into its reduction's final store instead of scheduled.
+Sketch folded_sketch(const Sketch& sketch, const std::string& stage) {
+  return {sketch.idea + ", with " + stage + " folded into its final store (fuse_epilogue): one kernel",
+          with_folded_epilogue(sketch.schedule, stage)};
+}
+
+// Each sketch, then its variant with the epilogue folded in, for every candidate.
+void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const std::vector<std::string>& epilogues) {
+  out.push_back(sketch);
+  for (const auto& e : epilogues) out.push_back(folded_sketch(sketch, e));
+}
+
+// For each reduction stage (an output, or the stage a pointwise output divides, scales or
+// otherwise reads at its own point): one block per output point with the reduction across
+// its threads, or, for short reductions, one thread per output point; each also with the
+// pointwise output folded into the reduction's final store where that applies.
 std::vector<Sketch> reduction_sketches(const Problem& p) {
   std::vector<Sketch> out;
   const SizeBindings& bench = p.size("bench");
-  for (const auto& name : p.pipeline.outputs()) {
-    const FuncDef* f = p.pipeline.find_stage(name);
-    if (!f->is_reduction()) continue;
+  for (const auto& stage : p.pipeline.stages()) {
+    const FuncDef* f = stage.get();
+    if (!f->is_reduction() || f->is_scan()) continue;
+    const std::string& name = f->name;
+    const auto epilogues = epilogue_candidates(p, name);
+    if (!p.pipeline.is_output(name) && epilogues.empty()) continue;
     int64_t n = reduction_extent(*f, bench);
     for (int64_t t : {32, 128, 256, 512}) {
       json s = json::array();
       block_per_point(s, *f, t);
       schedule_rest(s, p, {f->name}, 256);
-      out.push_back(
-          {"one block per output of " + name + ", its reduction combined across " + std::to_string(t) + " threads", s});
+      add_with_epilogues(
+          out,
+          {"one block per output of " + name + ", its reduction combined across " + std::to_string(t) + " threads", s},
+          epilogues);
     }
     if (n <= 4096)
       for (int64_t t : {128, 256}) {
         json s = json::array();
         flat_grid(s, *f, t, 1);
         schedule_rest(s, p, {f->name}, t);
-        out.push_back({"one thread per output of " + name + " with a serial reduction, " + std::to_string(t) +
-                           " threads per block",
-                       s});
+        add_with_epilogues(out,
+                           {"one thread per output of " + name + " with a serial reduction, " + std::to_string(t) +
+                                " threads per block",
+                            s},
+                           epilogues);
       }
   }
   return out;
@@ -448,29 +482,6 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
   split_row_sketches(out, p, *y, producers, row_vars, col_vars);
   cluster_row_sketches(out, *y, producers, row_vars, col_vars);
   return out;
-}
-
-// The pipeline's pointwise outputs other than `product`: each may be folded into the
-// product's final store (fuse_epilogue) when it reads the product alone at its own
-// point, through pointwise stages that the sketch inlines; validation refuses the rest.
-std::vector<std::string> epilogue_candidates(const Problem& p, const std::string& product) {
-  std::vector<std::string> out;
-  for (const auto& f : p.pipeline.stages())
-    if (p.pipeline.is_output(f->name) && f->name != product && !f->is_reduction() && !f->is_scan())
-      out.push_back(f->name);
-  return out;
-}
-
-// `sketch` with `stage` folded into its reduction's final store instead of scheduled.
-Sketch folded_sketch(const Sketch& sketch, const std::string& stage) {
-  return {sketch.idea + ", with " + stage + " folded into its final store (fuse_epilogue): one kernel",
-          with_folded_epilogue(sketch.schedule, stage)};
-}
-
-// Each sketch, then its variant with the epilogue folded in, for every candidate.
-void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const std::vector<std::string>& epilogues) {
-  out.push_back(sketch);
-  for (const auto& e : epilogues) out.push_back(folded_sketch(sketch, e));
 }
 
 std::vector<Sketch> matmul_sketches(const Problem& p) {
