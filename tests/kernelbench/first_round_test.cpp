@@ -58,7 +58,8 @@ TEST_P(FirstRound, HasTheBaselineAndEightMoreLegalSchedulesWithSketches) {
     ++sketches;
     // The first sketch that is legal at the small size too computes the problem.
     if (verified == 0 && validate_schedule(p.context("small"), prop.schedule).ok) {
-      auto v = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), prop.schedule), "small", 3, 1);
+      auto v =
+          runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), prop.schedule), "small", 3, 1);
       EXPECT_EQ(v.verdict, runtime::Verdict::ok) << prop.idea << ": " << v.message << v.error.message;
       ++verified;
     }
@@ -71,7 +72,8 @@ TEST_P(FirstRound, HasTheBaselineAndEightMoreLegalSchedulesWithSketches) {
   EXPECT_GE(sketches, 1) << "class " << search::problem_class_name(proposer.problem_class());
 }
 
-INSTANTIATE_TEST_SUITE_P(KernelBench, FirstRound, ::testing::ValuesIn(kernelbench_files()), kernelbench_tests::file_test_name);
+INSTANTIATE_TEST_SUITE_P(KernelBench, FirstRound, ::testing::ValuesIn(kernelbench_files()),
+                         kernelbench_tests::file_test_name);
 
 }  // namespace first_round
 }  // namespace cusched
