@@ -47,7 +47,18 @@ class SkipMatched(unittest.TestCase):
                 json.dump(record, f)
             with contextlib.redirect_stdout(io.StringIO()):
                 kept = kv.skip_matched([relu, sigmoid, tanh], d)
+                # the record names no GPU: with --matched-on its match does not count
+                kept_on = kv.skip_matched([relu, sigmoid, tanh], d, "H200")
+                record["environment"] = {"gpu": "NVIDIA H200", "gpu_count": 1, "driver": None, "cuda": None,
+                                         "pytorch": None}
+                with open(os.path.join(d, "2026-01-01-kernelbench-verify.json"), "w") as f:
+                    json.dump(record, f)
+                kept_h200 = kv.skip_matched([relu, sigmoid, tanh], d, "H200")
+                kept_h100 = kv.skip_matched([relu, sigmoid, tanh], d, "H100")
         self.assertEqual(kept, [sigmoid, tanh])  # 1e-4 missed; never checked
+        self.assertEqual(kept_on, [relu, sigmoid, tanh])
+        self.assertEqual(kept_h200, [sigmoid, tanh])
+        self.assertEqual(kept_h100, [relu, sigmoid, tanh])
 
 
 class Shapes(unittest.TestCase):
