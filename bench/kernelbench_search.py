@@ -377,7 +377,7 @@ def not_run_row(name, level, args):
 
 def skip_recorded(files, directory, budget):
     """The files whose problem has no row of `budget` in the records of `directory` (--skip-recorded)."""
-    from make_tables import load_records
+    from record_cells import load_records
     done = {r["problem"] for r in merged_search_rows(load_records(directory), budget)}
     kept = []
     for f in files:

@@ -456,7 +456,8 @@ def skip_matched(files, directory, gpu=None):
     """The files whose problem's latest check in the records of `directory` did not match its module at
     both tolerances (or that have none, or, with `gpu`, that ran on a GPU whose name does not contain it),
     as bench/RESULTS.md's table of the checks reads them."""
-    from make_tables import load_records, module_check_rows
+    from kernelbench_tables import module_check_rows
+    from record_cells import load_records
     rows = module_check_rows(load_records(directory))
     kept = []
     for f in files:

@@ -17,6 +17,7 @@ from argparse import Namespace
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import kernelbench_search as kbs  # noqa: E402
+import kernelbench_tables  # noqa: E402
 import make_tables  # noqa: E402
 from record_schema import schema_errors  # noqa: E402
 
@@ -324,7 +325,7 @@ class CostRank(unittest.TestCase):
     def test_the_table_groups_the_searches_by_problem_class(self):
         def row(cls, rho):
             return {"search": {"problem_class": cls, "cost_rank": {"candidates": 5, "spearman": rho}}}
-        table = make_tables.cost_rank_table([row("matmul", 0.9), row("matmul", 0.3), row("pointwise", 1.0),
+        table = kernelbench_tables.cost_rank_table([row("matmul", 0.9), row("matmul", 0.3), row("pointwise", 1.0),
                                              {"search": {"problem_class": "reduction", "cost_rank": None}}])
         self.assertIn("| matmul | 2 | 0.60 | 0.30 | 1 |", table)
         self.assertIn("| pointwise | 1 | 1.00 | 1.00 | 0 |", table)
@@ -445,22 +446,22 @@ class Record(unittest.TestCase):
 
     def test_the_tables_render_the_summary_and_the_rows(self):
         r = self.record()
-        summary = make_tables.kernelbench_summary_table(r["summary"])
+        summary = kernelbench_tables.kernelbench_summary_table(r["summary"])
         self.assertIn("| 1 | 1e-2 | 5 (4) | 3 (60%) | 2 (40%) | 1 (20%) | 1.59x | f32 2, tf32 1 |", summary)
         self.assertIn("| 1 | 1e-4, f32 / 3xtf32 | 5 (4) | 1 (20%) | 1 (20%) | 0 (0%) | 2.00x | - |", summary)
-        rows = make_tables.search_table(r)
+        rows = kernelbench_tables.search_table(r)
         self.assertTrue(rows[2].startswith("| kb1_1_A | search | 1.0000 | 3.0000 | 2.0000 | 2.00x | yes / yes | "
                                            "yes / yes | f32 | the same | 50.0 | 40 / 60 s | 40 (40.0) | - |"), rows[2])
         b = hand_rows()[1]
         b["strict_kernel"] = {"schedule": "search", "cusched_ms": {"median": 0.5, "min": 0.5, "max": 0.5},
                               "verdict": "ok", "verified": {"1e-2": True, "1e-4": True}, "precision": "3xtf32",
                               "pytorch_match": dict(b["pytorch_match"])}
-        self.assertEqual(make_tables.strict_kernel_cell(b), "0.5000 ms 3xtf32, module yes / yes")
-        self.assertEqual(make_tables.phases_cell({"compile": 1.5, "timing": 6.0, "reference": 0.5, "check": 0.25}),
+        self.assertEqual(kernelbench_tables.strict_kernel_cell(b), "0.5000 ms 3xtf32, module yes / yes")
+        self.assertEqual(kernelbench_tables.phases_cell({"compile": 1.5, "timing": 6.0, "reference": 0.5, "check": 0.25}),
                          "8.2: timing 6.0, compile 1.5, reference 0.5")
-        self.assertEqual(make_tables.phases_cell(None), "-")
-        self.assertEqual(make_tables.sanitizer_cell({"clean": True, "errors": {"memcheck": 0}}), "clean")
-        self.assertEqual(make_tables.sanitizer_cell({"clean": False, "errors": {"memcheck": 0, "racecheck": 3}}),
+        self.assertEqual(kernelbench_tables.phases_cell(None), "-")
+        self.assertEqual(kernelbench_tables.sanitizer_cell({"clean": True, "errors": {"memcheck": 0}}), "clean")
+        self.assertEqual(kernelbench_tables.sanitizer_cell({"clean": False, "errors": {"memcheck": 0, "racecheck": 3}}),
                          "findings: racecheck 3")
         self.assertIn("| kb1_5_E | none | - |", rows[6])
         text = make_tables.results_md([r])

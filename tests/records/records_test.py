@@ -12,7 +12,9 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import kernelbench_tables  # noqa: E402
 import make_tables  # noqa: E402
+import record_cells  # noqa: E402
 
 
 def result(problem, ms, verdict="ok", eager=None, compile_ms=None, settings="default"):
@@ -94,14 +96,14 @@ class CurrentRows(unittest.TestCase):
             for r in (record("2026-01-02", "x", [], 1), record("2026-01-01", "z", [], 2), record("2026-01-01", "y", [], 1)):
                 with open(os.path.join(d, "%s-%s.json" % (r["date"], r["name"])), "w") as f:
                     json.dump(r, f)
-            self.assertEqual([r["name"] for r in make_tables.load_records(d)], ["y", "z", "x"])
+            self.assertEqual([r["name"] for r in record_cells.load_records(d)], ["y", "z", "x"])
 
     def test_a_misnamed_record_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "2026-01-01-other.json"), "w") as f:
                 json.dump(record("2026-01-01", "x", []), f)
-            with self.assertRaises(make_tables.RecordError):
-                make_tables.load_records(d)
+            with self.assertRaises(record_cells.RecordError):
+                record_cells.load_records(d)
 
 
 def checked(problem, status, loose=True, strict=True, search=False):
@@ -116,7 +118,7 @@ def checked(problem, status, loose=True, strict=True, search=False):
 
 class ModuleChecks(unittest.TestCase):
     def test_the_latest_comparison_of_each_file_wins_and_a_later_timeout_does_not_hide_it(self):
-        rows = make_tables.module_check_rows([
+        rows = kernelbench_tables.module_check_rows([
             record("2026-01-01", "a", [checked("kb1_1_Matmul", "compared", strict=False),
                                        checked("kb2_2_Conv", "compared")]),
             record("2026-01-02", "b", [checked("kb1_1_Matmul", "compared"), checked("kb2_2_Conv", "timeout"),
@@ -130,7 +132,7 @@ class ModuleChecks(unittest.TestCase):
         self.assertEqual(rows["kb2_2_Conv"][1]["name"], "a")
         self.assertEqual((rows["kb2_3_Gemm"][1]["name"], rows["kb2_3_Gemm"][0]["pytorch_match"]["status"]),
                          ("c", "timeout"))
-        table = "\n".join(make_tables.module_check_table([record("2026-01-01", "a", [checked("kb2_2_Conv", "compared")])]))
+        table = "\n".join(kernelbench_tables.module_check_table([record("2026-01-01", "a", [checked("kb2_2_Conv", "compared")])]))
         self.assertIn("| 2 | 1 | 1 | 1 | 0 |", table)
 
 
@@ -142,13 +144,13 @@ class Behind(unittest.TestCase):
         fast = result("kb2_12_Gemm", 1.0, eager=2.0, compile_ms=2.0)
         unprofiled = result("kb2_5_ConvT", 2.0, eager=1.0, compile_ms=None)
         rows = make_tables.current_rows([record("2026-01-01", "a", [slow, fast, unprofiled])], kernelbench=True)
-        table = "\n".join(make_tables.behind_table(rows))
+        table = "\n".join(kernelbench_tables.behind_table(rows))
         self.assertNotIn("kb2_12_Gemm", table)
         # cusched at 50% of the floor in 4 ms: the floor is 2 ms, torch.compile's 2 ms is 100% of it
         self.assertIn("| kb2_1_Conv2D | 0.50x | torch.compile | `cudnn_implicit_gemm_tf32` (80%) | 100.0 | 50.0 | f32 |",
                       table)
         self.assertIn("| kb2_5_ConvT | 0.50x | eager | not profiled | 100.0 | 50.0 | f32 |", table)
-        self.assertEqual(make_tables.behind_table([r for r in rows if r["problem"] == "kb2_12_Gemm"]), [])
+        self.assertEqual(kernelbench_tables.behind_table([r for r in rows if r["problem"] == "kb2_12_Gemm"]), [])
 
 
 class Check(unittest.TestCase):
@@ -175,7 +177,7 @@ class Check(unittest.TestCase):
             self.assertNotIn("\nold\n", text)
 
     def test_a_readme_without_the_kernelbench_markers_is_refused_with_the_lines_to_add(self):
-        with self.assertRaises(make_tables.RecordError) as e:
+        with self.assertRaises(record_cells.RecordError) as e:
             make_tables.readme_with_table("%s\n%s\n" % (make_tables.README_BEGIN, make_tables.README_END), [])
         self.assertIn(make_tables.README_KB_BEGIN, str(e.exception))
 
