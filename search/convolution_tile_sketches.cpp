@@ -1,11 +1,11 @@
 #include "search/convolution_tile_sketches.h"
 
 #include <algorithm>
-#include <set>
 
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
+#include "search/sketch_steps.h"
 
 namespace cusched::search {
 
@@ -28,12 +28,6 @@ int64_t pure_extent(const FuncDef& f, const std::string& var, const SizeBindings
   return 0;
 }
 
-int64_t reduction_extent_of(const FuncDef& f, const std::string& var, const SizeBindings& sizes) {
-  for (const auto& r : f.body->rvars)
-    if (r.name == var) return r.extent ? r.extent : eval_int(r.extent_expr, sizes);
-  return 0;
-}
-
 // The largest power of two at most `n`, within [1, cap].
 int64_t pow2_at_most(int64_t n, int64_t cap) {
   int64_t p = 1;
@@ -41,36 +35,19 @@ int64_t pow2_at_most(int64_t n, int64_t cap) {
   return p;
 }
 
-// The loop names a tile introduces; a stage that already uses one gets no such tile.
-const std::set<std::string>& tile_names() {
-  static const std::set<std::string> names = {"colt", "colx", "colb", "colr", "colo", "coli", "colw", "coln", "cht",
-                                              "chy",  "chb",  "chr",  "chi",  "chw",  "chm",  "blk",  "rco",  "rci"};
-  return names;
-}
-
-bool names_free(const FuncDef& f) {
-  for (const auto& v : f.vars)
-    if (tile_names().count(v)) return false;
-  for (const auto& r : f.body->rvars)
-    if (tile_names().count(r.name)) return false;
-  return true;
-}
-
-json step(const std::string& op, const FuncDef& f, const std::vector<StepArg>& args) {
-  return schedule_step(op, f.name, args);
-}
-
 // Each thread computes rm channels x rn columns in registers (rn columns 32 apart, so a
 // warp's loads of the data stay contiguous); tx x ty threads per block, the reduction
 // loops serial around the unrolled register tile.
 json register_tile(const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int64_t rn, int64_t tx, int64_t ty) {
   json s = json::array();
-  s.push_back(step("split", f, {{"loop", r.columns}, {"factor", tx}, {"outer", "colt"}, {"inner", "colx"}}));
-  s.push_back(step("split", f, {{"loop", "colt"}, {"factor", rn}, {"outer", "colb"}, {"inner", "colr"}}));
+  s.push_back(
+      schedule_step("split", f.name, {{"loop", r.columns}, {"factor", tx}, {"outer", "colt"}, {"inner", "colx"}}));
+  s.push_back(schedule_step("split", f.name, {{"loop", "colt"}, {"factor", rn}, {"outer", "colb"}, {"inner", "colr"}}));
   std::vector<std::string> order = r.outer, block = r.outer;
   if (!r.channels.empty()) {
-    s.push_back(step("split", f, {{"loop", r.channels}, {"factor", rm}, {"outer", "cht"}, {"inner", "chr"}}));
-    s.push_back(step("split", f, {{"loop", "cht"}, {"factor", ty}, {"outer", "chb"}, {"inner", "chy"}}));
+    s.push_back(
+        schedule_step("split", f.name, {{"loop", r.channels}, {"factor", rm}, {"outer", "cht"}, {"inner", "chr"}}));
+    s.push_back(schedule_step("split", f.name, {{"loop", "cht"}, {"factor", ty}, {"outer", "chb"}, {"inner", "chy"}}));
     order.push_back("chb");
     block.push_back("chb");
   }
@@ -80,18 +57,18 @@ json register_tile(const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int6
   for (const auto& rv : f.body->rvars) order.push_back(rv.name);
   if (!r.channels.empty()) order.push_back("chr");
   order.push_back("colr");
-  s.push_back(step("reorder", f, {{"loops", order}}));
+  s.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
   if (!block.empty()) {
     std::string b = fuse_loops(s, f.name, block, "blk");
-    s.push_back(step("bind", f, {{"loop", b}, {"axis", "blockIdx.x"}}));
-    s.push_back(step("bind", f, {{"loop", "colb"}, {"axis", "blockIdx.y"}}));
+    s.push_back(schedule_step("bind", f.name, {{"loop", b}, {"axis", "blockIdx.x"}}));
+    s.push_back(schedule_step("bind", f.name, {{"loop", "colb"}, {"axis", "blockIdx.y"}}));
   } else {
-    s.push_back(step("bind", f, {{"loop", "colb"}, {"axis", "blockIdx.x"}}));
+    s.push_back(schedule_step("bind", f.name, {{"loop", "colb"}, {"axis", "blockIdx.x"}}));
   }
-  if (!r.channels.empty()) s.push_back(step("bind", f, {{"loop", "chy"}, {"axis", "threadIdx.y"}}));
-  s.push_back(step("bind", f, {{"loop", "colx"}, {"axis", "threadIdx.x"}}));
-  if (!r.channels.empty() && rm > 1) s.push_back(step("unroll", f, {{"loop", "chr"}}));
-  if (rn > 1) s.push_back(step("unroll", f, {{"loop", "colr"}}));
+  if (!r.channels.empty()) s.push_back(schedule_step("bind", f.name, {{"loop", "chy"}, {"axis", "threadIdx.y"}}));
+  s.push_back(schedule_step("bind", f.name, {{"loop", "colx"}, {"axis", "threadIdx.x"}}));
+  if (!r.channels.empty() && rm > 1) s.push_back(schedule_step("unroll", f.name, {{"loop", "chr"}}));
+  if (rn > 1) s.push_back(schedule_step("unroll", f.name, {{"loop", "colr"}}));
   return s;
 }
 
@@ -104,11 +81,14 @@ json register_tile(const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int6
 json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision,
                    bool per_tap) {
   json s = json::array();
-  s.push_back(step("split", f, {{"loop", r.columns}, {"factor", 128}, {"outer", "colo"}, {"inner", "coli"}}));
-  s.push_back(step("split", f, {{"loop", "coli"}, {"factor", 64}, {"outer", "colw"}, {"inner", "coln"}}));
-  s.push_back(step("split", f, {{"loop", r.channels}, {"factor", bc}, {"outer", "chb"}, {"inner", "chi"}}));
-  s.push_back(step("split", f, {{"loop", "chi"}, {"factor", 32}, {"outer", "chw"}, {"inner", "chm"}}));
-  s.push_back(step("split", f, {{"loop", r.channel_sum}, {"factor", kc}, {"outer", "rco"}, {"inner", "rci"}}));
+  s.push_back(
+      schedule_step("split", f.name, {{"loop", r.columns}, {"factor", 128}, {"outer", "colo"}, {"inner", "coli"}}));
+  s.push_back(schedule_step("split", f.name, {{"loop", "coli"}, {"factor", 64}, {"outer", "colw"}, {"inner", "coln"}}));
+  s.push_back(
+      schedule_step("split", f.name, {{"loop", r.channels}, {"factor", bc}, {"outer", "chb"}, {"inner", "chi"}}));
+  s.push_back(schedule_step("split", f.name, {{"loop", "chi"}, {"factor", 32}, {"outer", "chw"}, {"inner", "chm"}}));
+  s.push_back(
+      schedule_step("split", f.name, {{"loop", r.channel_sum}, {"factor", kc}, {"outer", "rco"}, {"inner", "rci"}}));
   std::vector<std::string> order = r.outer, block = r.outer;
   order.push_back("chb");
   block.push_back("chb");
@@ -116,18 +96,19 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   order.push_back("rco");
   for (const auto& t : r.taps) order.push_back(t);
   for (const char* l : {"chw", "colw", "chm", "coln", "rci"}) order.push_back(l);
-  s.push_back(step("reorder", f, {{"loops", order}}));
+  s.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
   std::string b = fuse_loops(s, f.name, block, "blk");
-  s.push_back(step("bind", f, {{"loop", b}, {"axis", "blockIdx.x"}}));
-  s.push_back(step("bind", f, {{"loop", "colo"}, {"axis", "blockIdx.y"}}));
-  s.push_back(step("bind", f, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
-  s.push_back(step("bind", f, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
+  s.push_back(schedule_step("bind", f.name, {{"loop", b}, {"axis", "blockIdx.x"}}));
+  s.push_back(schedule_step("bind", f.name, {{"loop", "colo"}, {"axis", "blockIdx.y"}}));
+  s.push_back(schedule_step("bind", f.name, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
+  s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
   const std::string at = per_tap && !r.taps.empty() ? r.taps.back() : "rco";
-  s.push_back(step("cache_read", f, {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", 8}}));
-  s.push_back(step("cache_read", f, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
-  s.push_back(step("tensor_core", f, {{"shape", "m16n8k8"}, {"precision", precision}}));
-  s.push_back(step("launch_bounds", f, {{"max_threads", bc * 2}, {"min_blocks", 2}}));
-  s.push_back(step("pipeline", f, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
+  s.push_back(schedule_step("cache_read", f.name, {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", 8}}));
+  s.push_back(
+      schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
+  s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m16n8k8"}, {"precision", precision}}));
+  s.push_back(schedule_step("launch_bounds", f.name, {{"max_threads", bc * 2}, {"min_blocks", 2}}));
+  s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
   return s;
 }
 
@@ -163,7 +144,7 @@ std::optional<ConvolutionRoles> convolution_roles(const FuncDef& f) {
 std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindings& sizes) {
   std::vector<Sketch> out;
   auto roles = convolution_roles(f);
-  if (!roles || !names_free(f)) return out;
+  if (!roles) return out;
   const ConvolutionRoles& r = *roles;
   const int64_t columns = pure_extent(f, r.columns, sizes);
   const int64_t channels = r.channels.empty() ? 1 : pure_extent(f, r.channels, sizes);
@@ -179,7 +160,9 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     out.push_back({idea, register_tile(f, r, rm, rn, tx, ty)});
   }
   if (!r.channels.empty() && !r.channel_sum.empty() && channels % 32 == 0) {
-    const int64_t sum = reduction_extent_of(f, r.channel_sum, sizes);
+    const auto sum_var = std::find_if(f.body->rvars.begin(), f.body->rvars.end(),
+                                      [&](const ReductionVar& v) { return v.name == r.channel_sum; });
+    const int64_t sum = rvar_extent(*sum_var, sizes);
     const int64_t kc = sum % 16 == 0 ? 16 : sum % 8 == 0 ? 8 : 0;
     const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : 32;
     if (kc > 0)

@@ -1,0 +1,304 @@
+#include "search/normalisation_sketches.h"
+
+#include <algorithm>
+
+#include "dsl/step_builder.h"
+#include "problems/baseline_steps.h"
+#include "search/sketch_steps.h"
+
+namespace cusched::search {
+
+using nlohmann::json;
+
+namespace {
+
+// The output's row loops fused onto blockIdx.x and its column loops, fused, split into
+// float4 lanes and `threads` threads with the column blocks on blockIdx.y: consecutive
+// blocks are different rows of the same columns, so operands indexed by the columns
+// only (a normalisation's weight and bias) are read from L2 by every row.
+std::string rows_across_blocks(json& steps, const FuncDef& f, const std::vector<std::string>& rows,
+                               const std::vector<std::string>& cols, int64_t threads) {
+  std::string r = fuse_loops(steps, f.name, rows, "rw");
+  std::string c = fuse_loops(steps, f.name, cols, "cl");
+  steps.push_back(schedule_step("split", f.name, {{"loop", c}, {"factor", 4}, {"outer", "clx"}, {"inner", "clv"}}));
+  steps.push_back(
+      schedule_step("split", f.name, {{"loop", "clx"}, {"factor", threads}, {"outer", "clo"}, {"inner", "clt"}}));
+  steps.push_back(schedule_step("reorder", f.name, {{"loops", {"clo", r, "clt", "clv"}}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", r}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "clo"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "clt"}, {"axis", "threadIdx.x"}}));
+  steps.push_back(schedule_step("vectorize", f.name, {{"loop", "clv"}}));
+  return r;
+}
+
+// The threads of a partial-reduction block (stage `rf`, reduction variables `rv` of
+// which the first is on blocks, `serial_first` its part's serial loop) over two loops:
+// float4 lanes of the last reduction variable (extent `last_extent` at the bench size)
+// times as many rows of the one before as fill `threads`; the rows' outer loop unrolled
+// by `unroll` (1: not), the small pure loops unrolled into register accumulators.
+void partial_threads_over_two_loops(json& s, const std::string& rf, const std::vector<ReductionVar>& rv,
+                                    const std::string& serial_first, const std::vector<std::string>& small,
+                                    int64_t threads, int64_t last_extent, int64_t unroll) {
+  const std::string mid = rv[rv.size() - 2].name, last = rv.back().name;
+  s.push_back(
+      schedule_step("split", rf, {{"loop", last}, {"factor", 4}, {"outer", last + "x"}, {"inner", last + "v"}}));
+  s.push_back(schedule_step(
+      "split", rf,
+      {{"loop", mid}, {"factor", threads / (last_extent / 4)}, {"outer", mid + "o"}, {"inner", mid + "t"}}));
+  std::vector<std::string> order = {serial_first};
+  for (size_t i = 1; i + 2 < rv.size(); ++i) order.push_back(rv[i].name);
+  if (unroll > 1) {
+    s.push_back(schedule_step("split", rf,
+                              {{"loop", mid + "o"}, {"factor", unroll}, {"outer", mid + "oo"}, {"inner", mid + "u"}}));
+    order.push_back(mid + "oo");
+    order.push_back(mid + "u");
+  } else {
+    order.push_back(mid + "o");
+  }
+  order.push_back(mid + "t");
+  order.push_back(last + "x");
+  for (const auto& m : small) order.push_back(m);
+  order.push_back(last + "v");
+  s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
+  s.push_back(schedule_step("fuse", rf, {{"outer", mid + "t"}, {"inner", last + "x"}, {"fused", "rt"}}));
+  s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", "rt"}, {"kind", "block"}}));
+  if (unroll > 1) s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
+  for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
+  s.push_back(schedule_step("vectorize", rf, {{"loop", last + "v"}}));
+}
+
+// For few, long rows: each reduction producer (with two or more reduction variables)
+// is rfactored over its first one, so that many blocks each reduce one chunk of a row
+// (the chunk's last reduction loop across the block's threads, small pure loops such as
+// a moment index unrolled into register accumulators), a small stage combines the
+// chunks, and the output is float4 accesses on a flat grid or with the rows
+// (`row_vars`, both lists non-empty) on blockIdx.x. With the rows on blockIdx.x there is
+// also a two-kernel form: the first variable split into 8 parts, each partial block
+// reducing its part's chunks serially, and every output block combining its row's 8
+// partials itself (the statistic computed at the output's row loop, its pure loops on
+// threads), so that no kernel of its own combines them.
+void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& y,
+                        const std::vector<const FuncDef*>& producers, const std::vector<std::string>& row_vars,
+                        const std::vector<std::string>& col_vars) {
+  for (const auto* f : producers)
+    if (f->body->rvars.size() < 2 || !reduce_rfactors(f->body->reduce_op)) return;
+  // The two-kernel form: kParts partials per row from blocks of 1024 threads (float4 lanes
+  // of the last reduction variable times rows of the one before it). It needs three or
+  // more reduction variables, kParts chunks of the first at every size, and a last one
+  // of at most 4096 elements in whole float4s at the bench size.
+  constexpr int64_t kParts = 8, kThreads = 1024;
+  bool parts_fit = true;
+  for (const auto* f : producers) {
+    const auto& rv = f->body->rvars;
+    const int64_t last = rvar_extent(rv.back(), p.size("bench"));
+    parts_fit = parts_fit && rv.size() >= 3 && last % 4 == 0 && last / 4 <= kThreads;
+    for (const auto& [size, bindings] : p.sizes) parts_fit = parts_fit && rvar_extent(rv[0], bindings) >= kParts;
+  }
+  for (int64_t unroll : {1, 8})
+    for (bool rows_on_x : {false, true})
+      for (bool combine_in_output : {false, true}) {
+        if (combine_in_output && (!rows_on_x || !parts_fit)) continue;
+        json s = json::array();
+        std::vector<std::pair<const FuncDef*, std::string>>
+            combined;  // statistics combined in the output, their parts loop
+        std::set<std::string> done = {y.name};
+        for (const auto* f : producers) {
+          const auto& rv = f->body->rvars;
+          std::vector<std::string> rows, small;
+          for (const auto& v : f->vars)
+            (std::find(y.vars.begin(), y.vars.end(), v) != y.vars.end() ? rows : small).push_back(v);
+          const std::string rf = f->name + "_rf", last = rv.back().name;
+          std::string chunk = rv[0].name, inner_chunk;
+          if (combine_in_output) {
+            inner_chunk = chunk + "q";
+            s.push_back(
+                schedule_step("split", f->name,
+                              {{"loop", chunk}, {"parts", kParts}, {"outer", chunk + "g"}, {"inner", inner_chunk}}));
+            chunk += "g";
+          }
+          s.push_back(schedule_step("rfactor", f->name, {{"loop", chunk}, {"name", rf}}));
+          done.insert(f->name);
+          done.insert(rf);
+          // The partial stage: chunk and rows on blocks, the chunk's last reduction loop on threads.
+          std::vector<std::string> order = {chunk};
+          for (const auto& r : rows) order.push_back(r);
+          if (!inner_chunk.empty()) order.push_back(inner_chunk);
+          for (size_t i = 1; i < rv.size(); ++i) order.push_back(rv[i].name);
+          for (const auto& m : small) order.push_back(m);
+          s.push_back(schedule_step("reorder", rf, {{"loops", order}}));
+          std::string block = chunk;
+          for (const auto& r : rows) {
+            s.push_back(schedule_step("fuse", rf, {{"outer", block}, {"inner", r}, {"fused", block + r}}));
+            block += r;
+          }
+          s.push_back(schedule_step("bind", rf, {{"loop", block}, {"axis", "blockIdx.x"}}));
+          if (combine_in_output) {
+            partial_threads_over_two_loops(s, rf, rv, inner_chunk, small, kThreads,
+                                           rvar_extent(rv.back(), p.size("bench")), unroll);
+            combined.emplace_back(f, chunk);
+            continue;
+          }
+          if (unroll > 1 && rv.size() >= 3) {
+            const std::string mid = rv[rv.size() - 2].name;
+            s.push_back(schedule_step("split", rf,
+                                      {{"loop", mid}, {"factor", unroll}, {"outer", mid + "o"}, {"inner", mid + "u"}}));
+            s.push_back(schedule_step("unroll", rf, {{"loop", mid + "u"}}));
+          }
+          for (const auto& m : small) s.push_back(schedule_step("unroll", rf, {{"loop", m}}));
+          s.push_back(schedule_step("split", rf,
+                                    {{"loop", last}, {"factor", 256}, {"outer", last + "o"}, {"inner", last + "t"}}));
+          s.push_back(schedule_step("cross_thread_reduce", rf, {{"loop", last + "t"}, {"kind", "block"}}));
+          // The combining stage: one block per row, the chunks across its threads.
+          std::vector<std::string> forder = {chunk};
+          for (const auto& m : small) forder.push_back(m);
+          if (!small.empty()) s.push_back(schedule_step("reorder", f->name, {{"loops", forder}}));
+          std::string row = fuse_loops(s, f->name, rows, "rw");
+          s.push_back(schedule_step("bind", f->name, {{"loop", row}, {"axis", "blockIdx.x"}}));
+          for (const auto& m : small) s.push_back(schedule_step("unroll", f->name, {{"loop", m}}));
+          s.push_back(schedule_step("split", f->name,
+                                    {{"loop", chunk}, {"factor", 64}, {"outer", chunk + "o"}, {"inner", chunk + "t"}}));
+          s.push_back(schedule_step("cross_thread_reduce", f->name, {{"loop", chunk + "t"}, {"kind", "block"}}));
+        }
+        const std::string row_loop =
+            rows_on_x ? rows_across_blocks(s, y, row_vars, col_vars, combine_in_output ? 256 : 64) : "";
+        if (!rows_on_x) flat_grid(s, y, 256, 4);
+        // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
+        for (const auto& [f, parts_loop] : combined) {
+          s.push_back(schedule_step("compute_at", f->name, {{"consumer", y.name}, {"loop", row_loop}}));
+          s.push_back(schedule_step("bind", f->name,
+                                    {{"loop", fuse_loops(s, f->name, f->vars, "pv")}, {"axis", "threadIdx.x"}}));
+          s.push_back(schedule_step("unroll", f->name, {{"loop", parts_loop}}));
+        }
+        schedule_rest(s, p, done, 256);
+        out.push_back(
+            {"split rows: each reduction over chunks of its first variable on many blocks, combined " +
+                 (combine_in_output ? "by every output block from " + std::to_string(kParts) + " partials per row"
+                                    : std::string("per row")) +
+                 (unroll > 1 ? ", the middle loop unrolled by 8" : "") +
+                 (rows_on_x ? ", float4 output with the rows on blockIdx.x" : ", float4 output on a flat grid"),
+             s});
+      }
+}
+
+// The one input tensor that every stage of `stages` reads, or "" when there is not
+// exactly one.
+std::string input_read_by_all(const std::vector<const FuncDef*>& stages) {
+  std::set<std::string> common;
+  bool first = true;
+  for (const FuncDef* f : stages) {
+    std::vector<std::tuple<std::string, bool, bool>> loads;
+    collect_loads(f->body, loads);
+    std::set<std::string> inputs;
+    for (const auto& [n, plain, is_stage] : loads)
+      if (!is_stage) inputs.insert(n);
+    if (first)
+      common = inputs;
+    else
+      std::erase_if(common, [&](const std::string& n) { return !inputs.count(n); });
+    first = false;
+  }
+  return common.size() == 1 ? *common.begin() : "";
+}
+
+// Rows spread over a thread-block cluster (one row variable, one column variable, every
+// producer a single reduction over a variable of its own): each block reduces its
+// slice, the cluster combines the blocks' results, and each block normalises its slice;
+// either every block takes every cluster-th chunk of the row and re-reads it, or each
+// block takes one contiguous slice that it copies into shared memory once for the
+// reductions and the output (when they all read one input), part of it kept in
+// registers in some sketches.
+void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std::vector<const FuncDef*>& producers,
+                          const std::vector<std::string>& row_vars, const std::vector<std::string>& col_vars) {
+  if (row_vars.size() != 1 || col_vars.size() != 1 || producers.empty()) return;
+  std::vector<std::string> names;
+  std::string rvar;
+  for (const auto* f : producers) {
+    if (f->body->rvars.size() != 1 || (!rvar.empty() && f->body->rvars[0].name != rvar)) return;
+    if (!reduce_combines_across_cluster(f->body->reduce_op)) return;
+    rvar = f->body->rvars[0].name;
+    names.push_back(f->name);
+  }
+  for (int64_t cluster : {2, 4, 8})
+    for (int64_t threads : {512, 1024})
+      for (bool vector_loads : {false, true})
+        out.push_back({"rows over clusters of " + std::to_string(cluster) + " blocks of " + std::to_string(threads) +
+                           " threads" + (vector_loads ? ", float4 reductions" : ""),
+                       cluster_row_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, cluster, threads,
+                                                    vector_loads)});
+  std::vector<const FuncDef*> readers = producers;
+  readers.push_back(&y);
+  const std::string source = input_read_by_all(readers);
+  if (source.empty()) return;
+  for (int64_t cluster : {4, 8, 16})
+    for (int64_t threads : {128, 256, 512})
+      out.push_back(
+          {"row slices in shared memory, read once by " + std::to_string(names.size()) +
+               " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
+               std::to_string(threads) + " threads",
+           cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, threads)});
+  // The same slices of 256 threads with each thread's last 2 float4 in registers and
+  // launch bounds of 8 blocks per multiprocessor (32 registers each), so that more blocks
+  // fit while they wait for their cluster (8 where a block's shared memory is at most
+  // 228 KiB / 8 less the 1 KiB each block reserves: clusters of 8 at softmax's bench size).
+  for (int64_t cluster : {4, 8, 16}) {
+    json s = cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, 256, 2);
+    s.push_back(schedule_step("launch_bounds", y.name, {{"max_threads", 256}, {"min_blocks", 8}}));
+    out.push_back(
+        {"row slices over clusters of " + std::to_string(cluster) +
+             " blocks of 256 threads, each thread's last 2 float4 in registers, launch bounds of 8 blocks per SM",
+         s});
+  }
+}
+
+}  // namespace
+
+std::vector<Sketch> normalisation_sketches(const Problem& p) {
+  std::vector<Sketch> out;
+  const FuncDef* y = p.pipeline.find_stage(p.pipeline.outputs()[0]);
+  std::vector<const FuncDef*> producers;
+  for (const auto& f : p.pipeline.stages())
+    if (f->name != y->name && f->is_reduction()) producers.push_back(f.get());
+  // The rows: the output's leading variables that every producer also has (a
+  // producer's own extra variables, such as a moment index, are not rows).
+  size_t rows = 0;
+  while (
+      rows < y->vars.size() && !producers.empty() &&
+      std::all_of(
+          producers.begin(), producers.end(),
+          [&](const FuncDef* f) { return std::find(f->vars.begin(), f->vars.end(), y->vars[rows]) != f->vars.end(); }))
+    ++rows;
+  if (rows == 0 || rows >= y->vars.size()) return out;
+  std::vector<std::string> row_vars(y->vars.begin(), y->vars.begin() + static_cast<std::ptrdiff_t>(rows));
+  std::vector<std::string> col_vars(y->vars.begin() + static_cast<std::ptrdiff_t>(rows), y->vars.end());
+  std::string names;
+  for (const auto* f : producers) names += (names.empty() ? "" : " and ") + f->name;
+  for (int64_t t : {256, 512, 1024})
+    for (int64_t v : {1, 4}) {
+      json s = json::array();
+      std::string r = fuse_loops(s, y->name, row_vars, "rw");
+      std::string c = fuse_loops(s, y->name, col_vars, "cl");
+      if (v > 1) {
+        s.push_back(schedule_step("split", y->name, {{"loop", c}, {"factor", v}, {"outer", "clx"}, {"inner", "clv"}}));
+        c = "clx";
+      }
+      s.push_back(schedule_step("split", y->name, {{"loop", c}, {"factor", t}, {"outer", "clo"}, {"inner", "clt"}}));
+      s.push_back(schedule_step("bind", y->name, {{"loop", r}, {"axis", "blockIdx.x"}}));
+      s.push_back(schedule_step("bind", y->name, {{"loop", "clt"}, {"axis", "threadIdx.x"}}));
+      if (v > 1) s.push_back(schedule_step("vectorize", y->name, {{"loop", "clv"}}));
+      std::set<std::string> done = {y->name};
+      for (auto it = producers.rbegin(); it != producers.rend(); ++it) {
+        s.push_back(schedule_step("compute_at", (*it)->name, {{"consumer", y->name}, {"loop", r}}));
+        cross_thread(s, **it, t);
+        done.insert((*it)->name);
+      }
+      schedule_rest(s, p, done, t);
+      out.push_back({"one block per row: " + names + " fused into " + y->name + " and combined across " +
+                         std::to_string(t) + " threads" + (v > 1 ? ", float4 accesses" : ""),
+                     s});
+    }
+  split_row_sketches(out, p, *y, producers, row_vars, col_vars);
+  cluster_row_sketches(out, *y, producers, row_vars, col_vars);
+  return out;
+}
+
+}  // namespace cusched::search

@@ -1,0 +1,126 @@
+#include "search/sketch_steps.h"
+
+#include <algorithm>
+
+#include "dsl/step_builder.h"
+#include "problems/baseline_steps.h"
+
+namespace cusched::search {
+
+using nlohmann::json;
+
+namespace {
+
+bool is_plain_var(const Expr& e) { return e.defined() && e->op == ExprOp::Var; }
+
+// `sketch` with `stage` folded into its reduction's final store instead of scheduled.
+Sketch folded_sketch(const Sketch& sketch, const std::string& stage) {
+  return {sketch.idea + ", with " + stage + " folded into its final store (fuse_epilogue): one kernel",
+          with_folded_epilogue(sketch.schedule, stage)};
+}
+
+}  // namespace
+
+void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool>>& out) {
+  if (!e.defined()) return;
+  if (e->op == ExprOp::Load) {
+    bool plain = std::all_of(e->args.begin(), e->args.end(), is_plain_var);
+    out.emplace_back(e->name, plain, e->func != nullptr);
+  }
+  for (const auto& a : e->args) collect_loads(a, out);
+}
+
+int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) {
+  return r.extent ? r.extent : eval_int(r.extent_expr, sizes);
+}
+
+int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
+  int64_t n = 1;
+  for (const auto& r : f.body->rvars) n *= rvar_extent(r, sizes);
+  return n;
+}
+
+std::vector<std::string> reduction_var_names(const FuncDef& f) {
+  std::vector<std::string> out;
+  if (f.is_reduction())
+    for (const auto& r : f.body->rvars) out.push_back(r.name);
+  return out;
+}
+
+void flat_grid(json& steps, const FuncDef& f, int64_t threads, int64_t vec) {
+  steps = concat_steps({steps, flat_grid_steps(f.name, f.vars, threads, vec)});
+}
+
+void cross_thread(json& steps, const FuncDef& f, int64_t threads) {
+  steps = concat_steps({steps, cross_thread_reduction_steps(f.name, reduction_var_names(f), threads)});
+}
+
+void block_per_point(json& steps, const FuncDef& f, int64_t threads) {
+  steps = concat_steps({steps, block_per_point_steps(f.name, f.vars, reduction_var_names(f), threads)});
+}
+
+void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, int64_t tj, int64_t kt) {
+  if (f.vars.size() < 2) return;
+  std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
+  std::vector<std::string> batch(f.vars.begin(), f.vars.end() - 2);
+  steps.push_back(schedule_step("split", f.name, {{"loop", i}, {"factor", ti}, {"outer", "ito"}, {"inner", "iti"}}));
+  steps.push_back(schedule_step("split", f.name, {{"loop", j}, {"factor", tj}, {"outer", "jto"}, {"inner", "jti"}}));
+  auto red = reduction_var_names(f);
+  std::vector<std::string> order = {"ito", "jto"};
+  if (kt > 0 && red.size() == 1) {
+    steps.push_back(
+        schedule_step("split", f.name, {{"loop", red[0]}, {"factor", kt}, {"outer", "kso"}, {"inner", "ksi"}}));
+    order.push_back("kso");
+  }
+  order.push_back("iti");
+  order.push_back("jti");
+  steps.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
+  if (!batch.empty()) {
+    std::string b = fuse_loops(steps, f.name, batch, "bf");
+    steps.push_back(schedule_step("bind", f.name, {{"loop", b}, {"axis", "blockIdx.z"}}));
+  }
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "ito"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jto"}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "iti"}, {"axis", "threadIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jti"}, {"axis", "threadIdx.x"}}));
+  if (kt > 0 && red.size() == 1) {
+    std::vector<std::tuple<std::string, bool, bool>> loads;
+    collect_loads(f.body->args[0], loads);
+    std::set<std::string> staged;
+    for (const auto& [name, plain, is_stage] : loads)
+      if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
+        steps.push_back(
+            schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}}));
+  }
+}
+
+void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads) {
+  const auto& stages = p.pipeline.stages();
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const FuncDef& f = **it;
+    if (skip.count(f.name)) continue;
+    if (!f.is_reduction() && !p.pipeline.is_output(f.name))
+      steps.push_back(schedule_step("compute_inline", f.name));
+    else if (!f.is_reduction())
+      flat_grid(steps, f, threads, 1);
+    else if (f.is_sum_of_products() && f.vars.size() >= 2)
+      matmul_tile(steps, p, f, 16, 16, 0);
+    else
+      block_per_point(steps, f, 256);
+  }
+}
+
+std::vector<std::string> epilogue_candidates(const Problem& p, const std::string& product) {
+  std::vector<std::string> out;
+  for (const auto& f : p.pipeline.stages())
+    if (p.pipeline.is_output(f->name) && f->name != product && !f->is_reduction() && !f->is_scan())
+      out.push_back(f->name);
+  return out;
+}
+
+void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const std::vector<std::string>& epilogues) {
+  out.push_back(sketch);
+  for (const auto& e : epilogues) out.push_back(folded_sketch(sketch, e));
+}
+
+}  // namespace cusched::search

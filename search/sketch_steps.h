@@ -1,0 +1,56 @@
+#pragma once
+// Steps and helpers that several classes' sketches share (class_sketches.cpp,
+// normalisation_sketches.cpp): loads and reduction extents read from a stage, flat grids,
+// reductions across threads or one block per point, thread tiles, the rest of a pipeline
+// scheduled around the stages a sketch tiles, and the fold of a pointwise output into a
+// reduction's final store.
+#include <cstdint>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "problems/problem.h"
+#include "search/class_sketches.h"
+
+namespace cusched::search {
+
+// Loads in `e`: (name, whether every index is a plain variable, is a stage).
+void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool>>& out);
+
+// A reduction variable's extent at `sizes`.
+int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes);
+// The number of elements one output point of `f` reduces over at `sizes` (1: no reduction).
+int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes);
+// The names of `f`'s reduction variables, outermost first (none for a pointwise stage).
+std::vector<std::string> reduction_var_names(const FuncDef& f);
+
+// One thread per point of the stage's pure loops (fused), `threads` per block,
+// optionally `vec` contiguous points per thread as one vector access.
+void flat_grid(nlohmann::json& steps, const FuncDef& f, int64_t threads, int64_t vec);
+
+// The stage's reduction loops fused, split by `threads` and combined across them.
+void cross_thread(nlohmann::json& steps, const FuncDef& f, int64_t threads);
+
+// One block per output point, the reduction combined across `threads` threads.
+void block_per_point(nlohmann::json& steps, const FuncDef& f, int64_t threads);
+
+// A 2-D thread tile over the last two pure loops, batch loops fused onto blockIdx.z,
+// and optionally the reduction split by `kt` with both operands staged in shared memory.
+void matmul_tile(nlohmann::json& steps, const Problem& p, const FuncDef& f, int64_t ti, int64_t tj, int64_t kt);
+
+// Steps for the stages other than `skip`: pointwise producers inlined, the rest
+// scheduled as a flat grid (pointwise) or one block per point (reductions).
+void schedule_rest(nlohmann::json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads);
+
+// The pipeline's pointwise outputs other than `product`: each may be folded into the
+// product's final store (fuse_epilogue) when it reads the product alone at its own
+// point, through pointwise stages that the sketch inlines; validation refuses the rest.
+std::vector<std::string> epilogue_candidates(const Problem& p, const std::string& product);
+
+// Each sketch, then its variant with the epilogue folded in, for every candidate.
+void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const std::vector<std::string>& epilogues);
+
+}  // namespace cusched::search
