@@ -44,6 +44,11 @@ const LoopInfo* StageSchedule::find_loop(const std::string& name) const {
   return it == loops.end() ? nullptr : &it->second;
 }
 
+int StageSchedule::loops_on(GpuAxis axis) const {
+  return static_cast<int>(
+      std::count_if(order.begin(), order.end(), [&](const std::string& n) { return loops.at(n).axis == axis; }));
+}
+
 int StageSchedule::position(const std::string& loop) const {
   for (size_t i = 0; i < order.size(); ++i)
     if (order[i] == loop) return static_cast<int>(i);

@@ -115,6 +115,7 @@ struct StageSchedule {
 
   const LoopInfo* find_loop(const std::string& name) const;
   int position(const std::string& loop) const;  // index in order, -1 if absent
+  int loops_on(GpuAxis axis) const;             // current loops bound to `axis`
 };
 
 struct ScheduleContext {

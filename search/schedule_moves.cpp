@@ -412,13 +412,9 @@ std::optional<MoveResult> l2_keep(const json& steps, const ScheduleState& st, st
 std::optional<MoveResult> raster(const json& steps, const ScheduleState& st, std::mt19937_64& rng) {
   std::vector<std::string> sites;
   for (const auto& [name, s] : st.schedules) {
-    if (s.location != ComputeLocation::Root || s.raster_group) continue;
-    int x = 0, y = 0;
-    for (const auto& [loop, l] : s.loops) {
-      x += l.axis == GpuAxis::BlockX;
-      y += l.axis == GpuAxis::BlockY;
-    }
-    if (x == 1 && y == 1) sites.push_back(name);
+    if (s.location == ComputeLocation::Root && !s.raster_group && s.loops_on(GpuAxis::BlockX) == 1 &&
+        s.loops_on(GpuAxis::BlockY) == 1)
+      sites.push_back(name);
   }
   if (sites.empty()) return std::nullopt;
   const std::string stage = pick(sites, rng);

@@ -18,14 +18,10 @@ void check_kernel_rules(const Rules& r) {
                "Remove compute_at/compute_inline for it.");
     if (s.raster_group > 0) {
       // (A cluster spans blockIdx.x, which cluster-with-block-x keeps from other loops.)
-      int x = 0, y = 0;
-      int bound = pv.raster;
-      for (const auto& n : s.order) {
-        const GpuAxis a = s.loops.at(n).axis;
-        x += a == GpuAxis::BlockX;
-        y += a == GpuAxis::BlockY;
-        if (a != GpuAxis::None) bound = std::max(bound, pv.binding_of(n));
-      }
+      const int x = s.loops_on(GpuAxis::BlockX), y = s.loops_on(GpuAxis::BlockY);
+      int bound = pv.raster;  // the step that last bound a loop of the stage
+      for (const auto& n : s.order)
+        if (s.loops.at(n).axis != GpuAxis::None) bound = std::max(bound, pv.binding_of(n));
       if (s.location != ComputeLocation::Root)
         r.refuse(
             latest({pv.raster, pv.location}), "raster-not-root",
