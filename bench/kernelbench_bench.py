@@ -103,8 +103,7 @@ def launched_kernels(torch, fn, inputs, top=3):
     """The GPU kernels one call of `fn` launches, the `top` longest by their summed time: [{name, share}]
     (share: of the call's kernel time; names cut to 160 characters); [] where the profiler gives none."""
     try:
-        from torch.profiler import ProfilerActivity, profile
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
             fn(*inputs)
             torch.cuda.synchronize()
         totals = {}

@@ -50,7 +50,7 @@ import kernelbench_bench as kb  # noqa: E402
 import kernelbench_verify as kv  # noqa: E402
 import make_record as records  # noqa: E402
 from kernelbench_verify import default_files  # noqa: E402
-from kernelbench_scores import (STRICT_PRECISIONS, budget_of, correct, level_file_counts,  # noqa: E402,F401
+from kernelbench_scores import (STRICT_PRECISIONS, VERIFIED, budget_of, correct, level_file_counts,  # noqa: E402,F401
                                 level_summary, merged_search_rows, not_run, row_level, speedup)
 from torch_baselines import L2Flusher, TimingCache  # noqa: E402
 
@@ -332,7 +332,7 @@ def timed_and_strict(args, path, name, schedule):
     at 1e-4 (its verified["1e-4"] is None)."""
     if admits_strict(schedule):
         strict = kb.run_cusched(args, path, name, strict=True, schedule=schedule or "baseline")
-        if strict.get("verdict") in ("ok", "under_floor") and strict_is_tighter(path):
+        if strict.get("verdict") in VERIFIED and strict_is_tighter(path):
             return strict, None, 1e-4
         return kb.run_cusched(args, path, name, schedule=schedule or "baseline"), strict, None
     return kb.run_cusched(args, path, name, schedule=schedule or "baseline"), None, None

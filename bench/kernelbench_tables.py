@@ -1,6 +1,7 @@
 """The KernelBench parts of bench/RESULTS.md and the README: the scores per level over the search records
 (bench/kernelbench_search.py), a search record's rows, the cost model's ranking per problem class, the
 problems behind PyTorch, and the problem files' checks against their PyTorch modules."""
+import collections
 import os
 import re
 import sys
@@ -205,9 +206,7 @@ def module_check_table(records):
            "|---|---|---|---|---|---|"]
     for level in ("kb1_", "kb2_"):
         ms = [(res["pytorch_match"], r) for name, (res, r) in rows.items() if name.startswith(level)]
-        gpus = {}
-        for _, r in ms:
-            gpus[gpu_name(r)] = gpus.get(gpu_name(r), 0) + 1
+        gpus = collections.Counter(gpu_name(r) for _, r in ms)
         out.append("| %s | %d | %d | %d | %d | %s |" % (
             level[2], len(ms), sum(1 for m, _ in ms if m["1e-2"]), sum(1 for m, _ in ms if m["1e-4"]),
             sum(1 for m, _ in ms if m.get("reduced")), ", ".join("%s %d" % (g, n) for g, n in sorted(gpus.items()))))

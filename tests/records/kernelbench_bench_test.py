@@ -1,10 +1,12 @@
 """The parts of bench/kernelbench_bench.py that need no GPU: which schedule a file runs,
-the TF32 flags of each PyTorch setting, the cache key, and the record's rows (which
-validate against bench/record.schema.json) and summary."""
+the TF32 flags of each PyTorch setting, the cache key, the GPU kernels read from a profile
+(through a stand-in for torch's profiler), and the record's rows (which validate against
+bench/record.schema.json) and summary."""
 import argparse
 import os
 import sys
 import tempfile
+import types
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -81,6 +83,53 @@ class Warming(unittest.TestCase):
         self.args.no_compile = True
         self.assertIsNone(self.start([]))
         self.assertEqual(self.warmed, [])
+
+
+class Profile:
+    """A stand-in for torch.profiler.profile: its events are the given (name, device type, microseconds)."""
+    events_given = []
+
+    def __init__(self, activities):
+        self.activities = activities
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def events(self):
+        out = []
+        for name, device, us in self.events_given:
+            e = types.SimpleNamespace(name=name, device_type="DeviceType." + device,
+                                      time_range=types.SimpleNamespace(elapsed_us=lambda us=us: us))
+            out.append(e)
+        return out
+
+
+def fake_torch():
+    return types.SimpleNamespace(
+        profiler=types.SimpleNamespace(profile=Profile, ProfilerActivity=types.SimpleNamespace(CUDA="cuda")),
+        cuda=types.SimpleNamespace(synchronize=lambda: None))
+
+
+class LaunchedKernels(unittest.TestCase):
+    def test_the_longest_gpu_kernels_with_their_share_of_the_kernel_time(self):
+        Profile.events_given = [("cudnn_conv", "CUDA", 60.0), ("aten::conv2d", "CPU", 500.0),
+                                ("relu_kernel", "CUDA", 10.0), ("cudnn_conv", "CUDA", 20.0), ("bias", "CUDA", 5.0),
+                                ("memset", "CUDA", 5.0)]
+        calls = []
+        kernels = kb.launched_kernels(fake_torch(), lambda *a: calls.append(a), (1, 2), top=2)
+        self.assertEqual(calls, [(1, 2)])
+        self.assertEqual(kernels, [{"name": "cudnn_conv", "share": 0.8}, {"name": "relu_kernel", "share": 0.1}])
+
+    def test_a_profiler_that_fails_or_sees_no_kernel_gives_none(self):
+        Profile.events_given = [("aten::add", "CPU", 3.0)]
+        self.assertEqual(kb.launched_kernels(fake_torch(), lambda *a: None, ()), [])
+
+        def broken(*a):
+            raise RuntimeError("no CUPTI")
+        self.assertEqual(kb.launched_kernels(fake_torch(), broken, ()), [])
 
 
 class Rows(unittest.TestCase):
