@@ -60,13 +60,16 @@ def cache_key(name, settings, args, gpu):
                                       not args.no_compile, gpu))
 
 
-def run_cusched(args, path, name, strict=False, schedule=None, timed=True):
+def run_cusched(args, path, name, strict=False, schedule=None, timed=True, save_io=None):
     """`cusched run` of one file at its bench size: the JSON reply with "problem" and "schedule" added.
     The schedule is `schedule` when given, else the file's in --schedule-dir or --schedule;
-    timed=False verifies only (--no-time)."""
+    timed=False verifies only (--no-time); save_io: a folder the verification trials' inputs and
+    outputs are written to (--save-io)."""
     if schedule is None:
         schedule = schedule_for(name, args.schedule, args.schedule_dir)
     cmd = [args.cusched, "run", "-p", path, "-s", schedule, "--json", "--no-audit"] + (["--strict"] if strict else [])
+    if save_io:
+        cmd += ["--save-io", save_io]
     if not timed:
         cmd.append("--no-time")
     try:

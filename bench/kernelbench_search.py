@@ -17,9 +17,9 @@ For each problem file (default: problems/kernelbench/level1/*.json and level2/*.
    the float64 reference): a kernel in f32 or 3xtf32 verifying at 1e-4 (--strict, which implies 1e-2;
    timed again at 1e-2 only where that fails), a lower-precision one at 1e-2 (not verified at 1e-4,
    which KernelBench's 1e-4 rule does not admit it to).
-4. It is checked against the module as bench/kernelbench_verify.py checks a file: `cusched run
-   --save-io` at the bench size (at a reduced shape where the working set exceeds --max-gib),
-   the module on the saved inputs with TF32 off, both outputs compared at 1e-2 and 1e-4.
+4. It is checked against the module as bench/kernelbench_verify.py checks a file: the module on the
+   inputs the timed run saved (--save-io) with TF32 off, both outputs compared at 1e-2 and 1e-4;
+   where the working set exceeds --max-gib, a `cusched run --save-io` of its own at a reduced shape.
 5. PyTorch eager and torch.compile are timed at PyTorch's defaults (cached by PyTorch version).
 6. Where the best verified candidate computes in a lower precision (tf32, bf16, f16) than KernelBench's
    1e-4 rule admits, the fastest f32 or 3xtf32 candidate of the same search (--schedule-dir,
@@ -40,6 +40,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from argparse import Namespace
 
@@ -291,14 +292,28 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
 
 # ---------------------------------------------------------------------------- against the module
 
-def module_check(args, path, schedule, modules):
-    """bench/kernelbench_verify.py's check of one schedule: its `pytorch_match` entry."""
+def module_check(args, path, schedule, modules, timed=None):
+    """bench/kernelbench_verify.py's check of one schedule: its `pytorch_match` entry. `timed`: (the timed
+    run's reply, the folder it saved its inputs and outputs to) where the timed run saved them, which the
+    check then reads instead of running the schedule again."""
     job = dict(kv.plan(path, int(args.max_gib * kv.GIB)), index=0, schedule=schedule or "baseline", time=False)
     budget = kv.DiskBudget(job["disk"])
     done = concurrent.futures.Future()
-    done.set_result(kv.run_cusched(args.cusched, job, args.work, args.timeout, budget))
+    if timed is not None and timed[1] and not job["reduced"]:
+        budget.acquire(job["disk"], job["index"])
+        done.set_result((timed[0], "" if timed[0].get("verdict") else timed[0].get("reason", ""), timed[1]))
+    else:
+        done.set_result(kv.run_cusched(args.cusched, job, args.work, args.timeout, budget))
     outcome = kv.verify_one(job, done, Namespace(kernelbench=args.kernelbench, seed=args.seed, budget=budget), modules)
     return kv.result_row(job["problem"]["name"], outcome)["pytorch_match"], outcome.get("reason")
+
+
+def io_folder(args, path, name):
+    """A fresh folder for the timed run's saved inputs and outputs where the module check runs at the bench
+    size (the timed run's size), else None (the check runs at its reduced shape on its own)."""
+    if kv.plan(path, int(args.max_gib * kv.GIB))["reduced"]:
+        return None
+    return tempfile.mkdtemp(prefix=name + ".", dir=args.work)
 
 
 def admits_strict(schedule):
@@ -324,18 +339,19 @@ def strict_is_tighter(path):
     return (t.get("strict_atol", 1e-4) <= t.get("atol", 1e-2)) and (t.get("strict_rtol", 1e-4) <= t.get("rtol", 1e-2))
 
 
-def timed_and_strict(args, path, name, schedule):
+def timed_and_strict(args, path, name, schedule, save_io=None):
     """A schedule's timed run and its verification at 1e-4 in as few `cusched run`s as the verdicts allow:
     (the timed run, the strict run or None, the tolerance the timed run verified at or None). A kernel in
     f32 or 3xtf32 is timed verifying at 1e-4, which implies 1e-2, and timed again at 1e-2 only where that
     fails; a lower-precision kernel, which the 1e-4 rule does not admit, is timed at 1e-2 and not verified
-    at 1e-4 (its verified["1e-4"] is None)."""
+    at 1e-4 (its verified["1e-4"] is None). save_io: the folder every run writes its verification trials'
+    inputs and outputs to (the last run's stay)."""
     if admits_strict(schedule):
-        strict = kb.run_cusched(args, path, name, strict=True, schedule=schedule or "baseline")
+        strict = kb.run_cusched(args, path, name, strict=True, schedule=schedule or "baseline", save_io=save_io)
         if strict.get("verdict") in VERIFIED and strict_is_tighter(path):
             return strict, None, 1e-4
-        return kb.run_cusched(args, path, name, schedule=schedule or "baseline"), strict, None
-    return kb.run_cusched(args, path, name, schedule=schedule or "baseline"), None, None
+        return kb.run_cusched(args, path, name, schedule=schedule or "baseline", save_io=save_io), strict, None
+    return kb.run_cusched(args, path, name, schedule=schedule or "baseline", save_io=save_io), None, None
 
 
 def strict_kernel_entry(run, strict, tolerance, match):
@@ -490,17 +506,20 @@ def main(argv):
 
         entry, schedule, strict_schedule, note = run_search(args, f, name, level)
         step_done("search")
-        run, strict, tolerance = timed_and_strict(args, f, name, schedule)
+        io = io_folder(args, f, name)
+        run, strict, tolerance = timed_and_strict(args, f, name, schedule, io)
         step_done("timed_run")
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
-        match, reason = module_check(args, f, schedule, modules)
+        match, reason = module_check(args, f, schedule, modules, (run, io))
         step_done("module_check")
         if reason and match["status"] != "compared":
             note = (note + "; " if note else "") + "module check: " + reason
         strict_kernel = None
         if strict_schedule:
-            strict_match, strict_reason = module_check(args, f, strict_schedule, modules)
-            strict_kernel = strict_kernel_entry(*timed_and_strict(args, f, name, strict_schedule), strict_match)
+            io = io_folder(args, f, name)
+            strict_timed = timed_and_strict(args, f, name, strict_schedule, io)
+            strict_match, strict_reason = module_check(args, f, strict_schedule, modules, (strict_timed[0], io))
+            strict_kernel = strict_kernel_entry(*strict_timed, strict_match)
             if strict_reason and strict_match["status"] != "compared":
                 note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason
             step_done("strict_kernel")

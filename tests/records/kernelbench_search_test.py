@@ -252,6 +252,29 @@ class Search(FakeCusched):
         self.assertIn("outside atol", reason)
 
 
+    def test_the_module_check_reads_the_timed_runs_saved_io_without_a_run_of_its_own(self):
+        s = self.schedule_file([{"op": "tensor_core", "stage": "C", "shape": "m64nNk8", "precision": "3xtf32"}])
+        self.args.max_gib = 1e6  # the bench size's working set fits: the check reads the timed run's files
+        io = kbs.io_folder(self.args, RELU, "kb1_19_ReLU")
+        self.assertTrue(io and os.path.isdir(io))
+        run, _, _ = kbs.timed_and_strict(self.args, RELU, "kb1_19_ReLU", s, io)
+        argvs = self.runs()
+        self.assertEqual(len(argvs), 1)
+        self.assertEqual(argvs[0][argvs[0].index("--save-io") + 1], io)
+        match, reason = kbs.module_check(self.args, RELU, s, {}, (dict(run, verdict="wrong_output", reason="bad"), io))
+        self.assertEqual(len(self.runs()), 1)  # no second cusched run
+        self.assertEqual(match["status"], "cusched_failed")
+        self.assertIn("bad", reason)
+        self.assertFalse(os.path.exists(io))  # the check removes the saved files
+
+    def test_a_reduced_check_runs_on_its_own(self):
+        self.args.max_gib = 1e-12
+        self.assertIsNone(kbs.io_folder(self.args, RELU, "kb1_19_ReLU"))
+        os.environ["FAKE_RUN"] = json.dumps({"verdict": "wrong_output", "reason": "outside"})
+        kbs.module_check(self.args, RELU, "/w/s.json", {}, ({"verdict": "ok"}, None))
+        self.assertEqual(len(self.runs()), 1)
+
+
 def timing(eager, compile_ms):
     return [{"problem": "p", "settings": "default", "cudnn_allow_tf32": True, "matmul_allow_tf32": False,
              "torch": "2.11", "eager_ms": eager, "compile_ms": compile_ms}] if eager or compile_ms else []
