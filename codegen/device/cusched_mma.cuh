@@ -3,13 +3,15 @@
 // accumulators). Fragments are per-thread registers in the PTX ISA's layouts:
 //   m16n8k8 tf32:        a[4], b[2] (one tf32 per register), c/d[4] f32
 //   m16n8k16 bf16 / f16: a[4], b[2] (two 16-bit values per register), c/d[4] f32
-// `d` may alias `c` (accumulate in place).
+// `d` may alias `c` (accumulate in place). The mma statements touch registers only, so
+// they are not volatile: the compiler may share the operand loads around them (ldmatrix,
+// which reads shared memory, stays volatile).
 #include "cusched_numeric.cuh"
 
 namespace cusched {
 
 __device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
-  asm volatile(
+  asm(
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%10, %11, %12, %13};\n"
       : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
@@ -43,7 +45,7 @@ __device__ __forceinline__ void mma_m16n8k8_3xtf32(float* d, const float* a, con
 }
 
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
-  asm volatile(
+  asm(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%10, %11, %12, %13};\n"
       : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
@@ -52,7 +54,7 @@ __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned int* 
 }
 
 __device__ __forceinline__ void mma_m16n8k16_f16(float* d, const unsigned int* a, const unsigned int* b, const float* c) {
-  asm volatile(
+  asm(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%10, %11, %12, %13};\n"
       : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])

@@ -111,9 +111,14 @@ struct StagedCopy {
   bool padded = false;
   Expr outside;
 
-  // The coordinates of the region's unit number e, where a unit is `lanes`
-  // consecutive elements of the innermost dimension (lanes divides its extent):
-  // the coordinates of the unit's first element.
+  // The dimensions from `run_first` on form one run of consecutive elements in both the
+  // source and the copy (chunk_run): the innermost one, or where its extent holds no
+  // whole number of chunks, the innermost ones merged.
+  size_t run_first = 0;
+  // The coordinates of the region's unit number e, where a unit is `lanes` consecutive
+  // elements of the run from run_first on (lanes divides its length): the coordinates
+  // of the unit's first element. A unit's other elements follow it in both buffers, so
+  // that adding a lane to the last coordinate addresses them even across a row.
   std::vector<Expr> src_index(const Expr& e, int64_t lanes = 1) const;
   // Elements of the region outside the source (tails of non-dividing splits, padding) are
   // not copied.

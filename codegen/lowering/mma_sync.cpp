@@ -1,6 +1,7 @@
 // tensor_core m16n8k8 / m16n8k16: a sum of products on warp-wide mma.sync tensor-core
-// instructions, its fragments loaded with ldmatrix where they are read from shared memory
-// in aligned rows, accumulators written out to the output or its shared tile (cache_write).
+// instructions, its fragments loaded into registers once per k step (with ldmatrix where
+// they are read from shared memory in aligned rows), accumulators written out to the
+// output or its shared tile (cache_write).
 #include <algorithm>
 
 #include "codegen/lowering/kernel_builder.h"
@@ -90,33 +91,45 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
         };
         const std::optional<LdMatrixPlan> pa = plan_for(a_ops), pb = plan_for(b_ops);
         const std::string frag_a = stage + "_fa", frag_b = stage + "_fb";
+        // Operands without an ldmatrix plan are read once per k step and tile row (A) or
+        // column (B) too: each element's value, its tail guard applied, into a register
+        // fragment that every Mma of the row or column reads.
         std::vector<Expr> ops;
         auto add_ops = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan,
                            const std::string& frag, const std::string& tile_var) {
           const int64_t count = static_cast<int64_t>(o.size());
           for (int64_t i = 0; i < count; ++i) {
-            Expr v =
-                plan ? read_from_fragment(o[i].value, *plan, frag, make_var(tile_var) * make_int(count) + make_int(i))
-                     : o[i].value;
-            ops.push_back(o[i].cond.defined() ? select(o[i].cond, v, make_float(0.0)) : v);
+            const Expr slot = make_var(tile_var) * make_int(count) + make_int(i);
+            ops.push_back(plan ? read_from_fragment(o[i].value, *plan, frag, slot)
+                               : make_load(frag, DType::f32, {slot}));
           }
+        };
+        auto fill = [&](const std::vector<Operand>& o, const std::string& frag, const std::string& tile_var,
+                        int64_t tiles) {
+          const int64_t count = static_cast<int64_t>(o.size());
+          std::vector<Stmt> stores;
+          for (int64_t i = 0; i < count; ++i)
+            stores.push_back(
+                make_store(frag, make_var(tile_var) * make_int(count) + make_int(i),
+                           o[i].cond.defined() ? select(o[i].cond, o[i].value, make_float(0.0)) : o[i].value));
+          return tile_loop(tile_var, tiles, make_block(stores));
         };
         add_ops(a_ops, pa, frag_a, mt);
         add_ops(b_ops, pb, frag_b, nt);
         Stmt mma = make_mma(c.s.tensor_core_shape, c.s.precision, acc, acc_base, ops);
         std::vector<Stmt> step;
-        if (pa)
-          step.push_back(tile_loop(mt, MT,
-                                   make_ldmatrix(frag_a, make_var(mt) * make_int(L.a_count), pa->source,
-                                                 pa->row_address, pa->matrices, pa->transpose)));
-        if (pb)
-          step.push_back(tile_loop(nt, NT,
-                                   make_ldmatrix(frag_b, make_var(nt) * make_int(L.b_count), pb->source,
-                                                 pb->row_address, pb->matrices, pb->transpose)));
+        step.push_back(pa ? tile_loop(mt, MT,
+                                      make_ldmatrix(frag_a, make_var(mt) * make_int(L.a_count), pa->source,
+                                                    pa->row_address, pa->matrices, pa->transpose))
+                          : fill(a_ops, frag_a, mt, MT));
+        step.push_back(pb ? tile_loop(nt, NT,
+                                      make_ldmatrix(frag_b, make_var(nt) * make_int(L.b_count), pb->source,
+                                                    pb->row_address, pb->matrices, pb->transpose))
+                          : fill(b_ops, frag_b, nt, NT));
         step.push_back(tile_loop(mt, MT, tile_loop(nt, NT, mma)));
-        Stmt body = step.size() == 1 ? step[0] : make_block(step);
-        if (pb) body = make_allocate(frag_b, MemScope::Register, pb->dtype, NT * L.b_count, body);
-        if (pa) body = make_allocate(frag_a, MemScope::Register, pa->dtype, MT * L.a_count, body);
+        Stmt body = make_block(step);
+        body = make_allocate(frag_b, MemScope::Register, pb ? pb->dtype : DType::f32, NT * L.b_count, body);
+        body = make_allocate(frag_a, MemScope::Register, pa ? pa->dtype : DType::f32, MT * L.a_count, body);
         return lane_loop(tile_loop(kt, KT, body));
       });
 

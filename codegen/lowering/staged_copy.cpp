@@ -2,6 +2,7 @@
 // realization (pad, swizzle), and the choice among the copy strategies: bulk_copy.cpp,
 // async_copy.cpp, register_tail.cpp, shared_copy.cpp.
 #include "codegen/expr_loads.h"
+#include "codegen/linear_form.h"
 #include "codegen/lowering/kernel_builder.h"
 #include "codegen/passes/affine.h"
 #include "dsl/error.h"
@@ -27,14 +28,26 @@ Stmt over_block_threads(const std::string& v, int64_t units, LoopKind kind,
 
 std::vector<Expr> StagedCopy::src_index(const Expr& e, int64_t lanes) const {
   std::vector<Expr> args;
+  const size_t first = lanes > 1 && ex.back() % lanes != 0 ? run_first : ex.size() - 1;
+  int64_t run = 1;
+  for (size_t d = first; d < ex.size(); ++d) run *= ex[d];
   int64_t inner = total / lanes;
-  for (size_t d = 0; d < ex.size(); ++d) {
-    const bool last = d + 1 == ex.size();
-    const int64_t units = last ? ex[d] / lanes : ex[d];
-    inner /= units;
-    Expr coord = units == 1 ? make_int(0) : inner == 1 ? e : e / make_int(inner);
-    if (d > 0 && units > 1) coord = coord % make_int(units);
-    if (last && lanes > 1) coord = coord * make_int(lanes);
+  for (size_t d = 0; d < first; ++d) {
+    inner /= ex[d];
+    Expr coord = ex[d] == 1 ? make_int(0) : inner == 1 ? e : e / make_int(inner);
+    if (d > 0 && ex[d] > 1) coord = coord % make_int(ex[d]);
+    args.push_back(mn[d] + coord);
+  }
+  // The run: its unit u starts at element u * lanes, of which each dimension of the run
+  // takes its coordinate (a one-dimension run: the unit's index times lanes).
+  const int64_t units = run / lanes;
+  Expr unit = units == 1 ? make_int(0) : first == 0 ? e : e % make_int(units);
+  const Expr element = lanes > 1 && units > 1 ? unit * make_int(lanes) : unit;
+  int64_t below = run;
+  for (size_t d = first; d < ex.size(); ++d) {
+    below /= ex[d];
+    Expr coord = ex[d] == 1 ? make_int(0) : below == 1 ? element : element / make_int(below);
+    if (d > first && ex[d] > 1) coord = coord % make_int(ex[d]);
     args.push_back(mn[d] + coord);
   }
   return args;
@@ -106,11 +119,23 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
                                                      range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
   }
   cp.pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
+  // Chunks of 4 elements over the innermost dimensions merged, where the innermost extent
+  // holds none: the dimensions inside the run span their whole source (so the source is
+  // contiguous across them), the copy has no padding or swizzle, and no dimension of the
+  // run needs a bounds check (a chunk may cross its rows).
+  cp.run_first = ex.size() - 1;
+  if (ex.back() % 4 != 0 && cp.pitch == ex.back() && !cr.swizzle && !cp.padded) {
+    size_t j = ex.size() - 1;
+    int64_t run = ex[j];
+    while (run % 4 != 0 && j > 0 && ex[j] == full[j] && inside[j]) run *= ex[--j];
+    if (run % 4 == 0 && inside[j]) cp.run_first = j;
+  }
   return cp;
 }
 
-// 16 bytes (4 elements) per copy where every chunk of 4 innermost elements starts
-// 16-byte aligned in both buffers and lies wholly inside or wholly outside the source.
+// 16 bytes (4 elements) per copy where every chunk of 4 innermost elements (of the
+// merged run, where the innermost extent holds no whole chunk) starts 16-byte aligned in
+// both buffers and lies wholly inside or wholly outside the source.
 bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, const Realization& dst) {
   const CacheRead& cr = cp.cr;
   const std::vector<int64_t>& full = cp.full;
@@ -120,9 +145,29 @@ bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, c
   const MemScope scope = cp.scope;
   const int64_t pitch = cp.pitch;
   const Env& env = pl.env;
-  if (scope != MemScope::Shared || dtype_bytes(t) != 4 || ex.back() % 4 != 0 || pitch % 4 != 0 ||
-      full.back() % 4 != 0 || !provably_multiple_of(mn.back(), 4))
-    return false;
+  if (scope != MemScope::Shared || dtype_bytes(t) != 4) return false;
+  const size_t last = ex.size() - 1;
+  if (ex.back() % 4 != 0) {
+    if (cp.run_first == last) return false;
+    // The merged run: both buffers step by one element along its last dimension and by
+    // the run's inner extents along the others, and the run starts 16-byte aligned.
+    std::vector<Expr> probe;
+    for (size_t d = 0; d < ex.size(); ++d) probe.push_back(make_var(cr.name + "_probe" + std::to_string(d)));
+    auto src_form = linear_form(load(cr.source, probe, t, env, {})->args[0], true);
+    auto dst_form = linear_form(flat_index(dst, probe), true);
+    if (!src_form || !dst_form) return false;
+    int64_t stride = 1;
+    for (size_t d = last + 1; d-- > cp.run_first;) {
+      const std::string v = cr.name + "_probe" + std::to_string(d);
+      if (src_form->coeff[v] != stride || dst_form->coeff[v] != stride) return false;
+      stride *= ex[d];
+    }
+    std::vector<Expr> a = cp.src_index(make_var(cr.name + "_chunk"), 4);
+    for (size_t d = cp.run_first; d < ex.size(); ++d) a[d] = mn[d];
+    return provably_multiple_of(load(cr.source, a, t, env, {})->args[0], 4) &&
+           provably_multiple_of(flat_index(dst, a), 4);
+  }
+  if (pitch % 4 != 0 || full.back() % 4 != 0 || !provably_multiple_of(mn.back(), 4)) return false;
   std::vector<Expr> a = cp.src_index(make_var(cr.name + "_chunk"), 4);
   Expr src = load(cr.source, a, t, env, {});
   return provably_multiple_of(src->args[0], 4) && provably_multiple_of(flat_index(dst, a), 4);

@@ -36,6 +36,34 @@ static bool fold_quotient_remainder_pairs(LinearForm& f) {
   return false;
 }
 
+// k * (x % a) + k * a * ((x / a) % b) is k * (x % (a * b)) for every integer x and
+// constants a, b != 0 (with C's truncating division: x = q * a + r and q = q2 * b + r2,
+// r and r2 of x's sign, so r2 * a + r is x's remainder by a * b). Folds one such pair of
+// opaque terms of `f` into one; true when one was folded.
+static bool fold_nested_remainders(LinearForm& f) {
+  for (const auto& [low_key, low] : f.atoms) {
+    int64_t a, k = f.coeff.count(low_key) ? f.coeff.at(low_key) : 0;
+    if (low->op != ExprOp::Mod || k == 0 || !is_const_int(low->args[1], &a) || a == 0) continue;
+    const std::string dividend = to_string(low->args[0]);
+    for (const auto& [high_key, high] : f.atoms) {
+      int64_t b, d;
+      if (high->op != ExprOp::Mod || !is_const_int(high->args[1], &b) || b == 0) continue;
+      const Expr& q = high->args[0];
+      if (q->op != ExprOp::Div || !is_const_int(q->args[1], &d) || d != a || to_string(q->args[0]) != dividend)
+        continue;
+      if (!f.coeff.count(high_key) || f.coeff.at(high_key) != k * a) continue;
+      const Expr merged = make_binary(ExprOp::Mod, low->args[0], make_int(a * b, low.type()));
+      const std::string key = "(" + to_string(merged) + ")";
+      f.coeff.erase(low_key);
+      f.coeff.erase(high_key);
+      f.coeff[key] += k;
+      f.atoms[key] = merged;
+      return true;
+    }
+  }
+  return false;
+}
+
 Expr simplify(const Expr& e) {
   return rewrite(e, [](const Expr& x) -> Expr {
     const ExprNode& n = *x;
@@ -78,7 +106,7 @@ Expr simplify(const Expr& e) {
     // (divisions, moduli, loads), so that (a + t) - a becomes t.
     if (n.op == ExprOp::Add || n.op == ExprOp::Sub || n.op == ExprOp::Mul) {
       if (auto f = linear_form(x, true)) {
-        while (fold_quotient_remainder_pairs(*f)) {}
+        while (fold_nested_remainders(*f) || fold_quotient_remainder_pairs(*f)) {}
         Expr c = f->to_expr();
         if (c.type() == x.type()) return c;
       }
