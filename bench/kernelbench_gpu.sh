@@ -13,6 +13,7 @@
 #   SEARCH_SECONDS, SEARCH_CANDIDATES, SEARCH_BUDGET_S  search: start no file after this many
 #                 seconds (default: no search); candidates and seconds per file (24, 25)
 #   SEARCH_FILES  files to search (default: every file, level 2 first, less those recorded)
+#   RUN_TIMEOUT   seconds each `cusched run` of the search benchmark may take (default 180)
 #   VERIFY_SECONDS, TIME_SECONDS  start no file after this many seconds (default 240, 240)
 #   MAX_GIB (default 0.25), JOBS (default 12), NAME (record name prefix, default kernelbench)
 #   KERNELBENCH_COMMIT  the checkout's commit when it is a copy without git
@@ -36,15 +37,21 @@ if [ -n "${TIME_FILES:-}" ]; then
   python3 bench/kernelbench_bench.py --kernelbench .carry/kernelbench --out-dir "$OUT/results" \
       --time-limit "${TIME_SECONDS:-240}" --name "$NAME-bench" --strict $TIME_FILES > "$OUT/bench.log" 2>&1
 fi
+# The searches' logs and stores are copied to $OUT/search-logs however the run ends.
+copy_search_logs() {
+  mkdir -p "$OUT/search-logs"
+  cp /dev/shm/kbs/*.log /dev/shm/kbs/*.db "$OUT/search-logs/" 2>/dev/null
+  cp bench/pytorch_cache.json "$OUT/" 2>/dev/null
+  true
+}
 if [ -n "${SEARCH_SECONDS:-}" ]; then
+  trap copy_search_logs EXIT TERM INT
   SEARCH_FILES=${SEARCH_FILES:-$(ls problems/kernelbench/level2/*.json | sort -V; ls problems/kernelbench/level1/*.json | sort -V)}
   python3 bench/kernelbench_search.py --kernelbench .carry/kernelbench --out-dir "$OUT/results" \
       --search-candidates "${SEARCH_CANDIDATES:-24}" --search-seconds "${SEARCH_BUDGET_S:-25}" \
       --time-limit "$SEARCH_SECONDS" --skip-recorded bench/results --work /dev/shm/kbs --name "$NAME-search" \
-      --prediction "${PREDICTION:-}" $SEARCH_FILES > "$OUT/search.log" 2>&1
-  mkdir -p "$OUT/search-logs"
-  cp /dev/shm/kbs/*.log /dev/shm/kbs/*.db "$OUT/search-logs/" 2>/dev/null
-  cp bench/pytorch_cache.json "$OUT/"
+      --timeout "${RUN_TIMEOUT:-180}" --prediction "${PREDICTION:-}" $SEARCH_FILES > "$OUT/search.log" 2>&1
+  copy_search_logs
 fi
 if [ -f "$OUT/verify.log" ]; then
   echo "== verify: files that did not match at both tolerances"

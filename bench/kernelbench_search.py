@@ -418,6 +418,34 @@ def summary_lines(summary):
 
 # ---------------------------------------------------------------------------- running
 
+class StepTimeout(Exception):
+    pass
+
+
+class time_limit:
+    """Raises StepTimeout in the main thread once `seconds` pass inside the block (SIGALRM)."""
+
+    def __init__(self, seconds):
+        self.seconds = int(seconds)
+
+    def __enter__(self):
+        def expired(signum, frame):
+            raise StepTimeout("over %d s" % self.seconds)
+        self.previous = signal.signal(signal.SIGALRM, expired)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self.previous)
+        return False
+
+
+def progress(name, text):
+    """One line of progress on stderr, with the UTC time: a run cut short shows the step it was in."""
+    print("%s %s: %s" % (datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M:%S"), name, text),
+          file=sys.stderr, flush=True)
+
+
 def parse_args(argv):
     p = kb.build_parser(__doc__.split("\n\n")[0])
     p.set_defaults(name="kernelbench-search", strict=True)
@@ -503,6 +531,9 @@ def main(argv):
             nonlocal mark
             steps[step] = round(time.time() - mark, 1)
             mark = time.time()
+            progress(name, "%s done in %.1f s" % (step, steps[step]))
+
+        progress(name, "started (file %d of %d)" % (index + 1, len(problems)))
 
         entry, schedule, strict_schedule, note = run_search(args, f, name, level)
         step_done("search")
@@ -524,8 +555,9 @@ def main(argv):
                 note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason
             step_done("strict_kernel")
         try:
-            timings = kb.module_timings(torch, args, problem, flusher, cache)
-        except Exception as e:  # the module failed to build or run: the row says so, the run goes on
+            with time_limit(args.timeout):
+                timings = kb.module_timings(torch, args, problem, flusher, cache)
+        except Exception as e:  # the module failed to build or run, or ran out of time: the row says so
             timings = []
             note = (note + "; " if note else "") + "PyTorch: %s: %s" % (type(e).__name__, e)
         step_done("pytorch")

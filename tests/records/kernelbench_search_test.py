@@ -11,6 +11,7 @@ import stat
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 from argparse import Namespace
 
@@ -273,6 +274,18 @@ class Search(FakeCusched):
         os.environ["FAKE_RUN"] = json.dumps({"verdict": "wrong_output", "reason": "outside"})
         kbs.module_check(self.args, RELU, "/w/s.json", {}, ({"verdict": "ok"}, None))
         self.assertEqual(len(self.runs()), 1)
+
+
+class TimeLimit(unittest.TestCase):
+    def test_a_step_past_its_limit_raises_and_the_alarm_is_cleared(self):
+        import signal
+        with self.assertRaises(kbs.StepTimeout):
+            with kbs.time_limit(1):
+                time.sleep(3)
+        self.assertEqual(signal.alarm(0), 0)  # no alarm left pending
+        with kbs.time_limit(5):
+            pass
+        self.assertEqual(signal.alarm(0), 0)
 
 
 def timing(eager, compile_ms):
