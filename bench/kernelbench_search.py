@@ -94,7 +94,8 @@ def store_best(db, run=None, precisions=None):
                            (first,)).fetchone() if first is not None else None
         among = " AND e.precision IN (%s)" % ", ".join("?" * len(precisions)) if precisions else ""
         best = con.execute(
-            "SELECT c.id, c.schedule, e.median_ms, e.precision FROM candidates c JOIN evaluations e "
+            "SELECT c.id, c.schedule, e.median_ms, e.precision, (SELECT i.text FROM ideas i WHERE i.id = c.idea) "
+            "FROM candidates c JOIN evaluations e "
             "ON e.candidate = c.id WHERE c.run = ? AND e.verified = 1 AND e.median_ms IS NOT NULL "
             "AND c.schedule_hash NOT LIKE 'kernel-%'" + among + " ORDER BY e.median_ms, c.id LIMIT 1",
             (run,) + tuple(precisions or ())).fetchone()
@@ -105,7 +106,7 @@ def store_best(db, run=None, precisions=None):
     finally:
         con.close()
     return {"run": run, "candidate": best[0] if best else None, "schedule": json.loads(best[1]) if best else None,
-            "precision": best[3] if best else None, "sanitizer": sanitizer,
+            "precision": best[3] if best else None, "sanitizer": sanitizer, "idea": best[4] if best else None,
             "best_ms": best[2] if best else None, "baseline_ms": base[0] if base else None,
             "best_is_baseline": bool(best) and best[0] == first, "evaluated": evaluated, "verified": verified}
 
@@ -285,6 +286,8 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
         "cost_rank": best.get("cost_rank"),
         "phase_s": best.get("phase_s"),
         "sanitizer": best.get("sanitizer"),
+        "best_schedule": best.get("schedule"),
+        "best_idea": best.get("idea"),
         "best_ms": best.get("best_ms"),
         "baseline_ms": best.get("baseline_ms"),
     }

@@ -44,12 +44,14 @@ FAKE = textwrap.dedent('''\
     con = sqlite3.connect(db)
     con.executescript("""
       CREATE TABLE runs (id INTEGER PRIMARY KEY, problem TEXT);
-      CREATE TABLE candidates (id INTEGER PRIMARY KEY, run INTEGER, schedule TEXT, schedule_hash TEXT);
+      CREATE TABLE candidates (id INTEGER PRIMARY KEY, run INTEGER, schedule TEXT, schedule_hash TEXT, idea INTEGER);
+      CREATE TABLE ideas (id INTEGER PRIMARY KEY, text TEXT);
+      INSERT INTO ideas VALUES (1, 'the baseline'), (2, 'tiles of 256');
       CREATE TABLE evaluations (id INTEGER PRIMARY KEY, candidate INTEGER, verified INTEGER, median_ms REAL,
                                 precision TEXT, cost_estimate REAL, result TEXT);
       INSERT INTO runs VALUES (1, 'kb1_19_ReLU');
-      INSERT INTO candidates VALUES (1, 1, '[{"op": "baseline"}]', 'a'), (2, 1, '[{"op": "tile", "size": 256}]', 'b'),
-                                    (3, 1, '[{"op": "bad"}]', 'c');
+      INSERT INTO candidates VALUES (1, 1, '[{"op": "baseline"}]', 'a', 1), (2, 1, '[{"op": "tile", "size": 256}]', 'b', 2),
+                                    (3, 1, '[{"op": "bad"}]', 'c', 2);
     """)
     ok = 0 if mode == "none" else 1
     sanitizer = json.dumps({"sanitizer": {"clean": False, "runs": [{"tool": "memcheck", "errors": 0},
@@ -142,6 +144,8 @@ class Search(FakeCusched):
         self.assertEqual((entry["evaluated"], entry["verified"], entry["status"], entry["timed"]),
                          (3, 2, "budget_spent", "search"))
         self.assertEqual((entry["best_ms"], entry["baseline_ms"], entry["best_is_baseline"]), (1.5, 2.0, False))
+        # the row keeps the schedule it times and the idea it came from
+        self.assertEqual((entry["best_schedule"], entry["best_idea"]), ([{"op": "tile", "size": 256}], "tiles of 256"))
         # compute-sanitizer's verdict on the best, as the search stored it with the evaluation
         self.assertEqual(entry["sanitizer"], {"clean": False, "errors": {"memcheck": 0, "racecheck": 3}})
         # two verified, timed candidates: too few for a rank correlation
