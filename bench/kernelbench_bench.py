@@ -69,7 +69,7 @@ def run_cusched(args, path, name, strict=False, schedule=None, timed=True, save_
         schedule = schedule_for(name, args.schedule, args.schedule_dir)
     cmd = [args.cusched, "run", "-p", path, "-s", schedule, "--json", "--no-audit"] + (["--strict"] if strict else [])
     if save_io:
-        cmd += ["--save-io", save_io]
+        cmd += ["--save-io", save_io, "--save-io-trials", "1"]
     if not timed:
         cmd.append("--no-time")
     try:

@@ -390,7 +390,7 @@ class Evaluation {
     }
     stage_ = Stage::setup;
 
-    if (!req_.save_io_dir.empty()) {
+    if (!req_.save_io_dir.empty() && (req_.save_io_trials <= 0 || index < req_.save_io_trials)) {
       for (const auto* b : with_role(cand, BufferRole::Input))
         save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, inputs.at(b->name), b->dtype);
       for (const auto* b : with_role(cand, BufferRole::Output)) {

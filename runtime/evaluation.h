@@ -68,6 +68,7 @@ struct EvalRequest {
   bool time_it = true;
   std::string inputs_dir;   // <buffer>.npy files for one extra first trial
   std::string save_io_dir;  // writes trial<k>_<buffer>[.reference].npy
+  int save_io_trials = 0;   // of the trials, the first this many are written (0: every one)
   double watchdog_s = 20;   // longest wait for one launch sequence
   int device = 0;           // CUDA device index
   // Check on the host (download every output, input and reference) instead of

@@ -51,6 +51,7 @@ nlohmann::json EvalRequest::to_json() const {
   j["time_it"] = time_it;
   j["inputs_dir"] = inputs_dir;
   j["save_io_dir"] = save_io_dir;
+  j["save_io_trials"] = save_io_trials;
   j["watchdog_s"] = watchdog_s;
   j["device"] = device;
   j["host_check"] = host_check;
@@ -99,6 +100,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
     r.time_it = j.value("time_it", r.time_it);
     r.inputs_dir = j.value("inputs_dir", "");
     r.save_io_dir = j.value("save_io_dir", "");
+    r.save_io_trials = j.value("save_io_trials", 0);
     r.watchdog_s = j.value("watchdog_s", r.watchdog_s);
     r.device = j.value("device", 0);
     r.host_check = j.value("host_check", false);

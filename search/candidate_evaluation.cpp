@@ -23,7 +23,8 @@ namespace cusched::search {
 
 // Every field, written and read by name; from_json throws when one is missing.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EvalConfig, backend, size, seed, strict, time_it, inputs_dir, save_io_dir,
-                                   time_each_launch, watchdog_s, audit, check_bench, cut_ms, timing_budget_ms)
+                                   save_io_trials, time_each_launch, watchdog_s, audit, check_bench, cut_ms,
+                                   timing_budget_ms)
 
 nlohmann::json EvalConfig::to_json() const { return *this; }
 
@@ -104,6 +105,7 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
   r.time_it = cfg.time_it;
   r.inputs_dir = cfg.inputs_dir;
   r.save_io_dir = cfg.save_io_dir;
+  r.save_io_trials = cfg.save_io_trials;
   r.time_each_launch = cfg.time_each_launch;
   r.watchdog_s = cfg.watchdog_s;
   r.timing.budget_ms = cfg.timing_budget_ms;

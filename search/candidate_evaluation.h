@@ -21,6 +21,7 @@ struct EvalConfig {
   bool strict = false;  // the problem's 1e-4 tolerance
   bool time_it = true;
   std::string inputs_dir, save_io_dir;
+  int save_io_trials = 0;         // the first this many trials are saved (0: every one)
   bool time_each_launch = false;  // also time each launch alone (EvalResult::launch_ms)
   double watchdog_s = 20;
   bool audit = true;

@@ -19,6 +19,7 @@ namespace {
 
 struct RunCommandOptions {
   std::string problem, schedule = "best", size, shape, backend = "gpu", inputs, save_io;
+  int save_io_trials = 0;
   bool json = false, strict = false, no_audit = false, per_launch = false, sanitize = false, no_time = false;
   uint64_t seed = 1;
 };
@@ -87,6 +88,9 @@ CommandRegistration run_command{
        sub.add_option("--backend", o->backend, "gpu or interp")->check(CLI::IsMember({"gpu", "interp"}));
        sub.add_option("--inputs", o->inputs, "Directory of <input>.npy files used as the first trial");
        sub.add_option("--save-io", o->save_io, "Directory to write inputs and outputs as .npy");
+       sub.add_option("--save-io-trials", o->save_io_trials,
+                      "With --save-io: write the first N trials only (default: every trial)")
+           ->check(CLI::Range(1, 1000));
        sub.add_option("--seed", o->seed, "Base seed of the random inputs")->check(seed_value());
        sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
        sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
@@ -112,6 +116,11 @@ CommandRegistration run_command{
            cfg.inputs_dir = o->inputs;
            if (!o->inputs.empty()) check_input_files(p, cfg.size, o->inputs);
            cfg.save_io_dir = o->save_io;
+           if (o->save_io_trials > 0 && o->save_io.empty())
+             fail("flag-needs-save-io",
+                  "--save-io-trials limits the trials --save-io writes, and --save-io is not given.",
+                  "Add --save-io DIR, or drop --save-io-trials.");
+           cfg.save_io_trials = o->save_io_trials;
            cfg.audit = !o->no_audit;
            cfg.time_each_launch = o->per_launch;
            cfg.time_it = !o->no_time;

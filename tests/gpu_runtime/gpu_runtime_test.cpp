@@ -207,6 +207,19 @@ TEST_F(GpuRuntimeTest, InProcessEvaluationSavesAndReplaysInputs) {
   EXPECT_EQ(rr.verdict, Verdict::ok) << rr.message;
   EXPECT_EQ(rr.trials, 4);
   std::filesystem::remove_all(dir);
+
+  // save_io_trials: the first trial only, all four still verified.
+  EvalRequest first = request(vector_add(kCorrect));
+  first.save_io_dir = dir;
+  first.save_io_trials = 1;
+  first.inputs.push_back(spec);
+  EvalResult rf = evaluate(first);
+  ASSERT_EQ(rf.verdict, Verdict::ok) << rf.message;
+  EXPECT_EQ(rf.trials, 4);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/trial0_C.reference.npy"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/trial1_A.npy"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/trial3_A.npy"));
+  std::filesystem::remove_all(dir);
 }
 
 struct Fault {

@@ -339,6 +339,7 @@ case("npy", "--inputs is a file", ["run", "-p", "relu", "-s", "best", "--size", 
 case("npy", "--inputs does not exist", ["run", "-p", "relu", "-s", "best", "--size", "small", "--inputs", "{cases}/no-such-dir"], "bad-inputs-dir")
 case("npy", "--inputs with the interpreter", ["run", "-p", "relu", "--backend", "interp", "--inputs", "{cases}/npy/000"], "flag-needs-gpu-backend")
 case("npy", "--save-io with the interpreter", ["run", "-p", "relu", "--backend", "interp", "--save-io", "{tmp}"], "flag-needs-gpu-backend")
+case("npy", "--save-io-trials without --save-io", ["run", "-p", "relu", "--backend", "interp", "--save-io-trials", "1"], "flag-needs-save-io")
 
 # ---- .cu files: includes (refused before any parsing), launch comments, empty files ----
 KERNEL = '__global__ void relu_kernel(const float* X, float* Y) { Y[threadIdx.x] = X[threadIdx.x]; }\n'

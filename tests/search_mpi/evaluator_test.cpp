@@ -221,6 +221,7 @@ EvalConfig config_with_every_field() {
   c.time_it = false;
   c.inputs_dir = "/data/in";
   c.save_io_dir = "/data/io";
+  c.save_io_trials = 2;
   c.time_each_launch = true;
   c.watchdog_s = 3.25;
   c.audit = false;
@@ -236,6 +237,7 @@ void expect_same_config(const EvalConfig& a, const EvalConfig& b) {
   EXPECT_EQ(a.time_it, b.time_it);
   EXPECT_EQ(a.inputs_dir, b.inputs_dir);
   EXPECT_EQ(a.save_io_dir, b.save_io_dir);
+  EXPECT_EQ(a.save_io_trials, b.save_io_trials);
   EXPECT_EQ(a.time_each_launch, b.time_each_launch);
   EXPECT_EQ(a.watchdog_s, b.watchdog_s);
   EXPECT_EQ(a.audit, b.audit);
