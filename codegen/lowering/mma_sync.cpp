@@ -93,43 +93,58 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
         const std::string frag_a = stage + "_fa", frag_b = stage + "_fb";
         // Operands without an ldmatrix plan are read once per k step and tile row (A) or
         // column (B) too: each element's value, its tail guard applied, into a register
-        // fragment that every Mma of the row or column reads.
+        // fragment. One such operand is streamed: its fragment is read inside the loop over
+        // its tiles, just before the Mmas that use it, while the other operand's fragments
+        // are held for the whole k step (the operand with fewer fragment registers, where
+        // neither has a plan), so that each element is still read once per k step but only
+        // one tile's worth of the streamed operand is live.
+        const bool stream_b = !pb && (pa || MT * L.a_count <= NT * L.b_count), stream_a = !pa && !stream_b;
         std::vector<Expr> ops;
         auto add_ops = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan,
-                           const std::string& frag, const std::string& tile_var) {
+                           const std::string& frag, const std::string& tile_var, bool streamed) {
           const int64_t count = static_cast<int64_t>(o.size());
           for (int64_t i = 0; i < count; ++i) {
-            const Expr slot = make_var(tile_var) * make_int(count) + make_int(i);
+            const Expr slot = streamed ? make_int(i) : make_var(tile_var) * make_int(count) + make_int(i);
             ops.push_back(plan ? read_from_fragment(o[i].value, *plan, frag, slot)
                                : make_load(frag, DType::f32, {slot}));
           }
         };
-        auto fill = [&](const std::vector<Operand>& o, const std::string& frag, const std::string& tile_var,
-                        int64_t tiles) {
-          const int64_t count = static_cast<int64_t>(o.size());
+        // The stores of tile `tile_var`'s fragment elements (at `slot_base` + i).
+        auto fill_tile = [&](const std::vector<Operand>& o, const std::string& frag, const Expr& slot_base) {
           std::vector<Stmt> stores;
-          for (int64_t i = 0; i < count; ++i)
+          for (size_t i = 0; i < o.size(); ++i)
             stores.push_back(
-                make_store(frag, make_var(tile_var) * make_int(count) + make_int(i),
+                make_store(frag, slot_base + make_int(static_cast<int64_t>(i)),
                            o[i].cond.defined() ? select(o[i].cond, o[i].value, make_float(0.0)) : o[i].value));
-          return tile_loop(tile_var, tiles, make_block(stores));
+          return make_block(stores);
         };
-        add_ops(a_ops, pa, frag_a, mt);
-        add_ops(b_ops, pb, frag_b, nt);
+        auto held = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan, const std::string& frag,
+                        const std::string& tile_var, int64_t tiles, int count) {
+          const Expr base = make_var(tile_var) * make_int(count);
+          return tile_loop(
+              tile_var, tiles,
+              plan ? make_ldmatrix(frag, base, plan->source, plan->row_address, plan->matrices, plan->transpose)
+                   : fill_tile(o, frag, base));
+        };
+        add_ops(a_ops, pa, frag_a, mt, stream_a);
+        add_ops(b_ops, pb, frag_b, nt, stream_b);
         Stmt mma = make_mma(c.s.tensor_core_shape, c.s.precision, acc, acc_base, ops);
-        std::vector<Stmt> step;
-        step.push_back(pa ? tile_loop(mt, MT,
-                                      make_ldmatrix(frag_a, make_var(mt) * make_int(L.a_count), pa->source,
-                                                    pa->row_address, pa->matrices, pa->transpose))
-                          : fill(a_ops, frag_a, mt, MT));
-        step.push_back(pb ? tile_loop(nt, NT,
-                                      make_ldmatrix(frag_b, make_var(nt) * make_int(L.b_count), pb->source,
-                                                    pb->row_address, pb->matrices, pb->transpose))
-                          : fill(b_ops, frag_b, nt, NT));
-        step.push_back(tile_loop(mt, MT, tile_loop(nt, NT, mma)));
-        Stmt body = make_block(step);
-        body = make_allocate(frag_b, MemScope::Register, pb ? pb->dtype : DType::f32, NT * L.b_count, body);
-        body = make_allocate(frag_a, MemScope::Register, pa ? pa->dtype : DType::f32, MT * L.a_count, body);
+        Stmt body;
+        if (stream_b)
+          body = make_block(
+              {held(a_ops, pa, frag_a, mt, MT, L.a_count),
+               tile_loop(nt, NT, make_block({fill_tile(b_ops, frag_b, make_int(0)), tile_loop(mt, MT, mma)}))});
+        else if (stream_a)
+          body = make_block(
+              {held(b_ops, pb, frag_b, nt, NT, L.b_count),
+               tile_loop(mt, MT, make_block({fill_tile(a_ops, frag_a, make_int(0)), tile_loop(nt, NT, mma)}))});
+        else
+          body = make_block({held(a_ops, pa, frag_a, mt, MT, L.a_count), held(b_ops, pb, frag_b, nt, NT, L.b_count),
+                             tile_loop(mt, MT, tile_loop(nt, NT, mma))});
+        body = make_allocate(frag_b, MemScope::Register, pb ? pb->dtype : DType::f32,
+                             stream_b ? L.b_count : NT * L.b_count, body);
+        body = make_allocate(frag_a, MemScope::Register, pa ? pa->dtype : DType::f32,
+                             stream_a ? L.a_count : MT * L.a_count, body);
         return lane_loop(tile_loop(kt, KT, body));
       });
 
