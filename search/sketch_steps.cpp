@@ -94,6 +94,13 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   }
 }
 
+void reduction_grid(json& steps, const FuncDef& f, int64_t extent) {
+  if (extent <= kSerialReductionMax && !f.vars.empty())
+    flat_grid(steps, f, 256, 1);  // each thread reduces its point's few elements serially
+  else
+    block_per_point(steps, f, extent <= 32 ? 32 : extent <= 64 ? 64 : extent <= 128 ? 128 : 256);
+}
+
 void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads) {
   const auto& stages = p.pipeline.stages();
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
@@ -106,7 +113,7 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
     else if (f.is_sum_of_products() && f.vars.size() >= 2)
       matmul_tile(steps, p, f, 16, 16, 0);
     else
-      block_per_point(steps, f, 256);
+      reduction_grid(steps, f, reduction_extent(f, p.size(p.default_size)));
   }
 }
 

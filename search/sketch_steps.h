@@ -41,8 +41,18 @@ void block_per_point(nlohmann::json& steps, const FuncDef& f, int64_t threads);
 // and optionally the reduction split by `kt` with both operands staged in shared memory.
 void matmul_tile(nlohmann::json& steps, const Problem& p, const FuncDef& f, int64_t ti, int64_t tj, int64_t kt);
 
+// Reductions of at most this many elements per point are computed serially by one thread
+// per point (pooling windows, short sums) rather than across the threads of a block.
+constexpr int64_t kSerialReductionMax = 32;
+
+// A reduction stage other than a product, by the elements each point reduces (`extent`,
+// at the problem's default size): up to kSerialReductionMax, a flat grid of threads that
+// each reduce one point serially; above, one block per point whose threads (the power of
+// two up to 256 that covers the extent) combine the reduction.
+void reduction_grid(nlohmann::json& steps, const FuncDef& f, int64_t extent);
+
 // Steps for the stages other than `skip`: pointwise producers inlined, the rest
-// scheduled as a flat grid (pointwise) or one block per point (reductions).
+// scheduled as a flat grid (pointwise) or by reduction_grid (reductions).
 void schedule_rest(nlohmann::json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads);
 
 // The pipeline's pointwise outputs other than `product`: each may be folded into the

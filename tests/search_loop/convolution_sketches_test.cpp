@@ -119,6 +119,41 @@ TEST(ConvolutionSketches, EachPhaseOfATransposedConvolutionGetsTheTile) {
   EXPECT_TRUE(found);
 }
 
+// The reductions after the convolution are scheduled by their size: the 2 x 2 x 2 average
+// pool (8 elements per point) by one thread per point, serially; the LayerNorm statistics
+// over rows of 64 by one block of 64 threads per row; and each verifies in the interpreter.
+TEST(ConvolutionSketches, TheOtherReductionsAreScheduledByTheirSize) {
+  Problem p = kernelbench("level2/3_ConvTranspose3d_Sum_LayerNorm_AvgPool_GELU.json");
+  bool any = false;
+  for (const auto& s : legal_sketches(p)) {
+    any = true;
+    bool pool_cross = false, pool_thread = false;
+    int64_t ln_threads = 0;
+    for (const auto& step : s.schedule) {
+      const std::string op = step.value("op", ""), st = step.value("stage", "");
+      if (st == "Pool" && op == "cross_thread_reduce") pool_cross = true;
+      if (st == "Pool" && op == "bind" && step.value("axis", "") == "threadIdx.x") pool_thread = true;
+      if (st == "LNSum" && op == "split" && step.value("inner", "") == "red_thread")
+        ln_threads = step.value("factor", int64_t{0});
+    }
+    EXPECT_FALSE(pool_cross) << s.idea;
+    EXPECT_TRUE(pool_thread) << s.idea;
+    EXPECT_EQ(ln_threads, 64) << s.idea;
+  }
+  EXPECT_TRUE(any);
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 3}, {"CO", 4}, {"D", 2}, {"H", 3}, {"W", 4}})
+    p.sizes["bench"][k] = v;
+  p.default_size = "bench";
+  int verified = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
+    if (!validate_schedule(p.context("bench"), s.schedule).ok) continue;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("bench"), s.schedule), "bench", 2, 1);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    if (++verified == 3) break;
+  }
+  EXPECT_EQ(verified, 3);
+}
+
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
   for (const std::string file :
        {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
