@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
 
@@ -94,6 +95,21 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   }
 }
 
+bool is_contraction(const FuncDef& f) {
+  auto loads = f.product_loads();
+  if (!loads || f.vars.size() < 2) return false;
+  auto reads = [](const Expr& load, const std::string& v) {
+    return std::any_of(load->args.begin(), load->args.end(), [&](const Expr& a) { return mentions_var(a, v); });
+  };
+  bool first_only = false, second_only = false;
+  for (const auto& v : f.vars) {
+    const bool a = reads(loads->first, v), b = reads(loads->second, v);
+    first_only |= a && !b;
+    second_only |= b && !a;
+  }
+  return first_only && second_only;
+}
+
 void reduction_grid(json& steps, const FuncDef& f, int64_t extent) {
   if (extent <= kSerialReductionMax && !f.vars.empty())
     flat_grid(steps, f, 256, 1);  // each thread reduces its point's few elements serially
@@ -110,7 +126,7 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
       steps.push_back(schedule_step("compute_inline", f.name));
     else if (!f.is_reduction())
       flat_grid(steps, f, threads, 1);
-    else if (f.is_sum_of_products() && f.vars.size() >= 2)
+    else if (is_contraction(f))
       matmul_tile(steps, p, f, 16, 16, 0);
     else
       reduction_grid(steps, f, reduction_extent(f, p.size(p.default_size)));

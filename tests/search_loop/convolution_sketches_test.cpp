@@ -17,6 +17,7 @@
 #include "runtime/interp_verification.h"
 #include "search/class_sketches.h"
 #include "search/convolution_tile_sketches.h"
+#include "search/sketch_steps.h"
 
 namespace cusched::search {
 namespace {
@@ -152,6 +153,28 @@ TEST(ConvolutionSketches, TheOtherReductionsAreScheduledByTheirSize) {
     if (++verified == 3) break;
   }
   EXPECT_EQ(verified, 3);
+}
+
+// A variance written as a sum of squares (GroupNorm's GNVar = sum GNCen * GNCen) is a
+// product of two loads but no contraction: it gets the reduction's grid, not a matrix tile.
+TEST(ConvolutionSketches, ASumOfSquaresIsReducedNotTiledAsAMatrixProduct) {
+  const Problem p = kernelbench("level2/19_ConvTranspose2d_GELU_GroupNorm.json");
+  EXPECT_FALSE(is_contraction(stage(p, "GNVar")));
+  EXPECT_TRUE(is_contraction(stage(p, "ConvT")));
+  bool any = false;
+  for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
+    if (!validate_schedule(p.context("bench"), s.schedule).ok) continue;  // the folds: Out reads 3 stages
+    any = true;
+    bool cross = false, tiled = false;
+    for (const auto& step : s.schedule) {
+      if (step.value("stage", "") != "GNVar") continue;
+      cross |= step.value("op", "") == "cross_thread_reduce";
+      tiled |= step.value("axis", "") == "threadIdx.y";
+    }
+    EXPECT_TRUE(cross) << s.idea;
+    EXPECT_FALSE(tiled) << s.idea;
+  }
+  EXPECT_TRUE(any);
 }
 
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
