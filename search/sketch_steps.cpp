@@ -110,11 +110,28 @@ bool is_contraction(const FuncDef& f) {
   return first_only && second_only;
 }
 
-void reduction_grid(json& steps, const FuncDef& f, int64_t extent) {
-  if (extent <= kSerialReductionMax && !f.vars.empty())
+void reduction_grid(json& steps, const FuncDef& f, const SizeBindings& sizes) {
+  const int64_t extent = reduction_extent(f, sizes);
+  int64_t points = 1;
+  for (const auto& e : f.extents) points *= eval_int(e, sizes);
+  if (extent <= kSerialReductionMax && !f.vars.empty()) {
     flat_grid(steps, f, 256, 1);  // each thread reduces its point's few elements serially
-  else
+  } else if (points < kFewPoints && extent >= kClusterReductionMin && !f.vars.empty() &&
+             reduce_combines_across_cluster(f.body->reduce_op)) {
+    // Few long reductions: each point's elements split over a cluster of blocks, each block's
+    // threads combining their part first.
+    const std::string flat = fuse_loops(steps, f.name, f.vars, "flat");
+    steps.push_back(schedule_step("bind", f.name, {{"loop", flat}, {"axis", "blockIdx.y"}}));
+    const std::string red = fuse_loops(steps, f.name, reduction_var_names(f), "red");
+    steps.push_back(schedule_step("split", f.name,
+                                  {{"loop", red}, {"parts", kReductionCluster}, {"outer", "redc"}, {"inner", "redr"}}));
+    steps.push_back(
+        schedule_step("split", f.name, {{"loop", "redr"}, {"factor", 256}, {"outer", "reds"}, {"inner", "redt"}}));
+    steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redt"}, {"kind", "block"}}));
+    steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redc"}, {"kind", "cluster"}}));
+  } else {
     block_per_point(steps, f, extent <= 32 ? 32 : extent <= 64 ? 64 : extent <= 128 ? 128 : 256);
+  }
 }
 
 void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads) {
@@ -129,7 +146,7 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
     else if (is_contraction(f))
       matmul_tile(steps, p, f, 16, 16, 0);
     else
-      reduction_grid(steps, f, reduction_extent(f, p.size(p.default_size)));
+      reduction_grid(steps, f, p.size(p.default_size));
   }
 }
 

@@ -49,12 +49,16 @@ bool is_contraction(const FuncDef& f);
 // Reductions of at most this many elements per point are computed serially by one thread
 // per point (pooling windows, short sums) rather than across the threads of a block.
 constexpr int64_t kSerialReductionMax = 32;
+// Fewer points than this (two per multiprocessor of an H100 or H200), each reducing at
+// least kClusterReductionMin elements, are split over clusters of kReductionCluster blocks.
+constexpr int64_t kFewPoints = 264, kClusterReductionMin = 65536, kReductionCluster = 8;
 
-// A reduction stage other than a product, by the elements each point reduces (`extent`,
-// at the problem's default size): up to kSerialReductionMax, a flat grid of threads that
-// each reduce one point serially; above, one block per point whose threads (the power of
-// two up to 256 that covers the extent) combine the reduction.
-void reduction_grid(nlohmann::json& steps, const FuncDef& f, int64_t extent);
+// A reduction stage that no tile covers, by the points it computes and the elements each
+// reduces at `sizes`: up to kSerialReductionMax elements, a flat grid of threads that each
+// reduce one point serially; few long reductions (kFewPoints, kClusterReductionMin) split
+// over a cluster of blocks per point; otherwise one block per point whose threads (the power
+// of two up to 256 that covers the extent) combine the reduction.
+void reduction_grid(nlohmann::json& steps, const FuncDef& f, const SizeBindings& sizes);
 
 // Steps for the stages other than `skip`: pointwise producers inlined, the rest
 // scheduled as a flat grid (pointwise) or by reduction_grid (reductions).

@@ -177,6 +177,33 @@ TEST(ConvolutionSketches, ASumOfSquaresIsReducedNotTiledAsAMatrixProduct) {
   EXPECT_TRUE(any);
 }
 
+// Few long reductions (BatchNorm's per-channel sum: 2 channels of 71874 elements here) are
+// split over a cluster of blocks per point; the variance, whose partial results do not
+// combine across a cluster, stays one block per point; both verify in the interpreter.
+TEST(ConvolutionSketches, FewLongReductionsSplitOverAClusterOfBlocks) {
+  Problem p = kernelbench("level2/15_ConvTranspose3d_BatchNorm_Subtract.json");
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 2}, {"CI", 2}, {"CO", 2}, {"D", 17}, {"H", 17}, {"W", 17}})
+    p.sizes["bench"][k] = v;
+  int verified = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
+    if (!validate_schedule(p.context("bench"), s.schedule).ok) continue;
+    std::string sum_kind, var_kind;
+    for (const auto& step : s.schedule) {
+      if (step.value("op", "") != "cross_thread_reduce") continue;
+      if (step.value("stage", "") == "BNSum" && step.value("kind", "") == "cluster") sum_kind = "cluster";
+      if (step.value("stage", "") == "BNVar") var_kind = step.value("kind", "");
+    }
+    EXPECT_EQ(sum_kind, "cluster") << s.idea;
+    EXPECT_EQ(var_kind, "block") << s.idea;
+    if (verified < 2) {
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("bench"), s.schedule), "bench", 1, 1);
+      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+      ++verified;
+    }
+  }
+  EXPECT_EQ(verified, 2);
+}
+
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
   for (const std::string file :
        {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
