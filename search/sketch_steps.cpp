@@ -96,18 +96,9 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
 }
 
 bool is_contraction(const FuncDef& f) {
+  if (!f.is_sum_of_products() || f.vars.size() < 2) return false;
   auto loads = f.product_loads();
-  if (!loads || f.vars.size() < 2) return false;
-  auto reads = [](const Expr& load, const std::string& v) {
-    return std::any_of(load->args.begin(), load->args.end(), [&](const Expr& a) { return mentions_var(a, v); });
-  };
-  bool first_only = false, second_only = false;
-  for (const auto& v : f.vars) {
-    const bool a = reads(loads->first, v), b = reads(loads->second, v);
-    first_only |= a && !b;
-    second_only |= b && !a;
-  }
-  return first_only && second_only;
+  return !loads || to_string(loads->first) != to_string(loads->second);
 }
 
 void reduction_grid(json& steps, const FuncDef& f, const SizeBindings& sizes) {

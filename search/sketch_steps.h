@@ -41,9 +41,9 @@ void block_per_point(nlohmann::json& steps, const FuncDef& f, int64_t threads);
 // and optionally the reduction split by `kt` with both operands staged in shared memory.
 void matmul_tile(nlohmann::json& steps, const Problem& p, const FuncDef& f, int64_t ti, int64_t tj, int64_t kt);
 
-// A sum of products of two loads, each of which reads an output loop the other does not
-// (C(i, j) = sum A(i, k) B(k, j)): the stages a matrix tile fits. A sum of squares (a
-// variance) or a weighted sum over loads of the same points is not one.
+// A sum of products of two different factors over at least two output loops (C(i, j) =
+// sum A(i, k) B(k, j), a convolution, grouped ones included): the stages a matrix tile
+// fits. A sum of one load times itself (a sum of squares: a variance) is not one.
 bool is_contraction(const FuncDef& f);
 
 // Reductions of at most this many elements per point are computed serially by one thread

@@ -156,7 +156,7 @@ TEST(ConvolutionSketches, TheOtherReductionsAreScheduledByTheirSize) {
 }
 
 // A variance written as a sum of squares (GroupNorm's GNVar = sum GNCen * GNCen) is a
-// product of two loads but no contraction: it gets the reduction's grid, not a matrix tile.
+// sum of products but no contraction: it gets the reduction's grid, not a matrix tile.
 TEST(ConvolutionSketches, ASumOfSquaresIsReducedNotTiledAsAMatrixProduct) {
   const Problem p = kernelbench("level2/19_ConvTranspose2d_GELU_GroupNorm.json");
   EXPECT_FALSE(is_contraction(stage(p, "GNVar")));
