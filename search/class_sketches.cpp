@@ -69,15 +69,36 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
   return out;
 }
 
+// The tensor-core tiles of the first matrix product, each with the tile of the same rank
+// (or the first) on every other product of the chain, so that a chain of GEMMs is tiled
+// throughout; an epilogue folds into the one product where there is one.
+void chained_tensor_core_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& first) {
+  std::vector<std::pair<const FuncDef*, std::vector<Sketch>>> tiled;
+  for (const auto& f : p.pipeline.stages())
+    if (f.get() == &first || is_contraction(*f))
+      if (auto tiles = tensor_core_tile_sketches(*f); !tiles.empty()) tiled.emplace_back(f.get(), std::move(tiles));
+  if (tiled.empty() || tiled.front().first != &first) return;
+  std::set<std::string> done;
+  for (const auto& [f, _] : tiled) done.insert(f->name);
+  const auto epilogues = tiled.size() == 1 ? epilogue_candidates(p, first.name) : std::vector<std::string>{};
+  const auto& lead = tiled.front().second;
+  for (size_t i = 0; i < lead.size(); ++i) {
+    json s = json::array();
+    for (const auto& [f, tiles] : tiled) s = concat_steps({s, (i < tiles.size() ? tiles[i] : tiles.front()).schedule});
+    schedule_rest(s, p, done, 256);
+    std::string idea = lead[i].idea;
+    if (tiled.size() > 1)
+      idea += ", and the same tile on each of the " + std::to_string(tiled.size() - 1) + " other products";
+    add_with_epilogues(out, {idea, s}, epilogues);
+  }
+}
+
 std::vector<Sketch> matmul_sketches(const Problem& p) {
   std::vector<Sketch> out;
   for (const auto& f : p.pipeline.stages()) {
     if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
     const auto epilogues = epilogue_candidates(p, f->name);
-    for (auto& sketch : tensor_core_tile_sketches(*f)) {
-      schedule_rest(sketch.schedule, p, {f->name}, 256);
-      add_with_epilogues(out, sketch, epilogues);
-    }
+    chained_tensor_core_sketches(out, p, *f);
     fused_tile_sketches(out, p);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
              {16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {

@@ -125,12 +125,23 @@ void reduction_grid(json& steps, const FuncDef& f, const SizeBindings& sizes) {
   }
 }
 
+bool read_by_contraction(const Problem& p, const std::string& stage) {
+  for (const auto& g : p.pipeline.stages()) {
+    if (!is_contraction(*g)) continue;
+    std::vector<std::tuple<std::string, bool, bool>> loads;
+    collect_loads(g->body, loads);
+    for (const auto& l : loads)
+      if (std::get<0>(l) == stage) return true;
+  }
+  return false;
+}
+
 void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads) {
   const auto& stages = p.pipeline.stages();
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
     const FuncDef& f = **it;
     if (skip.count(f.name)) continue;
-    if (!f.is_reduction() && !p.pipeline.is_output(f.name))
+    if (!f.is_reduction() && !p.pipeline.is_output(f.name) && !read_by_contraction(p, f.name))
       steps.push_back(schedule_step("compute_inline", f.name));
     else if (!f.is_reduction())
       flat_grid(steps, f, threads, 1);

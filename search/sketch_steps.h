@@ -60,7 +60,12 @@ constexpr int64_t kFewPoints = 264, kClusterReductionMin = 65536, kReductionClus
 // of two up to 256 that covers the extent) combine the reduction.
 void reduction_grid(nlohmann::json& steps, const FuncDef& f, const SizeBindings& sizes);
 
-// Steps for the stages other than `skip`: pointwise producers inlined, the rest
+// Whether a contraction stage reads `stage` (inlined there, a pointwise producer would be
+// computed again for every point of the contraction's other operand).
+bool read_by_contraction(const Problem& p, const std::string& stage);
+
+// Steps for the stages other than `skip`: pointwise producers inlined (those a contraction
+// reads are computed on their own flat grid), the rest
 // scheduled as a flat grid (pointwise) or by reduction_grid (reductions).
 void schedule_rest(nlohmann::json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads);
 

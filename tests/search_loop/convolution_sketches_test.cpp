@@ -204,6 +204,35 @@ TEST(ConvolutionSketches, FewLongReductionsSplitOverAClusterOfBlocks) {
   EXPECT_EQ(verified, 2);
 }
 
+// A chain of two GEMMs (level 2 #45: Gemm1, sigmoid, Gemm2, logsumexp): the matmul
+// sketches put the tensor-core tile on both products, and the sigmoid between them, which
+// Gemm2 reads as an operand, gets a grid of its own instead of being computed again inside
+// Gemm2 for every output column; such sketches verify in the interpreter.
+TEST(MatmulSketches, AChainOfGemmsIsTiledThroughoutAndItsOperandIsNotInlined) {
+  Problem p = kernelbench("level2/45_Gemm_Sigmoid_LogSumExp.json");
+  EXPECT_TRUE(read_by_contraction(p, "Hid"));
+  int both = 0, verified = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+    std::set<std::string> tensor_core;
+    bool hid_inlined = false;
+    for (const auto& step : s.schedule) {
+      if (step.value("op", "") == "tensor_core") tensor_core.insert(step.value("stage", ""));
+      hid_inlined |= step.value("op", "") == "compute_inline" && step.value("stage", "") == "Hid";
+    }
+    EXPECT_FALSE(hid_inlined) << s.idea;
+    if (tensor_core.size() < 2) continue;
+    ++both;
+    EXPECT_TRUE(contains(s.idea, "the same tile on each of the 1 other products")) << s.idea;
+    if (verified < 2 && validate_schedule(p.context("small"), s.schedule).ok) {
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+      ++verified;
+    }
+  }
+  EXPECT_GE(both, 4);
+  EXPECT_EQ(verified, 2);
+}
+
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
   for (const std::string file :
        {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
