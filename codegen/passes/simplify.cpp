@@ -10,19 +10,28 @@ static bool is_int(const Expr& e, int64_t v) {
   return is_const_int(e, &x) && x == v;
 }
 
+// Whether the opaque term `key` of `f` is a division or remainder (`op`) by a constant
+// c != 0 with a nonzero coefficient: then its coefficient (*k) and c (*c).
+static bool constant_divisor_term(const LinearForm& f, const std::string& key, const Expr& atom, ExprOp op, int64_t* k,
+                                  int64_t* c) {
+  auto it = f.coeff.find(key);
+  *k = it == f.coeff.end() ? 0 : it->second;
+  return atom->op == op && *k != 0 && is_const_int(atom->args[1], c) && *c != 0;
+}
+
 // k * (x % c) + k * c * (x / c) is k * x for every integer x and constant c != 0 (C's
 // truncating division and remainder satisfy (x / c) * c + x % c == x). Folds each such
 // pair of opaque terms of `f` back into x's own terms; true when one was folded.
 static bool fold_quotient_remainder_pairs(LinearForm& f) {
   for (const auto& [mod_key, mod] : f.atoms) {
-    int64_t c, k = f.coeff.count(mod_key) ? f.coeff.at(mod_key) : 0;
-    if (mod->op != ExprOp::Mod || k == 0 || !is_const_int(mod->args[1], &c) || c == 0) continue;
+    int64_t k, c;
+    if (!constant_divisor_term(f, mod_key, mod, ExprOp::Mod, &k, &c)) continue;
     const std::string dividend = to_string(mod->args[0]);
     for (const auto& [div_key, div] : f.atoms) {
-      int64_t d;
-      if (div->op != ExprOp::Div || !is_const_int(div->args[1], &d) || d != c || to_string(div->args[0]) != dividend)
+      int64_t kd, d;
+      if (!constant_divisor_term(f, div_key, div, ExprOp::Div, &kd, &d) || d != c || kd != k * c ||
+          to_string(div->args[0]) != dividend)
         continue;
-      if (!f.coeff.count(div_key) || f.coeff.at(div_key) != k * c) continue;
       auto x = linear_form(mod->args[0], true);
       if (!x) continue;
       f.coeff.erase(mod_key);
@@ -42,16 +51,15 @@ static bool fold_quotient_remainder_pairs(LinearForm& f) {
 // opaque terms of `f` into one; true when one was folded.
 static bool fold_nested_remainders(LinearForm& f) {
   for (const auto& [low_key, low] : f.atoms) {
-    int64_t a, k = f.coeff.count(low_key) ? f.coeff.at(low_key) : 0;
-    if (low->op != ExprOp::Mod || k == 0 || !is_const_int(low->args[1], &a) || a == 0) continue;
+    int64_t k, a;
+    if (!constant_divisor_term(f, low_key, low, ExprOp::Mod, &k, &a)) continue;
     const std::string dividend = to_string(low->args[0]);
     for (const auto& [high_key, high] : f.atoms) {
-      int64_t b, d;
-      if (high->op != ExprOp::Mod || !is_const_int(high->args[1], &b) || b == 0) continue;
+      int64_t kh, b, d;
+      if (!constant_divisor_term(f, high_key, high, ExprOp::Mod, &kh, &b) || kh != k * a) continue;
       const Expr& q = high->args[0];
       if (q->op != ExprOp::Div || !is_const_int(q->args[1], &d) || d != a || to_string(q->args[0]) != dividend)
         continue;
-      if (!f.coeff.count(high_key) || f.coeff.at(high_key) != k * a) continue;
       const Expr merged = make_binary(ExprOp::Mod, low->args[0], make_int(a * b, low.type()));
       const std::string key = "(" + to_string(merged) + ")";
       f.coeff.erase(low_key);
