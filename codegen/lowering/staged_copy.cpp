@@ -147,10 +147,11 @@ bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, c
   const Env& env = pl.env;
   if (scope != MemScope::Shared || dtype_bytes(t) != 4) return false;
   const size_t last = ex.size() - 1;
-  if (ex.back() % 4 != 0) {
+  const bool merged = ex.back() % 4 != 0;
+  if (merged) {
     if (cp.run_first == last) return false;
     // The merged run: both buffers step by one element along its last dimension and by
-    // the run's inner extents along the others, and the run starts 16-byte aligned.
+    // the run's inner extents along the others.
     std::vector<Expr> probe;
     for (size_t d = 0; d < ex.size(); ++d) probe.push_back(make_var(cr.name + "_probe" + std::to_string(d)));
     auto src_form = linear_form(load(cr.source, probe, t, env, {})->args[0], true);
@@ -162,15 +163,16 @@ bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, c
       if (src_form->coeff[v] != stride || dst_form->coeff[v] != stride) return false;
       stride *= ex[d];
     }
-    std::vector<Expr> a = cp.src_index(make_var(cr.name + "_chunk"), 4);
-    for (size_t d = cp.run_first; d < ex.size(); ++d) a[d] = mn[d];
-    return provably_multiple_of(load(cr.source, a, t, env, {})->args[0], 4) &&
-           provably_multiple_of(flat_index(dst, a), 4);
+  } else if (pitch % 4 != 0 || full.back() % 4 != 0 || !provably_multiple_of(mn.back(), 4)) {
+    return false;
   }
-  if (pitch % 4 != 0 || full.back() % 4 != 0 || !provably_multiple_of(mn.back(), 4)) return false;
+  // Each chunk starts 16-byte aligned in both buffers (a merged run: where the run starts,
+  // its chunks being 4 elements apart from there).
   std::vector<Expr> a = cp.src_index(make_var(cr.name + "_chunk"), 4);
-  Expr src = load(cr.source, a, t, env, {});
-  return provably_multiple_of(src->args[0], 4) && provably_multiple_of(flat_index(dst, a), 4);
+  if (merged)
+    for (size_t d = cp.run_first; d < ex.size(); ++d) a[d] = mn[d];
+  return provably_multiple_of(load(cr.source, a, t, env, {})->args[0], 4) &&
+         provably_multiple_of(flat_index(dst, a), 4);
 }
 
 // A pipelined copy's storage holds `depth` buffers; iteration v reads buffer v % depth.
