@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import make_record  # noqa: E402
-from kernelbench_verify import default_files, environment, kernelbench_file  # noqa: E402
+from kernelbench_verify import SAVED_TRIALS, default_files, environment, kernelbench_file  # noqa: E402
 from make_record import command_output  # noqa: E402
 from torch_baselines import SETTINGS, L2Flusher, TimingCache, time_function  # noqa: E402
 
@@ -69,7 +69,7 @@ def run_cusched(args, path, name, strict=False, schedule=None, timed=True, save_
         schedule = schedule_for(name, args.schedule, args.schedule_dir)
     cmd = [args.cusched, "run", "-p", path, "-s", schedule, "--json", "--no-audit"] + (["--strict"] if strict else [])
     if save_io:
-        cmd += ["--save-io", save_io, "--save-io-trials", "1"]
+        cmd += ["--save-io", save_io, "--save-io-trials", str(SAVED_TRIALS)]
     if not timed:
         cmd.append("--no-time")
     try:

@@ -285,7 +285,7 @@ def run_cusched(cusched, job, work, timeout, budget, deadline=None):
 def run_command(cusched, job, directory, timeout):
     """`cusched run --save-io` of the job's schedule (job["schedule"], default the baseline)."""
     cmd = [cusched, "run", "-p", job["path"], "-s", job.get("schedule", "baseline"), "--backend", "gpu", "--save-io",
-           directory, "--save-io-trials", "1", "--json"]
+           directory, "--save-io-trials", str(SAVED_TRIALS), "--json"]
     if not job.get("time"):
         cmd.append("--no-time")
     shape = shape_flag(job["bench"], job["sizes"])
