@@ -73,24 +73,17 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
 // (or the first) on every other product of the chain, so that a chain of GEMMs is tiled
 // throughout; an epilogue folds into the one product where there is one.
 void chained_tensor_core_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& first) {
-  std::vector<std::pair<const FuncDef*, std::vector<Sketch>>> tiled;
+  TiledStages tiled;
   for (const auto& f : p.pipeline.stages())
     if (f.get() == &first || is_contraction(*f))
       if (auto tiles = tensor_core_tile_sketches(*f); !tiles.empty()) tiled.emplace_back(f.get(), std::move(tiles));
   if (tiled.empty() || tiled.front().first != &first) return;
-  std::set<std::string> done;
-  for (const auto& [f, _] : tiled) done.insert(f->name);
   const auto epilogues = tiled.size() == 1 ? epilogue_candidates(p, first.name) : std::vector<std::string>{};
-  const auto& lead = tiled.front().second;
-  for (size_t i = 0; i < lead.size(); ++i) {
-    json s = json::array();
-    for (const auto& [f, tiles] : tiled) s = concat_steps({s, (i < tiles.size() ? tiles[i] : tiles.front()).schedule});
-    schedule_rest(s, p, done, 256);
-    std::string idea = lead[i].idea;
-    if (tiled.size() > 1)
-      idea += ", and the same tile on each of the " + std::to_string(tiled.size() - 1) + " other products";
-    add_with_epilogues(out, {idea, s}, epilogues);
-  }
+  same_tile_on_each(out, p, tiled, epilogues,
+                    ", and the same tile on each of the " + std::to_string(tiled.size() - 1) + " other products",
+                    [](const std::vector<Sketch>& tiles, const Sketch&, size_t i) -> const Sketch& {
+                      return i < tiles.size() ? tiles[i] : tiles.front();
+                    });
 }
 
 std::vector<Sketch> matmul_sketches(const Problem& p) {
@@ -120,7 +113,7 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
 std::vector<Sketch> convolution_sketches(const Problem& p) {
   std::vector<Sketch> out;
   const SizeBindings& sizes = p.size(p.default_size);
-  std::vector<std::pair<const FuncDef*, std::vector<Sketch>>> tiled;
+  TiledStages tiled;
   std::vector<std::string> epilogues;
   for (const auto& f : p.pipeline.stages())
     if (f->is_sum_of_products())
@@ -130,19 +123,12 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
       }
   if (!tiled.empty()) {
     if (tiled.size() > 1) epilogues.clear();  // an epilogue folds into one product only
-    std::set<std::string> done;
-    for (const auto& [f, _] : tiled) done.insert(f->name);
-    for (const auto& first : tiled.front().second) {
-      json s = json::array();
-      for (const auto& [f, tiles] : tiled) {
-        auto same = std::find_if(tiles.begin(), tiles.end(), [&](const Sketch& t) { return t.idea == first.idea; });
-        s = concat_steps({s, same != tiles.end() ? same->schedule : tiles.front().schedule});
-      }
-      schedule_rest(s, p, done, 256);
-      std::string idea = first.idea;
-      if (tiled.size() > 1) idea += ", on each of the " + std::to_string(tiled.size()) + " convolution stages";
-      add_with_epilogues(out, {idea, s}, epilogues);
-    }
+    same_tile_on_each(
+        out, p, tiled, epilogues, ", on each of the " + std::to_string(tiled.size()) + " convolution stages",
+        [](const std::vector<Sketch>& tiles, const Sketch& lead, size_t) -> const Sketch& {
+          auto same = std::find_if(tiles.begin(), tiles.end(), [&](const Sketch& t) { return t.idea == lead.idea; });
+          return same != tiles.end() ? *same : tiles.front();
+        });
   }
   // A convolution's sum of products as a flat grid, one thread per output.
   json flat = json::array();

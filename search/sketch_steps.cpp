@@ -165,4 +165,19 @@ void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const st
   for (const auto& e : epilogues) out.push_back(folded_sketch(sketch, e));
 }
 
+void same_tile_on_each(
+    std::vector<Sketch>& out, const Problem& p, const TiledStages& tiled, const std::vector<std::string>& epilogues,
+    const std::string& several,
+    const std::function<const Sketch&(const std::vector<Sketch>&, const Sketch&, size_t)>& counterpart) {
+  std::set<std::string> done;
+  for (const auto& [f, _] : tiled) done.insert(f->name);
+  const auto& lead = tiled.front().second;
+  for (size_t i = 0; i < lead.size(); ++i) {
+    json s = json::array();
+    for (const auto& [f, tiles] : tiled) s = concat_steps({s, counterpart(tiles, lead[i], i).schedule});
+    schedule_rest(s, p, done, 256);
+    add_with_epilogues(out, {tiled.size() > 1 ? lead[i].idea + several : lead[i].idea, s}, epilogues);
+  }
+}
+
 }  // namespace cusched::search

@@ -5,6 +5,7 @@
 // scheduled around the stages a sketch tiles, and the fold of a pointwise output into a
 // reduction's final store.
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -76,5 +77,17 @@ std::vector<std::string> epilogue_candidates(const Problem& p, const std::string
 
 // Each sketch, then its variant with the epilogue folded in, for every candidate.
 void add_with_epilogues(std::vector<Sketch>& out, const Sketch& sketch, const std::vector<std::string>& epilogues);
+
+// Stages with their tile sketches, the lead stage first.
+using TiledStages = std::vector<std::pair<const FuncDef*, std::vector<Sketch>>>;
+
+// For each tile of the lead stage (rank i): on every stage of `tiled` its counterpart
+// (`counterpart` of the stage's tiles, the lead's tile and i), the rest of the pipeline by
+// schedule_rest; where several stages are tiled the idea ends with `several`. Each comes
+// with `epilogues` folded in too (add_with_epilogues).
+void same_tile_on_each(
+    std::vector<Sketch>& out, const Problem& p, const TiledStages& tiled, const std::vector<std::string>& epilogues,
+    const std::string& several,
+    const std::function<const Sketch&(const std::vector<Sketch>&, const Sketch&, size_t)>& counterpart);
 
 }  // namespace cusched::search
