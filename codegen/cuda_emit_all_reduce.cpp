@@ -23,10 +23,7 @@ void KernelWriter::all_reduce(const StmtNode& s) {
            "AllReduce combines per-thread values: allocate the buffer in registers.");
   }
   if (s.reduce_kind == "cluster") {
-    if (triple)
-      fail("malformed-ir", "Kernel '" + kernel_.name + "' combines a variance across the blocks of a cluster.",
-           "Combine a variance across threads only (cross_thread_reduce refuses kind cluster for it).");
-    cluster_all_reduce(s, *vb, sb);
+    cluster_all_reduce(s, *vb, sb, tb);
     return;
   }
   const int a = thread_axis_index(s.reduce_axis);
@@ -92,42 +89,45 @@ void KernelWriter::all_reduce(const StmtNode& s) {
 // Across the blocks of the cluster through distributed shared memory. When the stage
 // combined across the whole block first, every thread holds the same value and each
 // block pushes that one value into every block's slots; otherwise each thread combines
-// the slots of its own thread index in every block.
-void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* sb) {
+// the slots of its own thread index in every block. A tuple reduction (pair or triple)
+// moves each of its parts through a scratch array of its own.
+void KernelWriter::cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* sb,
+                                      const EmittedBuffer* tb) {
   if (s.reduce_axis != GpuAxis::ClusterX || s.width != kernel_.cluster || kernel_.cluster < 2)
     fail("malformed-ir",
          "Kernel '" + kernel_.name + "' has a cluster all-reduce over " + std::to_string(s.width) + " blocks on " +
              gpu_axis_name(s.reduce_axis) + " but a cluster of " + std::to_string(kernel_.cluster) + ".",
          "Combine across cluster.x with the cluster's full width; this is a lowering bug.");
-  const bool pair = sb != nullptr;
   const int64_t threads = kernel_.block[0] * kernel_.block[1] * kernel_.block[2];
   const int a = thread_axis_index(s.combined_axis);
   const bool uniform = a >= 0 && s.combined_width == kernel_.block[a] && threads == kernel_.block[a];
   const std::string value = expr_.element(s.buffer, s.index), op = reduce_op_struct(s.reduce_op);
   const std::string w = std::to_string(s.width), scratch = "cusched_reduce" + std::to_string(reductions_++);
-  const std::string second = pair ? expr_.element(s.pair_buffer, s.index) : "";
+  const int64_t slots = uniform ? 2 * s.width : threads;  // two phases of one slot per block, or one per thread
   open("");
-  if (uniform) {
-    shared_array(scratch, vb.dtype, 2 * s.width);  // two phases of one slot per block
-    if (pair) {
-      shared_array(scratch + "_index", sb->dtype, 2 * s.width);
-      line("cusched::cluster_allreduce_pair_uniform_push<" + op + ", " + w + ">(" + value + ", " + second + ", " +
-           scratch + ", " + scratch + "_index, cusched_cluster_phase, cusched_cluster_pending);");
-    } else {
+  shared_array(scratch, vb.dtype, slots);
+  if (!sb) {
+    if (uniform)
       line(value + " = cusched::cluster_allreduce_uniform_push<" + op + ", " + w + ">(" + value + ", " + scratch +
            ", cusched_cluster_phase, cusched_cluster_pending);");
-    }
-  } else {
-    shared_array(scratch, vb.dtype, threads);
-    if (pair) {
-      shared_array(scratch + "_index", sb->dtype, threads);
-      line("cusched::cluster_allreduce_pair<" + op + ">(" + value + ", " + second + ", " + w + ", " + scratch + ", " +
-           scratch + "_index, cusched_cluster_pending);");
-    } else {
+    else
       line(value + " = cusched::cluster_allreduce<" + op + ">(" + value + ", " + w + ", " + scratch +
            ", cusched_cluster_pending);");
-    }
+    close();
+    return;
   }
+  std::string parts = "cusched::reduce_part(" + value + ", " + scratch + ")";
+  shared_array(scratch + "_index", sb->dtype, slots);
+  parts += ", cusched::reduce_part(" + expr_.element(s.pair_buffer, s.index) + ", " + scratch + "_index)";
+  if (tb) {
+    shared_array(scratch + "_count", tb->dtype, slots);
+    parts += ", cusched::reduce_part(" + expr_.element(s.third_buffer, s.index) + ", " + scratch + "_count)";
+  }
+  if (uniform)
+    line("cusched::cluster_allreduce_parts_uniform_push<" + op + ", " + w +
+         ">(cusched_cluster_phase, cusched_cluster_pending, " + parts + ");");
+  else
+    line("cusched::cluster_allreduce_parts<" + op + ">(" + w + ", cusched_cluster_pending, " + parts + ");");
   close();
 }
 

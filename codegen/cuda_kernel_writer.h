@@ -64,8 +64,8 @@ class KernelWriter {
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
   void scan(const StmtNode& s);
-  // vb / sb: the value buffer and, for a pair reduction, the second value's, checked to be registers.
-  void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* sb);
+  // vb / sb / tb: the value buffer and, for a pair or triple reduction, the second and third values' (registers).
+  void cluster_all_reduce(const StmtNode& s, const EmittedBuffer& vb, const EmittedBuffer* sb, const EmittedBuffer* tb);
   void mma(const StmtNode& s);
   void ldmatrix(const StmtNode& s);
   void wgmma(const StmtNode& s);

@@ -307,6 +307,7 @@ void KernelRunner::cluster_allreduce(const CStmt& s, const std::vector<Pair>& co
       set_thread(member);
       store(s.buffer, static_cast<double>(element[member]), acc.value);
       if (pair) store(s.pair_buffer, static_cast<double>(element[member]), acc.second);
+      if (s.third_buffer >= 0) store(s.third_buffer, static_cast<double>(element[member]), acc.third);
     }
   }
   ++epoch_;

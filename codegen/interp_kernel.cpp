@@ -373,9 +373,6 @@ class KernelCompiler {
             malformed("has a " + reduce_op_name(s->reduce_op) + " AllReduce of '" + s->buffer +
                           "' without the buffer of its third value",
                       "Name the register buffer that holds the count of values taken.");
-          if (s->reduce_kind == "cluster")
-            malformed("combines a variance across the blocks of a cluster",
-                      "Combine a variance across threads only (cross_thread_reduce refuses kind cluster for it).");
           c.third_buffer = resolve_buffer(s->third_buffer, "reduces");
         }
         for (int b : {c.buffer, c.pair_buffer, c.third_buffer})

@@ -64,8 +64,6 @@ bool is_arg_reduce(ReduceOp op);
 // Whether rfactor can split the reduction (each part's result one value that a stage holds
 // and the final stage reduces again): every reduction but argmin, argmax and variance.
 bool reduce_rfactors(ReduceOp op);
-// Whether the reduction combines across the blocks of a cluster: every one but variance.
-bool reduce_combines_across_cluster(ReduceOp op);
 
 struct ExprNode;
 struct FuncDef;

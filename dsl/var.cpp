@@ -65,7 +65,6 @@ bool reduce_carries_pair(ReduceOp op) {
 bool reduce_carries_triple(ReduceOp op) { return op == ReduceOp::Variance; }
 bool is_arg_reduce(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
 bool reduce_rfactors(ReduceOp op) { return !is_arg_reduce(op) && !reduce_carries_triple(op); }
-bool reduce_combines_across_cluster(ReduceOp op) { return !reduce_carries_triple(op); }
 
 static Expr scan(ReduceOp op, const Var& v, Expr body, ScanOptions options) {
   if (!body.defined()) fail("undefined-expr", "The body of a scan is undefined.", "Define the body Expr first.");

@@ -20,7 +20,6 @@ constexpr double kBandwidth = 4.2e12;                        // bytes/s, measure
 constexpr double kL2Bandwidth = 2.5 * kBandwidth;            // bytes/s, assumed for reads that L2 serves
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
-constexpr double kMachineThreads = 132.0 * 2048.0;
 
 // An integer index with its loop variables bound (unbound ones are 0); nullopt when
 // it holds something other than integer arithmetic (a load, a float).

@@ -9,6 +9,9 @@
 
 namespace cusched::search {
 
+// The threads an H200 holds resident: 132 multiprocessors of 2048.
+constexpr double kMachineThreads = 132.0 * 2048.0;
+
 struct KernelCost {
   std::string kernel;
   double ms = 0, global_bytes = 0, flops = 0, occupancy = 0;

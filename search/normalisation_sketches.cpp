@@ -214,7 +214,6 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   std::string rvar;
   for (const auto* f : producers) {
     if (f->body->rvars.size() != 1 || (!rvar.empty() && f->body->rvars[0].name != rvar)) return;
-    if (!reduce_combines_across_cluster(f->body->reduce_op)) return;
     rvar = f->body->rvars[0].name;
     names.push_back(f->name);
   }

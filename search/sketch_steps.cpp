@@ -5,6 +5,7 @@
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
+#include "search/cost_model.h"
 
 namespace cusched::search {
 
@@ -101,27 +102,48 @@ bool is_contraction(const FuncDef& f) {
   return !loads || to_string(loads->first) != to_string(loads->second);
 }
 
-void reduction_grid(json& steps, const FuncDef& f, const SizeBindings& sizes) {
+namespace {
+
+// Whether the reduction of `f` splits into exactly `parts` parts at every size of `p`.
+bool splits_into_parts_everywhere(const Problem& p, const FuncDef& f, int64_t parts) {
+  for (const auto& [name, sizes] : p.sizes) {
+    const int64_t extent = reduction_extent(f, sizes), factor = (extent + parts - 1) / parts;
+    if (parts > extent || (extent + factor - 1) / factor != parts) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
+  const SizeBindings& sizes = p.size(p.default_size);
   const int64_t extent = reduction_extent(f, sizes);
   int64_t points = 1;
   for (const auto& e : f.extents) points *= eval_int(e, sizes);
   if (extent <= kSerialReductionMax && !f.vars.empty()) {
     flat_grid(steps, f, 256, 1);  // each thread reduces its point's few elements serially
-  } else if (points < kFewPoints && extent >= kClusterReductionMin && !f.vars.empty() &&
-             reduce_combines_across_cluster(f.body->reduce_op)) {
+  } else if (points < kFewPoints && extent >= kClusterReductionMin && !f.vars.empty()) {
     // Few long reductions: each point's elements split over a cluster of blocks, each block's
-    // threads combining their part first.
+    // threads combining their part first; larger blocks, then a larger cluster, until the
+    // grid fills the machine.
+    int64_t cluster = 8, threads = 256;
+    while (threads < 1024 && static_cast<double>(points * cluster * threads) < kMachineThreads) threads *= 2;
+    if (static_cast<double>(points * cluster * threads) < kMachineThreads && splits_into_parts_everywhere(p, f, 16))
+      cluster = 16;
     const std::string flat = fuse_loops(steps, f.name, f.vars, "flat");
     steps.push_back(schedule_step("bind", f.name, {{"loop", flat}, {"axis", "blockIdx.y"}}));
     const std::string red = fuse_loops(steps, f.name, reduction_var_names(f), "red");
-    steps.push_back(schedule_step("split", f.name,
-                                  {{"loop", red}, {"parts", kReductionCluster}, {"outer", "redc"}, {"inner", "redr"}}));
     steps.push_back(
-        schedule_step("split", f.name, {{"loop", "redr"}, {"factor", 256}, {"outer", "reds"}, {"inner", "redt"}}));
+        schedule_step("split", f.name, {{"loop", red}, {"parts", cluster}, {"outer", "redc"}, {"inner", "redr"}}));
+    steps.push_back(
+        schedule_step("split", f.name, {{"loop", "redr"}, {"factor", threads}, {"outer", "reds"}, {"inner", "redt"}}));
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redt"}, {"kind", "block"}}));
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redc"}, {"kind", "cluster"}}));
   } else {
-    block_per_point(steps, f, extent <= 32 ? 32 : extent <= 64 ? 64 : extent <= 128 ? 128 : 256);
+    int64_t threads = extent <= 32 ? 32 : extent <= 64 ? 64 : extent <= 128 ? 128 : 256;
+    while (threads < 1024 && extent >= 8 * 2 * threads && static_cast<double>(points * threads) < kMachineThreads)
+      threads *= 2;
+    block_per_point(steps, f, threads);
   }
 }
 
@@ -148,7 +170,7 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
     else if (is_contraction(f))
       matmul_tile(steps, p, f, 16, 16, 0);
     else
-      reduction_grid(steps, f, p.size(p.default_size));
+      reduction_grid(steps, p, f);
   }
 }
 

@@ -51,15 +51,18 @@ bool is_contraction(const FuncDef& f);
 // per point (pooling windows, short sums) rather than across the threads of a block.
 constexpr int64_t kSerialReductionMax = 32;
 // Fewer points than this (two per multiprocessor of an H100 or H200), each reducing at
-// least kClusterReductionMin elements, are split over clusters of kReductionCluster blocks.
-constexpr int64_t kFewPoints = 264, kClusterReductionMin = 65536, kReductionCluster = 8;
+// least kClusterReductionMin elements, are split over clusters of blocks.
+constexpr int64_t kFewPoints = 264, kClusterReductionMin = 65536;
 
 // A reduction stage that no tile covers, by the points it computes and the elements each
-// reduces at `sizes`: up to kSerialReductionMax elements, a flat grid of threads that each
-// reduce one point serially; few long reductions (kFewPoints, kClusterReductionMin) split
-// over a cluster of blocks per point; otherwise one block per point whose threads (the power
-// of two up to 256 that covers the extent) combine the reduction.
-void reduction_grid(nlohmann::json& steps, const FuncDef& f, const SizeBindings& sizes);
+// reduces at the problem's default size: up to kSerialReductionMax elements, a flat grid of
+// threads that each reduce one point serially; few long reductions (kFewPoints,
+// kClusterReductionMin) split over a cluster of blocks per point, the block (256 to 1024
+// threads) and the cluster (8, or 16 where every size splits into 16 parts) as large as
+// filling the machine takes; otherwise one block per point whose threads (the power of two
+// up to 256 that covers the extent, up to 1024 where 256 per point leave the machine short
+// and the extent is long) combine the reduction.
+void reduction_grid(nlohmann::json& steps, const Problem& p, const FuncDef& f);
 
 // Whether a contraction stage reads `stage` (inlined there, a pointwise producer would be
 // computed again for every point of the contraction's other operand).

@@ -57,24 +57,19 @@ __device__ __forceinline__ T cluster_allreduce(T v, int blocks, T* scratch, bool
   return r;
 }
 
-template <typename Op, typename T, typename I>
-__device__ __forceinline__ void cluster_allreduce_pair(T& v, I& i, int blocks, T* value_scratch, I* index_scratch, bool& pending) {
+// Tuple reductions (argmax's value and index, logsumexp's maximum and sum, variance's
+// mean, squares and count): every part pulled as cluster_allreduce pulls one value, the
+// blocks' parts folded in rank order with Op::merge.
+template <typename Op, typename... T>
+__device__ __forceinline__ void cluster_allreduce_parts(int blocks, bool& pending, ReducePart<T>... parts) {
   const int tid = linear_thread_index();
   cluster_settle(pending);
-  value_scratch[tid] = v;
-  index_scratch[tid] = i;
+  ((parts.scratch[tid] = parts.value), ...);
   cluster_barrier();
-  T rv = *cluster_peer(&value_scratch[tid], 0);
-  I ri = *cluster_peer(&index_scratch[tid], 0);
-  for (int b = 1; b < blocks; ++b) {
-    const T bv = *cluster_peer(&value_scratch[tid], b);
-    const I bi = *cluster_peer(&index_scratch[tid], b);
-    Op::merge(rv, ri, bv, bi);
-  }
+  ((parts.value = *cluster_peer(&parts.scratch[tid], 0u)), ...);
+  for (int b = 1; b < blocks; ++b) Op::merge(parts.value..., *cluster_peer(&parts.scratch[tid], static_cast<unsigned int>(b))...);
   cluster_arrive();
   pending = true;
-  v = rv;
-  i = ri;
 }
 
 // Settles the previous reduction's arrival; before the kernel's first push, when no
@@ -111,27 +106,21 @@ __device__ __forceinline__ T cluster_allreduce_uniform_push(T v, T* slots, unsig
   return r;
 }
 
-// The (value, index) form of cluster_allreduce_uniform_push.
-template <typename Op, int Blocks, typename T, typename I>
-__device__ __forceinline__ void cluster_allreduce_pair_uniform_push(T& v, I& i, T* slots, I* index_slots, unsigned int& phase,
-                                                                   bool& pending) {
+// The tuple form of cluster_allreduce_uniform_push: each part's `scratch` holds two
+// phases of `Blocks` values.
+template <typename Op, int Blocks, typename... T>
+__device__ __forceinline__ void cluster_allreduce_parts_uniform_push(unsigned int& phase, bool& pending, ReducePart<T>... parts) {
   const int tid = linear_thread_index();
   const int threads = static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
   cluster_start_before_first_push(phase, pending);
   const unsigned int p = (phase & 1u) * Blocks, rank = cluster_rank<Blocks>();
-  for (int b = tid; b < Blocks; b += threads) {
-    *cluster_peer(slots + p + rank, static_cast<unsigned int>(b)) = v;
-    *cluster_peer(index_slots + p + rank, static_cast<unsigned int>(b)) = i;
-  }
+  for (int b = tid; b < Blocks; b += threads)
+    ((*cluster_peer(parts.scratch + p + rank, static_cast<unsigned int>(b)) = parts.value), ...);
   cluster_barrier();
-  T rv = slots[p];
-  I ri = index_slots[p];
+  ((parts.value = parts.scratch[p]), ...);
 #pragma unroll
-  for (int b = 1; b < Blocks; ++b)
-    Op::merge(rv, ri, slots[p + b], index_slots[p + b]);
+  for (int b = 1; b < Blocks; ++b) Op::merge(parts.value..., parts.scratch[p + b]...);
   ++phase;
-  v = rv;
-  i = ri;
 }
 
 }  // namespace cusched

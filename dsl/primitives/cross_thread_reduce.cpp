@@ -33,13 +33,6 @@ PrimitiveDef cross_thread_reduce_primitive() {
     require_unbound(l, "cross_thread_reduce");
     std::string kind = step["kind"];
     if (kind == "cluster") {
-      if (const FuncDef* f = st.stage_def(stage);
-          f->is_reduction() && !reduce_combines_across_cluster(f->body->reduce_op))
-        fail("cluster-variance",
-             "Stage '" + stage +
-                 "' is a variance, whose partial results (count, mean, sum of squared deviations) "
-                 "are not combined across the blocks of a cluster.",
-             "Combine it across threads (kind warp or block) and give each block whole rows.");
       if (!s.cross_cluster_loop.empty())
         fail("cross-cluster-twice",
              "Stage '" + stage + "' already combines loop '" + s.cross_cluster_loop + "' across the cluster.",

@@ -119,9 +119,20 @@ extern "C" __global__ void every_function(const float* __restrict__ a, float* __
   bool pending = false;
   unsigned int phase = 0;
   v = cusched::cluster_allreduce<cusched::SumOp>(v, 1, cs, pending);
-  cusched::cluster_allreduce_pair<cusched::ArgMaxOp>(v, i, 1, cs, csi, pending);
+  cusched::cluster_allreduce_parts<cusched::ArgMaxOp>(1, pending, cusched::reduce_part(v, cs),
+                                                      cusched::reduce_part(i, csi));
   v = cusched::cluster_allreduce_uniform_push<cusched::MaxOp, 1>(v, cs, phase, pending);
-  cusched::cluster_allreduce_pair_uniform_push<cusched::ArgMinOp, 1>(v, i, cs, csi, phase, pending);
+  cusched::cluster_allreduce_parts_uniform_push<cusched::ArgMinOp, 1>(phase, pending, cusched::reduce_part(v, cs),
+                                                                     cusched::reduce_part(i, csi));
+  __shared__ float squares_scratch[256], count_scratch[256];
+  float squares = v * v, count = 1.0f;
+  cusched::cluster_allreduce_parts<cusched::VarianceOp>(1, pending, cusched::reduce_part(v, cs),
+                                                        cusched::reduce_part(squares, squares_scratch),
+                                                        cusched::reduce_part(count, count_scratch));
+  cusched::cluster_allreduce_parts_uniform_push<cusched::VarianceOp, 1>(
+      phase, pending, cusched::reduce_part(v, cs), cusched::reduce_part(squares, squares_scratch),
+      cusched::reduce_part(count, count_scratch));
+  v += squares / count;
   cusched::cluster_settle(pending);
   float scan_total = 0;
   double scan_product = 1;

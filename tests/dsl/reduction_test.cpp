@@ -161,10 +161,6 @@ TEST(CrossThreadReduceErrors, ClusterErrors) {
     {"op": "cross_thread_reduce", "stage": "M", "loop": "ko", "kind": "cluster"},
     {"op": "cross_thread_reduce", "stage": "M", "loop": "kio", "kind": "cluster"}])"),
                     3, "cross_thread_reduce", "cross-cluster-twice");
-  expect_step_error(variance_context(), json::parse(R"([
-    {"op": "split", "stage": "V", "loop": "k", "factor": 16},
-    {"op": "cross_thread_reduce", "stage": "V", "loop": "ko", "kind": "cluster"}])"),
-                    1, "cross_thread_reduce", "cluster-variance");
   expect_step_error(softmax, json::parse(R"([
     {"op": "split", "stage": "Y", "loop": "j", "factor": 16},
     {"op": "bind", "stage": "Y", "loop": "jo", "axis": "cluster.x"}])"),

@@ -2,7 +2,8 @@
 // Chan's combine in the device library's VarianceOp) in KernelBench level 1 #40 (LayerNorm)
 // verifies on ordinary and adversarial inputs (mean 1000, spread 0.5) with its baseline and
 // with the statistics computed at the output's row loop and combined across a block's warps
-// and threads, at a shape whose rows are not a multiple of the block.
+// and threads, or split over the blocks of a cluster (each thread's own triple pulled, or
+// the block's one triple pushed), at a shape whose rows are not a multiple of the block.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -38,13 +39,34 @@ nlohmann::json row_fused() {
   ])");
 }
 
+// Q's reduction over a cluster of `blocks` blocks, each block's threads combining their part
+// first where `block_first`.
+nlohmann::json variance_over_cluster(int blocks, bool block_first) {
+  nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "bind", "stage": "Q", "loop": "n", "axis": "blockIdx.y"},
+    {"op": "fuse", "stage": "Q", "outer": "rc", "inner": "rh", "fused": "rch"},
+    {"op": "fuse", "stage": "Q", "outer": "rch", "inner": "rw", "fused": "r"}
+  ])");
+  steps.push_back(
+      {{"op", "split"}, {"stage", "Q"}, {"loop", "r"}, {"parts", blocks}, {"outer", "rk"}, {"inner", "rr"}});
+  if (block_first) {
+    steps.push_back(
+        {{"op", "split"}, {"stage", "Q"}, {"loop", "rr"}, {"factor", 64}, {"outer", "rs"}, {"inner", "rt"}});
+    steps.push_back({{"op", "cross_thread_reduce"}, {"stage", "Q"}, {"loop", "rt"}, {"kind", "block"}});
+  }
+  steps.push_back({{"op", "cross_thread_reduce"}, {"stage", "Q"}, {"loop", "rk"}, {"kind", "cluster"}});
+  return steps;
+}
+
 TEST(GpuVariance, LayerNormVerifiesWithTheBaselineAndABlockCombine) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
   Problem p = load_problem_file(source_tree() + "/problems/kernelbench/level1/40_LayerNorm.json");
   p.sizes["gpu"] = {{"N", 3}, {"C", 5}, {"H", 37}, {"W", 29}};
-  for (const auto& [name, steps] :
-       {std::pair{"baseline", automatic_baseline(p.pipeline)}, {"row fused", row_fused()}}) {
+  for (const auto& [name, steps] : {std::pair{"baseline", automatic_baseline(p.pipeline)},
+                                    {"row fused", row_fused()},
+                                    {"cluster of 4, per thread", variance_over_cluster(4, false)},
+                                    {"cluster of 8 after the block", variance_over_cluster(8, true)}}) {
     SCOPED_TRACE(name);
     for (const char* size : {"small", "gpu"}) {
       auto out = search::evaluate_candidate(p, steps, gpu_eval_config(size, 5), &worker);

@@ -49,7 +49,7 @@ TEST(ClusterCompile, ThreadsHoldingDifferentValuesCombineTheirOwnSlotsAcrossTheC
     {"op": "bind", "stage": "I", "loop": "jo", "axis": "blockIdx.y"},
     {"op": "bind", "stage": "I", "loop": "ji", "axis": "threadIdx.x"},
     {"op": "cross_thread_reduce", "stage": "I", "loop": "ro", "kind": "cluster"}])"));
-  EXPECT_NE(b.source.find("cusched::cluster_allreduce_pair<cusched::ArgMaxOp>"), std::string::npos) << b.source;
+  EXPECT_NE(b.source.find("cusched::cluster_allreduce_parts<cusched::ArgMaxOp>"), std::string::npos) << b.source;
   EXPECT_EQ(b.source.find("_uniform<"), std::string::npos);
   EXPECT_NE(b.source.find("cusched::cluster_settle(cusched_cluster_pending);"), std::string::npos);
   EXPECT_GT(sm90a_cubin_bytes(b), 1000u);

@@ -177,9 +177,12 @@ TEST(ConvolutionSketches, ASumOfSquaresIsReducedNotTiledAsAMatrixProduct) {
   EXPECT_TRUE(any);
 }
 
-// Few long reductions (BatchNorm's per-channel sum: 2 channels of 71874 elements here) are
-// split over a cluster of blocks per point; the variance, whose partial results do not
-// combine across a cluster, stays one block per point; both verify in the interpreter.
+// Few long reductions (BatchNorm's per-channel sum and variance: 2 channels of 71874
+// elements here) are split over a cluster of blocks per point, each block's threads
+// combining their part first; two points leave the machine far from full, so the blocks
+// have 1024 threads and the cluster 16 blocks where every size of the problem splits into
+// 16 parts (the small size's 210 elements do not: 8). Such sketches verify in the
+// interpreter.
 TEST(ConvolutionSketches, FewLongReductionsSplitOverAClusterOfBlocks) {
   Problem p = kernelbench("level2/15_ConvTranspose3d_BatchNorm_Subtract.json");
   for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 2}, {"CI", 2}, {"CO", 2}, {"D", 17}, {"H", 17}, {"W", 17}})
@@ -187,14 +190,20 @@ TEST(ConvolutionSketches, FewLongReductionsSplitOverAClusterOfBlocks) {
   int verified = 0;
   for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
     if (!validate_schedule(p.context("bench"), s.schedule).ok) continue;
-    std::string sum_kind, var_kind;
+    std::map<std::string, std::set<std::string>> kinds;
+    std::map<std::string, int64_t> parts, threads;
     for (const auto& step : s.schedule) {
-      if (step.value("op", "") != "cross_thread_reduce") continue;
-      if (step.value("stage", "") == "BNSum" && step.value("kind", "") == "cluster") sum_kind = "cluster";
-      if (step.value("stage", "") == "BNVar") var_kind = step.value("kind", "");
+      const std::string stage = step.value("stage", ""), op = step.value("op", "");
+      if (stage != "BNSum" && stage != "BNVar") continue;
+      if (op == "cross_thread_reduce") kinds[stage].insert(step.value("kind", ""));
+      if (op == "split" && step.contains("parts")) parts[stage] = step["parts"].get<int64_t>();
+      if (op == "split" && step.value("inner", "") == "redt") threads[stage] = step["factor"].get<int64_t>();
     }
-    EXPECT_EQ(sum_kind, "cluster") << s.idea;
-    EXPECT_EQ(var_kind, "block") << s.idea;
+    for (const char* stage : {"BNSum", "BNVar"}) {
+      EXPECT_EQ(kinds[stage], (std::set<std::string>{"block", "cluster"})) << s.idea << " " << stage;
+      EXPECT_EQ(parts[stage], 8) << s.idea << " " << stage;
+      EXPECT_EQ(threads[stage], 1024) << s.idea << " " << stage;
+    }
     if (verified < 2) {
       auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("bench"), s.schedule), "bench", 1, 1);
       EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
