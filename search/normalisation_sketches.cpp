@@ -266,6 +266,16 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
           producers.begin(), producers.end(),
           [&](const FuncDef* f) { return std::find(f->vars.begin(), f->vars.end(), y->vars[rows]) != f->vars.end(); }))
     ++rows;
+  // The statistics on grids of their own (reduction_grid: a cluster of blocks per point
+  // where there are few long ones), then the output as a flat grid that reads them.
+  for (int64_t v : {1, 4}) {
+    json s = json::array();
+    flat_grid(s, *y, 256, v);
+    schedule_rest(s, p, {y->name}, 256);
+    out.push_back({"statistics on grids of their own, then one thread per " +
+                       std::string(v > 1 ? "4 contiguous outputs (float4)" : "output") + " of " + y->name,
+                   s});
+  }
   if (rows == 0 || rows >= y->vars.size()) return out;
   std::vector<std::string> row_vars(y->vars.begin(), y->vars.begin() + static_cast<std::ptrdiff_t>(rows));
   std::vector<std::string> col_vars(y->vars.begin() + static_cast<std::ptrdiff_t>(rows), y->vars.end());

@@ -134,8 +134,10 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
                                           before ? before->info.axis : GpuAxis::None, before ? before->info.extent : 0,
                                           triple ? acc3 : "")));
   };
-  if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_a", nullptr);
-  if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_c", thread_loop);
+  // Their loops over the accumulator are named in the generated names' namespace, which no
+  // loop of a schedule can take (dsl/names.h).
+  if (thread_loop) combine_across(thread_loop, c.s.cross_thread_kind, c.f.name + "_cusched_threads", nullptr);
+  if (cluster_loop) combine_across(cluster_loop, "cluster", c.f.name + "_cusched_cluster", thread_loop);
   // Write-out.
   std::vector<Expr> idx;
   for (size_t d = 0; d < c.f.vars.size(); ++d) idx.push_back(c.orig.at(c.f.vars[d]));

@@ -1,0 +1,62 @@
+// The normalisation class's sketches (search/normalisation_sketches.h) where the rows are
+// not the output's leading loops or are few: BatchNorm (statistics per channel, over the
+// batch and the image) and LayerNorm (16 rows of 4M elements at KernelBench's shape) get
+// their statistics on grids of their own, split over a cluster of blocks per point, and the
+// output as a flat grid; such sketches verify in the interpreter, where each statistic's
+// point variable is named `c` as the combines' loops once were.
+#include <filesystem>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "dsl/schedule.h"
+#include "problems/problem_file.h"
+#include "runtime/interp_verification.h"
+#include "search/class_sketches.h"
+
+namespace cusched::search {
+namespace {
+
+namespace fs = std::filesystem;
+
+Problem kernelbench_file(const std::string& file) {
+  return load_problem_file((fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / file).string());
+}
+
+// The sketches of `p` whose idea starts with "statistics on grids of their own": each
+// legal at every size, the statistics S and Q each combined across a block and then across
+// a cluster, and verified in the interpreter at the small size.
+int expect_statistics_sketches_verify(const Problem& p) {
+  int found = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
+    if (s.idea.rfind("statistics on grids of their own", 0) != 0) continue;
+    ++found;
+    SCOPED_TRACE(s.idea);
+    for (const auto& [size, _] : p.sizes) {
+      ValidationResult v = validate_schedule(p.context(size), s.schedule);
+      EXPECT_TRUE(v.ok) << size << ": " << v.error.to_string();
+    }
+    std::map<std::string, std::set<std::string>> kinds;
+    for (const auto& step : s.schedule)
+      if (step.value("op", "") == "cross_thread_reduce") kinds[step.value("stage", "")].insert(step.value("kind", ""));
+    for (const char* stat : {"S", "Q"}) EXPECT_EQ(kinds[stat], (std::set<std::string>{"block", "cluster"})) << stat;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << " " << r.error.message;
+  }
+  return found;
+}
+
+TEST(NormalisationSketches, BatchNormStatisticsPerChannelSplitOverClustersVerify) {
+  const Problem p = kernelbench_file("level1/33_BatchNorm.json");
+  ASSERT_EQ(classify_pipeline(p.pipeline), ProblemClass::normalisation);
+  EXPECT_EQ(expect_statistics_sketches_verify(p), 2);
+}
+
+TEST(NormalisationSketches, LayerNormOfFewLongRowsSplitsItsStatisticsOverClusters) {
+  const Problem p = kernelbench_file("level1/40_LayerNorm.json");
+  ASSERT_EQ(classify_pipeline(p.pipeline), ProblemClass::normalisation);
+  EXPECT_EQ(expect_statistics_sketches_verify(p), 2);
+}
+
+}  // namespace
+}  // namespace cusched::search
