@@ -65,9 +65,61 @@ std::optional<int64_t> eval_index(const Expr& e, const std::map<std::string, int
           return std::max(*a, *b);
       }
     }
+    case ExprOp::BoolImm:
+      return n.ival;
+    case ExprOp::EQ:
+    case ExprOp::NE:
+    case ExprOp::LT:
+    case ExprOp::LE:
+    case ExprOp::GT:
+    case ExprOp::GE:
+    case ExprOp::And:
+    case ExprOp::Or: {
+      auto a = arg(0), b = arg(1);
+      if (!a || !b) return std::nullopt;
+      switch (n.op) {
+        case ExprOp::EQ:
+          return *a == *b;
+        case ExprOp::NE:
+          return *a != *b;
+        case ExprOp::LT:
+          return *a < *b;
+        case ExprOp::LE:
+          return *a <= *b;
+        case ExprOp::GT:
+          return *a > *b;
+        case ExprOp::GE:
+          return *a >= *b;
+        case ExprOp::And:
+          return *a && *b;
+        default:
+          return *a || *b;
+      }
+    }
+    case ExprOp::Not: {
+      auto a = arg(0);
+      return a ? std::optional<int64_t>(!*a) : std::nullopt;
+    }
     default:
       return std::nullopt;
   }
+}
+
+// Whether `cond` takes one value in every lane of a warp (tx = 0..31 and each vector
+// lane, the other variables 0): false where it differs between lanes or cannot be told.
+bool uniform_across_warp(const Expr& cond, const std::string& tx_var, int64_t tx_extent, const std::string& vec_var,
+                         int64_t vec_extent) {
+  std::optional<int64_t> first;
+  for (int64_t t = 0; t < std::min<int64_t>(32, std::max<int64_t>(tx_extent, 1)); ++t)
+    for (int64_t v = 0; v < std::max<int64_t>(vec_extent, 1); ++v) {
+      std::map<std::string, int64_t> vars;
+      if (!tx_var.empty()) vars[tx_var] = t;
+      if (!vec_var.empty()) vars[vec_var] = v;
+      auto c = eval_index(cond, vars);
+      if (!c || (first && *c != *first)) return false;
+      first = c;
+    }
+  return true;
 }
 
 // Bytes moved per element when the 32 lanes of a warp (tx = 0..31, and each value of
@@ -109,6 +161,10 @@ struct Walker {
 
   void expr(const Expr& e, double mult, const std::string& tx_var, const std::string& vec_var) {
     if (!e.defined()) return;
+    if (e->op == ExprOp::Select) {
+      select(e, mult, tx_var, vec_var);
+      return;
+    }
     // The same element loaded twice in one statement is one load after the compiler's CSE.
     if (e->op == ExprOp::Load && globals.count(e->name) &&
         seen_loads.insert(e->name + "[" + to_string(e->args[0]) + "]").second)
@@ -116,6 +172,33 @@ struct Walker {
     if (dtype_is_float(e.type()) && e->op != ExprOp::Load && e->op != ExprOp::FloatImm && e->op != ExprOp::Cast)
       flops += mult;
     for (const auto& a : e->args) expr(a, mult, tx_var, vec_var);
+  }
+
+  // A select runs one of its branches in each thread (a load in the other is not issued):
+  // where its condition is the same in every lane of a warp, the warp runs one branch, the
+  // costlier one counted; where lanes differ (an interleave by the parity of the lane's
+  // index, a bounds check), each branch runs in its part of the warp, and the sectors a
+  // branch's accesses touch are at most those of all lanes taking it: both are counted.
+  void select(const Expr& e, double mult, const std::string& tx_var, const std::string& vec_var) {
+    expr(e->args[0], mult, tx_var, vec_var);
+    const bool uniform = uniform_across_warp(e->args[0], tx_var, tx_extent, vec_var, vec_extent);
+    const double bytes_before = bytes, flops_before = flops;
+    const std::set<std::string> seen_before = seen_loads;
+    double branch_bytes[2] = {0, 0}, branch_flops[2] = {0, 0};
+    std::set<std::string> seen_after = seen_loads;
+    for (int b : {0, 1}) {
+      bytes = bytes_before;
+      flops = flops_before;
+      seen_loads = seen_before;
+      expr(e->args[1 + b], mult, tx_var, vec_var);
+      branch_bytes[b] = bytes - bytes_before;
+      branch_flops[b] = flops - flops_before;
+      seen_after.insert(seen_loads.begin(), seen_loads.end());
+    }
+    bytes = bytes_before + (uniform ? std::max(branch_bytes[0], branch_bytes[1]) : branch_bytes[0] + branch_bytes[1]);
+    flops = flops_before + std::max(branch_flops[0], branch_flops[1]) +
+            (dtype_is_float(e.type()) ? mult : 0);  // the selection itself
+    seen_loads = seen_after;
   }
 
   void access(const Expr& index, double mult, const std::string& tx_var, const std::string& vec_var, int elem,

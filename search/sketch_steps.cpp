@@ -122,6 +122,14 @@ void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
   for (const auto& e : f.extents) points *= eval_int(e, sizes);
   if (extent <= kSerialReductionMax && !f.vars.empty()) {
     flat_grid(steps, f, 256, 1);  // each thread reduces its point's few elements serially
+    // A window short at every size is unrolled, its index a constant in each copy (an
+    // interleave of transposed-convolution phases then reads one phase per copy).
+    for (const auto& r : f.body->rvars) {
+      bool short_everywhere = true;
+      for (const auto& [name, at] : p.sizes)
+        short_everywhere = short_everywhere && rvar_extent(r, at) <= kSerialReductionMax;
+      if (short_everywhere) steps.push_back(schedule_step("unroll", f.name, {{"loop", r.name}}));
+    }
   } else if (points < kFewPoints && extent >= kClusterReductionMin && !f.vars.empty()) {
     // Few long reductions: each point's elements split over a cluster of blocks, each block's
     // threads combining their part first; larger blocks, then a larger cluster, until the

@@ -56,7 +56,8 @@ constexpr int64_t kFewPoints = 264, kClusterReductionMin = 65536;
 
 // A reduction stage that no tile covers, by the points it computes and the elements each
 // reduces at the problem's default size: up to kSerialReductionMax elements, a flat grid of
-// threads that each reduce one point serially; few long reductions (kFewPoints,
+// threads that each reduce one point serially (the reduction loops unrolled where they are
+// short at every size); few long reductions (kFewPoints,
 // kClusterReductionMin) split over a cluster of blocks per point, the block (256 to 1024
 // threads) and the cluster (8, or 16 where every size splits into 16 parts) as large as
 // filling the machine takes; otherwise one block per point whose threads (the power of two

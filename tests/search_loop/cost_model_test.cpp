@@ -1,6 +1,6 @@
 // The cost model counts tensor-core work at the tensor-core rate, asynchronous copies
-// as global traffic, a tensor-core tile's re-reads at L2 bandwidth, and a thread's
-// adjacent elements staged one by one once.
+// as global traffic, a tensor-core tile's re-reads at L2 bandwidth, a thread's adjacent
+// elements staged one by one once, and a select's costlier branch only.
 #include "search/cost_model.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include "dsl/schedule.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
+#include "problems/problem_file.h"
 
 namespace cusched::search {
 namespace {
@@ -136,6 +137,40 @@ TEST(CostModel, FusedAndSplitOutputLoopsAreCoalesced) {
   const double tensor = 16.0 * 64 * 256 * 256 * 4;
   EXPECT_LT(c.per_kernel.back().global_bytes, 1.1 * 4 * tensor);
   EXPECT_GT(c.per_kernel.back().global_bytes, 0.9 * 4 * tensor);
+}
+
+// A problem of one output stage over H elements read from the inputs A and B (each of H).
+Problem select_problem(const std::string& stage) {
+  nlohmann::json j = nlohmann::json::parse(R"json({
+    "name": "select_cost", "title": "a select of loads",
+    "sizes": {"small": {"H": 64}, "bench": {"H": 16777216}},
+    "inputs": [{"name": "A", "dtype": "f32", "shape": ["H"]}, {"name": "B", "dtype": "f32", "shape": ["H"]}],
+    "outputs": ["Y"]})json");
+  j["stages"] = {stage};
+  return problem_from_json(j, "cost_model_test");
+}
+
+// A select runs one branch per thread: an interleave of two inputs by the parity of the
+// output index (a transposed convolution's phases) reads each output's element once, a
+// select whose condition is the same across each warp reads one input per warp, and a
+// bounds select around a load (a shifted copy with a zero edge) reads the load's bytes.
+TEST(CostModel, ASelectCostsItsCostlierBranch) {
+  const double h = 16777216.0 * 4;
+  nlohmann::json flat = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "i", "factor": 256, "outer": "io", "inner": "it"},
+    {"op": "bind", "stage": "Y", "loop": "io", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "it", "axis": "threadIdx.x"}])");
+  const CostBreakdown interleave =
+      cost(select_problem("Y(i in H) = select(i % 2 == 0, A(i / 2), B(i / 2 + H / 2))"), flat);
+  EXPECT_GT(interleave.global_bytes, 0.9 * 2 * h);  // one element read, one written per output
+  EXPECT_LT(interleave.global_bytes, 1.1 * 2 * h);
+  // Chunks of 1024 outputs alternate between A and B: each warp reads one of them.
+  const CostBreakdown chunks = cost(select_problem("Y(i in H) = select(i / 1024 % 2 == 0, A(i), B(i))"), flat);
+  EXPECT_GT(chunks.global_bytes, 0.9 * 2 * h);
+  EXPECT_LT(chunks.global_bytes, 1.1 * 2 * h);
+  const CostBreakdown shifted = cost(select_problem("Y(i in H) = select(i < H - 1, A(i + 1), 0.0) + B(i)"), flat);
+  EXPECT_GT(shifted.global_bytes, 0.9 * 3 * h);  // A and B read, Y written
+  EXPECT_LT(shifted.global_bytes, 1.1 * 3 * h);
 }
 
 }  // namespace
