@@ -32,19 +32,30 @@ std::vector<std::pair<std::string, int>> matmul_sources(const FuncDef& f) {
   return out;
 }
 
+// The batch loop of a sum of products over (batch..., i, j): "" for none, the one batch
+// variable, or several (attention's batch and heads) fused into one by steps added to
+// `steps`.
+std::string batch_loop(json& steps, const FuncDef& f) {
+  if (f.vars.size() <= 2) return "";
+  const std::vector<std::string> batch(f.vars.begin(), f.vars.end() - 2);
+  return fuse_loops(steps, f.name, batch, "bat");
+}
+
 // Tensor-core tiles (TF32 mma.sync) of a sum of products, for a few block and warp shapes.
 void mma_sync_sketches(std::vector<Sketch>& out, const FuncDef& f) {
-  if (f.body->rvars.size() != 1 || f.vars.size() > 3) return;
+  if (f.body->rvars.size() != 1 || f.vars.size() < 2) return;
   auto src = matmul_sources(f);
   if (src.size() != 2) return;
-  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
+  json fused = json::array();
+  const std::string batch = batch_loop(fused, f);
+  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
   for (TensorCoreTile t :
        {TensorCoreTile{128, 128, 64, 32, 32, "tf32", 3}, TensorCoreTile{128, 128, 64, 64, 32, "tf32", 3},
         TensorCoreTile{128, 128, 64, 32, 32, "3xtf32", 3}, TensorCoreTile{128, 128, 64, 64, 16, "tf32"},
         TensorCoreTile{64, 64, 32, 32, 32, "3xtf32", 2}, TensorCoreTile{128, 64, 64, 32, 32, "3xtf32"},
         TensorCoreTile{64, 128, 32, 64, 16, "tf32", 4}}) {
-    json s = tensor_core_tile_steps(f.name, i, j, f.body->rvars[0].name, src[0].first, src[0].second, src[1].first,
-                                    src[1].second, batch, t);
+    json s = concat_steps({fused, tensor_core_tile_steps(f.name, i, j, f.body->rvars[0].name, src[0].first,
+                                                         src[0].second, src[1].first, src[1].second, batch, t)});
     out.push_back({std::to_string(t.bm) + "x" + std::to_string(t.bn) + " blocks of " + std::to_string(t.wm) + "x" +
                        std::to_string(t.wn) + " warp tiles of " + f.name + " on " + t.precision +
                        " tensor cores, k in steps of " + std::to_string(t.bk) + " staged in shared memory" +
@@ -58,12 +69,14 @@ void mma_sync_sketches(std::vector<Sketch>& out, const FuncDef& f) {
 // both do), the other is loaded into registers; the tile's n follows the first, so for
 // C = A @ B with B's rows along j the tile computes C's transpose (m = j, n = i).
 void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
-  if (f.body->rvars.size() != 1 || f.vars.size() > 3) return;
+  if (f.body->rvars.size() != 1 || f.vars.size() < 2) return;
   auto src = matmul_sources(f);
   if (src.size() != 2) return;
   const bool a_along_k = src[0].second == 4, b_along_k = src[1].second == 4;
   if (!a_along_k && !b_along_k) return;
-  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back(), batch = f.vars.size() == 3 ? f.vars[0] : "";
+  json fused = json::array();
+  const std::string batch = batch_loop(fused, f);
+  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
   const std::string m = b_along_k ? i : j, n = b_along_k ? j : i;
   const auto& in_registers = b_along_k ? src[0] : src[1];
   const auto& through_descriptor = b_along_k ? src[1] : src[0];
@@ -76,8 +89,9 @@ void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
                  Tile{128, 4, "3xtf32"}, Tile{128, 3, "3xtf32"}}) {
     const int bn = t.bn, depth = t.depth;
     const std::string precision = t.precision;
-    json s = wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
-                              through_descriptor.first, batch, bn, 2, depth, precision);
+    json s = concat_steps(
+        {fused, wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
+                                 through_descriptor.first, batch, bn, 2, depth, precision)});
     out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name +
                        " on Hopper warpgroup MMA (wgmma, " + (precision == "tf32" ? "TF32" : "3xTF32") + "; " +
                        through_descriptor.first + " read from a swizzled copy, " + in_registers.first +

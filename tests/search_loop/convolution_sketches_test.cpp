@@ -242,6 +242,35 @@ TEST(MatmulSketches, AChainOfGemmsIsTiledThroughoutAndItsOperandIsNotInlined) {
   EXPECT_EQ(verified, 2);
 }
 
+// Scaled dot-product attention (level 1 #97): both products run over the batch and the
+// heads, which the tensor-core tiles fuse into one batch loop; such sketches, wgmma and
+// mma.sync, tile both products, are legal at the small and bench sizes and verify in the
+// interpreter.
+TEST(MatmulSketches, AttentionsBatchAndHeadsFuseIntoTheTensorCoreTilesBatchLoop) {
+  const Problem p = kernelbench("level1/97_ScaledDotProductAttention.json");
+  std::set<std::string> shapes;
+  int verified = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+    std::map<std::string, std::string> tensor_core;
+    for (const auto& step : s.schedule)
+      if (step.value("op", "") == "tensor_core") tensor_core[step.value("stage", "")] = step.value("shape", "");
+    if (tensor_core.size() < 2) continue;
+    EXPECT_EQ(tensor_core.count("Sc") + tensor_core.count("Y"), 2u) << s.idea;
+    shapes.insert(tensor_core["Sc"]);
+    for (const char* size : {"small", "bench"})
+      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
+    if (verified < 2 || (tensor_core["Sc"] == "m64nNk8" && !shapes.count("verified wgmma"))) {
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+      if (tensor_core["Sc"] == "m64nNk8") shapes.insert("verified wgmma");
+      ++verified;
+    }
+  }
+  EXPECT_TRUE(shapes.count("m64nNk8"));
+  EXPECT_TRUE(shapes.count("m16n8k8"));
+  EXPECT_TRUE(shapes.count("verified wgmma"));
+}
+
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
   for (const std::string file :
        {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
