@@ -159,6 +159,25 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     if (std::any_of(out.begin(), out.end(), [&](const Sketch& s) { return s.idea == idea; })) continue;
     out.push_back({idea, register_tile(f, r, rm, rn, tx, ty)});
   }
+  // Rows shorter than a warp (a 3-D convolution's last side of 10): the last two output
+  // loops fused into the columns, so that a warp's lanes run along both.
+  const std::string row = f.vars.size() >= 2 ? f.vars[f.vars.size() - 2] : "";
+  if (columns < 32 && !r.outer.empty() && r.outer.back() == row) {
+    ConvolutionRoles fused = r;
+    fused.outer.pop_back();
+    fused.columns = "colf";
+    const json fuse =
+        json::array({schedule_step("fuse", f.name, {{"outer", row}, {"inner", r.columns}, {"fused", "colf"}})});
+    const int64_t fused_tx = pow2_at_most(columns * pure_extent(f, row, sizes), 32);
+    for (auto [rm, rn] : std::vector<std::pair<int64_t, int64_t>>{{4, 2}, {8, 2}, {4, 4}}) {
+      if (r.channels.empty()) rm = 1;
+      const int64_t ty = r.channels.empty() ? 4 : pow2_at_most(std::max<int64_t>(1, channels / rm), 8);
+      out.push_back({"register tiles of " + std::to_string(rm) + " channels x " + std::to_string(rn) +
+                         " columns per thread over " + row + " and " + r.columns + " fused, " +
+                         std::to_string(fused_tx * ty) + " threads per block",
+                     concat_steps({fuse, register_tile(f, fused, rm, rn, fused_tx, ty)})});
+    }
+  }
   if (!r.channels.empty() && !r.channel_sum.empty() && channels % 32 == 0) {
     const auto sum_var = std::find_if(f.body->rvars.begin(), f.body->rvars.end(),
                                       [&](const ReductionVar& v) { return v.name == r.channel_sum; });

@@ -271,6 +271,24 @@ TEST(MatmulSketches, AttentionsBatchAndHeadsFuseIntoTheTensorCoreTilesBatchLoop)
   EXPECT_TRUE(shapes.count("verified wgmma"));
 }
 
+// A 3-D convolution whose rows are 10 outputs long (level 1 #59): register tiles over the
+// last two output loops fused, so a warp's 32 lanes run along both; legal at both sizes,
+// verified in the interpreter.
+TEST(ConvolutionSketches, RowsShorterThanAWarpFuseTheLastTwoOutputLoops) {
+  const Problem p = kernelbench("level1/59_conv_standard_3D__asymmetric_input__square_kernel.json");
+  int fused = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
+    if (!contains(s.idea, "over oh and ow fused")) continue;
+    ++fused;
+    EXPECT_EQ(s.schedule[0].value("op", ""), "fuse") << s.idea;
+    for (const char* size : {"small", "bench"})
+      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+  }
+  EXPECT_EQ(fused, 3);
+}
+
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
   for (const std::string file :
        {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
