@@ -72,7 +72,8 @@ json register_tile(const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int6
   return s;
 }
 
-// Implicit GEMM: per block `bc` channels (warps of 32) x 128 columns (warps of 64); the
+// Implicit GEMM: per block `bc` channels (warps of 32, or of 16 where `bc` is 16) x 128
+// columns (warps of 64); the
 // channel sum in chunks of `kc` innermost, the taps serial outside the warp tiles. With
 // `per_tap`, the chunk's data and that tap's weights are staged in shared memory at the
 // last tap with a 3-deep cp.async pipeline; otherwise the chunk's data for every tap
@@ -86,7 +87,9 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   s.push_back(schedule_step("split", f.name, {{"loop", "coli"}, {"factor", 64}, {"outer", "colw"}, {"inner", "coln"}}));
   s.push_back(
       schedule_step("split", f.name, {{"loop", r.channels}, {"factor", bc}, {"outer", "chb"}, {"inner", "chi"}}));
-  s.push_back(schedule_step("split", f.name, {{"loop", "chi"}, {"factor", 32}, {"outer", "chw"}, {"inner", "chm"}}));
+  const int64_t warp_channels = std::min<int64_t>(32, bc);
+  s.push_back(
+      schedule_step("split", f.name, {{"loop", "chi"}, {"factor", warp_channels}, {"outer", "chw"}, {"inner", "chm"}}));
   s.push_back(
       schedule_step("split", f.name, {{"loop", r.channel_sum}, {"factor", kc}, {"outer", "rco"}, {"inner", "rci"}}));
   std::vector<std::string> order = r.outer, block = r.outer;
@@ -107,7 +110,7 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   s.push_back(
       schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m16n8k8"}, {"precision", precision}}));
-  s.push_back(schedule_step("launch_bounds", f.name, {{"max_threads", bc * 2}, {"min_blocks", 2}}));
+  s.push_back(schedule_step("launch_bounds", f.name, {{"max_threads", bc / warp_channels * 64}, {"min_blocks", 2}}));
   s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
   return s;
 }
@@ -178,12 +181,12 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
                      concat_steps({fuse, register_tile(f, fused, rm, rn, fused_tx, ty)})});
     }
   }
-  if (!r.channels.empty() && !r.channel_sum.empty() && channels % 32 == 0) {
+  if (!r.channels.empty() && !r.channel_sum.empty() && channels % 16 == 0) {
     const auto sum_var = std::find_if(f.body->rvars.begin(), f.body->rvars.end(),
                                       [&](const ReductionVar& v) { return v.name == r.channel_sum; });
     const int64_t sum = rvar_extent(*sum_var, sizes);
     const int64_t kc = sum % 16 == 0 ? 16 : sum % 8 == 0 ? 8 : 0;
-    const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : 32;
+    const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels % 32 == 0 ? 32 : 16;
     if (kc > 0)
       for (const char* precision : {"tf32", "3xtf32"}) {
         const std::string tile = std::string("implicit GEMM on tensor cores (mma.sync ") + precision +

@@ -289,6 +289,30 @@ TEST(ConvolutionSketches, RowsShorterThanAWarpFuseTheLastTwoOutputLoops) {
   EXPECT_EQ(fused, 3);
 }
 
+// 48 output channels (level 1 #61, a 3-D transposed convolution of stride 1): not a
+// multiple of 32, but of 16, so the implicit GEMM runs warps of 16 channels, blocks of 16
+// channels x 128 columns (64 threads); legal at both sizes and verified in the interpreter.
+TEST(ConvolutionSketches, ChannelsAMultipleOf16GetImplicitGemmWithWarpsOf16Channels) {
+  const Problem p = kernelbench("level1/61_conv_transposed_3D__square_input__square_kernel.json");
+  int tiles = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
+    if (!contains(s.idea, "implicit GEMM")) continue;
+    ++tiles;
+    EXPECT_TRUE(contains(s.idea, "16 channels x 128 columns per block")) << s.idea;
+    int64_t max_threads = 0;
+    for (const auto& step : s.schedule)
+      if (step.value("op", "") == "launch_bounds") max_threads = step["max_threads"].get<int64_t>();
+    EXPECT_EQ(max_threads, 64) << s.idea;
+    for (const char* size : {"small", "bench"})
+      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
+    if (tiles <= 2) {
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    }
+  }
+  EXPECT_EQ(tiles, 4);
+}
+
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
   for (const std::string file :
        {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
