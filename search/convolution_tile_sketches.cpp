@@ -191,10 +191,11 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
       for (const char* precision : {"tf32", "3xtf32"}) {
         const std::string tile = std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
                                  "): " + std::to_string(bc) + " channels x 128 columns per block, ";
-        if (!r.taps.empty())
-          out.push_back(
-              {tile + "the channel sum in chunks of " + std::to_string(kc) + " staged per tap in shared memory, 3 deep",
-               implicit_gemm(f, r, bc, kc, precision, true)});
+        // Also without taps (a 1x1 convolution, a transposed convolution's phase of one
+        // tap), so that every phase of a chain has this tile.
+        out.push_back(
+            {tile + "the channel sum in chunks of " + std::to_string(kc) + " staged per tap in shared memory, 3 deep",
+             implicit_gemm(f, r, bc, kc, precision, true)});
         out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
                        implicit_gemm(f, r, bc, 8, precision, false)});
       }
