@@ -121,6 +121,9 @@ def main(argv):
     if args.compare:
         with open(args.compare) as f:
             before = json.load(f)
+        if not isinstance(before, dict) or not isinstance(before.get("files"), dict) or "summary" not in before:
+            print("error: %s is not a scan written by --out" % args.compare)
+            return 1
         for change, path, b, a in moved(before["files"], scanned):
             print("%6.2fx  %-80s %8.1f -> %8.1f" % (change, path, b, a))
         print("geomean ratio before %.3f" % before["summary"]["geomean_ratio"])
