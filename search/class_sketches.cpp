@@ -92,6 +92,10 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
     if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
     const auto epilogues = epilogue_candidates(p, f->name);
     chained_tensor_core_sketches(out, p, *f);
+    for (auto& sketch : split_k_tensor_core_sketches(p, *f)) {
+      schedule_rest(sketch.schedule, p, {f->name}, 256);
+      out.push_back(std::move(sketch));
+    }
     fused_tile_sketches(out, p);
     for (auto [ti, tj, kt] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
              {16, 16, 0}, {16, 16, 16}, {8, 32, 0}, {32, 32, 32}, {8, 32, 32}}) {

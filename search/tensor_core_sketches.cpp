@@ -4,7 +4,9 @@
 #include <functional>
 
 #include "dsl/expr_substitute.h"
+#include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
+#include "search/sketch_steps.h"
 
 namespace cusched::search {
 
@@ -101,7 +103,41 @@ void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
   }
 }
 
+// The multiprocessors of an H200.
+constexpr int64_t kMultiprocessors = 132;
+
 }  // namespace
+
+std::vector<Sketch> split_k_tensor_core_sketches(const Problem& p, const FuncDef& f) {
+  std::vector<Sketch> out;
+  if (f.body->rvars.size() != 1 || f.vars.size() != 2 || !f.is_sum_of_load_products()) return out;
+  auto src = matmul_sources(f);
+  if (src.size() != 2) return out;
+  const SizeBindings& sizes = p.size(p.default_size);
+  const int64_t tiles = ((eval_int(f.extents[0], sizes) + 127) / 128) * ((eval_int(f.extents[1], sizes) + 127) / 128);
+  const int64_t k = rvar_extent(f.body->rvars[0], sizes);
+  if (tiles >= kMultiprocessors || k < 16384) return out;
+  int64_t parts = 1;
+  while (parts < 256 && tiles * parts * 2 <= 4 * kMultiprocessors && k / (parts * 2) >= 512) parts *= 2;
+  if (parts < 4) return out;
+  const std::string partial = f.name + "_part", i = f.vars[0], j = f.vars[1], kv = f.body->rvars[0].name;
+  const json split = json::array(
+      {schedule_step("split", f.name,
+                     {{"loop", kv}, {"factor", (k + parts - 1) / parts}, {"outer", "kpart"}, {"inner", "kin"}}),
+       schedule_step("rfactor", f.name, {{"loop", "kpart"}, {"name", partial}})});
+  for (const char* precision : {"tf32", "3xtf32"}) {
+    const TensorCoreTile t{128, 128, 64, 32, 32, precision, 3};
+    json s = concat_steps({split,
+                           tensor_core_tile_steps(partial, i, j, "kin", src[0].first, src[0].second, src[1].first,
+                                                  src[1].second, "kpart", t),
+                           flat_grid_steps(f.name, f.vars, 256, 1)});
+    out.push_back({"split-K: " + kv + " in " + std::to_string(parts) + " parts (rfactor), each a 128x128 block of " +
+                       "64x32 warp tiles on " + precision + " tensor cores pipelined 3 deep, the parts summed by " +
+                       "one thread per output",
+                   s});
+  }
+  return out;
+}
 
 std::vector<Sketch> tensor_core_tile_sketches(const FuncDef& f) {
   std::vector<Sketch> out;

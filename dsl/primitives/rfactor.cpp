@@ -1,8 +1,40 @@
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
+#include "dsl/padded_load.h"
 #include "dsl/primitives/arg_helpers.h"
 
 namespace cusched {
+
+// The body of a sum of products of `f` where a split of its reduction variable `var` runs
+// past the variable's `extent` (the last part is short): every load that reads `var` reads
+// it as a whole index of a dimension exactly `extent` long, and is padded with zero there,
+// so that past the end each product is zero. nullopt where the body is not such a product.
+static std::optional<Expr> zero_past_the_end(const ScheduleState& st, const FuncDef& f, const std::string& var,
+                                             int64_t extent) {
+  if (f.body->reduce_op != ReduceOp::Sum || !f.product_loads()) return std::nullopt;
+  bool ok = true;
+  Expr body = rewrite(f.body->args[0], [&](const Expr& x) {
+    if (x->op != ExprOp::Load || !mentions_var(x, var)) return x;
+    int whole = -1;
+    for (size_t d = 0; d < x->args.size(); ++d) {
+      const Expr& a = x->args[d];
+      if (a->op == ExprOp::Var && a->name == var && whole < 0)
+        whole = static_cast<int>(d);
+      else if (mentions_var(a, var))
+        ok = false;
+    }
+    const TensorDef* input = st.ctx.pipeline.find_input(x->name);
+    const FuncDef* stage = input ? nullptr : st.stage_def(x->name);
+    if (whole < 0 || (!input && !stage) || (is_padded_load(x) && x->fval != 0.0)) {
+      ok = false;
+      return x;
+    }
+    const Expr& dim = input ? input->shape[static_cast<size_t>(whole)] : stage->extents[static_cast<size_t>(whole)];
+    ok = ok && eval_int(dim, st.ctx.sizes) == extent;
+    return is_padded_load(x) ? x : padded(x);
+  });
+  return ok ? std::optional<Expr>(body) : std::nullopt;
+}
 
 // The new reduction stage `name`(loop, pure vars...) holds partial results over the
 // rest of the reduction domain; the original stage reduces those partials over `loop`.
@@ -43,12 +75,18 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
       if (!rv) break;
       int64_t extent = eval_int(rv->extent_expr, st.ctx.sizes);
       Expr k = make_var(loop) * make_int(rel.factor) + make_var(rel.c, true);
+      if (extent % rel.factor != 0) {
+        auto zero_padded = zero_past_the_end(st, *f, rel.a, extent);
+        if (!zero_padded)
+          fail("rfactor-not-dividing",
+               "The split of '" + rel.a + "' by " + std::to_string(rel.factor) + " does not divide its extent " +
+                   std::to_string(extent) +
+                   ", so the partial stage would read past its end (only a sum of products whose loads read '" + rel.a +
+                   "' as a whole index may: they then read zero there).",
+               "Split the reduction variable by a factor that divides " + std::to_string(extent) + " before rfactor.");
+        body = *zero_padded;
+      }
       body = substitute(body, {{rel.a, k}});
-      if (extent % rel.factor != 0)
-        fail("rfactor-not-dividing",
-             "The split of '" + rel.a + "' by " + std::to_string(rel.factor) + " does not divide its extent " +
-                 std::to_string(extent) + ", so the partial stage would read past its end.",
-             "Split the reduction variable by a factor that divides " + std::to_string(extent) + " before rfactor.");
       ReductionVar inner;
       inner.name = rel.c;
       inner.extent = rel.factor;
@@ -126,7 +164,10 @@ PrimitiveDef rfactor_primitive() {
       "Factors a reduction into two stages: a new stage of partial results, indexed by the given reduction loop "
       "(which becomes a pure, parallel loop there), and the original stage, which now reduces those partials. This is "
       "how a long reduction spreads over many blocks: the partial stage runs in one launch, the final reduction in "
-      "the next. Both stages start with fresh loops; schedule them after this step.";
+      "the next. Both stages start with fresh loops; schedule them after this step. The split must divide the "
+      "reduction, except for a sum of products whose loads read the variable as a whole index of a dimension that "
+      "long: those loads are then padded with zero, so the short last part adds zero past the end (split-K of a "
+      "GEMM over any k).";
   p.args = {stage_arg(true),
             name_arg("loop", "The outer loop of a split reduction variable (or one of several reduction variables)."),
             name_arg("name", "Name of the new partial stage (default stage + \"_rf\").", false)};

@@ -51,6 +51,19 @@ TEST(Rfactor, StagesCanBeScheduledAfterwards) {
   EXPECT_EQ(loop_order(s, "C"), (std::vector<std::string>{"i", "j", "ko"}));
 }
 
+// A split that runs past the end of a sum of products: the partial stage's loads of the
+// split variable become padded loads (zero past the end), so the short last part adds zero.
+TEST(Rfactor, ASumOfProductsSplitPastItsEndReadsZeroThere) {
+  Schedule s = build(problem_context("matmul"), json::parse(R"([
+    {"op": "split", "stage": "C", "loop": "k", "factor": 16},
+    {"op": "rfactor", "stage": "C", "loop": "ko", "name": "Cpart"}])"));
+  const FuncDef* rf = s.state().stage_def("Cpart");
+  ASSERT_NE(rf, nullptr);
+  EXPECT_EQ(loop(s, "Cpart", "ko").extent, 3);  // 40 in parts of 16: 16, 16, 8
+  EXPECT_EQ(to_string(rf->body), "sum(ki; (padded(A[i, ((ko * 16) + ki)], 0) * padded(B[((ko * 16) + ki), j], 0)))");
+  ASSERT_TRUE(rf->is_sum_of_load_products());
+}
+
 TEST(Rfactor, OneOfSeveralReductionVariables) {
   Schedule s = build(two_rvar_context(8, 6, 10), json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "r"}])"));
   const FuncDef* rf = s.state().stage_def("S_rf");
@@ -80,7 +93,8 @@ TEST(RfactorErrors, EachError) {
   // The only reduction variable, unsplit.
   expect_step_error(softmax, json::parse(R"([{"op": "rfactor", "stage": "S", "loop": "k"}])"), 0, "rfactor",
                     "rfactor-bad-loop");
-  // 300 is not a multiple of 32: the partial stage would read past the end.
+  // 300 is not a multiple of 32 and the sum is of exp(X - M), not of products of loads:
+  // the partial stage would read past the end.
   expect_step_error(softmax, json::parse(R"([
     {"op": "split", "stage": "S", "loop": "k", "factor": 32},
     {"op": "rfactor", "stage": "S", "loop": "ko"}])"),

@@ -329,6 +329,37 @@ TEST(ConvolutionSketches, ChannelsAMultipleOf16GetImplicitGemmWithWarpsOf16Chann
   EXPECT_EQ(tiles, 4);
 }
 
+// A 256 x 256 product over k of 524288 (level 1 #6) has four output tiles: split-K sketches
+// rfactor k into 128 parts of 4096 (the small size's k of 1000 is one short part that reads
+// zero past its end), each part a tensor-core tile, the parts summed by one thread per
+// output; legal at both sizes and verified in the interpreter.
+TEST(MatmulSketches, FewOutputTilesOverALongReductionSplitK) {
+  const Problem p = kernelbench("level1/6_Matmul_with_large_K_dimension_.json");
+  std::set<std::string> precisions;
+  for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+    if (!contains(s.idea, "split-K")) continue;
+    EXPECT_TRUE(contains(s.idea, "k in 128 parts")) << s.idea;
+    std::string rfactor_of, tiled;
+    for (const auto& step : s.schedule) {
+      if (step.value("op", "") == "rfactor") rfactor_of = step.value("stage", "");
+      if (step.value("op", "") == "tensor_core") {
+        tiled = step.value("stage", "");
+        precisions.insert(step.value("precision", ""));
+      }
+    }
+    EXPECT_EQ(rfactor_of, "C");
+    EXPECT_EQ(tiled, "C_part");
+    for (const char* size : {"small", "bench"})
+      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+  }
+  EXPECT_EQ(precisions, (std::set<std::string>{"tf32", "3xtf32"}));
+  // A square 4096^3 product has enough tiles: no split.
+  const Problem& square = find_problem("matmul");
+  for (const auto& s : class_sketches(square, ProblemClass::matmul)) EXPECT_FALSE(contains(s.idea, "split-K"));
+}
+
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
   for (const std::string file :
        {"level1/82_conv_depthwise_2D_square_input_square_kernel.json", "level2/23_Conv3d_GroupNorm_Mean.json"}) {
