@@ -52,7 +52,7 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
     fail("rfactor-variance",
          "rfactor of a variance stage is not supported: its partial results are a count, a mean and a sum of "
          "squared deviations, not one value a stage can hold.",
-         "Reduce it with cross_thread_reduce kind warp or block instead.");
+         "Reduce it with cross_thread_reduce kind warp, block or cluster instead.");
   const LoopInfo& l = require_loop(s, loop);
   if (!l.reduction)
     fail("rfactor-pure-loop", "Loop '" + loop + "' is not a reduction loop.", "rfactor a reduction loop.");
