@@ -30,16 +30,25 @@ TEST(GpuSketches, SketchesForShapesThatNeedSeveralTilesVerifyAtAReducedShape) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
   const std::vector<SketchCase> cases = {
-      {"level1/6_Matmul_with_large_K_dimension_.json", search::ProblemClass::matmul, "split-K",
+      {"level1/6_Matmul_with_large_K_dimension_.json",
+       search::ProblemClass::matmul,
+       "split-K",
        {{"M", 200}, {"N", 136}, {"K", 9000}}},
-      {"level1/61_conv_transposed_3D__square_input__square_kernel.json", search::ProblemClass::convolution,
+      {"level1/61_conv_transposed_3D__square_input__square_kernel.json",
+       search::ProblemClass::convolution,
        "implicit GEMM on tensor cores (mma.sync tf32): 16 channels",
        {{"N", 2}, {"CI", 16}, {"CO", 48}, {"D", 6}, {"H", 7}, {"W", 9}}},
-      {"level1/97_ScaledDotProductAttention.json", search::ProblemClass::matmul, "Hopper warpgroup MMA",
+      {"level1/97_ScaledDotProductAttention.json",
+       search::ProblemClass::matmul,
+       "Hopper warpgroup MMA",
        {{"BATCH", 2}, {"HEADS", 3}, {"S", 256}, {"E", 64}}},
-      {"level1/59_conv_standard_3D__asymmetric_input__square_kernel.json", search::ProblemClass::convolution,
-       "over oh and ow fused", {{"N", 2}, {"CI", 3}, {"CO", 16}, {"D", 9}, {"H", 11}, {"W", 10}}},
-      {"level1/33_BatchNorm.json", search::ProblemClass::normalisation, "statistics on grids of their own",
+      {"level1/59_conv_standard_3D__asymmetric_input__square_kernel.json",
+       search::ProblemClass::convolution,
+       "over oh and ow fused",
+       {{"N", 2}, {"CI", 3}, {"CO", 16}, {"D", 9}, {"H", 11}, {"W", 10}}},
+      {"level1/33_BatchNorm.json",
+       search::ProblemClass::normalisation,
+       "statistics on grids of their own",
        {{"N", 4}, {"C", 5}, {"H", 67}, {"W", 129}}},
   };
   for (const auto& c : cases) {
