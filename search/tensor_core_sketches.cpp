@@ -116,7 +116,10 @@ std::vector<Sketch> split_k_tensor_core_sketches(const Problem& p, const FuncDef
   const SizeBindings& sizes = p.size(p.default_size);
   const int64_t tiles = ((eval_int(f.extents[0], sizes) + 127) / 128) * ((eval_int(f.extents[1], sizes) + 127) / 128);
   const int64_t k = rvar_extent(f.body->rvars[0], sizes);
-  if (tiles >= kMultiprocessors || k < 16384) return out;
+  // A side under 64 (a matrix times a vector) would leave most of each 128-wide tile idle.
+  if (tiles >= kMultiprocessors || k < 16384 || eval_int(f.extents[0], sizes) < 64 ||
+      eval_int(f.extents[1], sizes) < 64)
+    return out;
   int64_t parts = 1;
   while (parts < 256 && tiles * parts * 2 <= 4 * kMultiprocessors && k / (parts * 2) >= 512) parts *= 2;
   if (parts < 4) return out;

@@ -355,9 +355,12 @@ TEST(MatmulSketches, FewOutputTilesOverALongReductionSplitK) {
     EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
   }
   EXPECT_EQ(precisions, (std::set<std::string>{"tf32", "3xtf32"}));
-  // A square 4096^3 product has enough tiles: no split.
+  // A square 4096^3 product has enough tiles, a matrix times a vector (level 1 #4, k of
+  // 1048576) a side of 1: no split.
   const Problem& square = find_problem("matmul");
   for (const auto& s : class_sketches(square, ProblemClass::matmul)) EXPECT_FALSE(contains(s.idea, "split-K"));
+  const Problem vector = kernelbench("level1/4_Matrix_vector_multiplication_.json");
+  for (const auto& s : class_sketches(vector, ProblemClass::matmul)) EXPECT_FALSE(contains(s.idea, "split-K"));
 }
 
 TEST(ConvolutionSketches, DepthwiseAnd3dConvolutionsGetRegisterTilesOnly) {
