@@ -10,6 +10,12 @@ cmake --build build -j"$(nproc)" --target cusched cusched-worker
 # The store is named as `cusched search` names it by default: cusched-<problem>.db.
 problem=${1:-softmax}
 db=${CUSCHED_DB:-cusched-$problem.db}
-./build/tools/cusched search --problem "$problem" --db "$db"
+# A search that stalled (exit 6) or spent its budget (exit 5) has finished with its best;
+# the report is written for it as for one that ran every round.
+status=0
+./build/tools/cusched search --problem "$problem" --db "$db" || status=$?
+if [ "$status" -ne 0 ] && [ "$status" -ne 5 ] && [ "$status" -ne 6 ]; then
+  exit "$status"
+fi
 ./build/tools/cusched report "$db" -o cusched-report.html
 echo "report: cusched-report.html"
