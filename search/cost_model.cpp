@@ -105,40 +105,40 @@ std::optional<int64_t> eval_index(const Expr& e, const std::map<std::string, int
   }
 }
 
-// Whether `cond` takes one value in every lane of a warp (tx = 0..31 and each vector
-// lane, the other variables 0): false where it differs between lanes or cannot be told.
-bool uniform_across_warp(const Expr& cond, const std::string& tx_var, int64_t tx_extent, const std::string& vec_var,
-                         int64_t vec_extent) {
-  std::optional<int64_t> first;
+// `e` in each lane of a warp (tx = 0..31 within tx_extent, and each value of the vector
+// lane), the other variables 0; nullopt where a lane's value cannot be told.
+std::optional<std::vector<int64_t>> warp_values(const Expr& e, const std::string& tx_var, int64_t tx_extent,
+                                                const std::string& vec_var, int64_t vec_extent) {
+  std::vector<int64_t> values;
   for (int64_t t = 0; t < std::min<int64_t>(32, std::max<int64_t>(tx_extent, 1)); ++t)
     for (int64_t v = 0; v < std::max<int64_t>(vec_extent, 1); ++v) {
       std::map<std::string, int64_t> vars;
       if (!tx_var.empty()) vars[tx_var] = t;
       if (!vec_var.empty()) vars[vec_var] = v;
-      auto c = eval_index(cond, vars);
-      if (!c || (first && *c != *first)) return false;
-      first = c;
+      auto x = eval_index(e, vars);
+      if (!x) return std::nullopt;
+      values.push_back(*x);
     }
-  return true;
+  return values;
 }
 
-// Bytes moved per element when the 32 lanes of a warp (tx = 0..31, and each value of
-// the vector lane) access `index`: distinct 32-byte sectors times 32 over the elements.
+// Whether `cond` takes one value in every lane of a warp: false where it differs between
+// lanes or cannot be told.
+bool uniform_across_warp(const Expr& cond, const std::string& tx_var, int64_t tx_extent, const std::string& vec_var,
+                         int64_t vec_extent) {
+  auto values = warp_values(cond, tx_var, tx_extent, vec_var, vec_extent);
+  return values && std::adjacent_find(values->begin(), values->end(), std::not_equal_to<>()) == values->end();
+}
+
+// Bytes moved per element when the lanes of a warp access `index`: distinct 32-byte
+// sectors times 32 over the elements.
 std::optional<double> sampled_cost(const Expr& index, const std::string& tx_var, int64_t tx_extent,
                                    const std::string& vec_var, int64_t vec_extent, int elem) {
+  auto elements = warp_values(index, tx_var, tx_extent, vec_var, vec_extent);
+  if (!elements) return std::nullopt;
   std::set<int64_t> sectors;
-  int64_t elements = 0;
-  for (int64_t t = 0; t < std::min<int64_t>(32, std::max<int64_t>(tx_extent, 1)); ++t)
-    for (int64_t v = 0; v < std::max<int64_t>(vec_extent, 1); ++v) {
-      std::map<std::string, int64_t> vars;
-      if (!tx_var.empty()) vars[tx_var] = t;
-      if (!vec_var.empty()) vars[vec_var] = v;
-      auto a = eval_index(index, vars);
-      if (!a) return std::nullopt;
-      sectors.insert(*a * elem / 32);
-      ++elements;
-    }
-  return elements ? 32.0 * static_cast<double>(sectors.size()) / static_cast<double>(elements) : 32.0;
+  for (int64_t a : *elements) sectors.insert(a * elem / 32);
+  return elements->empty() ? 32.0 : 32.0 * static_cast<double>(sectors.size()) / static_cast<double>(elements->size());
 }
 
 struct Walker {
