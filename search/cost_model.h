@@ -2,6 +2,7 @@
 // The analytical cost model: an estimate of a lowered program's time on an H200 from
 // its global-memory traffic (with coalescing), arithmetic, parallelism and launches.
 // It ranks candidates where no GPU is present and guides the built-in proposer.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,8 +10,9 @@
 
 namespace cusched::search {
 
-// The threads an H200 holds resident: 132 multiprocessors of 2048.
-constexpr double kMachineThreads = 132.0 * 2048.0;
+// An H200's multiprocessors, and the threads they hold resident (2048 each).
+constexpr int64_t kMultiprocessors = 132;
+constexpr double kMachineThreads = kMultiprocessors * 2048.0;
 
 struct KernelCost {
   std::string kernel;

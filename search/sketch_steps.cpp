@@ -5,7 +5,6 @@
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
-#include "search/cost_model.h"
 
 namespace cusched::search {
 

@@ -15,6 +15,7 @@
 
 #include "problems/problem.h"
 #include "search/class_sketches.h"
+#include "search/cost_model.h"
 
 namespace cusched::search {
 
@@ -50,9 +51,9 @@ bool is_contraction(const FuncDef& f);
 // Reductions of at most this many elements per point are computed serially by one thread
 // per point (pooling windows, short sums) rather than across the threads of a block.
 constexpr int64_t kSerialReductionMax = 32;
-// Fewer points than this (two per multiprocessor of an H100 or H200), each reducing at
-// least kClusterReductionMin elements, are split over clusters of blocks.
-constexpr int64_t kFewPoints = 264, kClusterReductionMin = 65536;
+// Fewer points than this (two per multiprocessor), each reducing at least
+// kClusterReductionMin elements, are split over clusters of blocks.
+constexpr int64_t kFewPoints = 2 * kMultiprocessors, kClusterReductionMin = 65536;
 
 // A reduction stage that no tile covers, by the points it computes and the elements each
 // reduces at the problem's default size: up to kSerialReductionMax elements, a flat grid of

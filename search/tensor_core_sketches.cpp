@@ -6,6 +6,7 @@
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
+#include "search/cost_model.h"
 #include "search/sketch_steps.h"
 
 namespace cusched::search {
@@ -103,9 +104,6 @@ void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
   }
 }
 
-// The multiprocessors of an H200.
-constexpr int64_t kMultiprocessors = 132;
-
 }  // namespace
 
 std::vector<Sketch> split_k_tensor_core_sketches(const Problem& p, const FuncDef& f) {
@@ -114,12 +112,10 @@ std::vector<Sketch> split_k_tensor_core_sketches(const Problem& p, const FuncDef
   auto src = matmul_sources(f);
   if (src.size() != 2) return out;
   const SizeBindings& sizes = p.size(p.default_size);
-  const int64_t tiles = ((eval_int(f.extents[0], sizes) + 127) / 128) * ((eval_int(f.extents[1], sizes) + 127) / 128);
-  const int64_t k = rvar_extent(f.body->rvars[0], sizes);
+  const int64_t rows = eval_int(f.extents[0], sizes), columns = eval_int(f.extents[1], sizes);
+  const int64_t tiles = ((rows + 127) / 128) * ((columns + 127) / 128), k = rvar_extent(f.body->rvars[0], sizes);
   // A side under 64 (a matrix times a vector) would leave most of each 128-wide tile idle.
-  if (tiles >= kMultiprocessors || k < 16384 || eval_int(f.extents[0], sizes) < 64 ||
-      eval_int(f.extents[1], sizes) < 64)
-    return out;
+  if (tiles >= kMultiprocessors || k < 16384 || rows < 64 || columns < 64) return out;
   int64_t parts = 1;
   while (parts < 256 && tiles * parts * 2 <= 4 * kMultiprocessors && k / (parts * 2) >= 512) parts *= 2;
   if (parts < 4) return out;
