@@ -72,6 +72,17 @@ json register_tile(const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int6
   return s;
 }
 
+// Appends register_tile's sketch after the steps `first`, its idea naming the columns
+// (`over`: where they are not the output's last loop alone), unless a sketch of that idea
+// is there already.
+void add_register_tile(std::vector<Sketch>& out, const FuncDef& f, const ConvolutionRoles& r, int64_t rm, int64_t rn,
+                       int64_t tx, int64_t ty, const std::string& over, const json& first) {
+  const std::string idea = "register tiles of " + std::to_string(rm) + " channels x " + std::to_string(rn) +
+                           " columns per thread" + over + ", " + std::to_string(tx * ty) + " threads per block";
+  if (std::any_of(out.begin(), out.end(), [&](const Sketch& s) { return s.idea == idea; })) return;
+  out.push_back({idea, concat_steps({first, register_tile(f, r, rm, rn, tx, ty)})});
+}
+
 // Implicit GEMM: per block `bc` channels (warps of 32, or of 16 where `bc` is 16) x 128
 // columns (warps of 64); the
 // channel sum in chunks of `kc` innermost, the taps serial outside the warp tiles. With
@@ -157,10 +168,7 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
   for (auto [rm, rn] : tiles) {
     if (columns <= tx) rn = 1;
     const int64_t ty = r.channels.empty() ? 1 : pow2_at_most(std::max<int64_t>(1, channels / rm), 8);
-    std::string idea = "register tiles of " + std::to_string(rm) + " channels x " + std::to_string(rn) +
-                       " columns per thread, " + std::to_string(tx * ty) + " threads per block";
-    if (std::any_of(out.begin(), out.end(), [&](const Sketch& s) { return s.idea == idea; })) continue;
-    out.push_back({idea, register_tile(f, r, rm, rn, tx, ty)});
+    add_register_tile(out, f, r, rm, rn, tx, ty, "", json::array());
   }
   // Rows shorter than a warp (a 3-D convolution's last side of 10): the last two output
   // loops fused into the columns, so that a warp's lanes run along both.
@@ -175,10 +183,7 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     for (auto [rm, rn] : std::vector<std::pair<int64_t, int64_t>>{{4, 2}, {8, 2}, {4, 4}}) {
       if (r.channels.empty()) rm = 1;
       const int64_t ty = r.channels.empty() ? 4 : pow2_at_most(std::max<int64_t>(1, channels / rm), 8);
-      out.push_back({"register tiles of " + std::to_string(rm) + " channels x " + std::to_string(rn) +
-                         " columns per thread over " + row + " and " + r.columns + " fused, " +
-                         std::to_string(fused_tx * ty) + " threads per block",
-                     concat_steps({fuse, register_tile(f, fused, rm, rn, fused_tx, ty)})});
+      add_register_tile(out, f, fused, rm, rn, fused_tx, ty, " over " + row + " and " + r.columns + " fused", fuse);
     }
   }
   if (!r.channels.empty() && !r.channel_sum.empty() && channels % 16 == 0) {
