@@ -84,6 +84,18 @@ std::vector<Sketch> legal_sketches(const Problem& p) {
   return sketches;
 }
 
+// `s` is legal at the small and the bench size of `p`.
+void expect_legal_at_both_sizes(const Problem& p, const Sketch& s) {
+  for (const char* size : {"small", "bench"})
+    EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
+}
+
+// `s` verifies in the interpreter at the small size of `p` (two input sets).
+void expect_verifies_at_small_size(const Problem& p, const Sketch& s) {
+  auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+  EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+}
+
 TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeInput) {
   const Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
   int tensor_core = 0, register_tiles = 0;
@@ -249,8 +261,7 @@ TEST(MatmulSketches, AChainOfGemmsIsTiledThroughoutAndItsOperandIsNotInlined) {
     ++both;
     EXPECT_TRUE(contains(s.idea, "the same tile on each of the 1 other products")) << s.idea;
     if (verified < 2 && validate_schedule(p.context("small"), s.schedule).ok) {
-      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
-      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+      expect_verifies_at_small_size(p, s);
       ++verified;
     }
   }
@@ -273,11 +284,9 @@ TEST(MatmulSketches, AttentionsBatchAndHeadsFuseIntoTheTensorCoreTilesBatchLoop)
     if (tensor_core.size() < 2) continue;
     EXPECT_EQ(tensor_core.count("Sc") + tensor_core.count("Y"), 2u) << s.idea;
     shapes.insert(tensor_core["Sc"]);
-    for (const char* size : {"small", "bench"})
-      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
+    expect_legal_at_both_sizes(p, s);
     if (verified < 2 || (tensor_core["Sc"] == "m64nNk8" && !shapes.count("verified wgmma"))) {
-      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
-      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+      expect_verifies_at_small_size(p, s);
       if (tensor_core["Sc"] == "m64nNk8") shapes.insert("verified wgmma");
       ++verified;
     }
@@ -297,10 +306,8 @@ TEST(ConvolutionSketches, RowsShorterThanAWarpFuseTheLastTwoOutputLoops) {
     if (!contains(s.idea, "over oh and ow fused")) continue;
     ++fused;
     EXPECT_EQ(s.schedule[0].value("op", ""), "fuse") << s.idea;
-    for (const char* size : {"small", "bench"})
-      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
-    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
-    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    expect_legal_at_both_sizes(p, s);
+    expect_verifies_at_small_size(p, s);
   }
   EXPECT_EQ(fused, 3);
 }
@@ -319,11 +326,9 @@ TEST(ConvolutionSketches, ChannelsAMultipleOf16GetImplicitGemmWithWarpsOf16Chann
     for (const auto& step : s.schedule)
       if (step.value("op", "") == "launch_bounds") max_threads = step["max_threads"].get<int64_t>();
     EXPECT_EQ(max_threads, 64) << s.idea;
-    for (const char* size : {"small", "bench"})
-      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
+    expect_legal_at_both_sizes(p, s);
     if (tiles <= 2) {
-      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
-      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+      expect_verifies_at_small_size(p, s);
     }
   }
   EXPECT_EQ(tiles, 4);
@@ -349,10 +354,8 @@ TEST(MatmulSketches, FewOutputTilesOverALongReductionSplitK) {
     }
     EXPECT_EQ(rfactor_of, "C");
     EXPECT_EQ(tiled, "C_part");
-    for (const char* size : {"small", "bench"})
-      EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
-    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
-    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    expect_legal_at_both_sizes(p, s);
+    expect_verifies_at_small_size(p, s);
   }
   EXPECT_EQ(precisions, (std::set<std::string>{"tf32", "3xtf32"}));
   // A square 4096^3 product has enough tiles, a matrix times a vector (level 1 #4, k of

@@ -2,8 +2,9 @@
 // not the output's leading loops or are few: BatchNorm (statistics per channel, over the
 // batch and the image) and LayerNorm (16 rows of 4M elements at KernelBench's shape) get
 // their statistics on grids of their own, split over a cluster of blocks per point, and the
-// output as a flat grid; such sketches verify in the interpreter, where each statistic's
-// point variable is named `c` as the combines' loops once were.
+// output as a flat grid; such sketches verify in the interpreter. BatchNorm's statistics
+// are indexed by a variable named `c`, which the loops of the combines across threads and
+// across the cluster must not shadow.
 #include <filesystem>
 #include <set>
 
