@@ -84,12 +84,12 @@ void add_register_tile(std::vector<Sketch>& out, const FuncDef& f, const Convolu
 }
 
 // Implicit GEMM: per block `bc` channels (warps of 32, or of 16 where `bc` is 16) x 128
-// columns (warps of 64); the
-// channel sum in chunks of `kc` innermost, the taps serial outside the warp tiles. With
-// `per_tap`, the chunk's data and that tap's weights are staged in shared memory at the
-// last tap with a 3-deep cp.async pipeline; otherwise the chunk's data for every tap
-// (its rows and columns widened by the taps) and all its weights are staged once at the
-// chunk loop, 2 deep, and the taps read them from shared memory.
+// columns (warps of 64); the channel sum in chunks of `kc` innermost, the taps serial
+// outside the warp tiles. With `per_tap`, the chunk's data and that tap's weights are
+// staged in shared memory at the last tap with a 3-deep cp.async pipeline; otherwise the
+// chunk's data for every tap (its rows and columns widened by the taps) and all its
+// weights are staged once at the chunk loop, 2 deep, and the taps read them from shared
+// memory.
 json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision,
                    bool per_tap) {
   json s = json::array();

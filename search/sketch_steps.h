@@ -58,12 +58,12 @@ constexpr int64_t kFewPoints = 2 * kMultiprocessors, kClusterReductionMin = 6553
 // A reduction stage that no tile covers, by the points it computes and the elements each
 // reduces at the problem's default size: up to kSerialReductionMax elements, a flat grid of
 // threads that each reduce one point serially (the reduction loops unrolled where they are
-// short at every size); few long reductions (kFewPoints,
-// kClusterReductionMin) split over a cluster of blocks per point, the block (256 to 1024
-// threads) and the cluster (8, or 16 where every size splits into 16 parts) as large as
-// filling the machine takes; otherwise one block per point whose threads (the power of two
-// up to 256 that covers the extent, up to 1024 where 256 per point leave the machine short
-// and the extent is long) combine the reduction.
+// short at every size); few long reductions (kFewPoints, kClusterReductionMin) split over a
+// cluster of blocks per point, the block (256 to 1024 threads) and the cluster (8, or 16
+// where every size splits into 16 parts) as large as filling the machine takes; otherwise
+// one block per point whose threads (the power of two up to 256 that covers the extent, up
+// to 1024 where 256 per point leave the machine short and the extent is long) combine the
+// reduction.
 void reduction_grid(nlohmann::json& steps, const Problem& p, const FuncDef& f);
 
 // Whether a contraction stage reads `stage` (inlined there, a pointwise producer would be
@@ -71,8 +71,8 @@ void reduction_grid(nlohmann::json& steps, const Problem& p, const FuncDef& f);
 bool read_by_contraction(const Problem& p, const std::string& stage);
 
 // Steps for the stages other than `skip`: pointwise producers inlined (those a contraction
-// reads are computed on their own flat grid), the rest
-// scheduled as a flat grid (pointwise) or by reduction_grid (reductions).
+// reads are computed on their own flat grid), the rest scheduled as a flat grid
+// (pointwise) or by reduction_grid (reductions).
 void schedule_rest(nlohmann::json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads);
 
 // The pipeline's pointwise outputs other than `product`: each may be folded into the
