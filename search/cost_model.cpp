@@ -20,6 +20,9 @@ constexpr double kBandwidth = 4.2e12;                        // bytes/s, measure
 constexpr double kL2Bandwidth = 2.5 * kBandwidth;            // bytes/s, assumed for reads that L2 serves
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
+// Bytes of memory requests in flight per multiprocessor that reach the memory's rate:
+// every resident thread (2048) with one 4-byte load outstanding.
+constexpr double kRequestBytesPerMultiprocessor = 2048.0 * 4;
 
 // An integer index with its loop variables bound (unbound ones are 0); nullopt when
 // it holds something other than integer arithmetic (a load, a float).
@@ -150,6 +153,11 @@ struct Walker {
   int64_t tx_extent = 32, vec_extent = 1;                 // extents of the current lane loops
   int64_t block_threads = 1;                              // threads per block of the kernel
   int thread_loops = 0;                                   // enclosing loops bound to a thread axis
+  int64_t copy_groups_in_flight = 0;  // the most cp.async groups a wait leaves in flight, plus the one awaited
+  double async_bytes = 0;             // bytes the kernel's cp.async copies move
+  double async_groups = 0;            // cp.async groups its blocks commit
+  double mbarriers = 0;               // mbarriers a block initialises
+  bool bulk_copies = false;           // the kernel issues bulk copies (their mbarriers are its stages)
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -290,12 +298,26 @@ struct Walker {
       case StmtKind::If:
         expr(s->cond, mult, tx_var, vec_var);
         break;
-      case StmtKind::AsyncCopy:
-        // The load names the first element; the copy moves copy_bytes of contiguous data.
-        bytes += (per_thread_copy(*s) ? mult * static_cast<double>(block_threads) : mult) *
-                 static_cast<double>(s->copy_bytes);
+      case StmtKind::AsyncWait:
+        copy_groups_in_flight = std::max<int64_t>(copy_groups_in_flight, s->width + 1);
         return;
+      case StmtKind::AsyncCommit:
+        // Every thread commits its group; a commit inside a thread loop counts once per block.
+        async_groups += thread_loops == 0 ? mult : mult / static_cast<double>(std::max<int64_t>(1, block_threads));
+        return;
+      case StmtKind::MbarrierInit:
+        if (thread_loops == 0) mbarriers += mult;
+        return;
+      case StmtKind::AsyncCopy: {
+        // The load names the first element; the copy moves copy_bytes of contiguous data.
+        const double moved = (per_thread_copy(*s) ? mult * static_cast<double>(block_threads) : mult) *
+                             static_cast<double>(s->copy_bytes);
+        bytes += moved;
+        async_bytes += moved;
+        return;
+      }
       case StmtKind::BulkCopy: {
+        bulk_copies = true;
         int64_t e = 128;  // a row of a tail tile has a computed length: a typical row's bytes
         is_const_int(s->extent, &e);
         bytes += mult * static_cast<double>(e);
@@ -334,11 +356,28 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     for (const auto& p : k.params) w.globals.insert(p);
     w.block_threads = k.block[0] * k.block[1] * k.block[2];
     w.stmt(k.body, 1.0, "", "");
-    double threads = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2] * k.block[0] * k.block[1] * k.block[2]);
-    double occupancy = std::min(1.0, threads / kMachineThreads);
-    // Small blocks and tiny grids cannot keep enough memory requests in flight.
-    double block = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
-    double efficiency = std::max(0.02, occupancy) * (block < 64 ? 0.5 : 1.0);
+    const double blocks = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]);
+    const double block = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
+    const double occupancy = std::min(1.0, blocks * block / kMachineThreads);
+    const double used = std::max(0.02, occupancy);
+    // Memory requests in flight decide the bandwidth a kernel reaches. A thread's plain
+    // loads keep about one request in flight, so the resident threads' share of the
+    // machine sets the rate (all of them, 2048 x 4 bytes per multiprocessor, reach it). A
+    // software pipeline keeps a block's copies of every stage that a wait leaves in flight
+    // outstanding (cp.async groups; the mbarrier stages of bulk copies, kilobytes each),
+    // which reaches the rate of the multiprocessors its blocks occupy from a block or two.
+    // Small blocks issue too few requests.
+    const double sm_share = std::min(1.0, blocks / static_cast<double>(kMultiprocessors));
+    double in_flight_share = used;
+    if (w.async_groups > 0 && w.copy_groups_in_flight > 0)
+      in_flight_share = std::max(used, w.async_bytes / w.async_groups * static_cast<double>(w.copy_groups_in_flight) /
+                                           kRequestBytesPerMultiprocessor);
+    if (w.bulk_copies && w.mbarriers > 1) in_flight_share = 1;
+    const double efficiency = std::min(std::max(used, sm_share), in_flight_share) * (block < 64 ? 0.5 : 1.0);
+    // Tensor-core instructions keep their pipe busy from a few warps per multiprocessor,
+    // so a tensor-core kernel computes at the rate of the multiprocessors it occupies;
+    // CUDA-core arithmetic needs the resident threads.
+    const double compute_efficiency = w.tensor_cores ? std::max(used, std::min(sm_share, used * 8)) : used;
     // A tensor-core tile's blocks re-read the operand panels that the blocks running beside
     // them read too: beyond the bytes of the kernel's buffers, its reads come from L2.
     double unique = 0;
@@ -346,7 +385,8 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
       if (const BufferSpec* b = program.find_buffer(p)) unique += static_cast<double>(b->bytes());
     const double dram = w.tensor_cores ? std::min(w.bytes, unique) : w.bytes;
     const double memory_s = dram / (kBandwidth * efficiency) + (w.bytes - dram) / (kL2Bandwidth * efficiency);
-    double ms = std::max(memory_s, w.flops / (kF32Rate * std::max(0.02, occupancy))) * 1e3 + kLaunchMs;
+    const double compute_s = w.flops / (kF32Rate * compute_efficiency);
+    double ms = std::max(memory_s, compute_s) * 1e3 + kLaunchMs;
     c.per_kernel.push_back({k.name, ms, w.bytes, w.flops, occupancy});
     c.ms += ms;
     c.global_bytes += w.bytes;

@@ -1,15 +1,21 @@
 // The cost model counts tensor-core work at the tensor-core rate, asynchronous copies
 // as global traffic, a tensor-core tile's re-reads at L2 bandwidth, a thread's adjacent
-// elements staged one by one once, and a select's costlier branch only.
+// elements staged one by one once, and a select's costlier branch only; a software
+// pipeline's stages in flight raise the bandwidth it reaches, and the matrix problems'
+// best schedules are estimated near their GPU medians on record.
 #include "search/cost_model.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "problems/problem_file.h"
+#include "source_tree.h"
 
 namespace cusched::search {
 namespace {
@@ -69,6 +75,42 @@ TEST(CostModel, PipelinedCopiesAreGlobalTrafficLikePlainCopies) {
   piped.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 3}});
   // The pipeline's guarded copies past the last step count as if they ran: 2 of 128 tiles.
   EXPECT_NEAR(cost(p, piped).global_bytes, cost(p, plain).global_bytes, cost(p, plain).global_bytes * 0.02);
+}
+
+// The 128 x 128 mma.sync tile of four 64 x 64 warps on the 4096^3 matmul: 1024 blocks of
+// 128 threads fill about half the machine's thread slots. Staged with plain loads, those
+// threads' requests set the bandwidth; pipelined three deep, each block keeps two stages
+// of copies in flight and the estimate drops, with the same traffic.
+TEST(CostModel, PipelinedCopiesKeepMoreRequestsInFlight) {
+  const Problem& p = find_problem("matmul");
+  const nlohmann::json plain =
+      tensor_core_tile_steps("C", "i", "j", "k", "A", 4, "B", 8, "", {128, 128, 64, 64, 32, "tf32"});
+  nlohmann::json piped = plain;
+  piped.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 3}});
+  const CostBreakdown a = cost(p, plain), b = cost(p, piped);
+  EXPECT_LT(a.occupancy, 0.9);
+  EXPECT_LT(b.ms, 0.8 * a.ms);
+}
+
+// The best schedules of the matrix problems against their H200 medians in one record
+// (the table run after the warpgroup tiles were tuned): the estimate ranks candidates,
+// so it must land near what the GPU measures, within 1.35x either way.
+TEST(CostModel, MatrixBestSchedulesAreEstimatedNearTheirGpuMedians) {
+  std::ifstream f(source_tree() + "/bench/results/2026-11-30-table-wgmma-tuned.json");
+  ASSERT_TRUE(f.good());
+  const nlohmann::json record = nlohmann::json::parse(f);
+  int compared = 0;
+  for (const auto& row : record.at("results")) {
+    const std::string name = row.value("problem", "");
+    if (name != "matmul" && name != "matmul_rect" && name != "bmm" && name != "gemm_add_relu") continue;
+    const double measured = row.at("cusched_ms").at("median").get<double>();
+    const Problem& p = find_problem(name);
+    const double estimate = cost(p, p.best_schedule).ms;
+    EXPECT_LT(estimate, 1.35 * measured) << name;
+    EXPECT_GT(estimate, measured / 1.35) << name;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 4);
 }
 
 // A block's cooperative copies run in every thread (indexed by tid, outside thread
