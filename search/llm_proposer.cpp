@@ -5,14 +5,18 @@
 #include <set>
 #include <sstream>
 
+#include "search/cost_model.h"
 #include "search/llm_schema.h"
 
 namespace cusched::search {
 
 namespace {
 
-const char* kSystemPrompt =
-    "You are an expert CUDA performance engineer tuning kernels for an NVIDIA H200 (Hopper, sm_90a, 132 SMs, "
+// The machine's description takes its multiprocessor count from the cost model's.
+const std::string kSystemPrompt =
+    "You are an expert CUDA performance engineer tuning kernels for an NVIDIA H200 (Hopper, sm_90a, " +
+    std::to_string(kMultiprocessors) +
+    " SMs, "
     "228 KB shared memory per SM, 4.8 TB/s HBM3e). You do not write CUDA yourself: you write schedules. A schedule "
     "is a JSON array of steps; each step is an object whose \"op\" names a primitive from the reference below, "
     "with that primitive's arguments; it names the problem's stages and loops exactly as the problem section "
