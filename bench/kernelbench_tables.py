@@ -14,17 +14,30 @@ from record_cells import (fmt_ms, gpu_name, is_kernelbench, precision_text, pyto
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def cusched_kernel(result, width=110):
+    """What a row's timed kernel is: the search's idea for its best candidate, "baseline" where the search
+    timed the baseline, "-" where the row says neither."""
+    search = result.get("search") or {}
+    if search.get("timed") == "baseline" or search.get("best_is_baseline"):
+        return "baseline"
+    idea = (search.get("best_idea") or "").replace("|", "/").replace("\n", " ").strip()
+    if not idea:
+        return "-"
+    return idea if len(idea) <= width else idea[:width - 3].rstrip() + "..."
+
+
 def behind_table(rows):
     """The rows slower than the faster of PyTorch eager and torch.compile, with what that side runs: the
-    longest GPU kernel it launches (records from the timings that profiled it) and each side's share of
-    the floor."""
+    longest GPU kernel it launches (records from the timings that profiled it), what cusched's timed kernel
+    is (the search's idea for it, or the baseline) and each side's share of the floor."""
     behind = [r for r in rows if r["speedup"] is not None and r["speedup"] < 1]
     if not behind:
         return []
     out = ["Behind PyTorch: what the faster PyTorch side runs (its longest GPU kernel and that kernel's share "
-           "of its time, where the timing profiled it) and the share of the floor each side reaches.", "",
-           "| problem | speedup | PyTorch's faster side | its longest kernel | PyTorch % of floor | cusched % of floor "
-           "| cusched precision |", "|---|---|---|---|---|---|---|"]
+           "of its time, where the timing profiled it), what cusched's kernel is (the idea of the search's best "
+           "candidate, or the baseline) and the share of the floor each side reaches.", "",
+           "| problem | speedup | PyTorch's faster side | its longest kernel | cusched's kernel | PyTorch % of floor "
+           "| cusched % of floor | cusched precision |", "|---|---|---|---|---|---|---|---|"]
     for r in behind:
         res = r["result"]
         side = "eager" if r["eager"] is not None and (r["compile"] is None or r["eager"] <= r["compile"]) else "compile"
@@ -35,9 +48,9 @@ def behind_table(rows):
                   if kernels else "not profiled")
         pct = res.get("pct_of_floor")
         theirs = "%.1f" % (pct * r["ms"] / faster_ms) if pct and faster_ms else "-"
-        out.append("| %s | %.2fx | %s | %s | %s | %s | %s |" % (
-            r["problem"], r["speedup"], "torch.compile" if side == "compile" else "eager", kernel, theirs,
-            "%.1f" % pct if pct else "-", precision_text(res)))
+        out.append("| %s | %.2fx | %s | %s | %s | %s | %s | %s |" % (
+            r["problem"], r["speedup"], "torch.compile" if side == "compile" else "eager", kernel,
+            cusched_kernel(res), theirs, "%.1f" % pct if pct else "-", precision_text(res)))
     return out
 
 

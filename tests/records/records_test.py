@@ -141,15 +141,20 @@ class Behind(unittest.TestCase):
         slow = result("kb2_1_Conv2D", 4.0, eager=3.0, compile_ms=2.0)
         slow["pytorch"][0]["compile_kernels"] = [{"name": "cudnn_implicit_gemm_tf32", "share": 0.8}]
         slow["pytorch"][0]["eager_kernels"] = [{"name": "eager_kernel", "share": 0.5}]
+        slow["search"] = {"timed": "search", "best_is_baseline": False,
+                          "best_idea": "implicit GEMM on tensor cores | 64 channels x 128 columns " + "x" * 120}
         fast = result("kb2_12_Gemm", 1.0, eager=2.0, compile_ms=2.0)
         unprofiled = result("kb2_5_ConvT", 2.0, eager=1.0, compile_ms=None)
+        unprofiled["search"] = {"timed": "baseline", "best_is_baseline": False, "best_idea": None}
         rows = make_tables.current_rows([record("2026-01-01", "a", [slow, fast, unprofiled])], kernelbench=True)
         table = "\n".join(kernelbench_tables.behind_table(rows))
         self.assertNotIn("kb2_12_Gemm", table)
         # cusched at 50% of the floor in 4 ms: the floor is 2 ms, torch.compile's 2 ms is 100% of it
-        self.assertIn("| kb2_1_Conv2D | 0.50x | torch.compile | `cudnn_implicit_gemm_tf32` (80%) | 100.0 | 50.0 | f32 |",
-                      table)
-        self.assertIn("| kb2_5_ConvT | 0.50x | eager | not profiled | 100.0 | 50.0 | f32 |", table)
+        # the search's idea, its "|" kept out of the table's cells and cut to 110 characters
+        idea = ("implicit GEMM on tensor cores / 64 channels x 128 columns " + "x" * 120)[:107] + "..."
+        self.assertIn("| kb2_1_Conv2D | 0.50x | torch.compile | `cudnn_implicit_gemm_tf32` (80%%) | %s | 100.0 | 50.0 "
+                      "| f32 |" % idea, table)
+        self.assertIn("| kb2_5_ConvT | 0.50x | eager | not profiled | baseline | 100.0 | 50.0 | f32 |", table)
         self.assertEqual(kernelbench_tables.behind_table([r for r in rows if r["problem"] == "kb2_12_Gemm"]), [])
 
 
