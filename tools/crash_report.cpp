@@ -4,7 +4,6 @@
 // runs on its own signal stack, so that a stack overflow is reported too.
 #include "tools/crash_report.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 
@@ -35,13 +34,14 @@ void on_fatal_signal(int sig) {
 void install_crash_report() {
   void* warm[1];
   backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
-  // The handler's own stack: a stack overflow leaves no room on the thread's stack.
-  static const size_t kAltStackBytes = 256 * 1024;
+  // The handler's own stack, for the process's life: a stack overflow leaves no room on
+  // the thread's stack.
+  alignas(16) static char alt_stack[256 * 1024];
   stack_t alt{};
-  alt.ss_sp = std::malloc(kAltStackBytes);
-  alt.ss_size = kAltStackBytes;
+  alt.ss_sp = alt_stack;
+  alt.ss_size = sizeof(alt_stack);
   alt.ss_flags = 0;
-  const bool have_alt_stack = alt.ss_sp != nullptr && sigaltstack(&alt, nullptr) == 0;
+  const bool have_alt_stack = sigaltstack(&alt, nullptr) == 0;
   for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) {
     struct sigaction sa{};
     sa.sa_handler = on_fatal_signal;

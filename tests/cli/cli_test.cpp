@@ -441,4 +441,19 @@ TEST_F(Cli, LowerDumpsIrAfterEachPass) {
   EXPECT_EQ(json::parse(cuda.out)["error"]["code"], "after-needs-ir");
 }
 
+// A process that dies of a fatal signal (here SIGSEGV sent while `validate` waits for its
+// schedule on stdin) says so on stderr with its call stack, printed from the handler's own
+// stack, and still ends by that signal.
+TEST_F(Cli, AFatalSignalPrintsTheCallStackAndEndsByTheSignal) {
+  const fs::path err = dir_ / "stderr.txt", rc = dir_ / "rc.txt";
+  const fs::path script =
+      write("crash.sh", "sleep 3 | '" + std::string(CUSCHED_BINARY) + "' validate -p matmul -s - 2> '" + err.string() +
+                            "' &\np=$!\nsleep 1\nkill -SEGV $p\nwait $p\necho $? > '" + rc.string() + "'\n");
+  ASSERT_EQ(std::system(("sh '" + script.string() + "'").c_str()), 0);
+  EXPECT_EQ(read_file(rc), "139\n") << "128 + SIGSEGV: the default action after the report";
+  const std::string text = read_file(err);
+  EXPECT_NE(text.find("cusched: fatal signal"), std::string::npos) << text;
+  EXPECT_NE(text.find("call stack"), std::string::npos) << text;
+}
+
 }  // namespace
