@@ -441,15 +441,24 @@ TEST_F(Cli, LowerDumpsIrAfterEachPass) {
   EXPECT_EQ(json::parse(cuda.out)["error"]["code"], "after-needs-ir");
 }
 
-// A process that dies of a fatal signal (here SIGSEGV sent while `validate` waits for its
-// schedule on stdin) says so on stderr with its call stack, printed from the handler's own
-// stack, and still ends by that signal.
+// A process that dies of a fatal signal (here SIGSEGV sent once `validate` waits for its
+// schedule on stdin, a FIFO the script holds open) says so on stderr with its call stack,
+// printed from the handler's own stack, and still ends by that signal.
 TEST_F(Cli, AFatalSignalPrintsTheCallStackAndEndsByTheSignal) {
-  const fs::path err = dir_ / "stderr.txt", rc = dir_ / "rc.txt";
-  const fs::path script =
-      write("crash.sh", "sleep 3 | '" + std::string(CUSCHED_BINARY) + "' validate -p matmul -s - 2> '" + err.string() +
-                            "' &\np=$!\nsleep 1\nkill -SEGV $p\nwait $p\necho $? > '" + rc.string() + "'\n");
-  ASSERT_EQ(std::system(("sh '" + script.string() + "'").c_str()), 0);
+  const fs::path err = dir_ / "stderr.txt", rc = dir_ / "rc.txt", fifo = dir_ / "stdin";
+  const fs::path script = write("crash.sh", R"(mkfifo "$FIFO"
+"$BIN" validate -p matmul -s - < "$FIFO" 2> "$ERR" &
+p=$!
+exec 3> "$FIFO"
+for i in $(seq 200); do grep -q pipe /proc/$p/wchan 2>/dev/null && break; sleep 0.1; done
+kill -SEGV $p
+wait $p
+echo $? > "$RC"
+exec 3>&-
+)");
+  const std::string env = "BIN='" + std::string(CUSCHED_BINARY) + "' FIFO='" + fifo.string() + "' ERR='" +
+                          err.string() + "' RC='" + rc.string() + "' ";
+  ASSERT_EQ(std::system((env + "sh '" + script.string() + "'").c_str()), 0);
   EXPECT_EQ(read_file(rc), "139\n") << "128 + SIGSEGV: the default action after the report";
   const std::string text = read_file(err);
   EXPECT_NE(text.find("cusched: fatal signal"), std::string::npos) << text;
