@@ -21,8 +21,8 @@ constexpr double kL2Bandwidth = 2.5 * kBandwidth;            // bytes/s, assumed
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
 // Bytes of memory requests in flight per multiprocessor that reach the memory's rate:
-// every resident thread (2048) with one 4-byte load outstanding.
-constexpr double kRequestBytesPerMultiprocessor = 2048.0 * 4;
+// every resident thread with one 4-byte load outstanding.
+constexpr double kRequestBytesPerMultiprocessor = kThreadsPerMultiprocessor * 4.0;
 
 // An integer index with its loop variables bound (unbound ones are 0); nullopt when
 // it holds something other than integer arithmetic (a load, a float).
@@ -362,7 +362,7 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     const double used = std::max(0.02, occupancy);
     // Memory requests in flight decide the bandwidth a kernel reaches. A thread's plain
     // loads keep about one request in flight, so the resident threads' share of the
-    // machine sets the rate (all of them, 2048 x 4 bytes per multiprocessor, reach it). A
+    // machine sets the rate (all of them, kRequestBytesPerMultiprocessor, reach it). A
     // software pipeline keeps a block's copies of every stage that a wait leaves in flight
     // outstanding (cp.async groups; the mbarrier stages of bulk copies, kilobytes each),
     // which reaches the rate of the multiprocessors its blocks occupy from a block or two.

@@ -10,9 +10,10 @@
 
 namespace cusched::search {
 
-// An H200's multiprocessors, and the threads they hold resident (2048 each).
+// An H200's multiprocessors, the threads each holds resident, and the machine's.
 constexpr int64_t kMultiprocessors = 132;
-constexpr double kMachineThreads = kMultiprocessors * 2048.0;
+constexpr int64_t kThreadsPerMultiprocessor = 2048;
+constexpr double kMachineThreads = static_cast<double>(kMultiprocessors * kThreadsPerMultiprocessor);
 
 struct KernelCost {
   std::string kernel;
