@@ -26,6 +26,7 @@ KernelBundle make_bundle(const LoweredProgram& program, const EmitOptions& optio
     l.dynamic_smem_bytes = emitted.dynamic_smem_bytes[i];
     l.cluster = k.cluster;
     l.args = k.params;
+    l.tensor_maps = tensor_maps_of(k.body);
     b.launches.push_back(std::move(l));
   }
   return b;

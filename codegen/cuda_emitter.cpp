@@ -178,6 +178,10 @@ std::string KernelWriter::write() {
       params.push_back("const " + c + "* " + name);
   }
 
+  // Tensor copies' maps follow the buffers, by value (the runtime encodes them).
+  for (const auto& m : tensor_maps_of(kernel_.body))
+    params.push_back("const __grid_constant__ cusched::TensorMap " + m.name);
+
   collect_wgmma_fragments(kernel_.body, tf32_words_);
   c_names_.emplace_back();
   std::ostringstream head;
@@ -307,6 +311,21 @@ void KernelWriter::stmt(const Stmt& s) {
            expr_.element(s->value->name, s->value->args[0]) + ", " + expr_.text_as(s->extent, DType::i32) + ", &" +
            expr_.element(s->barrier, s->barrier_index) + ");");
       break;
+    case StmtKind::TensorCopy: {
+      const EmittedBuffer* dst = lookup(s->buffer);
+      if (options_.reference_f64 || !dst || dst->scope != MemScope::Shared || s->operands.empty() ||
+          s->operands.size() > 5)
+        fail("tensor-copy-unsupported",
+             "Kernel '" + kernel_.name + "' has a tensor copy into '" + s->buffer +
+                 "', which is not a shared array in scope, or of a rank other than 1 to 5" +
+                 (options_.reference_f64 ? " (the f64 reference has no tensor copies)." : "."),
+             "Emit tensor copies in their own precision, into shared arrays, of 1 to 5 dimensions.");
+      std::string call = "cusched::tensor_copy_" + std::to_string(s->operands.size()) + "d(&" +
+                         expr_.element(s->buffer, s->index) + ", " + s->tensor_map;
+      for (size_t d = s->operands.size(); d-- > 0;) call += ", " + expr_.text_as(s->operands[d], DType::i32);
+      line(call + ", &" + expr_.element(s->barrier, s->barrier_index) + ");");
+      break;
+    }
     case StmtKind::MbarrierInit:
       line("cusched::mbarrier_init(&" + expr_.element(s->buffer, s->index) + ", " + std::to_string(s->width) + ");");
       break;

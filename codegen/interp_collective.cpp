@@ -144,6 +144,7 @@ void KernelRunner::exec_collective(const CStmt& s) {
     case StmtKind::AsyncCommit:
     case StmtKind::AsyncWait:
     case StmtKind::BulkCopy:
+    case StmtKind::TensorCopy:
     case StmtKind::MbarrierInit:
     case StmtKind::MbarrierExpect:
     case StmtKind::MbarrierWait:

@@ -95,6 +95,7 @@ class KernelCompiler {
     b.dtype = spec->dtype;
     b.size = spec->elements();
     b.role = spec->role;
+    b.shape = spec->shape;
     int id = static_cast<int>(out_.buffers.size());
     out_.buffers.push_back(b);
     globals_[name] = id;
@@ -463,6 +464,36 @@ class KernelCompiler {
         c.barrier = mbarrier_buffer(s->barrier);
         c.barrier_index = expr(s->barrier_index);
         break;
+      case StmtKind::TensorCopy: {
+        c.index = expr(s->index);
+        c.buffer = resolve_buffer(s->buffer, "tensor-copies into");
+        c.source_buffer = resolve_buffer(s->source, "tensor-copies from");
+        const InterpBuffer &dst = out_.buffers[c.buffer], &src = out_.buffers[c.source_buffer];
+        if (dst.scope != MemScope::Shared || src.scope != MemScope::Global)
+          malformed("tensor-copies from '" + s->source + "' into '" + s->buffer +
+                        "', which are not a global and a shared buffer",
+                    "Tensor-copy from a global buffer into shared memory only.");
+        if (dst.dtype != src.dtype)
+          malformed("tensor-copies between '" + s->source + "' and '" + s->buffer + "', whose element types differ",
+                    "Copy between buffers of one element type.");
+        if (s->box.size() != src.shape.size() || s->operands.size() != src.shape.size())
+          malformed("tensor-copies from '" + s->source + "' a box or coordinates of another rank than the buffer's",
+                    "Give the box and the coordinates one entry per dimension of the source.");
+        const int64_t row_bytes = s->box.empty() ? 0 : s->box.back() * dtype_bytes(src.dtype);
+        if (row_bytes % 16 != 0 || (s->swizzle_bytes != 0 && (s->swizzle_bytes != 128 || row_bytes != 128)))
+          malformed("tensor-copies boxes with rows of " + std::to_string(row_bytes) + " bytes and a swizzle of " +
+                        std::to_string(s->swizzle_bytes) + " bytes",
+                    "Copy rows of a multiple of 16 bytes, and swizzle (128 bytes) only rows of exactly 128 bytes.");
+        for (auto e : s->box)
+          if (e < 1 || e > 256)
+            malformed("tensor-copies a box of extent " + std::to_string(e), "Use extents 1 to 256.");
+        for (const auto& o : s->operands) c.operands.push_back(expr(o));
+        c.box = s->box;
+        c.swizzle_bytes = s->swizzle_bytes;
+        c.barrier = mbarrier_buffer(s->barrier);
+        c.barrier_index = expr(s->barrier_index);
+        break;
+      }
       case StmtKind::MbarrierInit:
       case StmtKind::MbarrierExpect:
       case StmtKind::MbarrierWait:

@@ -74,6 +74,7 @@ struct InterpBuffer {
   int64_t size = 0;                     // elements (per thread for registers)
   BufferRole role = BufferRole::Input;  // global buffers
   int64_t alignment = 16;               // shared: byte alignment of the array's start
+  std::vector<int64_t> shape;           // global: the buffer's shape (tensor copies address it)
 };
 
 struct CStmt {
@@ -111,6 +112,9 @@ struct CStmt {
   int64_t copy_bytes = 4;
   int barrier = -1;
   CExpr barrier_index;
+  // TensorCopy: source_buffer is the global source, operands its coordinates
+  std::vector<int64_t> box;
+  int64_t swizzle_bytes = 0;
   const StmtNode* source = nullptr;
 };
 

@@ -101,6 +101,53 @@ void KernelRunner::bulk_copy(const CStmt& s) {
   complete_phase_if_done(id);
 }
 
+void KernelRunner::tensor_copy(const CStmt& s) {
+  step();
+  const int id = mbarrier_id(s.barrier, eval(s.barrier_index), false);
+  const InterpBuffer &dst = k_.buffers[s.buffer], &src = k_.buffers[s.source_buffer];
+  const int64_t esize = dtype_bytes(dst.dtype), rank = static_cast<int64_t>(s.box.size());
+  const int64_t d0 = checked_index(s.buffer, eval(s.index), "tensor-copy write");
+  const int64_t align = s.swizzle_bytes ? 1024 : 128;
+  if (dst.alignment % align != 0 || (d0 * esize) % align != 0)
+    fail("tensor-copy-alignment",
+         "In " + where() + ", a tensor copy into '" + dst.name + "' element " + std::to_string(d0) +
+             " starts at a byte offset that is not a multiple of " + std::to_string(align) +
+             " bytes in an array aligned to " + std::to_string(dst.alignment) + " bytes.",
+         "Align tensor copies' destinations to 128 bytes (1024 with the 128-byte swizzle).");
+  std::vector<int64_t> at(rank);
+  for (int64_t d = 0; d < rank; ++d) at[d] = static_cast<int64_t>(eval(s.operands[d]));
+  int64_t n = 1;
+  for (auto e : s.box) n *= e;
+  checked_index(s.buffer, static_cast<double>(d0 + n - 1), "tensor-copy write");
+  Mbarrier& m = mbarriers_[id];
+  BufferState& b = bufs_[s.buffer];
+  for (int64_t l = 0; l < n; ++l) {
+    // The box element l (row-major) at its coordinates in the source; zero outside it.
+    int64_t rest = l, flat = 0, stride = 1;
+    bool inside = true;
+    for (int64_t d = rank; d-- > 0;) {
+      const int64_t c = at[d] + rest % s.box[d];
+      rest /= s.box[d];
+      inside &= c >= 0 && c < src.shape[d];
+      flat += c * stride;
+      stride *= src.shape[d];
+    }
+    const double v = inside ? load(s.source_buffer, static_cast<double>(flat)) : 0.0;
+    int64_t byte = l * esize;
+    if (s.swizzle_bytes) {
+      const int64_t chunk = byte / 16 % 8, row = byte / 128 % 8;
+      byte += ((chunk ^ row) - chunk) * 16;
+    }
+    const int64_t i = shared_slot(s.buffer, d0 + byte / esize);
+    check_shared_write(s.buffer, b, i, "tensor-copy write");  // it may land at any moment until the phase completes
+    m.copies.push_back({s.buffer, i, v});
+    b.bulk_barrier[i] = id;
+    b.bulk_phase[i] = m.completed;
+  }
+  m.tx -= n * esize;
+  complete_phase_if_done(id);
+}
+
 void KernelRunner::mbarrier_init(const CStmt& s) {
   const int id = mbarrier_id(s.buffer, eval(s.index), true);
   Mbarrier& m = mbarriers_[id];

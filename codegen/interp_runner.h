@@ -120,6 +120,9 @@ class KernelRunner {
   void complete_phase_if_done(int id);
 
   void bulk_copy(const CStmt& s);
+  // A TensorCopy: the box's elements (zeros outside the source) land in the destination,
+  // swizzled where asked, when the mbarrier phase completes.
+  void tensor_copy(const CStmt& s);
 
   void mbarrier_init(const CStmt& s);
 

@@ -334,6 +334,9 @@ void KernelRunner::exec_thread(const CStmt& s) {
     case StmtKind::BulkCopy:
       bulk_copy(s);
       return;
+    case StmtKind::TensorCopy:
+      tensor_copy(s);
+      return;
     case StmtKind::MbarrierInit:
       mbarrier_init(s);
       return;

@@ -1,8 +1,11 @@
 #include "codegen/ir.h"
 
+#include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "codegen/mma_layout.h"
+#include "dsl/error.h"
 
 namespace cusched {
 
@@ -111,6 +114,42 @@ Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_lo
   n->barrier = barrier;
   n->barrier_index = std::move(barrier_index);
   return n;
+}
+
+Stmt make_tensor_copy(const std::string& shared_buffer, Expr index, const std::string& source,
+                      std::vector<Expr> coordinates, std::vector<int64_t> box, int64_t swizzle_bytes,
+                      const std::string& tensor_map, const std::string& barrier, Expr barrier_index) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::TensorCopy;
+  n->buffer = shared_buffer;
+  n->index = std::move(index);
+  n->source = source;
+  n->operands = std::move(coordinates);
+  n->box = std::move(box);
+  n->swizzle_bytes = swizzle_bytes;
+  n->tensor_map = tensor_map;
+  n->barrier = barrier;
+  n->barrier_index = std::move(barrier_index);
+  return n;
+}
+
+std::vector<TensorMapSpec> tensor_maps_of(const Stmt& body) {
+  std::vector<TensorMapSpec> maps;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (!s) return;
+    if (s->kind == StmtKind::TensorCopy) {
+      TensorMapSpec m{s->tensor_map, s->source, s->box, s->swizzle_bytes};
+      auto same = std::find_if(maps.begin(), maps.end(), [&](const TensorMapSpec& o) { return o.name == m.name; });
+      if (same == maps.end())
+        maps.push_back(m);
+      else if (!(*same == m))
+        fail("malformed-ir", "Tensor map '" + m.name + "' is used with two different sources or boxes.",
+             "Give each source and box its own tensor map.");
+    }
+    for (const auto& c : s->body) walk(c);
+  };
+  walk(body);
+  return maps;
 }
 
 static Stmt mbarrier_stmt(StmtKind kind, const std::string& barrier, Expr index, Expr value) {
@@ -326,6 +365,15 @@ std::string print_stmt(const Stmt& s, int indent) {
       os << pad << s->buffer << "[" << to_string(s->index) << "] <- bulk " << to_string(s->value) << " ("
          << to_string(s->extent) << " bytes) on " << s->barrier << "[" << to_string(s->barrier_index) << "]\n";
       break;
+    case StmtKind::TensorCopy: {
+      os << pad << s->buffer << "[" << to_string(s->index) << "] <- tensor " << s->source << " box ";
+      for (size_t d = 0; d < s->box.size(); ++d) os << (d ? "x" : "") << s->box[d];
+      os << " at (";
+      for (size_t d = 0; d < s->operands.size(); ++d) os << (d ? ", " : "") << to_string(s->operands[d]);
+      os << ")" << (s->swizzle_bytes ? " swizzled 128" : "") << " via " << s->tensor_map << " on " << s->barrier << "["
+         << to_string(s->barrier_index) << "]\n";
+      break;
+    }
     case StmtKind::MbarrierInit:
       os << pad << "mbarrier_init(" << s->buffer << "[" << to_string(s->index) << "], " << s->width << " arrivals)\n";
       break;

@@ -57,6 +57,16 @@
 //     (shared), both 16-byte aligned, and counts them towards the current phase of the
 //     mbarrier barrier[barrier_index]. A thread sees the data after its MbarrierWait on
 //     that phase; no Barrier is needed.
+//   - TensorCopy (the Hopper tensor memory accelerator, cp.async.bulk.tensor) copies a
+//     box of the global buffer `source` (extents `box`, outermost first) whose first
+//     element has the coordinates `operands` (outermost first; any of them may lie
+//     outside the buffer, which may be negative) into buffer[index ..] (shared), row-major
+//     and dense; elements outside the source read as zero. With `swizzle_bytes` 128 the
+//     16-byte chunk j of the box's 128-byte row r lands at chunk j ^ (r % 8) of that row
+//     (rows of exactly 128 bytes, the destination 1024-byte aligned); without, the
+//     destination is 128-byte aligned. The whole box's bytes (zeros included) count
+//     towards the current phase of barrier[barrier_index]. The runtime describes the
+//     source and box by the kernel parameter `tensor_map` (a CUtensorMap).
 //   - Mma is one warp-wide tensor-core instruction (codegen/mma_layout.h): every thread
 //     of a warp reaches it together; each lane supplies its fragment of A and B
 //     (`operands`: the A elements, then the B elements, each an expression evaluated in
@@ -124,6 +134,7 @@ enum class StmtKind {
   AsyncCommit,
   AsyncWait,
   BulkCopy,
+  TensorCopy,
   MbarrierInit,
   MbarrierExpect,
   MbarrierWait,
@@ -154,6 +165,8 @@ enum class StmtKind {
 //   AsyncWait        width (groups that may stay in flight)
 //   BulkCopy         buffer, index (shared destination), value (global load), extent (bytes),
 //                    barrier, barrier_index (the mbarrier)
+//   TensorCopy       buffer, index (shared destination), source (global buffer), operands
+//                    (coordinates), box, swizzle_bytes, tensor_map, barrier, barrier_index
 //   MbarrierInit     buffer, index (the mbarrier), width (arrivals per phase)
 //   MbarrierExpect   buffer, index (the mbarrier), value (bytes announced)
 //   MbarrierWait     buffer, index (the mbarrier), value (phase parity)
@@ -213,6 +226,11 @@ struct StmtNode {
   // BulkCopy (extent: the byte count): the mbarrier that tracks the copy
   std::string barrier;
   Expr barrier_index;
+  // TensorCopy: the box's extents (outermost first), its swizzle (0 or 128 bytes) and
+  // the kernel parameter that describes it
+  std::vector<int64_t> box;
+  int64_t swizzle_bytes = 0;
+  std::string tensor_map;
 };
 
 Stmt make_block(std::vector<Stmt> body);
@@ -228,6 +246,11 @@ Stmt make_scan(const std::string& buffer, Expr index, const std::string& total, 
 Stmt make_async_copy(const std::string& shared_buffer, Expr index, Expr global_load, int64_t bytes = 4);
 Stmt make_bulk_copy(const std::string& shared_buffer, Expr index, Expr global_load, Expr bytes,
                     const std::string& barrier, Expr barrier_index);
+Stmt make_tensor_copy(const std::string& shared_buffer, Expr index, const std::string& source,
+                      std::vector<Expr> coordinates, std::vector<int64_t> box, int64_t swizzle_bytes,
+                      const std::string& tensor_map, const std::string& barrier, Expr barrier_index);
+// The tensor maps that a kernel body's TensorCopy statements name, in order of first use.
+std::vector<TensorMapSpec> tensor_maps_of(const Stmt& body);
 Stmt make_mbarrier_init(const std::string& barrier, Expr index, int64_t arrivals);
 Stmt make_mbarrier_expect(const std::string& barrier, Expr index, Expr bytes);
 Stmt make_mbarrier_wait(const std::string& barrier, Expr index, Expr parity);

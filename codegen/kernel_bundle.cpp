@@ -44,13 +44,15 @@ nlohmann::json KernelBundle::to_json() const {
                             {"shape", b.shape},
                             {"role", role_name(b.role)},
                             {"zero_before_launch", b.zero_before_launch}});
-  for (const auto& l : launches)
-    j["launches"].push_back({{"kernel", l.kernel},
-                             {"grid", l.grid},
-                             {"block", l.block},
-                             {"dynamic_smem_bytes", l.dynamic_smem_bytes},
-                             {"cluster", l.cluster},
-                             {"args", l.args}});
+  for (const auto& l : launches) {
+    nlohmann::json launch = {{"kernel", l.kernel},   {"grid", l.grid},
+                             {"block", l.block},     {"dynamic_smem_bytes", l.dynamic_smem_bytes},
+                             {"cluster", l.cluster}, {"args", l.args}};
+    for (const auto& m : l.tensor_maps)
+      launch["tensor_maps"].push_back(
+          {{"name", m.name}, {"buffer", m.buffer}, {"box", m.box}, {"swizzle_bytes", m.swizzle_bytes}});
+    j["launches"].push_back(launch);
+  }
   return j;
 }
 
@@ -85,6 +87,19 @@ KernelBundle KernelBundle::from_json(const nlohmann::json& j) {
       s.dynamic_smem_bytes = l.value("dynamic_smem_bytes", 0);
       s.cluster = l.value("cluster", 1);
       s.args = l.at("args").get<std::vector<std::string>>();
+      for (const auto& m : l.value("tensor_maps", nlohmann::json::array())) {
+        TensorMapSpec t;
+        t.name = m.at("name");
+        t.buffer = m.at("buffer");
+        t.box = m.at("box").get<std::vector<int64_t>>();
+        t.swizzle_bytes = m.value("swizzle_bytes", 0);
+        if (!k.find_buffer(t.buffer) || t.box.size() != k.find_buffer(t.buffer)->shape.size())
+          fail("bad-bundle",
+               "Tensor map '" + t.name + "' of launch '" + s.kernel + "' names buffer '" + t.buffer +
+                   "', which the bundle does not have or whose rank differs from its box's.",
+               "Give each tensor map a buffer of the bundle and a box of that buffer's rank.");
+        s.tensor_maps.push_back(t);
+      }
       k.launches.push_back(s);
     }
     return k;

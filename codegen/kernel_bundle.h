@@ -26,6 +26,18 @@ struct BufferSpec {
   int64_t bytes() const;
 };
 
+// A tensor map (CUtensorMap) that the runtime encodes for a launch and passes by value
+// after the buffer pointers: the global buffer `buffer` (its shape and element type) seen
+// as boxes of `box` elements (outermost first), optionally with the 128-byte swizzle;
+// elements outside the buffer read as zero.
+struct TensorMapSpec {
+  std::string name;  // the kernel parameter
+  std::string buffer;
+  std::vector<int64_t> box;
+  int64_t swizzle_bytes = 0;  // 0 or 128
+  bool operator==(const TensorMapSpec&) const = default;
+};
+
 struct LaunchSpec {
   std::string kernel;  // extern "C" __global__ name in the source
   std::array<int64_t, 3> grid{1, 1, 1};
@@ -33,6 +45,7 @@ struct LaunchSpec {
   int64_t dynamic_smem_bytes = 0;
   std::vector<std::string> args;  // buffer names, in parameter order (each a device pointer)
   int64_t cluster = 1;            // blocks per thread-block cluster along x (compiled in with __cluster_dims__)
+  std::vector<TensorMapSpec> tensor_maps;  // parameters after `args`, in order
 };
 
 struct KernelBundle {

@@ -46,4 +46,12 @@ bool reads_padded(const Expr& e, const std::string& name) {
   return false;
 }
 
+bool reads_padded_nonzero(const Expr& e, const std::string& name) {
+  if (!e.defined()) return false;
+  if (is_padded_load(e) && e->name == name && e->fval != 0.0) return true;
+  for (const auto& a : e->args)
+    if (reads_padded_nonzero(a, name)) return true;
+  return false;
+}
+
 }  // namespace cusched

@@ -32,4 +32,7 @@ Expr inside_shape(const std::vector<Expr>& indices, const std::vector<int64_t>& 
 // True when `e` reads `name` through a padded load.
 bool reads_padded(const Expr& e, const std::string& name);
 
+// True when `e` reads `name` through a padded load whose value outside is not zero.
+bool reads_padded_nonzero(const Expr& e, const std::string& name);
+
 }  // namespace cusched

@@ -204,7 +204,9 @@ class Generator {
     if (!try_step(schedule_step("tensor_core", name, {{"shape", "m64nNk8"}, {"precision", "tf32"}}))) return false;
     if (pure.size() == 3) try_step(schedule_step("bind", name, {{"loop", pure[0]}, {"axis", "blockIdx.z"}}));
     if (staged_m && chance(0.6))
-      try_step(schedule_step("pipeline", name, {{"loop", ko}, {"depth", pick(std::vector<int>{2, 3, 4})}}));
+      try_step(schedule_step(
+          "pipeline", name,
+          {{"loop", ko}, {"depth", pick(std::vector<int>{2, 3, 4})}, {"engine", pick(copy_engine_names())}}));
     return true;
   }
 

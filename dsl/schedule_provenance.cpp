@@ -42,7 +42,7 @@ void record_stage(StageProvenance& p, const StageSchedule& was, const StageSched
        was.cross_thread_loop != now.cross_thread_loop || was.cross_thread_kind != now.cross_thread_kind ||
            was.cross_cluster_loop != now.cross_cluster_loop || was.scan_thread_loop != now.scan_thread_loop);
   mark(p.pipeline, was.pipeline_loop != now.pipeline_loop || was.pipeline_depth != now.pipeline_depth ||
-                       was.pipeline_bulk != now.pipeline_bulk);
+                       was.pipeline_engine != now.pipeline_engine);
   mark(p.tensor_core, was.tensor_core_shape != now.tensor_core_shape);
   mark(p.precision, was.precision != now.precision || was.math != now.math);
   mark(p.launch_bounds,

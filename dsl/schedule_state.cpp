@@ -36,6 +36,20 @@ std::optional<GpuAxis> gpu_axis_from_name(const std::string& s) {
   return std::nullopt;
 }
 
+const std::vector<std::string>& copy_engine_names() {
+  static const std::vector<std::string> names = {"cp.async", "bulk", "tensor"};
+  return names;
+}
+
+std::string copy_engine_name(CopyEngine e) { return copy_engine_names().at(static_cast<size_t>(e)); }
+
+std::optional<CopyEngine> copy_engine_from_name(const std::string& s) {
+  const auto& names = copy_engine_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == s) return static_cast<CopyEngine>(i);
+  return std::nullopt;
+}
+
 bool is_block_axis(GpuAxis a) { return a == GpuAxis::BlockX || a == GpuAxis::BlockY || a == GpuAxis::BlockZ; }
 bool is_thread_axis(GpuAxis a) { return a == GpuAxis::ThreadX || a == GpuAxis::ThreadY || a == GpuAxis::ThreadZ; }
 

@@ -18,6 +18,13 @@ namespace cusched {
 // consecutive blocks on x; a kernel that uses it has exactly one cluster on x).
 enum class GpuAxis { None, BlockX, BlockY, BlockZ, ThreadX, ThreadY, ThreadZ, ClusterX };
 enum class LoopKind { Serial, Unrolled, Vectorized };
+// The engine that a software pipeline's copies run on: cp.async (per-thread copies of 4 or
+// 16 bytes), the Hopper bulk copy engine (one copy per row) or its tensor memory
+// accelerator (one box per copy, described by a tensor map).
+enum class CopyEngine { CpAsync, Bulk, Tensor };
+const std::vector<std::string>& copy_engine_names();  // "cp.async", "bulk", "tensor", in enum order
+std::string copy_engine_name(CopyEngine e);
+std::optional<CopyEngine> copy_engine_from_name(const std::string& s);
 
 std::string gpu_axis_name(GpuAxis a);  // "blockIdx.x", ...
 std::optional<GpuAxis> gpu_axis_from_name(const std::string& s);
@@ -104,7 +111,7 @@ struct StageSchedule {
   std::string scan_thread_loop;  // a scan's loop scanned across the threads of the block (cross_thread_scan)
   std::string pipeline_loop;
   int pipeline_depth = 0;
-  bool pipeline_bulk = false;            // Hopper bulk copy engine instead of cp.async
+  CopyEngine pipeline_engine = CopyEngine::CpAsync;
   std::string tensor_core_shape;         // "", "m16n8k8", "m16n8k16"
   Precision precision = Precision::f32;  // operand precision: f32, tf32, 3xtf32, bf16, f16
   std::string math = "exact";            // "fast": f32 exp, log and division as approximate intrinsics

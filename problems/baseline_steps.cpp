@@ -217,7 +217,7 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
 nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n,
                                 const std::string& k, const std::string& a_source, int a_pad,
                                 const std::string& b_source, const std::string& batch, int bn, int warpgroups,
-                                int depth, const std::string& precision) {
+                                int depth, const std::string& precision, const std::string& engine) {
   std::vector<std::string> order;
   if (!batch.empty()) order.push_back(batch);
   for (const char* l : {"no", "mo", "ko", "mw", "mi", "ni", "ki"}) order.push_back(l);
@@ -234,7 +234,10 @@ nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, 
        schedule_step("cache_read", stage, {{"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
        schedule_step("tensor_core", stage, {{"shape", "m64nNk8"}, {"precision", precision}})});
   if (!batch.empty()) s.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
-  if (depth > 1) s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}}));
+  if (depth > 1 && engine == "cp.async")
+    s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}}));
+  if (depth > 1 && engine != "cp.async")
+    s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}, {"engine", engine}}));
   return s;
 }
 

@@ -107,12 +107,14 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
 // `b_source`, must run along k in memory: its copy is staged K-major with the 128-byte
 // swizzle, which the tensor cores read; `a_source` (varying with `m`) is staged padded by
 // `a_pad` and loaded into registers. Both copies are made at each 32-wide k step and
-// software-pipelined `depth` deep (3 or more keeps a k step in flight). For C = A @ B
-// with B (K, N) row-major, take m = j and n = i: the instruction computes C's transpose.
+// software-pipelined `depth` deep (3 or more keeps a k step in flight) on the copy
+// `engine` (the tensor engine needs a_pad 0). For C = A @ B with B (K, N) row-major,
+// take m = j and n = i: the instruction computes C's transpose.
 nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n,
                                 const std::string& k, const std::string& a_source, int a_pad,
                                 const std::string& b_source, const std::string& batch = "", int bn = 256,
-                                int warpgroups = 2, int depth = 4, const std::string& precision = "tf32");
+                                int warpgroups = 2, int depth = 4, const std::string& precision = "tf32",
+                                const std::string& engine = "cp.async");
 
 // nn.Linear's product G(i, j) = sum_k X(i, k) * weight(j, k) (both factors along k) as
 // wgmma_tile_steps with X in registers and weight read by the tensor cores, the kernel

@@ -52,6 +52,7 @@ std::optional<std::string> resolve(void* handle, CudaDriver& d) {
   CUSCHED_LOAD(FuncGetAttribute, cuFuncGetAttribute);
   CUSCHED_LOAD(LaunchKernel, cuLaunchKernel);
   CUSCHED_LOAD(LaunchKernelEx, cuLaunchKernelEx);
+  CUSCHED_LOAD(TensorMapEncodeTiled, cuTensorMapEncodeTiled);
   CUSCHED_LOAD(MemAlloc, cuMemAlloc);
   CUSCHED_LOAD(MemFree, cuMemFree);
   CUSCHED_LOAD(MemGetInfo, cuMemGetInfo);

@@ -33,6 +33,7 @@ struct CudaDriver {
   decltype(&::cuFuncGetAttribute) FuncGetAttribute = nullptr;
   decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
+  decltype(&::cuTensorMapEncodeTiled) TensorMapEncodeTiled = nullptr;
   decltype(&::cuMemAlloc) MemAlloc = nullptr;
   decltype(&::cuMemFree) MemFree = nullptr;
   decltype(&::cuMemGetInfo) MemGetInfo = nullptr;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/gpu_context.h"
+#include "runtime/tensor_map.h"
 
 namespace cusched::runtime {
 
@@ -30,15 +31,18 @@ LaunchSequence::LaunchSequence(const KernelBundle& bundle, const LoadedModule& m
   for (const auto& b : bundle.buffers)
     if (b.role == BufferRole::Scratch || b.zero_before_launch) zeroed_.emplace_back(buffers.at(b.name), b.bytes());
   for (const auto& spec : bundle.launches) {
-    Bound bound{module.function(spec.kernel), &spec, {}};
-    for (const auto& arg : spec.args) {
-      auto it = buffers.find(arg);
-      if (it == buffers.end())
+    Bound bound{module.function(spec.kernel), &spec, {}, {}};
+    auto address = [&](const std::string& name) {
+      auto it = buffers.find(name);
+      if (it == buffers.end() || !bundle.find_buffer(name))
         fail("bad-bundle",
-             "Launch of '" + spec.kernel + "' names the buffer '" + arg + "', which the bundle does not declare.",
+             "Launch of '" + spec.kernel + "' names the buffer '" + name + "', which the bundle does not declare.",
              "List every kernel argument in the bundle's buffers.");
-      bound.args.push_back(it->second);
-    }
+      return it->second;
+    };
+    for (const auto& arg : spec.args) bound.args.push_back(address(arg));
+    for (const auto& m : spec.tensor_maps)
+      bound.tensor_maps.push_back(encode_tensor_map(m, *bundle.find_buffer(m.buffer), address(m.buffer)));
     if (spec.dynamic_smem_bytes > 48 * 1024)
       check_cuda(driver().FuncSetAttribute(bound.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                            static_cast<int>(spec.dynamic_smem_bytes)),
@@ -82,6 +86,7 @@ void LaunchSequence::launch(CUstream stream, const Bound& l, bool dependent) con
   std::vector<void*> params;
   auto args = l.args;  // cuLaunchKernel reads each parameter through a pointer
   for (auto& a : args) params.push_back(&a);
+  for (const auto& m : l.tensor_maps) params.push_back(const_cast<CUtensorMap*>(&m));
   const auto& g = l.spec->grid;
   const auto& b = l.spec->block;
   CUlaunchConfig config{};

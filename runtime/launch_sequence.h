@@ -25,8 +25,9 @@ class LoadedModule {
 class LaunchSequence {
  public:
   // Resolves every launch's kernel and arguments; `buffers` maps buffer names to
-  // device addresses. Throws UserError ("bad-bundle") for an unknown buffer and
-  // CudaFailure when the dynamic shared memory cannot be granted.
+  // device addresses; tensor maps are encoded for those addresses. Throws UserError
+  // ("bad-bundle") for an unknown buffer, ("bad-tensor-map") for a map the driver cannot
+  // describe, and CudaFailure when the dynamic shared memory cannot be granted.
   LaunchSequence(const KernelBundle& bundle, const LoadedModule& module,
                  const std::map<std::string, CUdeviceptr>& buffers);
 
@@ -48,6 +49,7 @@ class LaunchSequence {
     CUfunction function;
     const LaunchSpec* spec;
     std::vector<CUdeviceptr> args;
+    std::vector<CUtensorMap> tensor_maps;  // encoded for the bound buffers, passed after args
   };
   std::vector<Bound> launches_;
   std::vector<std::pair<CUdeviceptr, size_t>> zeroed_;

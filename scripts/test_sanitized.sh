@@ -28,7 +28,9 @@ fi
 status=0
 for s in $SUITES; do
   start=$(date +%s)
-  build-sanitize/tests/$s/${s}_tests --gtest_brief=1 || status=$?
-  echo "sanitized $s: $(( $(date +%s) - start )) s"
+  rc=0
+  build-sanitize/tests/$s/${s}_tests --gtest_brief=1 || rc=$?
+  [ $rc -ne 0 ] && status=$rc
+  echo "sanitized $s: $(( $(date +%s) - start )) s, exit status $rc"
 done
 exit $status

@@ -196,6 +196,9 @@ nlohmann::json bundle_contracts(const KernelBundle& bundle) {
       }
       params.push_back({{"name", a}, {"type", type}, {"is_output", output}});
     }
+    // Tensor maps follow the buffers, by value.
+    for (const auto& m : l.tensor_maps)
+      params.push_back({{"name", m.name}, {"type", "const cusched::TensorMap"}, {"is_output", false}});
     out.push_back({{"kernel_name", l.kernel}, {"params", params}});
   }
   return out;

@@ -145,6 +145,7 @@ std::optional<double> sampled_cost(const Expr& index, const std::string& tx_var,
 }
 
 struct Walker {
+  const LoweredProgram* program = nullptr;
   bool tensor_cores = false;  // the kernel issues Mma or Wgmma
   std::set<std::string> globals;
   double bytes = 0, flops = 0;
@@ -157,7 +158,7 @@ struct Walker {
   double async_bytes = 0;             // bytes the kernel's cp.async copies move
   double async_groups = 0;            // cp.async groups its blocks commit
   double mbarriers = 0;               // mbarriers a block initialises
-  bool bulk_copies = false;           // the kernel issues bulk copies (their mbarriers are its stages)
+  bool bulk_copies = false;           // the kernel issues bulk or tensor copies (their mbarriers are its stages)
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -323,6 +324,14 @@ struct Walker {
         bytes += mult * static_cast<double>(e);
         return;
       }
+      case StmtKind::TensorCopy: {
+        bulk_copies = true;
+        const BufferSpec* src = program ? program->find_buffer(s->source) : nullptr;
+        double box = src ? static_cast<double>(dtype_bytes(src->dtype)) : 4.0;
+        for (auto e : s->box) box *= static_cast<double>(e);
+        bytes += mult * box;
+        return;
+      }
       case StmtKind::Mma: {
         tensor_cores = true;
         // Each lane's share of the warp's 2*m*n*k, in CUDA-core-equivalent FLOP (the
@@ -353,6 +362,7 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
   double occ_sum = 0;
   for (const auto& k : program.kernels) {
     Walker w;
+    w.program = &program;
     for (const auto& p : k.params) w.globals.insert(p);
     w.block_threads = k.block[0] * k.block[1] * k.block[2];
     w.stmt(k.body, 1.0, "", "");

@@ -142,6 +142,12 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
     (b.role == BufferRole::Scratch ? scratch : params).push_back(&b);
   }
   for (const auto& l : bundle.launches)
+    if (!l.tensor_maps.empty())
+      fail("export-tensor-maps",
+           "Launch of '" + l.kernel + "' reads tensor map '" + l.tensor_maps[0].name +
+               "', which the exported launcher does not encode.",
+           "Export a candidate whose pipelines use the cp.async or bulk engine, or run this one with `cusched run`.");
+  for (const auto& l : bundle.launches)
     for (const auto& a : l.args)
       if (!bundle.find_buffer(a))
         fail("export-unknown-buffer",

@@ -67,19 +67,20 @@ void KernelBuilder::place_bulk_copy(Placement& pl, StagedCopy& cp) {
         make_for(rv, make_int(0), make_int(rows), LoopKind::Serial, GpuAxis::None, guarded(cp.in_source(a), copy)),
         bytes};
   };
-  for (int64_t s = 0; s < depth; ++s) {
-    auto [copies, bytes] = issue(s + 1 < depth ? make_int(s) : make_var(here.var) + make_int(depth - 1));
+  const int64_t lead = pl.lead;
+  for (int64_t s = 0; s <= lead; ++s) {
+    auto [copies, bytes] = issue(s < lead ? make_int(s) : make_var(here.var) + make_int(lead));
     async_copies[s].push_back(copies);
     bulk_bytes[s] = bulk_bytes[s].defined() ? bulk_bytes[s] + bytes : bytes;
   }
   keep_pipeline_buffers(pl, cr.source, t, r, S);
 }
 
-// The bulk pipeline's mbarriers and its first copies before the loop, and in the loop
-// the issue of iteration v + depth - 1 and the wait for iteration v.
+// The bulk or tensor pipeline's mbarriers and its first copies before the loop, and in
+// the loop the issue of iteration v + lead and the wait for iteration v.
 void KernelBuilder::issue_bulk_pipeline(Placement& pl) {
   const DerivedLoop& here = pl.here;
-  const int64_t depth = pl.depth;
+  const int64_t depth = pl.depth, lead = pl.lead;
   std::vector<std::vector<Stmt>>& async_copies = pl.async_copies;
   const std::string& bar = pl.bar;
   const std::vector<Expr>& bulk_bytes = pl.bulk_bytes;
@@ -88,7 +89,7 @@ void KernelBuilder::issue_bulk_pipeline(Placement& pl) {
   bool& end_barrier = pl.end_barrier;
   // Before the loop: one thread initialises the mbarriers (one arrival per phase:
   // the issuing thread's), a barrier publishes them, and the copies of iterations
-  // 0 .. depth-2 are issued, each announced on its buffer's mbarrier first.
+  // 0 .. lead-1 are issued, each announced on its buffer's mbarrier first.
   const Expr issuer = make_var("tid") == make_int(0);
   auto announced = [&](int64_t s, const Expr& it) {
     std::vector<Stmt> b = {make_mbarrier_expect(bar, buffer_of(it, depth), bulk_bytes[s])};
@@ -99,16 +100,18 @@ void KernelBuilder::issue_bulk_pipeline(Placement& pl) {
   std::vector<Stmt> first = {make_if(issuer, make_for(bv, make_int(0), make_int(depth), LoopKind::Unrolled,
                                                       GpuAxis::None, make_mbarrier_init(bar, make_var(bv), 1))),
                              make_barrier()};
-  for (int64_t s = 0; s + 1 < depth && s < here.info.extent; ++s)
+  for (int64_t s = 0; s < lead && s < here.info.extent; ++s)
     first.push_back(make_if(issuer, announced(s, make_int(s))));
   pipeline_buffers.push_back({DType::i64, dense(bar, MemScope::Shared, {make_int(0)}, {depth})});
   prologue_[here.var] = {make_block(first), pipeline_buffers};
-  // In the loop: issue iteration v + depth - 1; every thread waits for iteration v's
-  // phase of its buffer's mbarrier (the (v / depth)-th, counting from 0).
-  const Expr v = make_var(here.var), next = v + make_int(depth - 1);
-  pre.push_back(make_if(next < make_int(here.info.extent) && issuer, announced(depth - 1, next)));
+  // In the loop: issue iteration v + lead; every thread waits for iteration v's phase
+  // of its buffer's mbarrier (the (v / depth)-th, counting from 0).
+  const Expr v = make_var(here.var), next = v + make_int(lead);
+  pre.push_back(make_if(next < make_int(here.info.extent) && issuer, announced(lead, next)));
   pre.push_back(make_mbarrier_wait(bar, buffer_of(v, depth), (v / make_int(depth)) % make_int(2)));
-  end_barrier = true;  // every thread is done with this iteration's buffer before it is refilled
+  // Every thread is done with this iteration's buffer before it is refilled (lead
+  // depth - 1), or with the one before, whose wgmma group the next wait retires.
+  end_barrier = true;
 }
 
 }  // namespace cusched::lowering

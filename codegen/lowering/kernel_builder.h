@@ -76,16 +76,17 @@ struct Placement {
   // at the top of iteration v, and the first depth - 1 before the loop. Copies move
   // 16 bytes per thread and step where alignment is provable (copies_16_bytes), on
   // the bulk engine whole rows issued by one thread and tracked by one mbarrier per
-  // buffer of the pipeline.
+  // buffer of the pipeline, on the tensor engine one box per copy issued by one thread
+  // and tracked the same way.
   int64_t depth = 0;
-  bool bulk = false;
+  CopyEngine engine = CopyEngine::CpAsync;
   // Iterations the cp.async copies run ahead: depth - 1, one fewer while a k-step of
   // wgmma instructions stays in flight and still reads the buffer before.
   int64_t lead = 0;
   bool wgmma = false;
-  std::string bar;                              // the bulk pipeline's mbarriers, one per buffer
-  std::vector<std::vector<Stmt>> async_copies;  // [iteration offset]: issues (cp.async: lead + 1 of them)
-  std::vector<Expr> bulk_bytes;                 // [iteration offset]: bytes the bulk copies move
+  std::string bar;                              // the bulk and tensor pipelines' mbarriers, one per buffer
+  std::vector<std::vector<Stmt>> async_copies;  // [iteration offset]: issues (lead + 1 of them)
+  std::vector<Expr> bulk_bytes;                 // [iteration offset]: bytes the bulk or tensor copies move
   std::vector<Allocation> pipeline_buffers;
   int64_t min_threads = 1;
   std::map<std::string, CopyRegion> copy_regions;  // source -> region copied
@@ -236,6 +237,9 @@ class KernelBuilder {
   // bulk_copy.cpp: pipeline engine bulk
   void place_bulk_copy(Placement& pl, StagedCopy& cp);
   void issue_bulk_pipeline(Placement& pl);
+
+  // tensor_copy.cpp: pipeline engine tensor (its issue and waits: issue_bulk_pipeline)
+  void place_tensor_copy(Placement& pl, StagedCopy& cp);
 
   // reduction.cpp: accumulators, cross_thread_reduce (warp, block, cluster)
   Stmt emit_reduction(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial);

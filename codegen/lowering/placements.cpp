@@ -15,7 +15,7 @@ Stmt KernelBuilder::with_placements(Ctx& c, int p, Env env, Env caches, bool in_
   const std::string& loop = pl.loop;
   for (size_t q = p + 1; q < c.nest.loops.size(); ++q) pl.sweep[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
   pl.depth = c.s.pipeline_loop == loop ? c.s.pipeline_depth : 0;
-  pl.bulk = pl.depth > 0 && c.s.pipeline_bulk;
+  pl.engine = pl.depth > 0 ? c.s.pipeline_engine : CopyEngine::CpAsync;
   pl.lead = pl.depth - 1 - wgmma_groups_in_flight(c);
   pl.wgmma = uses_wgmma(c);
   pl.bar = here.var + "_bar";
@@ -34,7 +34,7 @@ Stmt KernelBuilder::with_placements(Ctx& c, int p, Env env, Env caches, bool in_
   place_producers(pl, shared_caches);
   for (const auto& cr : c.s.cache_reads)
     if (cr.at_loop == loop && !cr.share) place_copy(pl, cr);
-  if (pl.bulk && !pl.async_copies[0].empty())
+  if (pl.engine != CopyEngine::CpAsync && !pl.async_copies[0].empty())
     issue_bulk_pipeline(pl);
   else if (depth > 0 && !pl.async_copies[0].empty())
     issue_async_pipeline(pl);

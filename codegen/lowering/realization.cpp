@@ -77,8 +77,10 @@ Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
 bool provably_multiple_of(const Expr& e, int64_t n) { return exact_quotient(e, n).defined(); }
 
 Stmt allocate_realization(DType t, const Realization& r, Stmt body) {
-  if (r.scope == MemScope::Shared && r.swizzle_chunk > 0)
-    return make_aligned_allocate(r.buffer, r.scope, t, r.size, kWgmmaSwizzleAtomBytes, body);
+  if (r.scope == MemScope::Shared && (r.swizzle_chunk > 0 || r.min_alignment > 0))
+    return make_aligned_allocate(r.buffer, r.scope, t, r.size,
+                                 std::max<int64_t>(r.swizzle_chunk > 0 ? kWgmmaSwizzleAtomBytes : 16, r.min_alignment),
+                                 body);
   return make_allocate(r.buffer, r.scope, t, r.size, body);
 }
 

@@ -21,6 +21,9 @@ struct Realization {
   // XOR swizzle (cache_read swizzle): elements per 16-byte chunk and the number of rows
   // whose chunk orders differ; 0 = plain row-major.
   int64_t swizzle_chunk = 0, swizzle_rows = 0;
+  // Shared: the byte alignment that the copies into it need (tensor copies: 128 bytes,
+  // 1024 swizzled); 0 for the default.
+  int64_t min_alignment = 0;
   // cache_read registers: the elements at flat index tail->start and above live in the
   // register array of the thread that copied them.
   std::optional<RegisterTail> tail;

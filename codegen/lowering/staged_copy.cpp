@@ -185,14 +185,16 @@ void KernelBuilder::keep_pipeline_buffers(Placement& pl, const std::string& sour
   pl.pipeline_buffers.push_back({t, storage});
 }
 
-// The copy strategy: on the bulk engine (pipeline engine bulk), with cp.async (pipeline),
+// The copy strategy: on the bulk engine (pipeline engine bulk), the tensor memory
+// accelerator (pipeline engine tensor), with cp.async (pipeline),
 // synchronously with a register tail (registers), synchronously into shared memory, or
 // into each thread's registers (scope register).
 void KernelBuilder::place_copy(Placement& pl, const CacheRead& cr) {
   StagedCopy cp = staged_copy(pl, cr);
   const int64_t depth = pl.depth, min_threads = pl.min_threads;
   const MemScope scope = cp.scope;
-  if (scope == MemScope::Shared && pl.bulk) return place_bulk_copy(pl, cp);
+  if (scope == MemScope::Shared && pl.engine == CopyEngine::Bulk) return place_bulk_copy(pl, cp);
+  if (scope == MemScope::Shared && pl.engine == CopyEngine::Tensor) return place_tensor_copy(pl, cp);
   if (scope == MemScope::Shared && depth > 0) return place_async_copy(pl, cp);
   // A synchronous copy's unit: 4 elements where 16-byte copies are provably aligned.
   const int64_t lanes = scope == MemScope::Shared && copies_16_bytes(pl, cp, cp.r) ? 4 : 1, units = cp.total / lanes;

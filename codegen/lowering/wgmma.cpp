@@ -89,7 +89,8 @@ Stmt KernelBuilder::split_wgmma_b_tile(const std::string& b, const Expr& start, 
 // copies then run depth - 2 iterations ahead, so that they never refill the buffer that
 // the k-step in flight reads); otherwise none (each k-step waits for its own).
 int KernelBuilder::wgmma_groups_in_flight(const Ctx& c) const {
-  if (!uses_wgmma(c) || c.s.pipeline_depth < 3 || c.s.pipeline_bulk || c.s.cache_reads.empty()) return 0;
+  if (!uses_wgmma(c) || c.s.pipeline_depth < 3 || c.s.pipeline_engine == CopyEngine::Bulk || c.s.cache_reads.empty())
+    return 0;
   for (const auto& cr : c.s.cache_reads)
     if (cr.at_loop != c.s.pipeline_loop) return 0;
   int reductions = 0;

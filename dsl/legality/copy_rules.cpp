@@ -1,6 +1,7 @@
 // Rules on staged copies (cache_read) that the copy strategy chosen for them cannot
 // realize: registers with tensor cores or pipelines, pipelines of elements cp.async
-// does not copy, swizzles and padded sources on the bulk copy engine.
+// does not copy, swizzles and padded sources on the bulk copy engine, padding other than
+// zero and padded rows on the tensor memory accelerator.
 #include "dsl/legality/legality_rules.h"
 #include "dsl/padded_load.h"
 
@@ -25,7 +26,22 @@ void check_copy_rules(const Rules& r) {
       const bool shared = cr.scope == MemScope::Shared;
       const int64_t depth = s.pipeline_loop == cr.at_loop ? s.pipeline_depth : 0;
       const int copy = pv.cache_read_of(cr.source);
-      if (shared && depth > 0 && s.pipeline_bulk) {
+      if (shared && depth > 0 && s.pipeline_engine == CopyEngine::Tensor) {
+        if (reads_padded_nonzero(f->body, cr.source))
+          r.refuse(latest({copy, pv.pipeline}), "tensor-copy-padding",
+                   "cache_read of '" + cr.source + "' is pipelined on the tensor memory accelerator, but stage '" +
+                       f->name +
+                       "' reads it through padded(...) with a value other than zero, and the accelerator "
+                       "writes zeros where the copied region leaves the source.",
+                   "Pipeline the copy with engine cp.async, which writes any padding value.");
+        if (cr.pad > 0 && !cr.swizzle)
+          r.refuse(latest({copy, pv.pipeline}), "tensor-copy-pad",
+                   "cache_read of '" + cr.source + "' pads its rows by " + std::to_string(cr.pad) +
+                       " elements, but the tensor memory accelerator writes its box densely.",
+                   "Use cache_read pad 0 (or swizzle) for this copy, or pipeline it with engine cp.async.");
+        continue;
+      }
+      if (shared && depth > 0 && s.pipeline_engine == CopyEngine::Bulk) {
         if (reads_padded(f->body, cr.source))
           r.refuse(latest({copy, pv.pipeline}), "bulk-copy-padded",
                    "cache_read of '" + cr.source + "' is pipelined on the bulk copy engine, but stage '" + f->name +

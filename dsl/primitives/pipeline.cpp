@@ -8,11 +8,14 @@ PrimitiveDef pipeline_primitive() {
   p.name = "pipeline";
   p.summary =
       "Software-pipelines the shared-memory copies that cache_read makes at a serial reduction loop: with depth D, "
-      "D buffers rotate and the copies for iteration k+D-1 are issued asynchronously (cp.async, or the Hopper bulk "
-      "copy engine with engine \"bulk\") while iteration k computes, so memory latency hides behind math.";
+      "D buffers rotate and the copies for iteration k+D-1 are issued asynchronously while iteration k computes, so "
+      "memory latency hides behind math. Engines: cp.async (every thread copies 4 or 16 bytes at a time), bulk (the "
+      "Hopper bulk copy engine: one thread issues a copy per row) and tensor (the Hopper tensor memory accelerator: "
+      "one thread issues one copy of the whole region per source, zeros where it leaves the source, with the "
+      "128-byte swizzle that wgmma reads when the copy is swizzled).";
   p.args = {stage_arg(false), name_arg("loop", "The serial loop at which cache_read copies are made."),
             int_arg("depth", "Number of buffers in flight (2 to 8).", false, 2),
-            enum_arg("engine", {"cp.async", "bulk"}, "The asynchronous copy mechanism.", false, "cp.async")};
+            enum_arg("engine", copy_engine_names(), "The asynchronous copy mechanism.", false, "cp.async")};
   p.before = "for ko: copy A,B tiles (ko); barrier; compute (ko); barrier";
   p.after = "issue copies 0..D-2\nfor ko: issue copy ko+D-1; wait copy ko; barrier; compute (ko)";
   p.example = R"({"op": "pipeline", "stage": "C", "loop": "ko", "depth": 3})";
@@ -35,7 +38,7 @@ PrimitiveDef pipeline_primitive() {
     // A depth above the trip count is legal: the buffers past the last iteration are never filled.
     s.pipeline_loop = l.name;
     s.pipeline_depth = static_cast<int>(depth);
-    s.pipeline_bulk = step["engine"] == "bulk";
+    s.pipeline_engine = *copy_engine_from_name(step["engine"]);
     step["stage"] = stage;
   };
   return p;

@@ -22,13 +22,17 @@ TEST(Pipeline, RecordsLoopDepthAndEngine) {
   const auto& c = s.state().stage("C");
   EXPECT_EQ(c.pipeline_loop, "ko");
   EXPECT_EQ(c.pipeline_depth, 3);
-  EXPECT_FALSE(c.pipeline_bulk);
+  EXPECT_EQ(c.pipeline_engine, CopyEngine::CpAsync);
   EXPECT_EQ(s.steps()[2]["engine"], "cp.async");
 
   Schedule b = build(problem_context("matmul"), staged(R"({"op": "pipeline", "loop": "ko", "engine": "bulk"})"));
-  EXPECT_TRUE(b.state().stage("C").pipeline_bulk);
+  EXPECT_EQ(b.state().stage("C").pipeline_engine, CopyEngine::Bulk);
   EXPECT_EQ(b.state().stage("C").pipeline_depth, 2);  // the declared default
   EXPECT_EQ(b.steps()[2]["stage"], "C");
+
+  Schedule t = build(problem_context("matmul"), staged(R"({"op": "pipeline", "loop": "ko", "engine": "tensor"})"));
+  EXPECT_EQ(t.state().stage("C").pipeline_engine, CopyEngine::Tensor);
+  EXPECT_EQ(t.steps()[2]["engine"], "tensor");
 }
 
 TEST(PipelineErrors, EachError) {

@@ -128,7 +128,7 @@ json state_digest(const ScheduleState& st) {
                               {"cache_reads", caches},
                               {"cache_write", s.cache_write_scope ? mem_scope_name(*s.cache_write_scope) : ""},
                               {"cross_thread", {s.cross_thread_loop, s.cross_thread_kind}},
-                              {"pipeline", {s.pipeline_loop, s.pipeline_depth, s.pipeline_bulk}},
+                              {"pipeline", {s.pipeline_loop, s.pipeline_depth, copy_engine_name(s.pipeline_engine)}},
                               {"tensor_core", s.tensor_core_shape},
                               {"precision", precision_name(s.precision)},
                               {"launch_bounds", {s.launch_max_threads, s.launch_min_blocks}},

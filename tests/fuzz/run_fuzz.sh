@@ -23,17 +23,30 @@ cmake --build "$build" --target schedule_json_fuzz proposal_stream_fuzz npy_read
 
 # New inputs go to a scratch corpus in the build directory; the checked-in
 # corpora are read only and stay the seed sets.
+# A target that finds a crash, a timeout or an out-of-memory input names it and prints
+# the input (base64) so that a log alone reproduces it; the other targets still run.
+crashed=""
 run_target() {
   local target=$1 seeds=$2 dict=$3
   local work="$build/fuzz-work/$target"
   mkdir -p "$work/corpus" "$work/artifacts"
-  "$build/tests/fuzz/$target" \
+  if ! "$build/tests/fuzz/$target" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 ${dict:+-dict="$dict"} \
     -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
-    "$work/corpus" "$seeds"
+    "$work/corpus" "$seeds"; then
+    crashed="$crashed $target"
+    for f in "$work"/artifacts/*; do
+      [ -f "$f" ] || continue
+      echo "run_fuzz.sh: $target: $(basename "$f") (base64): $(head -c 4096 "$f" | base64 -w0)"
+    done
+  fi
 }
 run_target schedule_json_fuzz "$root/tests/fuzz/corpus" "$root/tests/fuzz/schedule.dict"
 run_target proposal_stream_fuzz "$root/tests/fuzz/corpus_proposals" "$root/tests/fuzz/schedule.dict"
 run_target npy_reader_fuzz "$root/tests/fuzz/corpus_npy" ""
 run_target problem_file_fuzz "$root/tests/fuzz/corpus_problems" "$root/tests/fuzz/problem.dict"
+if [ -n "$crashed" ]; then
+  echo "run_fuzz.sh: failed:$crashed (inputs under $build/fuzz-work/<target>/artifacts/)"
+  exit 1
+fi
 echo "run_fuzz.sh: no crash in ${seconds}s per target"

@@ -31,7 +31,8 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   int count = static_cast<int>(env_or("CUSCHED_PROPERTY_COUNT", 200));
   std::mt19937_64 rng(seed * 1000003 + std::hash<std::string>{}(p.name));
   ScheduleContext ctx = p.context("small");
-  int verified = 0, rejected = 0, tensor_core = 0, wgmma = 0, cluster = 0, vector_reduction = 0, l2_hint = 0;
+  int verified = 0, rejected = 0, tensor_core = 0, wgmma = 0, cluster = 0, vector_reduction = 0, l2_hint = 0,
+      tensor_copies = 0;
   for (int n = 0; n < count; ++n) {
     nlohmann::json steps = random_schedule(ctx, rng);
     Schedule s = Schedule::from_json(ctx, steps);  // every step was accepted once: must replay
@@ -51,6 +52,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     if (steps.dump().find("\"tensor_core\"") != std::string::npos) ++tensor_core;
     if (steps.dump().find("\"m64nNk8\"") != std::string::npos) ++wgmma;
     if (steps.dump().find("\"l2_hint\"") != std::string::npos) ++l2_hint;
+    if (steps.dump().find("\"engine\":\"tensor\"") != std::string::npos) ++tensor_copies;
     if (steps.dump().find("\"cluster\"") != std::string::npos) ++cluster;
     for (const auto& [stage, ss] : s.state().schedules)
       for (const auto& [name, l] : ss.loops)
@@ -69,6 +71,10 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     EXPECT_GE(tensor_core, count / 20) << "too few tensor-core schedules verified";
     EXPECT_GE(wgmma, count / 100) << "too few warpgroup tensor-core schedules verified";
   }
+  // Some matmul tiles are pipelined on the tensor memory accelerator.
+  if (p.name == "matmul") {
+    EXPECT_GE(tensor_copies, 1) << "no schedule pipelined on the tensor memory accelerator verified";
+  }
   // Kernels' input loads sometimes carry an L2 eviction priority (the values must not change).
   EXPECT_GE(l2_hint, 1) << "no schedule with an L2 hint verified";
   // Reductions are sometimes combined across a thread-block cluster, or vectorized.
@@ -80,6 +86,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   RecordProperty("wgmma", wgmma);
   RecordProperty("l2_hint", l2_hint);
   RecordProperty("cluster", cluster);
+  RecordProperty("tensor_copies", tensor_copies);
   RecordProperty("vector_reduction", vector_reduction);
   RecordProperty("verified", verified);
   RecordProperty("rejected", rejected);

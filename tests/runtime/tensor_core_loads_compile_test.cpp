@@ -119,8 +119,15 @@ TEST(TensorCoreLoadsCompile, RandomWarpgroupTilesCompileForSm90a) {
     for (int n = 0, found = 0; n < 400 && found < 3; ++n) {
       const nlohmann::json steps = random_schedule(ctx, rng);
       if (steps.dump().find("m64nNk8") == std::string::npos) continue;
+      // Lowering may refuse what the schedule rules cannot see (a pipeline engine that the
+      // shapes do not suit); such schedules are not warpgroup tiles to compile.
+      KernelBundle b;
+      try {
+        b = make_bundle(lower(Schedule::from_json(ctx, steps), p.name));
+      } catch (const UserError&) {
+        continue;
+      }
       ++found;
-      const KernelBundle b = make_bundle(lower(Schedule::from_json(ctx, steps), p.name));
       EXPECT_NE(b.source.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos) << steps.dump();
       EXPECT_GT(sm90a_cubin_bytes(b), 1000u) << steps.dump();
       ++compiled;

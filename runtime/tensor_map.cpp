@@ -1,0 +1,85 @@
+#include "runtime/tensor_map.h"
+
+#include <string>
+
+#include "dsl/error.h"
+
+namespace cusched::runtime {
+namespace {
+
+[[noreturn]] void refuse(const TensorMapSpec& spec, const std::string& why, const std::string& fix) {
+  fail("bad-tensor-map", "Tensor map '" + spec.name + "' of buffer '" + spec.buffer + "' " + why + ".", fix);
+}
+
+CUtensorMapDataType data_type(const TensorMapSpec& spec, DType t) {
+  switch (t) {
+    case DType::f32:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case DType::f16:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case DType::bf16:
+      return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case DType::i32:
+      return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case DType::i64:
+      return CU_TENSOR_MAP_DATA_TYPE_INT64;
+    case DType::f64:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    default:
+      refuse(spec, "has elements of type " + dtype_name(t) + ", which a tensor map does not describe",
+             "Copy f32, f16, bf16, i32, i64 or f64 buffers with tensor copies.");
+  }
+}
+
+}  // namespace
+
+void check_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer) {
+  const size_t rank = buffer.shape.size();
+  const int64_t esize = dtype_bytes(buffer.dtype);
+  if (rank < 1 || rank > 5)
+    refuse(spec, "has " + std::to_string(rank) + " dimensions", "Describe buffers of 1 to 5 dimensions.");
+  if (spec.box.size() != rank)
+    refuse(spec, "has a box of " + std::to_string(spec.box.size()) + " dimensions for a buffer of " +
+                     std::to_string(rank),
+           "Give the box one extent per dimension of the buffer.");
+  if ((buffer.shape.back() * esize) % 16 != 0)
+    refuse(spec, "describes rows of " + std::to_string(buffer.shape.back() * esize) + " bytes",
+           "Tensor-copy only buffers whose rows are multiples of 16 bytes.");
+  for (auto e : spec.box)
+    if (e < 1 || e > 256)
+      refuse(spec, "has a box extent of " + std::to_string(e), "Use box extents of 1 to 256 elements.");
+  const int64_t row = spec.box.back() * esize;
+  if (row % 16 != 0 || (spec.swizzle_bytes != 0 && (spec.swizzle_bytes != 128 || row != 128)))
+    refuse(spec,
+           "has box rows of " + std::to_string(row) + " bytes with a swizzle of " +
+               std::to_string(spec.swizzle_bytes) + " bytes",
+           "Use box rows of a multiple of 16 bytes, and the 128-byte swizzle only with rows of exactly 128 bytes.");
+}
+
+CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer, CUdeviceptr address) {
+  check_tensor_map(spec, buffer);
+  const size_t rank = buffer.shape.size();
+  const cuuint64_t esize = static_cast<cuuint64_t>(dtype_bytes(buffer.dtype));
+  // The driver lists dimensions innermost first; strides (bytes) of all but the innermost.
+  cuuint64_t dims[5] = {}, strides[4] = {};
+  cuuint32_t box[5] = {}, element_strides[5] = {};
+  cuuint64_t stride = esize;
+  for (size_t i = 0; i < rank; ++i) {
+    const size_t d = rank - 1 - i;
+    dims[i] = static_cast<cuuint64_t>(buffer.shape[d]);
+    box[i] = static_cast<cuuint32_t>(spec.box[d]);
+    element_strides[i] = 1;
+    if (i > 0) strides[i - 1] = stride;
+    stride *= dims[i];
+  }
+  CUtensorMap map{};
+  check_cuda(driver().TensorMapEncodeTiled(
+                 &map, data_type(spec, buffer.dtype), static_cast<cuuint32_t>(rank), reinterpret_cast<void*>(address),
+                 dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                 spec.swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+             "Encoding tensor map '" + spec.name + "' of buffer '" + spec.buffer + "'");
+  return map;
+}
+
+}  // namespace cusched::runtime

@@ -1,0 +1,67 @@
+// On the GPU: pipelines on the tensor memory accelerator (pipeline engine "tensor", the
+// runtime encoding a tensor map per staged source). The matmul on warpgroup tensor cores
+// with its A tiles in the 128-byte swizzle verifies at the small size, where every tile
+// hangs over the operands (the accelerator's zeros), at three pipeline depths; a padded
+// convolution whose boxes start in the padding verifies; and the matmul at the bench size
+// verifies and is timed next to the matmul best, the same tile on cp.async (both medians
+// printed).
+#include <iostream>
+
+#include <gtest/gtest.h>
+
+#include "problems/baseline_steps.h"
+#include "problems/problem_file.h"
+#include "runtime/cuda_driver.h"
+#include "tests/gpu_property/gpu_candidate.h"
+#include "tests/gpu_property/gpu_eval_config.h"
+#include "tests/source_tree.h"
+
+namespace cusched {
+namespace {
+
+// The matmul best's tile (256 x 128, two warpgroups, K staged 32 at a time) with its
+// copies unpadded on the tensor engine.
+nlohmann::json wgmma_tile(int depth) {
+  return wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, depth, "tf32", "tensor");
+}
+
+TEST(GpuTensorCopy, WgmmaMatmulTilesWithTailsVerify) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  for (const char* problem : {"matmul", "matmul_rect"})
+    for (int depth : {4, 3, 2}) {
+      auto out = testing::run_on_gpu(problem, wgmma_tile(depth), "small", worker, 13);
+      EXPECT_EQ(out.verdict_text(), "ok") << problem << ", pipeline depth " << depth << ": " << out.reason;
+    }
+}
+
+TEST(GpuTensorCopy, PaddedConvolutionBoxesVerify) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
+  auto out = search::evaluate_candidate(p, nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
+    {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
+    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
+    {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
+  ])"),
+                                        gpu_eval_config("small", 5), &worker);
+  EXPECT_EQ(out.verdict_text(), "ok") << out.reason;
+}
+
+TEST(GpuTensorCopy, MatmulAtTheBenchSizeVerifiesAndIsTimed) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  auto tensor = testing::run_on_gpu("matmul", wgmma_tile(4), "bench", worker);
+  EXPECT_EQ(tensor.verdict_text(), "ok") << tensor.reason;
+  auto best = testing::run_on_gpu("matmul", find_problem("matmul").best_schedule, "bench", worker);
+  if (tensor.gpu && best.gpu)
+    std::cout << "| matmul best tile, 4 deep | tensor engine " << tensor.gpu->median_ms << " ms | best (cp.async) "
+              << best.gpu->median_ms << " ms |\n";
+}
+
+}  // namespace
+}  // namespace cusched

@@ -1,0 +1,256 @@
+// Tensor copies (the Hopper tensor memory accelerator, pipeline engine "tensor") in the
+// interpreter: hand-built boxes that hang over their source (zeros there) and boxes with
+// the 128-byte swizzle, checked element by element against the layouts the PTX ISA
+// gives; the interpreter's refusals of misaligned boxes and of reads before the wait;
+// and matmul schedules lowered onto the engine (CUDA-core tiles bit for bit, wgmma tiles
+// within TF32 rounding), their CUDA and their launch plan's tensor maps.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "codegen/bundle.h"
+#include "codegen/cuda_emitter.h"
+#include "codegen/lower.h"
+#include "dsl/dsl.h"
+#include "tests/interp/ir_test_support.h"
+
+namespace cusched {
+namespace {
+
+using namespace cusched::test;
+
+BufferSpec tensor(const std::string& name, std::vector<int64_t> shape, BufferRole role) {
+  BufferSpec b = buffer(name, DType::f32, 1, role);
+  b.shape = std::move(shape);
+  return b;
+}
+
+// One block of `threads` threads: thread 0 initialises an mbarrier, announces `announced`
+// bytes and tensor-copies a box of G (shape `source`) at `at` into the shared array S
+// (aligned to `alignment` bytes, the box starting at element `first`); after the wait
+// (when `wait`) thread t stores S[first + read(t)] into Y[t].
+LoweredProgram box_program(std::vector<int64_t> source, std::vector<int64_t> box, std::vector<int64_t> at,
+                           int64_t swizzle, int64_t announced, bool wait, const std::function<Expr(Expr)>& read,
+                           int64_t alignment = 128, int64_t first = 0) {
+  int64_t n = 1;
+  for (auto e : box) n *= e;
+  std::vector<Expr> coords;
+  for (auto c : at) coords.push_back(make_int(c));
+  Expr t = var("t"), tid = make_var("tid");
+  std::vector<Stmt> body = {
+      make_if(tid == make_int(0), make_mbarrier_init("bar", make_int(0), 1)), make_barrier(),
+      make_if(tid == make_int(0),
+              make_block({make_mbarrier_expect("bar", make_int(0), make_int(announced)),
+                          make_tensor_copy("S", make_int(first), "G", coords, box, swizzle, "G_map", "bar",
+                                           make_int(0))}))};
+  if (wait) body.push_back(make_mbarrier_wait("bar", make_int(0), make_int(0)));
+  body.push_back(bound("t", n, GpuAxis::ThreadX, make_store("Y", t, load("S", make_int(first) + read(t)))));
+  Stmt k = make_aligned_allocate("S", MemScope::Shared, DType::f32, first + n, alignment,
+                                 make_allocate("bar", MemScope::Shared, DType::i64, 1, make_block(body)));
+  return program({tensor("G", source, BufferRole::Input), tensor("Y", {n}, BufferRole::Output)},
+                 {kernel("box", {1, 1, 1}, {n, 1, 1}, {"G", "Y"}, k)});
+}
+
+HostBuffers source_values(int64_t elements) {
+  HostBuffers b;
+  for (int64_t i = 0; i < elements; ++i) b["G"].push_back(1.0 + static_cast<double>(i));
+  return b;
+}
+
+Expr plain(Expr t) { return t; }
+
+TEST(TensorCopy, ABoxOverTheSourcesEdgesReadsZerosOutsideIt) {
+  // An 8 x 8 box of a 6 x 12 source at rows -2 .. 5 and columns 6 .. 13.
+  HostBuffers b = source_values(6 * 12);
+  interpret(box_program({6, 12}, {8, 8}, {-2, 6}, 0, 8 * 8 * 4, true, plain), b);
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 8; ++c) {
+      const int64_t row = r - 2, col = c + 6;
+      const double want = row >= 0 && row < 6 && col < 12 ? 1.0 + static_cast<double>(row * 12 + col) : 0.0;
+      EXPECT_EQ(b["Y"][r * 8 + c], want) << "box element " << r << ", " << c;
+    }
+}
+
+TEST(TensorCopy, TheSwizzleMovesEachChunkToItsXorWithTheRow) {
+  // Rows of 32 floats (128 bytes): element (r, c) lands in 16-byte chunk (c / 4) ^ (r % 8)
+  // of its row. Reading through that address gives the source back.
+  auto swizzled = [](Expr t) {
+    Expr r = t / make_int(32), c = t % make_int(32);
+    return r * make_int(32) + bit_xor(c / make_int(4), r % make_int(8)) * make_int(4) + c % make_int(4);
+  };
+  HostBuffers b = source_values(16 * 32);
+  interpret(box_program({16, 32}, {16, 32}, {0, 0}, 128, 16 * 32 * 4, true, swizzled, 1024), b);
+  for (int64_t i = 0; i < 16 * 32; ++i) ASSERT_EQ(b["Y"][i], 1.0 + static_cast<double>(i)) << "element " << i;
+  // Read plainly, row 1's first chunk holds its second chunk's elements.
+  HostBuffers p = source_values(16 * 32);
+  interpret(box_program({16, 32}, {16, 32}, {0, 0}, 128, 16 * 32 * 4, true, plain, 1024), p);
+  EXPECT_EQ(p["Y"][32], 1.0 + 32 + 4);
+}
+
+TEST(TensorCopy, MisalignedDestinationsAreErrors) {
+  HostBuffers b = source_values(6 * 12);
+  std::string message;
+  // 128 bytes unswizzled: element 4 is 16 bytes in.
+  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {0, 0}, 0, 256, true, plain, 128, 4), b); },
+                       &message),
+            "tensor-copy-alignment")
+      << message;
+  // 1024 bytes swizzled: an array aligned to 128 only.
+  HostBuffers s = source_values(16 * 32);
+  EXPECT_EQ(error_code([&] { interpret(box_program({16, 32}, {16, 32}, {0, 0}, 128, 2048, true, plain, 128), s); }),
+            "tensor-copy-alignment");
+}
+
+TEST(TensorCopy, TheBoxIsReadOnlyAfterItsWaitAndItsBytesMustBeAnnounced) {
+  HostBuffers b = source_values(6 * 12);
+  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {0, 0}, 0, 256, false, plain), b); }),
+            "async-copy-not-waited");
+  // The zeros outside the source count: announcing only the bytes inside it leaves the
+  // copy with more bytes than announced.
+  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {-2, 6}, 0, 6 * 6 * 4, true, plain), b); }),
+            "mbarrier-tx-mismatch");
+}
+
+// ---------------------------------------------------------------- lowered schedules
+
+const Sizes kTails{64, 48, 40};  // N and K do not divide the tiles below
+
+HostBuffers matmul_inputs(Sizes z) {
+  HostBuffers b;
+  for (int64_t i = 0; i < z.m * z.k; ++i) b["A"].push_back(static_cast<float>(std::sin(static_cast<double>(i) * 0.37)));
+  for (int64_t i = 0; i < z.k * z.n; ++i) b["B"].push_back(static_cast<float>(std::cos(static_cast<double>(i) * 0.23)));
+  return b;
+}
+
+// C = A B with f32 products and f32 sums in k order, the order of a register tile.
+std::vector<double> f32_matmul(Sizes z, const HostBuffers& b) {
+  std::vector<double> c(z.m * z.n);
+  for (int64_t i = 0; i < z.m; ++i)
+    for (int64_t j = 0; j < z.n; ++j) {
+      float acc = 0;
+      for (int64_t k = 0; k < z.k; ++k)
+        acc = acc + static_cast<float>(b.at("A")[i * z.k + k]) * static_cast<float>(b.at("B")[k * z.n + j]);
+      c[i * z.n + j] = acc;
+    }
+  return c;
+}
+
+LoweredProgram lowered_matmul(Sizes z, const nlohmann::json& steps) {
+  return lower(Schedule::from_json(matmul_context(z), steps), "matmul");
+}
+
+// A CUDA-core register tile of 32 x 16 points, K staged 8 at a time, pipelined on `engine`.
+nlohmann::json register_tile(int depth, const std::string& engine) {
+  nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "tile", "stage": "C", "x": "i", "y": "j", "x_factor": 32, "y_factor": 16},
+    {"op": "split", "stage": "C", "loop": "ii", "factor": 4, "outer": "it", "inner": "ir"},
+    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
+    {"op": "reorder", "stage": "C", "loops": ["io", "jo", "ko", "it", "ji", "ki", "ir"]},
+    {"op": "bind", "stage": "C", "loop": "io", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "jo", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "C", "loop": "it", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "ji", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko"},
+    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"}
+  ])");
+  steps.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", depth}, {"engine", engine}});
+  return steps;
+}
+
+// A wgmma tile of 64 x 64, K staged 32 at a time, A swizzled, pipelined 4 deep on the
+// tensor engine.
+nlohmann::json wgmma_tile() {
+  return nlohmann::json::parse(R"([
+    {"op": "split", "stage": "C", "loop": "i", "factor": 64, "outer": "no", "inner": "ni"},
+    {"op": "split", "stage": "C", "loop": "j", "factor": 64, "outer": "mo", "inner": "mi"},
+    {"op": "split", "stage": "C", "loop": "k", "factor": 32, "outer": "ko", "inner": "ki"},
+    {"op": "reorder", "stage": "C", "loops": ["no", "mo", "ko", "mi", "ni", "ki"]},
+    {"op": "bind", "stage": "C", "loop": "no", "axis": "blockIdx.y"},
+    {"op": "bind", "stage": "C", "loop": "mo", "axis": "blockIdx.x"},
+    {"op": "cache_read", "stage": "C", "source": "A", "at": "ko", "scope": "shared", "swizzle": true},
+    {"op": "cache_read", "stage": "C", "source": "B", "at": "ko", "scope": "shared"},
+    {"op": "tensor_core", "stage": "C", "shape": "m64nNk8", "precision": "tf32"},
+    {"op": "pipeline", "stage": "C", "loop": "ko", "depth": 4, "engine": "tensor"}
+  ])");
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(TensorCopyPipeline, RegisterTilesMatchTheF32MatmulWithTailsOnEveryDepth) {
+  for (int depth : {2, 3}) {
+    SCOPED_TRACE(depth);
+    LoweredProgram p = lowered_matmul(kTails, register_tile(depth, "tensor"));
+    const std::string ir = print_ir(p);
+    // Two sources, each copied once per iteration: depth - 1 before the loop and one in it.
+    EXPECT_EQ(occurrences(ir, "<- tensor"), 2u * static_cast<size_t>(depth)) << ir;
+    EXPECT_EQ(occurrences(ir, "mbarrier_wait("), 1u);
+    HostBuffers b = matmul_inputs(kTails);
+    interpret(p, b);
+    const std::vector<double> want = f32_matmul(kTails, b);
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(b["C"][i], want[i]) << "element " << i;
+  }
+}
+
+TEST(TensorCopyPipeline, WgmmaTilesReadTheSwizzledBoxesAndMatchTheOtherEngines) {
+  LoweredProgram p = lowered_matmul(kTails, wgmma_tile());
+  HostBuffers got = matmul_inputs(kTails);
+  interpret(p, got);
+  nlohmann::json steps = wgmma_tile();
+  steps.back()["engine"] = "cp.async";
+  HostBuffers want = matmul_inputs(kTails);
+  interpret(lowered_matmul(kTails, steps), want);
+  // The same products in the same order: the same bits.
+  EXPECT_EQ(got["C"], want["C"]);
+  const std::vector<double> f32 = f32_matmul(kTails, got);
+  for (size_t i = 0; i < f32.size(); ++i) ASSERT_NEAR(got["C"][i], f32[i], 1e-2 * (1 + std::fabs(f32[i]))) << i;
+}
+
+TEST(TensorCopyPipeline, TheLaunchPlanNamesEachSourcesMapAndTheKernelTakesIt) {
+  LoweredProgram p = lowered_matmul(kTails, wgmma_tile());
+  KernelBundle b = make_bundle(p);
+  ASSERT_EQ(b.launches.size(), 1u);
+  const auto& maps = b.launches[0].tensor_maps;
+  ASSERT_EQ(maps.size(), 2u);
+  // A's box: 64 rows of the block's tile by 32 of K, swizzled; B's: 32 of K by 64 columns.
+  EXPECT_EQ(maps[0], (TensorMapSpec{"A_shared_map", "A", {64, 32}, 128}));
+  EXPECT_EQ(maps[1], (TensorMapSpec{"B_shared_map", "B", {32, 64}, 0}));
+  EXPECT_EQ(KernelBundle::from_json(b.to_json()).launches[0].tensor_maps, maps);
+  EXPECT_NE(b.source.find("const __grid_constant__ cusched::TensorMap A_shared_map"), std::string::npos);
+  EXPECT_NE(b.source.find("cusched::tensor_copy_2d("), std::string::npos);
+  // Coordinates go to the instruction innermost first: K's, then the row's.
+  EXPECT_NE(b.source.find("A_shared_map, 0, C_no * 64"), std::string::npos) << b.source;
+}
+
+TEST(TensorCopyPipeline, RegionsOverTheBoxLimitAreALoweringError) {
+  // B's region at ko is 8 rows of all 512 columns: more than 256 along a dimension.
+  const nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "C", "loop": "k", "factor": 8, "outer": "ko", "inner": "ki"},
+    {"op": "reorder", "stage": "C", "loops": ["i", "ko", "j", "ki"]},
+    {"op": "bind", "stage": "C", "loop": "i", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "C", "loop": "j", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko"},
+    {"op": "pipeline", "stage": "C", "loop": "ko", "depth": 2, "engine": "tensor"}
+  ])");
+  std::string message;
+  EXPECT_EQ(error_code([&] { lowered_matmul({4, 512, 16}, steps); }, &message), "tensor-copy-box");
+  EXPECT_NE(message.find("256"), std::string::npos) << message;
+  // At 256 columns the same schedule lowers and matches the f32 matmul.
+  const Sizes fits{4, 256, 16};
+  LoweredProgram p = lowered_matmul(fits, steps);
+  HostBuffers b = matmul_inputs(fits);
+  interpret(p, b);
+  const std::vector<double> want = f32_matmul(fits, b);
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(b["C"][i], want[i]) << "element " << i;
+}
+
+TEST(TensorCopyPipeline, TheF64ReferenceHasNoTensorCopies) {
+  EXPECT_EQ(error_code([&] { emit_cuda(lowered_matmul(kTails, register_tile(2, "tensor")), {.reference_f64 = true}); }),
+            "tensor-copy-unsupported");
+}
+
+}  // namespace
+}  // namespace cusched
