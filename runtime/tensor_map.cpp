@@ -39,8 +39,8 @@ void check_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer) {
   if (rank < 1 || rank > 5)
     refuse(spec, "has " + std::to_string(rank) + " dimensions", "Describe buffers of 1 to 5 dimensions.");
   if (spec.box.size() != rank)
-    refuse(spec, "has a box of " + std::to_string(spec.box.size()) + " dimensions for a buffer of " +
-                     std::to_string(rank),
+    refuse(spec,
+           "has a box of " + std::to_string(spec.box.size()) + " dimensions for a buffer of " + std::to_string(rank),
            "Give the box one extent per dimension of the buffer.");
   if ((buffer.shape.back() * esize) % 16 != 0)
     refuse(spec, "describes rows of " + std::to_string(buffer.shape.back() * esize) + " bytes",
@@ -51,8 +51,8 @@ void check_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer) {
   const int64_t row = spec.box.back() * esize;
   if (row % 16 != 0 || (spec.swizzle_bytes != 0 && (spec.swizzle_bytes != 128 || row != 128)))
     refuse(spec,
-           "has box rows of " + std::to_string(row) + " bytes with a swizzle of " +
-               std::to_string(spec.swizzle_bytes) + " bytes",
+           "has box rows of " + std::to_string(row) + " bytes with a swizzle of " + std::to_string(spec.swizzle_bytes) +
+               " bytes",
            "Use box rows of a multiple of 16 bytes, and the 128-byte swizzle only with rows of exactly 128 bytes.");
 }
 

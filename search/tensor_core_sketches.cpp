@@ -86,20 +86,24 @@ void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
   struct Tile {
     int bn, depth;
     const char* precision;
+    const char* engine;
   };
-  // 3xtf32 holds two more copies of B's tile in shared memory: 128-wide tiles only.
-  for (Tile t : {Tile{256, 4, "tf32"}, Tile{256, 3, "tf32"}, Tile{128, 4, "tf32"}, Tile{128, 3, "tf32"},
-                 Tile{128, 4, "3xtf32"}, Tile{128, 3, "3xtf32"}}) {
+  // 3xtf32 holds two more copies of B's tile in shared memory: 128-wide tiles only. On the
+  // tensor memory accelerator the copies are unpadded boxes (one per operand and k step).
+  for (Tile t : {Tile{256, 4, "tf32", "cp.async"}, Tile{256, 3, "tf32", "cp.async"}, Tile{128, 4, "tf32", "cp.async"},
+                 Tile{128, 3, "tf32", "cp.async"}, Tile{128, 4, "3xtf32", "cp.async"},
+                 Tile{128, 3, "3xtf32", "cp.async"}, Tile{256, 4, "tf32", "tensor"}, Tile{128, 4, "tf32", "tensor"}}) {
     const int bn = t.bn, depth = t.depth;
-    const std::string precision = t.precision;
-    json s = concat_steps(
-        {fused, wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first, in_registers.second,
-                                 through_descriptor.first, batch, bn, 2, depth, precision)});
+    const std::string precision = t.precision, engine = t.engine;
+    const bool tensor = engine == "tensor";
+    json s = concat_steps({fused, wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first,
+                                                   tensor ? 0 : in_registers.second, through_descriptor.first, batch,
+                                                   bn, 2, depth, precision, engine)});
     out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name +
                        " on Hopper warpgroup MMA (wgmma, " + (precision == "tf32" ? "TF32" : "3xTF32") + "; " +
                        through_descriptor.first + " read from a swizzled copy, " + in_registers.first +
                        " from registers" + (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " +
-                       std::to_string(depth) + " deep",
+                       std::to_string(depth) + " deep" + (tensor ? " on the tensor memory accelerator" : ""),
                    s});
   }
 }

@@ -11,10 +11,10 @@
 namespace cusched::lowering {
 namespace {
 
-constexpr int64_t kMaxTensorRank = 5;       // dimensions of a tensor map
-constexpr int64_t kMaxBoxExtent = 256;      // elements of a box along each dimension
+constexpr int64_t kMaxTensorRank = 5;          // dimensions of a tensor map
+constexpr int64_t kMaxBoxExtent = 256;         // elements of a box along each dimension
 constexpr int64_t kTensorCopyAlignment = 128;  // bytes, the shared destination of an unswizzled box
-constexpr int64_t kSwizzleRowBytes = 128;   // the rows of the 128-byte swizzle
+constexpr int64_t kSwizzleRowBytes = 128;      // the rows of the 128-byte swizzle
 
 std::string region_text(const std::vector<int64_t>& ex) {
   std::string s;
@@ -33,16 +33,16 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
   Realization& r = cp.r;
   const DerivedLoop& here = pl.here;
   const int64_t depth = pl.depth, lead = pl.lead, esize = dtype_bytes(t);
-  const std::string what = "cache_read of '" + cr.source + "' is pipelined on the tensor memory accelerator at loop '" +
-                           loop + "', but ";
+  const std::string what =
+      "cache_read of '" + cr.source + "' is pipelined on the tensor memory accelerator at loop '" + loop + "', but ";
   // The source must be a global buffer laid out row-major in the source's own shape, so
   // that a tensor map of that buffer addresses the region by its coordinates.
   std::vector<Expr> probe;
   for (size_t d = 0; d < full.size(); ++d) probe.push_back(make_var(cr.name + "_coord" + std::to_string(d)));
   const Expr src = load(cr.source, probe, t, pl.env, {});
   const BufferSpec* g = globals_.count(src->name) ? &globals_.at(src->name) : nullptr;
-  bool row_major = g && (!pl.env.count(cr.source) || pl.env.at(cr.source).scope == MemScope::Global) &&
-                   g->shape == full;
+  bool row_major =
+      g && (!pl.env.count(cr.source) || pl.env.at(cr.source).scope == MemScope::Global) && g->shape == full;
   if (row_major) {
     auto form = linear_form(src->args[0]);
     int64_t stride = 1;
@@ -58,8 +58,9 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
     fail("tensor-copy-source", what + "its source is not a global buffer of its own shape here.",
          "Copy an input, or a stage computed at root, with the tensor engine; or use the pipeline's cp.async engine.");
   if (static_cast<int64_t>(ex.size()) > kMaxTensorRank)
-    fail("tensor-copy-box", what + "its source has " + std::to_string(ex.size()) + " dimensions, more than the " +
-                                std::to_string(kMaxTensorRank) + " a tensor map describes.",
+    fail("tensor-copy-box",
+         what + "its source has " + std::to_string(ex.size()) + " dimensions, more than the " +
+             std::to_string(kMaxTensorRank) + " a tensor map describes.",
          "Use the pipeline's cp.async engine for this copy.");
   for (size_t d = 0; d < ex.size(); ++d)
     if (ex[d] > kMaxBoxExtent)
@@ -73,8 +74,8 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
              " bytes are not multiples of 16 bytes, which a tensor map's strides must be.",
          "Use the pipeline's cp.async engine for sources whose rows are not a multiple of 16 bytes (4 floats).");
   const bool swizzled = r.swizzle_chunk > 0;
-  if (swizzled && (ex.back() * esize != kSwizzleRowBytes || r.swizzle_rows != 8 ||
-                   (ex.size() > 2 && ex[ex.size() - 2] % 8 != 0)))
+  if (swizzled &&
+      (ex.back() * esize != kSwizzleRowBytes || r.swizzle_rows != 8 || (ex.size() > 2 && ex[ex.size() - 2] % 8 != 0)))
     fail("tensor-copy-swizzle",
          what + "its swizzled rows of " + std::to_string(ex.back() * esize) +
              " bytes do not follow the accelerator's 128-byte swizzle (rows of exactly 128 bytes, the rows of each "
@@ -94,8 +95,9 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
     cp.pitch = box.back();
   }
   if (box.back() > kMaxBoxExtent)
-    fail("tensor-copy-box", what + "its rows of " + std::to_string(box.back()) + " elements exceed the " +
-                                std::to_string(kMaxBoxExtent) + " one tensor copy moves.",
+    fail("tensor-copy-box",
+         what + "its rows of " + std::to_string(box.back()) + " elements exceed the " + std::to_string(kMaxBoxExtent) +
+             " one tensor copy moves.",
          "Tile the loops so that each staged row spans at most 256 elements.");
   // Each buffer of the pipeline starts aligned for its copy.
   const int64_t S = (r.size * esize + alignment - 1) / alignment * alignment / esize;

@@ -39,10 +39,9 @@ LoweredProgram box_program(std::vector<int64_t> source, std::vector<int64_t> box
   Expr t = var("t"), tid = make_var("tid");
   std::vector<Stmt> body = {
       make_if(tid == make_int(0), make_mbarrier_init("bar", make_int(0), 1)), make_barrier(),
-      make_if(tid == make_int(0),
-              make_block({make_mbarrier_expect("bar", make_int(0), make_int(announced)),
-                          make_tensor_copy("S", make_int(first), "G", coords, box, swizzle, "G_map", "bar",
-                                           make_int(0))}))};
+      make_if(tid == make_int(0), make_block({make_mbarrier_expect("bar", make_int(0), make_int(announced)),
+                                              make_tensor_copy("S", make_int(first), "G", coords, box, swizzle, "G_map",
+                                                               "bar", make_int(0))}))};
   if (wait) body.push_back(make_mbarrier_wait("bar", make_int(0), make_int(0)));
   body.push_back(bound("t", n, GpuAxis::ThreadX, make_store("Y", t, load("S", make_int(first) + read(t)))));
   Stmt k = make_aligned_allocate("S", MemScope::Shared, DType::f32, first + n, alignment,
@@ -91,9 +90,9 @@ TEST(TensorCopy, MisalignedDestinationsAreErrors) {
   HostBuffers b = source_values(6 * 12);
   std::string message;
   // 128 bytes unswizzled: element 4 is 16 bytes in.
-  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {0, 0}, 0, 256, true, plain, 128, 4), b); },
-                       &message),
-            "tensor-copy-alignment")
+  EXPECT_EQ(
+      error_code([&] { interpret(box_program({6, 12}, {8, 8}, {0, 0}, 0, 256, true, plain, 128, 4), b); }, &message),
+      "tensor-copy-alignment")
       << message;
   // 1024 bytes swizzled: an array aligned to 128 only.
   HostBuffers s = source_values(16 * 32);

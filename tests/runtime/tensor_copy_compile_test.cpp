@@ -82,8 +82,7 @@ TEST(TensorCopyCompile, TheRuntimeRefusesMapsTheDriverCannotEncode) {
   EXPECT_EQ(test::error_code([&] { check_tensor_map({"m", "X", {8, 8}, 0}, odd); }), "bad-tensor-map");
   // Six dimensions.
   BufferSpec deep{"X", DType::f32, {2, 2, 2, 2, 2, 4}, BufferRole::Input};
-  EXPECT_EQ(test::error_code([&] { check_tensor_map({"m", "X", {1, 1, 1, 1, 1, 4}, 0}, deep); }),
-            "bad-tensor-map");
+  EXPECT_EQ(test::error_code([&] { check_tensor_map({"m", "X", {1, 1, 1, 1, 1, 4}, 0}, deep); }), "bad-tensor-map");
 }
 
 }  // namespace

@@ -22,6 +22,25 @@ namespace {
 
 using nlohmann::json;
 
+// The problem with a size "small_rows16" that is the small one with every extent rounded
+// up to a multiple of 4: rows of whole 16-byte chunks, which tensor maps need.
+Problem with_16_byte_rows(const Problem& p) {
+  Problem q = p;
+  SizeBindings rows = q.sizes.at("small");
+  for (auto& [name, v] : rows) v = (v + 3) / 4 * 4;
+  q.sizes["small_rows16"] = rows;
+  return q;
+}
+
+// `s` verifies in the interpreter at the small size, or for a pipeline on the tensor
+// memory accelerator at the small size with 16-byte rows.
+runtime::InterpVerification verify_small(const Problem& p, const json& s) {
+  const bool tensor = s.dump().find("\"engine\":\"tensor\"") != std::string::npos;
+  const Problem q = tensor ? with_16_byte_rows(p) : p;
+  const std::string size = tensor ? "small_rows16" : "small";
+  return runtime::verify_with_interpreter(q, Schedule::from_json(q.context(size), s), size, 3, 1);
+}
+
 bool legal_at(const Problem& p, const json& steps, const std::string& size) {
   return validate_schedule(p.context(size), steps).ok;
 }
@@ -249,27 +268,29 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
 
 // Sums of products with an operand along k get warpgroup tensor-core sketches: C's
 // transpose for A @ B (B's rows run along j), the plain orientation for X @ W^T (both
-// along k), in TF32 and in 3xTF32; all legal at the bench size, the deepest 256-wide TF32
-// and the deepest 3xTF32 ones verify at the small.
+// along k), in TF32 and in 3xTF32, and TF32 on the tensor memory accelerator; all legal at
+// the bench size, the deepest 256-wide TF32 ones (on both copy engines) and the deepest
+// 3xTF32 ones verify at the small.
 TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
   for (const auto& [problem, transposed] :
        std::vector<std::pair<std::string, bool>>{{"matmul", true}, {"bmm", true}, {"gemm_add_relu", false}}) {
     const Problem& p = find_problem(problem);
-    int wgmma = 0;
+    int wgmma = 0, tensor_engine = 0;
     for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
       if (s.idea.find("wgmma") == std::string::npos || s.idea.find("fuse_epilogue") != std::string::npos) continue;
       ++wgmma;
+      tensor_engine += s.schedule.dump().find("\"engine\":\"tensor\"") != std::string::npos;
       EXPECT_EQ(s.idea.find("C's transpose") != std::string::npos, transposed) << s.idea;
       ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
       const bool three_tf32 = s.idea.find("3xTF32") != std::string::npos;
       if ((s.idea.rfind("256x128", 0) == 0 || three_tf32) && s.idea.find("4 deep") != std::string::npos) {
-        auto r =
-            runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+        auto r = verify_small(p, s.schedule);
         EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message << "\n"
                                                             << s.idea;
       }
     }
-    EXPECT_EQ(wgmma, 6) << problem << ": four TF32 tiles and two 3xTF32 tiles";
+    EXPECT_EQ(wgmma, 8) << problem << ": four TF32 tiles, two 3xTF32 tiles and two TF32 tiles on the accelerator";
+    EXPECT_EQ(tensor_engine, 2) << problem;
   }
 }
 
@@ -295,8 +316,7 @@ TEST(Sketches, GemmEpiloguesHaveFoldedSketchesInOneKernelThatVerify) {
       EXPECT_EQ(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name).kernels.size(), 1u) << s.idea;
       if ((s.idea.rfind("256x128", 0) == 0 && s.idea.find("4 deep") != std::string::npos) ||
           s.idea.rfind("64x64 blocks", 0) == 0) {
-        auto r =
-            runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3, 1);
+        auto r = verify_small(p, s.schedule);
         EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << problem << ": " << r.message << r.error.message << "\n"
                                                             << s.idea;
         ++verified;
