@@ -25,7 +25,8 @@ For each problem file (default: problems/kernelbench/level1/*.json and level2/*.
    1e-4 rule admits, the fastest f32 or 3xtf32 candidate of the same search (--schedule-dir,
    <name>.strict.json) is timed, verified and checked as in 3 and 4 too: the row's `strict_kernel`,
    which the scores at 1e-4 take.
-Each row's search entry has `steps_s`, the wall seconds of each step above. One record
+Each row's search entry has `steps_s`, the wall seconds of each step above, and `timed_run_phase_s` and
+`strict_kernel_phase_s`, where the `cusched run`s of steps 3 and 6 spent theirs (compile, reference, ...). One record
 (bench/record.schema.json, kind benchmark) is written to OUT_DIR/DATE-NAME.json after every file, with a `search` entry per row and the KernelBench-style `summary` per level (level_summary);
 --time-limit S starts no file after S seconds, and the files not started count as failures.
 docs/kernelbench.md, "Searching KernelBench", describes the run and the summary.
@@ -170,6 +171,19 @@ def phase_seconds(db, run):
             phases = (json.loads(text or "{}").get("gpu") or {}).get("phase_ms") or {}
         except (ValueError, AttributeError):
             continue
+        for p in PHASES:
+            if isinstance(phases.get(p), (int, float)):
+                total[p] += phases[p] / 1000.0
+                seen = True
+    return {p: round(v, 2) for p, v in total.items()} if seen else None
+
+
+def run_phase_seconds(*runs):
+    """Where `cusched run`s spent their time: each evaluation phase (PHASES) summed over the runs' GPU
+    results, in seconds; None where no run has them."""
+    total, seen = {p: 0.0 for p in PHASES}, False
+    for run in runs:
+        phases = ((run or {}).get("gpu") or {}).get("phase_ms") or {}
         for p in PHASES:
             if isinstance(phases.get(p), (int, float)):
                 total[p] += phases[p] / 1000.0
@@ -543,6 +557,7 @@ def main(argv):
         io = io_folder(args, f, name)
         run, strict, tolerance = timed_and_strict(args, f, name, schedule, io)
         step_done("timed_run")
+        entry["timed_run_phase_s"] = run_phase_seconds(run, strict)
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
         match, reason = module_check(args, f, schedule, modules, (run, io))
         step_done("module_check")
@@ -554,6 +569,7 @@ def main(argv):
             strict_timed = timed_and_strict(args, f, name, strict_schedule, io)
             strict_match, strict_reason = module_check(args, f, strict_schedule, modules, (strict_timed[0], io))
             strict_kernel = strict_kernel_entry(*strict_timed, strict_match)
+            entry["strict_kernel_phase_s"] = run_phase_seconds(strict_timed[0], strict_timed[1])
             if strict_reason and strict_match["status"] != "compared":
                 note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason
             step_done("strict_kernel")

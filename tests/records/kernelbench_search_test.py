@@ -353,6 +353,18 @@ class Rows(unittest.TestCase):
             self.assertEqual(schema_errors(r, "result"), [], r["problem"])
 
 
+class RunPhases(unittest.TestCase):
+    def test_the_phases_of_several_runs_add_up_and_runs_without_a_gpu_result_give_none(self):
+        timed = {"gpu": {"phase_ms": {"compile": 1500.0, "reference": 4000.0, "timing": 250.0}}}
+        strict = {"gpu": {"phase_ms": {"reference": 1000.0}}}
+        phases = kbs.run_phase_seconds(timed, None, strict)
+        self.assertEqual(phases["reference"], 5.0)
+        self.assertEqual(phases["compile"], 1.5)
+        self.assertEqual(phases["timing"], 0.25)
+        self.assertEqual(set(phases), set(kbs.PHASES))
+        self.assertIsNone(kbs.run_phase_seconds({"verdict": "lowering_error"}, None))
+
+
 class CostRank(unittest.TestCase):
     def test_spearman_is_one_for_the_same_order_minus_one_for_the_reverse_and_shares_tied_ranks(self):
         self.assertEqual(kbs.spearman([1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]), 1.0)
