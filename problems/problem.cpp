@@ -36,6 +36,14 @@ const SizeBindings& Problem::size(const std::string& which) const {
   return it->second;
 }
 
+std::string Problem::add_16_byte_rows_size(const std::string& which) {
+  SizeBindings rows = size(which);
+  for (auto& [dim, extent] : rows) extent = (extent + 3) / 4 * 4;
+  const std::string added = which + "_rows16";
+  sizes[added] = rows;
+  return added;
+}
+
 namespace {
 
 // The value of a flop-count expression: integer nodes in int64, floating-point nodes in double.

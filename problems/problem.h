@@ -77,6 +77,10 @@ struct Problem {
   double written_bytes(const SizeBindings& sizes) const;
   const SizeBindings& size(const std::string& which) const;  // fails with unknown-size
   ScheduleContext context(const std::string& size_name, bool strict = false) const;
+  // Adds the size `which` + "_rows16": `which` with every extent rounded up to a multiple
+  // of 4, so that rows of 4-byte elements are whole 16-byte chunks (what tensor maps
+  // need); returns its name.
+  std::string add_16_byte_rows_size(const std::string& which);
 };
 
 const std::vector<Problem>& all_problems();

@@ -171,8 +171,19 @@ nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& s
   cfg.size = "small";
   cfg.strict = strict;
   cfg.time_it = false;
-  KernelBundle bundle = make_bundle(lower(Schedule::from_json(problem.context("small", strict), steps), problem.name));
-  return sanitize_bundle(problem, bundle, cfg);
+  try {
+    KernelBundle bundle =
+        make_bundle(lower(Schedule::from_json(problem.context("small", strict), steps), problem.name));
+    return sanitize_bundle(problem, bundle, cfg);
+  } catch (const UserError& e) {
+    // A pipeline on the tensor memory accelerator needs rows of whole 16-byte chunks, which
+    // the small size may not have: the small size with such rows then stands in.
+    if (e.error().code.rfind("tensor-copy-", 0) != 0) throw;
+  }
+  Problem rows = problem;
+  cfg.size = rows.add_16_byte_rows_size("small");
+  KernelBundle bundle = make_bundle(lower(Schedule::from_json(rows.context(cfg.size, strict), steps), rows.name));
+  return sanitize_bundle(rows, bundle, cfg);
 }
 
 nlohmann::json bundle_contracts(const KernelBundle& bundle) {

@@ -120,8 +120,9 @@ void scan_compiled_kernel(const KernelBundle& bundle, CandidateOutcome& out);
 
 // compute-sanitizer's memcheck, racecheck and synccheck (runtime/sanitizer.h) on the
 // schedule `steps` lowered at the small size (a short launch under the tools):
-// {"clean": bool, "size": "small", "runs": [...]}. Needs a GPU; without one every run
-// says why it did not run.
+// {"clean": bool, "size": "small", "runs": [...]}; where lowering refuses a pipeline on the
+// tensor memory accelerator there, at the small size with 16-byte rows ("small_rows16").
+// Needs a GPU; without one every run says why it did not run.
 nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict);
 
 // The same for a prepared bundle (a hand-written kernel at the size it was built for).

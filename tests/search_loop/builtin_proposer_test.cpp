@@ -22,22 +22,12 @@ namespace {
 
 using nlohmann::json;
 
-// The problem with a size "small_rows16" that is the small one with every extent rounded
-// up to a multiple of 4: rows of whole 16-byte chunks, which tensor maps need.
-Problem with_16_byte_rows(const Problem& p) {
-  Problem q = p;
-  SizeBindings rows = q.sizes.at("small");
-  for (auto& [name, v] : rows) v = (v + 3) / 4 * 4;
-  q.sizes["small_rows16"] = rows;
-  return q;
-}
-
 // `s` verifies in the interpreter at the small size, or for a pipeline on the tensor
 // memory accelerator at the small size with 16-byte rows.
 runtime::InterpVerification verify_small(const Problem& p, const json& s) {
   const bool tensor = s.dump().find("\"engine\":\"tensor\"") != std::string::npos;
-  const Problem q = tensor ? with_16_byte_rows(p) : p;
-  const std::string size = tensor ? "small_rows16" : "small";
+  Problem q = p;
+  const std::string size = tensor ? q.add_16_byte_rows_size("small") : "small";
   return runtime::verify_with_interpreter(q, Schedule::from_json(q.context(size), s), size, 3, 1);
 }
 
@@ -292,6 +282,23 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
     EXPECT_EQ(wgmma, 8) << problem << ": four TF32 tiles, two 3xTF32 tiles and two TF32 tiles on the accelerator";
     EXPECT_EQ(tensor_engine, 2) << problem;
   }
+}
+
+// The search's compute-sanitizer run of its best happens at the small size; a wgmma tile on
+// the tensor memory accelerator, which gemm_add_relu's small rows (37 floats) refuse, is
+// sanitized at the small size with 16-byte rows instead, and a refusal of any other kind
+// still stops it.
+TEST(Sketches, TensorCopyTilesAreSanitizedAtTheSmallSizeWith16ByteRows) {
+  const Problem& p = find_problem("gemm_add_relu");
+  std::optional<json> tile;
+  for (const auto& s : class_sketches(p, ProblemClass::matmul))
+    if (s.schedule.dump().find("\"engine\":\"tensor\"") != std::string::npos) tile = s.schedule;
+  ASSERT_TRUE(tile);
+  const json report = sanitize_schedule(p, *tile, false);
+  EXPECT_EQ(report.value("size", ""), "small_rows16") << report.dump();
+  json bad = *tile;
+  bad.push_back({{"op", "split"}, {"stage", "G"}, {"loop", "nowhere"}, {"factor", 2}});
+  EXPECT_THROW(sanitize_schedule(p, bad, false), UserError);
 }
 
 // A GEMM followed by a pointwise output gets each matmul sketch twice: as it is, and
