@@ -9,6 +9,7 @@
 
 #include "problems/baseline_steps.h"
 #include "problems/problem_file.h"
+#include "runtime/compiled_code_scan.h"
 #include "runtime/interp_verification.h"
 #include "runtime/tensor_map.h"
 #include "tests/runtime/bench_kernel_compile.h"
@@ -52,6 +53,10 @@ TEST(TensorCopyCompile, WgmmaMatmulOnTensorCopiesUsesTwoDimensionalBoxes) {
             std::string::npos);
   EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
   EXPECT_NE(ptx.find("mbarrier.try_wait.parity"), std::string::npos);
+  // The maps are read where they are passed (cvta.param), not copied: no state the scans refuse.
+  EXPECT_NE(ptx.find("cvta.param.u64"), std::string::npos);
+  auto rejected = compiled_code_rejection(b, ptx);
+  EXPECT_FALSE(rejected) << rejected->message;
   EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
 }
 
