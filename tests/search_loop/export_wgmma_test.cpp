@@ -1,6 +1,7 @@
 // `cusched export` of a warpgroup tensor-core kernel: the matmul best schedule at the
 // bench size (its wgmma function, 1024-byte aligned dynamic shared memory of 196 KiB)
-// exports to one standalone .cu that nvcc compiles for sm_90a.
+// exports to one standalone .cu that nvcc compiles for sm_90a; the same tile on the tensor
+// memory accelerator is refused, since the standalone launcher encodes no tensor maps.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,8 +11,10 @@
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
+#include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "search/export.h"
+#include "tests/user_error_code.h"
 
 namespace cusched {
 namespace {
@@ -36,6 +39,17 @@ TEST(ExportWgmma, MatmulBestExportsAndCompilesWithNvcc) {
   ASSERT_EQ(rc, 0) << text;
   EXPECT_GT(std::filesystem::file_size(dir / "kernel.o"), 0u);
   std::filesystem::remove_all(dir);
+}
+
+TEST(ExportWgmma, KernelsWithTensorMapsAreRefusedWithTheReason) {
+  const Problem& p = find_problem("matmul");
+  const auto steps = wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, 4, "tf32", "tensor");
+  KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+  ASSERT_FALSE(b.launches.at(0).tensor_maps.empty());
+  std::string message;
+  EXPECT_EQ(test::error_code([&] { search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"}); }, &message),
+            "export-tensor-maps");
+  EXPECT_NE(message.find("A_shared_map"), std::string::npos) << message;
 }
 
 }  // namespace
