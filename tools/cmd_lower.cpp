@@ -125,6 +125,11 @@ CommandRegistration lower_command{
                          << ") block(" << l.block[0] << "," << l.block[1] << "," << l.block[2] << ") dynamic_smem "
                          << l.dynamic_smem_bytes << " args(";
                for (size_t i = 0; i < l.args.size(); ++i) std::cout << (i ? ", " : "") << l.args[i];
+               for (const auto& m : l.tensor_maps) {
+                 std::cout << ", " << m.name << " = tensor map of " << m.buffer << ", box ";
+                 for (size_t d = 0; d < m.box.size(); ++d) std::cout << (d ? "x" : "") << m.box[d];
+                 if (m.swizzle_bytes) std::cout << ", swizzle " << m.swizzle_bytes << " B";
+               }
                std::cout << ")\n";
              }
            } else if (o->emit == "cost") {

@@ -386,6 +386,29 @@ TEST_F(Cli, LowerPrintsIrWithScheduleLoopNamesAndGpuAxes) {
   EXPECT_NE(c.out.find("// launch plan"), std::string::npos);
 }
 
+// A pipeline on the tensor memory accelerator: the launch plan of `lower --emit cuda` names
+// each tensor map with its buffer, box and swizzle, and `--emit bundle` carries them.
+TEST_F(Cli, LowerNamesTheTensorMapsOfTheLaunchPlan) {
+  fs::path s = write("tma.json", R"([
+    {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
+    {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
+    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco"},
+    {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}])");
+  const std::string problem = std::string(CUSCHED_SOURCE_DIR) + "/tests/legality/problems/padded_relu_conv.json";
+  CommandResult c = run("lower -p '" + problem + "' --size small -s '" + s.string() + "' --emit cuda");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  // The region of two channels, 8 + 2 rows and 16 + 2 columns, read as 20 (16-byte rows).
+  EXPECT_NE(c.out.find("R_shared_map = tensor map of R, box 1x2x10x20)"), std::string::npos) << c.out;
+  CommandResult b = run("lower -p '" + problem + "' --size small -s '" + s.string() + "' --emit bundle --json");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const auto maps = nlohmann::json::parse(b.out)["bundle"]["launches"].back()["tensor_maps"];
+  ASSERT_EQ(maps.size(), 1u) << b.out;
+  EXPECT_EQ(maps[0]["box"], nlohmann::json::parse("[1, 2, 10, 20]"));
+}
+
 // `lower --emit ir --after` prints the IR between lowering's passes: `help` names the
 // passes (each a function in codegen/passes/NAME.cpp), `all` prints the program after
 // each of them in order, the last the same as the plain IR, and a name prints that one.
