@@ -2,6 +2,7 @@
 // Wgmma (the source's wgmma function for its N) and LdMatrix.
 #include "codegen/cuda_kernel_writer.h"
 #include "codegen/mma_layout.h"
+#include "codegen/passes/simplify.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 
@@ -53,37 +54,59 @@ void KernelWriter::mma(const StmtNode& s) {
   close();
 }
 
-// One warpgroup MMA: this thread's A elements as tf32 bit patterns, the descriptor of
-// B's shared tile, accumulating in place into N/2 consecutive accumulators through the
-// source's function for this N (wgmma_function).
+// One warpgroup MMA: this thread's A elements as tf32 bit patterns (k8) or as words of
+// two bf16 or f16 elements (k16), the descriptor of B's shared tile, accumulating in place
+// into N/2 consecutive accumulators through the source's function for this N and
+// precision (wgmma_function).
 void KernelWriter::wgmma(const StmtNode& s) {
   const EmittedBuffer* acc = lookup(s.buffer);
   const EmittedBuffer* b = lookup(s.source);
+  const bool k16 = s.mma_precision == Precision::bf16 || s.mma_precision == Precision::f16;
+  const DType operand = k16 ? (s.mma_precision == Precision::bf16 ? DType::bf16 : DType::f16) : DType::f32;
   if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32 || !b || b->scope != MemScope::Shared ||
-      b->dtype != DType::f32 || options_.reference_f64)
+      b->dtype != operand || options_.reference_f64)
     fail("wgmma-unsupported",
          "Kernel '" + kernel_.name + "' has a wgmma into '" + s.buffer + "' reading '" + s.source +
-             "', which are not an f32 register array and an f32 shared array in scope" +
+             "', which are not an f32 register array and a shared array of " + dtype_name(operand) + " in scope" +
              (options_.reference_f64 ? " (the f64 reference has no warpgroup tensor cores)." : "."),
-         "Allocate the accumulators as f32 registers and stage B as f32 in shared memory; emit tensor-core kernels in "
-         "their own precision.");
-  if (s.operands.size() != static_cast<size_t>(kWgmmaAElements) || s.mma_precision != Precision::tf32)
+         "Allocate the accumulators as f32 registers and stage B in shared memory in the operand type; emit "
+         "tensor-core kernels in their own precision.");
+  if (s.operands.size() != static_cast<size_t>(wgmma_a_elements(s.mma_precision)) ||
+      s.mma_precision == Precision::x3tf32)
     fail("malformed-ir",
          "Kernel '" + kernel_.name + "' has a wgmma with " + std::to_string(s.operands.size()) + " A elements in " +
              precision_name(s.mma_precision) + ".",
-         "Give each thread its four tf32 A elements.");
+         "Give each thread its four tf32 or eight bf16 or f16 A elements.");
   std::string args = "&" + expr_.element(s.buffer, s.index);
-  for (const auto& o : s.operands) {
+  for (size_t i = 0; i < s.operands.size(); ++i) {
+    const Expr& o = s.operands[i];
     const EmittedBuffer* r = o->op == ExprOp::Load && o->args.size() == 1 ? lookup(o->name) : nullptr;
-    if (!r || r->scope != MemScope::Register || r->dtype != DType::f32)
+    int64_t at = 0;
+    const bool word_pair = k16 && r && half_words_.count(o->name) && is_const_int(simplify(o->args[0]), &at) &&
+                           at % 2 == static_cast<int64_t>(i % 2);
+    if (!r || r->scope != MemScope::Register || (!k16 && r->dtype != DType::f32) || (k16 && !word_pair))
       fail("malformed-ir",
            "Kernel '" + kernel_.name + "' gives a wgmma the A element " + to_string(o) +
-               ", which is not an element of an f32 register array.",
-           "Load the A fragment into registers before the wgmma and pass its elements.");
-    args += ", " + expr_.element(o->name, o->args[0]);
+               ", which is not an element of its register fragment" +
+               (k16 ? " at a constant index of the right half of a word." : "."),
+           "Load the A fragment into registers before the wgmma and pass its elements (k16: elements 2m and 2m + 1 "
+           "in operands 2m and 2m + 1).");
+    if (!k16) {
+      args += ", " + expr_.element(o->name, o->args[0]);
+    } else if (i % 2 == 0) {
+      int64_t next = 0;
+      const Expr& hi = s.operands[i + 1];
+      if (hi->op != ExprOp::Load || hi->name != o->name || !is_const_int(simplify(hi->args[0]), &next) ||
+          next != at + 1)
+        fail("malformed-ir",
+             "Kernel '" + kernel_.name + "' gives a wgmma A elements " + to_string(o) + " and " + to_string(hi) +
+                 ", which are not one word of its fragment.",
+             "Pass elements 2m and 2m + 1 of the fragment as operands 2m and 2m + 1.");
+      args += ", " + o->name + "[" + std::to_string(at / 2) + "]";
+    }
   }
   args += ", cusched::wgmma_descriptor_sw128(&" + expr_.element(s.source, s.value) + ")";
-  line(wgmma_function_name(s.width) + "(" + args + ");");
+  line(wgmma_function_name(s.width, s.mma_precision) + "(" + args + ");");
 }
 
 // One warp-wide ldmatrix: the lane's row address, then the received words unpacked

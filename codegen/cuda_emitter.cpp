@@ -83,37 +83,50 @@ int64_t largest_shared_alignment(const Stmt& s) {
   return a;
 }
 
-void collect_wgmma_fragments(const Stmt& s, std::set<std::string>& out) {
+void collect_wgmma_fragments(const Stmt& s, std::set<std::string>& tf32_words,
+                             std::map<std::string, DType>& half_words) {
   if (!s) return;
   if (s->kind == StmtKind::Wgmma)
-    for (const auto& o : s->operands)
-      if (o->op == ExprOp::Load) out.insert(o->name);
-  for (const auto& c : s->body) collect_wgmma_fragments(c, out);
+    for (const auto& o : s->operands) {
+      if (o->op != ExprOp::Load) continue;
+      if (s->mma_precision == Precision::bf16 || s->mma_precision == Precision::f16)
+        half_words[o->name] = s->mma_precision == Precision::bf16 ? DType::bf16 : DType::f16;
+      else
+        tf32_words.insert(o->name);
+    }
+  for (const auto& c : s->body) collect_wgmma_fragments(c, tf32_words, half_words);
 }
 
-void collect_wgmma_widths(const Stmt& s, std::set<int64_t>& out) {
+void collect_wgmma_widths(const Stmt& s, std::set<std::pair<int64_t, Precision>>& out) {
   if (!s) return;
-  if (s->kind == StmtKind::Wgmma) out.insert(s->width);
+  if (s->kind == StmtKind::Wgmma) out.insert({s->width, s->mma_precision});
   for (const auto& c : s->body) collect_wgmma_widths(c, out);
 }
 
-std::string wgmma_function_name(int64_t n) { return "cusched_wgmma_m64n" + std::to_string(n) + "k8_tf32"; }
+std::string wgmma_function_name(int64_t n, Precision p) {
+  return "cusched_wgmma_m64n" + std::to_string(n) + "k" + std::to_string(wgmma_k(p)) + "_" + precision_name(p);
+}
 
-// wgmma.mma_async m64nNk8 with tf32 A in registers and B through a descriptor,
-// D = A x B + D on N/2 accumulators per thread (its operand list depends on N). The A
-// registers are read-write operands of 32-bit words (the fragment arrays are declared
-// as words, tf32_words), so that the instruction reads the fragment's own registers, not
-// copies that the compiler may reuse while the instruction is in flight.
-std::string wgmma_function(int64_t n) {
+// wgmma.mma_async m64nNk8 with tf32 A, or m64nNk16 with bf16 or f16 A, in registers and
+// B (K-major) through a descriptor, D = A x B + D on N/2 accumulators per thread (its
+// operand list depends on N). The A registers are read-write operands of 32-bit words
+// (the fragment arrays are declared as words, tf32_words and half_words), so that the
+// instruction reads the fragment's own registers, not copies that the compiler may reuse
+// while the instruction is in flight.
+std::string wgmma_function(int64_t n, Precision p) {
   const int64_t acc = n / 2;
+  const std::string type = precision_name(p == Precision::x3tf32 ? Precision::tf32 : p);
+  const bool k16 = wgmma_k(p) == kWgmmaK16;
   std::ostringstream os;
-  os << "__device__ __forceinline__ void " << wgmma_function_name(n)
+  os << "__device__ __forceinline__ void " << wgmma_function_name(n, p)
      << "(float* d, unsigned int& a0, unsigned int& a1, unsigned int& a2, unsigned int& a3, unsigned long long b) {\n";
   os << "  asm volatile(\n      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n";
-  os << "      \"wgmma.mma_async.sync.aligned.m64n" << n << "k8.f32.tf32.tf32 {";
+  os << "      \"wgmma.mma_async.sync.aligned.m64n" << n << "k" << wgmma_k(p) << ".f32." << type << "." << type << " {";
   for (int64_t i = 0; i < acc; ++i) os << (i ? ", " : "") << "%" << i;
+  // The immediates: scale-d by the predicate, A and B not negated, and for 16-bit B not
+  // transposed (K-major).
   os << "}, {%" << acc << ", %" << acc + 1 << ", %" << acc + 2 << ", %" << acc + 3 << "}, %" << acc + 4
-     << ", p, 1, 1;\\n}\\n\"\n      : ";
+     << (k16 ? ", p, 1, 1, 0;" : ", p, 1, 1;") << "\\n}\\n\"\n      : ";
   for (int64_t i = 0; i < acc; ++i) os << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
   os << ", \"+r\"(a0), \"+r\"(a1), \"+r\"(a2), \"+r\"(a3)\n      : \"l\"(b));\n}\n";
   return os.str();
@@ -182,7 +195,7 @@ std::string KernelWriter::write() {
   for (const auto& m : tensor_maps_of(kernel_.body))
     params.push_back("const __grid_constant__ cusched::TensorMap " + m.name);
 
-  collect_wgmma_fragments(kernel_.body, tf32_words_);
+  collect_wgmma_fragments(kernel_.body, tf32_words_, half_words_);
   c_names_.emplace_back();
   std::ostringstream head;
   head << "extern \"C\" __global__ void ";
@@ -235,9 +248,19 @@ void KernelWriter::stmt(const Stmt& s) {
       break;
     case StmtKind::Store: {
       std::string target = expr_.element(s->buffer, s->index);
-      if (tf32_words_.count(s->buffer))
+      if (tf32_words_.count(s->buffer)) {
         line(target + " = __float_as_uint(" + expr_.text_as(s->value, DType::f32) + ");");
-      else
+      } else if (auto h = half_words_.find(s->buffer); h != half_words_.end()) {
+        int64_t i = 0;
+        if (!is_const_int(simplify(s->index), &i))
+          fail("malformed-ir",
+               "Kernel '" + kernel_.name + "' stores into the 16-bit wgmma fragment '" + s->buffer +
+                   "' at an index that is not a constant.",
+               "Index wgmma fragments by constants.");
+        const std::string word = s->buffer + "[" + std::to_string(i / 2) + "]";
+        line(word + " = cusched::with_" + dtype_name(h->second) + "_half(" + word + ", " +
+             expr_.text_as(s->value, DType::f32) + ", " + std::to_string(i % 2) + ");");
+      } else
         line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
       break;
     }
@@ -282,6 +305,15 @@ void KernelWriter::stmt(const Stmt& s) {
       break;
     case StmtKind::WgmmaWait:
       line("cusched::wgmma_wait<" + std::to_string(s->width) + ">();");
+      if (half_words_.count(s->source)) {
+        int64_t first = 0;
+        if (!is_const_int(simplify(s->index), &first))
+          fail("malformed-ir", "Kernel '" + kernel_.name + "' holds 16-bit wgmma fragments at a varying index.",
+               "Hold wgmma fragments at constant indices.");
+        for (int64_t w = first / 2; s->size > 0 && w <= (first + s->size - 1) / 2; ++w)
+          line("cusched::hold_register(" + s->source + "[" + std::to_string(w) + "]);");
+        break;
+      }
       for (int64_t i = 0; i < s->size; ++i)
         line("cusched::hold_register(" + expr_.element(s->source, simplify(s->index + make_int(i))) + ");");
       break;
@@ -481,7 +513,10 @@ void KernelWriter::allocate(const StmtNode& s) {
   DType t = expr_.storage_type(s.dtype);
   bool brace = declared_here(s.buffer);
   if (brace) open("");
-  if (s.scope == MemScope::Register) {
+  if (s.scope == MemScope::Register && half_words_.count(s.buffer)) {
+    line("unsigned int " + s.buffer + "[" + std::to_string((s.size + 1) / 2) + "] = {};");
+    declare(s.buffer);
+  } else if (s.scope == MemScope::Register) {
     line((tf32_words_.count(s.buffer) ? std::string("unsigned int") : cuda_type_name(t)) + " " + s.buffer + "[" +
          std::to_string(s.size) + "];");
     declare(s.buffer);
@@ -535,9 +570,9 @@ EmittedCuda emit_cuda_program(const LoweredProgram& program, const EmitOptions& 
   os << "\n";
   for (const auto& step : program.schedule_text) os << "//   " << comment_text(step) << "\n";
   os << "\n#include \"cusched_device.cuh\"\n";
-  std::set<int64_t> wgmma_widths;
+  std::set<std::pair<int64_t, Precision>> wgmma_widths;
   for (const auto& k : program.kernels) collect_wgmma_widths(k.body, wgmma_widths);
-  for (int64_t n : wgmma_widths) os << "\n" << wgmma_function(n);
+  for (const auto& [n, p] : wgmma_widths) os << "\n" << wgmma_function(n, p);
   for (const auto& k : program.kernels) {
     std::string text;
     int64_t dynamic = 0;

@@ -25,7 +25,7 @@ const char* axis_letter(int a);
 // The device library's functor of a reduction (cusched::SumOp, ...).
 std::string reduce_op_struct(ReduceOp op);
 // The name of the source's wgmma function for N (wgmma_function in cuda_emitter.cpp).
-std::string wgmma_function_name(int64_t n);
+std::string wgmma_function_name(int64_t n, Precision p);
 
 // Writes one kernel. With `dynamic_smem`, shared arrays are carved from one
 // `extern __shared__` array instead of being declared statically.
@@ -88,6 +88,9 @@ class KernelWriter {
   // Register arrays of wgmma A fragments: declared as 32-bit words holding the tf32
   // values' bits (stores convert), which the instruction and hold_register take in place.
   std::set<std::string> tf32_words_;
+  // The A fragments of bf16 and f16 wgmma (buffer -> element type), declared as 32-bit
+  // words of two elements each (element i in word i / 2, the even one in the low half).
+  std::map<std::string, DType> half_words_;
 };
 
 }  // namespace cusched::cuda_emit

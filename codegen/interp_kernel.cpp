@@ -554,21 +554,26 @@ class KernelCompiler {
         if (acc.scope != MemScope::Register || acc.dtype != DType::f32)
           malformed("accumulates wgmma tiles into '" + s->buffer + "', which is not an f32 register buffer",
                     "Allocate the accumulators as f32 registers.");
-        if (b.scope != MemScope::Shared || b.dtype != DType::f32)
-          malformed("reads a wgmma B operand from '" + s->source + "', which is not an f32 shared buffer",
-                    "Stage B as f32 in shared memory.");
+        const bool k16 = s->mma_precision == Precision::bf16 || s->mma_precision == Precision::f16;
+        const DType operand = k16 ? (s->mma_precision == Precision::bf16 ? DType::bf16 : DType::f16) : DType::f32;
+        if (b.scope != MemScope::Shared || b.dtype != operand)
+          malformed("reads a wgmma B operand from '" + s->source + "', which is not a shared buffer of " +
+                        dtype_name(operand) + " elements",
+                    "Stage B in shared memory in the operand type (f32 for tf32, bf16 or f16 for those).");
         if (b.alignment < kWgmmaSwizzleAtomBytes)
           fail("wgmma-b-misaligned",
                "Kernel '" + kernel_.name + "' reads a wgmma B operand from shared buffer '" + s->source +
                    "', aligned to " + std::to_string(b.alignment) + " bytes; the 128-byte swizzle needs 1024.",
                "Allocate the swizzled copy aligned to 1024 bytes.");
-        if (s->width < 8 || s->width > kWgmmaMaxN || s->width % 8 != 0 || s->mma_precision != Precision::tf32)
-          malformed("has a wgmma m64n" + std::to_string(s->width) + "k8 with " + precision_name(s->mma_precision) +
-                        " operands",
-                    "Use N a multiple of 8 up to 256 with tf32 operands.");
-        if (static_cast<int>(s->operands.size()) != kWgmmaAElements)
+        if (s->width < 8 || s->width > kWgmmaMaxN || s->width % 8 != 0 || s->mma_precision == Precision::x3tf32 ||
+            s->mma_precision == Precision::f32 || s->mma_precision == Precision::f64)
+          malformed(
+              "has a wgmma m64n" + std::to_string(s->width) + " with " + precision_name(s->mma_precision) + " operands",
+              "Use N a multiple of 8 up to 256 with tf32, bf16 or f16 operands.");
+        if (static_cast<int>(s->operands.size()) != wgmma_a_elements(s->mma_precision))
           malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements",
-                    "Give each thread its four A elements.");
+                    "Give each thread its " + std::to_string(wgmma_a_elements(s->mma_precision)) + " A elements.");
+        c.operand_type = operand;
         for (const auto& o : s->operands) c.operands.push_back(expr(o));
         if (threads_per_block() % kWgmmaThreads != 0)
           fail("wgmma-partial-warpgroup",

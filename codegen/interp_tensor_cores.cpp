@@ -57,10 +57,19 @@ void KernelRunner::wgmma(const CStmt& s) {
   step(threads_);
   const int64_t N = s.width, NA = N / 2;
   const InterpBuffer& bb = k_.buffers[s.source_buffer];
+  // tf32: k8, operands truncated to tf32 as the tensor cores read them; bf16 and f16: k16,
+  // A rounded to the operand type as its registers are packed, B already of that type.
+  const bool k16 = s.operand_type != DType::f32;
+  const int K = k16 ? kWgmmaK16 : kWgmmaK, AE = k16 ? kWgmmaAElements16 : kWgmmaAElements;
+  const Precision precision = s.operand_type == DType::bf16  ? Precision::bf16
+                              : s.operand_type == DType::f16 ? Precision::f16
+                                                             : Precision::tf32;
+  const int esize = dtype_bytes(s.operand_type);
+  auto operand = [&](double v) { return k16 ? convert_to_dtype(v, s.operand_type) : truncate_to_tf32(v); };
   for (int64_t w0 = 0; w0 < threads_; w0 += kWgmmaThreads) {
     WgmmaOp op;
     op.warpgroup = w0 / kWgmmaThreads;
-    std::vector<double> A(kWgmmaM * kWgmmaK), C(kWgmmaM * N), B(kWgmmaK * N);
+    std::vector<double> A(kWgmmaM * K), C(kWgmmaM * N), B(K * N);
     std::vector<int64_t> acc_slot(kWgmmaThreads * NA);
     double start = 0;
     for (int lane = 0; lane < kWgmmaThreads; ++lane) {
@@ -74,13 +83,13 @@ void KernelRunner::wgmma(const CStmt& s) {
              "In " + where() + ", the wgmma's B descriptor starts at element " + number(st) + " of '" + bb.name +
                  "' but at " + number(start) + " in the warpgroup's first thread.",
              "Give every thread of a warpgroup the same B descriptor.");
-      for (int i = 0; i < kWgmmaAElements; ++i) {
+      for (int i = 0; i < AE; ++i) {
         const CExpr& o = s.operands[i];
         const double v = eval(o);
         if (o.op == IOp::Load && k_.buffers[o.buffer].scope == MemScope::Register)
           op.reads.push_back({o.buffer, register_slot(o.buffer, t, eval(o.args[0])), v});
-        const WgmmaElement e = wgmma_a_element(lane, i);
-        A[e.row * kWgmmaK + e.col] = truncate_to_tf32(v);
+        const WgmmaElement e = wgmma_a_element(lane, i, precision);
+        A[e.row * K + e.col] = operand(v);
       }
       const double base = eval(s.index);
       for (int64_t j = 0; j < NA; ++j) {
@@ -93,24 +102,24 @@ void KernelRunner::wgmma(const CStmt& s) {
       }
     }
     set_thread(w0);
-    const int64_t start_bytes = static_cast<int64_t>(start) * 4;
+    const int64_t start_bytes = static_cast<int64_t>(start) * esize;
     if (start < 0 || start_bytes % 16 != 0)
       fail("wgmma-b-misaligned",
            "In " + where() + ", the wgmma's B descriptor starts at element " + number(start) + " of '" + bb.name +
                "', which is not a 16-byte boundary.",
            "Start B's descriptor at a 16-byte aligned element.");
-    for (int k = 0; k < kWgmmaK; ++k)
+    for (int k = 0; k < K; ++k)
       for (int64_t n = 0; n < N; ++n) {
-        const int64_t address = wgmma_b_address(start_bytes, k, static_cast<int>(n));
-        const double v = load(s.source_buffer, static_cast<double>(address / 4));
-        op.reads.push_back({s.source_buffer, shared_slot(s.source_buffer, address / 4), v});
-        B[k * N + n] = truncate_to_tf32(v);
+        const int64_t address = wgmma_b_address(start_bytes, k, static_cast<int>(n), esize);
+        const double v = load(s.source_buffer, static_cast<double>(address / esize));
+        op.reads.push_back({s.source_buffer, shared_slot(s.source_buffer, address / esize), v});
+        B[k * N + n] = operand(v);
       }
     for (int lane = 0; lane < kWgmmaThreads; ++lane)
       for (int64_t j = 0; j < NA; ++j) {
         const WgmmaElement e = wgmma_accumulator(lane, static_cast<int>(j));
         double sum = C[e.row * N + e.col];
-        for (int k = 0; k < kWgmmaK; ++k) sum += A[e.row * kWgmmaK + k] * B[k * N + e.col];
+        for (int k = 0; k < K; ++k) sum += A[e.row * K + k] * B[k * N + e.col];
         const double v = convert_to_dtype(sum, DType::f32);
         const int64_t slot = acc_slot[lane * NA + j];
         wgmma_acc_[{s.buffer, slot}] = v;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "codegen/mma_layout.h"
+#include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 
 namespace cusched {
@@ -217,7 +218,7 @@ Stmt make_wgmma(Precision precision, int64_t n, const std::string& acc, Expr acc
                 const std::string& b_shared, Expr b_start) {
   auto s = std::make_shared<StmtNode>();
   s->kind = StmtKind::Wgmma;
-  s->mma_shape = "m64n" + std::to_string(n) + "k8";
+  s->mma_shape = "m64n" + std::to_string(n) + "k" + std::to_string(wgmma_k(precision));
   s->mma_precision = precision;
   s->width = n;
   s->buffer = acc;

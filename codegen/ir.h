@@ -74,14 +74,15 @@
 //     16x8 tile D = C + A x B replaces them. The block's threads form warps in order of
 //     their linear index `tid`.
 //   - Wgmma is one warpgroup-wide asynchronous tensor-core instruction,
-//     wgmma.mma_async m64nNk8 with tf32 operands (codegen/wgmma_layout.h; N = `width`):
-//     the 128 threads of each warpgroup (threads 128w .. 128w+127 by `tid`) reach it
-//     together. Each thread supplies four A elements (`operands`, evaluated in that
-//     thread) and holds N/2 f32 accumulators at buffer[index ..]; B (8 x N) is read from
-//     the shared buffer `source` through a matrix descriptor whose start is element
-//     `value`: K-major rows of 32 four-byte elements with the 128-byte swizzle, rows in
-//     groups of 8 that are 1024 bytes apart, the start 32-byte aligned inside a
-//     1024-byte aligned group. The instruction reads its operands and writes its
+//     wgmma.mma_async m64nNk8 with tf32 operands or m64nNk16 with bf16 or f16 operands
+//     (`mma_precision`; codegen/wgmma_layout.h; N = `width`): the 128 threads of each
+//     warpgroup (threads 128w .. 128w+127 by `tid`) reach it together. Each thread
+//     supplies four (k8) or eight (k16) A elements (`operands`, evaluated in that thread;
+//     k16: rounded to the operand type) and holds N/2 f32 accumulators at buffer[index ..];
+//     B (K x N) is read from the shared buffer `source` (f32 for k8, of the operand type
+//     for k16) through a matrix descriptor whose start is element `value`: K-major rows
+//     of 128 bytes with the 128-byte swizzle, rows in groups of 8 that are 1024 bytes
+//     apart, the start 32-byte aligned inside a 1024-byte aligned group. The instruction reads its operands and writes its
 //     accumulators at some time before a WgmmaWait retires its group: WgmmaCommit
 //     closes the warpgroup's open group, WgmmaWait with `width` N retires all but the
 //     N most recent groups; until then its operand registers and shared elements must

@@ -221,18 +221,21 @@ nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, 
   std::vector<std::string> order;
   if (!batch.empty()) order.push_back(batch);
   for (const char* l : {"no", "mo", "ko", "mw", "mi", "ni", "ki"}) order.push_back(l);
+  // A swizzled row is 128 bytes of k: 32 tf32 or 64 bf16 / f16 elements, each k16 instruction a quarter of it.
+  const bool k16 = precision == "bf16" || precision == "f16";
+  const int k_step = k16 ? 64 : 32;
   nlohmann::json s = nlohmann::json::array(
       {schedule_step("split", stage, {{"loop", n}, {"factor", bn}, {"outer", "no"}, {"inner", "ni"}}),
        schedule_step("split", stage, {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", "mo"}, {"inner", "mt"}}),
        schedule_step("split", stage, {{"loop", "mt"}, {"factor", 64}, {"outer", "mw"}, {"inner", "mi"}}),
-       schedule_step("split", stage, {{"loop", k}, {"factor", 32}, {"outer", "ko"}, {"inner", "ki"}}),
+       schedule_step("split", stage, {{"loop", k}, {"factor", k_step}, {"outer", "ko"}, {"inner", "ki"}}),
        schedule_step("reorder", stage, {{"loops", order}}),
        schedule_step("bind", stage, {{"loop", "no"}, {"axis", "blockIdx.y"}}),
        schedule_step("bind", stage, {{"loop", "mo"}, {"axis", "blockIdx.x"}}),
        schedule_step("bind", stage, {{"loop", "mw"}, {"axis", "threadIdx.y"}}),
        schedule_step("cache_read", stage, {{"source", b_source}, {"scope", "shared"}, {"at", "ko"}, {"swizzle", true}}),
        schedule_step("cache_read", stage, {{"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
-       schedule_step("tensor_core", stage, {{"shape", "m64nNk8"}, {"precision", precision}})});
+       schedule_step("tensor_core", stage, {{"shape", k16 ? "m64nNk16" : "m64nNk8"}, {"precision", precision}})});
   if (!batch.empty()) s.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
   if (depth > 1 && engine == "cp.async")
     s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}}));

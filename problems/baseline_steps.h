@@ -101,12 +101,14 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
                                       int b_pad, const std::string& batch = "", TensorCoreTile tile = {});
 
 // Steps for a sum-of-products stage `stage` = sum(k, ..) on warpgroup tensor cores
-// (tensor_core m64nNk8 in `precision`, tf32 or 3xtf32): the loop `n` tiles by `bn` (up to 256) onto blockIdx.y,
+// (tensor_core m64nNk8 in `precision` tf32 or 3xtf32, m64nNk16 in bf16 or f16, whose
+// sources must then be of that type): the loop `n` tiles by `bn` (up to 256) onto blockIdx.y,
 // the loop `m` by 64 x `warpgroups` onto blockIdx.x (`batch`, if not empty, onto
 // blockIdx.z), its warpgroups onto threadIdx.y. The factor that varies with `n`,
 // `b_source`, must run along k in memory: its copy is staged K-major with the 128-byte
 // swizzle, which the tensor cores read; `a_source` (varying with `m`) is staged padded by
-// `a_pad` and loaded into registers. Both copies are made at each 32-wide k step and
+// `a_pad` and loaded into registers. Both copies are made at each k step of 128 bytes
+// (32 tf32 or 64 16-bit elements) and
 // software-pipelined `depth` deep (3 or more keeps a k step in flight) on the copy
 // `engine` (the tensor engine needs a_pad 0). For C = A @ B with B (K, N) row-major,
 // take m = j and n = i: the instruction computes C's transpose.

@@ -6,6 +6,7 @@ const std::vector<Problem>& all_problems() {
   static const std::vector<Problem> all = {
       make_matmul(),
       make_matmul_rect(),
+      make_matmul_bf16(),
       make_bmm(),
       make_matvec(),
       make_relu(),

@@ -7,6 +7,7 @@ namespace cusched {
 // Level 1: single operators.
 Problem make_matmul();
 Problem make_matmul_rect();
+Problem make_matmul_bf16();
 Problem make_bmm();
 Problem make_matvec();
 Problem make_relu();

@@ -35,6 +35,22 @@ std::vector<std::pair<std::string, int>> matmul_sources(const FuncDef& f) {
   return out;
 }
 
+// The operand type of a sum of products whose sources are both 16-bit tensors (bf16 or
+// f16, the same), else f32.
+DType source_type(const FuncDef& f) {
+  std::vector<DType> types;
+  std::function<void(const Expr&)> scan = [&](const Expr& e) {
+    if (e->op == ExprOp::Load && !e->args.empty()) {
+      types.push_back(e.type());
+      return;
+    }
+    for (const auto& a : e->args) scan(a);
+  };
+  scan(f.body->args[0]);
+  const bool sixteen = types.size() == 2 && types[0] == types[1] && (types[0] == DType::bf16 || types[0] == DType::f16);
+  return sixteen ? types[0] : DType::f32;
+}
+
 // The batch loop of a sum of products over (batch..., i, j): "" for none, the one batch
 // variable, or several (attention's batch and heads) fused into one by steps added to
 // `steps`.
@@ -90,20 +106,36 @@ void wgmma_sketches(std::vector<Sketch>& out, const FuncDef& f) {
   };
   // 3xtf32 holds two more copies of B's tile in shared memory: 128-wide tiles only. On the
   // tensor memory accelerator the copies are unpadded boxes (one per operand and k step).
-  for (Tile t : {Tile{256, 4, "tf32", "cp.async"}, Tile{256, 3, "tf32", "cp.async"}, Tile{128, 4, "tf32", "cp.async"},
-                 Tile{128, 3, "tf32", "cp.async"}, Tile{128, 4, "3xtf32", "cp.async"},
-                 Tile{128, 3, "3xtf32", "cp.async"}, Tile{256, 4, "tf32", "tensor"}, Tile{128, 4, "tf32", "tensor"}}) {
+  // 16-bit sources take 16-bit wgmma (k16) on the accelerator, which copies 2-byte elements
+  // (cp.async does not), or with copies made synchronously (depth 0).
+  std::vector<Tile> tiles = {Tile{256, 4, "tf32", "cp.async"},   Tile{256, 3, "tf32", "cp.async"},
+                             Tile{128, 4, "tf32", "cp.async"},   Tile{128, 3, "tf32", "cp.async"},
+                             Tile{128, 4, "3xtf32", "cp.async"}, Tile{128, 3, "3xtf32", "cp.async"},
+                             Tile{256, 4, "tf32", "tensor"},     Tile{128, 4, "tf32", "tensor"}};
+  const DType sources = source_type(f);
+  if (sources != DType::f32) {
+    const char* p = sources == DType::bf16 ? "bf16" : "f16";
+    tiles = {Tile{256, 4, p, "tensor"}, Tile{256, 3, p, "tensor"}, Tile{128, 4, p, "tensor"},
+             Tile{256, 0, p, "cp.async"}};
+  }
+  for (Tile t : tiles) {
     const int bn = t.bn, depth = t.depth;
     const std::string precision = t.precision, engine = t.engine;
     const bool tensor = engine == "tensor";
     json s = concat_steps({fused, wgmma_tile_steps(f.name, m, n, f.body->rvars[0].name, in_registers.first,
                                                    tensor ? 0 : in_registers.second, through_descriptor.first, batch,
                                                    bn, 2, depth, precision, engine)});
+    const std::string name = precision == "tf32"     ? "TF32"
+                             : precision == "3xtf32" ? "3xTF32"
+                             : precision == "bf16"   ? "BF16"
+                                                     : "F16";
+    const int k_step = precision == "bf16" || precision == "f16" ? 64 : 32;
     out.push_back({std::to_string(bn) + "x128 blocks of two warpgroups of " + f.name +
-                       " on Hopper warpgroup MMA (wgmma, " + (precision == "tf32" ? "TF32" : "3xTF32") + "; " +
-                       through_descriptor.first + " read from a swizzled copy, " + in_registers.first +
-                       " from registers" + (b_along_k ? "" : ", C's transpose") + "), k in steps of 32 pipelined " +
-                       std::to_string(depth) + " deep" + (tensor ? " on the tensor memory accelerator" : ""),
+                       " on Hopper warpgroup MMA (wgmma, " + name + "; " + through_descriptor.first +
+                       " read from a swizzled copy, " + in_registers.first + " from registers" +
+                       (b_along_k ? "" : ", C's transpose") + "), k in steps of " + std::to_string(k_step) +
+                       (depth > 1 ? " pipelined " + std::to_string(depth) + " deep" : " copied synchronously") +
+                       (tensor && depth > 1 ? " on the tensor memory accelerator" : ""),
                    s});
   }
 }

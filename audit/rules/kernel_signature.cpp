@@ -7,10 +7,11 @@
 namespace cusched::audit {
 namespace {
 
-// "const float *__restrict" and "const float* __restrict__" compare equal.
+// "const float *__restrict" and "const float* __restrict__" compare equal, and so do
+// "const __grid_constant__ T" and "const T" (the attribute is not part of the type).
 std::string normalized_type(const std::string& type) {
   std::string t = type;
-  for (const char* q : {"__restrict__", "__restrict", "restrict"}) {
+  for (const char* q : {"__grid_constant__", "__restrict__", "__restrict", "restrict"}) {
     for (size_t p = t.find(q); p != std::string::npos; p = t.find(q)) t.erase(p, std::string(q).size());
   }
   t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char c) { return std::isspace(c); }), t.end());
@@ -27,7 +28,8 @@ class KernelSignatureRule : public Rule {
         "When a kernel contract is given (AuditOptions::contract, `cusched audit --contract FILE.json`), the "
         "source must define an `extern \"C\" __global__` kernel of that name (so the runtime finds it by name) "
         "whose parameters match the contract one by one: the same count, names, order and types, including "
-        "const on inputs. `__restrict__` and spacing are ignored when comparing types. A mismatch means the "
+        "const on inputs. `__restrict__`, `__grid_constant__` and spacing are ignored when comparing types. A mismatch "
+        "means the "
         "runtime would bind buffers to the wrong parameters, or that an input could be written."};
     return i;
   }

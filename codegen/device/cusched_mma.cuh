@@ -72,6 +72,17 @@ __device__ __forceinline__ unsigned int pack_f16x2(float lo, float hi) {
   return *reinterpret_cast<const unsigned int*>(&v);
 }
 
+// `word` with its low (half 0) or high (half 1) 16 bits replaced by v rounded to bf16
+// (f16): how a 16-bit wgmma A fragment is filled one element at a time.
+__device__ __forceinline__ unsigned int with_bf16_half(unsigned int word, float v, int half) {
+  const unsigned int bits = __bfloat16_as_ushort(__float2bfloat16_rn(v));
+  return half ? (word & 0xffffu) | (bits << 16) : (word & 0xffff0000u) | bits;
+}
+__device__ __forceinline__ unsigned int with_f16_half(unsigned int word, float v, int half) {
+  const unsigned int bits = __half_as_ushort(__float2half_rn(v));
+  return half ? (word & 0xffffu) | (bits << 16) : (word & 0xffff0000u) | bits;
+}
+
 // The shared-memory address space offset of a generic pointer to shared memory.
 __device__ __forceinline__ unsigned int shared_address(const void* p) {
   return static_cast<unsigned int>(__cvta_generic_to_shared(p));

@@ -263,8 +263,10 @@ class KernelBuilder {
   // mma_sync.cpp: tensor_core m16n8k8 / m16n8k16
   Stmt emit_tensor_core(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial);
 
-  // wgmma.cpp: tensor_core m64nNk8
-  static bool uses_wgmma(const Ctx& c) { return c.s.tensor_core_shape == "m64nNk8"; }
+  // wgmma.cpp: tensor_core m64nNk8 and m64nNk16
+  static bool uses_wgmma(const Ctx& c) {
+    return c.s.tensor_core_shape == "m64nNk8" || c.s.tensor_core_shape == "m64nNk16";
+  }
   int wgmma_groups_in_flight(const Ctx& c) const;
   Stmt emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial);
   std::pair<std::string, Expr> wgmma_b_operand(const Ctx& c, const TensorCoreTile& T, const Env& caches);

@@ -1,5 +1,6 @@
-// tensor_core m64nNk8: a sum of products on warpgroup-wide wgmma.mma_async tensor-core
-// instructions, A from registers and B from a swizzled shared copy (cache_read swizzle),
+// tensor_core m64nNk8 and m64nNk16: a sum of products on warpgroup-wide wgmma.mma_async
+// tensor-core instructions (tf32 k8, bf16 or f16 k16), A from registers and B from a
+// swizzled shared copy (cache_read swizzle),
 // with a k-step left in flight when the copies are pipelined deeply enough (pipeline);
 // in 3xtf32, three TF32 products of the operands' high and low parts per k-step.
 #include <algorithm>
@@ -115,15 +116,22 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
   const auto& loops = c.nest.loops;
   const std::string& stage = c.f.name;
   const TensorCoreTile T = tensor_core_tile(c);
-  if (T.M % kWgmmaM || T.N % 8 || T.N > kWgmmaMaxN || T.K % kWgmmaK)
+  // tf32 and 3xtf32's parts: k8 steps of four A elements per thread; bf16, f16: k16 steps of eight.
+  const Precision operands = c.s.precision == Precision::x3tf32 ? Precision::tf32 : c.s.precision;
+  const int64_t KS = wgmma_k(operands), AE = wgmma_a_elements(operands);
+  const DType fragment = operands == Precision::bf16  ? DType::bf16
+                         : operands == Precision::f16 ? DType::f16
+                                                      : DType::f32;
+  if (T.M % kWgmmaM || T.N % 8 || T.N > kWgmmaMaxN || T.K % KS)
     fail("tensor-core-shape-does-not-tile",
          "The tile loops of stage '" + stage + "' (" + std::to_string(T.M) + " x " + std::to_string(T.N) + " x " +
-             std::to_string(T.K) + ") do not tile by m64nNk8.",
+             std::to_string(T.K) + ") do not tile by " + c.s.tensor_core_shape + ".",
          "Split so that the tile's m loop is a multiple of 64, its n loop a multiple of 8 up to 256 and its k loop a "
-         "multiple of 8.");
+         "multiple of " +
+             std::to_string(KS) + ".");
   const bool split = c.s.precision == Precision::x3tf32;
   // A's fragment of a k-step: its elements, and in 3xtf32 their low parts after them.
-  const int64_t MT = T.M / kWgmmaM, KT = T.K / kWgmmaK, NA = T.N / 2, per_part = MT * KT * kWgmmaAElements,
+  const int64_t MT = T.M / kWgmmaM, KT = T.K / KS, NA = T.N / 2, per_part = MT * KT * AE,
                 per_step = per_part * (split ? 2 : 1);
   const int inflight = wgmma_groups_in_flight(c);
   const std::string acc = stage + "_acc", lane = stage + "_lane", frag = stage + "_fa";
@@ -165,16 +173,17 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
         auto step = [&](int parity) {
           std::vector<Stmt> s;
           const int64_t base = parity * per_step;
-          auto frag_index = [&](int64_t mt, int64_t kt, int i) { return base + (mt * KT + kt) * kWgmmaAElements + i; };
+          auto frag_index = [&](int64_t mt, int64_t kt, int i) { return base + (mt * KT + kt) * AE + i; };
           const Expr slot = make_int(parity * b_tile);
           if (split) s.push_back(split_wgmma_b_tile(b_buffer, b_start, b_tile, b_hi, b_lo, slot, tid, threads));
           for (int64_t mt = 0; mt < MT; ++mt)
             for (int64_t kt = 0; kt < KT; ++kt)
-              for (int i = 0; i < kWgmmaAElements; ++i) {
-                const WgmmaElement e =
-                    wgmma_a_element(0, i);  // the offsets of element i from thread 0's row and column
+              for (int i = 0; i < AE; ++i) {
+                // the offsets of element i from thread 0's row and column (the quad steps k by 1 in
+                // k8, by 2 in k16)
+                const WgmmaElement e = wgmma_a_element(0, i, operands);
                 Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
-                Expr k = make_int(kt * kWgmmaK + e.col) + quad;
+                Expr k = make_int(kt * KS + e.col) + quad * make_int(KS / kWgmmaK);
                 // f32 bits: the tensor core truncates A to tf32, as it does B.
                 const Expr a = tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false);
                 const int64_t at = frag_index(mt, kt, i);
@@ -191,13 +200,13 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
             for (int64_t kt = 0; kt < KT; ++kt) {
               auto a_part = [&](int64_t offset) {
                 std::vector<Expr> a;
-                for (int i = 0; i < kWgmmaAElements; ++i)
-                  a.push_back(make_load(frag, DType::f32, {make_int(frag_index(mt, kt, i) + offset)}));
+                for (int i = 0; i < AE; ++i)
+                  a.push_back(make_load(frag, fragment, {make_int(frag_index(mt, kt, i) + offset)}));
                 return a;
               };
-              const Expr k_at = make_int(kt * kWgmmaK);
+              const Expr k_at = make_int(kt * KS);
               auto product = [&](std::vector<Expr> a, const std::string& b, const Expr& b_at) {
-                s.push_back(make_wgmma(Precision::tf32, T.N, acc, make_int(mt * NA), std::move(a), b, b_at + k_at));
+                s.push_back(make_wgmma(operands, T.N, acc, make_int(mt * NA), std::move(a), b, b_at + k_at));
               };
               if (!split) {
                 product(a_part(0), b_buffer, b_start);
@@ -242,7 +251,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
       T, lane_loop(make_for(mtv, make_int(0), make_int(MT), LoopKind::Unrolled, GpuAxis::None,
                             make_for(j, make_int(0), make_int(NA), LoopKind::Unrolled, GpuAxis::None, write))));
   Stmt body = make_block({init, main_nest, drain, write_nest});
-  body = make_allocate(frag, MemScope::Register, DType::f32, (inflight ? 2 : 1) * per_step, body);
+  body = make_allocate(frag, MemScope::Register, fragment, (inflight ? 2 : 1) * per_step, body);
   if (split)
     for (const std::string& part : {b_lo, b_hi})
       body = make_aligned_allocate(part, MemScope::Shared, DType::f32, (inflight ? 2 : 1) * b_tile,
@@ -274,28 +283,37 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
     auto k = f->coeff.find(v);
     return k == f->coeff.end() ? 0 : k->second;
   };
-  bool layout = dims >= 2 && fb.type() == DType::f32 && r.swizzle_chunk == 4 && r.swizzle_rows == 8 &&
-                r.extent.back() * 4 == kWgmmaSwizzleRowBytes && r.stride[dims - 2] == r.extent.back() &&
+  // The copy's elements are the operand type: f32 for tf32, bf16 or f16 for those.
+  const DType want = c.s.precision == Precision::bf16  ? DType::bf16
+                     : c.s.precision == Precision::f16 ? DType::f16
+                                                       : DType::f32;
+  const int64_t esize = dtype_bytes(want);
+  bool layout = dims >= 2 && fb.type() == want && r.swizzle_chunk == 16 / esize && r.swizzle_rows == 8 &&
+                r.extent.back() * esize == kWgmmaSwizzleRowBytes && r.stride[dims - 2] == r.extent.back() &&
                 r.extent[dims - 2] % 8 == 0 && r.extent[dims - 2] >= T.N;
   for (size_t d = 0; layout && d < dims; ++d) {
     auto cn = coefficient(fb->args[d], T.nv), ck = coefficient(fb->args[d], T.kv);
     layout = cn && ck && *cn == (d + 2 == dims ? 1 : 0) && *ck == (d + 1 == dims ? 1 : 0);
   }
   if (!layout)
-    fail(
-        "wgmma-b-layout",
-        "Stage '" + stage + "' uses m64nNk8, but the shared copy '" + r.buffer + "' of its operand " + to_string(T.fb) +
-            " is not K-major rows of 32 f32 elements with the 128-byte swizzle (n along rows, k along columns).",
-        "Stage the operand with cache_read swizzle true over a region of 32 elements along the reduction (split k by "
-        "32 "
-        "outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so that this operand "
-        "varies with the n loop.");
+    fail("wgmma-b-layout",
+         "Stage '" + stage + "' uses " + c.s.tensor_core_shape + ", but the shared copy '" + r.buffer +
+             "' of its operand " + to_string(T.fb) + " is not K-major rows of " +
+             std::to_string(kWgmmaSwizzleRowBytes / esize) + " " + dtype_name(want) +
+             " elements with the 128-byte swizzle (n along rows, k along columns).",
+         "Stage the operand (a tensor of " + dtype_name(want) +
+             " elements) with cache_read swizzle true over a region "
+             "of " +
+             std::to_string(kWgmmaSwizzleRowBytes / esize) +
+             " elements along the reduction (split k by that "
+             "outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so that this "
+             "operand varies with the n loop.");
   Realization logical = r;
   logical.swizzle_chunk = logical.swizzle_rows = 0;
   std::vector<Expr> args;
   for (const auto& a : fb->args) args.push_back(substitute(a, {{T.nv, make_int(0)}, {T.kv, make_int(0)}}));
   Expr start = flat_index(logical, args);
-  if (!provably_multiple_of(start, kWgmmaSwizzleAtomBytes / 4))
+  if (!provably_multiple_of(start, kWgmmaSwizzleAtomBytes / esize))
     fail("wgmma-b-alignment",
          "Stage '" + stage + "' uses m64nNk8, but the tile's first row of '" + r.buffer +
              "' is not provably 1024 bytes from the copy's start (" + to_string(start) + ").",

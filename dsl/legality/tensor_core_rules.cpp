@@ -70,7 +70,11 @@ void check_tensor_core_rules(const Rules& r) {
     if (s.tensor_core_shape == "m64nNk8" && s.precision != Precision::tf32 && s.precision != Precision::x3tf32)
       r.refuse(latest({pv.tensor_core, pv.precision}), "tensor-core-shape-precision",
                "Stage '" + stage + "' uses m64nNk8 with " + precision_name(s.precision) + " operands.",
-               "Use m64nNk8 with tf32 or 3xtf32 operands.");
+               "Use m64nNk8 with tf32 or 3xtf32 operands, or m64nNk16 with bf16 or f16.");
+    if (s.tensor_core_shape == "m64nNk16" && s.precision != Precision::bf16 && s.precision != Precision::f16)
+      r.refuse(latest({pv.tensor_core, pv.precision}), "tensor-core-shape-precision",
+               "Stage '" + stage + "' uses m64nNk16 with " + precision_name(s.precision) + " operands.",
+               "Use m64nNk16 with bf16 or f16 operands, or m64nNk8 with tf32 or 3xtf32.");
     // 3xtf32 on m64nNk8: the block's threads are the warpgroups of the tile, which split B's tile together.
     if (s.tensor_core_shape == "m64nNk8" && s.precision == Precision::x3tf32)
       for (int q = 0; q < r0; ++q)

@@ -19,14 +19,16 @@ PrimitiveDef tensor_core_primitive() {
       "computes 64 rows of M x N (N = the innermost pure loop, a multiple of 8 up to 256) per k8 step, A from "
       "registers and "
       "B read by the tensor cores from a swizzled shared copy (cache_read swizzle, rows of 32 floats along the "
-      "reduction); "
+      "reduction); shape m64nNk16 is the same instruction with BF16 or F16 operands per k16 step, B's copy holding "
+      "rows of 64 16-bit elements (a bf16 or f16 source); "
       "with a pipeline of depth 3 or more one k-step stays in flight while the next is prepared; in 3xtf32 the "
       "block's threads split each k-step's B tile into high and low TF32 parts in two more swizzled shared "
       "buffers and each k8 step issues three instructions. Sets the "
       "operand precision, which the problem's tolerance must admit.";
   p.args = {stage_arg(true),
-            enum_arg("shape", {"m16n8k8", "m16n8k16", "m64nNk8"},
-                     "The instruction: mma.sync m16n8k8 or m16n8k16 per warp, or wgmma m64nNk8 per warpgroup."),
+            enum_arg("shape", {"m16n8k8", "m16n8k16", "m64nNk8", "m64nNk16"},
+                     "The instruction: mma.sync m16n8k8 or m16n8k16 per warp, or wgmma m64nNk8 (tf32) or m64nNk16 "
+                     "(bf16, f16) per warpgroup."),
             enum_arg("precision", {"tf32", "3xtf32", "bf16", "f16"}, "Operand precision.")};
   p.before = "for ii in 0..64: for ji in 0..64: for ki in 0..32: acc[ii,ji] += A[..]*B[..]";
   p.after = "per warp: for m16 tiles, n8 tiles, k8 steps: mma.sync.m16n8k8.tf32 {acc} {a} {b} {acc}";
@@ -39,11 +41,11 @@ PrimitiveDef tensor_core_primitive() {
     if (!f->is_sum_of_load_products())
       fail("tensor-core-not-matmul", "Stage '" + stage + "' is not a sum of products of two tensors.",
            "Use tensor_core on a matmul-like stage: sum(k, A(i, k) * B(k, j)).");
-    const bool wgmma = shape == "m64nNk8";
-    if ((shape == "m16n8k16") == (prec == Precision::tf32 || prec == Precision::x3tf32))
+    const bool wgmma = shape == "m64nNk8" || shape == "m64nNk16", k16 = shape == "m16n8k16" || shape == "m64nNk16";
+    if (k16 == (prec == Precision::tf32 || prec == Precision::x3tf32))
       fail("tensor-core-shape-precision", "Shape " + shape + " does not take " + precision_name(prec) + " operands.",
-           "Use m16n8k8 or m64nNk8 with tf32 or 3xtf32, or m16n8k16 with bf16 or f16.");
-    int64_t k_tile = shape == "m16n8k16" ? 16 : 8, m_tile = wgmma ? 64 : 16;
+           "Use m16n8k8 or m64nNk8 with tf32 or 3xtf32, or m16n8k16 or m64nNk16 with bf16 or f16.");
+    int64_t k_tile = k16 ? 16 : 8, m_tile = wgmma ? 64 : 16;
     std::vector<const LoopInfo*> pure, red;
     for (const auto& n : s.order) {
       const LoopInfo* l = s.find_loop(n);

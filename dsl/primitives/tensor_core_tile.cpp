@@ -12,7 +12,7 @@ void require_lowerable_tensor_core_tile(const std::string& stage, const std::str
         "Stage '" + stage + "' has only one reduction loop, so its tensor-core tile (" + shape +
             ") would hold the whole reduction; the tile's k loop must step through one slice of it.",
         "Split the reduction loop first (e.g. split k by 32 into ko and ki) and keep the outer part outside the tile.");
-  const int64_t threads = shape == "m64nNk8" ? 128 : 32;
+  const int64_t threads = shape == "m64nNk8" || shape == "m64nNk16" ? 128 : 32;
   const int64_t limit = int64_t{1} << 31;
   const int64_t per_thread = m > 0 && n > 0 && m < limit && n < limit ? m * n / threads : -1;
   if (per_thread < 0 || per_thread > kMaxTensorCoreAccumulatorsPerThread)

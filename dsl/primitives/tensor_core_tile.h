@@ -10,7 +10,7 @@ namespace cusched {
 // in the 255 registers a thread has.
 constexpr int64_t kMaxTensorCoreAccumulatorsPerThread = 256;
 
-// Throws when stage `stage`'s tile of shape `shape` (m16n8k8, m16n8k16 or m64nNk8) with
+// Throws when stage `stage`'s tile of shape `shape` (m16n8k8, m16n8k16, m64nNk8 or m64nNk16) with
 // innermost pure extents m x n cannot be lowered: `reduction_outside_tile` says whether
 // a reduction loop lies outside the tile (the tile's k loop steps through one slice of
 // the reduction, so the reduction must be split), and the accumulators per thread

@@ -4,7 +4,7 @@
 // hangs over the operands (the accelerator's zeros), at three pipeline depths; a padded
 // convolution whose boxes start in the padding verifies; and the matmul at the bench size
 // verifies and is timed next to the matmul best, the same tile on cp.async (both medians
-// printed).
+// printed); the bf16 matmul's best (bf16 wgmma on tensor copies) verifies and is timed.
 #include <iostream>
 
 #include <gtest/gtest.h>
@@ -61,6 +61,21 @@ TEST(GpuTensorCopy, MatmulAtTheBenchSizeVerifiesAndIsTimed) {
   if (tensor.gpu && best.gpu)
     std::cout << "| matmul best tile, 4 deep | tensor engine " << tensor.gpu->median_ms << " ms | best (cp.async) "
               << best.gpu->median_ms << " ms |\n";
+}
+
+// The bf16 matmul best (bf16 wgmma on tensor copies) verifies at the small size and at the
+// bench size, where its median and rate are printed.
+TEST(GpuTensorCopy, Bf16MatmulBestVerifiesAndIsTimed) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  const nlohmann::json& best = find_problem("matmul_bf16").best_schedule;
+  auto small = testing::run_on_gpu("matmul_bf16", best, "small", worker, 17);
+  EXPECT_EQ(small.verdict_text(), "ok") << small.reason;
+  auto bench = testing::run_on_gpu("matmul_bf16", best, "bench", worker);
+  EXPECT_EQ(bench.verdict_text(), "ok") << bench.reason;
+  if (bench.gpu)
+    std::cout << "| matmul_bf16 best | " << bench.gpu->median_ms << " ms | "
+              << 2.0 * 4096.0 * 4096.0 * 4096.0 / (bench.gpu->median_ms * 1e-3) / 1e12 << " TFLOP/s |\n";
 }
 
 }  // namespace

@@ -60,6 +60,20 @@ TEST(TensorCopyCompile, WgmmaMatmulOnTensorCopiesUsesTwoDimensionalBoxes) {
   EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
 }
 
+TEST(TensorCopyCompile, Bf16MatmulBestUsesSixteenBitWgmmaOnTensorCopies) {
+  KernelBundle b = bench_bundle("matmul_bf16", find_problem("matmul_bf16").best_schedule);
+  ASSERT_EQ(b.launches.size(), 1u) << "the rounding to bf16 is folded into the product's stores";
+  ASSERT_EQ(b.launches[0].tensor_maps.size(), 2u);
+  // 64 bf16 elements (128 bytes) of k per swizzled row.
+  EXPECT_EQ(b.launches[0].tensor_maps[0].box.back(), 64);
+  const std::string ptx = ptx_of(b);
+  EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"), std::string::npos);
+  EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+  auto rejected = compiled_code_rejection(b, ptx);
+  EXPECT_FALSE(rejected) << rejected->message;
+  EXPECT_GT(sm90a_cubin_bytes(b), 1000u);
+}
+
 TEST(TensorCopyCompile, PaddedConvolutionBoxesStartInThePaddingAndVerify) {
   const Problem p = padded_conv();
   const Schedule s = Schedule::from_json(p.context("small"), kConvSteps);
