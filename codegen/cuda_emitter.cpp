@@ -258,8 +258,16 @@ void KernelWriter::stmt(const Stmt& s) {
                    "' at an index that is not a constant.",
                "Index wgmma fragments by constants.");
         const std::string word = s->buffer + "[" + std::to_string(i / 2) + "]";
-        line(word + " = cusched::with_" + dtype_name(h->second) + "_half(" + word + ", " +
-             expr_.text_as(s->value, DType::f32) + ", " + std::to_string(i % 2) + ");");
+        // A value that is an element of the operand type already goes in by its bits.
+        Expr v = s->value;
+        while (v->op == ExprOp::Cast && dtype_is_float(v->args[0].type())) v = v->args[0];
+        if (v.type() == h->second)
+          line(word + " = cusched::with_half_bits(" + word + ", " +
+               (h->second == DType::bf16 ? "__bfloat16_as_ushort(" : "__half_as_ushort(") +
+               expr_.text_as(v, h->second) + "), " + std::to_string(i % 2) + ");");
+        else
+          line(word + " = cusched::with_" + dtype_name(h->second) + "_half(" + word + ", " +
+               expr_.text_as(s->value, DType::f32) + ", " + std::to_string(i % 2) + ");");
       } else
         line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
       break;

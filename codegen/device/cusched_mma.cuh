@@ -72,8 +72,11 @@ __device__ __forceinline__ unsigned int pack_f16x2(float lo, float hi) {
   return *reinterpret_cast<const unsigned int*>(&v);
 }
 
-// `word` with its low (half 0) or high (half 1) 16 bits replaced by v rounded to bf16
-// (f16): how a 16-bit wgmma A fragment is filled one element at a time.
+// `word` with its low (half 0) or high (half 1) 16 bits replaced by `bits`, or by v
+// rounded to bf16 (f16): how a 16-bit wgmma A fragment is filled one element at a time.
+__device__ __forceinline__ unsigned int with_half_bits(unsigned int word, unsigned short bits, int half) {
+  return half ? (word & 0xffffu) | (static_cast<unsigned int>(bits) << 16) : (word & 0xffff0000u) | bits;
+}
 __device__ __forceinline__ unsigned int with_bf16_half(unsigned int word, float v, int half) {
   const unsigned int bits = __bfloat16_as_ushort(__float2bfloat16_rn(v));
   return half ? (word & 0xffffu) | (bits << 16) : (word & 0xffff0000u) | bits;

@@ -2,11 +2,11 @@
 // for wgmma.mma_async (asynchronous warpgroup MMA): entries read off the figures for
 // particular threads, and the properties every layout must have (each element of A held
 // by exactly one thread, B's swizzled rows inside their 1024-byte atoms).
+#include "codegen/wgmma_layout.h"
+
 #include <set>
 
 #include <gtest/gtest.h>
-
-#include "codegen/wgmma_layout.h"
 
 namespace cusched {
 namespace {
@@ -46,8 +46,8 @@ TEST(WgmmaLayout, SixteenBitBRowsAreTheSame128BytesAsTf32Rows) {
     for (int k = 0; k < 64; k += 2) {
       EXPECT_EQ(wgmma_b_address(0, k, n, 2), wgmma_b_address(0, k / 2, n, 4)) << n << ", " << k;
       const int64_t a = wgmma_b_address(1024, k, n, 2);
-      EXPECT_EQ(a / 1024, 1 + n / 8);                 // its 8-row atom
-      EXPECT_EQ(a % 1024 / 128, n % 8);               // its row
+      EXPECT_EQ(a / 1024, 1 + n / 8);                   // its 8-row atom
+      EXPECT_EQ(a % 1024 / 128, n % 8);                 // its row
       EXPECT_EQ(a % 128 / 16, (k * 2 / 16) ^ (n % 8));  // its chunk, swizzled
     }
   EXPECT_EQ(wgmma_k(Precision::bf16), 16);

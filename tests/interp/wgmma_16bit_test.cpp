@@ -74,8 +74,8 @@ TEST(Wgmma16Bit, Bf16AndF16TilesMatchTheSumOfProductsOnEveryEngine) {
 }
 
 TEST(Wgmma16Bit, TheIrCarriesEightAElementsAndK16Steps) {
-  LoweredProgram p = lower(Schedule::from_json(matmul_16bit(DType::bf16, {128, 128, 128}), tile("bf16", "tensor", 2)),
-                           "matmul");
+  LoweredProgram p =
+      lower(Schedule::from_json(matmul_16bit(DType::bf16, {128, 128, 128}), tile("bf16", "tensor", 2)), "matmul");
   const std::string ir = print_ir(p);
   EXPECT_NE(ir.find("m64n128k16"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("m64n128k8"), std::string::npos);
