@@ -151,11 +151,12 @@ class Generator {
     }
   }
 
-  // Warpgroup tensor-core tiles (m64nNk8): the factor read along k in memory (its last
-  // index is the reduction variable) varies with n and is staged K-major with the
-  // 128-byte swizzle; the other factor varies with m and is loaded into registers,
-  // sometimes from a padded shared copy; one or two warpgroups on threadIdx.y, and
-  // sometimes a pipeline (3 or more deep keeps a k-step in flight).
+  // Warpgroup tensor-core tiles (m64nNk8; m64nNk16 where both factors are bf16 or f16
+  // tensors): the factor read along k in memory (its last index is the reduction
+  // variable) varies with n and is staged K-major with the 128-byte swizzle (rows of 128
+  // bytes of k); the other factor varies with m and is loaded into registers, sometimes
+  // from a padded shared copy; one or two warpgroups on threadIdx.y, and sometimes a
+  // pipeline (3 or more deep keeps a k-step in flight).
   bool wgmma_tile(const std::string& name, const std::vector<std::string>& pure, const std::string& k) {
     const auto [x, y] = *s_.state().stage_def(name)->product_loads();
     const std::string i = pure[pure.size() - 2], j = pure.back();
@@ -173,6 +174,8 @@ class Generator {
         nf = cand, mf = other, n = i, m = j;
     }
     if (!nf.defined()) return false;
+    const DType t = nf.type();
+    const bool k16 = (t == DType::bf16 || t == DType::f16) && mf.type() == t;
     const int64_t warpgroups = pick(std::vector<int64_t>{1, 2}), bn = pick(std::vector<int64_t>{8, 16, 32, 64});
     std::string no = fresh(n + "o"), ni = fresh(n + "i"), mo = fresh(m + "o"), mt = fresh(m + "t"), mw = fresh(m + "w"),
                 mi = fresh(m + "i"), ko = fresh(k + "o"), ki = fresh(k + "i");
@@ -183,7 +186,8 @@ class Generator {
               try_step(schedule_step("split", name,
                                      {{"loop", m}, {"factor", 64 * warpgroups}, {"outer", mo}, {"inner", mt}})) &&
               try_step(schedule_step("split", name, {{"loop", mt}, {"factor", 64}, {"outer", mw}, {"inner", mi}})) &&
-              try_step(schedule_step("split", name, {{"loop", k}, {"factor", 32}, {"outer", ko}, {"inner", ki}})) &&
+              try_step(schedule_step("split", name,
+                                     {{"loop", k}, {"factor", k16 ? 64 : 32}, {"outer", ko}, {"inner", ki}})) &&
               try_step(schedule_step("reorder", name, {{"loops", order}})) &&
               try_step(schedule_step("bind", name, {{"loop", no}, {"axis", "blockIdx.y"}})) &&
               try_step(schedule_step("bind", name, {{"loop", mo}, {"axis", "blockIdx.x"}})) &&
@@ -201,7 +205,10 @@ class Generator {
                                                                  {"at", ko},
                                                                  {"pad", pick(std::vector<int>{0, 4, 8})},
                                                                  {"name", fresh(mf->name + "_tile")}}));
-    if (!try_step(schedule_step("tensor_core", name, {{"shape", "m64nNk8"}, {"precision", "tf32"}}))) return false;
+    if (!try_step(
+            schedule_step("tensor_core", name,
+                          {{"shape", k16 ? "m64nNk16" : "m64nNk8"}, {"precision", k16 ? dtype_name(t) : "tf32"}})))
+      return false;
     if (pure.size() == 3) try_step(schedule_step("bind", name, {{"loop", pure[0]}, {"axis", "blockIdx.z"}}));
     if (staged_m && chance(0.6))
       try_step(schedule_step(

@@ -31,8 +31,8 @@ search::EvalConfig gpu_check_config(const std::string& size, uint64_t seed) {
   return cfg;
 }
 
-const auto kProblems =
-    ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "conv2d", "gemm_add_relu", "cross_entropy");
+const auto kProblems = ::testing::Values("relu", "sum_dim1", "softmax", "layernorm", "matmul", "matmul_bf16", "conv2d",
+                                         "gemm_add_relu", "cross_entropy");
 
 class GpuScheduleProperty : public ::testing::TestWithParam<std::string> {};
 

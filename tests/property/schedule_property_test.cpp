@@ -92,6 +92,25 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   RecordProperty("rejected", rejected);
 }
 
+// The generator's warpgroup tiles of the bf16 matmul are 16-bit ones (m64nNk16, k staged
+// 64 at a time): the first three it draws keep their meaning in the interpreter.
+TEST(ScheduleProperty, RandomBf16WarpgroupTilesKeepTheirMeaning) {
+  const Problem& p = find_problem("matmul_bf16");
+  std::mt19937_64 rng(env_or("CUSCHED_PROPERTY_SEED", 1) * 7919);
+  const ScheduleContext ctx = p.context("small");
+  int found = 0;
+  for (int n = 0; n < 2000 && found < 3; ++n) {
+    const nlohmann::json steps = random_schedule(ctx, rng);
+    if (steps.dump().find("m64nNk") == std::string::npos) continue;
+    EXPECT_NE(steps.dump().find("m64nNk16"), std::string::npos) << steps.dump();
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(ctx, steps), "small", 3 + n, 1);
+    if (r.verdict == cusched::runtime::Verdict::rejected) continue;
+    EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << "\nschedule: " << steps.dump();
+    ++found;
+  }
+  EXPECT_EQ(found, 3) << "the generator drew too few warpgroup tiles of the bf16 matmul";
+}
+
 TEST_P(ScheduleProperty, RandomIllegalSchedulesAreRejectedWithStructuredErrors) {
   const Problem& p = find_problem(GetParam());
   uint64_t seed = env_or("CUSCHED_PROPERTY_SEED", 1);
