@@ -362,21 +362,23 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
   }
   out.precision = out.bundle.precision;
   out.math = out.bundle.math;
-  if (cfg.check_bench || cfg.size == "bench") try {
+  // The size the cost model ranks at: bench, or the default size of a problem without one.
+  const std::string rank_size = problem.sizes.count("bench") ? "bench" : problem.default_size;
+  if (cfg.check_bench || cfg.size == rank_size) try {
       LoweredProgram bench =
-          cfg.size == "bench"
+          cfg.size == rank_size
               ? prog
-              : lower(Schedule::from_json(problem.context("bench", cfg.strict), out.steps), problem.name);
+              : lower(Schedule::from_json(problem.context(rank_size, cfg.strict), out.steps), problem.name);
       out.cost_estimate_ms = estimate_cost(bench).ms;
-      // A block's shared memory must fit the GPU at the bench size, whatever size is verified.
-      KernelBundle bench_bundle = cfg.size == "bench" ? out.bundle : make_bundle(bench);
-      if (auto e = shared_memory_error(bench_bundle, "bench")) {
+      // A block's shared memory must fit the GPU at that size, whatever size is verified.
+      KernelBundle bench_bundle = cfg.size == rank_size ? out.bundle : make_bundle(bench);
+      if (auto e = shared_memory_error(bench_bundle, rank_size)) {
         reject(runtime::Verdict::lowering_error, *e, "");
         return out;
       }
     } catch (const UserError& e) {
       reject(runtime::Verdict::invalid_schedule, e.error(),
-             "Not legal at the bench size, which the cost model ranks at: ");
+             "Not legal at the " + rank_size + " size, which the cost model ranks at: ");
       return out;
     }
   if (cfg.audit) {

@@ -409,6 +409,16 @@ TEST_F(Cli, LowerNamesTheTensorMapsOfTheLaunchPlan) {
   EXPECT_EQ(maps[0]["box"], nlohmann::json::parse("[1, 2, 10, 20]"));
 }
 
+// A problem file with only a small size runs: the cost model ranks at its default size.
+TEST_F(Cli, RunVerifiesAProblemFileWithoutABenchSize) {
+  const std::string problem = std::string(CUSCHED_SOURCE_DIR) + "/tests/legality/problems/padded_relu_conv.json";
+  CommandResult r = run("run -p '" + problem + "' -s baseline --backend interp --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.value("verdict", ""), "ok") << r.out;
+  EXPECT_GT(j.value("cost_estimate_ms", 0.0), 0.0) << r.out;
+}
+
 // `lower --emit ir --after` prints the IR between lowering's passes: `help` names the
 // passes (each a function in codegen/passes/NAME.cpp), `all` prints the program after
 // each of them in order, the last the same as the plain IR, and a name prints that one.
