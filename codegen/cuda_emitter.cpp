@@ -83,55 +83,6 @@ int64_t largest_shared_alignment(const Stmt& s) {
   return a;
 }
 
-void collect_wgmma_fragments(const Stmt& s, std::set<std::string>& tf32_words,
-                             std::map<std::string, DType>& half_words) {
-  if (!s) return;
-  if (s->kind == StmtKind::Wgmma)
-    for (const auto& o : s->operands) {
-      if (o->op != ExprOp::Load) continue;
-      if (s->mma_precision == Precision::bf16 || s->mma_precision == Precision::f16)
-        half_words[o->name] = s->mma_precision == Precision::bf16 ? DType::bf16 : DType::f16;
-      else
-        tf32_words.insert(o->name);
-    }
-  for (const auto& c : s->body) collect_wgmma_fragments(c, tf32_words, half_words);
-}
-
-void collect_wgmma_widths(const Stmt& s, std::set<std::pair<int64_t, Precision>>& out) {
-  if (!s) return;
-  if (s->kind == StmtKind::Wgmma) out.insert({s->width, s->mma_precision});
-  for (const auto& c : s->body) collect_wgmma_widths(c, out);
-}
-
-std::string wgmma_function_name(int64_t n, Precision p) {
-  return "cusched_wgmma_m64n" + std::to_string(n) + "k" + std::to_string(wgmma_k(p)) + "_" + precision_name(p);
-}
-
-// wgmma.mma_async m64nNk8 with tf32 A, or m64nNk16 with bf16 or f16 A, in registers and
-// B (K-major) through a descriptor, D = A x B + D on N/2 accumulators per thread (its
-// operand list depends on N). The A registers are read-write operands of 32-bit words
-// (the fragment arrays are declared as words, tf32_words and half_words), so that the
-// instruction reads the fragment's own registers, not copies that the compiler may reuse
-// while the instruction is in flight.
-std::string wgmma_function(int64_t n, Precision p) {
-  const int64_t acc = n / 2;
-  const std::string type = precision_name(p == Precision::x3tf32 ? Precision::tf32 : p);
-  const bool k16 = wgmma_k(p) == kWgmmaK16;
-  std::ostringstream os;
-  os << "__device__ __forceinline__ void " << wgmma_function_name(n, p)
-     << "(float* d, unsigned int& a0, unsigned int& a1, unsigned int& a2, unsigned int& a3, unsigned long long b) {\n";
-  os << "  asm volatile(\n      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n";
-  os << "      \"wgmma.mma_async.sync.aligned.m64n" << n << "k" << wgmma_k(p) << ".f32." << type << "." << type << " {";
-  for (int64_t i = 0; i < acc; ++i) os << (i ? ", " : "") << "%" << i;
-  // The immediates: scale-d by the predicate, A and B not negated, and for 16-bit B not
-  // transposed (K-major).
-  os << "}, {%" << acc << ", %" << acc + 1 << ", %" << acc + 2 << ", %" << acc + 3 << "}, %" << acc + 4
-     << (k16 ? ", p, 1, 1, 0;" : ", p, 1, 1;") << "\\n}\\n\"\n      : ";
-  for (int64_t i = 0; i < acc; ++i) os << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
-  os << ", \"+r\"(a0), \"+r\"(a1), \"+r\"(a2), \"+r\"(a3)\n      : \"l\"(b));\n}\n";
-  return os.str();
-}
-
 const EmittedBuffer* KernelWriter::lookup(const std::string& name) const {
   for (auto it = allocated_.rbegin(); it != allocated_.rend(); ++it)
     if (auto f = it->find(name); f != it->end()) return &f->second;

@@ -24,8 +24,16 @@ int thread_axis_index(GpuAxis a);
 const char* axis_letter(int a);
 // The device library's functor of a reduction (cusched::SumOp, ...).
 std::string reduce_op_struct(ReduceOp op);
-// The name of the source's wgmma function for N (wgmma_function in cuda_emitter.cpp).
+// The source's wgmma function for N and operand precision, and its name
+// (cuda_emit_tensor_cores.cpp).
 std::string wgmma_function_name(int64_t n, Precision p);
+std::string wgmma_function(int64_t n, Precision p);
+// The register arrays that a body's wgmmas read their A fragments from: tf32 words, or
+// words of two 16-bit elements (buffer -> element type).
+void collect_wgmma_fragments(const Stmt& s, std::set<std::string>& tf32_words,
+                             std::map<std::string, DType>& half_words);
+// The (N, precision) of every wgmma in a body.
+void collect_wgmma_widths(const Stmt& s, std::set<std::pair<int64_t, Precision>>& out);
 
 // Writes one kernel. With `dynamic_smem`, shared arrays are carved from one
 // `extern __shared__` array instead of being declared statically.

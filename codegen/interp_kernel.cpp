@@ -1,3 +1,7 @@
+// Compiles a kernel's IR for the interpreter (KernelCompiler): variables to slots, buffers
+// to indices, every statement kind with the checks of its fields. The file is one switch
+// over the statement kinds, each kind's checks next to its fields, which is why it runs
+// past 600 lines.
 #include "codegen/interp_kernel.h"
 
 #include <map>
