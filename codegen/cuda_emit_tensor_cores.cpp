@@ -63,8 +63,8 @@ void collect_wgmma_fragments(const Stmt& s, std::set<std::string>& tf32_words,
   if (s->kind == StmtKind::Wgmma)
     for (const auto& o : s->operands) {
       if (o->op != ExprOp::Load) continue;
-      if (s->mma_precision == Precision::bf16 || s->mma_precision == Precision::f16)
-        half_words[o->name] = s->mma_precision == Precision::bf16 ? DType::bf16 : DType::f16;
+      if (const DType t = wgmma_operand_type(s->mma_precision); t != DType::f32)
+        half_words[o->name] = t;
       else
         tf32_words.insert(o->name);
     }
@@ -113,8 +113,8 @@ std::string wgmma_function(int64_t n, Precision p) {
 void KernelWriter::wgmma(const StmtNode& s) {
   const EmittedBuffer* acc = lookup(s.buffer);
   const EmittedBuffer* b = lookup(s.source);
-  const bool k16 = s.mma_precision == Precision::bf16 || s.mma_precision == Precision::f16;
-  const DType operand = k16 ? (s.mma_precision == Precision::bf16 ? DType::bf16 : DType::f16) : DType::f32;
+  const DType operand = wgmma_operand_type(s.mma_precision);
+  const bool k16 = operand != DType::f32;
   if (!acc || acc->scope != MemScope::Register || acc->dtype != DType::f32 || !b || b->scope != MemScope::Shared ||
       b->dtype != operand || options_.reference_f64)
     fail("wgmma-unsupported",

@@ -483,14 +483,8 @@ class KernelCompiler {
         if (s->box.size() != src.shape.size() || s->operands.size() != src.shape.size())
           malformed("tensor-copies from '" + s->source + "' a box or coordinates of another rank than the buffer's",
                     "Give the box and the coordinates one entry per dimension of the source.");
-        const int64_t row_bytes = s->box.empty() ? 0 : s->box.back() * dtype_bytes(src.dtype);
-        if (row_bytes % 16 != 0 || (s->swizzle_bytes != 0 && (s->swizzle_bytes != 128 || row_bytes != 128)))
-          malformed("tensor-copies boxes with rows of " + std::to_string(row_bytes) + " bytes and a swizzle of " +
-                        std::to_string(s->swizzle_bytes) + " bytes",
-                    "Copy rows of a multiple of 16 bytes, and swizzle (128 bytes) only rows of exactly 128 bytes.");
-        for (auto e : s->box)
-          if (e < 1 || e > 256)
-            malformed("tensor-copies a box of extent " + std::to_string(e), "Use extents 1 to 256.");
+        if (const std::string why = tensor_box_problem(s->box, dtype_bytes(src.dtype), s->swizzle_bytes); !why.empty())
+          malformed("tensor-copies a box that " + why, "Copy boxes that a tensor map describes.");
         for (const auto& o : s->operands) c.operands.push_back(expr(o));
         c.box = s->box;
         c.swizzle_bytes = s->swizzle_bytes;
@@ -558,8 +552,7 @@ class KernelCompiler {
         if (acc.scope != MemScope::Register || acc.dtype != DType::f32)
           malformed("accumulates wgmma tiles into '" + s->buffer + "', which is not an f32 register buffer",
                     "Allocate the accumulators as f32 registers.");
-        const bool k16 = s->mma_precision == Precision::bf16 || s->mma_precision == Precision::f16;
-        const DType operand = k16 ? (s->mma_precision == Precision::bf16 ? DType::bf16 : DType::f16) : DType::f32;
+        const DType operand = wgmma_operand_type(s->mma_precision);
         if (b.scope != MemScope::Shared || b.dtype != operand)
           malformed("reads a wgmma B operand from '" + s->source + "', which is not a shared buffer of " +
                         dtype_name(operand) + " elements",
@@ -577,7 +570,7 @@ class KernelCompiler {
         if (static_cast<int>(s->operands.size()) != wgmma_a_elements(s->mma_precision))
           malformed("has a wgmma with " + std::to_string(s->operands.size()) + " A elements",
                     "Give each thread its " + std::to_string(wgmma_a_elements(s->mma_precision)) + " A elements.");
-        c.operand_type = operand;
+        c.wgmma_precision = s->mma_precision;
         for (const auto& o : s->operands) c.operands.push_back(expr(o));
         if (threads_per_block() % kWgmmaThreads != 0)
           fail("wgmma-partial-warpgroup",

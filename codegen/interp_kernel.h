@@ -112,8 +112,8 @@ struct CStmt {
   int64_t copy_bytes = 4;
   int barrier = -1;
   CExpr barrier_index;
-  // Wgmma: the operands' type (f32 for tf32, bf16, f16)
-  DType operand_type = DType::f32;
+  // Wgmma: the operands' precision (tf32, bf16, f16)
+  Precision wgmma_precision = Precision::tf32;
   // TensorCopy: source_buffer is the global source, operands its coordinates
   std::vector<int64_t> box;
   int64_t swizzle_bytes = 0;

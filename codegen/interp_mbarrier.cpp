@@ -107,7 +107,7 @@ void KernelRunner::tensor_copy(const CStmt& s) {
   const InterpBuffer &dst = k_.buffers[s.buffer], &src = k_.buffers[s.source_buffer];
   const int64_t esize = dtype_bytes(dst.dtype), rank = static_cast<int64_t>(s.box.size());
   const int64_t d0 = checked_index(s.buffer, eval(s.index), "tensor-copy write");
-  const int64_t align = s.swizzle_bytes ? 1024 : 128;
+  const int64_t align = s.swizzle_bytes ? kTensorCopySwizzledAlignment : kTensorCopyAlignment;
   if (dst.alignment % align != 0 || (d0 * esize) % align != 0)
     fail("tensor-copy-alignment",
          "In " + where() + ", a tensor copy into '" + dst.name + "' element " + std::to_string(d0) +

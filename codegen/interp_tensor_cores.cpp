@@ -59,13 +59,11 @@ void KernelRunner::wgmma(const CStmt& s) {
   const InterpBuffer& bb = k_.buffers[s.source_buffer];
   // tf32: k8, operands truncated to tf32 as the tensor cores read them; bf16 and f16: k16,
   // A rounded to the operand type as its registers are packed, B already of that type.
-  const bool k16 = s.operand_type != DType::f32;
-  const int K = k16 ? kWgmmaK16 : kWgmmaK, AE = k16 ? kWgmmaAElements16 : kWgmmaAElements;
-  const Precision precision = s.operand_type == DType::bf16  ? Precision::bf16
-                              : s.operand_type == DType::f16 ? Precision::f16
-                                                             : Precision::tf32;
-  const int esize = dtype_bytes(s.operand_type);
-  auto operand = [&](double v) { return k16 ? convert_to_dtype(v, s.operand_type) : truncate_to_tf32(v); };
+  const Precision precision = s.wgmma_precision;
+  const DType type = wgmma_operand_type(precision);
+  const bool k16 = type != DType::f32;
+  const int K = wgmma_k(precision), AE = wgmma_a_elements(precision), esize = dtype_bytes(type);
+  auto operand = [&](double v) { return k16 ? convert_to_dtype(v, type) : truncate_to_tf32(v); };
   for (int64_t w0 = 0; w0 < threads_; w0 += kWgmmaThreads) {
     WgmmaOp op;
     op.warpgroup = w0 / kWgmmaThreads;

@@ -82,11 +82,12 @@
 //     B (K x N) is read from the shared buffer `source` (f32 for k8, of the operand type
 //     for k16) through a matrix descriptor whose start is element `value`: K-major rows
 //     of 128 bytes with the 128-byte swizzle, rows in groups of 8 that are 1024 bytes
-//     apart, the start 32-byte aligned inside a 1024-byte aligned group. The instruction reads its operands and writes its
-//     accumulators at some time before a WgmmaWait retires its group: WgmmaCommit
-//     closes the warpgroup's open group, WgmmaWait with `width` N retires all but the
-//     N most recent groups; until then its operand registers and shared elements must
-//     not change and its accumulators must not be read. WgmmaWait may name `source`
+//     apart, the start 32-byte aligned inside a 1024-byte aligned group. The
+//     instruction reads its operands and writes its accumulators at some time before a
+//     WgmmaWait retires its group: WgmmaCommit closes the warpgroup's open group,
+//     WgmmaWait with `width` N retires all but the N most recent groups; until then its
+//     operand registers and shared elements must not change and its accumulators must
+//     not be read. WgmmaWait may name `source`
 //     (register buffer) elements index .. index+size-1 that the thread keeps unchanged
 //     until that point (the compiler must not reuse their registers earlier).
 //     WgmmaFence orders the thread's register writes before the next Wgmma reads them;

@@ -12,6 +12,19 @@ int64_t BufferSpec::elements() const {
 
 int64_t BufferSpec::bytes() const { return elements() * dtype_bytes(dtype); }
 
+std::string tensor_box_problem(const std::vector<int64_t>& box, int64_t element_bytes, int64_t swizzle_bytes) {
+  if (box.empty() || static_cast<int64_t>(box.size()) > kTensorMapMaxRank)
+    return "has " + std::to_string(box.size()) + " dimensions, not 1 to " + std::to_string(kTensorMapMaxRank);
+  for (auto e : box)
+    if (e < 1 || e > kTensorMapMaxBoxExtent)
+      return "has an extent of " + std::to_string(e) + ", not 1 to " + std::to_string(kTensorMapMaxBoxExtent);
+  const int64_t row = box.back() * element_bytes;
+  if (row % 16 != 0 || (swizzle_bytes != 0 && (swizzle_bytes != 128 || row != 128)))
+    return "has rows of " + std::to_string(row) + " bytes with a swizzle of " + std::to_string(swizzle_bytes) +
+           " bytes (rows must be multiples of 16 bytes, exactly 128 with the 128-byte swizzle)";
+  return "";
+}
+
 const BufferSpec* KernelBundle::find_buffer(const std::string& name) const {
   for (const auto& b : buffers)
     if (b.name == name) return &b;

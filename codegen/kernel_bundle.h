@@ -38,6 +38,18 @@ struct TensorMapSpec {
   bool operator==(const TensorMapSpec&) const = default;
 };
 
+// What a tensor map and a tensor copy can describe: at most 5 dimensions, at most 256
+// elements of a box along each, box rows of whole 16-byte chunks (exactly 128 bytes with
+// the 128-byte swizzle), the shared destination 128-byte aligned (1024 swizzled).
+constexpr int64_t kTensorMapMaxRank = 5;
+constexpr int64_t kTensorMapMaxBoxExtent = 256;
+constexpr int64_t kTensorCopyAlignment = 128;
+constexpr int64_t kTensorCopySwizzledAlignment = 1024;
+
+// Why a box of `box` elements (outermost first) of `element_bytes` bytes with
+// `swizzle_bytes` (0 or 128) is not one a tensor map describes; "" when it is.
+std::string tensor_box_problem(const std::vector<int64_t>& box, int64_t element_bytes, int64_t swizzle_bytes);
+
 struct LaunchSpec {
   std::string kernel;  // extern "C" __global__ name in the source
   std::array<int64_t, 3> grid{1, 1, 1};

@@ -23,6 +23,10 @@ int wgmma_k(Precision precision) {
   return precision == Precision::bf16 || precision == Precision::f16 ? kWgmmaK16 : kWgmmaK;
 }
 
+DType wgmma_operand_type(Precision precision) {
+  return precision == Precision::bf16 ? DType::bf16 : precision == Precision::f16 ? DType::f16 : DType::f32;
+}
+
 int wgmma_a_elements(Precision precision) {
   return wgmma_k(precision) == kWgmmaK16 ? kWgmmaAElements16 : kWgmmaAElements;
 }

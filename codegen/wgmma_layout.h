@@ -16,6 +16,7 @@
 // assembles the warpgroup's matrices by it, the emitter builds the descriptor by it.
 #include <cstdint>
 
+#include "dsl/dtype.h"
 #include "dsl/precision.h"
 
 namespace cusched {
@@ -41,9 +42,11 @@ WgmmaElement wgmma_accumulator(int thread, int j);
 // starting at byte address `start`.
 int64_t wgmma_b_address(int64_t start, int k, int n, int element_bytes = 4);
 
-// The instruction's K (8 or 16) and A elements per thread (4 or 8) for its operands'
-// precision (tf32 and 3xtf32's parts: k8; bf16, f16: k16).
+// The instruction's K (8 or 16), A elements per thread (4 or 8) and the element type of
+// its operands' registers and shared copy (f32, bf16, f16) for its operands' precision
+// (tf32 and 3xtf32's parts: k8; bf16, f16: k16).
 int wgmma_k(Precision precision);
 int wgmma_a_elements(Precision precision);
+DType wgmma_operand_type(Precision precision);
 
 }  // namespace cusched

@@ -237,10 +237,9 @@ nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, 
        schedule_step("cache_read", stage, {{"source", a_source}, {"scope", "shared"}, {"at", "ko"}, {"pad", a_pad}}),
        schedule_step("tensor_core", stage, {{"shape", k16 ? "m64nNk16" : "m64nNk8"}, {"precision", precision}})});
   if (!batch.empty()) s.push_back(schedule_step("bind", stage, {{"loop", batch}, {"axis", "blockIdx.z"}}));
-  if (depth > 1 && engine == "cp.async")
-    s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}}));
-  if (depth > 1 && engine != "cp.async")
-    s.push_back(schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}, {"engine", engine}}));
+  nlohmann::json pipeline = schedule_step("pipeline", stage, {{"loop", "ko"}, {"depth", depth}});
+  if (engine != "cp.async") pipeline["engine"] = engine;  // cp.async is the default
+  if (depth > 1) s.push_back(pipeline);
   return s;
 }
 

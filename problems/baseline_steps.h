@@ -108,9 +108,8 @@ nlohmann::json tensor_core_tile_steps(const std::string& stage, const std::strin
 // `b_source`, must run along k in memory: its copy is staged K-major with the 128-byte
 // swizzle, which the tensor cores read; `a_source` (varying with `m`) is staged padded by
 // `a_pad` and loaded into registers. Both copies are made at each k step of 128 bytes
-// (32 tf32 or 64 16-bit elements) and
-// software-pipelined `depth` deep (3 or more keeps a k step in flight) on the copy
-// `engine` (the tensor engine needs a_pad 0). For C = A @ B with B (K, N) row-major,
+// (32 tf32 or 64 16-bit elements) and software-pipelined `depth` deep (3 or more keeps a
+// k step in flight) on the copy `engine` (the tensor engine needs a_pad 0). For C = A @ B with B (K, N) row-major,
 // take m = j and n = i: the instruction computes C's transpose.
 nlohmann::json wgmma_tile_steps(const std::string& stage, const std::string& m, const std::string& n,
                                 const std::string& k, const std::string& a_source, int a_pad,

@@ -36,7 +36,7 @@ CUtensorMapDataType data_type(const TensorMapSpec& spec, DType t) {
 void check_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer) {
   const size_t rank = buffer.shape.size();
   const int64_t esize = dtype_bytes(buffer.dtype);
-  if (rank < 1 || rank > 5)
+  if (rank < 1 || static_cast<int64_t>(rank) > kTensorMapMaxRank)
     refuse(spec, "has " + std::to_string(rank) + " dimensions", "Describe buffers of 1 to 5 dimensions.");
   if (spec.box.size() != rank)
     refuse(spec,
@@ -45,15 +45,10 @@ void check_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer) {
   if ((buffer.shape.back() * esize) % 16 != 0)
     refuse(spec, "describes rows of " + std::to_string(buffer.shape.back() * esize) + " bytes",
            "Tensor-copy only buffers whose rows are multiples of 16 bytes.");
-  for (auto e : spec.box)
-    if (e < 1 || e > 256)
-      refuse(spec, "has a box extent of " + std::to_string(e), "Use box extents of 1 to 256 elements.");
-  const int64_t row = spec.box.back() * esize;
-  if (row % 16 != 0 || (spec.swizzle_bytes != 0 && (spec.swizzle_bytes != 128 || row != 128)))
-    refuse(spec,
-           "has box rows of " + std::to_string(row) + " bytes with a swizzle of " + std::to_string(spec.swizzle_bytes) +
-               " bytes",
-           "Use box rows of a multiple of 16 bytes, and the 128-byte swizzle only with rows of exactly 128 bytes.");
+  if (const std::string why = tensor_box_problem(spec.box, esize, spec.swizzle_bytes); !why.empty())
+    refuse(spec, "has a box that " + why,
+           "Use box extents of 1 to 256 elements and rows of a multiple of 16 bytes, exactly 128 with the 128-byte "
+           "swizzle.");
 }
 
 CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer, CUdeviceptr address) {

@@ -1,10 +1,10 @@
 #pragma once
 // The Hopper bulk copy engine and tensor memory accelerator (sm_90 and later) and the
-// memory barriers (mbarrier) that track their copies. One thread initialises a barrier for a number of arrivals
-// per phase; the thread that issues a stage's copies arrives on the barrier and
-// announces the bytes they will write (mbarrier_arrive_expect_tx), then issues them
-// (bulk_copy_global_to_shared); the phase completes when every arrival happened and
-// every announced byte has landed. Each consumer waits on the phase's parity.
+// memory barriers (mbarrier) that track their copies. One thread initialises a barrier
+// for a number of arrivals per phase; the thread that issues a stage's copies arrives on
+// the barrier and announces the bytes they will write (mbarrier_arrive_expect_tx), then
+// issues them (bulk_copy_global_to_shared, tensor_copy_Nd); the phase completes when
+// every arrival happened and every announced byte has landed. Each consumer waits on the phase's parity.
 #include "cusched_mma.cuh"
 
 namespace cusched {

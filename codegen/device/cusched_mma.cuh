@@ -78,12 +78,10 @@ __device__ __forceinline__ unsigned int with_half_bits(unsigned int word, unsign
   return half ? (word & 0xffffu) | (static_cast<unsigned int>(bits) << 16) : (word & 0xffff0000u) | bits;
 }
 __device__ __forceinline__ unsigned int with_bf16_half(unsigned int word, float v, int half) {
-  const unsigned int bits = __bfloat16_as_ushort(__float2bfloat16_rn(v));
-  return half ? (word & 0xffffu) | (bits << 16) : (word & 0xffff0000u) | bits;
+  return with_half_bits(word, __bfloat16_as_ushort(__float2bfloat16_rn(v)), half);
 }
 __device__ __forceinline__ unsigned int with_f16_half(unsigned int word, float v, int half) {
-  const unsigned int bits = __half_as_ushort(__float2half_rn(v));
-  return half ? (word & 0xffffu) | (bits << 16) : (word & 0xffff0000u) | bits;
+  return with_half_bits(word, __half_as_ushort(__float2half_rn(v)), half);
 }
 
 // The shared-memory address space offset of a generic pointer to shared memory.

@@ -11,11 +11,6 @@
 namespace cusched::lowering {
 namespace {
 
-constexpr int64_t kMaxTensorRank = 5;          // dimensions of a tensor map
-constexpr int64_t kMaxBoxExtent = 256;         // elements of a box along each dimension
-constexpr int64_t kTensorCopyAlignment = 128;  // bytes, the shared destination of an unswizzled box
-constexpr int64_t kSwizzleRowBytes = 128;      // the rows of the 128-byte swizzle
-
 std::string region_text(const std::vector<int64_t>& ex) {
   std::string s;
   for (size_t d = 0; d < ex.size(); ++d) s += (d ? " x " : "") + std::to_string(ex[d]);
@@ -57,16 +52,17 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
   if (!row_major)
     fail("tensor-copy-source", what + "its source is not a global buffer of its own shape here.",
          "Copy an input, or a stage computed at root, with the tensor engine; or use the pipeline's cp.async engine.");
-  if (static_cast<int64_t>(ex.size()) > kMaxTensorRank)
+  if (static_cast<int64_t>(ex.size()) > kTensorMapMaxRank)
     fail("tensor-copy-box",
          what + "its source has " + std::to_string(ex.size()) + " dimensions, more than the " +
-             std::to_string(kMaxTensorRank) + " a tensor map describes.",
+             std::to_string(kTensorMapMaxRank) + " a tensor map describes.",
          "Use the pipeline's cp.async engine for this copy.");
   for (size_t d = 0; d < ex.size(); ++d)
-    if (ex[d] > kMaxBoxExtent)
+    if (ex[d] > kTensorMapMaxBoxExtent)
       fail("tensor-copy-box",
-           what + "its region of " + region_text(ex) + " elements spans more than " + std::to_string(kMaxBoxExtent) +
-               " elements along dimension " + std::to_string(d) + ", the most one tensor copy moves.",
+           what + "its region of " + region_text(ex) + " elements spans more than " +
+               std::to_string(kTensorMapMaxBoxExtent) + " elements along dimension " + std::to_string(d) +
+               ", the most one tensor copy moves.",
            "Tile the loops so that each staged region spans at most 256 elements along every dimension.");
   if ((full.back() * esize) % 16 != 0)
     fail("tensor-copy-alignment",
@@ -74,17 +70,15 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
              " bytes are not multiples of 16 bytes, which a tensor map's strides must be.",
          "Use the pipeline's cp.async engine for sources whose rows are not a multiple of 16 bytes (4 floats).");
   const bool swizzled = r.swizzle_chunk > 0;
-  if (swizzled &&
-      (ex.back() * esize != kSwizzleRowBytes || r.swizzle_rows != 8 || (ex.size() > 2 && ex[ex.size() - 2] % 8 != 0)))
+  if (swizzled && (ex.back() * esize != kWgmmaSwizzleRowBytes || r.swizzle_rows != 8 ||
+                   (ex.size() > 2 && ex[ex.size() - 2] % 8 != 0)))
     fail("tensor-copy-swizzle",
          what + "its swizzled rows of " + std::to_string(ex.back() * esize) +
              " bytes do not follow the accelerator's 128-byte swizzle (rows of exactly 128 bytes, the rows of each "
              "outer index a multiple of 8).",
          "Swizzle only copies whose staged rows are 128 bytes (32 floats), or drop swizzle and pad.");
-  const int64_t alignment = swizzled ? kWgmmaSwizzleAtomBytes : kTensorCopyAlignment;
-  if (cp.pitch != ex.back() && !swizzled)
-    fail("tensor-copy-pad", what + "its rows are padded, and the accelerator writes its box densely.",
-         "Use cache_read pad 0 for this copy, or the pipeline's cp.async engine.");
+  // Padded rows (cache_read pad) are refused by the schedule's rule tensor-copy-pad.
+  const int64_t alignment = swizzled ? kTensorCopySwizzledAlignment : kTensorCopyAlignment;
   // The box's rows are whole 16-byte chunks: a region row of another length is copied
   // with the columns after it, and the shared rows are as long as the box's.
   std::vector<int64_t> box = ex;
@@ -94,10 +88,10 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
     r = dense(cr.name, cp.scope, cp.mn, ex, static_cast<int>(box.back() - ex.back()));
     cp.pitch = box.back();
   }
-  if (box.back() > kMaxBoxExtent)
+  if (box.back() > kTensorMapMaxBoxExtent)
     fail("tensor-copy-box",
-         what + "its rows of " + std::to_string(box.back()) + " elements exceed the " + std::to_string(kMaxBoxExtent) +
-             " one tensor copy moves.",
+         what + "its rows of " + std::to_string(box.back()) + " elements exceed the " +
+             std::to_string(kTensorMapMaxBoxExtent) + " one tensor copy moves.",
          "Tile the loops so that each staged row spans at most 256 elements.");
   // Each buffer of the pipeline starts aligned for its copy.
   const int64_t S = (r.size * esize + alignment - 1) / alignment * alignment / esize;

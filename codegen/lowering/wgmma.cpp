@@ -119,9 +119,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
   // tf32 and 3xtf32's parts: k8 steps of four A elements per thread; bf16, f16: k16 steps of eight.
   const Precision operands = c.s.precision == Precision::x3tf32 ? Precision::tf32 : c.s.precision;
   const int64_t KS = wgmma_k(operands), AE = wgmma_a_elements(operands);
-  const DType fragment = operands == Precision::bf16  ? DType::bf16
-                         : operands == Precision::f16 ? DType::f16
-                                                      : DType::f32;
+  const DType fragment = wgmma_operand_type(operands);
   if (T.M % kWgmmaM || T.N % 8 || T.N > kWgmmaMaxN || T.K % KS)
     fail("tensor-core-shape-does-not-tile",
          "The tile loops of stage '" + stage + "' (" + std::to_string(T.M) + " x " + std::to_string(T.N) + " x " +
@@ -284,9 +282,7 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
     return k == f->coeff.end() ? 0 : k->second;
   };
   // The copy's elements are the operand type: f32 for tf32, bf16 or f16 for those.
-  const DType want = c.s.precision == Precision::bf16  ? DType::bf16
-                     : c.s.precision == Precision::f16 ? DType::f16
-                                                       : DType::f32;
+  const DType want = wgmma_operand_type(c.s.precision);
   const int64_t esize = dtype_bytes(want);
   bool layout = dims >= 2 && fb.type() == want && r.swizzle_chunk == 16 / esize && r.swizzle_rows == 8 &&
                 r.extent.back() * esize == kWgmmaSwizzleRowBytes && r.stride[dims - 2] == r.extent.back() &&
@@ -301,13 +297,10 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
              "' of its operand " + to_string(T.fb) + " is not K-major rows of " +
              std::to_string(kWgmmaSwizzleRowBytes / esize) + " " + dtype_name(want) +
              " elements with the 128-byte swizzle (n along rows, k along columns).",
-         "Stage the operand (a tensor of " + dtype_name(want) +
-             " elements) with cache_read swizzle true over a region "
-             "of " +
-             std::to_string(kWgmmaSwizzleRowBytes / esize) +
-             " elements along the reduction (split k by that "
-             "outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so that this "
-             "operand varies with the n loop.");
+         "Stage the operand (a tensor of " + dtype_name(want) + " elements) with cache_read swizzle true over a " +
+             "region of " + std::to_string(kWgmmaSwizzleRowBytes / esize) + " elements along the reduction (split k " +
+             "by that outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so " +
+             "that this operand varies with the n loop.");
   Realization logical = r;
   logical.swizzle_chunk = logical.swizzle_rows = 0;
   std::vector<Expr> args;
@@ -315,7 +308,7 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
   Expr start = flat_index(logical, args);
   if (!provably_multiple_of(start, kWgmmaSwizzleAtomBytes / esize))
     fail("wgmma-b-alignment",
-         "Stage '" + stage + "' uses m64nNk8, but the tile's first row of '" + r.buffer +
+         "Stage '" + stage + "' uses " + c.s.tensor_core_shape + ", but the tile's first row of '" + r.buffer +
              "' is not provably 1024 bytes from the copy's start (" + to_string(start) + ").",
          "Make the staged region start at the tile's first row: stage at the loop just outside the tile.");
   return {r.buffer, start};
