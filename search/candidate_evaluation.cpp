@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "codegen/bundle.h"
@@ -171,19 +172,20 @@ nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& s
   cfg.size = "small";
   cfg.strict = strict;
   cfg.time_it = false;
-  try {
-    KernelBundle bundle =
-        make_bundle(lower(Schedule::from_json(problem.context("small", strict), steps), problem.name));
-    return sanitize_bundle(problem, bundle, cfg);
-  } catch (const UserError& e) {
-    // A pipeline on the tensor memory accelerator needs rows of whole 16-byte chunks, which
-    // the small size may not have: the small size with such rows then stands in.
-    if (e.error().code.rfind("tensor-copy-", 0) != 0) throw;
-  }
+  // Where the small size does not lower (a pipeline on the tensor memory accelerator needs
+  // rows of whole 16-byte chunks), the small size with such rows stands in; where neither
+  // does, the small size's error stands.
   Problem rows = problem;
-  cfg.size = rows.add_16_byte_rows_size("small");
-  KernelBundle bundle = make_bundle(lower(Schedule::from_json(rows.context(cfg.size, strict), steps), rows.name));
-  return sanitize_bundle(rows, bundle, cfg);
+  const std::string rows16 = rows.add_16_byte_rows_size("small");
+  std::optional<UserError> small_error;
+  for (const std::string& size : {std::string("small"), rows16}) try {
+      cfg.size = size;
+      KernelBundle bundle = make_bundle(lower(Schedule::from_json(rows.context(size, strict), steps), rows.name));
+      return sanitize_bundle(rows, bundle, cfg);
+    } catch (const UserError& e) {
+      if (!small_error) small_error = e;
+    }
+  throw *small_error;
 }
 
 nlohmann::json bundle_contracts(const KernelBundle& bundle) {

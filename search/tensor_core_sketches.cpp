@@ -38,17 +38,10 @@ std::vector<std::pair<std::string, int>> matmul_sources(const FuncDef& f) {
 // The operand type of a sum of products whose sources are both 16-bit tensors (bf16 or
 // f16, the same), else f32.
 DType source_type(const FuncDef& f) {
-  std::vector<DType> types;
-  std::function<void(const Expr&)> scan = [&](const Expr& e) {
-    if (e->op == ExprOp::Load && !e->args.empty()) {
-      types.push_back(e.type());
-      return;
-    }
-    for (const auto& a : e->args) scan(a);
-  };
-  scan(f.body->args[0]);
-  const bool sixteen = types.size() == 2 && types[0] == types[1] && (types[0] == DType::bf16 || types[0] == DType::f16);
-  return sixteen ? types[0] : DType::f32;
+  const auto loads = f.product_loads();
+  if (!loads) return DType::f32;
+  const DType t = loads->first.type();
+  return loads->second.type() == t && (t == DType::bf16 || t == DType::f16) ? t : DType::f32;
 }
 
 // The batch loop of a sum of products over (batch..., i, j): "" for none, the one batch

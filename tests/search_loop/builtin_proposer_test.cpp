@@ -284,6 +284,29 @@ TEST(Sketches, MatmulProblemsHaveWgmmaSketchesThatVerifyInTheInterpreter) {
   }
 }
 
+// Sums of products of two bf16 tensors get 16-bit warpgroup tiles only (m64nNk16, k staged
+// 64 at a time, on the tensor memory accelerator or copied synchronously): all legal at the
+// bench size, and the 4-deep one on the accelerator verifies at the small size.
+TEST(Sketches, Bf16ProductsHaveSixteenBitWgmmaSketches) {
+  const Problem& p = find_problem("matmul_bf16");
+  int wgmma = 0, verified = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+    if (s.idea.find("wgmma") == std::string::npos) continue;
+    ++wgmma;
+    EXPECT_NE(s.idea.find("BF16"), std::string::npos) << s.idea;
+    EXPECT_NE(s.schedule.dump().find("m64nNk16"), std::string::npos) << s.idea;
+    EXPECT_EQ(s.schedule.dump().find("m64nNk8"), std::string::npos) << s.idea;
+    ASSERT_TRUE(legal_at(p, s.schedule, "bench")) << s.idea;
+    if (s.idea.find("4 deep on the tensor memory accelerator") != std::string::npos && verified == 0) {
+      auto r = verify_small(p, s.schedule);
+      EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message << "\n" << s.idea;
+      ++verified;
+    }
+  }
+  EXPECT_GE(wgmma, 4);
+  EXPECT_EQ(verified, 1);
+}
+
 // The search's compute-sanitizer run of its best happens at the small size; a wgmma tile on
 // the tensor memory accelerator, which gemm_add_relu's small rows (37 floats) refuse, is
 // sanitized at the small size with 16-byte rows instead, and a refusal of any other kind
