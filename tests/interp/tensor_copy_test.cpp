@@ -208,6 +208,21 @@ TEST(TensorCopyPipeline, WgmmaTilesReadTheSwizzledBoxesAndMatchTheOtherEngines) 
   for (size_t i = 0; i < f32.size(); ++i) ASSERT_NEAR(got["C"][i], f32[i], 1e-2 * (1 + std::fabs(f32[i]))) << i;
 }
 
+TEST(TensorCopyPipeline, WithAWgmmaStepInFlightTheCopiesRunDepthMinusTwoAhead) {
+  // 4 deep with one k-step in flight: iterations 0 and 1 are copied before the loop (not
+  // 0, 1 and 2), so no copy refills the buffer that the k-step in flight reads.
+  const std::string ir = print_ir(lowered_matmul(kTails, wgmma_tile()));
+  EXPECT_EQ(occurrences(ir, "<- tensor A box 64x32 at ((C_no * 64), 0)"), 1u) << ir;
+  EXPECT_EQ(occurrences(ir, "<- tensor A box 64x32 at ((C_no * 64), 32)"), 1u) << ir;
+  EXPECT_EQ(occurrences(ir, "<- tensor A box 64x32 at ((C_no * 64), 64)"), 0u) << ir;
+  // Without a k-step in flight (2 deep) the copies run depth - 1 = 1 ahead.
+  nlohmann::json two = wgmma_tile();
+  two.back()["depth"] = 2;
+  const std::string ir2 = print_ir(lowered_matmul(kTails, two));
+  EXPECT_EQ(occurrences(ir2, "<- tensor A box 64x32 at ((C_no * 64), 0)"), 1u) << ir2;
+  EXPECT_EQ(occurrences(ir2, "<- tensor A box 64x32 at ((C_no * 64), 32)"), 0u) << ir2;
+}
+
 TEST(TensorCopyPipeline, TheLaunchPlanNamesEachSourcesMapAndTheKernelTakesIt) {
   LoweredProgram p = lowered_matmul(kTails, wgmma_tile());
   KernelBundle b = make_bundle(p);
