@@ -1,11 +1,13 @@
 #pragma once
 // Small builders for hand-written loop IR in the interpreter tests.
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "codegen/interpreter.h"
 #include "codegen/ir.h"
+#include "codegen/lower.h"
 #include "dsl/error.h"
 #include "problems/problem.h"
 
@@ -73,6 +75,34 @@ struct Sizes {
 inline ScheduleContext matmul_context(Sizes z) {
   ScheduleContext c = find_problem("matmul").context("small");
   c.sizes = {{"M", z.m}, {"N", z.n}, {"K", z.k}};
+  return c;
+}
+
+// The matmul lowered with `steps` at sizes `z`.
+inline LoweredProgram lowered_matmul(Sizes z, const nlohmann::json& steps) {
+  return lower(Schedule::from_json(matmul_context(z), steps), "matmul");
+}
+
+// A and B of the matmul at sizes `z`: f32 values of sines and cosines.
+inline HostBuffers matmul_inputs(Sizes z) {
+  HostBuffers b;
+  b["A"].resize(z.m * z.k);
+  b["B"].resize(z.k * z.n);
+  for (int64_t i = 0; i < z.m * z.k; ++i) b["A"][i] = static_cast<float>(std::sin(static_cast<double>(i) * 0.37));
+  for (int64_t i = 0; i < z.k * z.n; ++i) b["B"][i] = static_cast<float>(std::cos(static_cast<double>(i) * 0.23));
+  return b;
+}
+
+// C = A B with f32 products and f32 sums in k order, the order of a register tile.
+inline std::vector<double> f32_matmul(Sizes z, const HostBuffers& b) {
+  std::vector<double> c(z.m * z.n);
+  for (int64_t i = 0; i < z.m; ++i)
+    for (int64_t j = 0; j < z.n; ++j) {
+      float acc = 0;
+      for (int64_t k = 0; k < z.k; ++k)
+        acc = acc + static_cast<float>(b.at("A")[i * z.k + k]) * static_cast<float>(b.at("B")[k * z.n + j]);
+      c[i * z.n + j] = acc;
+    }
   return c;
 }
 

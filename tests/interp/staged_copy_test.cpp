@@ -44,37 +44,11 @@ nlohmann::json tile_steps(int bm, int bn, int bk, int pad, int depth = 0, const 
   return s;
 }
 
-LoweredProgram lowered(Sizes z, const nlohmann::json& steps) {
-  return lower(Schedule::from_json(matmul_context(z), steps), "matmul");
-}
-
-HostBuffers inputs(Sizes z) {
-  HostBuffers b;
-  b["A"].resize(z.m * z.k);
-  b["B"].resize(z.k * z.n);
-  for (int64_t i = 0; i < z.m * z.k; ++i) b["A"][i] = static_cast<float>(std::sin(static_cast<double>(i) * 0.37));
-  for (int64_t i = 0; i < z.k * z.n; ++i) b["B"][i] = static_cast<float>(std::cos(static_cast<double>(i) * 0.23));
-  return b;
-}
-
-// C = A B with f32 products and f32 sums in k order.
-std::vector<double> expected(Sizes z, const HostBuffers& b) {
-  std::vector<double> c(z.m * z.n);
-  for (int64_t i = 0; i < z.m; ++i)
-    for (int64_t j = 0; j < z.n; ++j) {
-      float acc = 0;
-      for (int64_t k = 0; k < z.k; ++k)
-        acc = acc + static_cast<float>(b.at("A")[i * z.k + k]) * static_cast<float>(b.at("B")[k * z.n + j]);
-      c[i * z.n + j] = acc;
-    }
-  return c;
-}
-
 // Runs the program and checks every element of C against the f32 matmul.
 void expect_exact(Sizes z, const LoweredProgram& p) {
-  HostBuffers b = inputs(z);
+  HostBuffers b = matmul_inputs(z);
   interpret(p, b);
-  const std::vector<double> want = expected(z, b);
+  const std::vector<double> want = f32_matmul(z, b);
   ASSERT_EQ(b["C"].size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(b["C"][i], want[i]) << "element " << i;
 }
@@ -88,7 +62,7 @@ size_t count(const std::string& text, const std::string& what) {
 const Sizes kDividing{64, 48, 40};
 
 TEST(StagedCopy, SynchronousCopiesMove16BytesWhenAligned) {
-  LoweredProgram p = lowered(kDividing, tile_steps(32, 16, 8, 0));
+  LoweredProgram p = lowered_matmul(kDividing, tile_steps(32, 16, 8, 0));
   const std::string ir = print_ir(p);
   EXPECT_EQ(count(ir, "[vectorized]"), 2u) << ir;  // one chunk loop per copy
   // 256 and 128 floats over 128 threads: one chunk of A, at most one of B per thread, unrolled.
@@ -99,7 +73,7 @@ TEST(StagedCopy, SynchronousCopiesMove16BytesWhenAligned) {
 
 TEST(StagedCopy, UnalignedRowsFallBackToScalarCopiesWithTheSameResult) {
   // A row pitch of 9 floats cannot hold 16-byte chunks.
-  LoweredProgram p = lowered(kDividing, tile_steps(32, 16, 8, 1));
+  LoweredProgram p = lowered_matmul(kDividing, tile_steps(32, 16, 8, 1));
   EXPECT_EQ(count(print_ir(p), "[vectorized]"), 0u) << print_ir(p);
   expect_exact(kDividing, p);
 }
@@ -107,27 +81,27 @@ TEST(StagedCopy, UnalignedRowsFallBackToScalarCopiesWithTheSameResult) {
 TEST(StagedCopy, TailsOfNonDividingTilesAreSkippedChunkByChunk) {
   // 32 x 32 tiles over N = 48 and K steps of 16 over K = 40: the last tiles hang over
   // the sources by whole chunks, which are not copied.
-  LoweredProgram p = lowered(kDividing, tile_steps(32, 32, 16, 0));
+  LoweredProgram p = lowered_matmul(kDividing, tile_steps(32, 32, 16, 0));
   EXPECT_EQ(count(print_ir(p), "[vectorized]"), 2u);
   expect_exact(kDividing, p);
   // K = 42: A's rows are no longer a multiple of 4 floats, so A is copied element by
   // element while B still moves 16 bytes at a time.
   const Sizes odd{64, 48, 42};
-  LoweredProgram q = lowered(odd, tile_steps(32, 32, 16, 0));
+  LoweredProgram q = lowered_matmul(odd, tile_steps(32, 32, 16, 0));
   EXPECT_EQ(count(print_ir(q), "[vectorized]"), 1u) << print_ir(q);
   expect_exact(odd, q);
 }
 
 TEST(StagedCopy, PipelinedCopiesUse16ByteCpAsync) {
-  LoweredProgram p = lowered(kDividing, tile_steps(32, 16, 8, 0, 3));
+  LoweredProgram p = lowered_matmul(kDividing, tile_steps(32, 16, 8, 0, 3));
   const std::string ir = print_ir(p);
   EXPECT_EQ(count(ir, "(16 bytes)"), 6u) << ir;  // two copies, issued before the loop twice and in it once
   EXPECT_NE(emit_cuda(p).find("cusched::cp_async_16("), std::string::npos);
   expect_exact(kDividing, p);
-  LoweredProgram tails = lowered(kDividing, tile_steps(32, 32, 16, 0, 2));
+  LoweredProgram tails = lowered_matmul(kDividing, tile_steps(32, 32, 16, 0, 2));
   EXPECT_EQ(count(print_ir(tails), "(16 bytes)"), 4u);
   expect_exact(kDividing, tails);
-  LoweredProgram scalar = lowered(kDividing, tile_steps(32, 16, 8, 1, 2));
+  LoweredProgram scalar = lowered_matmul(kDividing, tile_steps(32, 16, 8, 1, 2));
   EXPECT_EQ(count(print_ir(scalar), "(16 bytes)"), 0u);
   expect_exact(kDividing, scalar);
 }
@@ -135,7 +109,7 @@ TEST(StagedCopy, PipelinedCopiesUse16ByteCpAsync) {
 TEST(StagedCopy, BulkPipelinesOfDepthTwoAndThreeMatchTheMatmul) {
   for (int depth : {2, 3}) {
     SCOPED_TRACE(depth);
-    LoweredProgram p = lowered(kDividing, tile_steps(32, 16, 8, 0, depth, "bulk"));
+    LoweredProgram p = lowered_matmul(kDividing, tile_steps(32, 16, 8, 0, depth, "bulk"));
     const std::string ir = print_ir(p);
     EXPECT_EQ(count(ir, "mbarrier_init("), 1u) << ir;
     EXPECT_EQ(count(ir, "mbarrier_wait("), 1u);
@@ -149,11 +123,11 @@ TEST(StagedCopy, BulkPipelinesCopyOnlyTheRowsInsideTheSource) {
   // K step 8 of its 16; the announced bytes must match the shortened rows.
   for (int depth : {2, 3}) {
     SCOPED_TRACE(depth);
-    expect_exact(kDividing, lowered(kDividing, tile_steps(32, 32, 16, 0, depth, "bulk")));
+    expect_exact(kDividing, lowered_matmul(kDividing, tile_steps(32, 32, 16, 0, depth, "bulk")));
   }
   // M = 40 with 32-row tiles: rows of A past the source are skipped.
   const Sizes rows{40, 48, 40};
-  expect_exact(rows, lowered(rows, tile_steps(32, 16, 8, 0, 2, "bulk")));
+  expect_exact(rows, lowered_matmul(rows, tile_steps(32, 16, 8, 0, 2, "bulk")));
 }
 
 // A tensor-core tile: blocks of bm x bn, warps of wm x wn, K staged bk at a time.
@@ -165,19 +139,19 @@ TEST(StagedCopy, TensorCoreTilesGiveTheSameResultWithEveryCopyEngine) {
   // Dividing tiles, and 128 x 128 tiles with K steps of 16 that overhang 64 x 48 x 40.
   for (auto shape : {std::array<int, 5>{32, 16, 16, 8, 8}, std::array<int, 5>{128, 128, 64, 32, 16}}) {
     const nlohmann::json sync = tensor_core_steps(shape[0], shape[1], shape[2], shape[3], shape[4]);
-    HostBuffers want = inputs(kDividing);
-    interpret(lowered(kDividing, sync), want);
+    HostBuffers want = matmul_inputs(kDividing);
+    interpret(lowered_matmul(kDividing, sync), want);
     // The synchronous tile itself is a TF32 product: within TF32 rounding of the f32 one.
-    const std::vector<double> f32 = expected(kDividing, want);
+    const std::vector<double> f32 = f32_matmul(kDividing, want);
     for (size_t i = 0; i < f32.size(); ++i) ASSERT_NEAR(want["C"][i], f32[i], 1e-2 * (1 + std::fabs(f32[i]))) << i;
     for (const char* engine : {"cp.async", "bulk"}) {
       SCOPED_TRACE(engine);
       nlohmann::json steps = sync;
       steps.push_back({{"op", "pipeline"}, {"stage", "C"}, {"loop", "ko"}, {"depth", 2}, {"engine", engine}});
-      LoweredProgram p = lowered(kDividing, steps);
+      LoweredProgram p = lowered_matmul(kDividing, steps);
       // The pipeline is really there: its copies are asynchronous or bulk copies.
       EXPECT_GT(count(print_ir(p), std::string(engine) == "bulk" ? "<- bulk" : "<- async"), 0u);
-      HostBuffers got = inputs(kDividing);
+      HostBuffers got = matmul_inputs(kDividing);
       interpret(p, got);
       EXPECT_EQ(got["C"], want["C"]);
     }
@@ -186,7 +160,7 @@ TEST(StagedCopy, TensorCoreTilesGiveTheSameResultWithEveryCopyEngine) {
 
 TEST(StagedCopy, BulkCopiesOfUnalignedRowsAreALoweringError) {
   try {
-    lowered(kDividing, tile_steps(32, 16, 8, 1, 2, "bulk"));
+    lowered_matmul(kDividing, tile_steps(32, 16, 8, 1, 2, "bulk"));
     ADD_FAILURE() << "a pitch of 9 floats was accepted";
   } catch (const UserError& e) {
     EXPECT_EQ(e.error().code, "bulk-copy-alignment");

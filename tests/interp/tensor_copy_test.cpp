@@ -114,30 +114,6 @@ TEST(TensorCopy, TheBoxIsReadOnlyAfterItsWaitAndItsBytesMustBeAnnounced) {
 
 const Sizes kTails{64, 48, 40};  // N and K do not divide the tiles below
 
-HostBuffers matmul_inputs(Sizes z) {
-  HostBuffers b;
-  for (int64_t i = 0; i < z.m * z.k; ++i) b["A"].push_back(static_cast<float>(std::sin(static_cast<double>(i) * 0.37)));
-  for (int64_t i = 0; i < z.k * z.n; ++i) b["B"].push_back(static_cast<float>(std::cos(static_cast<double>(i) * 0.23)));
-  return b;
-}
-
-// C = A B with f32 products and f32 sums in k order, the order of a register tile.
-std::vector<double> f32_matmul(Sizes z, const HostBuffers& b) {
-  std::vector<double> c(z.m * z.n);
-  for (int64_t i = 0; i < z.m; ++i)
-    for (int64_t j = 0; j < z.n; ++j) {
-      float acc = 0;
-      for (int64_t k = 0; k < z.k; ++k)
-        acc = acc + static_cast<float>(b.at("A")[i * z.k + k]) * static_cast<float>(b.at("B")[k * z.n + j]);
-      c[i * z.n + j] = acc;
-    }
-  return c;
-}
-
-LoweredProgram lowered_matmul(Sizes z, const nlohmann::json& steps) {
-  return lower(Schedule::from_json(matmul_context(z), steps), "matmul");
-}
-
 // A CUDA-core register tile of 32 x 16 points, K staged 8 at a time, pipelined on `engine`.
 nlohmann::json register_tile(int depth, const std::string& engine) {
   nlohmann::json steps = nlohmann::json::parse(R"([
