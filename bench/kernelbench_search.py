@@ -32,7 +32,9 @@ Each row's search entry has `steps_s`, the wall seconds of each step above, and 
 docs/kernelbench.md, "Searching KernelBench", describes the run and the summary.
 """
 import concurrent.futures
+import contextlib
 import datetime
+import fcntl
 import json
 import os
 import re
@@ -330,6 +332,30 @@ class time_limit:
         return False
 
 
+def gpu_lock_base(args):
+    """With --parallel above 1, the GPU lock's path (CUSCHED_GPU_LOCK, set for the `cusched` processes too:
+    runtime/gpu_lock.h); None otherwise."""
+    if args.parallel == 1:
+        return None
+    os.environ.setdefault("CUSCHED_GPU_LOCK", os.path.join(os.path.abspath(args.work), "gpu.lock"))
+    return os.environ["CUSCHED_GPU_LOCK"]
+
+
+@contextlib.contextmanager
+def gpu_turn(base, device=0):
+    """Holds the GPU lock of `device` (the file "<base>.<device>", as `cusched` names it) for the block; nothing
+    when `base` is None."""
+    if base is None:
+        yield
+        return
+    with open("%s.%d" % (base, device), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def progress(name, text):
     """One line of progress on stderr, with the UTC time: a run cut short shows the step it was in."""
     print("%s %s: %s" % (datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M:%S"), name, text),
@@ -350,6 +376,9 @@ def parse_args(argv):
     p.add_argument("--skip-recorded", default=None, metavar="DIR",
                    help="leave out the files whose problem has a row of this budget in the records of DIR (e.g. "
                         "bench/results): a run continues where earlier ones stopped")
+    p.add_argument("--parallel", type=int, default=1,
+                   help="files whose searches and timed runs are under way at once (default 1); above 1 every "
+                        "evaluation and PyTorch step takes turns on the GPU through CUSCHED_GPU_LOCK")
     p.add_argument("--max-gib", type=float, default=6.0,
                    help="working set above which the module check runs at a reduced shape (default 6)")
     args = p.parse_args(argv)
@@ -357,15 +386,20 @@ def parse_args(argv):
         p.error("--name must be lower-case letters, digits and '-'")
     if args.search_candidates < 1 or args.search_seconds <= 0 or not 1 <= args.search_threads <= 256:
         p.error("--search-candidates must be 1 or more, --search-seconds above 0, --search-threads 1 to 256")
+    if not 1 <= args.parallel <= 16:
+        p.error("--parallel must be 1 to 16")
     args.schedule_dir = args.schedule_dir or os.path.join(args.work, "schedules")
     return args
 
 
 def budget_text(args):
     return ("Search budget per problem: %d candidates or %g s (`cusched search --proposer builtin --budget-candidates "
-            "%d --budget-minutes %.6g --threads %d --no-audit --stall-rounds 0`, killed after %d s), one search at a "
-            "time." % (args.search_candidates, args.search_seconds, args.search_candidates, args.search_seconds / 60.0,
-                       args.search_threads, args.search_seconds + SEARCH_GRACE_S))
+            "%d --budget-minutes %.6g --threads %d --no-audit --stall-rounds 0`, killed after %d s), %s." % (
+                args.search_candidates, args.search_seconds, args.search_candidates, args.search_seconds / 60.0,
+                args.search_threads, args.search_seconds + SEARCH_GRACE_S,
+                "one search at a time" if args.parallel == 1 else
+                "%d files under way at once, each evaluation and PyTorch step with the GPU to itself (CUSCHED_GPU_LOCK)"
+                % args.parallel))
 
 
 def make_record(rows, files, args, argv, started, commit, env, summary):
@@ -384,6 +418,80 @@ def make_record(rows, files, args, argv, started, commit, env, summary):
                      budget_text(args), sum(1 for r in rows if not not_run(r)),
                      len(files), ", ".join(args.settings), args.warm_jobs, "\n".join("- " + x for x in lines)),
     }
+
+
+class Steps:
+    """The wall seconds of a file's steps (a row's `steps_s`), each logged as it ends."""
+
+    def __init__(self, name):
+        self.name, self.seconds, self.mark = name, {}, time.time()
+
+    def done(self, step):
+        self.seconds[step] = round(time.time() - self.mark, 1)
+        self.mark = time.time()
+        progress(self.name, "%s done in %.1f s" % (step, self.seconds[step]))
+
+    def restart(self):
+        self.mark = time.time()
+
+
+def searched_and_timed(args, f, name, level):
+    """The steps of one file that run as `cusched` processes (1-3, and 6's timed runs): the search, the timed
+    run of its best schedule and of the fastest f32 / 3xtf32 one. A dict for finish_file."""
+    steps = Steps(name)
+    entry, schedule, strict_schedule, note = run_search(args, f, name, level)
+    steps.done("search")
+    io = io_folder(args, f, name)
+    run, strict, tolerance = timed_and_strict(args, f, name, schedule, io)
+    steps.done("timed_run")
+    entry["timed_run_phase_s"] = run_phase_seconds(run, strict)
+    strict_timed = strict_io = None
+    if strict_schedule:
+        strict_io = io_folder(args, f, name)
+        strict_timed = timed_and_strict(args, f, name, strict_schedule, strict_io)
+        entry["strict_kernel_phase_s"] = run_phase_seconds(strict_timed[0], strict_timed[1])
+        steps.done("strict_kernel")
+    return dict(entry=entry, schedule=schedule, strict_schedule=strict_schedule, note=note, io=io, run=run,
+                strict=strict, tolerance=tolerance, strict_timed=strict_timed, strict_io=strict_io, steps=steps)
+
+
+def finish_file(args, f, problem, done, modules, torch, flusher, cache, lock):
+    """The steps of one file that run in this process (4 and 5: the module checks and PyTorch's timings), each
+    with the GPU to itself (`lock`), after searched_and_timed's: the file's record row."""
+    name, entry, note, steps = problem["name"], done["entry"], done["note"], done["steps"]
+    run, strict, tolerance = done["run"], done["strict"], done["tolerance"]
+    steps.restart()
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
+    with gpu_turn(lock):
+        match, reason = module_check(args, f, done["schedule"], modules, (run, done["io"]))
+    steps.done("module_check")
+    if reason and match["status"] != "compared":
+        note = (note + "; " if note else "") + "module check: " + reason
+    strict_kernel = None
+    if done["strict_timed"]:
+        with gpu_turn(lock):
+            strict_match, strict_reason = module_check(args, f, done["strict_schedule"], modules,
+                                                       (done["strict_timed"][0], done["strict_io"]))
+        strict_kernel = strict_kernel_entry(*done["strict_timed"], strict_match)
+        if strict_reason and strict_match["status"] != "compared":
+            note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason
+        steps.done("strict_module_check")
+    try:
+        with time_limit(args.timeout), gpu_turn(lock):
+            timings = kb.module_timings(torch, args, problem, flusher, cache)
+    except Exception as e:  # the module failed to build or run, or ran out of time: the row says so
+        timings = []
+        note = (note + "; " if note else "") + "PyTorch: %s: %s" % (type(e).__name__, e)
+    steps.done("pytorch")
+    entry["steps_s"] = steps.seconds
+    row = search_row(run, strict, timings, match, entry, note, tolerance)
+    if strict_kernel:
+        row["strict_kernel"] = strict_kernel
+    print(json.dumps({"problem": name, "schedule": row["schedule"], "verdict": row["verdict"],
+                      "cusched_ms": row["cusched_ms"]["median"], "module": [match["1e-2"], match["1e-4"]],
+                      "speedup": speedup(row), "evaluated": entry["evaluated"], "search_s": entry["wall_s"]}),
+          flush=True)
+    return row
 
 
 def main(argv):
@@ -410,60 +518,27 @@ def main(argv):
     path = os.path.join(args.out_dir, "%s-%s.json" % (started.strftime("%Y-%m-%d"), args.name))
     rows, modules = [], {}
     kb.start_warming(torch, args, [(f, problem) for f, problem, _ in problems], cache)
-    for index, (f, problem, level) in enumerate(problems):
-        name = problem["name"]
-        if deadline and time.time() > deadline:
-            rows += [not_run_row(p["name"], lv, args) for _, p, lv in problems[index:]]
-            break
-        steps, mark = {}, time.time()
-
-        def step_done(step):
-            nonlocal mark
-            steps[step] = round(time.time() - mark, 1)
-            mark = time.time()
-            progress(name, "%s done in %.1f s" % (step, steps[step]))
-
-        progress(name, "started (file %d of %d)" % (index + 1, len(problems)))
-
-        entry, schedule, strict_schedule, note = run_search(args, f, name, level)
-        step_done("search")
-        io = io_folder(args, f, name)
-        run, strict, tolerance = timed_and_strict(args, f, name, schedule, io)
-        step_done("timed_run")
-        entry["timed_run_phase_s"] = run_phase_seconds(run, strict)
-        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
-        match, reason = module_check(args, f, schedule, modules, (run, io))
-        step_done("module_check")
-        if reason and match["status"] != "compared":
-            note = (note + "; " if note else "") + "module check: " + reason
-        strict_kernel = None
-        if strict_schedule:
-            io = io_folder(args, f, name)
-            strict_timed = timed_and_strict(args, f, name, strict_schedule, io)
-            strict_match, strict_reason = module_check(args, f, strict_schedule, modules, (strict_timed[0], io))
-            strict_kernel = strict_kernel_entry(*strict_timed, strict_match)
-            entry["strict_kernel_phase_s"] = run_phase_seconds(strict_timed[0], strict_timed[1])
-            if strict_reason and strict_match["status"] != "compared":
-                note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason
-            step_done("strict_kernel")
-        try:
-            with time_limit(args.timeout):
-                timings = kb.module_timings(torch, args, problem, flusher, cache)
-        except Exception as e:  # the module failed to build or run, or ran out of time: the row says so
-            timings = []
-            note = (note + "; " if note else "") + "PyTorch: %s: %s" % (type(e).__name__, e)
-        step_done("pytorch")
-        entry["steps_s"] = steps
-        rows.append(search_row(run, strict, timings, match, entry, note, tolerance))
-        if strict_kernel:
-            rows[-1]["strict_kernel"] = strict_kernel
-        r = rows[-1]
-        print(json.dumps({"problem": name, "schedule": r["schedule"], "verdict": r["verdict"],
-                          "cusched_ms": r["cusched_ms"]["median"], "module": [match["1e-2"], match["1e-4"]],
-                          "speedup": speedup(r), "evaluated": entry["evaluated"], "search_s": entry["wall_s"]}),
-              flush=True)
-        summary = level_summary(rows, requested)
-        records.write_record(make_record(rows, files, args, argv, started, commit, env, summary), args.out_dir)
+    lock = gpu_lock_base(args)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        pending, index = [], 0
+        while pending or index < len(problems):
+            # Up to --parallel files have their searches and timed runs under way while this thread checks
+            # and times the modules of the earliest; one file at a time without --parallel.
+            while index < len(problems) and len(pending) < args.parallel:
+                if deadline and time.time() > deadline:
+                    rows += [not_run_row(p["name"], lv, args) for _, p, lv in problems[index:]]
+                    index = len(problems)
+                    break
+                f, problem, level = problems[index]
+                progress(problem["name"], "started (file %d of %d)" % (index + 1, len(problems)))
+                pending.append((problems[index], pool.submit(searched_and_timed, args, f, problem["name"], level)))
+                index += 1
+            if not pending:
+                break
+            (f, problem, level), future = pending.pop(0)
+            rows.append(finish_file(args, f, problem, future.result(), modules, torch, flusher, cache, lock))
+            summary = level_summary(rows, requested)
+            records.write_record(make_record(rows, files, args, argv, started, commit, env, summary), args.out_dir)
     summary = level_summary(rows, requested)
     records.write_record(make_record(rows, files, args, argv, started, commit, env, summary), args.out_dir)
     print("\n".join(kb.summary_lines(rows)))

@@ -82,7 +82,7 @@ def cost_rank(db, run):
     return {"candidates": len(pairs), "spearman": round(rho, 4) if rho is not None else None}
 
 
-PHASES = ("compile", "generate", "upload", "candidate", "reference", "download", "check", "timing")
+PHASES = ("compile", "generate", "upload", "candidate", "reference", "download", "check", "timing", "gpu_wait")
 
 
 def summed_phases(results):

@@ -23,6 +23,7 @@
 #include "runtime/device_check.h"
 #include "runtime/element_codec.h"
 #include "runtime/gpu_context.h"
+#include "runtime/gpu_lock.h"
 #include "runtime/host_parallel.h"
 #include "runtime/input_generator.h"
 #include "runtime/launch_sequence.h"
@@ -249,6 +250,9 @@ class Evaluation {
     LoadedModule ref_module(ref_cubin.cubin);
     stage_ = Stage::setup;
     compile_clock.reset();
+    // Held until the verdict: the trials and the timed runs have the device to themselves.
+    GpuLock gpu_turn(req_.device);
+    res_.phase_ms.gpu_wait = gpu_turn.waited_ms();
 
     const std::vector<TrialPlan> plans = plan_trials(req_);
     bool host = uses_host_check(req_);

@@ -98,6 +98,7 @@ struct PhaseTimes {
   double download = 0;   // device-to-host copies of outputs, inputs and reference (host check only)
   double check = 0;      // comparisons: inputs unchanged, reference sanity, outputs, cache integrity
   double timing = 0;     // copy bandwidth (first time in a process) and the timed runs
+  double gpu_wait = 0;   // waiting for the GPU lock (CUSCHED_GPU_LOCK) before the first launch
   nlohmann::json to_json() const;
   static PhaseTimes from_json(const nlohmann::json& j);
 };

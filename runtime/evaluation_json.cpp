@@ -114,8 +114,9 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json PhaseTimes::to_json() const {
-  return {{"compile", compile},     {"generate", generate}, {"upload", upload}, {"candidate", candidate},
-          {"reference", reference}, {"download", download}, {"check", check},   {"timing", timing}};
+  return {{"compile", compile},     {"generate", generate},   {"upload", upload},
+          {"candidate", candidate}, {"reference", reference}, {"download", download},
+          {"check", check},         {"timing", timing},       {"gpu_wait", gpu_wait}};
 }
 
 PhaseTimes PhaseTimes::from_json(const nlohmann::json& j) {
@@ -129,6 +130,7 @@ PhaseTimes PhaseTimes::from_json(const nlohmann::json& j) {
   p.download = json_number_or_nan(j, "download", 0.0);
   p.check = json_number_or_nan(j, "check", 0.0);
   p.timing = json_number_or_nan(j, "timing", 0.0);
+  p.gpu_wait = json_number_or_nan(j, "gpu_wait", 0.0);
   return p;
 }
 

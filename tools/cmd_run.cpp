@@ -52,9 +52,9 @@ void print_outcome(const search::CandidateOutcome& o) {
     const auto& t = g.phase_ms;
     std::printf(
         "phases       %s check%s | compile %.0f, generate %.0f, upload %.0f, candidate %.0f, reference %.0f, "
-        "download %.0f, check %.0f, timing %.0f ms\n",
+        "download %.0f, check %.0f, timing %.0f, GPU lock wait %.0f ms\n",
         g.check_path.c_str(), g.trial_cache_hit ? ", trial cache hit" : "", t.compile, t.generate, t.upload,
-        t.candidate, t.reference, t.download, t.check, t.timing);
+        t.candidate, t.reference, t.download, t.check, t.timing, t.gpu_wait);
   }
 }
 

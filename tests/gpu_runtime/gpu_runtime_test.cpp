@@ -1,9 +1,13 @@
 // The runtime on a real GPU: a correct kernel verifies and is timed at or
 // above its floor; fault-injection kernels each get their verdict, and the run
 // goes on with the next candidate. Every test skips without a CUDA driver.
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "runtime/cuda_driver.h"
@@ -292,6 +296,29 @@ TEST_F(GpuRuntimeTest, TimeUnderTheFloorIsRejected) {
   EvalResult r = w.evaluate(req);
   EXPECT_EQ(r.verdict, Verdict::under_floor) << r.message;
   EXPECT_GT(r.pct_of_floor, 100.0);
+}
+
+// With CUSCHED_GPU_LOCK set, an evaluation in the worker process starts its launches only
+// once this process releases the device's lock file, and says how long it waited.
+TEST_F(GpuRuntimeTest, AnEvaluationWaitsForTheGpuLock) {
+  const std::string base =
+      (std::filesystem::temp_directory_path() / ("cusched-eval-lock-" + std::to_string(::getpid()))).string();
+  ::setenv("CUSCHED_GPU_LOCK", base.c_str(), 1);
+  int fd = ::open((base + ".0").c_str(), O_RDWR | O_CREAT, 0666);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  std::thread release([fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    ::close(fd);
+  });
+  EvalResult r = Worker(0).evaluate(request(vector_add(kCorrect), true));
+  release.join();
+  ::unsetenv("CUSCHED_GPU_LOCK");
+  EXPECT_EQ(r.verdict, Verdict::ok) << r.message;
+  EXPECT_GE(r.phase_ms.gpu_wait, 500.0);
+  EvalResult free = Worker(0).evaluate(request(vector_add(kCorrect)));
+  EXPECT_EQ(free.verdict, Verdict::ok) << free.message;
+  EXPECT_EQ(free.phase_ms.gpu_wait, 0.0);
 }
 
 }  // namespace

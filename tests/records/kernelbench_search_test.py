@@ -75,7 +75,7 @@ def search_args(work, cusched="cusched", **kw):
     a = Namespace(cusched=cusched, search_candidates=40, search_seconds=60.0, search_threads=16, search_rounds=0,
                   work=work, schedule_dir=os.path.join(work, "schedules"), max_gib=6.0, timeout=60,
                   kernelbench=work, seed=42, settings=["default"], prediction=None, name="kernelbench-search",
-                  warm_jobs=4)
+                  warm_jobs=4, parallel=1)
     for k, v in kw.items():
         setattr(a, k, v)
     return a
@@ -107,6 +107,75 @@ class FakeCusched(unittest.TestCase):
         for k in ("FAKE_MODE", "FAKE_RUN", "FAKE_STRICT_RUN", "FAKE_ARGS", "FAKE_BEST_PRECISION"):
             os.environ.pop(k, None)
         self.dir.cleanup()
+
+
+class TakingTurns(FakeCusched):
+    def test_one_file_at_a_time_takes_no_lock_and_several_share_one(self):
+        os.environ.pop("CUSCHED_GPU_LOCK", None)
+        self.assertIsNone(kbs.gpu_lock_base(search_args(self.work, parallel=1)))
+        self.assertNotIn("CUSCHED_GPU_LOCK", os.environ)
+        try:
+            base = kbs.gpu_lock_base(search_args(self.work, parallel=3))
+            self.assertEqual(base, os.path.join(self.work, "gpu.lock"))
+            self.assertEqual(os.environ["CUSCHED_GPU_LOCK"], base, "the cusched processes inherit it")
+        finally:
+            os.environ.pop("CUSCHED_GPU_LOCK", None)
+
+    def test_a_turn_waits_for_another_process_holding_the_devices_file(self):
+        import subprocess
+        base = os.path.join(self.work, "gpu.lock")
+        holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""\
+            import fcntl, sys, time
+            f = open(sys.argv[1] + ".0", "a")
+            fcntl.flock(f, fcntl.LOCK_EX)
+            print("held", flush=True)
+            time.sleep(0.6)
+            """), base], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(holder.stdout.readline().strip(), "held")
+        started = time.time()
+        with kbs.gpu_turn(base):
+            waited = time.time() - started
+        holder.wait()
+        holder.stdout.close()
+        self.assertGreater(waited, 0.3)
+        started = time.time()
+        with kbs.gpu_turn(base, device=1):  # another device's file is free
+            self.assertLess(time.time() - started, 0.3)
+        with kbs.gpu_turn(None):  # no lock at all
+            pass
+
+    def test_turns_of_threads_do_not_overlap(self):
+        import threading
+        base = os.path.join(self.work, "gpu.lock")
+        spans = []
+
+        def turn():
+            with kbs.gpu_turn(base):
+                begin = time.time()
+                time.sleep(0.05)
+                spans.append((begin, time.time()))
+
+        threads = [threading.Thread(target=turn) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        spans.sort()
+        self.assertEqual(len(spans), 4)
+        for (_, end), (begin, _) in zip(spans, spans[1:]):
+            self.assertLessEqual(end, begin + 1e-3)
+
+    def test_a_files_cusched_steps_run_apart_from_its_module_steps(self):
+        self.args.schedule = "baseline"
+        done = kbs.searched_and_timed(self.args, RELU, "kb1_19_ReLU", "1")
+        self.assertEqual(done["schedule"], os.path.join(self.work, "schedules", "kb1_19_ReLU.json"))
+        self.assertEqual(set(done["steps"].seconds), {"search", "timed_run", "strict_kernel"})
+        # the tf32 best is timed, then the fastest f32 candidate for the 1e-4 scores
+        timed = [r[r.index("-s") + 1] for r in self.runs()]
+        self.assertEqual(timed[0], done["schedule"])
+        self.assertEqual(timed[-1], done["strict_schedule"])
+        self.assertIsNotNone(done["strict_timed"])
+        self.assertIn("timed_run_phase_s", done["entry"])
 
 
 class SearchCommand(unittest.TestCase):
