@@ -184,7 +184,7 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
 
 # ---------------------------------------------------------------------------- against the module
 
-def module_check(args, path, schedule, modules, timed=None):
+def module_check(args, path, schedule, modules, timed=None, lock=None):
     """bench/kernelbench_verify.py's check of one schedule: its `pytorch_match` entry. `timed`: (the timed
     run's reply, the folder it saved its inputs and outputs to) where the timed run saved them, which the
     check then reads instead of running the schedule again."""
@@ -196,7 +196,9 @@ def module_check(args, path, schedule, modules, timed=None):
         done.set_result((timed[0], "" if timed[0].get("verdict") else timed[0].get("reason", ""), timed[1]))
     else:
         done.set_result(kv.run_cusched(args.cusched, job, args.work, args.timeout, budget))
-    outcome = kv.verify_one(job, done, Namespace(kernelbench=args.kernelbench, seed=args.seed, budget=budget), modules)
+    with gpu_turn(lock):  # the module's run on the GPU; a `cusched run` above takes its own turn
+        outcome = kv.verify_one(job, done, Namespace(kernelbench=args.kernelbench, seed=args.seed, budget=budget),
+                                modules)
     return kv.result_row(job["problem"]["name"], outcome)["pytorch_match"], outcome.get("reason")
 
 
@@ -462,16 +464,14 @@ def finish_file(args, f, problem, done, modules, torch, flusher, cache, lock):
     run, strict, tolerance = done["run"], done["strict"], done["tolerance"]
     steps.restart()
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
-    with gpu_turn(lock):
-        match, reason = module_check(args, f, done["schedule"], modules, (run, done["io"]))
+    match, reason = module_check(args, f, done["schedule"], modules, (run, done["io"]), lock)
     steps.done("module_check")
     if reason and match["status"] != "compared":
         note = (note + "; " if note else "") + "module check: " + reason
     strict_kernel = None
     if done["strict_timed"]:
-        with gpu_turn(lock):
-            strict_match, strict_reason = module_check(args, f, done["strict_schedule"], modules,
-                                                       (done["strict_timed"][0], done["strict_io"]))
+        strict_match, strict_reason = module_check(args, f, done["strict_schedule"], modules,
+                                                   (done["strict_timed"][0], done["strict_io"]), lock)
         strict_kernel = strict_kernel_entry(*done["strict_timed"], strict_match)
         if strict_reason and strict_match["status"] != "compared":
             note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason

@@ -304,7 +304,8 @@ TEST_F(GpuRuntimeTest, AnEvaluationWaitsForTheGpuLock) {
   const std::string base =
       (std::filesystem::temp_directory_path() / ("cusched-eval-lock-" + std::to_string(::getpid()))).string();
   ::setenv("CUSCHED_GPU_LOCK", base.c_str(), 1);
-  int fd = ::open((base + ".0").c_str(), O_RDWR | O_CREAT, 0666);
+  // Not inherited by the worker: a copy of the descriptor there would hold the lock for it.
+  int fd = ::open((base + ".0").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
   std::thread release([fd] {
