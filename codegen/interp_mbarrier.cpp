@@ -116,6 +116,14 @@ void KernelRunner::tensor_copy(const CStmt& s) {
          "Align tensor copies' destinations to 128 bytes (1024 with the 128-byte swizzle).");
   std::vector<int64_t> at(rank);
   for (int64_t d = 0; d < rank; ++d) at[d] = static_cast<int64_t>(eval(s.operands[d]));
+  // The accelerator reads each box row from a 16-byte aligned global address (a row that
+  // starts elsewhere is an illegal instruction on the device).
+  if (((at[rank - 1] * esize) % 16 + 16) % 16 != 0)
+    fail("tensor-copy-alignment",
+         "In " + where() + ", a tensor copy from '" + src.name + "' starts its rows at column " +
+             std::to_string(at[rank - 1]) + ", " + std::to_string(at[rank - 1] * esize) +
+             " bytes from the row's start, not a multiple of 16 bytes.",
+         "Start tensor copies' rows at multiples of 16 bytes: copy from the aligned column before the region.");
   int64_t n = 1;
   for (auto e : s.box) n *= e;
   checked_index(s.buffer, static_cast<double>(d0 + n - 1), "tensor-copy write");

@@ -69,7 +69,31 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
          what + "its source's rows of " + std::to_string(full.back() * esize) +
              " bytes are not multiples of 16 bytes, which a tensor map's strides must be.",
          "Use the pipeline's cp.async engine for sources whose rows are not a multiple of 16 bytes (4 floats).");
+  // The accelerator reads each box row from a 16-byte aligned global address. A region
+  // whose first column sits a fixed number of elements off that grid (a padded
+  // convolution's column -1) is copied from the aligned column before it: its shared rows
+  // start with those extra columns, and the realization's minimum moves with them.
+  const int64_t chunk = 16 / esize;
+  std::vector<Expr> mn = cp.mn;
+  std::vector<int64_t> region = ex;
+  const auto first = linear_form(mn.back(), true);
+  const int64_t shift = first ? ((first->constant % chunk) + chunk) % chunk : 0;
+  if (!first || !provably_multiple_of(mn.back() - make_int(shift), chunk))
+    fail("tensor-copy-alignment",
+         what +
+             "the first column of its region does not stay a fixed number of elements off the 16-byte grid "
+             "that the accelerator reads rows from, whatever the loops' values.",
+         "Tile the innermost dimension in multiples of 16 bytes (4 floats), or use the pipeline's cp.async engine.");
+  if (shift != 0) {
+    mn.back() = mn.back() - make_int(shift);
+    region.back() += shift;
+  }
   const bool swizzled = r.swizzle_chunk > 0;
+  if (swizzled && shift != 0)
+    fail("tensor-copy-swizzle",
+         what + "the first column of its region is " + std::to_string(shift) +
+             " elements off the 16-byte grid, and a swizzled copy's rows must start on it.",
+         "Swizzle only copies whose regions start at multiples of 16 bytes, or drop swizzle and pad.");
   if (swizzled && (ex.back() * esize != kWgmmaSwizzleRowBytes || r.swizzle_rows != 8 ||
                    (ex.size() > 2 && ex[ex.size() - 2] % 8 != 0)))
     fail("tensor-copy-swizzle",
@@ -81,11 +105,10 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
   const int64_t alignment = swizzled ? kTensorCopySwizzledAlignment : kTensorCopyAlignment;
   // The box's rows are whole 16-byte chunks: a region row of another length is copied
   // with the columns after it, and the shared rows are as long as the box's.
-  std::vector<int64_t> box = ex;
-  const int64_t chunk = 16 / esize;
-  box.back() = (ex.back() + chunk - 1) / chunk * chunk;
-  if (box.back() != ex.back()) {
-    r = dense(cr.name, cp.scope, cp.mn, ex, static_cast<int>(box.back() - ex.back()));
+  std::vector<int64_t> box = region;
+  box.back() = (region.back() + chunk - 1) / chunk * chunk;
+  if (box.back() != region.back() || shift != 0) {
+    r = dense(cr.name, cp.scope, mn, region, static_cast<int>(box.back() - region.back()));
     cp.pitch = box.back();
   }
   if (box.back() > kTensorMapMaxBoxExtent)
@@ -103,7 +126,7 @@ void KernelBuilder::place_tensor_copy(Placement& pl, StagedCopy& cp) {
   // coordinates for that iteration.
   auto issue = [&](const Expr& it) {
     std::vector<Expr> at;
-    for (const auto& m : cp.mn) at.push_back(substitute(m, {{here.var, it}}));
+    for (const auto& m : mn) at.push_back(substitute(m, {{here.var, it}}));
     return make_tensor_copy(cr.name, buffer_of(it, depth) * make_int(S), src->name, at, box, swizzled ? 128 : 0, map,
                             pl.bar, buffer_of(it, depth));
   };

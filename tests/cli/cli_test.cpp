@@ -400,13 +400,14 @@ TEST_F(Cli, LowerNamesTheTensorMapsOfTheLaunchPlan) {
   const std::string problem = std::string(CUSCHED_SOURCE_DIR) + "/tests/legality/problems/padded_relu_conv.json";
   CommandResult c = run("lower -p '" + problem + "' --size small -s '" + s.string() + "' --emit cuda");
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  // The region of two channels, 8 + 2 rows and 16 + 2 columns, read as 20 (16-byte rows).
-  EXPECT_NE(c.out.find("R_shared_map = tensor map of R, box 1x2x10x20)"), std::string::npos) << c.out;
+  // The region of two channels, 8 + 2 rows and 16 + 2 columns from column -1, read from the
+  // 16-byte aligned column -4 as 24 columns.
+  EXPECT_NE(c.out.find("R_shared_map = tensor map of R, box 1x2x10x24)"), std::string::npos) << c.out;
   CommandResult b = run("lower -p '" + problem + "' --size small -s '" + s.string() + "' --emit bundle --json");
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const auto maps = nlohmann::json::parse(b.out)["bundle"]["launches"].back()["tensor_maps"];
   ASSERT_EQ(maps.size(), 1u) << b.out;
-  EXPECT_EQ(maps[0]["box"], nlohmann::json::parse("[1, 2, 10, 20]"));
+  EXPECT_EQ(maps[0]["box"], nlohmann::json::parse("[1, 2, 10, 24]"));
 }
 
 // A problem file with only a small size runs: the cost model ranks at its default size.

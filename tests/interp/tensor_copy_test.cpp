@@ -12,7 +12,9 @@
 #include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
+#include "problems/problem_file.h"
 #include "tests/interp/ir_test_support.h"
+#include "tests/source_tree.h"
 
 namespace cusched {
 namespace {
@@ -59,12 +61,12 @@ HostBuffers source_values(int64_t elements) {
 Expr plain(Expr t) { return t; }
 
 TEST(TensorCopy, ABoxOverTheSourcesEdgesReadsZerosOutsideIt) {
-  // An 8 x 8 box of a 6 x 12 source at rows -2 .. 5 and columns 6 .. 13.
+  // An 8 x 8 box of a 6 x 12 source at rows -2 .. 5 and columns 8 .. 15.
   HostBuffers b = source_values(6 * 12);
-  interpret(box_program({6, 12}, {8, 8}, {-2, 6}, 0, 8 * 8 * 4, true, plain), b);
+  interpret(box_program({6, 12}, {8, 8}, {-2, 8}, 0, 8 * 8 * 4, true, plain), b);
   for (int64_t r = 0; r < 8; ++r)
     for (int64_t c = 0; c < 8; ++c) {
-      const int64_t row = r - 2, col = c + 6;
+      const int64_t row = r - 2, col = c + 8;
       const double want = row >= 0 && row < 6 && col < 12 ? 1.0 + static_cast<double>(row * 12 + col) : 0.0;
       EXPECT_EQ(b["Y"][r * 8 + c], want) << "box element " << r << ", " << c;
     }
@@ -100,13 +102,28 @@ TEST(TensorCopy, MisalignedDestinationsAreErrors) {
             "tensor-copy-alignment");
 }
 
+// The accelerator reads box rows from 16-byte aligned addresses: a box whose rows start
+// at column 6 or -1 of f32 rows (24 or -4 bytes) is an error; at -4 (-16 bytes) it is not.
+TEST(TensorCopy, RowsStartingOffTheSixteenByteGridAreErrors) {
+  HostBuffers b = source_values(6 * 12);
+  std::string message;
+  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {0, 6}, 0, 256, true, plain), b); }, &message),
+            "tensor-copy-alignment");
+  EXPECT_NE(message.find("column 6"), std::string::npos) << message;
+  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {-2, -1}, 0, 256, true, plain), b); }),
+            "tensor-copy-alignment");
+  interpret(box_program({6, 12}, {8, 8}, {-2, -4}, 0, 256, true, plain), b);
+  EXPECT_EQ(b["Y"][2 * 8 + 4], 1.0);  // box (2, 4) is source (0, 0)
+  EXPECT_EQ(b["Y"][2 * 8 + 3], 0.0);
+}
+
 TEST(TensorCopy, TheBoxIsReadOnlyAfterItsWaitAndItsBytesMustBeAnnounced) {
   HostBuffers b = source_values(6 * 12);
   EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {0, 0}, 0, 256, false, plain), b); }),
             "async-copy-not-waited");
   // The zeros outside the source count: announcing only the bytes inside it leaves the
   // copy with more bytes than announced.
-  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {-2, 6}, 0, 6 * 6 * 4, true, plain), b); }),
+  EXPECT_EQ(error_code([&] { interpret(box_program({6, 12}, {8, 8}, {-2, 8}, 0, 6 * 4 * 4, true, plain), b); }),
             "mbarrier-tx-mismatch");
 }
 
@@ -235,6 +252,51 @@ TEST(TensorCopyPipeline, RegionsOverTheBoxLimitAreALoweringError) {
   interpret(p, b);
   const std::vector<double> want = f32_matmul(fits, b);
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(b["C"][i], want[i]) << "element " << i;
+}
+
+// A convolution padded by one on every side (tests/legality/problems/padded_relu_conv.json):
+// each iteration's rows start at column -1, 4 bytes off the grid the accelerator reads
+// rows from, so the copy starts at column -4 with a box 3 columns wider, and the stage
+// reads 3 columns into each shared row. It matches the convolution computed here.
+TEST(TensorCopyPipeline, PaddedRowsAreCopiedFromTheAlignedColumnBeforeThem) {
+  const Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
+  const nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
+    {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
+    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
+    {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
+  ])");
+  LoweredProgram lp = lower(Schedule::from_json(p.context("small"), steps), p.name);
+  KernelBundle bundle = make_bundle(lp);
+  ASSERT_EQ(bundle.launches.back().tensor_maps.size(), 1u);
+  // N x C x H x W = 2 x 4 x 8 x 16; the box: 1 image, 2 channels, 10 rows, 16 + 2 + 3 + 3 columns.
+  EXPECT_EQ(bundle.launches.back().tensor_maps[0].box, (std::vector<int64_t>{1, 2, 10, 24}));
+  EXPECT_NE(bundle.source.find("R_shared_map, -4, -1, 0, Y_n"), std::string::npos) << bundle.source;
+  const int64_t N = 2, C = 4, H = 8, W = 16, O = 8;
+  HostBuffers b;
+  for (int64_t i = 0; i < N * C * H * W; ++i)
+    b["X"].push_back(static_cast<float>(std::sin(0.7 * static_cast<double>(i))));
+  for (int64_t i = 0; i < O * C * 9; ++i)
+    b["weight"].push_back(static_cast<float>(0.2 * std::cos(0.3 * static_cast<double>(i))));
+  interpret(lp, b);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t y = 0; y < H; ++y)
+        for (int64_t x = 0; x < W; ++x) {
+          double want = 0;
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t kh = 0; kh < 3; ++kh)
+              for (int64_t kw = 0; kw < 3; ++kw) {
+                const int64_t yy = y + kh - 1, xx = x + kw - 1;
+                if (yy < 0 || yy >= H || xx < 0 || xx >= W) continue;
+                want += std::max(b["X"][((n * C + c) * H + yy) * W + xx], 0.0) *
+                        b["weight"][((o * C + c) * 3 + kh) * 3 + kw];
+              }
+          ASSERT_NEAR(b["Y"][((n * O + o) * H + y) * W + x], want, 1e-5) << n << " " << o << " " << y << " " << x;
+        }
 }
 
 TEST(TensorCopyPipeline, TheF64ReferenceHasNoTensorCopies) {

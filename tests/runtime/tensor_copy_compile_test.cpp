@@ -81,9 +81,10 @@ TEST(TensorCopyCompile, PaddedConvolutionBoxesStartInThePaddingAndVerify) {
   const Problem p = padded_conv();
   const Schedule s = Schedule::from_json(p.context("small"), kConvSteps);
   KernelBundle b = make_bundle(lower(s, p.name));
-  // One four-dimensional box per stage of the pipeline, first at row and column -1.
+  // One four-dimensional box per stage of the pipeline, first at row -1 and at column -4,
+  // the 16-byte aligned column before the region's -1.
   EXPECT_NE(b.source.find("cusched::tensor_copy_4d("), std::string::npos);
-  EXPECT_NE(b.source.find("R_shared_map, -1, -1,"), std::string::npos) << b.source;
+  EXPECT_NE(b.source.find("R_shared_map, -4, -1,"), std::string::npos) << b.source;
   EXPECT_NE(ptx_of(b).find("cp.async.bulk.tensor.4d"), std::string::npos);
   auto r = verify_with_interpreter(p, s, "small", 7, 2);
   EXPECT_EQ(verdict_name(r.verdict), "ok") << r.message;
