@@ -108,13 +108,18 @@ def matched_speedup(records, index, res):
     return min(times) / res["cusched_ms"]["median"] if times else None
 
 
+TABLE_GPU = "H200"  # the GPU of the current table: rows from records made on another one stay out of it
+
+
 def current_rows(records, kernelbench=False):
     """For each problem of the built-in set (or, with `kernelbench`, of the KernelBench
-    files), its row in the latest record that verified and timed it; PyTorch numbers
-    missing there come from the latest earlier record with the same settings, marked
-    (e: eager, c: torch.compile from an earlier run)."""
+    files), its row in the latest record made on the table's GPU (TABLE_GPU) that verified
+    and timed it; PyTorch numbers missing there come from the latest earlier record with the
+    same settings, marked (e: eager, c: torch.compile from an earlier run)."""
     latest = {}
     for index, r in enumerate(records):
+        if not kernelbench and TABLE_GPU not in (r.get("environment") or {}).get("gpu", ""):
+            continue
         for res in r["results"]:
             if timed(res) and is_kernelbench(res["problem"]) == kernelbench:
                 latest[res["problem"]] = (index, res)
@@ -156,7 +161,9 @@ def current_table(rows, with_record):
     if g:
         out.append("Geometric mean of the speedups over the faster of eager and torch.compile: %.2fx over %d problems."
                    % (g, sum(1 for x in rows if x["speedup"])))
-    out.append("e, c: PyTorch eager or torch.compile from an earlier record with the same PyTorch settings; "
+    out.append("Rows from records made on an NVIDIA %s; records from other GPUs are listed below the table in "
+               "bench/RESULTS.md. " % TABLE_GPU +
+               "e, c: PyTorch eager or torch.compile from an earlier record with the same PyTorch settings; "
                "\"-\": not run. At matched precision: over the faster of eager and torch.compile run with TF32 on "
                "for a tf32 kernel and TF32 off for a f32 or 3xtf32 one (this record or the latest earlier one "
                "with that setting); \"-\" where no run has it or PyTorch has no such setting (bf16, f16). "
