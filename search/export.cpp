@@ -122,6 +122,82 @@ void append_inlined(const KernelBundle& bundle, const std::string& text, std::se
   }
 }
 
+// The driver's name of a tensor map element type; "" for a type a map cannot describe.
+const char* tensor_map_type(DType t) {
+  switch (t) {
+    case DType::f32:
+      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+    case DType::f16:
+      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+    case DType::bf16:
+      return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+    case DType::i32:
+      return "CU_TENSOR_MAP_DATA_TYPE_INT32";
+    case DType::i64:
+      return "CU_TENSOR_MAP_DATA_TYPE_INT64";
+    case DType::f64:
+      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
+    default:
+      return "";
+  }
+}
+
+// The launcher's function that encodes a tiled tensor map through the driver's
+// cuTensorMapEncodeTiled, found at run time (so the program needs no -lcuda), with the
+// settings the runtime uses (runtime/tensor_map.cpp): zeros outside the tensor, element
+// strides 1, 128-byte L2 promotion.
+const char* kEncodeTensorMap = R"(// Encodes a tiled tensor map (dimensions innermost first) as cusched's runtime does.
+static cudaError_t cusched_encode_tensor_map(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                             void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                             const cuuint32_t* box, bool swizzle_128) {
+  using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static Encode encode = nullptr;
+  if (!encode) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess || found != cudaDriverEntryPointSuccess || !fn)
+      return cudaErrorNotSupported;
+    encode = reinterpret_cast<Encode>(fn);
+  }
+  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  return encode(map, type, rank, address, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzle_128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS
+             ? cudaSuccess
+             : cudaErrorInvalidValue;
+}
+
+)";
+
+// The launcher's lines that encode tensor map `m` of buffer `b` (at the C pointer `ptr`)
+// into the 64-byte aligned local `m.name`, returning the error after freeing `cleanup`.
+std::string encode_lines(const TensorMapSpec& m, const BufferSpec& b, const std::string& ptr,
+                         const std::string& cleanup) {
+  const size_t rank = b.shape.size();
+  std::string dims, strides, box;
+  int64_t stride = dtype_bytes(b.dtype);
+  for (size_t i = 0; i < rank; ++i) {
+    const size_t d = rank - 1 - i;
+    dims += (i ? ", " : "") + std::to_string(b.shape[d]);
+    box += (i ? ", " : "") + std::to_string(m.box.at(d));
+    if (i > 0) strides += (i > 1 ? ", " : "") + std::to_string(stride);
+    stride *= b.shape[d];
+  }
+  if (strides.empty()) strides = "0";
+  std::ostringstream o;
+  o << "  alignas(64) CUtensorMap " << m.name << ";\n";
+  o << "  {\n    const cuuint64_t dims[] = {" << dims << "}, strides[] = {" << strides << "};\n";
+  o << "    const cuuint32_t box[] = {" << box << "};\n";
+  o << "    const cudaError_t encoded = cusched_encode_tensor_map(&" << m.name << ", " << tensor_map_type(b.dtype)
+    << ", " << rank << ", (void*)" << ptr << ", dims, strides, box, " << (m.swizzle_bytes == 128 ? "true" : "false")
+    << ");\n";
+  o << "    if (encoded != cudaSuccess) {\n" << cleanup << "      return encoded;\n    }\n  }\n";
+  return o.str();
+}
+
 }  // namespace
 
 std::string inline_headers(const KernelBundle& bundle) {
@@ -141,18 +217,23 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
     var[b.name] = identifier(b.name);
     (b.role == BufferRole::Scratch ? scratch : params).push_back(&b);
   }
-  for (const auto& l : bundle.launches)
-    if (!l.tensor_maps.empty())
-      fail("export-tensor-maps",
-           "Launch of '" + l.kernel + "' reads tensor map '" + l.tensor_maps[0].name +
-               "', which the exported launcher does not encode.",
-           "Export a candidate whose pipelines use the cp.async or bulk engine, or run this one with `cusched run`.");
-  for (const auto& l : bundle.launches)
+  bool tensor_maps = false;
+  for (const auto& l : bundle.launches) {
     for (const auto& a : l.args)
       if (!bundle.find_buffer(a))
         fail("export-unknown-buffer",
              "Launch of '" + l.kernel + "' passes buffer '" + a + "', which the bundle does not declare.",
              "Regenerate the bundle; every launch argument must name one of its buffers.");
+    for (const auto& m : l.tensor_maps) {
+      const BufferSpec* b = bundle.find_buffer(m.buffer);
+      if (!b || !*tensor_map_type(b->dtype) || m.box.size() != b->shape.size() || b->shape.size() > 5)
+        fail("export-tensor-maps",
+             "Launch of '" + l.kernel + "' reads tensor map '" + m.name + "' of buffer '" + m.buffer +
+                 "', which is not a buffer of the bundle that a tiled tensor map of its box can describe.",
+             "Regenerate the bundle; a tensor map names a buffer of 1 to 5 dimensions and a box of as many.");
+      tensor_maps = true;
+    }
+  }
 
   std::ostringstream o;
   const bool bench_size = options.size.empty() || options.size == "bench";
@@ -166,7 +247,9 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
   o << "// Host entry point: cusched_launch(";
   for (const auto* b : params) o << var[b->name] << ", ";
   o << "stream).\n";
-  o << "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n";
+  o << "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n";
+  if (tensor_maps) o << "#include <cuda.h>  // CUtensorMap; the encoder comes from the driver at run time\n";
+  o << "\n";
   o << "// ======== kernel source ========\n" << inline_headers(bundle) << "\n";
 
   o << "// ======== host launcher ========\n";
@@ -174,8 +257,11 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
   for (const auto* b : params)
     o << "//   " << var[b->name] << ": " << (b->role == BufferRole::Input ? "input " : "output ")
       << dtype_name(b->dtype) << " " << nlohmann::json(b->shape).dump() << "\n";
-  o << "// Errors surface through cudaGetLastError() or the next synchronisation.\n";
-  o << "void cusched_launch(";
+  o << "// Returns cudaSuccess, launch errors surfacing through cudaGetLastError() or the next\n"
+       "// synchronisation"
+    << (tensor_maps ? ", or, launching nothing, the error of a tensor map the driver cannot encode.\n" : ".\n");
+  if (tensor_maps) o << kEncodeTensorMap;
+  o << "cudaError_t cusched_launch(";
   for (const auto* b : params)
     o << (b->role == BufferRole::Input ? "const " : "") << dtype_c_name(b->dtype) << "* " << var[b->name] << ", ";
   o << "cudaStream_t stream) {\n";
@@ -185,6 +271,17 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
   }
   for (const auto& b : bundle.buffers)
     if (b.zero_before_launch) o << "  cudaMemsetAsync(" << var[b.name] << ", 0, " << b.bytes() << ", stream);\n";
+  // Every launch's tensor maps, encoded before the first launch; each is passed by value
+  // after the launch's buffer pointers, as the kernel declares it.
+  std::string cleanup;
+  for (const auto* b : scratch) cleanup += "      cudaFreeAsync(" + var[b->name] + ", stream);\n";
+  auto map_var = [&](const LaunchSpec& l, const TensorMapSpec& m) { return identifier(l.kernel + "_" + m.name); };
+  for (const auto& l : bundle.launches)
+    for (const auto& m : l.tensor_maps) {
+      TensorMapSpec local = m;
+      local.name = map_var(l, m);
+      o << encode_lines(local, *bundle.find_buffer(m.buffer), var[m.buffer], cleanup);
+    }
   // Every kernel after the first is a programmatic dependent launch, as the runtime
   // times them: its blocks may start while the previous kernel finishes, and the
   // generated kernel waits for it (griddepcontrol.wait) before any work.
@@ -192,7 +289,9 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
     const LaunchSpec& l = bundle.launches[li];
     o << "  {\n    void* args[] = {";
     for (size_t i = 0; i < l.args.size(); ++i) o << (i ? ", " : "") << "(void*)&" << var[l.args[i]];
-    if (l.args.empty()) o << "nullptr";
+    for (size_t i = 0; i < l.tensor_maps.size(); ++i)
+      o << (i || !l.args.empty() ? ", " : "") << "(void*)&" << map_var(l, l.tensor_maps[i]);
+    if (l.args.empty() && l.tensor_maps.empty()) o << "nullptr";
     o << "};\n";
     if (l.dynamic_smem_bytes > 48 * 1024)
       o << "    cudaFuncSetAttribute((const void*)" << l.kernel << ", cudaFuncAttributeMaxDynamicSharedMemorySize, "
@@ -219,7 +318,7 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
     }
   }
   for (const auto* b : scratch) o << "  cudaFreeAsync(" << var[b->name] << ", stream);\n";
-  o << "}\n\n";
+  o << "  return cudaSuccess;\n}\n\n";
 
   // The PyTorch check, in a comment so the file stays plain CUDA.
   std::string op = valid_utf8(options.torch_op);
@@ -268,8 +367,9 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
   o << "    os.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"9.0a\"\n";
   o << "binding = r'''\n#include <torch/extension.h>\n#include <c10/cuda/CUDAStream.h>\n";
   o << "void run(" << sig << ") {\n"
-    << checks << "  cusched_launch(" << call << (call.empty() ? "" : ", ")
-    << "c10::cuda::getCurrentCUDAStream());\n}\n'''\n";
+    << checks << "  TORCH_CHECK(cusched_launch(" << call << (call.empty() ? "" : ", ")
+    << "c10::cuda::getCurrentCUDAStream()) == cudaSuccess, \"the kernel's tensor maps could not be encoded\");\n"
+    << "}\n'''\n";
   o << "mod = load_inline(name=\"" << module << "\", cpp_sources=\"void run(" << sig << ");\",\n"
     << "                  cuda_sources=open(" << python_string(options.file_name)
     << ").read() + binding, functions=[\"run\"])\n";

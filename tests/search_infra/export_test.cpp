@@ -69,7 +69,7 @@ TEST(Export, InlinesHeadersOnce) {
 
 TEST(Export, LauncherTakesInputsAndOutputsInBufferOrder) {
   std::string s = export_kernel(small_bundle(), {"(x * 2, (x * 2).sum().reshape(1))", 1e-4, 1e-4, "", "kernel.cu"});
-  EXPECT_NE(s.find("void cusched_launch(const float* x, float* y, float* total, cudaStream_t stream)"),
+  EXPECT_NE(s.find("cudaError_t cusched_launch(const float* x, float* y, float* total, cudaStream_t stream)"),
             std::string::npos);
   EXPECT_NE(s.find("cudaMallocAsync(reinterpret_cast<void**>(&tmp), 1024, stream)"), std::string::npos);
   EXPECT_NE(s.find("cudaMemsetAsync(total, 0, 4, stream)"), std::string::npos);

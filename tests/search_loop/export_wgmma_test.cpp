@@ -1,7 +1,7 @@
 // `cusched export` of a warpgroup tensor-core kernel: the matmul best schedule at the
 // bench size (its wgmma function, 1024-byte aligned dynamic shared memory of 196 KiB)
 // exports to one standalone .cu that nvcc compiles for sm_90a; the same tile on the tensor
-// memory accelerator is refused, since the standalone launcher encodes no tensor maps.
+// memory accelerator exports with a launcher that encodes its tensor maps, and compiles.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +19,23 @@
 namespace cusched {
 namespace {
 
+// nvcc's status compiling `cu_text` for sm_90a, with its log; -1 when nvcc is absent.
+int compile_with_nvcc(const std::string& cu_text, const std::string& tag, std::string* log_text) {
+  const std::string nvcc = CUSCHED_NVCC;
+  if (access(nvcc.c_str(), X_OK) != 0) return -1;
+  auto dir = std::filesystem::temp_directory_path() / ("cusched_export_" + tag + "_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "kernel.cu") << cu_text;
+  const std::string cmd = nvcc + " -c -gencode arch=compute_90a,code=sm_90a -o " + (dir / "kernel.o").string() + " " +
+                          (dir / "kernel.cu").string() + " > " + (dir / "nvcc.log").string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream log(dir / "nvcc.log");
+  *log_text = std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  if (rc == 0 && std::filesystem::file_size(dir / "kernel.o") == 0) *log_text += "empty object file";
+  std::filesystem::remove_all(dir);
+  return rc;
+}
+
 TEST(ExportWgmma, MatmulBestExportsAndCompilesWithNvcc) {
   const Problem& p = find_problem("matmul");
   KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), p.best_schedule), p.name));
@@ -26,26 +43,46 @@ TEST(ExportWgmma, MatmulBestExportsAndCompilesWithNvcc) {
   EXPECT_GT(b.launches[0].dynamic_smem_bytes, 48 * 1024);
   const std::string cu_text = search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"});
   EXPECT_NE(cu_text.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"), std::string::npos);
-  const std::string nvcc = CUSCHED_NVCC;
-  if (access(nvcc.c_str(), X_OK) != 0) GTEST_SKIP() << nvcc << " is not installed.";
-  auto dir = std::filesystem::temp_directory_path() / ("cusched_export_wgmma_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "kernel.cu") << cu_text;
-  const std::string cmd = nvcc + " -c -gencode arch=compute_90a,code=sm_90a -o " + (dir / "kernel.o").string() + " " +
-                          (dir / "kernel.cu").string() + " > " + (dir / "nvcc.log").string() + " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  std::ifstream log(dir / "nvcc.log");
-  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  ASSERT_EQ(rc, 0) << text;
-  EXPECT_GT(std::filesystem::file_size(dir / "kernel.o"), 0u);
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(cu_text.find("#include <cuda.h>"), std::string::npos) << "no tensor maps, no driver header";
+  EXPECT_EQ(cu_text.find("cusched_encode_tensor_map"), std::string::npos);
+  std::string log;
+  const int rc = compile_with_nvcc(cu_text, "wgmma", &log);
+  if (rc < 0) GTEST_SKIP() << CUSCHED_NVCC << " is not installed.";
+  EXPECT_EQ(rc, 0) << log;
 }
 
-TEST(ExportWgmma, KernelsWithTensorMapsAreRefusedWithTheReason) {
+// The same tile on the tensor memory accelerator: the launcher encodes A's and B's tensor
+// maps (dimensions innermost first, the runtime's settings) through the driver's
+// cuTensorMapEncodeTiled and passes them after the buffer pointers; it compiles.
+TEST(ExportWgmma, TensorMapsAreEncodedByTheLauncher) {
   const Problem& p = find_problem("matmul");
   const auto steps = wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, 4, "tf32", "tensor");
   KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), steps), p.name));
-  ASSERT_FALSE(b.launches.at(0).tensor_maps.empty());
+  ASSERT_EQ(b.launches.at(0).tensor_maps.size(), 2u);
+  const std::string cu_text = search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"});
+  const std::string k = b.launches[0].kernel;
+  EXPECT_NE(cu_text.find("alignas(64) CUtensorMap " + k + "_A_shared_map;"), std::string::npos) << cu_text;
+  // A (4096 x 4096 f32): rows of 16384 bytes; its box 256 rows by 32 of K, swizzled.
+  EXPECT_NE(cu_text.find("const cuuint64_t dims[] = {4096, 4096}, strides[] = {16384};"), std::string::npos);
+  EXPECT_NE(cu_text.find("const cuuint32_t box[] = {32, 256};"), std::string::npos) << cu_text;
+  EXPECT_NE(cu_text.find("CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void*)A, dims, strides, box, true);"),
+            std::string::npos);
+  EXPECT_NE(
+      cu_text.find("(void*)&A, (void*)&B, (void*)&C, (void*)&" + k + "_A_shared_map, (void*)&" + k + "_B_shared_map"),
+      std::string::npos)
+      << cu_text;
+  EXPECT_NE(cu_text.find("cudaError_t cusched_launch("), std::string::npos);
+  std::string log;
+  const int rc = compile_with_nvcc(cu_text, "tensor_maps", &log);
+  if (rc < 0) GTEST_SKIP() << CUSCHED_NVCC << " is not installed.";
+  EXPECT_EQ(rc, 0) << log;
+}
+
+TEST(ExportWgmma, AMapOfAnUndescribableBufferIsRefusedWithTheReason) {
+  const Problem& p = find_problem("matmul");
+  const auto steps = wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, 4, "tf32", "tensor");
+  KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+  b.launches.at(0).tensor_maps.at(0).box.push_back(1);  // a box of 3 dimensions for a matrix
   std::string message;
   EXPECT_EQ(test::error_code([&] { search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"}); }, &message),
             "export-tensor-maps");
