@@ -251,7 +251,7 @@ class Evaluation {
     stage_ = Stage::setup;
     compile_clock.reset();
     // Held until the verdict: the trials and the timed runs have the device to themselves.
-    GpuLock gpu_turn(req_.device);
+    GpuLock gpu_turn(req_.device, [&] { tick("waiting for the GPU lock"); });
     res_.phase_ms.gpu_wait = gpu_turn.waited_ms();
 
     const std::vector<TrialPlan> plans = plan_trials(req_);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -19,7 +20,7 @@ std::string gpu_lock_path(int device) {
   return std::string(env) + "." + std::to_string(device);
 }
 
-GpuLock::GpuLock(int device) {
+GpuLock::GpuLock(int device, const std::function<void()>& waiting) {
   const std::string path = gpu_lock_path(device);
   if (path.empty()) return;
   const auto start = std::chrono::steady_clock::now();
@@ -27,12 +28,20 @@ GpuLock::GpuLock(int device) {
   if (fd < 0)
     fail("gpu-lock", "The GPU lock file '" + path + "' could not be opened: " + std::strerror(errno) + ".",
          "Set CUSCHED_GPU_LOCK to a path in a writable folder, or unset it to evaluate without taking turns.");
-  while (::flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
+  auto last_call = start;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
-    ::close(fd);
-    fail("gpu-lock", "The GPU lock file '" + path + "' could not be locked: " + std::strerror(err) + ".",
-         "Put CUSCHED_GPU_LOCK on a local file system that supports flock, or unset it.");
+    if (err != EWOULDBLOCK && err != EINTR) {
+      ::close(fd);
+      fail("gpu-lock", "The GPU lock file '" + path + "' could not be locked: " + std::strerror(err) + ".",
+           "Put CUSCHED_GPU_LOCK on a local file system that supports flock, or unset it.");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto now = std::chrono::steady_clock::now();
+    if (waiting && now - last_call >= std::chrono::seconds(1)) {
+      last_call = now;
+      waiting();
+    }
   }
   fd_ = fd;
   waited_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -5,6 +5,7 @@
 // several processes (searches run side by side, a benchmark's PyTorch timings) take turns
 // on the device and no timed launch shares it with another process's work. Without the
 // variable a GpuLock does nothing. The lock goes with the process: a killed holder frees it.
+#include <functional>
 #include <string>
 
 namespace cusched::runtime {
@@ -14,9 +15,10 @@ std::string gpu_lock_path(int device);
 
 class GpuLock {
  public:
-  // Blocks until the lock is held; throws UserError (code "gpu-lock") when the file cannot
-  // be opened or locked.
-  explicit GpuLock(int device);
+  // Blocks until the lock is held, calling `waiting` about once a second meanwhile (a
+  // worker's heartbeat, so that its parent does not take a long wait for a hang); throws
+  // UserError (code "gpu-lock") when the file cannot be opened or locked.
+  explicit GpuLock(int device, const std::function<void()>& waiting = {});
   ~GpuLock();
   GpuLock(const GpuLock&) = delete;
   GpuLock& operator=(const GpuLock&) = delete;

@@ -3,13 +3,12 @@
 // small program that fills A and B, launches through the exported cusched_launch (which
 // encodes the tensor maps) and compares C with the product computed on the host. The
 // values are multiples of 1/4 below 2, exact in TF32, and their sums are exact in f32.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"

@@ -63,7 +63,7 @@ TEST(GpuLock, AProcessWaitsWhileAnotherHoldsTheDevice) {
   ScopedLockEnv env(base);
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
-  const int hold_ms = 400;
+  const int hold_ms = 2300;
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -82,9 +82,13 @@ TEST(GpuLock, AProcessWaitsWhileAnotherHoldsTheDevice) {
   char c = 0;
   ASSERT_EQ(::read(ready[0], &c, 1), 1);  // the child holds the lock now
   ::close(ready[0]);
-  GpuLock mine(0);
+  int calls = 0;
+  GpuLock mine(0, [&] { ++calls; });
   EXPECT_TRUE(mine.held());
   EXPECT_GE(mine.waited_ms(), hold_ms * 0.5);
+  // About once a second while waiting (a worker's heartbeat).
+  EXPECT_GE(calls, static_cast<int>(mine.waited_ms() / 1000) - 1);
+  EXPECT_LE(calls, static_cast<int>(mine.waited_ms() / 1000) + 1);
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
