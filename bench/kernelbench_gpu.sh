@@ -13,7 +13,8 @@
 #   SEARCH_SECONDS, SEARCH_CANDIDATES, SEARCH_BUDGET_S  search: start no file after this many
 #                 seconds (default: no search); candidates and seconds per file (24, 25)
 #   SEARCH_FILES  files to search (default: every file, level 2 first, less those recorded)
-#   RUN_TIMEOUT   seconds each `cusched run` of the search benchmark may take (default 180)
+#   RUN_TIMEOUT   seconds each `cusched run` of the search benchmark may take (default 180, times
+#                 PARALLEL: its evaluation waits for its turn on the GPU)
 #   PARALLEL      files searched at once, taking turns on the GPU (default 1); each search gets
 #                 16 / PARALLEL CPU threads (SEARCH_THREADS overrides)
 #   VERIFY_SECONDS, TIME_SECONDS  start no file after this many seconds (default 240, 240)
@@ -52,7 +53,7 @@ if [ -n "${SEARCH_SECONDS:-}" ]; then
   python3 bench/kernelbench_search.py --kernelbench .carry/kernelbench --out-dir "$OUT/results" \
       --search-candidates "${SEARCH_CANDIDATES:-24}" --search-seconds "${SEARCH_BUDGET_S:-25}" \
       --time-limit "$SEARCH_SECONDS" --skip-recorded bench/results --work /dev/shm/kbs --name "$NAME-search" \
-      --timeout "${RUN_TIMEOUT:-180}" --parallel "${PARALLEL:-1}" \
+      --timeout "${RUN_TIMEOUT:-$((180 * ${PARALLEL:-1}))}" --parallel "${PARALLEL:-1}" \
       --search-threads "${SEARCH_THREADS:-$(( $(nproc) / ${PARALLEL:-1} > 0 ? $(nproc) / ${PARALLEL:-1} : 1 ))}" --prediction "${PREDICTION:-}" $SEARCH_FILES > "$OUT/search.log" 2>&1
   copy_search_logs
 fi

@@ -59,7 +59,13 @@ from search_store import (PHASES, cost_rank, phase_seconds, ranks, run_phase_sec
                           spearman, store_best)
 from torch_baselines import L2Flusher, TimingCache  # noqa: E402
 
-SEARCH_GRACE_S = 120  # a search is killed this long after its time budget
+SEARCH_GRACE_S = 120  # a search is killed this long after its time budget (times --parallel: it waits its turns)
+
+
+def search_limit(args):
+    """Seconds after which a search is killed: its budget and the grace, the grace once per file under way,
+    since with --parallel its evaluations wait for their turns on the GPU."""
+    return args.search_seconds + SEARCH_GRACE_S * getattr(args, "parallel", 1)
 
 
 # ---------------------------------------------------------------------------- the search
@@ -119,11 +125,11 @@ def run_search(args, path, name, level):
     summary, note = {}, ""
     started = time.time()
     try:
-        out, err, code = run_killable(cmd, args.search_seconds + SEARCH_GRACE_S)
+        out, err, code = run_killable(cmd, search_limit(args))
         with open(os.path.join(args.work, name + ".search.log"), "w") as f:
             f.write(err)
         if code is None:
-            note = "search killed after %d s" % (args.search_seconds + SEARCH_GRACE_S)
+            note = "search killed after %d s" % search_limit(args)
         else:
             try:
                 summary = json.loads(out)
@@ -168,7 +174,7 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
         "verified": summary.get("verified", best.get("verified")) or 0,
         "wall_s": round(wall, 1),
         "candidates_per_minute": round(evaluated * 60.0 / wall, 2) if wall > 0 else None,
-        "status": summary.get("status") or ("killed" if wall >= args.search_seconds + SEARCH_GRACE_S else "failed"),
+        "status": summary.get("status") or ("killed" if wall >= search_limit(args) else "failed"),
         "timed": "search" if best.get("schedule") is not None else "none" if timed_nothing else "baseline",
         "best_is_baseline": bool(best.get("best_is_baseline")),
         "problem_class": summary.get("problem_class"),
@@ -398,7 +404,7 @@ def budget_text(args):
     return ("Search budget per problem: %d candidates or %g s (`cusched search --proposer builtin --budget-candidates "
             "%d --budget-minutes %.6g --threads %d --no-audit --stall-rounds 0`, killed after %d s), %s." % (
                 args.search_candidates, args.search_seconds, args.search_candidates, args.search_seconds / 60.0,
-                args.search_threads, args.search_seconds + SEARCH_GRACE_S,
+                args.search_threads, search_limit(args),
                 "one search at a time" if args.parallel == 1 else
                 "%d files under way at once, each evaluation and PyTorch step with the GPU to itself (CUSCHED_GPU_LOCK)"
                 % args.parallel))
