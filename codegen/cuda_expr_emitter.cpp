@@ -293,6 +293,12 @@ CudaValue CudaExprEmitter::binary(const ExprNode& n) {
     case ExprOp::Mul:
     case ExprOp::Div: {
       int p = binary_precedence(n.op);
+      // An integer plus a negative constant reads as a subtraction (x - 4, not x + -4).
+      int64_t k = 0;
+      if (n.op == ExprOp::Add && !f && is_const_int(n.args[1], &k) && k < 0 && k != INT64_MIN) {
+        r = {operand_text(va, p) + " - " + std::to_string(-k), t, p};
+        break;
+      }
       r = {operand_text(va, p) + " " + binary_operator_symbol(n.op) + " " + operand_text(vb, p, true), t, p};
       break;
     }

@@ -254,27 +254,9 @@ TEST(TensorCopyPipeline, RegionsOverTheBoxLimitAreALoweringError) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(b["C"][i], want[i]) << "element " << i;
 }
 
-// A convolution padded by one on every side (tests/legality/problems/padded_relu_conv.json):
-// each iteration's rows start at column -1, 4 bytes off the grid the accelerator reads
-// rows from, so the copy starts at column -4 with a box 3 columns wider, and the stage
-// reads 3 columns into each shared row. It matches the convolution computed here.
-TEST(TensorCopyPipeline, PaddedRowsAreCopiedFromTheAlignedColumnBeforeThem) {
-  const Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
-  const nlohmann::json steps = nlohmann::json::parse(R"([
-    {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
-    {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
-    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
-    {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
-    {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
-  ])");
-  LoweredProgram lp = lower(Schedule::from_json(p.context("small"), steps), p.name);
-  KernelBundle bundle = make_bundle(lp);
-  ASSERT_EQ(bundle.launches.back().tensor_maps.size(), 1u);
-  // N x C x H x W = 2 x 4 x 8 x 16; the box: 1 image, 2 channels, 10 rows, 16 + 2 + 3 + 3 columns.
-  EXPECT_EQ(bundle.launches.back().tensor_maps[0].box, (std::vector<int64_t>{1, 2, 10, 24}));
-  EXPECT_NE(bundle.source.find("R_shared_map, -4, -1, 0, Y_n"), std::string::npos) << bundle.source;
+// Interprets the lowered padded_relu_conv at its small size (N x C x H x W = 2 x 4 x 8 x
+// 16, 8 output channels) and compares Y with the convolution computed here.
+void expect_padded_conv_matches(const LoweredProgram& lp) {
   const int64_t N = 2, C = 4, H = 8, W = 16, O = 8;
   HostBuffers b;
   for (int64_t i = 0; i < N * C * H * W; ++i)
@@ -297,6 +279,59 @@ TEST(TensorCopyPipeline, PaddedRowsAreCopiedFromTheAlignedColumnBeforeThem) {
               }
           ASSERT_NEAR(b["Y"][((n * O + o) * H + y) * W + x], want, 1e-5) << n << " " << o << " " << y << " " << x;
         }
+}
+
+// A convolution padded by one on every side (tests/legality/problems/padded_relu_conv.json):
+// each iteration's rows start at column -1, 4 bytes off the grid the accelerator reads
+// rows from, so the copy starts at column -4 with a box 3 columns wider, and the stage
+// reads 3 columns into each shared row. It matches the convolution computed here.
+TEST(TensorCopyPipeline, PaddedRowsAreCopiedFromTheAlignedColumnBeforeThem) {
+  const Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
+  const nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
+    {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
+    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
+    {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
+    {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
+  ])");
+  LoweredProgram lp = lower(Schedule::from_json(p.context("small"), steps), p.name);
+  KernelBundle bundle = make_bundle(lp);
+  ASSERT_EQ(bundle.launches.back().tensor_maps.size(), 1u);
+  // N x C x H x W = 2 x 4 x 8 x 16; the box: 1 image, 2 channels, 10 rows, 16 + 2 + 3 + 3 columns.
+  EXPECT_EQ(bundle.launches.back().tensor_maps[0].box, (std::vector<int64_t>{1, 2, 10, 24}));
+  EXPECT_NE(bundle.source.find("R_shared_map, -4, -1, 0, Y_n"), std::string::npos) << bundle.source;
+  expect_padded_conv_matches(lp);
+}
+
+// Column tiles of 8 start each block's rows at 8 b - 1, a fixed 3 floats off the grid:
+// copied from 8 b - 4. Tiles of 6 start them at 6 b - 1, off the grid by an amount that
+// changes with b: refused at lowering, naming the fix.
+TEST(TensorCopyPipeline, RowsWhoseOffsetFromTheGridVariesAreALoweringError) {
+  const Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
+  auto steps = [](int factor) {
+    return nlohmann::json::parse(R"([
+      {"op": "split", "stage": "Y", "loop": "ow", "factor": )" +
+                                 std::to_string(factor) + R"(, "outer": "owo", "inner": "owi"},
+      {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
+      {"op": "reorder", "stage": "Y", "loops": ["n", "owo", "o", "rco", "oh", "owi", "rci", "kh", "kw"]},
+      {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
+      {"op": "bind", "stage": "Y", "loop": "owo", "axis": "blockIdx.y"},
+      {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
+      {"op": "bind", "stage": "Y", "loop": "owi", "axis": "threadIdx.x"},
+      {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
+      {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
+    ])");
+  };
+  const LoweredProgram lp = lower(Schedule::from_json(p.context("small"), steps(8)), p.name);
+  const std::string cuda = make_bundle(lp).source;
+  EXPECT_NE(cuda.find("R_shared_map, Y_owo * 8 - 4, -1,"), std::string::npos) << cuda;
+  expect_padded_conv_matches(lp);
+  std::string message;
+  EXPECT_EQ(error_code([&] { lower(Schedule::from_json(p.context("small"), steps(6)), p.name); }, &message),
+            "tensor-copy-alignment");
+  EXPECT_NE(message.find("16-byte grid"), std::string::npos) << message;
 }
 
 TEST(TensorCopyPipeline, TheF64ReferenceHasNoTensorCopies) {
