@@ -14,6 +14,7 @@
 #include "runtime/cuda_driver.h"
 #include "tests/gpu_property/gpu_candidate.h"
 #include "tests/gpu_property/gpu_eval_config.h"
+#include "tests/padded_conv_steps.h"
 #include "tests/source_tree.h"
 
 namespace cusched {
@@ -43,17 +44,8 @@ TEST(GpuTensorCopy, WgmmaMatmulTilesWithTailsVerify) {
 TEST(GpuTensorCopy, PaddedConvolutionBoxesVerify) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
-  Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
-  auto out = search::evaluate_candidate(p, nlohmann::json::parse(R"([
-    {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
-    {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
-    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
-    {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
-    {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
-  ])"),
-                                        gpu_eval_config("small", 5), &worker);
+  Problem p = load_problem_file(test::padded_conv_file());
+  auto out = search::evaluate_candidate(p, test::padded_conv_tensor_steps(), gpu_eval_config("small", 5), &worker);
   EXPECT_EQ(out.verdict_text(), "ok") << out.reason;
 }
 

@@ -14,6 +14,7 @@
 #include "dsl/dsl.h"
 #include "problems/problem_file.h"
 #include "tests/interp/ir_test_support.h"
+#include "tests/padded_conv_steps.h"
 #include "tests/source_tree.h"
 
 namespace cusched {
@@ -286,17 +287,8 @@ void expect_padded_conv_matches(const LoweredProgram& lp) {
 // rows from, so the copy starts at column -4 with a box 3 columns wider, and the stage
 // reads 3 columns into each shared row. It matches the convolution computed here.
 TEST(TensorCopyPipeline, PaddedRowsAreCopiedFromTheAlignedColumnBeforeThem) {
-  const Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
-  const nlohmann::json steps = nlohmann::json::parse(R"([
-    {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
-    {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
-    {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
-    {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
-    {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
-    {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
-    {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
-  ])");
-  LoweredProgram lp = lower(Schedule::from_json(p.context("small"), steps), p.name);
+  const Problem p = load_problem_file(padded_conv_file());
+  LoweredProgram lp = lower(Schedule::from_json(p.context("small"), padded_conv_tensor_steps()), p.name);
   KernelBundle bundle = make_bundle(lp);
   ASSERT_EQ(bundle.launches.back().tensor_maps.size(), 1u);
   // N x C x H x W = 2 x 4 x 8 x 16; the box: 1 image, 2 channels, 10 rows, 16 + 2 + 3 + 3 columns.
@@ -309,21 +301,8 @@ TEST(TensorCopyPipeline, PaddedRowsAreCopiedFromTheAlignedColumnBeforeThem) {
 // copied from 8 b - 4. Tiles of 6 start them at 6 b - 1, off the grid by an amount that
 // changes with b: refused at lowering, naming the fix.
 TEST(TensorCopyPipeline, RowsWhoseOffsetFromTheGridVariesAreALoweringError) {
-  const Problem p = load_problem_file(source_tree() + "/tests/legality/problems/padded_relu_conv.json");
-  auto steps = [](int factor) {
-    return nlohmann::json::parse(R"([
-      {"op": "split", "stage": "Y", "loop": "ow", "factor": )" +
-                                 std::to_string(factor) + R"(, "outer": "owo", "inner": "owi"},
-      {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
-      {"op": "reorder", "stage": "Y", "loops": ["n", "owo", "o", "rco", "oh", "owi", "rci", "kh", "kw"]},
-      {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
-      {"op": "bind", "stage": "Y", "loop": "owo", "axis": "blockIdx.y"},
-      {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
-      {"op": "bind", "stage": "Y", "loop": "owi", "axis": "threadIdx.x"},
-      {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
-      {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
-    ])");
-  };
+  const Problem p = load_problem_file(padded_conv_file());
+  auto steps = [](int tile) { return padded_conv_tensor_steps(tile); };
   const LoweredProgram lp = lower(Schedule::from_json(p.context("small"), steps(8)), p.name);
   const std::string cuda = make_bundle(lp).source;
   EXPECT_NE(cuda.find("R_shared_map, Y_owo * 8 - 4, -1,"), std::string::npos) << cuda;

@@ -3,7 +3,6 @@
 // __grid_constant__ parameters; a padded convolution's boxes start outside the source
 // (the accelerator's zeros are the padding) and verify in the interpreter; and the
 // runtime's tensor-map checks refuse what the driver cannot encode. No GPU is needed.
-#include <filesystem>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +11,7 @@
 #include "runtime/compiled_code_scan.h"
 #include "runtime/interp_verification.h"
 #include "runtime/tensor_map.h"
+#include "tests/padded_conv_steps.h"
 #include "tests/runtime/bench_kernel_compile.h"
 #include "tests/user_error_code.h"
 
@@ -27,22 +27,7 @@ nlohmann::json wgmma_on_tensor_copies(int depth) {
   return wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, depth, "tf32", "tensor");
 }
 
-Problem padded_conv() {
-  return load_problem_file(
-      (std::filesystem::path(CUSCHED_SOURCE_DIR) / "tests" / "legality" / "problems" / "padded_relu_conv.json")
-          .string());
-}
-
-// The convolution's input channels staged two at a time with their padded border.
-const nlohmann::json kConvSteps = nlohmann::json::parse(R"([
-  {"op": "split", "stage": "Y", "loop": "rc", "factor": 2, "outer": "rco", "inner": "rci"},
-  {"op": "reorder", "stage": "Y", "loops": ["n", "o", "rco", "oh", "ow", "rci", "kh", "kw"]},
-  {"op": "bind", "stage": "Y", "loop": "n", "axis": "blockIdx.x"},
-  {"op": "bind", "stage": "Y", "loop": "oh", "axis": "threadIdx.y"},
-  {"op": "bind", "stage": "Y", "loop": "ow", "axis": "threadIdx.x"},
-  {"op": "cache_read", "stage": "Y", "source": "R", "scope": "shared", "at": "rco", "pad": 0},
-  {"op": "pipeline", "stage": "Y", "loop": "rco", "depth": 2, "engine": "tensor"}
-])");
+Problem padded_conv() { return load_problem_file(test::padded_conv_file()); }
 
 TEST(TensorCopyCompile, WgmmaMatmulOnTensorCopiesUsesTwoDimensionalBoxes) {
   KernelBundle b = bench_bundle("matmul", wgmma_on_tensor_copies(4));
@@ -83,7 +68,7 @@ TEST(TensorCopyCompile, Bf16MatmulBestUsesSixteenBitWgmmaOnTensorCopies) {
 
 TEST(TensorCopyCompile, PaddedConvolutionBoxesStartInThePaddingAndVerify) {
   const Problem p = padded_conv();
-  const Schedule s = Schedule::from_json(p.context("small"), kConvSteps);
+  const Schedule s = Schedule::from_json(p.context("small"), test::padded_conv_tensor_steps());
   KernelBundle b = make_bundle(lower(s, p.name));
   // One four-dimensional box per stage of the pipeline, first at row -1 and at column -4,
   // the 16-byte aligned column before the region's -1.
