@@ -1,6 +1,8 @@
 #include "runtime/tensor_map.h"
 
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "dsl/error.h"
 
@@ -11,20 +13,21 @@ namespace {
   fail("bad-tensor-map", "Tensor map '" + spec.name + "' of buffer '" + spec.buffer + "' " + why + ".", fix);
 }
 
-CUtensorMapDataType data_type(const TensorMapSpec& spec, DType t) {
+// The element type's enumerator and its name.
+std::pair<CUtensorMapDataType, const char*> data_type(const TensorMapSpec& spec, DType t) {
   switch (t) {
     case DType::f32:
-      return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+      return {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"};
     case DType::f16:
-      return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+      return {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"};
     case DType::bf16:
-      return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+      return {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"};
     case DType::i32:
-      return CU_TENSOR_MAP_DATA_TYPE_INT32;
+      return {CU_TENSOR_MAP_DATA_TYPE_INT32, "CU_TENSOR_MAP_DATA_TYPE_INT32"};
     case DType::i64:
-      return CU_TENSOR_MAP_DATA_TYPE_INT64;
+      return {CU_TENSOR_MAP_DATA_TYPE_INT64, "CU_TENSOR_MAP_DATA_TYPE_INT64"};
     case DType::f64:
-      return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+      return {CU_TENSOR_MAP_DATA_TYPE_FLOAT64, "CU_TENSOR_MAP_DATA_TYPE_FLOAT64"};
     default:
       refuse(spec, "has elements of type " + dtype_name(t) + ", which a tensor map does not describe",
              "Copy f32, f16, bf16, i32, i64 or f64 buffers with tensor copies.");
@@ -51,29 +54,32 @@ void check_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer) {
            "swizzle.");
 }
 
-CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer, CUdeviceptr address) {
+TensorMapGeometry tensor_map_geometry(const TensorMapSpec& spec, const BufferSpec& buffer) {
   check_tensor_map(spec, buffer);
-  const size_t rank = buffer.shape.size();
-  const cuuint64_t esize = static_cast<cuuint64_t>(dtype_bytes(buffer.dtype));
-  // The driver lists dimensions innermost first; strides (bytes) of all but the innermost.
-  cuuint64_t dims[5] = {}, strides[4] = {};
-  cuuint32_t box[5] = {}, element_strides[5] = {};
-  cuuint64_t stride = esize;
-  for (size_t i = 0; i < rank; ++i) {
-    const size_t d = rank - 1 - i;
-    dims[i] = static_cast<cuuint64_t>(buffer.shape[d]);
-    box[i] = static_cast<cuuint32_t>(spec.box[d]);
-    element_strides[i] = 1;
-    if (i > 0) strides[i - 1] = stride;
-    stride *= dims[i];
+  TensorMapGeometry g;
+  g.rank = static_cast<cuuint32_t>(buffer.shape.size());
+  std::tie(g.type, g.type_name) = data_type(spec, buffer.dtype);
+  cuuint64_t stride = static_cast<cuuint64_t>(dtype_bytes(buffer.dtype));
+  for (size_t i = 0; i < g.rank; ++i) {
+    const size_t d = g.rank - 1 - i;
+    g.dims[i] = static_cast<cuuint64_t>(buffer.shape[d]);
+    g.box[i] = static_cast<cuuint32_t>(spec.box[d]);
+    if (i > 0) g.strides[i - 1] = stride;
+    stride *= g.dims[i];
   }
+  return g;
+}
+
+CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const BufferSpec& buffer, CUdeviceptr address) {
+  const TensorMapGeometry g = tensor_map_geometry(spec, buffer);
+  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   CUtensorMap map{};
-  check_cuda(driver().TensorMapEncodeTiled(
-                 &map, data_type(spec, buffer.dtype), static_cast<cuuint32_t>(rank), reinterpret_cast<void*>(address),
-                 dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                 spec.swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
-                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-             "Encoding tensor map '" + spec.name + "' of buffer '" + spec.buffer + "'");
+  check_cuda(
+      driver().TensorMapEncodeTiled(&map, g.type, g.rank, reinterpret_cast<void*>(address), g.dims, g.strides, g.box,
+                                    element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                    spec.swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+      "Encoding tensor map '" + spec.name + "' of buffer '" + spec.buffer + "'");
   return map;
 }
 

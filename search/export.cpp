@@ -8,6 +8,7 @@
 
 #include "dsl/error.h"
 #include "dsl/input_limits.h"
+#include "runtime/tensor_map.h"
 #include "search/store.h"
 
 namespace cusched::search {
@@ -122,26 +123,6 @@ void append_inlined(const KernelBundle& bundle, const std::string& text, std::se
   }
 }
 
-// The driver's name of a tensor map element type; "" for a type a map cannot describe.
-const char* tensor_map_type(DType t) {
-  switch (t) {
-    case DType::f32:
-      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
-    case DType::f16:
-      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
-    case DType::bf16:
-      return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
-    case DType::i32:
-      return "CU_TENSOR_MAP_DATA_TYPE_INT32";
-    case DType::i64:
-      return "CU_TENSOR_MAP_DATA_TYPE_INT64";
-    case DType::f64:
-      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
-    default:
-      return "";
-  }
-}
-
 // The launcher's function that encodes a tiled tensor map through the driver's
 // cuTensorMapEncodeTiled, found at run time (so the program needs no -lcuda), with the
 // settings the runtime uses (runtime/tensor_map.cpp): zeros outside the tensor, element
@@ -172,28 +153,23 @@ static cudaError_t cusched_encode_tensor_map(CUtensorMap* map, CUtensorMapDataTy
 
 )";
 
-// The launcher's lines that encode tensor map `m` of buffer `b` (at the C pointer `ptr`)
-// into the 64-byte aligned local `m.name`, returning the error after freeing `cleanup`.
-std::string encode_lines(const TensorMapSpec& m, const BufferSpec& b, const std::string& ptr,
-                         const std::string& cleanup) {
-  const size_t rank = b.shape.size();
-  std::string dims, strides, box;
-  int64_t stride = dtype_bytes(b.dtype);
-  for (size_t i = 0; i < rank; ++i) {
-    const size_t d = rank - 1 - i;
-    dims += (i ? ", " : "") + std::to_string(b.shape[d]);
-    box += (i ? ", " : "") + std::to_string(m.box.at(d));
-    if (i > 0) strides += (i > 1 ? ", " : "") + std::to_string(stride);
-    stride *= b.shape[d];
+// The launcher's lines that encode the tensor map `g` (swizzled or not) of the buffer at the
+// C pointer `ptr` into the 64-byte aligned local `name`, returning the error after freeing
+// `cleanup`.
+std::string encode_lines(const runtime::TensorMapGeometry& g, bool swizzle_128, const std::string& name,
+                         const std::string& ptr, const std::string& cleanup) {
+  std::string dims, strides = g.rank > 1 ? "" : "0", box;
+  for (cuuint32_t i = 0; i < g.rank; ++i) {
+    dims += (i ? ", " : "") + std::to_string(g.dims[i]);
+    box += (i ? ", " : "") + std::to_string(g.box[i]);
+    if (i + 1 < g.rank) strides += (i ? ", " : "") + std::to_string(g.strides[i]);
   }
-  if (strides.empty()) strides = "0";
   std::ostringstream o;
-  o << "  alignas(64) CUtensorMap " << m.name << ";\n";
+  o << "  alignas(64) CUtensorMap " << name << ";\n";
   o << "  {\n    const cuuint64_t dims[] = {" << dims << "}, strides[] = {" << strides << "};\n";
   o << "    const cuuint32_t box[] = {" << box << "};\n";
-  o << "    const cudaError_t encoded = cusched_encode_tensor_map(&" << m.name << ", " << tensor_map_type(b.dtype)
-    << ", " << rank << ", (void*)" << ptr << ", dims, strides, box, " << (m.swizzle_bytes == 128 ? "true" : "false")
-    << ");\n";
+  o << "    const cudaError_t encoded = cusched_encode_tensor_map(&" << name << ", " << g.type_name << ", " << g.rank
+    << ", (void*)" << ptr << ", dims, strides, box, " << (swizzle_128 ? "true" : "false") << ");\n";
   o << "    if (encoded != cudaSuccess) {\n" << cleanup << "      return encoded;\n    }\n  }\n";
   return o.str();
 }
@@ -217,7 +193,10 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
     var[b.name] = identifier(b.name);
     (b.role == BufferRole::Scratch ? scratch : params).push_back(&b);
   }
-  bool tensor_maps = false;
+  // Each launch's tensor maps as the runtime lays them out (runtime::tensor_map_geometry),
+  // by the launcher's local name for them.
+  auto map_var = [&](const LaunchSpec& l, const TensorMapSpec& m) { return identifier(l.kernel + "_" + m.name); };
+  std::map<std::string, runtime::TensorMapGeometry> geometry;
   for (const auto& l : bundle.launches) {
     for (const auto& a : l.args)
       if (!bundle.find_buffer(a))
@@ -226,14 +205,20 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
              "Regenerate the bundle; every launch argument must name one of its buffers.");
     for (const auto& m : l.tensor_maps) {
       const BufferSpec* b = bundle.find_buffer(m.buffer);
-      if (!b || !*tensor_map_type(b->dtype) || m.box.size() != b->shape.size() || b->shape.size() > 5)
+      if (!b)
         fail("export-tensor-maps",
              "Launch of '" + l.kernel + "' reads tensor map '" + m.name + "' of buffer '" + m.buffer +
-                 "', which is not a buffer of the bundle that a tiled tensor map of its box can describe.",
-             "Regenerate the bundle; a tensor map names a buffer of 1 to 5 dimensions and a box of as many.");
-      tensor_maps = true;
+                 "', which the bundle does not declare.",
+             "Regenerate the bundle; every tensor map must name one of its buffers.");
+      try {
+        geometry[map_var(l, m)] = runtime::tensor_map_geometry(m, *b);
+      } catch (const UserError& e) {
+        fail("export-tensor-maps", "Launch of '" + l.kernel + "' cannot be exported: " + e.error().message,
+             e.error().hint);
+      }
     }
   }
+  const bool tensor_maps = !geometry.empty();
 
   std::ostringstream o;
   const bool bench_size = options.size.empty() || options.size == "bench";
@@ -275,13 +260,9 @@ std::string export_kernel(const KernelBundle& bundle, const ExportOptions& optio
   // after the launch's buffer pointers, as the kernel declares it.
   std::string cleanup;
   for (const auto* b : scratch) cleanup += "      cudaFreeAsync(" + var[b->name] + ", stream);\n";
-  auto map_var = [&](const LaunchSpec& l, const TensorMapSpec& m) { return identifier(l.kernel + "_" + m.name); };
   for (const auto& l : bundle.launches)
-    for (const auto& m : l.tensor_maps) {
-      TensorMapSpec local = m;
-      local.name = map_var(l, m);
-      o << encode_lines(local, *bundle.find_buffer(m.buffer), var[m.buffer], cleanup);
-    }
+    for (const auto& m : l.tensor_maps)
+      o << encode_lines(geometry.at(map_var(l, m)), m.swizzle_bytes == 128, map_var(l, m), var[m.buffer], cleanup);
   // Every kernel after the first is a programmatic dependent launch, as the runtime
   // times them: its blocks may start while the previous kernel finishes, and the
   // generated kernel waits for it (griddepcontrol.wait) before any work.

@@ -19,8 +19,8 @@ inline nlohmann::json padded_conv_tensor_steps(int column_tile = 0) {
   json s = json::array();
   const bool tiled = column_tile > 0;
   if (tiled)
-    s.push_back({{"op", "split"}, {"stage", "Y"}, {"loop", "ow"}, {"factor", column_tile}, {"outer", "owo"},
-                 {"inner", "owi"}});
+    s.push_back(
+        {{"op", "split"}, {"stage", "Y"}, {"loop", "ow"}, {"factor", column_tile}, {"outer", "owo"}, {"inner", "owi"}});
   s.push_back({{"op", "split"}, {"stage", "Y"}, {"loop", "rc"}, {"factor", 2}, {"outer", "rco"}, {"inner", "rci"}});
   s.push_back({{"op", "reorder"},
                {"stage", "Y"},
