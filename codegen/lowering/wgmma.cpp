@@ -64,11 +64,7 @@ std::pair<Expr, Expr> tf32_parts(const Expr& x, const Expr& hi_of_x) {
 std::optional<LdMatrixPlan> fragment_ldmatrix(const std::vector<Expr>& elements, const std::string& lane,
                                               const Env& caches) {
   if (elements.size() != 8) return std::nullopt;
-  auto is_shared = [&](const std::string& b) {
-    for (const auto& [src, r] : caches)
-      if (r.buffer == b) return r.scope == MemScope::Shared;
-    return false;
-  };
+  auto is_shared = [&](const std::string& b) { return is_shared_copy(caches, b); };
   for (Expr e : elements) {
     while (e->op == ExprOp::Cast && dtype_is_float(e->args[0].type())) e = e->args[0];
     if (e->op != ExprOp::Load || !is_shared(e->name) || dtype_bytes(e.type()) != 2) return std::nullopt;
