@@ -36,12 +36,26 @@ int compile_with_nvcc(const std::string& cu_text, const std::string& tag, std::s
   return rc;
 }
 
-TEST(ExportWgmma, MatmulBestExportsAndCompilesWithNvcc) {
+// The matmul's bundle at the bench size for `steps`, and `cusched export`'s text of it.
+KernelBundle matmul_bundle(const nlohmann::json& steps) {
   const Problem& p = find_problem("matmul");
-  KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), p.best_schedule), p.name));
+  return make_bundle(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+}
+
+std::string exported(const KernelBundle& b) {
+  return search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"});
+}
+
+// The matmul best's tile on the tensor memory accelerator.
+nlohmann::json tensor_tile() {
+  return wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, 4, "tf32", "tensor");
+}
+
+TEST(ExportWgmma, MatmulBestExportsAndCompilesWithNvcc) {
+  KernelBundle b = matmul_bundle(find_problem("matmul").best_schedule);
   ASSERT_EQ(b.launches.size(), 1u);
   EXPECT_GT(b.launches[0].dynamic_smem_bytes, 48 * 1024);
-  const std::string cu_text = search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"});
+  const std::string cu_text = exported(b);
   EXPECT_NE(cu_text.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"), std::string::npos);
   EXPECT_EQ(cu_text.find("#include <cuda.h>"), std::string::npos) << "no tensor maps, no driver header";
   EXPECT_EQ(cu_text.find("cusched_encode_tensor_map"), std::string::npos);
@@ -55,11 +69,9 @@ TEST(ExportWgmma, MatmulBestExportsAndCompilesWithNvcc) {
 // maps (dimensions innermost first, the runtime's settings) through the driver's
 // cuTensorMapEncodeTiled and passes them after the buffer pointers; it compiles.
 TEST(ExportWgmma, TensorMapsAreEncodedByTheLauncher) {
-  const Problem& p = find_problem("matmul");
-  const auto steps = wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, 4, "tf32", "tensor");
-  KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+  KernelBundle b = matmul_bundle(tensor_tile());
   ASSERT_EQ(b.launches.at(0).tensor_maps.size(), 2u);
-  const std::string cu_text = search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"});
+  const std::string cu_text = exported(b);
   const std::string k = b.launches[0].kernel;
   EXPECT_NE(cu_text.find("alignas(64) CUtensorMap " + k + "_A_shared_map;"), std::string::npos) << cu_text;
   // A (4096 x 4096 f32): rows of 16384 bytes; its box 256 rows by 32 of K, swizzled.
@@ -79,13 +91,10 @@ TEST(ExportWgmma, TensorMapsAreEncodedByTheLauncher) {
 }
 
 TEST(ExportWgmma, AMapOfAnUndescribableBufferIsRefusedWithTheReason) {
-  const Problem& p = find_problem("matmul");
-  const auto steps = wgmma_tile_steps("C", "j", "i", "k", "B", 0, "A", "", 256, 2, 4, "tf32", "tensor");
-  KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+  KernelBundle b = matmul_bundle(tensor_tile());
   b.launches.at(0).tensor_maps.at(0).box.push_back(1);  // a box of 3 dimensions for a matrix
   std::string message;
-  EXPECT_EQ(test::error_code([&] { search::export_kernel(b, {"A @ B", 1e-2, 1e-2, "matmul", "kernel.cu"}); }, &message),
-            "export-tensor-maps");
+  EXPECT_EQ(test::error_code([&] { exported(b); }, &message), "export-tensor-maps");
   EXPECT_NE(message.find("A_shared_map"), std::string::npos) << message;
 }
 
