@@ -182,21 +182,6 @@ void KernelWriter::ldmatrix(const StmtNode& s) {
          "Load 1, 2 or 4 matrices of 16-bit or 32-bit elements (transposed only 16-bit), and emit tensor-core kernels "
          "in their own precision.");
   const std::string n = std::to_string(s.matrices);
-  if (half_words_.count(s.buffer)) {
-    // A 16-bit wgmma fragment is held as words: each matrix's word goes in whole.
-    int64_t first = 0;
-    if (bytes != 2 || s.matrices != 4 || !is_const_int(simplify(s.index), &first) || first % 2 != 0)
-      fail("malformed-ir",
-           "Kernel '" + kernel_.name + "' loads the 16-bit wgmma fragment '" + s.buffer +
-               "' with an ldmatrix other than four matrices at an even constant index.",
-           "Load 16-bit wgmma fragments with ldmatrix x4 at even constant indices.");
-    std::string words;
-    for (int j = 0; j < s.matrices; ++j)
-      words += (j ? ", " : "") + s.buffer + "[" + std::to_string(first / 2 + j) + "]";
-    line(std::string("cusched::ldmatrix_x") + n + (s.transpose ? "_trans" : "") + "_words(" + words + ", &" +
-         expr_.element(s.source, s.value) + ");");
-    return;
-  }
   open("");
   line("unsigned int ldm[" + n + "];");
   line(std::string("cusched::ldmatrix_x") + n + (s.transpose ? "_trans" : "") + "(ldm, &" +

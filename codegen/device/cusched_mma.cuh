@@ -122,18 +122,4 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned int* r, const void* s
                : "r"(shared_address(smem_row)));
 }
 
-// Into four named words (a 16-bit wgmma fragment's registers).
-__device__ __forceinline__ void ldmatrix_x4_words(unsigned int& r0, unsigned int& r1, unsigned int& r2,
-                                                  unsigned int& r3, const void* smem_row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-               : "r"(shared_address(smem_row)));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans_words(unsigned int& r0, unsigned int& r1, unsigned int& r2,
-                                                        unsigned int& r3, const void* smem_row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-               : "r"(shared_address(smem_row)));
-}
-
 }  // namespace cusched

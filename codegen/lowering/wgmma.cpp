@@ -7,7 +7,6 @@
 
 #include "codegen/linear_form.h"
 #include "codegen/lowering/kernel_builder.h"
-#include "codegen/passes/ldmatrix_plan.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
@@ -54,24 +53,6 @@ Stmt unroll_pairs(const Stmt& s, const std::string& var, const Expr& parity) {
 // the expression that reads hi back (or computes it again).
 std::pair<Expr, Expr> tf32_parts(const Expr& x, const Expr& hi_of_x) {
   return {make_call("round_tf32", {x}, DType::f32), make_call("round_tf32", {x - hi_of_x}, DType::f32)};
-}
-
-// The ldmatrix plan of one k-step's 16-bit A fragment (`elements`, a warpgroup lane's
-// eight), where every element is exactly one element of a shared copy (float casts aside,
-// which are exact for 16-bit values) read in aligned 16-byte rows: four 8x8 matrices per
-// warp, transposed where the copy's rows run along m (B of C = A B, whose columns are
-// wgmma's rows). Anything else keeps its scalar loads.
-std::optional<LdMatrixPlan> fragment_ldmatrix(const std::vector<Expr>& elements, const std::string& lane,
-                                              const Env& caches) {
-  if (elements.size() != 8) return std::nullopt;
-  auto is_shared = [&](const std::string& b) { return is_shared_copy(caches, b); };
-  for (Expr e : elements) {
-    while (e->op == ExprOp::Cast && dtype_is_float(e->args[0].type())) e = e->args[0];
-    if (e->op != ExprOp::Load || !is_shared(e->name) || dtype_bytes(e.type()) != 2) return std::nullopt;
-  }
-  auto plan = plan_ldmatrix(elements, lane, is_shared);
-  if (!plan || plan->matrices != 4) return std::nullopt;
-  return plan;
 }
 
 }  // namespace
@@ -194,8 +175,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
           const Expr slot = make_int(parity * b_tile);
           if (split) s.push_back(split_wgmma_b_tile(b_buffer, b_start, b_tile, b_hi, b_lo, slot, tid, threads));
           for (int64_t mt = 0; mt < MT; ++mt)
-            for (int64_t kt = 0; kt < KT; ++kt) {
-              std::vector<Expr> elements;
+            for (int64_t kt = 0; kt < KT; ++kt)
               for (int i = 0; i < AE; ++i) {
                 // the offsets of element i from thread 0's row and column (the quad steps k by 1 in
                 // k8, by 2 in k16)
@@ -203,24 +183,16 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
                 Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
                 Expr k = make_int(kt * KS + e.col) + quad * make_int(KS / kWgmmaK);
                 // f32 bits: the tensor core truncates A to tf32, as it does B.
-                elements.push_back(tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false));
-              }
-              if (auto plan = fragment_ldmatrix(elements, lane, c2)) {
-                s.push_back(make_ldmatrix(frag, make_int(frag_index(mt, kt, 0)), plan->source, plan->row_address,
-                                          plan->matrices, plan->transpose));
-                continue;
-              }
-              for (int i = 0; i < AE; ++i) {
+                const Expr a = tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false);
                 const int64_t at = frag_index(mt, kt, i);
                 if (!split) {
-                  s.push_back(make_store(frag, make_int(at), elements[i]));
+                  s.push_back(make_store(frag, make_int(at), a));
                   continue;
                 }
-                const auto [hi, lo] = tf32_parts(elements[i], make_load(frag, DType::f32, {make_int(at)}));
+                const auto [hi, lo] = tf32_parts(a, make_load(frag, DType::f32, {make_int(at)}));
                 s.push_back(make_store(frag, make_int(at), hi));
                 s.push_back(make_store(frag, make_int(at + per_part), lo));
               }
-            }
           s.push_back(make_wgmma_fence());
           for (int64_t mt = 0; mt < MT; ++mt)
             for (int64_t kt = 0; kt < KT; ++kt) {

@@ -1,7 +1,5 @@
 #include "codegen/passes/ldmatrix_plan.h"
 
-#include <algorithm>
-
 #include "codegen/linear_form.h"
 #include "dsl/expr_substitute.h"
 
@@ -16,24 +14,10 @@ void shared_loads(const Expr& e, const std::function<bool(const std::string&)>& 
   for (const auto& a : e->args) shared_loads(a, is_shared, out);
 }
 
-bool is_lane(const Expr& e, const std::string& lane) { return e->op == ExprOp::Var && e->name == lane; }
-
-bool has_constant(const Expr& e, int64_t k) {
-  int64_t v = 0;
-  return is_const_int(e, &v) && v == k;
-}
-
-// lane op 4 (group or quad), or, for a warpgroup's lane (0 .. 127), (lane % 32) / 4.
 bool is_lane_term(const Expr& e, const std::string& lane, ExprOp op) {
-  if (e->op != op || !has_constant(e->args[1], 4)) return false;
-  const Expr& x = e->args[0];
-  return is_lane(x, lane) ||
-         (op == ExprOp::Div && x->op == ExprOp::Mod && is_lane(x->args[0], lane) && has_constant(x->args[1], 32));
-}
-
-// lane / 32: the warp of a warpgroup's lane, the same for every lane of one ldmatrix.
-bool is_warp_term(const Expr& e, const std::string& lane) {
-  return e->op == ExprOp::Div && is_lane(e->args[0], lane) && has_constant(e->args[1], 32);
+  int64_t four = 0;
+  return e->op == op && e->args[0]->op == ExprOp::Var && e->args[0]->name == lane && is_const_int(e->args[1], &four) &&
+         four == 4;
 }
 
 // An element index split into its group and quad coefficients, the terms that do not
@@ -41,7 +25,6 @@ bool is_warp_term(const Expr& e, const std::string& lane) {
 struct LaneIndex {
   int64_t group = 0, quad = 0, constant = 0;
   LinearForm rest;
-  bool warpgroup = false;  // the lane is a warpgroup's: (lane % 32) / 4 or lane / 32 appear
 };
 
 std::optional<LaneIndex> split_lane_index(const Expr& index, const std::string& lane) {
@@ -58,14 +41,9 @@ std::optional<LaneIndex> split_lane_index(const Expr& index, const std::string& 
       continue;
     }
     const Expr& term = atom->second;
-    if (is_lane_term(term, lane, ExprOp::Div)) {
+    if (is_lane_term(term, lane, ExprOp::Div))
       out.group += c;
-      out.warpgroup |= term->args[0]->op == ExprOp::Mod;
-    } else if (is_warp_term(term, lane)) {
-      out.rest.coeff[key] = c;
-      out.rest.atoms[key] = term;
-      out.warpgroup = true;
-    } else if (is_lane_term(term, lane, ExprOp::Mod))
+    else if (is_lane_term(term, lane, ExprOp::Mod))
       out.quad += c;
     else if (mentions_var(term, lane))
       return std::nullopt;
@@ -131,10 +109,8 @@ std::optional<LdMatrixPlan> plan_ldmatrix(const std::vector<Expr>& elements, con
     base.push_back(idx[r * per_word].constant);
     if (!aligned(base.back())) return std::nullopt;
   }
-  // Lane l of the warp (lane % 32 for a warpgroup's lane) gives row l % 8 of matrix
-  // (l / 8) % matrices.
-  const bool warpgroup = std::any_of(idx.begin(), idx.end(), [](const LaneIndex& li) { return li.warpgroup; });
-  const Expr l = warpgroup ? make_var(lane) % make_int(32) : make_var(lane);
+  // Lane l gives row l % 8 of matrix (l / 8) % matrices.
+  const Expr l = make_var(lane);
   const Expr j = matrices == 4 ? l / make_int(8) : (l / make_int(8)) % make_int(matrices);
   Expr first;  // the first row of matrix j
   if (matrices == 1) {

@@ -4,9 +4,7 @@
 //
 // Each fragment element i of a lane is an expression `Load(S, I_i)`, possibly wrapped in
 // a rounding call, where S is a shared buffer and I_i depends on the lane only through
-// `lane / 4` (group g) and `lane % 4` (quad q); for a warpgroup's lane (0 .. 127, wgmma)
-// through `(lane % 32) / 4`, `lane % 4` and the warp `lane / 32`, which is the same for
-// the 32 lanes of one ldmatrix and counts as one of the other terms. In the linear form of I_i the
+// `lane / 4` (group g) and `lane % 4` (quad q). In the linear form of I_i the
 // coefficients of g and q and of every other term must be the same for all i; only the
 // constants c_i differ. With w elements per 32-bit word (1 for 32-bit, 2 for 16-bit
 // elements) and register r holding elements r w .. r w + w - 1:

@@ -73,18 +73,6 @@ TEST(Wgmma16Bit, Bf16AndF16TilesMatchTheSumOfProductsOnEveryEngine) {
   }
 }
 
-// A's fragment is B of C = A B read from its shared copy [k][j]: in dividing tiles each
-// k-step's eight elements come from one transposed ldmatrix x4 per warp (rows of 16 bytes
-// along j), with tails from guarded scalar loads; both match the sum of products above.
-TEST(Wgmma16Bit, DividingTilesLoadTheAFragmentWithTransposedLdmatrix) {
-  auto ir_of = [](Sizes z) {
-    return print_ir(lower(Schedule::from_json(matmul_16bit(DType::bf16, z), tile("bf16", "tensor", 4)), "matmul"));
-  };
-  const std::string dividing = ir_of({128, 128, 128}), tails = ir_of({64, 48, 40});
-  EXPECT_NE(dividing.find("<- ldmatrix_x4_trans("), std::string::npos) << dividing;
-  EXPECT_EQ(tails.find("ldmatrix"), std::string::npos) << tails;
-}
-
 TEST(Wgmma16Bit, TheIrCarriesEightAElementsAndK16Steps) {
   LoweredProgram p =
       lower(Schedule::from_json(matmul_16bit(DType::bf16, {128, 128, 128}), tile("bf16", "tensor", 2)), "matmul");
