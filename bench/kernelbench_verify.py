@@ -115,6 +115,8 @@ def compare(got, ref, tolerances=TOLERANCES, chunk=1 << 24):
     """got and ref: arrays (numpy or sequences) of one element count. Returns max_abs_err,
     max_rel_err and for each t whether |got - ref| <= t + t |ref| everywhere (element_error:
     NaN and infinities fail unless both sides hold the same)."""
+    if type(ref).__module__.startswith("torch"):
+        return compare_with_tensor(got, ref, tolerances, chunk)
     try:
         import numpy as np
     except ImportError:
@@ -145,6 +147,32 @@ def compare(got, ref, tolerances=TOLERANCES, chunk=1 << 24):
             max_rel = max(max_rel, float(rel.max()))
         for t in tolerances:
             ok[t] = ok[t] and bool(np.all((d == 0.0) | (d <= t + t * np.abs(np.where(np.isinf(b), 0.0, b)))))
+    return {"max_abs_err": max_abs, "max_rel_err": max_rel, "pass": ok}
+
+
+def compare_with_tensor(got, ref, tolerances=TOLERANCES, chunk=1 << 26):
+    """compare() where ref is a torch tensor (the module's output, left on its device): got (a numpy array,
+    e.g. a memory-mapped .npy) is moved to ref's device chunk by chunk and the rule is applied there in
+    float64, so that a large output is not compared on the CPU."""
+    import numpy as np
+    import torch
+    g, r = np.ravel(got), ref.reshape(-1)
+    if g.size != r.numel():
+        raise ValueError("cusched's output has %d elements, PyTorch's %d" % (g.size, r.numel()))
+    max_abs = max_rel = 0.0
+    ok = {t: True for t in tolerances}
+    for start in range(0, g.size, chunk):
+        a = torch.from_numpy(np.ascontiguousarray(g[start:start + chunk])).to(r.device).to(torch.float64)
+        b = r[start:start + chunk].to(torch.float64)
+        same = (a == b) | (torch.isnan(a) & torch.isnan(b))
+        d = torch.where(same, torch.zeros_like(a), (a - b).abs())
+        d = torch.where(torch.isnan(d), torch.full_like(d, float("inf")), d)
+        if d.numel():
+            max_abs = max(max_abs, float(d.max()))
+            max_rel = max(max_rel, float((d / b.abs().clamp_min(1e-30)).max()))
+        scale = torch.where(torch.isinf(b), torch.zeros_like(b), b).abs()
+        for t in tolerances:
+            ok[t] = ok[t] and bool(((d == 0.0) | (d <= t + t * scale)).all())
     return {"max_abs_err": max_abs, "max_rel_err": max_rel, "pass": ok}
 
 
@@ -346,12 +374,14 @@ def torch_check(job, directory, kernelbench, seed, modules):
         out = model(*forward_arguments(source, tensors))
     if isinstance(out, (tuple, list)):
         out = out[0]
-    got_torch = out.detach().cpu().numpy()
+    got_torch = out.detach()
     del out, model, tensors
     torch.cuda.empty_cache()
     name = problem["outputs"][0]
     kernel = compare(np.load(saved(directory, name), mmap_mode="r"), got_torch)
     reference = compare(np.load(saved(directory, name, ".reference.npy"), mmap_mode="r"), got_torch)
+    del got_torch
+    torch.cuda.empty_cache()
     return kernel, reference, "; ".join(notes)
 
 

@@ -21,6 +21,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/device_buffer.h"
 #include "runtime/device_check.h"
+#include "runtime/device_inputs.h"
 #include "runtime/element_codec.h"
 #include "runtime/gpu_context.h"
 #include "runtime/gpu_lock.h"
@@ -302,7 +303,7 @@ class Evaluation {
     std::vector<HostTensors> inputs;
     {
       PhaseClock clock(res_.phase_ms.generate);
-      for (const auto& plan : plans) inputs.push_back(trial_inputs(req_, plan));
+      for (const auto& plan : plans) inputs.push_back(downloaded(device_trial_inputs(req_, plan, ctx)));
     }
     for (size_t t = 0; t < plans.size(); ++t) {
       if (auto failed = verify_on_host(ctx, cand_module, ref_module, plans[t], inputs[t], static_cast<int>(t)))
@@ -501,17 +502,8 @@ class Evaluation {
     if (!cached) {
       fresh = std::make_shared<DeviceTrial>();
       fresh->label = plan.label;
-      HostTensors inputs;
-      {
-        PhaseClock clock(res_.phase_ms.generate);
-        inputs = trial_inputs(req_, plan);
-      }
-      PhaseClock clock(res_.phase_ms.upload);
-      for (const auto* b : with_role(cand, BufferRole::Input)) {
-        DeviceBuffer buf(static_cast<size_t>(b->bytes()));
-        buf.upload(inputs.at(b->name));
-        fresh->inputs.emplace(b->name, std::move(buf));
-      }
+      PhaseClock clock(res_.phase_ms.generate);
+      fresh->inputs = device_trial_inputs(req_, plan, ctx);
     }
     const DeviceTrial& trial = cached ? *cached : *fresh;
     used = cached ? cached : fresh;

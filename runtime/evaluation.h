@@ -91,7 +91,7 @@ struct EvalRequest {
 // Wall-clock milliseconds an evaluation spent in each phase, summed over trials.
 struct PhaseTimes {
   double compile = 0;    // NVRTC (or its cache) for candidate and reference, and loading the modules
-  double generate = 0;   // input generation on the host (and reading inputs_dir)
+  double generate = 0;   // input generation on the GPU (and reading and uploading inputs_dir)
   double upload = 0;     // host-to-device copies of the inputs
   double candidate = 0;  // the candidate's buffers, launches and wait, per trial
   double reference = 0;  // the reference's buffers, launches and wait

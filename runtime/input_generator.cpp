@@ -65,7 +65,7 @@ uint64_t trial_seed(uint64_t base_seed, int trial, const std::string& buffer) {
   return h;
 }
 
-std::vector<uint8_t> generate_input(const BufferSpec& buffer, const Distribution& d, uint64_t seed) {
+void check_distribution(const BufferSpec& buffer, const Distribution& d) {
   if (d.kind != "normal" && d.kind != "uniform" && d.kind != "randint")
     fail("bad-distribution", "The distribution '" + d.kind + "' for input '" + buffer.name + "' is not known.",
          "Use normal, uniform or randint.");
@@ -76,6 +76,10 @@ std::vector<uint8_t> generate_input(const BufferSpec& buffer, const Distribution
     fail("bad-distribution",
          "The normal distribution for input '" + buffer.name + "' has a negative standard deviation.",
          "Give normal a standard deviation b >= 0.");
+}
+
+std::vector<uint8_t> generate_input(const BufferSpec& buffer, const Distribution& d, uint64_t seed) {
+  check_distribution(buffer, d);
   const int64_t n = buffer.elements();
   const int width = dtype_bytes(buffer.dtype);
   std::vector<uint8_t> out(static_cast<size_t>(n * width));

@@ -17,6 +17,10 @@ Distribution default_distribution(DType t);
 // The seed of one buffer in one trial.
 uint64_t trial_seed(uint64_t base_seed, int trial, const std::string& buffer);
 
+// Throws UserError ("bad-distribution") for an unknown kind, an empty randint range or a
+// negative standard deviation.
+void check_distribution(const BufferSpec& buffer, const Distribution& d);
+
 // `buffer.elements()` values drawn from `d`, stored as `buffer.dtype`.
 // Throws UserError ("bad-distribution") for an unknown kind or empty range.
 std::vector<uint8_t> generate_input(const BufferSpec& buffer, const Distribution& d, uint64_t seed);

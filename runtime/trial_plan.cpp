@@ -47,28 +47,32 @@ size_t timing_trial(const std::vector<TrialPlan>& plans) {
   return 0;
 }
 
-HostTensors trial_inputs(const EvalRequest& req, const TrialPlan& plan) {
-  HostTensors out;
+std::vector<InputSource> trial_input_sources(const EvalRequest& req, const TrialPlan& plan) {
+  std::vector<InputSource> out;
   for (const auto* b : with_role(req.candidate, BufferRole::Input)) {
+    InputSource src{b, "", {}, 0};
     const InputSpec* spec = spec_for(req, b->name);
-    Distribution d = spec ? spec->standard : default_distribution(b->dtype);
-    if (plan.adversarial && spec && spec->adversarial) d = *spec->adversarial;
+    src.distribution = spec ? spec->standard : default_distribution(b->dtype);
+    if (plan.adversarial && spec && spec->adversarial) src.distribution = *spec->adversarial;
+    src.seed = trial_seed(req.base_seed, plan.adversarial ? -1 : plan.seed, b->name);
     if (plan.from_dir) {
       std::string path = req.inputs_dir + "/" + b->name + ".npy";
-      if (std::filesystem::exists(path)) {
-        NpyArray a = read_npy(path);
-        if (a.dtype != b->dtype || a.shape != b->shape)
-          fail("bad-npy",
-               "The file " + path + " holds " + dtype_name(a.dtype) + " " + shape_text(a.shape) + " but input '" +
-                   b->name + "' is " + dtype_name(b->dtype) + " " + shape_text(b->shape) + ".",
-               "Save the input with the dtype and shape the problem declares.");
-        out[b->name] = std::move(a.data);
-        continue;
-      }
+      if (std::filesystem::exists(path)) src.npy_path = path;
     }
-    out[b->name] = generate_input(*b, d, trial_seed(req.base_seed, plan.adversarial ? -1 : plan.seed, b->name));
+    out.push_back(std::move(src));
   }
   return out;
+}
+
+std::vector<uint8_t> read_input_file(const InputSource& src) {
+  NpyArray a = read_npy(src.npy_path);
+  const BufferSpec& b = *src.buffer;
+  if (a.dtype != b.dtype || a.shape != b.shape)
+    fail("bad-npy",
+         "The file " + src.npy_path + " holds " + dtype_name(a.dtype) + " " + shape_text(a.shape) + " but input '" +
+             b.name + "' is " + dtype_name(b.dtype) + " " + shape_text(b.shape) + ".",
+         "Save the input with the dtype and shape the problem declares.");
+  return std::move(a.data);
 }
 
 }  // namespace cusched::runtime

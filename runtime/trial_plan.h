@@ -32,6 +32,18 @@ size_t timing_trial(const std::vector<TrialPlan>& plans);
 
 // The inputs of one trial: read from the folder (checked against the declared dtype and
 // shape: bad-npy) or drawn from the input's distribution with the trial's seed.
-HostTensors trial_inputs(const EvalRequest& req, const TrialPlan& plan);
+// Where one input of a trial comes from: the .npy file of the request's inputs_dir
+// (npy_path, for a plan from_dir whose file exists), else `distribution` drawn with `seed`.
+struct InputSource {
+  const BufferSpec* buffer;
+  std::string npy_path;
+  Distribution distribution;
+  uint64_t seed;
+};
+std::vector<InputSource> trial_input_sources(const EvalRequest& req, const TrialPlan& plan);
+
+// The contents of src.npy_path; throws UserError ("bad-npy") where its dtype or shape is
+// not the buffer's.
+std::vector<uint8_t> read_input_file(const InputSource& src);
 
 }  // namespace cusched::runtime

@@ -22,6 +22,10 @@ try:
     import numpy as np
 except ImportError:
     np = None
+try:
+    import torch
+except ImportError:
+    torch = None
 
 
 def problem_file(stem_prefix, level="level1"):
@@ -243,6 +247,11 @@ class Comparison(unittest.TestCase):
             d = kv.compare(np.array(got), np.array(ref), **kw)
             self.assertEqual(c["pass"], d["pass"])
             self.assertAlmostEqual(c["max_abs_err"], d["max_abs_err"], places=6)
+            if torch is not None:  # the module's output as a tensor, on the GPU where there is one
+                device = "cuda" if torch.cuda.is_available() else "cpu"
+                e = kv.compare(np.array(got), torch.tensor(ref, dtype=torch.float64, device=device), **kw)
+                self.assertEqual(c["pass"], e["pass"])
+                self.assertAlmostEqual(c["max_abs_err"], e["max_abs_err"], places=6)
         return c
 
     def test_each_tolerance_is_absolute_plus_relative(self):
