@@ -121,7 +121,8 @@ const std::string& generator_cubin(const GpuContext& ctx) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = compiled.find(options.arch);
   if (it == compiled.end())
-    it = compiled.emplace(options.arch, compile_cuda(kGeneratorSource, {}, options, "cusched_device_inputs.cu").cubin).first;
+    it = compiled.emplace(options.arch, compile_cuda(kGeneratorSource, {}, options, "cusched_device_inputs.cu").cubin)
+             .first;
   return it->second;
 }
 
