@@ -208,8 +208,15 @@ def result_row(run, strict_run, timings, tolerance=None):
     """One record result: make_record's row of a cusched run and its PyTorch timings (tolerance: the one the
     run verified at, where below 1e-2)."""
     row = make_record.result(run, strict_run, timings, None, tolerance)
+    notes = []
     if run.get("reason") and run.get("verdict") != "ok":
-        row["note"] = str(run["reason"])[:300]
+        notes.append(str(run["reason"])[:300])
+    if strict_run and strict_run.get("verdict") not in ("ok", "under_floor"):
+        # why the 1e-4 verification failed: a wrong output, a timeout, a run without JSON
+        strict = "1e-4 run: %s" % (strict_run.get("verdict") or "no verdict")
+        notes.append(strict + (": " + str(strict_run["reason"])[:200] if strict_run.get("reason") else ""))
+    if notes:
+        row["note"] = "; ".join(notes)[:300]
     return row
 
 

@@ -150,6 +150,17 @@ class Rows(unittest.TestCase):
         self.assertEqual(failed["verified"]["1e-2"], False)
         self.assertIn("outside atol", failed["note"])
 
+    def test_a_failed_strict_run_says_why_in_the_note(self):
+        run = {"problem": "kb1_23_Softmax", "schedule": "search", "verdict": "ok", "precision": "f32",
+               "gpu": {"median_ms": 6.5, "min_ms": 6.5, "max_ms": 7.5, "pct_of_floor": 66.0}}
+        timeout = {"verdict": "timeout", "reason": "cusched run took over 180 s"}
+        row = kb.result_row(run, timeout, [])
+        self.assertEqual(row["verified"]["1e-4"], False)
+        self.assertIn("1e-4 run: timeout: cusched run took over 180 s", row["note"])
+        self.assertIn("1e-4 run: no verdict", kb.result_row(run, {"verdict": None}, [])["note"])
+        self.assertNotIn("note", kb.result_row(run, {"verdict": "ok"}, []))
+        self.assertEqual(schema_errors(row, "result"), [])
+
     def test_rows_validate_against_the_record_schema(self):
         for row in self.rows():
             self.assertEqual(schema_errors(row, "result"), [])
