@@ -159,6 +159,13 @@ struct Walker {
   double async_groups = 0;            // cp.async groups its blocks commit
   double mbarriers = 0;               // mbarriers a block initialises
   bool bulk_copies = false;           // the kernel issues bulk or tensor copies (their mbarriers are its stages)
+  // Bytes a thread's global loads have outstanding at once: the loads of one statement
+  // that does not store into shared memory, each repeated by the enclosing unrolled loops its index
+  // moves with (independent loads the compiler issues together) and as wide as its vector;
+  // the most of any such statement.
+  double statement_load_bytes = 0, load_bytes_in_flight = 0;
+  bool counting_in_flight = false;  // the current statement is not a copy into shared memory
+  std::set<std::string> shared;     // the kernel's shared-memory arrays
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -253,9 +260,18 @@ struct Walker {
         }
     // A load that does not depend on an enclosing unrolled loop is the same load in
     // each unrolled copy, which the compiler reads once.
-    if (is_load)
+    if (is_load) {
+      double copies = (!vec_var.empty() && mentions_var(index, vec_var)) ? static_cast<double>(vec_extent) : 1.0;
       for (const auto& [var, extent] : unrolled)
-        if (!mentions_var(index, var)) mult /= static_cast<double>(extent);
+        if (!mentions_var(index, var))
+          mult /= static_cast<double>(extent);
+        else
+          copies *= static_cast<double>(extent);
+      if (counting_in_flight) {
+        statement_load_bytes += copies * elem;
+        load_bytes_in_flight = std::max(load_bytes_in_flight, statement_load_bytes);
+      }
+    }
     bytes += mult * cost;
   }
 
@@ -286,7 +302,11 @@ struct Walker {
       }
       case StmtKind::Store: {
         seen_loads.clear();
+        statement_load_bytes = 0;
         const bool copy = per_thread_copy(*s);
+        // A copy into shared memory waits at the barrier after it: its loads do not overlap
+        // the computation, so they are not counted in flight.
+        counting_in_flight = !copy && !shared.count(s->buffer);
         const double m = copy ? mult * static_cast<double>(block_threads) : mult;
         const std::string lane = copy ? "tid" : tx_var;
         const int64_t outer_tx_extent = tx_extent;
@@ -298,6 +318,9 @@ struct Walker {
       }
       case StmtKind::If:
         expr(s->cond, mult, tx_var, vec_var);
+        break;
+      case StmtKind::Allocate:
+        if (s->scope == MemScope::Shared) shared.insert(s->buffer);
         break;
       case StmtKind::AsyncWait:
         copy_groups_in_flight = std::max<int64_t>(copy_groups_in_flight, s->width + 1);
@@ -371,17 +394,21 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     const double occupancy = std::min(1.0, blocks * block / kMachineThreads);
     const double used = std::max(0.02, occupancy);
     // Memory requests in flight decide the bandwidth a kernel reaches. A thread's plain
-    // loads keep about one request in flight, so the resident threads' share of the
-    // machine sets the rate (all of them, kRequestBytesPerMultiprocessor, reach it). A
-    // software pipeline keeps a block's copies of every stage that a wait leaves in flight
+    // loads keep the loads of one statement in flight (load_bytes_in_flight: more where
+    // unrolled loops or vectors make them independent), so the resident threads' share of
+    // the machine times those bytes sets the rate (kRequestBytesPerMultiprocessor per
+    // multiprocessor reach it). A software pipeline keeps a block's copies of every stage that a wait leaves in flight
     // outstanding (cp.async groups; the mbarrier stages of bulk copies, kilobytes each),
     // which reaches the rate of the multiprocessors its blocks occupy from a block or two.
     // Small blocks issue too few requests.
     const double sm_share = std::min(1.0, blocks / static_cast<double>(kMultiprocessors));
-    double in_flight_share = used;
+    const double plain_bytes = std::max(4.0, w.load_bytes_in_flight);
+    double in_flight_share =
+        std::min(1.0, used * kThreadsPerMultiprocessor * plain_bytes / kRequestBytesPerMultiprocessor);
     if (w.async_groups > 0 && w.copy_groups_in_flight > 0)
-      in_flight_share = std::max(used, w.async_bytes / w.async_groups * static_cast<double>(w.copy_groups_in_flight) /
-                                           kRequestBytesPerMultiprocessor);
+      in_flight_share =
+          std::max(in_flight_share, w.async_bytes / w.async_groups * static_cast<double>(w.copy_groups_in_flight) /
+                                        kRequestBytesPerMultiprocessor);
     if (w.bulk_copies && w.mbarriers > 1) in_flight_share = 1;
     const double efficiency = std::min(std::max(used, sm_share), in_flight_share) * (block < 64 ? 0.5 : 1.0);
     // Tensor-core instructions keep their pipe busy from a few warps per multiprocessor,
