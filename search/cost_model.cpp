@@ -20,6 +20,7 @@ constexpr double kBandwidth = 4.2e12;                        // bytes/s, measure
 constexpr double kL2Bandwidth = 2.5 * kBandwidth;            // bytes/s, assumed for reads that L2 serves
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
+constexpr double kSharedBytesPerMultiprocessor = 233472;  // 228 KB
 // Bytes of memory requests in flight per multiprocessor that reach the memory's rate:
 // every resident thread with one 4-byte load outstanding.
 constexpr double kRequestBytesPerMultiprocessor = kThreadsPerMultiprocessor * 4.0;
@@ -166,6 +167,7 @@ struct Walker {
   double statement_load_bytes = 0, load_bytes_in_flight = 0;
   bool counting_in_flight = false;  // the current statement is not a copy into shared memory
   std::set<std::string> shared;     // the kernel's shared-memory arrays
+  double shared_bytes = 0;          // their bytes per block
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -320,7 +322,10 @@ struct Walker {
         expr(s->cond, mult, tx_var, vec_var);
         break;
       case StmtKind::Allocate:
-        if (s->scope == MemScope::Shared) shared.insert(s->buffer);
+        if (s->scope == MemScope::Shared) {
+          shared.insert(s->buffer);
+          shared_bytes += static_cast<double>(s->size * dtype_bytes(s->dtype));
+        }
         break;
       case StmtKind::AsyncWait:
         copy_groups_in_flight = std::max<int64_t>(copy_groups_in_flight, s->width + 1);
@@ -391,7 +396,13 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     w.stmt(k.body, 1.0, "", "");
     const double blocks = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]);
     const double block = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
-    const double occupancy = std::min(1.0, blocks * block / kMachineThreads);
+    // Blocks resident per multiprocessor: its thread slots, at most 32 blocks, and its
+    // shared memory (each block's arrays plus the 1 KB the driver reserves per block).
+    double per_sm = std::min(32.0, std::floor(kThreadsPerMultiprocessor / std::max(1.0, block)));
+    if (w.shared_bytes > 0)
+      per_sm = std::min(per_sm, std::floor(kSharedBytesPerMultiprocessor / (w.shared_bytes + 1024)));
+    const double resident = std::min(blocks, std::max(1.0, per_sm) * kMultiprocessors);
+    const double occupancy = std::min(1.0, resident * block / kMachineThreads);
     const double used = std::max(0.02, occupancy);
     // Memory requests in flight decide the bandwidth a kernel reaches. A thread's plain
     // loads keep the loads of one statement in flight (load_bytes_in_flight: more where
