@@ -145,6 +145,14 @@ std::optional<double> sampled_cost(const Expr& index, const std::string& tx_var,
   return elements->empty() ? 32.0 : 32.0 * static_cast<double>(sectors.size()) / static_cast<double>(elements->size());
 }
 
+bool contains_barrier(const Stmt& s) {
+  if (!s) return false;
+  if (s->kind == StmtKind::Barrier) return true;
+  for (const auto& c : s->body)
+    if (contains_barrier(c)) return true;
+  return false;
+}
+
 struct Walker {
   const LoweredProgram* program = nullptr;
   bool tensor_cores = false;  // the kernel issues Mma or Wgmma
@@ -161,11 +169,12 @@ struct Walker {
   double mbarriers = 0;               // mbarriers a block initialises
   bool bulk_copies = false;           // the kernel issues bulk or tensor copies (their mbarriers are its stages)
   // Bytes a thread's global loads have outstanding at once: the loads of one statement
-  // that does not store into shared memory, each repeated by the enclosing unrolled loops its index
+  // (not a copy staged per step of a loop with a barrier), each repeated by the enclosing unrolled loops its index
   // moves with (independent loads the compiler issues together) and as wide as its vector;
   // the most of any such statement.
   double statement_load_bytes = 0, load_bytes_in_flight = 0;
-  bool counting_in_flight = false;  // the current statement is not a copy into shared memory
+  bool counting_in_flight = false;  // the current statement is not a copy staged per loop step
+  int staging_loops = 0;            // enclosing serial loops whose bodies hold a barrier
   std::set<std::string> shared;     // the kernel's shared-memory arrays
   double shared_bytes = 0;          // their bytes per block
 
@@ -295,7 +304,11 @@ struct Walker {
         }
         const bool unrolled_loop = s->loop_kind == LoopKind::Unrolled;
         if (unrolled_loop) unrolled.emplace_back(s->var, e);
+        const bool staging =
+            s->axis == GpuAxis::None && s->loop_kind == LoopKind::Serial && contains_barrier(s->body[0]);
+        staging_loops += staging;
         stmt(s->body[0], mult * static_cast<double>(e), tx_var, vec_var);
+        staging_loops -= staging;
         if (unrolled_loop) unrolled.pop_back();
         thread_loops -= thread_loop;
         tx_extent = outer_tx_extent;
@@ -306,9 +319,10 @@ struct Walker {
         seen_loads.clear();
         statement_load_bytes = 0;
         const bool copy = per_thread_copy(*s);
-        // A copy into shared memory waits at the barrier after it: its loads do not overlap
-        // the computation, so they are not counted in flight.
-        counting_in_flight = !copy && !shared.count(s->buffer);
+        // A copy into shared memory inside a serial loop with a barrier (a tile staged per
+        // step) waits at that barrier: its loads do not overlap the computation, so they are
+        // not counted in flight; a copy made once (a row held for the block's work) is.
+        counting_in_flight = !((copy || shared.count(s->buffer)) && staging_loops > 0);
         const double m = copy ? mult * static_cast<double>(block_threads) : mult;
         const std::string lane = copy ? "tid" : tx_var;
         const int64_t outer_tx_extent = tx_extent;
@@ -424,8 +438,10 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     const double efficiency = std::min(std::max(used, sm_share), in_flight_share) * (block < 64 ? 0.5 : 1.0);
     // Tensor-core instructions keep their pipe busy from a few warps per multiprocessor,
     // so a tensor-core kernel computes at the rate of the multiprocessors it occupies;
-    // CUDA-core arithmetic needs the resident threads.
-    const double compute_efficiency = w.tensor_cores ? std::max(used, std::min(sm_share, used * 8)) : used;
+    // CUDA-core arithmetic needs the resident threads, up to a quarter of the slots (16
+    // warps per multiprocessor, 4 per scheduler).
+    const double compute_efficiency =
+        w.tensor_cores ? std::max(used, std::min(sm_share, used * 8)) : std::min(1.0, used * 4);
     // A tensor-core tile's blocks re-read the operand panels that the blocks running beside
     // them read too: beyond the bytes of the kernel's buffers, its reads come from L2.
     double unique = 0;
