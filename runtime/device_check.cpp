@@ -2,11 +2,9 @@
 
 #include <array>
 #include <cstring>
-#include <map>
-#include <mutex>
 
 #include "runtime/element_codec.h"
-#include "runtime/nvrtc_compiler.h"
+#include "runtime/runtime_kernels.h"
 
 namespace cusched::runtime {
 
@@ -43,27 +41,6 @@ std::array<uint64_t, kSlotCount> initial_slots() {
   for (int i : {kPoisonedFirst, kNonfiniteFirst, kOutsideFirst, kWorst, kRefMin, kRefNonfiniteFirst, kFirstDifference})
     s[static_cast<size_t>(i)] = kNone;
   return s;
-}
-
-// The dtype codes the kernels switch on.
-int dtype_code(DType t) {
-  switch (t) {
-    case DType::f32:
-      return 0;
-    case DType::f64:
-      return 1;
-    case DType::f16:
-      return 2;
-    case DType::bf16:
-      return 3;
-    case DType::i32:
-      return 4;
-    case DType::i64:
-      return 5;
-    case DType::boolean:
-      return 6;
-  }
-  return 0;
 }
 
 double as_double(uint64_t bits) {
@@ -282,21 +259,6 @@ extern "C" __global__ void cusched_checksum(const unsigned char* p, u64 bytes, u
 }
 )";
 
-// The check kernels' CUBIN for `ctx`'s architecture, compiled once per process.
-std::string check_cubin(const GpuContext& ctx) {
-  static std::mutex mu;
-  static std::map<std::string, std::string> compiled;
-  CompileOptions options;
-  options.arch = arch_for_compute_capability(ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                                             ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-  options.extra_options = {"--fmad=false"};
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = compiled.find(options.arch);
-  if (it == compiled.end())
-    it = compiled.emplace(options.arch, compile_cuda(kSource, {}, options, "cusched_device_check.cu").cubin).first;
-  return it->second;
-}
-
 }  // namespace
 
 const std::string& device_check_source() {
@@ -312,7 +274,7 @@ struct DeviceChecker::Slots {
 DeviceChecker::DeviceChecker(const GpuContext& ctx, double watchdog_s)
     : ctx_(ctx),
       watchdog_s_(watchdog_s),
-      module_(check_cubin(ctx)),
+      module_(runtime_kernel_cubin(ctx, kSource, "cusched_device_check.cu")),
       reference_kernel_(module_.function("cusched_check_reference")),
       output_kernel_(module_.function("cusched_check_output")),
       worst_kernel_(module_.function("cusched_find_worst")),
@@ -347,7 +309,7 @@ ReferenceStats DeviceChecker::reference_stats(CUdeviceptr reference, DType dtype
   out.elements = elements;
   if (elements <= 0) return out;
   CUdeviceptr ref = reference, slots = slots_.ptr();
-  int code = dtype_code(dtype);
+  int code = runtime_kernel_dtype_code(dtype);
   long long n = elements;
   void* params[] = {&ref, &code, &n, &slots};
   Slots s = launch(reference_kernel_, params, elements, "The device-side reference check");
@@ -367,7 +329,8 @@ OutputStats DeviceChecker::output_stats(CUdeviceptr candidate, DType candidate_d
   out.poison_checked = poisoned;
   if (elements <= 0) return out;
   CUdeviceptr cand = candidate, ref = reference, slots = slots_.ptr();
-  int cdt = dtype_code(candidate_dtype), rdt = dtype_code(reference_dtype), check_poison = poisoned ? 1 : 0;
+  int cdt = runtime_kernel_dtype_code(candidate_dtype), rdt = runtime_kernel_dtype_code(reference_dtype),
+      check_poison = poisoned ? 1 : 0;
   long long n = elements;
   double atol = tol.atol, rtol = tol.rtol;
   unsigned long long poison = 0;  // the element's poison pattern, as output_check.h defines it

@@ -1,16 +1,14 @@
 #include "runtime/device_inputs.h"
 
-#include <mutex>
-
 #include "runtime/launch_sequence.h"
-#include "runtime/nvrtc_compiler.h"
+#include "runtime/runtime_kernels.h"
 
 namespace cusched::runtime {
 
 namespace {
 
-// input_generator.cpp's streams and stores, one element pair per thread and step. Compiled
-// with --fmad=false so that the double arithmetic rounds as the host's does.
+// input_generator.cpp's streams and stores, one element pair per thread and step (compiled
+// with runtime_kernel_options, so that the double arithmetic rounds as the host's does).
 const char* const kGeneratorSource = R"(
 typedef unsigned long long u64;
 typedef long long i64;
@@ -49,7 +47,7 @@ __device__ unsigned short bf16_bits(float f) {
   return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
-// dtype codes: 0 f32, 1 f64, 2 f16, 3 bf16, 4 i32, 5 i64, 6 bool
+// dtype codes: runtime_kernel_dtype_code
 __device__ void store(void* out, int dtype, i64 i, double v) {
   switch (dtype) {
     case 0: ((float*)out)[i] = (float)v; return;
@@ -91,41 +89,6 @@ extern "C" __global__ void cusched_generate(void* out, int dtype, int kind, doub
 }
 )";
 
-int generator_dtype_code(DType t) {
-  switch (t) {
-    case DType::f32:
-      return 0;
-    case DType::f64:
-      return 1;
-    case DType::f16:
-      return 2;
-    case DType::bf16:
-      return 3;
-    case DType::i32:
-      return 4;
-    case DType::i64:
-      return 5;
-    case DType::boolean:
-      return 6;
-  }
-  return 0;
-}
-
-const std::string& generator_cubin(const GpuContext& ctx) {
-  static std::mutex mu;
-  static std::map<std::string, std::string> compiled;
-  CompileOptions options;
-  options.arch = arch_for_compute_capability(ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                                             ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-  options.extra_options = {"--fmad=false"};
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = compiled.find(options.arch);
-  if (it == compiled.end())
-    it = compiled.emplace(options.arch, compile_cuda(kGeneratorSource, {}, options, "cusched_device_inputs.cu").cubin)
-             .first;
-  return it->second;
-}
-
 }  // namespace
 
 const std::string& device_inputs_source() {
@@ -133,9 +96,8 @@ const std::string& device_inputs_source() {
   return source;
 }
 
-std::map<std::string, DeviceBuffer> device_trial_inputs(const EvalRequest& req, const TrialPlan& plan,
-                                                        const GpuContext& ctx) {
-  std::map<std::string, DeviceBuffer> out;
+DeviceTensors device_trial_inputs(const EvalRequest& req, const TrialPlan& plan, const GpuContext& ctx) {
+  DeviceTensors out;
   const auto sources = trial_input_sources(req, plan);
   std::unique_ptr<LoadedModule> module;
   CUfunction generate = nullptr;
@@ -148,12 +110,13 @@ std::map<std::string, DeviceBuffer> device_trial_inputs(const EvalRequest& req, 
     } else {
       check_distribution(b, src.distribution);
       if (!module) {
-        module = std::make_unique<LoadedModule>(generator_cubin(ctx));
+        module =
+            std::make_unique<LoadedModule>(runtime_kernel_cubin(ctx, kGeneratorSource, "cusched_device_inputs.cu"));
         generate = module->function("cusched_generate");
       }
       const auto& d = src.distribution;
       CUdeviceptr ptr = buf.ptr();
-      int dtype = generator_dtype_code(b.dtype), kind = d.kind == "uniform" ? 1 : d.kind == "randint" ? 2 : 0;
+      int dtype = runtime_kernel_dtype_code(b.dtype), kind = d.kind == "uniform" ? 1 : d.kind == "randint" ? 2 : 0;
       double lo = d.a, hi = d.b;
       unsigned long long seed = src.seed;
       long long n = b.elements();
@@ -167,7 +130,7 @@ std::map<std::string, DeviceBuffer> device_trial_inputs(const EvalRequest& req, 
   return out;
 }
 
-HostTensors downloaded(const std::map<std::string, DeviceBuffer>& buffers) {
+HostTensors downloaded(const DeviceTensors& buffers) {
   HostTensors out;
   for (const auto& [name, buf] : buffers) out.emplace(name, buf.download());
   return out;

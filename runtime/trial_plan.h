@@ -30,8 +30,6 @@ std::vector<TrialPlan> plan_trials(const EvalRequest& req);
 // The trial whose inputs the timed runs use: the first seeded one.
 size_t timing_trial(const std::vector<TrialPlan>& plans);
 
-// The inputs of one trial: read from the folder (checked against the declared dtype and
-// shape: bad-npy) or drawn from the input's distribution with the trial's seed.
 // Where one input of a trial comes from: the .npy file of the request's inputs_dir
 // (npy_path, for a plan from_dir whose file exists), else `distribution` drawn with `seed`.
 struct InputSource {
