@@ -20,7 +20,6 @@ constexpr double kBandwidth = 4.2e12;                        // bytes/s, measure
 constexpr double kL2Bandwidth = 2.5 * kBandwidth;            // bytes/s, assumed for reads that L2 serves
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
-constexpr double kSharedBytesPerMultiprocessor = 233472;  // 228 KB
 // Bytes of memory requests in flight per multiprocessor that reach the memory's rate:
 // every resident thread with one 4-byte load outstanding.
 constexpr double kRequestBytesPerMultiprocessor = kThreadsPerMultiprocessor * 4.0;
@@ -399,6 +398,15 @@ struct Walker {
 
 }  // namespace
 
+int64_t resident_blocks(int64_t threads, int registers, int64_t smem_bytes) {
+  if (threads <= 0) return 0;
+  const int64_t warps = (threads + 31) / 32;
+  const int64_t regs_per_warp = (static_cast<int64_t>(std::max(registers, 1)) * 32 + 255) / 256 * 256;
+  const int64_t by_regs = 65536 / (regs_per_warp * warps);
+  const int64_t by_smem = 233472 / (smem_bytes + 1024);
+  return std::max<int64_t>(0, std::min({64 / warps, by_regs, by_smem, int64_t{32}}));
+}
+
 CostBreakdown estimate_cost(const LoweredProgram& program) {
   CostBreakdown c;
   double occ_sum = 0;
@@ -410,12 +418,11 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     w.stmt(k.body, 1.0, "", "");
     const double blocks = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]);
     const double block = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
-    // Blocks resident per multiprocessor: its thread slots, at most 32 blocks, and its
-    // shared memory (each block's arrays plus the 1 KB the driver reserves per block).
-    double per_sm = std::min(32.0, std::floor(kThreadsPerMultiprocessor / std::max(1.0, block)));
-    if (w.shared_bytes > 0)
-      per_sm = std::min(per_sm, std::floor(kSharedBytesPerMultiprocessor / (w.shared_bytes + 1024)));
-    const double resident = std::min(blocks, std::max(1.0, per_sm) * kMultiprocessors);
+    // Blocks resident per multiprocessor by its thread slots and the block's shared arrays
+    // (registers are not known before ptxas); at least one.
+    const double per_sm = static_cast<double>(
+        std::max<int64_t>(1, resident_blocks(static_cast<int64_t>(block), 0, static_cast<int64_t>(w.shared_bytes))));
+    const double resident = std::min(blocks, per_sm * kMultiprocessors);
     const double occupancy = std::min(1.0, resident * block / kMachineThreads);
     const double used = std::max(0.02, occupancy);
     // Memory requests in flight decide the bandwidth a kernel reaches. A thread's plain

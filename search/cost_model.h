@@ -15,6 +15,12 @@ constexpr int64_t kMultiprocessors = 132;
 constexpr int64_t kThreadsPerMultiprocessor = 2048;
 constexpr double kMachineThreads = static_cast<double>(kMultiprocessors * kThreadsPerMultiprocessor);
 
+// Blocks of `threads` threads that one sm_90 multiprocessor holds at once: 64 warps, 32
+// blocks, 65536 registers (`registers` per thread, allocated per warp in units of 256; 0
+// when not known) and 228 KiB of shared memory (`smem_bytes` per block, 1 KiB reserved per
+// block).
+int64_t resident_blocks(int64_t threads, int registers, int64_t smem_bytes);
+
 struct KernelCost {
   std::string kernel;
   double ms = 0, global_bytes = 0, flops = 0, occupancy = 0;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/kernel_bundle.h"
+#include "search/cost_model.h"
 #include "search/floor_share.h"
 
 namespace cusched::search {
@@ -14,18 +15,10 @@ namespace {
 
 using nlohmann::json;
 
-// Theoretical occupancy of one kernel on an sm_90 multiprocessor: 64 warps, 32 blocks,
-// 65536 registers (allocated per warp in units of 256), 228 KiB of shared memory (1 KiB
-// reserved per block).
+// Theoretical occupancy of one kernel on an sm_90 multiprocessor (resident_blocks).
 double occupancy(int64_t threads, int registers, int64_t smem_bytes) {
   if (threads <= 0) return 0;
-  int64_t warps = (threads + 31) / 32;
-  int64_t by_warps = 64 / warps;
-  int64_t regs_per_warp = (static_cast<int64_t>(std::max(registers, 1)) * 32 + 255) / 256 * 256;
-  int64_t by_regs = 65536 / (regs_per_warp * warps);
-  int64_t by_smem = 233472 / (smem_bytes + 1024);
-  int64_t blocks = std::min({by_warps, by_regs, by_smem, int64_t{32}});
-  return static_cast<double>(std::max<int64_t>(blocks, 0) * warps) / 64.0;
+  return static_cast<double>(resident_blocks(threads, registers, smem_bytes) * ((threads + 31) / 32)) / 64.0;
 }
 
 std::optional<double> score_of(const EvaluationRecord& e, bool by_cost) {
