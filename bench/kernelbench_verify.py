@@ -21,6 +21,7 @@ table printed last. --plan prints the sizes each file would run at and runs noth
 docs/kernelbench.md describes the set and this check.
 """
 import argparse
+import contextlib
 import datetime
 import glob
 import json
@@ -112,11 +113,19 @@ def within(d, b, t):
 
 
 def compare(got, ref, tolerances=TOLERANCES, chunk=1 << 24):
-    """got and ref: arrays (numpy or sequences) of one element count. Returns max_abs_err,
-    max_rel_err and for each t whether |got - ref| <= t + t |ref| everywhere (element_error:
-    NaN and infinities fail unless both sides hold the same)."""
+    """got and ref: arrays (numpy or sequences) of one element count, or got a numpy array and ref a torch
+    tensor (the module's output, left on its device: got is moved there chunk by chunk and compared there).
+    Returns max_abs_err, max_rel_err and for each t whether |got - ref| <= t + t |ref| everywhere
+    (element_error: NaN and infinities fail unless both sides hold the same)."""
     if type(ref).__module__.startswith("torch"):
-        return compare_with_tensor(got, ref, tolerances, chunk)
+        import numpy as np
+        import torch
+        g, r = np.ravel(got), ref.reshape(-1)
+        if g.size != r.numel():
+            raise ValueError("cusched's output has %d elements, PyTorch's %d" % (g.size, r.numel()))
+        return _compare_chunks(torch, g.size, chunk, tolerances, contextlib.nullcontext, lambda s: (
+            torch.from_numpy(np.ascontiguousarray(g[s:s + chunk])).to(r.device).to(torch.float64),
+            r[s:s + chunk].to(torch.float64)))
     try:
         import numpy as np
     except ImportError:
@@ -132,47 +141,28 @@ def compare(got, ref, tolerances=TOLERANCES, chunk=1 << 24):
     g, r = np.ravel(got), np.ravel(ref)
     if g.size != r.size:
         raise ValueError("cusched's output has %d elements, PyTorch's %d" % (g.size, r.size))
+    return _compare_chunks(np, g.size, chunk, tolerances, lambda: np.errstate(invalid="ignore", over="ignore"),
+                           lambda s: (g[s:s + chunk].astype(np.float64), r[s:s + chunk].astype(np.float64)))
+
+
+def _compare_chunks(xp, n, chunk, tolerances, quiet, take):
+    """compare()'s rule over n elements in float64 chunks: xp is numpy or torch, take(start) the chunk's
+    (got, ref) pair, quiet() a context that silences xp's warnings on NaN and overflow."""
     max_abs = max_rel = 0.0
     ok = {t: True for t in tolerances}
-    for start in range(0, g.size, chunk):
-        a = g[start:start + chunk].astype(np.float64)
-        b = r[start:start + chunk].astype(np.float64)
-        same = (a == b) | (np.isnan(a) & np.isnan(b))
-        with np.errstate(invalid="ignore", over="ignore"):
-            d = np.where(same, 0.0, np.abs(a - b))
-            d = np.where(np.isnan(d), np.inf, d)
-            rel = d / np.maximum(np.abs(b), 1e-30)
-        if d.size:
+    for start in range(0, n, chunk):
+        a, b = take(start)
+        same = (a == b) | (xp.isnan(a) & xp.isnan(b))
+        with quiet():
+            d = xp.where(same, xp.zeros_like(a), xp.abs(a - b))
+            d = xp.where(xp.isnan(d), xp.full_like(d, float("inf")), d)
+            rel = d / xp.maximum(xp.abs(b), xp.full_like(b, 1e-30))
+        if len(d):
             max_abs = max(max_abs, float(d.max()))
             max_rel = max(max_rel, float(rel.max()))
+        scale = xp.abs(xp.where(xp.isinf(b), xp.zeros_like(b), b))
         for t in tolerances:
-            ok[t] = ok[t] and bool(np.all((d == 0.0) | (d <= t + t * np.abs(np.where(np.isinf(b), 0.0, b)))))
-    return {"max_abs_err": max_abs, "max_rel_err": max_rel, "pass": ok}
-
-
-def compare_with_tensor(got, ref, tolerances=TOLERANCES, chunk=1 << 26):
-    """compare() where ref is a torch tensor (the module's output, left on its device): got (a numpy array,
-    e.g. a memory-mapped .npy) is moved to ref's device chunk by chunk and the rule is applied there in
-    float64, so that a large output is not compared on the CPU."""
-    import numpy as np
-    import torch
-    g, r = np.ravel(got), ref.reshape(-1)
-    if g.size != r.numel():
-        raise ValueError("cusched's output has %d elements, PyTorch's %d" % (g.size, r.numel()))
-    max_abs = max_rel = 0.0
-    ok = {t: True for t in tolerances}
-    for start in range(0, g.size, chunk):
-        a = torch.from_numpy(np.ascontiguousarray(g[start:start + chunk])).to(r.device).to(torch.float64)
-        b = r[start:start + chunk].to(torch.float64)
-        same = (a == b) | (torch.isnan(a) & torch.isnan(b))
-        d = torch.where(same, torch.zeros_like(a), (a - b).abs())
-        d = torch.where(torch.isnan(d), torch.full_like(d, float("inf")), d)
-        if d.numel():
-            max_abs = max(max_abs, float(d.max()))
-            max_rel = max(max_rel, float((d / b.abs().clamp_min(1e-30)).max()))
-        scale = torch.where(torch.isinf(b), torch.zeros_like(b), b).abs()
-        for t in tolerances:
-            ok[t] = ok[t] and bool(((d == 0.0) | (d <= t + t * scale)).all())
+            ok[t] = ok[t] and bool(xp.all((d == 0.0) | (d <= t + t * scale)))
     return {"max_abs_err": max_abs, "max_rel_err": max_rel, "pass": ok}
 
 
