@@ -92,7 +92,7 @@ struct EvalRequest {
 struct PhaseTimes {
   double compile = 0;    // NVRTC (or its cache) for candidate and reference, and loading the modules
   double generate = 0;   // input generation on the GPU (and reading and uploading inputs_dir)
-  double upload = 0;     // host-to-device copies of the inputs
+  double upload = 0;     // host-to-device copies of the inputs (host check)
   double candidate = 0;  // the candidate's buffers, launches and wait, per trial
   double reference = 0;  // the reference's buffers, launches and wait
   double download = 0;   // device-to-host copies of outputs, inputs and reference (host check only)

@@ -446,7 +446,7 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     // Tensor-core instructions keep their pipe busy from a few warps per multiprocessor,
     // so a tensor-core kernel computes at the rate of the multiprocessors it occupies;
     // CUDA-core arithmetic needs the resident threads, up to a quarter of the slots (16
-    // warps per multiprocessor, 4 per scheduler).
+    // warps per multiprocessor, 4 per scheduler), assumed to keep its pipes busy.
     const double compute_efficiency =
         w.tensor_cores ? std::max(used, std::min(sm_share, used * 8)) : std::min(1.0, used * 4);
     // A tensor-core tile's blocks re-read the operand panels that the blocks running beside
