@@ -12,7 +12,8 @@ For each problem file (default: every problems/kernelbench/**/*.json), at its be
   schedule is DIR/<problem name>.json from --schedule-dir where there is one (a search's best,
   exported), else --schedule (default baseline).
 - PyTorch: the module of the file's `source` (Model(*init_args) with torch.manual_seed, in
-  eval mode where the file says so) on the inputs of the file's own get_inputs(), on the GPU;
+  eval mode where the file says so) on the inputs of the file's own get_inputs(), both built on
+  the GPU (torch.device("cuda") as the default device, so that large inputs are drawn there);
   eager and torch.compile timed as bench/torch_baselines.py times (L2 flushed before each
   launch, CUDA events, median of --iters), once for each --settings (default: PyTorch's own
   defaults); timings are cached (--cache) by problem, setting, protocol, GPU and PyTorch version.
@@ -87,7 +88,8 @@ def run_cusched(args, path, name, strict=False, schedule=None, timed=True, save_
 
 def load_model(torch, kernelbench, problem, seed):
     """The problem's module, built as KernelBench builds it (Model(*init_args) after torch.manual_seed(seed),
-    in eval mode where the file says so), on the GPU, with the inputs of its own get_inputs()."""
+    in eval mode where the file says so), on the GPU, with the inputs of its own get_inputs(), both drawn
+    with the GPU as the default device (the timings' values: the module check uses cusched's inputs)."""
     source = problem["source"]
     path = kernelbench_file(kernelbench, source["file"])
     spec = importlib.util.spec_from_file_location("kernelbench_module", path)
@@ -95,10 +97,11 @@ def load_model(torch, kernelbench, problem, seed):
     spec.loader.exec_module(module)
     torch.manual_seed(seed)
     init = source.get("init_args")
-    model = module.Model(*(init if init is not None else module.get_init_inputs())).cuda()
+    with torch.device("cuda"):  # parameters and inputs drawn on the GPU: a CPU draw of GBs takes seconds
+        model = module.Model(*(init if init is not None else module.get_init_inputs())).cuda()
+        inputs = [x.cuda() if hasattr(x, "cuda") else x for x in module.get_inputs()]
     if source.get("mode") == "eval":
         model.eval()
-    inputs = [x.cuda() if hasattr(x, "cuda") else x for x in module.get_inputs()]
     return model, inputs
 
 
