@@ -155,10 +155,16 @@ def module_timings(torch, args, problem, flusher, cache):
     return entries
 
 
+WARM_MEMORY_FRACTION = 0.05  # of the GPU's memory, each torch.compile warm-up process
+
+
 def compile_once(kernelbench, problem_path, seed, settings):
     """torch.compile of one problem's module, run once: fills torch.compile's on-disk caches, so that the
     timing process's own compile of the same module is a cache hit (warm_compiles runs these in parallel)."""
     import torch
+    # A small share of the GPU's memory: warming runs beside the searches' evaluations, and a module too
+    # large for it is compiled in the timing process instead.
+    torch.cuda.set_per_process_memory_fraction(WARM_MEMORY_FRACTION)
     with open(problem_path) as f:
         problem = json.load(f)
     for s in settings:

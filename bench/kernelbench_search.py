@@ -292,15 +292,16 @@ def not_run_row(name, level, args):
 # ---------------------------------------------------------------------------- the summary
 
 def skip_recorded(files, directory, budget):
-    """The files whose problem has no row of `budget` in the records of `directory` (--skip-recorded)."""
+    """The files whose problem has no row of `budget` whose kernel verified in the records of `directory`
+    (--skip-recorded): a file whose latest row failed (a crash, a timeout, out of memory) runs again."""
     from record_cells import load_records
-    done = {r["problem"] for r in merged_search_rows(load_records(directory), budget)}
+    done = {r["problem"] for r in merged_search_rows(load_records(directory), budget) if r.get("verdict") in VERIFIED}
     kept = []
     for f in files:
         with open(f) as fh:
             if json.load(fh)["name"] not in done:
                 kept.append(f)
-    print("%d of %d files have a row of this budget in %s and are left out" % (
+    print("%d of %d files have a verified row of this budget in %s and are left out" % (
         len(files) - len(kept), len(files), directory), flush=True)
     return kept
 
@@ -342,10 +343,13 @@ class time_limit:
 
 def gpu_lock_base(args):
     """With --parallel above 1, the GPU lock's path (CUSCHED_GPU_LOCK, set for the `cusched` processes too:
-    runtime/gpu_lock.h); None otherwise."""
+    runtime/gpu_lock.h); None otherwise. The `cusched` processes then also get CUSCHED_GPU_SHARE, 1 / (P + 1)
+    of the GPU's memory each (the trial caches they keep between turns), the rest left to this process's
+    module checks and PyTorch timings."""
     if args.parallel == 1:
         return None
     os.environ.setdefault("CUSCHED_GPU_LOCK", os.path.join(os.path.abspath(args.work), "gpu.lock"))
+    os.environ.setdefault("CUSCHED_GPU_SHARE", "%.4f" % (1.0 / (args.parallel + 1)))
     return os.environ["CUSCHED_GPU_LOCK"]
 
 

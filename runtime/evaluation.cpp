@@ -266,11 +266,10 @@ class Evaluation {
         throw std::runtime_error("the device-side check kernels did not compile: " + e.error().message);
       }
       // One trial's peak: its pristine inputs, the candidate's and the reference's buffers.
-      if (!device_has_room(0,
-                           input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference))) {
+      const size_t peak = input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference);
+      if (!device_has_room(0, peak) || !within_memory_share(process_trial_cache().bytes() + peak)) {
         process_trial_cache().clear();
-        if (!device_has_room(0,
-                             input_bytes(req_.candidate) + bundle_bytes(req_.candidate) + bundle_bytes(req_.reference)))
+        if (!device_has_room(0, peak))
           host = true;  // too little device memory for the pristine copies: the host check needs none
       }
     }
@@ -457,7 +456,7 @@ class Evaluation {
       bool stored = false;
       if (!cached && used && !used->reference_outputs.empty() &&
           used->reference_checks.size() == used->reference_outputs.size() && set->size() == t &&
-          device_has_room(0, working)) {
+          device_has_room(0, working) && within_memory_share(set->bytes() + used->bytes() + working)) {
         PhaseClock clock(res_.phase_ms.check);
         std::const_pointer_cast<DeviceTrial>(used)->seal(checker);
         set->append(t, used);
@@ -469,7 +468,9 @@ class Evaluation {
       if (req_.time_it && t >= timed && timing_trials.size() < kMaxTimingSets && used &&
           used->reference_outputs.size() == with_role(cand, BufferRole::Output).size()) {
         bool held = cached || stored;
-        if (timing_trials.empty() || held || device_has_room(kept_bytes + used->bytes(), working)) {
+        if (timing_trials.empty() || held ||
+            (device_has_room(kept_bytes + used->bytes(), working) &&
+             within_memory_share(set->bytes() + kept_bytes + used->bytes() + working))) {
           if (!held) kept_bytes += used->bytes();
           timing_trials.push_back(used);
           timing_indices.push_back(static_cast<int>(t));

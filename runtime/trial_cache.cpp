@@ -1,8 +1,10 @@
 #include "runtime/trial_cache.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
+#include "dsl/error.h"
 #include "runtime/compile_cache.h"
 
 namespace cusched::runtime {
@@ -136,6 +138,26 @@ bool device_has_room(size_t keep_bytes, size_t working_bytes) {
   if (driver().MemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return false;
   size_t margin = std::max<size_t>(size_t{1} << 30, total_bytes / 20);
   return free_bytes >= keep_bytes + working_bytes + margin;
+}
+
+double parse_gpu_memory_share(const char* value) {
+  if (!value || !*value) return 1.0;
+  char* end = nullptr;
+  double v = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !(v > 0.0 && v <= 1.0))
+    fail("bad-env", std::string("CUSCHED_GPU_SHARE is '") + value + "', which is not a fraction above 0 and at most 1.",
+         "Set CUSCHED_GPU_SHARE to the share of the GPU's memory this process may hold (e.g. 0.5), or unset it.");
+  return v;
+}
+
+double gpu_memory_share() { return parse_gpu_memory_share(std::getenv("CUSCHED_GPU_SHARE")); }
+
+bool within_memory_share(size_t bytes) {
+  const double share = gpu_memory_share();
+  if (share >= 1.0) return true;
+  size_t free_bytes = 0, total_bytes = 0;
+  if (driver().MemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return false;
+  return static_cast<double>(bytes) <= share * static_cast<double>(total_bytes);
 }
 
 }  // namespace cusched::runtime

@@ -84,4 +84,16 @@ TrialCache& process_trial_cache();
 // are still to be allocated, leaving a margin of max(1 GiB, 5% of the memory).
 bool device_has_room(size_t keep_bytes, size_t working_bytes);
 
+// The fraction of the current device's memory this process may hold: CUSCHED_GPU_SHARE
+// (above 0, at most 1; default 1). Processes that take turns on one GPU
+// (CUSCHED_GPU_LOCK, runtime/gpu_lock.h) keep their trial caches between turns; each
+// bounded by its share, they leave the process whose turn it is room to run. Throws
+// UserError (code "bad-env") for a value that is not a number in (0, 1].
+double gpu_memory_share();
+// The share a CUSCHED_GPU_SHARE value names (nullptr or "": 1), as gpu_memory_share reads it.
+double parse_gpu_memory_share(const char* value);
+
+// Whether a process holding `bytes` on the current device stays within its share.
+bool within_memory_share(size_t bytes);
+
 }  // namespace cusched::runtime

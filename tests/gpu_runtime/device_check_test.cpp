@@ -277,6 +277,29 @@ class TrialCacheTest : public ::testing::Test {
   }
 };
 
+// A process whose memory share (CUSCHED_GPU_SHARE) cannot hold a trial keeps none between
+// requests: the second evaluation regenerates its inputs and reruns the reference, with the
+// same verdict; with the whole device again, the next one is kept and the one after it hits.
+TEST_F(TrialCacheTest, AShareTooSmallForATrialKeepsNoneBetweenRequests) {
+  EvalRequest req = scale_add_request("C[i] = 2.0f * A[i] + B[i];", 9301);
+  ASSERT_EQ(setenv("CUSCHED_GPU_SHARE", "0.000001", 1), 0);
+  EvalResult first = evaluate(req);
+  EvalResult second = evaluate(req);
+  ASSERT_EQ(unsetenv("CUSCHED_GPU_SHARE"), 0);
+  ASSERT_EQ(first.verdict, Verdict::ok) << first.message;
+  ASSERT_EQ(second.verdict, Verdict::ok) << second.message;
+  EXPECT_EQ(second.check_path, "device");
+  EXPECT_FALSE(second.trial_cache_hit);
+  EXPECT_GT(second.phase_ms.reference, 0);
+  EXPECT_EQ(second.max_abs_err, first.max_abs_err);
+
+  EvalResult third = evaluate(req);
+  EvalResult fourth = evaluate(req);
+  ASSERT_EQ(fourth.verdict, Verdict::ok) << fourth.message;
+  EXPECT_FALSE(third.trial_cache_hit);
+  EXPECT_TRUE(fourth.trial_cache_hit);
+}
+
 TEST_F(TrialCacheTest, SecondEvaluationHitsTheCacheWithTheSameVerdict) {
   EvalRequest req = scale_add_request("C[i] = 2.0f * A[i] + B[i];", 9001);
   req.time_it = true;

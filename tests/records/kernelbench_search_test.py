@@ -528,19 +528,22 @@ class Accumulation(unittest.TestCase):
         one = merged["levels"][0]
         self.assertEqual((one["problems"], one["run"], one["1e-2"]["correct"]), (100, 4, 3))
 
-    def test_skip_recorded_leaves_out_the_files_with_a_row_of_the_budget(self):
+    def test_skip_recorded_leaves_out_the_files_with_a_verified_row_of_the_budget(self):
         with tempfile.TemporaryDirectory() as d:
             rec = {"date": "2026-12-04", "name": "kernelbench-search", "title": "t", "command": "c", "notes": "",
-                   "results": [row("kb1_19_ReLU", "1", "ok", 1.0, True, True, eager=2.0)], "summary": {"levels": []}}
+                   "results": [row("kb1_19_ReLU", "1", "ok", 1.0, True, True, eager=2.0),
+                               row("kb1_21_Sigmoid", "1", "internal_error", None, False, False, eager=2.0)],
+                   "summary": {"levels": []}}
             with open(os.path.join(d, "2026-12-04-kernelbench-search.json"), "w") as f:
                 json.dump(rec, f)
             files = [os.path.join(ROOT, "problems", "kernelbench", "level1", n) for n in
-                     ("19_ReLU.json", "20_LeakyReLU.json")]
+                     ("19_ReLU.json", "20_LeakyReLU.json", "21_Sigmoid.json")]
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
+                # ReLU's row verified; Sigmoid's failed and runs again, LeakyReLU has none.
                 self.assertEqual(kbs.skip_recorded(files, d, (40, 60.0)), files[1:])
                 self.assertEqual(kbs.skip_recorded(files, d, (80, 60.0)), files)
-            self.assertIn("1 of 2 files have a row of this budget", out.getvalue())
+            self.assertIn("1 of 3 files have a verified row of this budget", out.getvalue())
 
 
 class Record(unittest.TestCase):

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/trial_cache.h"
+#include "tests/user_error_code.h"
 
 namespace cusched::runtime {
 namespace {
@@ -100,6 +101,25 @@ TEST(TrialCacheKey, RewrittenInputFileChangesIt) {
   { std::ofstream(dir / "A.npy") << "other, longer contents"; }
   EXPECT_NE(trial_cache_key(r), with_file);
   std::filesystem::remove_all(dir);
+}
+
+TEST(GpuMemoryShare, UnsetOrEmptyIsTheWholeDevice) {
+  EXPECT_EQ(parse_gpu_memory_share(nullptr), 1.0);
+  EXPECT_EQ(parse_gpu_memory_share(""), 1.0);
+}
+
+TEST(GpuMemoryShare, AFractionAboveZeroUpToOneIsTaken) {
+  EXPECT_DOUBLE_EQ(parse_gpu_memory_share("0.3333"), 0.3333);
+  EXPECT_DOUBLE_EQ(parse_gpu_memory_share("1"), 1.0);
+  EXPECT_DOUBLE_EQ(parse_gpu_memory_share("1e-3"), 1e-3);
+}
+
+TEST(GpuMemoryShare, OtherValuesAreTheErrorBadEnv) {
+  for (const char* bad : {"0", "-0.5", "1.5", "half", "0.5x", " ", "nan", "inf"}) {
+    std::string message;
+    EXPECT_EQ(test::error_code([&] { parse_gpu_memory_share(bad); }, &message), "bad-env") << bad;
+    EXPECT_NE(message.find("CUSCHED_GPU_SHARE"), std::string::npos) << message;
+  }
 }
 
 }  // namespace
