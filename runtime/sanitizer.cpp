@@ -1,12 +1,16 @@
 #include "runtime/sanitizer.h"
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,11 +25,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs argv with stdout and stderr to `log`; returns the exit status, or -1.
-int run_process(const std::vector<std::string>& argv, const std::string& log) {
+// Runs argv, in a process group of its own, with stdout and stderr to `log`; returns the
+// exit status, -1 when it could not run or ended by a signal, or kTimedOut when it ran past
+// `timeout_s` seconds (its whole group, compute-sanitizer and the worker under it, is then
+// killed).
+constexpr int kTimedOut = -2;
+
+int run_process(const std::vector<std::string>& argv, const std::string& log, double timeout_s) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
+    setpgid(0, 0);
     FILE* f = std::fopen(log.c_str(), "w");
     if (f) {
       dup2(fileno(f), 1);
@@ -37,9 +47,20 @@ int run_process(const std::vector<std::string>& argv, const std::string& log) {
     execv(args[0], args.data());
     _exit(127);
   }
+  setpgid(pid, pid);  // also here, so that the group exists before a kill below
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return -1;
+    if (std::chrono::steady_clock::now() >= until) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      return kTimedOut;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -54,6 +75,7 @@ std::string read_file(const std::string& path) {
 
 nlohmann::json SanitizerRun::to_json() const {
   nlohmann::json j = {{"tool", tool}, {"errors", errors}, {"findings", findings}};
+  if (seconds >= 0) j["seconds"] = std::round(seconds * 10) / 10;
   if (!problem.empty()) j["problem"] = problem;
   return j;
 }
@@ -96,7 +118,7 @@ std::optional<std::string> find_compute_sanitizer() {
 }
 
 std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector<std::string>& tools,
-                                   const std::string& worker) {
+                                   const std::string& worker, double timeout_s) {
   std::vector<SanitizerRun> runs;
   auto sanitizer = find_compute_sanitizer();
   EvalRequest req = request;
@@ -131,8 +153,14 @@ std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector
       std::vector<std::string> argv{*sanitizer, "--tool", tool, "--print-limit", "50", "--log-file", log};
       if (tool == "racecheck") argv.insert(argv.end(), {"--racecheck-report", "all"});
       argv.insert(argv.end(), {binary, "--evaluate-file", request_file, "--result-file", result});
-      int status = run_process(argv, (dir / (tool + ".out")).string());
-      if (!read_sanitizer_log(read_file(log), run)) {
+      const auto began = std::chrono::steady_clock::now();
+      int status = run_process(argv, (dir / (tool + ".out")).string(), timeout_s);
+      run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      if (status == kTimedOut) {
+        run.errors = -1;
+        run.problem = "compute-sanitizer's " + tool + " run passed its limit of " + std::to_string(int(timeout_s)) +
+                      " s and was stopped, so it reported nothing.";
+      } else if (!read_sanitizer_log(read_file(log), run)) {
         run.problem = "compute-sanitizer ended with status " + std::to_string(status) + " and no error summary.";
       }
     }

@@ -13,11 +13,15 @@
 
 namespace cusched::runtime {
 
+// The default limit of one compute-sanitizer tool's run, in seconds.
+constexpr double kSanitizerToolSeconds = 90;
+
 struct SanitizerRun {
   std::string tool;                   // "memcheck", "racecheck", "synccheck"
   int errors = -1;                    // from the tool's summary line; -1 when the tool did not run
   std::vector<std::string> findings;  // the first lines of the tool's report that name an error
-  std::string problem;                // why the tool did not run, or ""
+  std::string problem;                // why the tool did not run or report, or ""
+  double seconds = -1;                // wall seconds of the tool's run; -1 when it did not start
   nlohmann::json to_json() const;
 };
 
@@ -32,9 +36,11 @@ bool read_sanitizer_log(const std::string& text, SanitizerRun& run);
 std::optional<std::string> find_compute_sanitizer();
 
 // Runs each tool on `request`; `worker` is the cusched-worker binary (empty: find_worker_binary()).
+// A tool's run still going after `timeout_s` seconds is stopped (the evaluation under it may
+// hold the GPU lock, runtime/gpu_lock.h, that other processes wait for); its `problem` says so.
 std::vector<SanitizerRun> sanitize(const EvalRequest& request,
                                    const std::vector<std::string>& tools = {"memcheck", "racecheck", "synccheck"},
-                                   const std::string& worker = "");
+                                   const std::string& worker = "", double timeout_s = kSanitizerToolSeconds);
 
 // {"clean": bool, "runs": [...]}: clean when every tool ran and reported no error.
 nlohmann::json sanitizer_report(const std::vector<SanitizerRun>& runs);

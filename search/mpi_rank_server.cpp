@@ -16,6 +16,7 @@
 #include "problems/problem.h"
 #include "problems/problem_file.h"
 #include "runtime/worker.h"
+#include "search/evaluation_thread.h"
 #include "search/evaluator.h"
 #include "search/mpi_protocol.h"
 #include "search/mpi_task_codec.h"
@@ -33,54 +34,6 @@ std::optional<std::string> test_hook_value(const char* variable, int rank) {
   if (colon == std::string::npos || std::atoi(s.substr(0, colon).c_str()) != rank) return std::nullopt;
   return s.substr(colon + 1);
 }
-
-// One thread that runs the rank's evaluations, one at a time, for the rank's whole life:
-// its GPU worker process is started (and restarted after a crash) from this thread, and
-// the kernel sends a worker SIGKILL when the thread that started it ends.
-class EvaluationThread {
- public:
-  EvaluationThread() : thread_([this] { loop(); }) {}
-  ~EvaluationThread() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      quit_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
-  }
-  void start(std::function<void()> job) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job_ = std::move(job);
-    finished_ = false;
-    changed_.notify_all();
-  }
-  // True once the job has finished; waits at most `wait`.
-  bool finished_within(std::chrono::milliseconds wait) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, wait, [&] { return finished_; });
-  }
-
- private:
-  void loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      changed_.wait(lock, [&] { return job_ || quit_; });
-      if (!job_) return;
-      auto job = std::move(job_);
-      job_ = nullptr;
-      lock.unlock();
-      job();
-      lock.lock();
-      finished_ = true;
-      changed_.notify_all();
-    }
-  }
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::function<void()> job_;
-  bool finished_ = false, quit_ = false;
-  std::thread thread_;
-};
 
 }  // namespace
 

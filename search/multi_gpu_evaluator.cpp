@@ -1,6 +1,7 @@
 #include "search/multi_gpu_evaluator.h"
 
-#include "search/parallel_for.h"
+#include <atomic>
+#include <exception>
 
 namespace cusched::search {
 
@@ -16,14 +17,26 @@ std::string MultiGpuEvaluator::status() const {
 
 void MultiGpuEvaluator::run(const Problem& problem, const EvalConfig& cfg, std::vector<CandidateOutcome>& batch,
                             const std::function<void(size_t)>& finished) {
-  while (workers_.size() < devices_.size())
+  while (workers_.size() < devices_.size()) {
     workers_.push_back(std::make_unique<runtime::Worker>(devices_[workers_.size()]));
-  // Thread t drives worker t.
-  parallel_for(batch.size(), workers_.size(), [&](size_t thread, size_t i) {
-    verify_prepared(problem, cfg, workers_[thread].get(), batch[i]);
-    finished(i);
-    return true;
-  });
+    threads_.push_back(std::make_unique<EvaluationThread>());
+  }
+  // Thread t drives worker t; each takes the next candidate of the batch when it is idle.
+  std::atomic<size_t> next{0};
+  for (size_t t = 0; t < threads_.size(); ++t)
+    threads_[t]->start([&, t] {
+      for (size_t i; (i = next.fetch_add(1)) < batch.size();) {
+        verify_prepared(problem, cfg, workers_[t].get(), batch[i]);
+        finished(i);
+      }
+    });
+  std::exception_ptr error;
+  for (auto& thread : threads_) try {
+      thread->wait();
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace cusched::search

@@ -1,10 +1,13 @@
 #pragma once
 // Evaluation on every listed GPU of this host: one worker process per GPU, kept
-// across batches; each idle GPU takes the next candidate of the batch.
+// across batches, each started and driven by a thread of its own that lives as long as
+// the evaluator (search/evaluation_thread.h); each idle GPU takes the next candidate of
+// the batch.
 #include <memory>
 #include <vector>
 
 #include "runtime/worker.h"
+#include "search/evaluation_thread.h"
 #include "search/evaluator.h"
 
 namespace cusched::search {
@@ -22,7 +25,8 @@ class MultiGpuEvaluator : public Evaluator {
 
  private:
   std::vector<int> devices_;
-  std::vector<std::unique_ptr<runtime::Worker>> workers_;  // started at the first batch
+  std::vector<std::unique_ptr<runtime::Worker>> workers_;   // used and restarted only on threads_[t]
+  std::vector<std::unique_ptr<EvaluationThread>> threads_;  // last: they end before the workers go
 };
 
 }  // namespace cusched::search
