@@ -8,8 +8,9 @@ usage: kernelbench_search.py --kernelbench DIR [FILE ...] [--search-candidates N
 
 For each problem file (default: problems/kernelbench/level1/*.json and level2/*.json), one at a time:
 1. `cusched search -p FILE --proposer builtin --budget-candidates N --budget-minutes S/60 --threads T
-   --no-audit --stall-rounds 0 --db WORK/<name>.db --json`, killed after S + 120 s; the search times
-   its candidates on the GPU, so no two searches run at once and each has every core (T, default all).
+   --no-audit --stall-rounds 0 --sanitize-seconds 30 --db WORK/<name>.db --json`, killed after S + 120 s;
+   the search times its candidates on the GPU, so no two searches run at once and each has every core
+   (T, default all).
 2. The best verified candidate of the run, read from the store, is written as a schedule file
    (--schedule-dir, default WORK/schedules/<name>.json) that `cusched run -s` takes. Where the
    search verified nothing the baseline stands in, and the row says which was timed.
@@ -82,7 +83,8 @@ def search_command(args, path, db):
             "--rounds", str(args.search_rounds or search_rounds(args.search_candidates)),
             "--budget-candidates", str(args.search_candidates),
             "--budget-minutes", "%.6g" % (args.search_seconds / 60.0),
-            "--threads", str(args.search_threads), "--no-audit", "--stall-rounds", "0", "--db", db, "--json"]
+            "--threads", str(args.search_threads), "--no-audit", "--stall-rounds", "0",
+            "--sanitize-seconds", "%g" % args.sanitize_seconds, "--db", db, "--json"]
 
 
 def run_killable(cmd, timeout):
@@ -381,6 +383,9 @@ def parse_args(argv):
     p.add_argument("--search-seconds", type=float, default=60, help="seconds per search (default 60)")
     p.add_argument("--search-threads", type=int, default=os.cpu_count() or 4,
                    help="CPU threads of each search (default: every core)")
+    p.add_argument("--sanitize-seconds", type=float, default=30,
+                   help="each compute-sanitizer tool's limit on the search's best (default 30; its evaluation holds "
+                        "the GPU lock the other files wait for)")
     p.add_argument("--search-rounds", type=int, default=0,
                    help="rounds of each search (default: enough for the candidate budget four times over)")
     p.add_argument("--work", default=os.path.join("/tmp", "kernelbench-search"),

@@ -161,13 +161,16 @@ void scan_compiled_kernel(const KernelBundle& b, search::CandidateOutcome& out) 
   }
 }
 
-nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundle, const EvalConfig& cfg) {
-  nlohmann::json report = runtime::sanitizer_report(runtime::sanitize(make_eval_request(problem, bundle, cfg)));
+nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundle, const EvalConfig& cfg,
+                               double tool_seconds) {
+  nlohmann::json report = runtime::sanitizer_report(runtime::sanitize(
+      make_eval_request(problem, bundle, cfg), {"memcheck", "racecheck", "synccheck"}, "", tool_seconds));
   report["size"] = cfg.size;
   return report;
 }
 
-nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict) {
+nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict,
+                                 double tool_seconds) {
   EvalConfig cfg;
   cfg.size = "small";
   cfg.strict = strict;
@@ -181,7 +184,7 @@ nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& s
   for (const std::string& size : {std::string("small"), rows16}) try {
       cfg.size = size;
       KernelBundle bundle = make_bundle(lower(Schedule::from_json(rows.context(size, strict), steps), rows.name));
-      return sanitize_bundle(rows, bundle, cfg);
+      return sanitize_bundle(rows, bundle, cfg, tool_seconds);
     } catch (const UserError& e) {
       if (!small_error) small_error = e;
     }

@@ -10,6 +10,7 @@
 #include "problems/problem.h"
 #include "runtime/evaluation.h"
 #include "runtime/interp_verification.h"
+#include "runtime/sanitizer.h"
 #include "runtime/worker.h"
 
 namespace cusched::search {
@@ -122,11 +123,14 @@ void scan_compiled_kernel(const KernelBundle& bundle, CandidateOutcome& out);
 // schedule `steps` lowered at the small size (a short launch under the tools):
 // {"clean": bool, "size": "small", "runs": [...]}; where lowering refuses a pipeline on the
 // tensor memory accelerator there, at the small size with 16-byte rows ("small_rows16").
-// Needs a GPU; without one every run says why it did not run.
-nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict);
+// Needs a GPU; without one every run says why it did not run. A tool's run is stopped after
+// `tool_seconds` (runtime::sanitize).
+nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict,
+                                 double tool_seconds = runtime::kSanitizerToolSeconds);
 
 // The same for a prepared bundle (a hand-written kernel at the size it was built for).
-nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundle, const EvalConfig& cfg);
+nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundle, const EvalConfig& cfg,
+                               double tool_seconds = runtime::kSanitizerToolSeconds);
 
 // The kernel contract of each launch of a bundle, as audit::KernelContract JSON:
 // its kernel name and one parameter per argument, inputs `const T*`, each output

@@ -163,7 +163,7 @@ void SearchLoop::sanitize_best(int64_t candidate) {
   if (!c || !e) return;
   nlohmann::json report;
   try {
-    report = sanitize_schedule(problem_, c->schedule, options_.strict);
+    report = sanitize_schedule(problem_, c->schedule, options_.strict, options_.sanitize_seconds);
   } catch (const UserError& err) {
     report = {{"clean", false}, {"problem", err.error().to_string()}};
   }

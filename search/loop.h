@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "problems/problem.h"
+#include "runtime/sanitizer.h"
 #include "search/evaluator.h"
 #include "search/goal.h"
 #include "search/proposer.h"
@@ -44,7 +45,8 @@ struct SearchOptions {
   int context_best = 8, context_failures = 8;  // candidates shown to the proposer
   std::string replay_timings;                  // a TimingReplay file: times come from it, keyed by schedule hash
   bool sanitize_best = true;  // gpu backend: compute-sanitizer on the final best, kept in its evaluation result
-  std::optional<Goal> goal;   // stop when met; a resumed run keeps its stored goal when this is empty
+  double sanitize_seconds = runtime::kSanitizerToolSeconds;  // the limit of each of its tools' runs
+  std::optional<Goal> goal;  // stop when met; a resumed run keeps its stored goal when this is empty
   // Stop when stalled (search/stall.h); stall.rounds 0: never. With continue_on_stall the
   // diagnosis is printed and stored and the search goes on.
   StallRule stall{0, 0.01};

@@ -37,6 +37,7 @@ struct SearchCommandOptions {
   int64_t budget_candidates = 0, budget_tokens = 0;
   double budget_minutes = 0;
   bool resume = false, no_audit = false, strict = false, mpi = false, no_sanitize = false, json = false;
+  double sanitize_seconds = runtime::kSanitizerToolSeconds;
   double rank_timeout = 0, rank_silence = 30;
   std::string goal, on_stall = "stop";
   double reference_ms = 0, stall_threshold = 1, cut_factor = 4, timing_budget = 2;
@@ -171,6 +172,7 @@ int run_search(const SearchCommandOptions& o, CLI::App& sub) {
   so.cut_factor = o.cut_factor;
   so.timing_budget_s = o.timing_budget;
   so.sanitize_best = !o.no_sanitize;
+  so.sanitize_seconds = o.sanitize_seconds;
   so.strict = o.strict;
   so.cpu_threads = o.threads;
   so.backend = o.backend.empty() ? "gpu" : o.backend;
@@ -334,6 +336,10 @@ CommandRegistration search_command{
            ->check(integer_in(0, 256));
        sub.add_flag("--no-audit", o->no_audit, "Skip the Clang audit");
        sub.add_flag("--no-sanitize", o->no_sanitize, "Skip compute-sanitizer on the final best (gpu backend)");
+       sub.add_option("--sanitize-seconds", o->sanitize_seconds,
+                      "Stop each compute-sanitizer tool's run on the final best after this many seconds (default 90); "
+                      "a run stopped reports nothing and the best is then not reported clean")
+           ->check(CLI::Range(1.0, 3600.0));
        sub.add_flag("--strict", o->strict, "Use the problem's strict 1e-4 tolerance");
        sub.add_option("--llm-base-url", o->llm.base_url, "OpenAI-compatible base URL (or CUSCHED_LLM_BASE_URL)");
        sub.add_option("--llm-model", o->llm.model, "Model name (or CUSCHED_LLM_MODEL)");

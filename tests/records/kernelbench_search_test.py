@@ -75,7 +75,7 @@ def search_args(work, cusched="cusched", **kw):
     a = Namespace(cusched=cusched, search_candidates=40, search_seconds=60.0, search_threads=16, search_rounds=0,
                   work=work, schedule_dir=os.path.join(work, "schedules"), max_gib=6.0, timeout=60,
                   kernelbench=work, seed=42, settings=["default"], prediction=None, name="kernelbench-search",
-                  warm_jobs=4, parallel=1)
+                  warm_jobs=4, parallel=1, sanitize_seconds=30.0)
     for k, v in kw.items():
         setattr(a, k, v)
     return a
@@ -112,14 +112,19 @@ class FakeCusched(unittest.TestCase):
 class TakingTurns(FakeCusched):
     def test_one_file_at_a_time_takes_no_lock_and_several_share_one(self):
         os.environ.pop("CUSCHED_GPU_LOCK", None)
+        os.environ.pop("CUSCHED_GPU_SHARE", None)
         self.assertIsNone(kbs.gpu_lock_base(search_args(self.work, parallel=1)))
         self.assertNotIn("CUSCHED_GPU_LOCK", os.environ)
+        self.assertNotIn("CUSCHED_GPU_SHARE", os.environ)
         try:
             base = kbs.gpu_lock_base(search_args(self.work, parallel=3))
             self.assertEqual(base, os.path.join(self.work, "gpu.lock"))
             self.assertEqual(os.environ["CUSCHED_GPU_LOCK"], base, "the cusched processes inherit it")
+            # Each of the three keeps at most a quarter of the GPU's memory, a quarter left to this process.
+            self.assertEqual(os.environ["CUSCHED_GPU_SHARE"], "0.2500")
         finally:
             os.environ.pop("CUSCHED_GPU_LOCK", None)
+            os.environ.pop("CUSCHED_GPU_SHARE", None)
 
     def test_a_turn_waits_for_another_process_holding_the_devices_file(self):
         import subprocess
@@ -183,7 +188,8 @@ class SearchCommand(unittest.TestCase):
         cmd = kbs.search_command(search_args("/w"), "p.json", "/w/kb1_19_ReLU.db")
         self.assertEqual(cmd, ["cusched", "search", "-p", "p.json", "--proposer", "builtin", "--rounds", "12",
                                "--budget-candidates", "40", "--budget-minutes", "1", "--threads", "16", "--no-audit",
-                               "--stall-rounds", "0", "--db", "/w/kb1_19_ReLU.db", "--json"])
+                               "--stall-rounds", "0", "--sanitize-seconds", "30", "--db", "/w/kb1_19_ReLU.db",
+                               "--json"])
         cmd = kbs.search_command(search_args("/w", search_seconds=45.0, search_rounds=3), "p.json", "d.db")
         self.assertEqual(cmd[cmd.index("--budget-minutes") + 1], "0.75")
         self.assertEqual(cmd[cmd.index("--rounds") + 1], "3")

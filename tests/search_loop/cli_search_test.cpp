@@ -159,4 +159,18 @@ TEST(CliSearch, FileProposerReadsJsonLinesOnStdin) {
 }
 
 }  // namespace
+TEST(CliSearch, SanitizeSecondsMustBeFromOneSecondToAnHour) {
+  const std::string dir = ::testing::TempDir() + "cusched-sanitize-seconds-" + std::to_string(getpid());
+  const std::string out = dir + ".json";
+  std::string base = std::string(CUSCHED_BIN) + " search -p relu --backend interp --rounds 1 --ideas 1 --per-idea 1 " +
+                     "--db " + dir + ".db --json";
+  EXPECT_NE(run_shell(base + " --sanitize-seconds 0 > " + out + " 2>/dev/null"), 0);
+  auto reply = nlohmann::json::parse(read_file(out));
+  EXPECT_EQ(reply["error"]["code"], "bad-flag");
+  EXPECT_NE(reply["error"]["message"].get<std::string>().find("--sanitize-seconds"), std::string::npos);
+  EXPECT_EQ(run_shell(base + " --sanitize-seconds 5 > " + out + " 2>/dev/null"), 0);
+  std::remove(out.c_str());
+  std::remove((dir + ".db").c_str());
+}
+
 }  // namespace cusched::search

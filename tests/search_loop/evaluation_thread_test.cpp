@@ -2,6 +2,8 @@
 // parent-death signal (PR_SET_PDEATHSIG) outlives that job and dies with the thread, where
 // one started from a thread that ends with its job dies at once; a job's exception
 // reaches wait(). No GPU needed.
+#include "search/evaluation_thread.h"
+
 #include <chrono>
 #include <csignal>
 #include <stdexcept>
@@ -11,8 +13,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "search/evaluation_thread.h"
 
 namespace cusched::search {
 namespace {
