@@ -20,6 +20,9 @@ constexpr double kBandwidth = 4.2e12;                        // bytes/s, measure
 constexpr double kL2Bandwidth = 2.5 * kBandwidth;            // bytes/s, assumed for reads that L2 serves
 const double kF32Rate = runtime::flop_rate(Precision::f32);  // FLOP/s on CUDA cores
 constexpr double kLaunchMs = 0.003;
+// Seconds a multiprocessor takes to retire one block and start the next, however little
+// the block does: a grid of many small blocks runs at this rate.
+constexpr double kBlockDispatchSeconds = 150e-9;
 // Bytes of memory requests in flight per multiprocessor that reach the memory's rate:
 // every resident thread with one 4-byte load outstanding.
 constexpr double kRequestBytesPerMultiprocessor = kThreadsPerMultiprocessor * 4.0;
@@ -457,7 +460,8 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     const double dram = w.tensor_cores ? std::min(w.bytes, unique) : w.bytes;
     const double memory_s = dram / (kBandwidth * efficiency) + (w.bytes - dram) / (kL2Bandwidth * efficiency);
     const double compute_s = w.flops / (kF32Rate * compute_efficiency);
-    double ms = std::max(memory_s, compute_s) * 1e3 + kLaunchMs;
+    const double dispatch_s = std::ceil(blocks / kMultiprocessors) * kBlockDispatchSeconds;
+    double ms = std::max({memory_s, compute_s, dispatch_s}) * 1e3 + kLaunchMs;
     c.per_kernel.push_back({k.name, ms, w.bytes, w.flops, occupancy});
     c.ms += ms;
     c.global_bytes += w.bytes;

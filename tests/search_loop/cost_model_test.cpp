@@ -90,6 +90,36 @@ TEST(CostModel, UnrolledIndependentLoadsKeepRequestsInFlight) {
   EXPECT_LT(unrolled.ms, 1.05 * plain.ms);
 }
 
+// ReLU over (4096, 393216), one element per thread: each block does almost nothing, so the
+// grid's blocks, not the memory, bound the time, and halving the block doubles it (on an
+// H100, blocks of 512, 256, 128 and 64 threads took 5.57, 7.56, 15.1 and 30.2 ms: record
+// kernelbench-p2c-search), while four elements per thread in blocks of 512 reach the
+// memory's rate (4.22 ms).
+TEST(CostModel, GridsOfTinyBlocksAreBoundByBlockDispatch) {
+  const Problem& p = find_problem("relu_large");
+  auto per_thread = [](int64_t threads) {
+    return nlohmann::json::parse(R"([
+      {"op": "fuse", "stage": "Y", "outer": "i", "inner": "j", "fused": "flat"},
+      {"op": "split", "stage": "Y", "loop": "flat", "factor": )" +
+                                 std::to_string(threads) +
+                                 R"(, "outer": "flat_block", "inner": "flat_thread"},
+      {"op": "bind", "stage": "Y", "loop": "flat_block", "axis": "blockIdx.x"},
+      {"op": "bind", "stage": "Y", "loop": "flat_thread", "axis": "threadIdx.x"}])");
+  };
+  const nlohmann::json vectors = nlohmann::json::parse(R"([
+      {"op": "fuse", "stage": "Y", "outer": "i", "inner": "j", "fused": "flat"},
+      {"op": "split", "stage": "Y", "loop": "flat", "factor": 4, "outer": "flat_vec", "inner": "flat_lane"},
+      {"op": "split", "stage": "Y", "loop": "flat_vec", "factor": 512, "outer": "flat_block", "inner": "flat_thread"},
+      {"op": "bind", "stage": "Y", "loop": "flat_block", "axis": "blockIdx.x"},
+      {"op": "bind", "stage": "Y", "loop": "flat_thread", "axis": "threadIdx.x"},
+      {"op": "vectorize", "stage": "Y", "loop": "flat_lane"}])");
+  const double t64 = cost(p, per_thread(64)).ms, t128 = cost(p, per_thread(128)).ms;
+  const double t256 = cost(p, per_thread(256)).ms, t4 = cost(p, vectors).ms;
+  EXPECT_NEAR(t64 / t128, 2.0, 0.1);
+  EXPECT_NEAR(t128 / t256, 2.0, 0.1);
+  EXPECT_GT(t256, 1.5 * t4);
+}
+
 // KernelBench's softmax over rows of 393216 in clusters of 8 blocks, each block holding its
 // 192 KB eighth of the row in shared memory: one block fits a multiprocessor, so the
 // block's threads are all that is resident, and the model gives 128 threads with 4-wide
