@@ -89,7 +89,7 @@ void chained_tensor_core_sketches(std::vector<Sketch>& out, const Problem& p, co
 std::vector<Sketch> matmul_sketches(const Problem& p) {
   std::vector<Sketch> out;
   for (const auto& f : p.pipeline.stages()) {
-    if (!f->is_sum_of_products() || f->vars.size() < 2) continue;
+    if (!is_contraction(*f)) continue;
     const auto epilogues = epilogue_candidates(p, f->name);
     chained_tensor_core_sketches(out, p, *f);
     for (auto& sketch : split_k_tensor_core_sketches(p, *f)) {
@@ -171,7 +171,7 @@ ProblemClass classify_pipeline(const Pipeline& pipeline) {
   for (const auto& f : pipeline.stages()) {
     if (!f->is_reduction()) continue;
     any_reduction = true;
-    if (f->is_sum_of_products() && f->vars.size() >= 2) {
+    if (is_contraction(*f)) {
       std::vector<std::tuple<std::string, bool, bool>> loads;
       collect_loads(f->body->args[0], loads);
       bool plain = std::all_of(loads.begin(), loads.end(), [](const auto& l) { return std::get<1>(l); });

@@ -249,6 +249,55 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   }
 }
 
+// Statistics over variables that are not the output's innermost (RMSNorm's sum over
+// channels of NCHW): one thread per statistics point, its reductions serial, with the
+// output's loops over the reduced variables moved inside that point, so that adjacent
+// threads read adjacent addresses for the statistics and again (soon after, from the
+// caches) for the output, in one kernel. Only where every statistic has the same points,
+// each reduces at most 4096 elements, and the points fill the machine one per thread.
+void point_per_thread_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDef& y,
+                               const std::vector<const FuncDef*>& producers) {
+  if (producers.empty()) return;
+  const std::vector<std::string>& points = producers.front()->vars;
+  const SizeBindings& bench = p.size("bench");
+  for (const auto* f : producers)
+    if (f->vars != points || f->is_scan() || reduction_extent(*f, bench) > 4096) return;
+  std::vector<std::string> kept, inner;  // the output's loops over the points, and the rest
+  double count = 1;
+  for (size_t i = 0; i < y.vars.size(); ++i) {
+    const bool at_point = std::find(points.begin(), points.end(), y.vars[i]) != points.end();
+    (at_point ? kept : inner).push_back(y.vars[i]);
+    if (at_point) count *= static_cast<double>(eval_int(y.extents[i], bench));
+  }
+  if (kept != points || inner.empty() || count < kMachineThreads) return;
+  std::vector<std::string> order = kept;
+  order.insert(order.end(), inner.begin(), inner.end());
+  std::string names;
+  for (const auto* f : producers) names += (names.empty() ? "" : " and ") + f->name;
+  for (int64_t threads : {128, 256})
+    for (bool unrolled : {false, true}) {
+      json s = json::array();
+      s.push_back(schedule_step("reorder", y.name, {{"loops", order}}));
+      const std::string flat = fuse_loops(s, y.name, kept, "pt");
+      s.push_back(
+          schedule_step("split", y.name, {{"loop", flat}, {"factor", threads}, {"outer", "ptb"}, {"inner", "ptt"}}));
+      s.push_back(schedule_step("bind", y.name, {{"loop", "ptb"}, {"axis", "blockIdx.x"}}));
+      s.push_back(schedule_step("bind", y.name, {{"loop", "ptt"}, {"axis", "threadIdx.x"}}));
+      std::set<std::string> done = {y.name};
+      for (const auto* f : producers) {
+        s.push_back(schedule_step("compute_at", f->name, {{"consumer", y.name}, {"loop", "ptt"}}));
+        if (unrolled)
+          for (const auto& r : reduction_var_names(*f)) s.push_back(schedule_step("unroll", f->name, {{"loop", r}}));
+        done.insert(f->name);
+      }
+      schedule_rest(s, p, done, threads);
+      out.push_back({"one thread per point of " + names + ", reduced serially" + (unrolled ? " (unrolled)" : "") +
+                         " and fused into " + y.name + " with its loop over the rest inside, " +
+                         std::to_string(threads) + " threads per block",
+                     s});
+    }
+}
+
 }  // namespace
 
 std::vector<Sketch> normalisation_sketches(const Problem& p) {
@@ -276,6 +325,7 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
                        std::string(v > 1 ? "4 contiguous outputs (float4)" : "output") + " of " + y->name,
                    s});
   }
+  point_per_thread_sketches(out, p, *y, producers);
   if (rows == 0 || rows >= y->vars.size()) return out;
   std::vector<std::string> row_vars(y->vars.begin(), y->vars.begin() + static_cast<std::ptrdiff_t>(rows));
   std::vector<std::string> col_vars(y->vars.begin() + static_cast<std::ptrdiff_t>(rows), y->vars.end());

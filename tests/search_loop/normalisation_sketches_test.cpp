@@ -4,16 +4,20 @@
 // their statistics on grids of their own, split over a cluster of blocks per point, and the
 // output as a flat grid; such sketches verify in the interpreter. BatchNorm's statistics
 // are indexed by a variable named `c`, which the loops of the combines across threads and
-// across the cluster must not shadow.
+// across the cluster must not shadow. RMSNorm (a sum of squares over the channels of NCHW,
+// no matrix product) gets one thread per statistics point with the output's channel loop
+// inside it: one kernel that reads its input twice, adjacent threads at adjacent addresses.
 #include <filesystem>
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
 #include "search/class_sketches.h"
+#include "search/cost_model.h"
 
 namespace cusched::search {
 namespace {
@@ -57,6 +61,32 @@ TEST(NormalisationSketches, LayerNormOfFewLongRowsSplitsItsStatisticsOverCluster
   const Problem p = kernelbench_file("level1/40_LayerNorm.json");
   ASSERT_EQ(classify_pipeline(p.pipeline), ProblemClass::normalisation);
   EXPECT_EQ(expect_statistics_sketches_verify(p), 2);
+}
+
+TEST(NormalisationSketches, RmsNormOverChannelsReducesEachPointInOneThreadFusedWithItsOutput) {
+  const Problem p = kernelbench_file("level1/36_RMSNorm_.json");
+  ASSERT_EQ(classify_pipeline(p.pipeline), ProblemClass::normalisation) << "a sum of squares is no matrix product";
+  ASSERT_EQ(classify_pipeline(kernelbench_file("level1/37_FrobeniusNorm_.json").pipeline), ProblemClass::normalisation);
+  const double input_bytes = 112.0 * 64 * 512 * 512 * 4;
+  int found = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
+    if (s.idea.rfind("one thread per point of S", 0) != 0) continue;
+    ++found;
+    SCOPED_TRACE(s.idea);
+    for (const auto& [size, _] : p.sizes) {
+      ValidationResult v = validate_schedule(p.context(size), s.schedule);
+      ASSERT_TRUE(v.ok) << size << ": " << v.error.to_string();
+    }
+    CostBreakdown c = estimate_cost(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+    EXPECT_EQ(c.kernels, 1);
+    EXPECT_LE(c.global_bytes, 3.05 * input_bytes);  // X twice, Y once
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << " " << r.error.message;
+  }
+  EXPECT_EQ(found, 4);
+  // LayerNorm's statistics run over the innermost loops: no such sketch.
+  for (const auto& s : class_sketches(kernelbench_file("level1/40_LayerNorm.json"), ProblemClass::normalisation))
+    EXPECT_NE(s.idea.rfind("one thread per point of", 0), 0u) << s.idea;
 }
 
 }  // namespace
