@@ -143,11 +143,20 @@ def phases_cell(phases):
     return "%.1f: %s" % (sum(phases.values()), ", ".join("%s %.1f" % kv for kv in top if kv[1] > 0))
 
 
+def file_seconds_cell(steps):
+    """A file's wall seconds in the benchmark (its `steps_s` summed): the total, and the search's part and the
+    rest's (timed runs, module checks, PyTorch); "-" for rows made before the steps were kept."""
+    if not steps:
+        return "-"
+    search = steps.get("search", 0.0)
+    return "%.0f (%.0f + %.0f)" % (sum(steps.values()), search, sum(steps.values()) - search)
+
+
 def search_table(record):
     """The per-problem rows of a KernelBench search record (bench/kernelbench_search.py)."""
     head = ["problem", "timed", "cusched ms", "eager ms", "compile ms", "speedup vs faster", "module 1e-2 / 1e-4",
             "cusched 1e-2 / 1e-4", "precision", "kernel at 1e-4", "% of floor", "budget", "candidates (per min)",
-            "sanitizer", "GPU evaluation s (largest phases)"]
+            "sanitizer", "GPU evaluation s (largest phases)", "file s (search + rest)"]
     has_note = any(res.get("note") for res in record["results"])
     if has_note:
         head.append("note")
@@ -169,7 +178,8 @@ def search_table(record):
                  precision_text(res) if ms else "-", strict_kernel_cell(res), ("%.1f" % pct) if pct is not None else "-",
                  "%s / %g s" % (search.get("candidates", "-"), search.get("seconds", 0)) if search else "-",
                  "%s (%s)" % (search.get("evaluated", "-"), "%.1f" % per_minute if per_minute is not None else "-"),
-                 sanitizer_cell(search.get("sanitizer")), phases_cell(search.get("phase_s"))]
+                 sanitizer_cell(search.get("sanitizer")), phases_cell(search.get("phase_s")),
+                 file_seconds_cell(search.get("steps_s"))]
         if has_note:
             cells.append(res.get("note", ""))
         out.append("| " + " | ".join(cells) + " |")

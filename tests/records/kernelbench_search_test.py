@@ -590,6 +590,9 @@ class Record(unittest.TestCase):
         self.assertEqual(kernelbench_tables.phases_cell({"compile": 1.5, "timing": 6.0, "reference": 0.5, "check": 0.25}),
                          "8.2: timing 6.0, compile 1.5, reference 0.5")
         self.assertEqual(kernelbench_tables.phases_cell(None), "-")
+        self.assertEqual(kernelbench_tables.file_seconds_cell(
+            {"search": 30.2, "timed_run": 2.1, "module_check": 10.4, "pytorch": 0.9}), "44 (30 + 13)")
+        self.assertEqual(kernelbench_tables.file_seconds_cell(None), "-")
         self.assertEqual(kernelbench_tables.sanitizer_cell({"clean": True, "errors": {"memcheck": 0}}), "clean")
         self.assertEqual(kernelbench_tables.sanitizer_cell({"clean": False, "errors": {"memcheck": 0, "racecheck": 3}}),
                          "findings: racecheck 3")
