@@ -69,6 +69,8 @@ def run_cusched(args, path, name, strict=False, schedule=None, timed=True, save_
     if schedule is None:
         schedule = schedule_for(name, args.schedule, args.schedule_dir)
     cmd = [args.cusched, "run", "-p", path, "-s", schedule, "--json", "--no-audit"] + (["--strict"] if strict else [])
+    if timed:
+        cmd.append("--per-launch")  # each kernel of a chain timed alone after the whole: the row's cusched_kernels
     if save_io:
         cmd += ["--save-io", save_io, "--save-io-trials", str(SAVED_TRIALS)]
     if not timed:
@@ -213,10 +215,25 @@ def start_warming(torch, args, problems, cache):
     return thread
 
 
+def launched_kernel_times(run, top=3):
+    """The `top` longest kernels of a timed run of several kernels (`cusched run --per-launch`, each timed
+    alone): [{name, ms, share}], share of their summed medians; [] for one kernel or none timed."""
+    launches = [(l.get("kernel"), l.get("median_ms")) for l in ((run.get("gpu") or {}).get("launch_ms") or [])]
+    launches = [(k, ms) for k, ms in launches if k and isinstance(ms, (int, float)) and ms > 0]
+    total = sum(ms for _, ms in launches)
+    if len(launches) < 2 or total <= 0:
+        return []
+    launches.sort(key=lambda kv: -kv[1])
+    return [{"name": k, "ms": round(ms, 4), "share": round(ms / total, 4)} for k, ms in launches[:top]]
+
+
 def result_row(run, strict_run, timings, tolerance=None):
     """One record result: make_record's row of a cusched run and its PyTorch timings (tolerance: the one the
     run verified at, where below 1e-2)."""
     row = make_record.result(run, strict_run, timings, None, tolerance)
+    kernels = launched_kernel_times(run)
+    if kernels:
+        row["cusched_kernels"] = kernels
     notes = []
     if run.get("reason") and run.get("verdict") != "ok":
         notes.append(str(run["reason"])[:300])

@@ -29,15 +29,18 @@ def cusched_kernel(result, width=110):
 def behind_table(rows):
     """The rows slower than the faster of PyTorch eager and torch.compile, with what that side runs: the
     longest GPU kernel it launches (records from the timings that profiled it), what cusched's timed kernel
-    is (the search's idea for it, or the baseline) and each side's share of the floor."""
+    is (the search's idea for it, or the baseline), its longest kernel where it launches several (rows timed
+    with --per-launch) and each side's share of the floor."""
     behind = [r for r in rows if r["speedup"] is not None and r["speedup"] < 1]
     if not behind:
         return []
     out = ["Behind PyTorch: what the faster PyTorch side runs (its longest GPU kernel and that kernel's share "
            "of its time, where the timing profiled it), what cusched's kernel is (the idea of the search's best "
-           "candidate, or the baseline) and the share of the floor each side reaches.", "",
-           "| problem | speedup | PyTorch's faster side | its longest kernel | cusched's kernel | PyTorch % of floor "
-           "| cusched % of floor | cusched precision |", "|---|---|---|---|---|---|---|---|"]
+           "candidate, or the baseline), its longest kernel where it launches several (each timed alone; \"-\": "
+           "one kernel, or a row timed without) and the share of the floor each side reaches.", "",
+           "| problem | speedup | PyTorch's faster side | its longest kernel | cusched's kernel | cusched's longest "
+           "kernel | PyTorch % of floor | cusched % of floor | cusched precision |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in behind:
         res = r["result"]
         side = "eager" if r["eager"] is not None and (r["compile"] is None or r["eager"] <= r["compile"]) else "compile"
@@ -48,9 +51,11 @@ def behind_table(rows):
                   if kernels else "not profiled")
         pct = res.get("pct_of_floor")
         theirs = "%.1f" % (pct * r["ms"] / faster_ms) if pct and faster_ms else "-"
-        out.append("| %s | %.2fx | %s | %s | %s | %s | %s | %s |" % (
+        ours = res.get("cusched_kernels") or []
+        longest = "`%s` (%.0f%%)" % (ours[0]["name"], 100 * ours[0]["share"]) if ours else "-"
+        out.append("| %s | %.2fx | %s | %s | %s | %s | %s | %s | %s |" % (
             r["problem"], r["speedup"], "torch.compile" if side == "compile" else "eager", kernel,
-            cusched_kernel(res), theirs, "%.1f" % pct if pct else "-", precision_text(res)))
+            cusched_kernel(res), longest, theirs, "%.1f" % pct if pct else "-", precision_text(res)))
     return out
 
 

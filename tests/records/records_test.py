@@ -12,6 +12,7 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import kernelbench_bench  # noqa: E402
 import kernelbench_tables  # noqa: E402
 import make_tables  # noqa: E402
 import record_cells  # noqa: E402
@@ -137,12 +138,23 @@ class ModuleChecks(unittest.TestCase):
 
 
 class Behind(unittest.TestCase):
+    def test_a_timed_run_of_several_kernels_gives_the_longest_with_their_shares(self):
+        run = {"gpu": {"launch_ms": [{"kernel": "k0_S", "median_ms": 1.0}, {"kernel": "k1_Y", "median_ms": 3.0},
+                                     {"kernel": "k2_Z", "median_ms": 0.0}]}}
+        self.assertEqual(kernelbench_bench.launched_kernel_times(run),
+                         [{"name": "k1_Y", "ms": 3.0, "share": 0.75}, {"name": "k0_S", "ms": 1.0, "share": 0.25}])
+        self.assertEqual(kernelbench_bench.launched_kernel_times({"gpu": {"launch_ms": [{"kernel": "k0", "median_ms": 2}]}}),
+                         [])
+        self.assertEqual(kernelbench_bench.launched_kernel_times({}), [])
+
+
     def test_a_row_behind_pytorch_names_the_faster_sides_longest_kernel_and_both_shares_of_the_floor(self):
         slow = result("kb2_1_Conv2D", 4.0, eager=3.0, compile_ms=2.0)
         slow["pytorch"][0]["compile_kernels"] = [{"name": "cudnn_implicit_gemm_tf32", "share": 0.8}]
         slow["pytorch"][0]["eager_kernels"] = [{"name": "eager_kernel", "share": 0.5}]
         slow["search"] = {"timed": "search", "best_is_baseline": False,
                           "best_idea": "implicit GEMM on tensor cores | 64 channels x 128 columns " + "x" * 120}
+        slow["cusched_kernels"] = [{"name": "k0_Conv", "ms": 3.4, "share": 0.85}, {"name": "k1_Out", "ms": 0.6, "share": 0.15}]
         fast = result("kb2_12_Gemm", 1.0, eager=2.0, compile_ms=2.0)
         unprofiled = result("kb2_5_ConvT", 2.0, eager=1.0, compile_ms=None)
         unprofiled["search"] = {"timed": "baseline", "best_is_baseline": False, "best_idea": None}
@@ -152,9 +164,9 @@ class Behind(unittest.TestCase):
         # cusched at 50% of the floor in 4 ms: the floor is 2 ms, torch.compile's 2 ms is 100% of it
         # the search's idea, its "|" kept out of the table's cells and cut to 110 characters
         idea = ("implicit GEMM on tensor cores / 64 channels x 128 columns " + "x" * 120)[:107] + "..."
-        self.assertIn("| kb2_1_Conv2D | 0.50x | torch.compile | `cudnn_implicit_gemm_tf32` (80%%) | %s | 100.0 | 50.0 "
-                      "| f32 |" % idea, table)
-        self.assertIn("| kb2_5_ConvT | 0.50x | eager | not profiled | baseline | 100.0 | 50.0 | f32 |", table)
+        self.assertIn("| kb2_1_Conv2D | 0.50x | torch.compile | `cudnn_implicit_gemm_tf32` (80%%) | %s | `k0_Conv` (85%%) "
+                      "| 100.0 | 50.0 | f32 |" % idea, table)
+        self.assertIn("| kb2_5_ConvT | 0.50x | eager | not profiled | baseline | - | 100.0 | 50.0 | f32 |", table)
         self.assertEqual(kernelbench_tables.behind_table([r for r in rows if r["problem"] == "kb2_12_Gemm"]), [])
 
 
