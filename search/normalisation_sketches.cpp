@@ -249,6 +249,9 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   }
 }
 
+// The longest statistic a point-per-thread sketch unrolls fully.
+constexpr int64_t kUnrolledStatisticMax = 128;
+
 // Statistics over variables that are not the output's innermost (RMSNorm's sum over
 // channels of NCHW): one thread per statistics point, its reductions serial, with the
 // output's loops over the reduced variables moved inside that point, so that adjacent
@@ -273,9 +276,14 @@ void point_per_thread_sketches(std::vector<Sketch>& out, const Problem& p, const
   std::vector<std::string> order = kept;
   order.insert(order.end(), inner.begin(), inner.end());
   std::string names;
-  for (const auto* f : producers) names += (names.empty() ? "" : " and ") + f->name;
+  int64_t longest = 0;  // the longest statistic's elements: only short ones are unrolled
+  for (const auto* f : producers) {
+    names += (names.empty() ? "" : " and ") + f->name;
+    longest = std::max(longest, reduction_extent(*f, bench));
+  }
   for (int64_t threads : {128, 256})
     for (bool unrolled : {false, true}) {
+      if (unrolled && longest > kUnrolledStatisticMax) continue;
       json s = json::array();
       s.push_back(schedule_step("reorder", y.name, {{"loops", order}}));
       const std::string flat = fuse_loops(s, y.name, kept, "pt");
