@@ -106,6 +106,18 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
       if (kt) idea += ", k in steps of " + std::to_string(kt) + " with the operands staged in shared memory";
       add_with_epilogues(out, {idea, s}, epilogues);
     }
+    // Register tiles on CUDA cores: the f32 kernels a 1e-4 tolerance or a cancelling sum admits.
+    for (auto [r, kt] : std::vector<std::pair<int64_t, int64_t>>{{8, 16}, {4, 16}}) {
+      json s = json::array();
+      if (!register_tiled_matmul(s, p, *f, r, r, 16, 16, kt)) break;
+      schedule_rest(s, p, {f->name}, 256);
+      add_with_epilogues(out,
+                         {"register tiles of " + std::to_string(r) + "x" + std::to_string(r) + " outputs of " +
+                              f->name + " per thread, 16x16 threads per block, k in steps of " + std::to_string(kt) +
+                              " with the operands staged in shared memory (f32 on CUDA cores)",
+                          s},
+                         epilogues);
+    }
     break;
   }
   return out;

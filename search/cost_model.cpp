@@ -23,6 +23,9 @@ constexpr double kLaunchMs = 0.003;
 // Seconds a multiprocessor takes to retire one block and start the next, however little
 // the block does: a grid of many small blocks runs at this rate.
 constexpr double kBlockDispatchSeconds = 150e-9;
+// Bytes per second the multiprocessors' shared memory delivers to loads: 128 bytes (one
+// wavefront of a warp's load) per multiprocessor per cycle at 1.755 GHz.
+constexpr double kSharedBandwidth = 128.0 * kMultiprocessors * 1.755e9;
 // Bytes of memory requests in flight per multiprocessor that reach the memory's rate:
 // every resident thread with one 4-byte load outstanding.
 constexpr double kRequestBytesPerMultiprocessor = kThreadsPerMultiprocessor * 4.0;
@@ -179,6 +182,7 @@ struct Walker {
   int staging_loops = 0;            // enclosing serial loops whose bodies hold a barrier
   std::set<std::string> shared;     // the kernel's shared-memory arrays
   double shared_bytes = 0;          // their bytes per block
+  double shared_load_bytes = 0;     // bytes its threads load from them, over the whole grid
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -198,6 +202,15 @@ struct Walker {
     if (e->op == ExprOp::Load && globals.count(e->name) &&
         seen_loads.insert(e->name + "[" + to_string(e->args[0]) + "]").second)
       access(e->args[0], mult, tx_var, vec_var, dtype_bytes(e.type()), true);
+    if (e->op == ExprOp::Load && shared.count(e->name) &&
+        seen_loads.insert(e->name + "[" + to_string(e->args[0]) + "]").second) {
+      // An element an unrolled loop does not move is loaded once into a register for all
+      // of that loop's copies (a register tile's operand, reused across the other axis).
+      double reuse = 1;
+      for (const auto& [var, extent] : unrolled)
+        if (!mentions_var(e->args[0], var)) reuse *= static_cast<double>(extent);
+      shared_load_bytes += mult / reuse * std::max(4, dtype_bytes(e.type()));
+    }
     if (dtype_is_float(e.type()) && e->op != ExprOp::Load && e->op != ExprOp::FloatImm && e->op != ExprOp::Cast)
       flops += mult;
     for (const auto& a : e->args) expr(a, mult, tx_var, vec_var);
@@ -461,7 +474,8 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
     const double memory_s = dram / (kBandwidth * efficiency) + (w.bytes - dram) / (kL2Bandwidth * efficiency);
     const double compute_s = w.flops / (kF32Rate * compute_efficiency);
     const double dispatch_s = std::ceil(blocks / kMultiprocessors) * kBlockDispatchSeconds;
-    double ms = std::max({memory_s, compute_s, dispatch_s}) * 1e3 + kLaunchMs;
+    const double shared_s = w.shared_load_bytes / (kSharedBandwidth * sm_share);
+    double ms = std::max({memory_s, compute_s, dispatch_s, shared_s}) * 1e3 + kLaunchMs;
     c.per_kernel.push_back({k.name, ms, w.bytes, w.flops, occupancy});
     c.ms += ms;
     c.global_bytes += w.bytes;

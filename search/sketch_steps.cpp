@@ -95,6 +95,41 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   }
 }
 
+bool register_tiled_matmul(json& steps, const Problem& p, const FuncDef& f, int64_t rm, int64_t rn, int64_t tx,
+                           int64_t ty, int64_t kt) {
+  const auto red = reduction_var_names(f);
+  if (f.vars.size() < 2 || red.size() != 1) return false;
+  const std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
+  const std::vector<std::string> batch(f.vars.begin(), f.vars.end() - 2);
+  auto split = [&](const std::string& loop, int64_t factor, const char* outer, const char* inner) {
+    steps.push_back(
+        schedule_step("split", f.name, {{"loop", loop}, {"factor", factor}, {"outer", outer}, {"inner", inner}}));
+  };
+  split(j, tx, "jt", "jx");
+  split("jt", rn, "jb", "jr");
+  split(i, rm, "it", "ir");
+  split("it", ty, "ib", "iy");
+  split(red[0], kt, "ko", "ki");
+  steps.push_back(schedule_step("reorder", f.name, {{"loops", {"ib", "jb", "ko", "iy", "jx", "ki", "ir", "jr"}}}));
+  if (!batch.empty())
+    steps.push_back(
+        schedule_step("bind", f.name, {{"loop", fuse_loops(steps, f.name, batch, "bf")}, {"axis", "blockIdx.z"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "ib"}, {"axis", "blockIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jb"}, {"axis", "blockIdx.x"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "iy"}, {"axis", "threadIdx.y"}}));
+  steps.push_back(schedule_step("bind", f.name, {{"loop", "jx"}, {"axis", "threadIdx.x"}}));
+  std::vector<std::tuple<std::string, bool, bool>> loads;
+  collect_loads(f.body->args[0], loads);
+  std::set<std::string> staged;
+  for (const auto& [name, plain, is_stage] : loads)
+    if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
+      steps.push_back(
+          schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "ko"}, {"pad", 1}}));
+  steps.push_back(schedule_step("unroll", f.name, {{"loop", "ir"}}));
+  steps.push_back(schedule_step("unroll", f.name, {{"loop", "jr"}}));
+  return true;
+}
+
 bool is_contraction(const FuncDef& f) {
   if (!f.is_sum_of_products() || f.vars.size() < 2) return false;
   auto loads = f.product_loads();

@@ -43,6 +43,15 @@ void block_per_point(nlohmann::json& steps, const FuncDef& f, int64_t threads);
 // and optionally the reduction split by `kt` with both operands staged in shared memory.
 void matmul_tile(nlohmann::json& steps, const Problem& p, const FuncDef& f, int64_t ti, int64_t tj, int64_t kt);
 
+// A register-tiled product on CUDA cores: blocks of ty x tx threads, each computing rm rows x
+// rn columns of the last two pure loops in unrolled register accumulators (its columns tx
+// apart, so a warp's reads of the staged operand spread over the banks), the reduction in
+// steps of `kt` with the product's input operands staged in shared memory at each step,
+// batch loops fused onto blockIdx.z. False (and `steps` unchanged) where the stage has
+// fewer than two pure loops or more than one reduction loop.
+bool register_tiled_matmul(nlohmann::json& steps, const Problem& p, const FuncDef& f, int64_t rm, int64_t rn,
+                           int64_t tx, int64_t ty, int64_t kt);
+
 // A sum of products of two different factors over at least two output loops (C(i, j) =
 // sum A(i, k) B(k, j), a convolution, grouped ones included): the stages a matrix tile
 // fits. A sum of one load times itself (a sum of squares: a variance) is not one.

@@ -120,6 +120,30 @@ TEST(CostModel, GridsOfTinyBlocksAreBoundByBlockDispatch) {
   EXPECT_GT(t256, 1.5 * t4);
 }
 
+// GEMM+Divide+Sum+Scaling's product (1024 x 8192 x 8192) in 32x32 blocks of one output per
+// thread, both operands staged in shared memory: each multiply-add loads its two operands
+// from shared memory, so the loads' wavefronts, not the arithmetic, bound it (19.4 ms on an
+// H100: record kernelbench-p2c-search, candidate 12); an 8x8 register tile loads 16 per 64.
+TEST(CostModel, SharedMemoryLoadsBoundOneOutputPerThreadTiles) {
+  const Problem p = load_problem_file(std::string(CUSCHED_SOURCE_DIR) +
+                                      "/problems/kernelbench/level2/14_Gemm_Divide_Sum_Scaling.json");
+  const nlohmann::json per_thread = nlohmann::json::parse(R"([
+    {"factor":32,"inner":"iti","loop":"i","op":"split","outer":"ito","stage":"Gemm"},
+    {"factor":32,"inner":"jti","loop":"j","op":"split","outer":"jto","stage":"Gemm"},
+    {"factor":32,"inner":"ksi","loop":"k","op":"split","outer":"kso","stage":"Gemm"},
+    {"loops":["ito","jto","kso","iti","jti"],"op":"reorder","stage":"Gemm"},
+    {"axis":"blockIdx.y","loop":"ito","op":"bind","stage":"Gemm"},
+    {"axis":"blockIdx.x","loop":"jto","op":"bind","stage":"Gemm"},
+    {"axis":"threadIdx.y","loop":"iti","op":"bind","stage":"Gemm"},
+    {"axis":"threadIdx.x","loop":"jti","op":"bind","stage":"Gemm"},
+    {"at":"kso","op":"cache_read","pad":1,"scope":"shared","source":"x","stage":"Gemm"},
+    {"at":"kso","op":"cache_read","pad":1,"scope":"shared","source":"weight","stage":"Gemm"}])");
+  const CostBreakdown c = cost(p, per_thread);
+  ASSERT_FALSE(c.per_kernel.empty());
+  EXPECT_GT(c.per_kernel[0].ms, 0.75 * 19.4);
+  EXPECT_LT(c.per_kernel[0].ms, 1.3 * 19.4);
+}
+
 // KernelBench's softmax over rows of 393216 in clusters of 8 blocks, each block holding its
 // 192 KB eighth of the row in shared memory: one block fits a multiprocessor, so the
 // block's threads are all that is resident, and the model gives 128 threads with 4-wide
