@@ -60,6 +60,22 @@ void block_per_point(json& steps, const FuncDef& f, int64_t threads) {
   steps = concat_steps({steps, block_per_point_steps(f.name, f.vars, reduction_var_names(f), threads)});
 }
 
+namespace {
+
+// Each input the product of `f` reads, staged in shared memory (padded by one element) at
+// loop `at`, once per input.
+void stage_inputs_in_shared(json& steps, const Problem& p, const FuncDef& f, const std::string& at) {
+  std::vector<std::tuple<std::string, bool, bool>> loads;
+  collect_loads(f.body->args[0], loads);
+  std::set<std::string> staged;
+  for (const auto& [name, plain, is_stage] : loads)
+    if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
+      steps.push_back(
+          schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", at}, {"pad", 1}}));
+}
+
+}  // namespace
+
 void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, int64_t tj, int64_t kt) {
   if (f.vars.size() < 2) return;
   std::string i = f.vars[f.vars.size() - 2], j = f.vars.back();
@@ -84,15 +100,7 @@ void matmul_tile(json& steps, const Problem& p, const FuncDef& f, int64_t ti, in
   steps.push_back(schedule_step("bind", f.name, {{"loop", "jto"}, {"axis", "blockIdx.x"}}));
   steps.push_back(schedule_step("bind", f.name, {{"loop", "iti"}, {"axis", "threadIdx.y"}}));
   steps.push_back(schedule_step("bind", f.name, {{"loop", "jti"}, {"axis", "threadIdx.x"}}));
-  if (kt > 0 && red.size() == 1) {
-    std::vector<std::tuple<std::string, bool, bool>> loads;
-    collect_loads(f.body->args[0], loads);
-    std::set<std::string> staged;
-    for (const auto& [name, plain, is_stage] : loads)
-      if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
-        steps.push_back(
-            schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "kso"}, {"pad", 1}}));
-  }
+  if (kt > 0 && red.size() == 1) stage_inputs_in_shared(steps, p, f, "kso");
 }
 
 bool register_tiled_matmul(json& steps, const Problem& p, const FuncDef& f, int64_t rm, int64_t rn, int64_t tx,
@@ -118,13 +126,7 @@ bool register_tiled_matmul(json& steps, const Problem& p, const FuncDef& f, int6
   steps.push_back(schedule_step("bind", f.name, {{"loop", "jb"}, {"axis", "blockIdx.x"}}));
   steps.push_back(schedule_step("bind", f.name, {{"loop", "iy"}, {"axis", "threadIdx.y"}}));
   steps.push_back(schedule_step("bind", f.name, {{"loop", "jx"}, {"axis", "threadIdx.x"}}));
-  std::vector<std::tuple<std::string, bool, bool>> loads;
-  collect_loads(f.body->args[0], loads);
-  std::set<std::string> staged;
-  for (const auto& [name, plain, is_stage] : loads)
-    if (!is_stage && p.pipeline.find_input(name) && staged.insert(name).second)
-      steps.push_back(
-          schedule_step("cache_read", f.name, {{"source", name}, {"scope", "shared"}, {"at", "ko"}, {"pad", 1}}));
+  stage_inputs_in_shared(steps, p, f, "ko");
   steps.push_back(schedule_step("unroll", f.name, {{"loop", "ir"}}));
   steps.push_back(schedule_step("unroll", f.name, {{"loop", "jr"}}));
   return true;
