@@ -157,7 +157,6 @@ std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector
       int status = run_process(argv, (dir / (tool + ".out")).string(), timeout_s);
       run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       if (status == kTimedOut) {
-        run.errors = -1;
         run.problem = "compute-sanitizer's " + tool + " run passed its limit of " + std::to_string(int(timeout_s)) +
                       " s and was stopped, so it reported nothing.";
       } else if (!read_sanitizer_log(read_file(log), run)) {

@@ -16,6 +16,9 @@ namespace cusched::runtime {
 // The default limit of one compute-sanitizer tool's run, in seconds.
 constexpr double kSanitizerToolSeconds = 90;
 
+// The tools sanitize() runs unless told otherwise.
+inline const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck", "synccheck"};
+
 struct SanitizerRun {
   std::string tool;                   // "memcheck", "racecheck", "synccheck"
   int errors = -1;                    // from the tool's summary line; -1 when the tool did not run
@@ -38,8 +41,7 @@ std::optional<std::string> find_compute_sanitizer();
 // Runs each tool on `request`; `worker` is the cusched-worker binary (empty: find_worker_binary()).
 // A tool's run still going after `timeout_s` seconds is stopped (the evaluation under it may
 // hold the GPU lock, runtime/gpu_lock.h, that other processes wait for); its `problem` says so.
-std::vector<SanitizerRun> sanitize(const EvalRequest& request,
-                                   const std::vector<std::string>& tools = {"memcheck", "racecheck", "synccheck"},
+std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector<std::string>& tools = kSanitizerTools,
                                    const std::string& worker = "", double timeout_s = kSanitizerToolSeconds);
 
 // {"clean": bool, "runs": [...]}: clean when every tool ran and reported no error.

@@ -163,8 +163,8 @@ void scan_compiled_kernel(const KernelBundle& b, search::CandidateOutcome& out) 
 
 nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundle, const EvalConfig& cfg,
                                double tool_seconds) {
-  nlohmann::json report = runtime::sanitizer_report(runtime::sanitize(
-      make_eval_request(problem, bundle, cfg), {"memcheck", "racecheck", "synccheck"}, "", tool_seconds));
+  nlohmann::json report = runtime::sanitizer_report(
+      runtime::sanitize(make_eval_request(problem, bundle, cfg), runtime::kSanitizerTools, "", tool_seconds));
   report["size"] = cfg.size;
   return report;
 }
