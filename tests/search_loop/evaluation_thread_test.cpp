@@ -1,7 +1,7 @@
 // The evaluation thread: a process started from one of its jobs with the worker's
-// parent-death signal (PR_SET_PDEATHSIG) outlives that job and dies with the thread, where
-// one started from a thread that ends with its job dies at once; a job's exception
-// reaches wait(). No GPU needed.
+// parent-death signal (PR_SET_PDEATHSIG, which the kernel sends when the starting thread
+// ends) outlives that job and dies with the thread; a job's exception reaches wait(). No
+// GPU needed.
 #include "search/evaluation_thread.h"
 
 #include <chrono>
@@ -64,17 +64,6 @@ TEST(EvaluationThread, AProcessStartedInAJobOutlivesTheJobAndDiesWithTheThread) 
   ASSERT_NE(status, -1) << "the child outlived the thread";
   EXPECT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
-}
-
-TEST(EvaluationThread, AProcessStartedFromAThreadThatEndsDiesWithIt) {
-  // What a worker started on a thread of its own batch met: the contrast to the test above.
-  pid_t child = -1;
-  std::thread([&] { child = start_child(); }).join();
-  ASSERT_GT(child, 0);
-  int status = ended_within(child, std::chrono::milliseconds(5000));
-  if (status == -1) kill(child, SIGKILL);
-  ASSERT_NE(status, -1);
-  EXPECT_TRUE(WIFSIGNALED(status));
 }
 
 TEST(EvaluationThread, WaitRethrowsTheJobsExceptionOnce) {
