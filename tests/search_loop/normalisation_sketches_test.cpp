@@ -28,6 +28,17 @@ Problem kernelbench_file(const std::string& file) {
   return load_problem_file((fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / file).string());
 }
 
+// Whether `steps` validate at every size of `p` (each size that does not is a failure).
+bool legal_at_every_size(const Problem& p, const nlohmann::json& steps) {
+  bool legal = true;
+  for (const auto& [size, _] : p.sizes) {
+    ValidationResult v = validate_schedule(p.context(size), steps);
+    EXPECT_TRUE(v.ok) << size << ": " << v.error.to_string();
+    legal = legal && v.ok;
+  }
+  return legal;
+}
+
 // The sketches of `p` whose idea starts with "statistics on grids of their own": each
 // legal at every size, the statistics S and Q each combined across a block and then across
 // a cluster, and verified in the interpreter at the small size.
@@ -37,10 +48,7 @@ int expect_statistics_sketches_verify(const Problem& p) {
     if (s.idea.rfind("statistics on grids of their own", 0) != 0) continue;
     ++found;
     SCOPED_TRACE(s.idea);
-    for (const auto& [size, _] : p.sizes) {
-      ValidationResult v = validate_schedule(p.context(size), s.schedule);
-      EXPECT_TRUE(v.ok) << size << ": " << v.error.to_string();
-    }
+    legal_at_every_size(p, s.schedule);
     std::map<std::string, std::set<std::string>> kinds;
     for (const auto& step : s.schedule)
       if (step.value("op", "") == "cross_thread_reduce") kinds[step.value("stage", "")].insert(step.value("kind", ""));
@@ -73,10 +81,7 @@ TEST(NormalisationSketches, RmsNormOverChannelsReducesEachPointInOneThreadFusedW
     if (s.idea.rfind("one thread per point of S", 0) != 0) continue;
     ++found;
     SCOPED_TRACE(s.idea);
-    for (const auto& [size, _] : p.sizes) {
-      ValidationResult v = validate_schedule(p.context(size), s.schedule);
-      ASSERT_TRUE(v.ok) << size << ": " << v.error.to_string();
-    }
+    ASSERT_TRUE(legal_at_every_size(p, s.schedule));
     CostBreakdown c = estimate_cost(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
     EXPECT_EQ(c.kernels, 1);
     EXPECT_LE(c.global_bytes, 3.05 * input_bytes);  // X twice, Y once
