@@ -102,14 +102,14 @@ def budget_of(row):
     return (s.get("candidates"), s.get("seconds"))
 
 
-def merged_search_rows(records, budget):
+def merged_search_rows(records, budget=None):
     """The latest row of each problem over the records of KernelBench searches (rows with a `search`
-    entry) made with one budget, (candidates, seconds); rows of files not run are left out. `records`
-    in chronological order (make_tables.load_records)."""
+    entry) made with one budget, (candidates, seconds), or with any where `budget` is None; rows of
+    files not run are left out. `records` in chronological order (make_tables.load_records)."""
     latest = {}
     for r in records:
         for row in r.get("results", []):
-            if row.get("search") and not not_run(row) and budget_of(row) == tuple(budget):
+            if row.get("search") and not not_run(row) and (budget is None or budget_of(row) == tuple(budget)):
                 latest[row["problem"]] = row
     return list(latest.values())
 

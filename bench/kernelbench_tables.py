@@ -79,22 +79,43 @@ def kernelbench_summary_table(summary):
     return out
 
 
+def budget_text(budget):
+    return "%s candidates or %s s" % budget
+
+
+def merged_summary_section(records, budget, rows):
+    """The heading line and score table of `rows`, the latest rows of `budget` (None: of any budget)."""
+    searches = [r for r in records if r.get("summary")]
+    used = [r for r in searches if any(row in rows for row in r["results"])]
+    sources = ", ".join("%s `%s` (%s)" % (r["date"], r["name"], gpu_name(r)) for r in used)
+    if budget is None:
+        counts = {}
+        for row in rows:
+            counts[scores.budget_of(row)] = counts.get(scores.budget_of(row), 0) + 1
+        head = "Each problem's latest row of any budget (%s). Rows from %d record(s): %s." % (
+            ", ".join("%d at %s" % (n, budget_text(b)) for b, n in sorted(counts.items(), key=lambda kv: -kv[1])),
+            len(used), sources)
+    else:
+        head = "Budget per problem: %s. Rows from %d record(s): %s." % (budget_text(budget), len(used), sources)
+    return [head, ""] + kernelbench_summary_table(scores.level_summary(rows, scores.level_file_counts(ROOT)))
+
+
 def kernelbench_merged_summary(records, with_cost_rank=True):
-    """The KernelBench scores of every level over the latest row of each problem in the search records
-    made with the latest search record's budget (bench/kernelbench_search.py, --skip-recorded), then,
-    with_cost_rank, the cost model's rank correlation per problem class."""
+    """The KernelBench scores of every level over the latest row of each problem in the search records,
+    of any budget, then (with_cost_rank: the long form in bench/RESULTS.md) the same for each budget,
+    latest first (bench/kernelbench_search.py, --skip-recorded), and the cost model's rank correlation
+    per problem class."""
     searches = [r for r in records if r.get("summary")]
     budgets = [scores.budget_of(row) for r in searches for row in r["results"] if not scores.not_run(row)]
     if not budgets:
         return ["No search record yet."]
-    budget = budgets[-1]
-    rows = scores.merged_search_rows(records, budget)
-    used = [r for r in searches if any(row in rows for row in r["results"])]
-    summary = scores.level_summary(rows, scores.level_file_counts(ROOT))
-    return (["Budget per problem: %s candidates or %s s. Rows from %d record(s): %s." % (
-        budget[0], budget[1], len(used), ", ".join("%s `%s` (%s)" % (r["date"], r["name"], gpu_name(r)) for r in used)),
-        ""] +
-            kernelbench_summary_table(summary) + ([""] + cost_rank_table(rows) if with_cost_rank else []))
+    rows = scores.merged_search_rows(records)
+    out = merged_summary_section(records, None, rows)
+    if not with_cost_rank:
+        return out
+    for budget in sorted(set(budgets), key=lambda b: -max(i for i, x in enumerate(budgets) if x == b)):
+        out += [""] + merged_summary_section(records, budget, scores.merged_search_rows(records, budget))
+    return out + [""] + cost_rank_table(rows)
 
 
 def cost_rank_table(rows):

@@ -527,6 +527,20 @@ class Accumulation(unittest.TestCase):
         self.assertEqual(rows["kb1_1_A"]["cusched_ms"]["median"], 1.0)  # not replaced by a row not run
         self.assertEqual(rows["kb1_4_D"]["verdict"], "wrong_output")  # the 400-candidate row is another budget
 
+    def test_without_a_budget_the_latest_row_of_any_budget_counts_and_the_summary_counts_the_budgets(self):
+        records = self.records()
+        for i, r in enumerate(records):
+            r.update(name="kernelbench-%d-search" % i, environment={"gpu": "NVIDIA H100 80GB HBM3"})
+        rows = {r["problem"]: r for r in kbs.merged_search_rows(records)}
+        self.assertEqual(rows["kb1_4_D"]["verdict"], "ok")  # the 400-candidate row, the latest of kb1_4_D
+        self.assertEqual(rows["kb1_1_A"]["cusched_ms"]["median"], 1.0)
+        head = kernelbench_tables.kernelbench_merged_summary(records, False)[0]
+        self.assertTrue(head.startswith("Each problem's latest row of any budget (3 at 40 candidates or 60.0 s, "
+                                        "1 at 400 candidates or 60.0 s). Rows from 2 record(s)"), head)
+        long_form = "\n".join(kernelbench_tables.kernelbench_merged_summary(records, True))
+        self.assertIn("Budget per problem: 400 candidates or 60.0 s. Rows from 1 record(s)", long_form)
+        self.assertLess(long_form.index("problem: 400 candidates"), long_form.index("problem: 40 candidates"))
+
     def test_every_file_of_a_level_is_scored_and_the_counts_come_from_the_tree(self):
         counts = kbs.level_file_counts()
         self.assertEqual(counts, {"1": 100, "2": 100})
