@@ -396,9 +396,9 @@ def parse_args(argv):
     p.add_argument("--parallel", type=int, default=1,
                    help="files whose searches and timed runs are under way at once (default 1); above 1 every "
                         "evaluation and PyTorch step takes turns on the GPU through CUSCHED_GPU_LOCK")
-    p.add_argument("--max-gib", type=float, default=1.0,
-                   help="working set above which the module check runs at a reduced shape (default 1: the saved "
-                        ".npy files cost seconds per GB)")
+    p.add_argument("--max-gib", type=float, default=0.25,
+                   help="working set above which the module check runs at a reduced shape (default 0.25: the "
+                        "saved .npy files cost seconds per GB)")
     args = p.parse_args(argv)
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
         p.error("--name must be lower-case letters, digits and '-'")

@@ -1,6 +1,7 @@
 #include "search/convolution_tile_sketches.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
@@ -192,18 +193,32 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     const int64_t sum = rvar_extent(*sum_var, sizes);
     const int64_t kc = sum % 16 == 0 ? 16 : sum % 8 == 0 ? 8 : 0;
     const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels % 32 == 0 ? 32 : 16;
+    // Rows that leave over a quarter of the blocks' 128 columns idle: also with the last two
+    // output loops fused into the columns, so that a block's columns span several rows.
+    std::vector<std::tuple<ConvolutionRoles, json, std::string>> column_sets = {{r, json::array(), ""}};
+    const int64_t column_slots = (columns + 127) / 128 * 128;
+    if (4 * columns < 3 * column_slots && !r.outer.empty() && r.outer.back() == row) {
+      ConvolutionRoles fused = r;
+      fused.outer.pop_back();
+      fused.columns = "colf";
+      column_sets.emplace_back(
+          fused,
+          json::array({schedule_step("fuse", f.name, {{"outer", row}, {"inner", r.columns}, {"fused", "colf"}})}),
+          " over " + row + " and " + r.columns + " fused");
+    }
     if (kc > 0)
-      for (const char* precision : {"tf32", "3xtf32"}) {
-        const std::string tile = std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
-                                 "): " + std::to_string(bc) + " channels x 128 columns per block, ";
-        // Also without taps (a 1x1 convolution, a transposed convolution's phase of one
-        // tap), so that every phase of a chain has this tile.
-        out.push_back(
-            {tile + "the channel sum in chunks of " + std::to_string(kc) + " staged per tap in shared memory, 3 deep",
-             implicit_gemm(f, r, bc, kc, precision, true)});
-        out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
-                       implicit_gemm(f, r, bc, 8, precision, false)});
-      }
+      for (const auto& [roles, first, fused_text] : column_sets)
+        for (const char* precision : {"tf32", "3xtf32"}) {
+          const std::string tile = std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
+                                   "): " + std::to_string(bc) + " channels x 128 columns per block" + fused_text + ", ";
+          // Also without taps (a 1x1 convolution, a transposed convolution's phase of one
+          // tap), so that every phase of a chain has this tile.
+          out.push_back(
+              {tile + "the channel sum in chunks of " + std::to_string(kc) + " staged per tap in shared memory, 3 deep",
+               concat_steps({first, implicit_gemm(f, roles, bc, kc, precision, true)})});
+          out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
+                         concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, false)})});
+        }
   }
   return out;
 }

@@ -19,7 +19,7 @@ Stmt KernelBuilder::emit_output_tile(Ctx& c, int p, const Env& env, const Env& c
   std::vector<Expr> mn;
   std::vector<int64_t> ex, full = c.self.extent;
   for (size_t d = 0; d < dims; ++d) {
-    auto r = index_range(c.orig.at(c.f.vars[d]), sweep);
+    auto r = index_range(c.orig.at(c.f.vars[d]), sweep, false);  // exact: the tile is written back whole
     if (!r)
       fail("cache-write-shared-not-affine",
            "Stage '" + stage + "' asks for a shared-memory output tile, but its coordinate '" + c.f.vars[d] +

@@ -18,6 +18,7 @@
 #include "search/candidate_evaluation.h"
 #include "search/class_sketches.h"
 #include "search/convolution_tile_sketches.h"
+#include "search/cost_model.h"
 #include "search/sketch_steps.h"
 
 namespace cusched::search {
@@ -120,6 +121,49 @@ TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeIn
   EXPECT_GE(register_tiles, 4);
 }
 
+// Output rows of 34 (level 2 #11) leave most of a 128-column block idle: the implicit GEMM
+// also comes with the row and column loops fused into the columns, its staged copies
+// bounded by the rows a block's columns span (not the whole image); the cost model
+// estimates it below the unfused tile, and it verifies in the interpreter where a block's
+// columns start inside a row and the last block has a tail.
+TEST(ConvolutionSketches, ShortRowsGetTheImplicitGemmOverRowsAndColumnsFused) {
+  Problem p = kernelbench("level2/11_ConvTranspose2d_BatchNorm_Tanh_MaxPool_GroupNorm.json");
+  std::map<std::string, double> estimate;  // idea -> the estimate of its kernels
+  for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
+    if (!contains(s.idea, "implicit GEMM") || contains(s.idea, "3xtf32")) continue;
+    ValidationResult v = validate_schedule(p.context("bench"), s.schedule);
+    if (contains(s.idea, "fuse_epilogue")) continue;  // Out reads 3 stages: no epilogue
+    ASSERT_TRUE(v.ok) << s.idea << ": " << v.error.message;
+    const LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), s.schedule), p.name);
+    if (contains(s.idea, "staged per tap")) {
+      for (const auto& l : make_bundle(lowered).launches) EXPECT_LE(l.dynamic_smem_bytes, 113 * 1024) << s.idea;
+    }
+    estimate[s.idea] = estimate_cost(lowered).ms;
+  }
+  const auto fused = std::find_if(estimate.begin(), estimate.end(),
+                                  [](const auto& kv) { return contains(kv.first, "over oh and ow fused"); });
+  const auto plain = std::find_if(estimate.begin(), estimate.end(), [](const auto& kv) {
+    return !contains(kv.first, "fused") && contains(kv.first, "staged per tap");
+  });
+  ASSERT_NE(fused, estimate.end());
+  ASSERT_NE(plain, estimate.end());
+  EXPECT_LT(fused->second, 0.6 * plain->second) << fused->first << " against " << plain->first;
+  // Rows of 126 fill 98% of a block's columns: no fused variant there.
+  for (const auto& s : class_sketches(kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json"), ProblemClass::convolution))
+    EXPECT_FALSE(contains(s.idea, " fused")) << s.idea;
+  // Rows of 9 + 2: 128 columns start inside a row; 2 x 11 x 11 = 242 columns, a tail.
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 2}, {"CI", 16}, {"CO", 32}, {"H", 9}, {"W", 9}, {"G", 2}})
+    p.sizes["small"][k] = v;
+  int verified = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::convolution))
+    if (contains(s.idea, "over oh and ow fused") && contains(s.idea, "implicit GEMM") &&
+        !contains(s.idea, "fuse_epilogue")) {
+      expect_verifies_at_small_size(p, s);
+      ++verified;
+    }
+  EXPECT_GE(verified, 4) << "TF32 and 3xTF32, staged per tap and once";
+}
+
 // Each phase of a strided transposed convolution gets the implicit GEMM, the tile staged
 // per tap included (its first phase has one tap); for level 2 #100 (64 to 128 channels,
 // 3-D) that tile is the one legal at the bench size: staged once for all taps, the phase
@@ -145,7 +189,7 @@ TEST(ConvolutionSketches, EachPhaseOfATransposedConvolutionGetsTheTile) {
       EXPECT_TRUE(contains(s.idea, "staged per tap")) << s.idea;
       ++per_tap;
     }
-  EXPECT_EQ(per_tap, 2);
+  EXPECT_EQ(per_tap, 4) << "TF32 and 3xTF32, over the phase's columns and over its rows and columns fused (rows of 48)";
 }
 
 // The reductions after the convolution are scheduled by their size: the 2 x 2 x 2 average
@@ -314,10 +358,11 @@ TEST(ConvolutionSketches, RowsShorterThanAWarpFuseTheLastTwoOutputLoops) {
 
 // 48 output channels (level 1 #61, a 3-D transposed convolution of stride 1): not a
 // multiple of 32, but of 16, so the implicit GEMM runs warps of 16 channels, blocks of 16
-// channels x 128 columns (64 threads); legal at both sizes and verified in the interpreter.
+// channels x 128 columns (64 threads), also over its short rows (of 66) fused with their
+// columns; legal at both sizes and verified in the interpreter.
 TEST(ConvolutionSketches, ChannelsAMultipleOf16GetImplicitGemmWithWarpsOf16Channels) {
   const Problem p = kernelbench("level1/61_conv_transposed_3D__square_input__square_kernel.json");
-  int tiles = 0;
+  int tiles = 0, fused = 0;
   for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
     if (!contains(s.idea, "implicit GEMM")) continue;
     ++tiles;
@@ -327,11 +372,12 @@ TEST(ConvolutionSketches, ChannelsAMultipleOf16GetImplicitGemmWithWarpsOf16Chann
       if (step.value("op", "") == "launch_bounds") max_threads = step["max_threads"].get<int64_t>();
     EXPECT_EQ(max_threads, 64) << s.idea;
     expect_legal_at_both_sizes(p, s);
-    if (tiles <= 2) {
+    if (tiles <= 2 || (contains(s.idea, " fused") && ++fused == 1)) {
       expect_verifies_at_small_size(p, s);
     }
   }
-  EXPECT_EQ(tiles, 4);
+  EXPECT_EQ(tiles, 8) << "TF32 and 3xTF32, staged per tap and once, over the columns and over rows and columns fused";
+  EXPECT_EQ(fused, 4);
 }
 
 // A 256 x 256 product over k of 524288 (level 1 #6) has four output tiles: split-K sketches
