@@ -27,6 +27,16 @@ json automatic_scan_steps(const FuncDef& f) {
   return block_scan_steps(f.name, f.vars, v, kAutomaticBaselineThreads, vector ? 4 : 16, vector ? 4 : 1);
 }
 
+// A reduction of fewer points than a GPU has multiprocessors' worth of blocks (4096),
+// each over at least 65536 elements (per-channel BatchNorm statistics over a batch of
+// images): serial in one thread per point, its reference would take seconds to minutes.
+bool few_long_reductions(const FuncDef& f, const SizeBindings& sizes) {
+  int64_t points = 1, extent = 1;
+  for (const auto& e : f.extents) points *= eval_int(e, sizes);
+  for (const auto& r : f.body->rvars) extent *= r.extent ? r.extent : eval_int(r.extent_expr, sizes);
+  return points < 4096 && extent >= 65536;
+}
+
 bool empty_schedule(const json& steps) { return steps.is_null() || (steps.is_array() && steps.empty()); }
 
 }  // namespace
@@ -45,18 +55,21 @@ json automatic_baseline(const Pipeline& pipeline) {
   return steps;
 }
 
-json reference_schedule_steps(const Pipeline& pipeline) {
+json reference_schedule_steps(const Pipeline& pipeline, const SizeBindings& sizes) {
   json steps = json::array();
   for (const auto& f : pipeline.stages())
     if (f->is_scan())
       steps = concat_steps({steps, serial_scan_steps(f->name, f->vars, f->body->name, kAutomaticBaselineThreads)});
+    else if (f->is_reduction() && few_long_reductions(*f, sizes))
+      steps =
+          concat_steps({steps, block_per_point_steps(f->name, f->vars, reduction_vars(*f), kAutomaticBaselineThreads)});
     else if (!f->vars.empty())
       steps = concat_steps({steps, flat_grid_steps(f->name, f->vars, kAutomaticBaselineThreads)});
   return steps;
 }
 
 Schedule reference_schedule(const ScheduleContext& ctx) {
-  return Schedule::from_json(ctx, reference_schedule_steps(ctx.pipeline));
+  return Schedule::from_json(ctx, reference_schedule_steps(ctx.pipeline, ctx.sizes));
 }
 
 json baseline_schedule_of(const Problem& problem) {

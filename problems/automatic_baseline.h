@@ -25,10 +25,12 @@ constexpr int64_t kAutomaticBaselineThreads = 256;
 // smaller than a block, or 1.
 nlohmann::json automatic_baseline(const Pipeline& pipeline);
 
-// The steps of the reference schedule: every stage at root as a flat grid of 256-thread
-// blocks, reductions serial in each thread, scans with one thread per line (the grid
-// over the other dimensions).
-nlohmann::json reference_schedule_steps(const Pipeline& pipeline);
+// The steps of the reference schedule at `sizes`: every stage at root as a flat grid of
+// 256-thread blocks, reductions serial in each thread, scans with one thread per line (the
+// grid over the other dimensions); a reduction of fewer than 4096 points over 65536 or
+// more elements each gets a block of 256 threads per point instead, its elements
+// combined across the block (a serial thread per point would take minutes on the GPU).
+nlohmann::json reference_schedule_steps(const Pipeline& pipeline, const SizeBindings& sizes);
 // reference_schedule_steps applied in `ctx`. Used for the float64 reference.
 Schedule reference_schedule(const ScheduleContext& ctx);
 

@@ -159,5 +159,27 @@ TEST(ReferenceSchedule, KeepsReductionsSerialOnAFlatGrid) {
   }
 }
 
+// Per-channel BatchNorm statistics (level 1 #33: 64 channels over 64 x 512 x 512 elements
+// at the bench size) get a block per channel in the reference, not one thread each; at
+// the small size (90 elements each) they stay serial. Lowered as a candidate at a shape
+// past the threshold (2 points of 131072), that reference schedule matches the CPU's
+// float64 evaluation.
+TEST(ReferenceSchedule, FewLongReductionsGetABlockPerPoint) {
+  const Problem p =
+      load_problem_file(std::string(CUSCHED_SOURCE_DIR) + "/problems/kernelbench/level1/33_BatchNorm.json");
+  auto cross_thread = [&](const ScheduleContext& ctx, const std::string& stage) {
+    return !reference_schedule(ctx).state().stage(stage).cross_thread_loop.empty();
+  };
+  for (const char* stage : {"S", "Q"}) {
+    EXPECT_TRUE(cross_thread(p.context("bench"), stage)) << stage;
+    EXPECT_FALSE(cross_thread(p.context("small"), stage)) << stage;
+  }
+  const Problem wide = at_shape(p, {{"N", 2}, {"C", 2}, {"H", 256}, {"W", 256}});
+  const ScheduleContext ctx = wide.context("shape");
+  EXPECT_TRUE(cross_thread(ctx, "Q"));
+  auto r = runtime::verify_with_interpreter(wide, reference_schedule(ctx), "shape", 3, 1);
+  EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << r.error.message;
+}
+
 }  // namespace
 }  // namespace cusched
