@@ -1,12 +1,12 @@
 // SearchLoop::evaluate: a round's stored candidates prepared on the CPU threads
 // (validate, lower, emit, audit, compile), then verified and timed by the evaluator,
-// on the GPU cheapest first by the cost model.
+// on the GPU in evaluation_order (each promising idea's cheapest first).
 #include <algorithm>
-#include <limits>
 #include <mutex>
 #include <sstream>
 
 #include "search/candidate_evaluation.h"
+#include "search/evaluation_order.h"
 #include "search/loop.h"
 #include "search/parallel_for.h"
 #include "search/steered_kernel.h"
@@ -114,9 +114,10 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   stopped = stopped || !in_time;
 
   // Verification by the evaluator. The rejections are stored first; on the GPU the rest go
-  // cheapest first by the cost model's estimate (the baseline among them), so that a time
-  // budget spends the GPU on the likeliest candidates and the early cut has a good best to
-  // compare with soon; the interpreter takes them in candidate order.
+  // in evaluation_order (each promising idea's cheapest variant by the cost model first,
+  // then the rest cheapest first), so that a time budget spends the GPU on the likeliest
+  // candidates of several ideas and the early cut has a good best to compare with soon;
+  // the interpreter takes them in candidate order.
   std::vector<size_t> order;  // candidate indices to evaluate
   for (size_t i = 0; i < count; ++i) {
     if (!prepared[i]) continue;
@@ -125,14 +126,18 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     else
       order.push_back(i);
   }
-  if (!interp)
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      auto key = [&](size_t i) {
-        const double e = outcomes[i].cost_estimate_ms;
-        return e > 0 ? e : std::numeric_limits<double>::infinity();  // no estimate (NaN, 0): last
-      };
-      return key(a) < key(b);
-    });
+  if (!interp) {
+    std::vector<double> estimates;
+    std::vector<int64_t> ideas;
+    for (size_t i : order) {
+      estimates.push_back(outcomes[i].cost_estimate_ms);
+      // A candidate of no idea (a steered kernel, the baseline) is an idea of its own.
+      ideas.push_back(candidates[i].idea ? *candidates[i].idea : -1 - static_cast<int64_t>(i));
+    }
+    std::vector<size_t> by_idea;
+    for (size_t k : evaluation_order(estimates, ideas)) by_idea.push_back(order[k]);
+    order = std::move(by_idea);
+  }
   // On the GPU the candidates go to the evaluator in slices of a few per evaluator: between
   // slices the time budget is checked (a candidate not started stays pending, as one not
   // prepared does) and the early cut follows the best time recorded so far. The

@@ -1,0 +1,36 @@
+#include "search/evaluation_order.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+
+namespace cusched::search {
+
+std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const std::vector<int64_t>& ideas,
+                                     double window) {
+  const size_t n = estimates.size();
+  auto key = [&](size_t i) {
+    const double e = estimates[i];
+    return e > 0 && std::isfinite(e) ? e : std::numeric_limits<double>::infinity();
+  };
+  std::vector<size_t> sorted(n);
+  std::iota(sorted.begin(), sorted.end(), size_t{0});
+  std::stable_sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  std::vector<size_t> order;
+  if (n == 0) return order;
+  const double cheapest = key(sorted.front());
+  std::set<int64_t> seen;
+  std::vector<char> taken(n, 0);
+  for (size_t i : sorted)
+    if (std::isfinite(key(i)) && key(i) <= window * cheapest && seen.insert(ideas[i]).second) {
+      order.push_back(i);
+      taken[i] = 1;
+    }
+  for (size_t i : sorted)
+    if (!taken[i]) order.push_back(i);
+  return order;
+}
+
+}  // namespace cusched::search

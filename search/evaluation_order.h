@@ -1,0 +1,19 @@
+#pragma once
+// The order in which a round's candidates go to the GPU evaluators.
+#include <cstdint>
+#include <vector>
+
+namespace cusched::search {
+
+// Positions 0..n-1 of a round's candidates in the order they are evaluated, given each
+// one's cost-model estimate (ms; 0 or NaN: none) and its idea (`ideas[i]`, equal for the
+// variants of one idea). First the cheapest candidate of each idea whose cheapest is
+// within `window` times the round's cheapest estimate, cheapest first; then every other
+// candidate cheapest first; those without an estimate last. A time budget that ends
+// after the first slice has then timed the likeliest variant of each promising idea
+// rather than several variants of one, so an estimate that is wrong across ideas (as
+// for normalisations) costs less; ideas estimated far behind still wait.
+std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const std::vector<int64_t>& ideas,
+                                     double window = 4.0);
+
+}  // namespace cusched::search
