@@ -162,9 +162,14 @@ def module_sizes(problem, sizes):
 MIN_REDUCED_SIZE = 8
 
 # The float64 reference computes each element of a reduction stage in one thread, serially
-# over the reduction's domain: a domain longer than this takes the reference seconds per
-# pass (a few such passes reach the watchdog), so the verified shape is reduced below it.
+# over the reduction's domain, except a stage of fewer than REFERENCE_BLOCK_POINTS elements
+# whose domain has REFERENCE_BLOCK_EXTENT or more, which gets a block of
+# REFERENCE_BLOCK_THREADS threads per element (reference_schedule_steps in
+# problems/automatic_baseline.cpp): a thread's serial part longer than this takes the
+# reference seconds per pass (a few such passes reach the watchdog), so the verified shape
+# is reduced below it.
 MAX_REFERENCE_REDUCTION = 1 << 22
+REFERENCE_BLOCK_POINTS, REFERENCE_BLOCK_EXTENT, REFERENCE_BLOCK_THREADS = 4096, 65536, 256
 
 
 def reduction_headers(body):
@@ -194,9 +199,25 @@ def longest_reduction(problem, sizes):
     return longest
 
 
+def longest_serial_reduction(problem, sizes):
+    """The most elements one thread of the float64 reference reduces serially, at `sizes`: a
+    reduction's domain, or its share of a block where the reference gives each element of the
+    stage a block (a reduction nested in a larger expression is counted at its stage's
+    elements, which are at least those of the stage it becomes)."""
+    longest = 1
+    for s in problem["stages"]:
+        points = prod(size_value(e, sizes) for e in stage_domain(s)[1]) if "(" in s.split("=", 1)[0] else 1
+        for extents in reduction_headers(s.split("=", 1)[1]):
+            n = prod(size_value(e, sizes) for e in extents)
+            if points < REFERENCE_BLOCK_POINTS and n >= REFERENCE_BLOCK_EXTENT:
+                n = -(-n // REFERENCE_BLOCK_THREADS)
+            longest = max(longest, n)
+    return longest
+
+
 def reduced_sizes(problem, sizes, limit_bytes):
-    """Sizes whose working set fits `limit_bytes` and whose longest reduction fits
-    MAX_REFERENCE_REDUCTION: the sizes of the first input's dimensions, in order, then the
+    """Sizes whose working set fits `limit_bytes` and whose longest serial reduction in the
+    reference fits MAX_REFERENCE_REDUCTION: the sizes of the first input's dimensions, in order, then the
     others, largest first, each halved while the shapes stay valid and it stays at least
     MIN_REDUCED_SIZE (a batch of 1 makes batch statistics constant); the sizes the module
     fixes (module_sizes) are kept. Returns (sizes, reduced)."""
@@ -212,7 +233,8 @@ def reduced_sizes(problem, sizes, limit_bytes):
     reduced = False
 
     def too_large(sizes):
-        return sum(working_set(problem, sizes)) > limit_bytes or longest_reduction(problem, sizes) > MAX_REFERENCE_REDUCTION
+        return (sum(working_set(problem, sizes)) > limit_bytes or
+                longest_serial_reduction(problem, sizes) > MAX_REFERENCE_REDUCTION)
 
     for name in order:
         while too_large(sizes) and sizes[name] // 2 >= MIN_REDUCED_SIZE:

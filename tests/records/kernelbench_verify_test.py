@@ -141,16 +141,25 @@ class Shapes(unittest.TestCase):
 
     def test_a_long_reduction_is_cut_below_the_references_serial_limit(self):
         # ConvTranspose3d and training-mode BatchNorm3d of level 2 #72: at the bench size each
-        # channel's statistics reduce 64 x 63^3 elements, serially in one thread of the float64
-        # reference, though inputs and outputs fit any working-set limit.
+        # of the 16 channels' statistics reduces 64 x 63^3 elements; the float64 reference
+        # gives each channel a block of 256 threads (fewer than 4096 points over 65536 or
+        # more elements), so a thread's serial part is 64 x 63^3 / 256 and the bench size
+        # stays.
         p = problem_file("72", level="level2")
         bench = p["sizes"]["bench"]
         self.assertEqual(kv.longest_reduction(p, bench), 64 * 63 ** 3)
-        sizes, reduced = kv.reduced_sizes(p, bench, 1 << 50)
+        self.assertEqual(kv.longest_serial_reduction(p, bench), -(-64 * 63 ** 3 // 256))
+        self.assertEqual(kv.reduced_sizes(p, bench, 1 << 50), (bench, False))
+        # A reduction of 4096 or more points is serial in one thread per point: 8192 rows
+        # of 2^23 elements are cut below the limit.
+        rows = {"name": "rows", "inputs": [{"name": "X", "dtype": "f32", "shape": ["R", "K"]}], "source": {},
+                "stages": ["S(r in R) = sum(k in K: X(r, k))"], "outputs": ["S"]}
+        sizes, reduced = kv.reduced_sizes(rows, {"R": 8192, "K": 1 << 23}, 1 << 50)
         self.assertTrue(reduced)
-        self.assertLessEqual(kv.longest_reduction(p, sizes), kv.MAX_REFERENCE_REDUCTION)
-        self.assertEqual(sizes["CO"], bench["CO"])
-        self.assertTrue(kv.shapes_valid(p, sizes))
+        self.assertLessEqual(kv.longest_serial_reduction(rows, sizes), kv.MAX_REFERENCE_REDUCTION)
+        self.assertEqual(kv.longest_serial_reduction(rows, {"R": 8192, "K": 1 << 23}), 1 << 23)
+        self.assertEqual(kv.longest_serial_reduction(rows, {"R": 64, "K": 1 << 23}), 1 << 15)
+        self.assertTrue(kv.shapes_valid(rows, sizes))
 
     def test_reductions_are_the_calls_with_a_domain(self):
         self.assertEqual(kv.reduction_headers("X(i) + sum(r in N, s in 2 * D - 1: A(r, s)) * max(t in 3: B(t, max(i, 2)))"),
