@@ -13,7 +13,8 @@
 #   SEARCH_SECONDS, SEARCH_CANDIDATES, SEARCH_BUDGET_S  search: start no file after this many
 #                 seconds (default: no search); candidates and seconds per file (24, 25)
 #   SEARCH_FILES  files to search (default: every file, level 2 first, less those with a verified
-#                 row of the budget in bench/results; RERUN=1 searches every listed file)
+#                 row of the budget in bench/results; SKIP_ANY=1: of any budget; RERUN=1 searches
+#                 every listed file)
 #   RUN_TIMEOUT   seconds each `cusched run` of the search benchmark may take (default 180, times
 #                 PARALLEL: its evaluation waits for its turn on the GPU)
 #   PARALLEL      files searched at once, taking turns on the GPU (default 1); each search gets
@@ -53,7 +54,7 @@ if [ -n "${SEARCH_SECONDS:-}" ]; then
   SEARCH_FILES=${SEARCH_FILES:-$(ls problems/kernelbench/level2/*.json | sort -V; ls problems/kernelbench/level1/*.json | sort -V)}
   python3 bench/kernelbench_search.py --kernelbench .carry/kernelbench --out-dir "$OUT/results" \
       --search-candidates "${SEARCH_CANDIDATES:-24}" --search-seconds "${SEARCH_BUDGET_S:-25}" \
-      --time-limit "$SEARCH_SECONDS" $([ "${RERUN:-0}" = 1 ] || echo --skip-recorded bench/results) --work /dev/shm/kbs --name "$NAME-search" \
+      --time-limit "$SEARCH_SECONDS" $([ "${RERUN:-0}" = 1 ] || echo --skip-recorded bench/results) $([ "${SKIP_ANY:-0}" = 1 ] && echo --skip-recorded-any) --work /dev/shm/kbs --name "$NAME-search" \
       --timeout "${RUN_TIMEOUT:-$((180 * ${PARALLEL:-1}))}" --parallel "${PARALLEL:-1}" \
       --search-threads "${SEARCH_THREADS:-$(( $(nproc) / ${PARALLEL:-1} > 0 ? $(nproc) / ${PARALLEL:-1} : 1 ))}" --prediction "${PREDICTION:-}" $SEARCH_FILES > "$OUT/search.log" 2>&1
   copy_search_logs

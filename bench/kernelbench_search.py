@@ -294,8 +294,9 @@ def not_run_row(name, level, args):
 # ---------------------------------------------------------------------------- the summary
 
 def skip_recorded(files, directory, budget):
-    """The files whose problem has no row of `budget` whose kernel verified in the records of `directory`
-    (--skip-recorded): a file whose latest row failed (a crash, a timeout, out of memory) runs again."""
+    """The files whose problem has no row of `budget` (None: of any budget, --skip-recorded-any) whose
+    kernel verified in the records of `directory` (--skip-recorded): a file whose latest row failed (a
+    crash, a timeout, out of memory) runs again."""
     from record_cells import load_records
     done = {r["problem"] for r in merged_search_rows(load_records(directory), budget) if r.get("verdict") in VERIFIED}
     kept = []
@@ -303,8 +304,8 @@ def skip_recorded(files, directory, budget):
         with open(f) as fh:
             if json.load(fh)["name"] not in done:
                 kept.append(f)
-    print("%d of %d files have a verified row of this budget in %s and are left out" % (
-        len(files) - len(kept), len(files), directory), flush=True)
+    print("%d of %d files have a verified row of %s in %s and are left out" % (
+        len(files) - len(kept), len(files), "this budget" if budget else "some budget", directory), flush=True)
     return kept
 
 
@@ -393,6 +394,9 @@ def parse_args(argv):
     p.add_argument("--skip-recorded", default=None, metavar="DIR",
                    help="leave out the files whose problem has a row of this budget in the records of DIR (e.g. "
                         "bench/results): a run continues where earlier ones stopped")
+    p.add_argument("--skip-recorded-any", action="store_true",
+                   help="with --skip-recorded: leave out the files with a verified row of any budget (a broad pass "
+                        "that puts a row on every file first)")
     p.add_argument("--parallel", type=int, default=1,
                    help="files whose searches and timed runs are under way at once (default 1); above 1 every "
                         "evaluation and PyTorch step takes turns on the GPU through CUSCHED_GPU_LOCK")
@@ -514,7 +518,8 @@ def main(argv):
     args = parse_args(argv)
     files = args.files or default_files()
     if args.skip_recorded:
-        files = skip_recorded(files, args.skip_recorded, (args.search_candidates, args.search_seconds))
+        files = skip_recorded(files, args.skip_recorded,
+                              None if args.skip_recorded_any else (args.search_candidates, args.search_seconds))
     problems = []
     for f in files:
         with open(f) as fh:

@@ -563,7 +563,9 @@ class Accumulation(unittest.TestCase):
                 # ReLU's row verified; Sigmoid's failed and runs again, LeakyReLU has none.
                 self.assertEqual(kbs.skip_recorded(files, d, (40, 60.0)), files[1:])
                 self.assertEqual(kbs.skip_recorded(files, d, (80, 60.0)), files)
+                self.assertEqual(kbs.skip_recorded(files, d, None), files[1:])  # --skip-recorded-any
             self.assertIn("1 of 3 files have a verified row of this budget", out.getvalue())
+            self.assertIn("1 of 3 files have a verified row of some budget", out.getvalue())
 
 
 class Record(unittest.TestCase):
