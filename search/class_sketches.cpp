@@ -1,8 +1,10 @@
 #include "search/class_sketches.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
+#include "codegen/expr_loads.h"
 #include "problems/baseline_steps.h"
 #include "search/convolution_tile_sketches.h"
 #include "search/fused_tile_sketches.h"
@@ -29,6 +31,34 @@ std::vector<Sketch> pointwise_sketches(const Problem& p) {
                      s});
     }
   return out;
+}
+
+// A window reduction (pooling: a short reduction whose body loads one tensor) with the
+// window's inputs staged in shared memory: blocks of `threads` outputs along the last
+// output loop (the last two fused where the last is shorter than 128), the other loops
+// fused onto blockIdx.x, the block's input region copied once and each thread's window
+// read from the copy, the window loops unrolled. Nullopt for another stage.
+std::optional<json> staged_window(const FuncDef& f, const SizeBindings& sizes, int64_t threads) {
+  std::set<std::string> sources;
+  for (const ExprNode* l : loads_in(f.body)) sources.insert(l->name);
+  if (sources.size() != 1 || f.vars.empty()) return std::nullopt;
+  json s = json::array();
+  std::vector<std::string> outer(f.vars.begin(), f.vars.end() - 1);
+  std::string columns = f.vars.back();
+  if (eval_int(f.extents.back(), sizes) < 128 && !outer.empty()) {
+    s.push_back(schedule_step("fuse", f.name, {{"outer", outer.back()}, {"inner", columns}, {"fused", "colf"}}));
+    outer.pop_back();
+    columns = "colf";
+  }
+  s.push_back(
+      schedule_step("split", f.name, {{"loop", columns}, {"factor", threads}, {"outer", "colb"}, {"inner", "colt"}}));
+  outer.push_back("colb");
+  const std::string blk = fuse_loops(s, f.name, outer, "blk");
+  s.push_back(schedule_step("bind", f.name, {{"loop", blk}, {"axis", "blockIdx.x"}}));
+  s.push_back(schedule_step("bind", f.name, {{"loop", "colt"}, {"axis", "threadIdx.x"}}));
+  s.push_back(schedule_step("cache_read", f.name, {{"source", *sources.begin()}, {"scope", "shared"}, {"at", blk}}));
+  for (const auto& r : f.body->rvars) s.push_back(schedule_step("unroll", f.name, {{"loop", r.name}}));
+  return s;
 }
 
 // For each reduction stage (an output, or the stage a pointwise output divides, scales or
@@ -65,6 +95,18 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
                             s},
                            epilogues);
       }
+    if (n <= 64)
+      for (int64_t t : {128, 256})
+        if (auto steps = staged_window(*f, bench, t)) {
+          json s = *steps;
+          schedule_rest(s, p, {f->name}, t);
+          add_with_epilogues(
+              out,
+              {"one thread per output of " + name + ", the block's window inputs staged in shared memory, " +
+                   std::to_string(t) + " threads per block",
+               s},
+              epilogues);
+        }
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include "codegen/expr_loads.h"
 #include "codegen/lowering/kernel_builder.h"
 #include "codegen/passes/affine.h"
+#include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 #include "dsl/padded_load.h"
 
@@ -64,6 +65,12 @@ bool KernelBuilder::region_of(const Expr& body, const std::string& name, const s
     if (ok && (hi_off + 1 < full[d] || whole_tile || padded)) {
       min[d] = lo->to_expr();
       extent[d] = hi_off + 1;
+    } else if (!ok && padded) {
+      fail("padded-region-unbounded",
+           "'" + name + "' is read through a padded load whose index along its dimension " + std::to_string(d) +
+               " has no bound the lowering can derive over the loops of its copy or producer region, so the "
+               "region (padding included) is not known.",
+           "Stage or compute it at an inner loop, or do not fuse the loops that index that dimension.");
     }
   }
   return true;

@@ -18,6 +18,28 @@ struct TermBounds {
   int64_t max_offset = 0;
 };
 
+// Whether `e` is non-negative for non-negative variables (loop indices): constants of at
+// least 0, variables, and sums, products, divisions and moduli of such (a modulus or a
+// division by a positive constant).
+bool non_negative(const Expr& e) {
+  switch (e->op) {
+    case ExprOp::IntImm:
+      return e->ival >= 0;
+    case ExprOp::Var:
+      return true;
+    case ExprOp::Add:
+    case ExprOp::Mul:
+      return non_negative(e->args[0]) && non_negative(e->args[1]);
+    case ExprOp::Div:
+    case ExprOp::Mod:
+      return non_negative(e->args[0]) && e->args[1]->op == ExprOp::IntImm && e->args[1]->ival > 0;
+    case ExprOp::Cast:
+      return !dtype_is_float(e->type) && non_negative(e->args[0]);
+    default:
+      return false;
+  }
+}
+
 std::optional<TermBounds> sweeping_term_bounds(const Expr& atom, const std::map<std::string, int64_t>& sweep) {
   if ((atom->op != ExprOp::Div && atom->op != ExprOp::Mod) || atom->args.size() != 2 ||
       atom->args[1]->op != ExprOp::IntImm || atom->args[1]->ival <= 0)
@@ -26,10 +48,7 @@ std::optional<TermBounds> sweeping_term_bounds(const Expr& atom, const std::map<
   auto inner = index_range(atom->args[0], sweep);
   if (!inner) return std::nullopt;
   if (atom->op == ExprOp::Mod) {
-    auto f = linear_form(atom->args[0]);
-    if (!f || f->constant < 0) return std::nullopt;
-    for (const auto& [v, k] : f->coeff)
-      if (k < 0) return std::nullopt;
+    if (!non_negative(atom->args[0])) return std::nullopt;
     return TermBounds{make_int(0), d - 1};
   }
   const LinearForm& m = inner->min_form;

@@ -13,7 +13,9 @@ namespace cusched {
 // extent (a bound: every value lies in [min, min + extent)). Subterms that are not affine
 // are fixed values when no sweeping variable occurs in them; a division or modulus by a
 // positive constant of a sweeping expression (a loop fused from two, then split) is
-// bounded through its dividend's range; nullopt for other non-affine sweeping terms.
+// bounded through its dividend's range (a modulus only where its dividend is a sum or
+// product of constants of at least 0 and variables, which are loop indices and so
+// non-negative); nullopt for other non-affine sweeping terms.
 struct IndexRange {
   Expr min;
   int64_t extent = 1;

@@ -184,5 +184,36 @@ TEST(PaddedLoad, LegalityRefusesPlacedProducersAndBulkCopies) {
   EXPECT_EQ(refused->code, "bulk-copy-padded") << refused->message;
 }
 
+// The output's rows and columns fused and split into blocks of 8 (blocks start inside a
+// row): the copy of the block's window is bounded through the division and modulus of
+// the fused loop, padding included, and verifies. A window index that is a square of the
+// output's column has no bound: the lowering refuses the copy instead of assuming the
+// whole row.
+TEST(PaddedLoad, AWindowOverFusedRowsAndColumnsIsBoundedOrRefused) {
+  const Problem p = padded_max_pool();
+  const auto fused = nlohmann::json::parse(R"([
+    {"op": "fuse", "stage": "Y", "outer": "oh", "inner": "ow", "fused": "colf"},
+    {"op": "split", "stage": "Y", "loop": "colf", "factor": 8, "outer": "colb", "inner": "colt"},
+    {"op": "fuse", "stage": "Y", "outer": "n", "inner": "c", "fused": "nc"},
+    {"op": "fuse", "stage": "Y", "outer": "nc", "inner": "colb", "fused": "blk"},
+    {"op": "bind", "stage": "Y", "loop": "blk", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "colt", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "Y", "source": "X", "scope": "shared", "at": "blk", "pad": 0}])");
+  expect_verifies(p, fused);
+  nlohmann::json j = {{"name", "square_window"},
+                      {"sizes", {{"small", {{"W", 12}}}}},
+                      {"inputs", {{{"name", "X"}, {"dtype", "f32"}, {"shape", {"W"}}}}},
+                      {"stages", {"Y(ow in W) = maximum(kw in 3: padded(X(ow * ow % W + kw - 1), -inf))"}},
+                      {"outputs", {"Y"}}};
+  const Problem square = problem_from_json(j, "square_window.json");
+  const auto refused = testing::lowering_failure(square, nlohmann::json::parse(R"([
+    {"op": "split", "stage": "Y", "loop": "ow", "factor": 4, "outer": "wb", "inner": "wt"},
+    {"op": "bind", "stage": "Y", "loop": "wb", "axis": "blockIdx.x"},
+    {"op": "bind", "stage": "Y", "loop": "wt", "axis": "threadIdx.x"},
+    {"op": "cache_read", "stage": "Y", "source": "X", "scope": "shared", "at": "wb"}])"));
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->code, "padded-region-unbounded") << refused->message;
+}
+
 }  // namespace
 }  // namespace cusched
