@@ -34,27 +34,37 @@ std::vector<Sketch> pointwise_sketches(const Problem& p) {
 }
 
 // A window reduction (pooling: a short reduction whose body loads one tensor) with the
-// window's inputs staged in shared memory: blocks of `threads` outputs along the last
-// output loop (the last two fused where the last is shorter than 128), the other loops
-// fused onto blockIdx.x, the block's input region copied once and each thread's window
-// read from the copy, the window loops unrolled. Nullopt for another stage.
-std::optional<json> staged_window(const FuncDef& f, const SizeBindings& sizes, int64_t threads) {
+// window's inputs staged in shared memory: blocks of `threads` outputs, tiles of
+// threads / 32 rows x 32 columns of the last two output loops (a run of `threads` along a
+// single one), the other loops fused onto blockIdx.x with the tiles, the block's input
+// region copied once and each thread's window read from the copy, the window loops
+// unrolled. Nullopt for another stage.
+std::optional<json> staged_window(const FuncDef& f, int64_t threads) {
   std::set<std::string> sources;
   for (const ExprNode* l : loads_in(f.body)) sources.insert(l->name);
   if (sources.size() != 1 || f.vars.empty()) return std::nullopt;
   json s = json::array();
-  std::vector<std::string> outer(f.vars.begin(), f.vars.end() - 1);
-  std::string columns = f.vars.back();
-  if (eval_int(f.extents.back(), sizes) < 128 && !outer.empty()) {
-    s.push_back(schedule_step("fuse", f.name, {{"outer", outer.back()}, {"inner", columns}, {"fused", "colf"}}));
-    outer.pop_back();
-    columns = "colf";
-  }
+  std::vector<std::string> outer(f.vars.begin(), f.vars.end() - (f.vars.size() >= 2 ? 2 : 1));
+  const std::string& columns = f.vars.back();
+  const int64_t tx = f.vars.size() >= 2 ? 32 : threads;
   s.push_back(
-      schedule_step("split", f.name, {{"loop", columns}, {"factor", threads}, {"outer", "colb"}, {"inner", "colt"}}));
-  outer.push_back("colb");
-  const std::string blk = fuse_loops(s, f.name, outer, "blk");
+      schedule_step("split", f.name, {{"loop", columns}, {"factor", tx}, {"outer", "colb"}, {"inner", "colt"}}));
+  std::vector<std::string> order = outer;
+  if (f.vars.size() >= 2) {
+    s.push_back(schedule_step(
+        "split", f.name,
+        {{"loop", f.vars[f.vars.size() - 2]}, {"factor", threads / tx}, {"outer", "rowb"}, {"inner", "rowt"}}));
+    order.push_back("rowb");
+  }
+  order.push_back("colb");
+  std::vector<std::string> block = order;
+  if (f.vars.size() >= 2) order.push_back("rowt");
+  order.push_back("colt");
+  for (const auto& r : f.body->rvars) order.push_back(r.name);
+  s.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
+  const std::string blk = fuse_loops(s, f.name, block, "blk");
   s.push_back(schedule_step("bind", f.name, {{"loop", blk}, {"axis", "blockIdx.x"}}));
+  if (f.vars.size() >= 2) s.push_back(schedule_step("bind", f.name, {{"loop", "rowt"}, {"axis", "threadIdx.y"}}));
   s.push_back(schedule_step("bind", f.name, {{"loop", "colt"}, {"axis", "threadIdx.x"}}));
   s.push_back(schedule_step("cache_read", f.name, {{"source", *sources.begin()}, {"scope", "shared"}, {"at", blk}}));
   for (const auto& r : f.body->rvars) s.push_back(schedule_step("unroll", f.name, {{"loop", r.name}}));
@@ -97,7 +107,7 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
       }
     if (n <= 64)
       for (int64_t t : {128, 256})
-        if (auto steps = staged_window(*f, bench, t)) {
+        if (auto steps = staged_window(*f, t)) {
           json s = *steps;
           schedule_rest(s, p, {f->name}, t);
           add_with_epilogues(
