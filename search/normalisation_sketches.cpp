@@ -200,8 +200,9 @@ std::string input_read_by_all(const std::vector<const FuncDef*>& stages) {
   return common.size() == 1 ? *common.begin() : "";
 }
 
-// Rows spread over a thread-block cluster (one row variable, one column variable, every
-// producer a single reduction over a variable of its own): each block reduces its
+// Rows spread over a thread-block cluster (the row variables, the column variables and
+// each producer's reduction variables fused into one loop each; every producer reduces
+// over variables of the same names): each block reduces its
 // slice, the cluster combines the blocks' results, and each block normalises its slice;
 // either every block takes every cluster-th chunk of the row and re-reads it, or each
 // block takes one contiguous slice that it copies into shared memory once for the
@@ -209,38 +210,51 @@ std::string input_read_by_all(const std::vector<const FuncDef*>& stages) {
 // registers in some sketches.
 void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std::vector<const FuncDef*>& producers,
                           const std::vector<std::string>& row_vars, const std::vector<std::string>& col_vars) {
-  if (row_vars.size() != 1 || col_vars.size() != 1 || producers.empty()) return;
-  std::vector<std::string> names;
-  std::string rvar;
+  if (row_vars.empty() || col_vars.empty() || producers.empty()) return;
+  // Several row, column or reduction variables (InstanceNorm's (n, c) rows of (h, w)
+  // columns) are fused into one each first: the producers' reductions into one loop of the
+  // same name.
+  json first = json::array();
+  const std::string row = fuse_loops(first, y.name, row_vars, "rowf");
+  const std::string col = fuse_loops(first, y.name, col_vars, "colf");
+  std::vector<std::string> names, rvars;
   for (const auto* f : producers) {
-    if (f->body->rvars.size() != 1 || (!rvar.empty() && f->body->rvars[0].name != rvar)) return;
-    rvar = f->body->rvars[0].name;
+    std::vector<std::string> own;
+    for (const auto& r : f->body->rvars) own.push_back(r.name);
+    if (own.empty() || (!rvars.empty() && own != rvars)) return;
+    rvars = own;
     names.push_back(f->name);
   }
+  std::string rvar;
+  for (const auto* f : producers) rvar = fuse_loops(first, f->name, rvars, "redf");
   for (int64_t cluster : {2, 4, 8})
     for (int64_t threads : {512, 1024})
       for (bool vector_loads : {false, true})
         out.push_back({"rows over clusters of " + std::to_string(cluster) + " blocks of " + std::to_string(threads) +
                            " threads" + (vector_loads ? ", float4 reductions" : ""),
-                       cluster_row_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, cluster, threads,
-                                                    vector_loads)});
+                       concat_steps({first, cluster_row_normalizer_steps(y.name, row, col, names, rvar, cluster,
+                                                                         threads, vector_loads)})});
+  // The slices copied into shared memory once: only over one row, column and reduction
+  // variable each (a copy shared with producers whose fused reductions decompose their
+  // indices apart from the output's fused columns cannot be proven to read inside it).
   std::vector<const FuncDef*> readers = producers;
   readers.push_back(&y);
   const std::string source = input_read_by_all(readers);
-  if (source.empty()) return;
+  if (source.empty() || !first.empty()) return;
   for (int64_t cluster : {4, 8, 16})
     for (int64_t threads : {128, 256, 512})
-      out.push_back(
-          {"row slices in shared memory, read once by " + std::to_string(names.size()) +
-               " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
-               std::to_string(threads) + " threads",
-           cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, threads)});
+      out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) +
+                         " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
+                         std::to_string(threads) + " threads",
+                     concat_steps({first, cluster_slice_normalizer_steps(y.name, row, col, names, rvar, source, cluster,
+                                                                         threads)})});
   // The same slices of 256 threads with each thread's last 2 float4 in registers and
   // launch bounds of 8 blocks per multiprocessor (32 registers each), so that more blocks
   // fit while they wait for their cluster (8 where a block's shared memory is at most
   // 228 KiB / 8 less the 1 KiB each block reserves: clusters of 8 at softmax's bench size).
   for (int64_t cluster : {4, 8, 16}) {
-    json s = cluster_slice_normalizer_steps(y.name, row_vars[0], col_vars[0], names, rvar, source, cluster, 256, 2);
+    json s =
+        concat_steps({first, cluster_slice_normalizer_steps(y.name, row, col, names, rvar, source, cluster, 256, 2)});
     s.push_back(schedule_step("launch_bounds", y.name, {{"max_threads", 256}, {"min_blocks", 8}}));
     out.push_back(
         {"row slices over clusters of " + std::to_string(cluster) +

@@ -38,10 +38,11 @@ class CostModelScan(unittest.TestCase):
             self.assertAlmostEqual(relu["floor_ms"], 2 * 4096 * 393216 * 4 / 4.8e12 * 1e3, places=3)
             self.assertGreaterEqual(relu["ratio"], 1.0)
             self.assertLess(relu["ratio"], 1.5)
-            # LayerNorm's 16 rows of 4M elements: statistics split over clusters, within 3x of the floor.
+            # LayerNorm's 16 rows of 4M elements: the statistics split over clusters (on grids of
+            # their own, or each row over a cluster), within 3x of the floor.
             self.assertLess(layernorm["ratio"], 3.0)
             self.assertEqual(layernorm["problem_class"], "normalisation")
-            self.assertIn("statistics on grids of their own", layernorm["idea"])
+            self.assertRegex(layernorm["idea"], "statistics on grids of their own|rows over clusters of")
             self.assertIn("error", files[os.path.relpath(bad, ROOT)])
             s = result["summary"]
             self.assertEqual((s["files"], s["estimated"]), (3, 2))

@@ -94,5 +94,32 @@ TEST(NormalisationSketches, RmsNormOverChannelsReducesEachPointInOneThreadFusedW
     EXPECT_NE(s.idea.rfind("one thread per point of", 0), 0u) << s.idea;
 }
 
+// Rows of several variables (InstanceNorm's (n, c), GroupNorm's (n, g) rows of (h, w)
+// columns, LayerNorm's (c, h, w) columns) spread over clusters: the row, column and
+// reduction loops fused into one each first; every such sketch legal at every size and
+// lowered at the bench size, and each cluster size's first verified in the interpreter.
+TEST(NormalisationSketches, RowsOfSeveralVariablesSpreadOverClustersAfterFusingThem) {
+  for (const char* file : {"level1/34_InstanceNorm.json", "level1/35_GroupNorm_.json", "level1/40_LayerNorm.json"}) {
+    SCOPED_TRACE(file);
+    const Problem p = kernelbench_file(file);
+    std::set<std::string> verified;
+    int found = 0;
+    for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
+      if (s.idea.rfind("rows over clusters of ", 0) != 0) continue;
+      ++found;
+      SCOPED_TRACE(s.idea);
+      EXPECT_EQ(s.schedule.at(0).value("op", ""), "fuse");
+      ASSERT_TRUE(legal_at_every_size(p, s.schedule));
+      EXPECT_NO_THROW(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+      const std::string cluster = s.idea.substr(0, s.idea.find(" blocks"));
+      if (!verified.insert(cluster).second) continue;
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2);
+      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << " " << r.error.message;
+    }
+    EXPECT_EQ(found, 12) << "clusters of 2, 4 and 8 blocks of 512 or 1024 threads, float4 reductions or not";
+    EXPECT_EQ(verified.size(), 3u);
+  }
+}
+
 }  // namespace
 }  // namespace cusched::search

@@ -28,7 +28,8 @@ TEST(WindowSketches, EveryPoolingFileStagesEachBlocksWindowInSharedMemory) {
                            "46_Average_Pooling_3D"}) {
     SCOPED_TRACE(file);
     const Problem p = load_problem_file(
-        (fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / "level1" / (std::string(file) + ".json")).string());
+        (fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / "level1" / (std::string(file) + ".json"))
+            .string());
     int staged = 0;
     for (const auto& s : class_sketches(p, ProblemClass::reduction)) {
       if (!contains(s.idea, "window inputs staged in shared memory")) continue;
@@ -48,8 +49,7 @@ TEST(WindowSketches, EveryPoolingFileStagesEachBlocksWindowInSharedMemory) {
       EXPECT_EQ(copies + (b.launches[0].dynamic_smem_bytes > 0), 1) << s.idea << "\n" << b.source;
       EXPECT_GT(bytes, 0) << s.idea;
       EXPECT_LE(bytes, 113 * 1024) << s.idea;
-      auto r =
-          runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
       EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
     }
     EXPECT_GE(staged, 2) << "128 and 256 threads per block (and each folded with a division after it)";
