@@ -33,4 +33,15 @@ std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const
   return order;
 }
 
+void defer_failed_precisions(std::vector<size_t>& order, size_t from, const std::vector<Precision>& precision_of,
+                             const std::set<Precision>& failed) {
+  auto deferred = [&](size_t i) {
+    const Precision p = precision_of[i];
+    return failed.count(p) && (p == Precision::tf32 || p == Precision::bf16 || p == Precision::f16);
+  };
+  if (from >= order.size()) return;
+  std::stable_partition(order.begin() + static_cast<std::ptrdiff_t>(from), order.end(),
+                        [&](size_t i) { return !deferred(i); });
+}
+
 }  // namespace cusched::search

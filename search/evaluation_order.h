@@ -1,7 +1,10 @@
 #pragma once
 // The order in which a round's candidates go to the GPU evaluators.
 #include <cstdint>
+#include <set>
 #include <vector>
+
+#include "dsl/precision.h"
 
 namespace cusched::search {
 
@@ -15,5 +18,13 @@ namespace cusched::search {
 // for normalisations) costs less; ideas estimated far behind still wait.
 std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const std::vector<int64_t>& ideas,
                                      double window = 4.0);
+
+// Reorders the candidates not yet evaluated (`order` from position `from`) so that those
+// of a precision below f32's exactness (TF32, BF16, F16) in which a candidate already
+// failed with a wrong output come last, the order otherwise kept: where TF32's rounding
+// fails the tolerance (a sum that cancels), its other variants would fail too, and the
+// f32 or 3xTF32 ones get the budget first.
+void defer_failed_precisions(std::vector<size_t>& order, size_t from, const std::vector<Precision>& precision_of,
+                             const std::set<Precision>& failed);
 
 }  // namespace cusched::search

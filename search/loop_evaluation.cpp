@@ -3,6 +3,7 @@
 // on the GPU in evaluation_order (each promising idea's cheapest first).
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "search/candidate_evaluation.h"
@@ -116,8 +117,10 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // Verification by the evaluator. The rejections are stored first; on the GPU the rest go
   // in evaluation_order (each promising idea's cheapest variant by the cost model first,
   // then the rest cheapest first), so that a time budget spends the GPU on the likeliest
-  // candidates of several ideas and the early cut has a good best to compare with soon;
-  // the interpreter takes them in candidate order.
+  // candidates of several ideas and the early cut has a good best to compare with soon,
+  // and before each slice the candidates of a reduced precision that already gave a wrong
+  // output move to the end (defer_failed_precisions); the interpreter takes them in
+  // candidate order.
   std::vector<size_t> order;  // candidate indices to evaluate
   for (size_t i = 0; i < count; ++i) {
     if (!prepared[i]) continue;
@@ -148,10 +151,16 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // done, so the store does not depend on which evaluator finished first.
   std::vector<char> finished(order.size(), 0);
   size_t stored = 0;
+  std::set<Precision> failed_precisions;  // of candidates with a wrong output so far
   for (size_t from = 0; from < order.size(); from += slice) {
     if (from > 0 && out_of_time()) {
       stopped = true;
       break;
+    }
+    if (!interp && !failed_precisions.empty()) {
+      std::vector<Precision> precision_of(count);
+      for (size_t i = 0; i < count; ++i) precision_of[i] = outcomes[i].precision;
+      defer_failed_precisions(order, from, precision_of, failed_precisions);
     }
     if (!interp && options_.cut_factor > 0)
       if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
@@ -159,6 +168,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     std::vector<CandidateOutcome> part;
     for (size_t k = from; k < to; ++k) part.push_back(std::move(outcomes[order[k]]));
     evaluator_->evaluate(problem_, cfg, part, [&](size_t k, CandidateOutcome& o) {
+      if (o.verdict == runtime::Verdict::wrong_output) failed_precisions.insert(o.precision);
       outcomes[order[from + k]] = std::move(o);
       finished[from + k] = 1;
       for (; stored < order.size() && finished[stored]; ++stored)

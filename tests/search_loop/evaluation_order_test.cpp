@@ -31,5 +31,23 @@ TEST(EvaluationOrder, CandidatesWithoutAnEstimateGoLastInTheirOrder) {
   EXPECT_EQ(evaluation_order({0.0, nan}, {1, 2}), (std::vector<size_t>{0, 1}));
 }
 
+TEST(EvaluationOrder, AReducedPrecisionThatGaveAWrongOutputGoesLast) {
+  using P = Precision;
+  const std::vector<P> precision = {P::tf32, P::tf32, P::x3tf32, P::tf32, P::f32, P::bf16, P::x3tf32};
+  std::vector<size_t> order = {0, 1, 3, 2, 5, 4, 6};
+  // Positions 0 and 1 evaluated; TF32 gave a wrong output: the TF32 candidate 3 goes last.
+  defer_failed_precisions(order, 2, precision, {P::tf32});
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 5, 4, 6, 3}));
+  // A wrong output in f32 or 3xTF32 says nothing about precision: nothing moves.
+  std::vector<size_t> same = order;
+  defer_failed_precisions(same, 2, precision, {P::f32, P::x3tf32});
+  EXPECT_EQ(same, order);
+  // BF16 failed as well: it goes last too, after TF32's, each keeping its place.
+  defer_failed_precisions(order, 2, precision, {P::tf32, P::bf16});
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 4, 6, 5, 3}));
+  defer_failed_precisions(order, 7, precision, {P::tf32});  // nothing left
+  EXPECT_EQ(order.size(), 7u);
+}
+
 }  // namespace
 }  // namespace cusched::search

@@ -112,5 +112,56 @@ TEST(EvaluationSlices, TheGpuTakesEachIdeasCheapestFirstThenTheRestCheapestFirst
   for (double b : evaluator->budgets) EXPECT_DOUBLE_EQ(b, 2000.0);
 }
 
+// Gives every TF32 candidate a wrong output and verifies the others; records each
+// candidate's precision in evaluation order and the size of each slice.
+class Tf32FailsEvaluator : public Evaluator {
+ public:
+  int alive() const override { return 1; }
+  int total() const override { return 1; }
+  std::vector<Precision> precisions;
+  std::vector<size_t> sizes;
+
+ protected:
+  void run(const Problem&, const EvalConfig&, std::vector<CandidateOutcome>& batch,
+           const std::function<void(size_t)>& finished) override {
+    sizes.push_back(batch.size());
+    for (size_t k = 0; k < batch.size(); ++k) {
+      precisions.push_back(batch[k].precision);
+      runtime::EvalResult r;
+      r.verdict = batch[k].precision == Precision::tf32 ? runtime::Verdict::wrong_output : runtime::Verdict::ok;
+      r.median_ms = r.min_ms = r.max_ms = 1.0;
+      batch[k].gpu = r;
+      batch[k].verdict = r.verdict;
+      finished(k);
+    }
+  }
+};
+
+// Once a TF32 candidate has a wrong output, the slices after it take every candidate of
+// another precision before the remaining TF32 ones (matmul's round has TF32, 3xTF32 and
+// f32 tiles).
+TEST(EvaluationSlices, AfterAWrongTf32OutputTheOtherPrecisionsGoFirst) {
+  auto evaluator = std::make_shared<Tf32FailsEvaluator>();
+  SlicedSearch s("precision", evaluator, 0, "matmul");
+  const auto& p = evaluator->precisions;
+  size_t first_failure_slice_end = 0, seen = 0;
+  for (size_t size : evaluator->sizes) {
+    const bool failed =
+        std::find(p.begin() + seen, p.begin() + seen + size, Precision::tf32) != p.begin() + seen + size;
+    seen += size;
+    if (failed) {
+      first_failure_slice_end = seen;
+      break;
+    }
+  }
+  ASSERT_GT(first_failure_slice_end, 0u) << "a TF32 candidate in some slice";
+  ASSERT_LT(first_failure_slice_end, p.size()) << "slices after it";
+  const auto tail = std::vector<Precision>(p.begin() + first_failure_slice_end, p.end());
+  const auto first_tf32 = std::find(tail.begin(), tail.end(), Precision::tf32);
+  EXPECT_TRUE(std::all_of(first_tf32, tail.end(), [](Precision x) { return x == Precision::tf32; }))
+      << "a candidate of another precision after a deferred TF32 one";
+  EXPECT_TRUE(std::any_of(tail.begin(), first_tf32, [](Precision x) { return x != Precision::tf32; }));
+}
+
 }  // namespace
 }  // namespace cusched::search
