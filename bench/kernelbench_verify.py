@@ -37,9 +37,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from problem_sizes import (DTYPE_BYTES, MAX_REFERENCE_REDUCTION, MIN_REDUCED_SIZE,  # noqa: E402,F401
-                           longest_reduction, longest_serial_reduction, module_sizes, output_shapes, prod, reduced_sizes, reduction_headers,
-                           shape_flag, shapes_valid, size_value, split_top_level, stage_domain, stage_dtype,
-                           working_set)
+                           longest_reduction, longest_serial_reduction, module_sizes, output_shapes, prod,
+                           reduced_sizes, reduction_headers, shape_flag, shapes_valid, size_value, split_top_level,
+                           stage_domain, stage_dtype, working_set)
 import make_record as records  # noqa: E402
 from make_record import command_output  # noqa: E402
 

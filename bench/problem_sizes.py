@@ -164,10 +164,10 @@ MIN_REDUCED_SIZE = 8
 # The float64 reference computes each element of a reduction stage in one thread, serially
 # over the reduction's domain, except a stage of fewer than REFERENCE_BLOCK_POINTS elements
 # whose domain has REFERENCE_BLOCK_EXTENT or more, which gets a block of
-# REFERENCE_BLOCK_THREADS threads per element (reference_schedule_steps in
-# problems/automatic_baseline.cpp): a thread's serial part longer than this takes the
-# reference seconds per pass (a few such passes reach the watchdog), so the verified shape
-# is reduced below it.
+# REFERENCE_BLOCK_THREADS threads per element (kReferenceBlockPoints, kReferenceBlockExtent
+# and kAutomaticBaselineThreads in problems/automatic_baseline.h): a thread's serial part
+# longer than MAX_REFERENCE_REDUCTION takes the reference seconds per pass (a few such
+# passes reach the watchdog), so the verified shape is reduced below it.
 MAX_REFERENCE_REDUCTION = 1 << 22
 REFERENCE_BLOCK_POINTS, REFERENCE_BLOCK_EXTENT, REFERENCE_BLOCK_THREADS = 4096, 65536, 256
 
@@ -190,29 +190,27 @@ def reduction_headers(body):
     return out
 
 
+def reductions(problem, sizes):
+    """(elements of the stage, elements one of them reduces over) of every reduction written in a
+    stage body, at `sizes` (a reduction nested in a larger expression counts its stage's elements,
+    which are at least those of the stage it becomes)."""
+    for s in problem["stages"]:
+        points = prod(size_value(e, sizes) for e in stage_domain(s)[1]) if "(" in s.split("=", 1)[0] else 1
+        for extents in reduction_headers(s.split("=", 1)[1]):
+            yield points, prod(size_value(e, sizes) for e in extents)
+
+
 def longest_reduction(problem, sizes):
     """The most elements one output element of a reduction stage reduces over, at `sizes`."""
-    longest = 1
-    for s in problem["stages"]:
-        for extents in reduction_headers(s.split("=", 1)[1]):
-            longest = max(longest, prod(size_value(e, sizes) for e in extents))
-    return longest
+    return max((n for _, n in reductions(problem, sizes)), default=1)
 
 
 def longest_serial_reduction(problem, sizes):
     """The most elements one thread of the float64 reference reduces serially, at `sizes`: a
     reduction's domain, or its share of a block where the reference gives each element of the
-    stage a block (a reduction nested in a larger expression is counted at its stage's
-    elements, which are at least those of the stage it becomes)."""
-    longest = 1
-    for s in problem["stages"]:
-        points = prod(size_value(e, sizes) for e in stage_domain(s)[1]) if "(" in s.split("=", 1)[0] else 1
-        for extents in reduction_headers(s.split("=", 1)[1]):
-            n = prod(size_value(e, sizes) for e in extents)
-            if points < REFERENCE_BLOCK_POINTS and n >= REFERENCE_BLOCK_EXTENT:
-                n = -(-n // REFERENCE_BLOCK_THREADS)
-            longest = max(longest, n)
-    return longest
+    stage a block."""
+    return max((-(-n // REFERENCE_BLOCK_THREADS) if points < REFERENCE_BLOCK_POINTS and n >= REFERENCE_BLOCK_EXTENT
+                else n for points, n in reductions(problem, sizes)), default=1)
 
 
 def reduced_sizes(problem, sizes, limit_bytes):

@@ -113,4 +113,20 @@ std::vector<int64_t> eval_shape(const std::vector<Expr>& shape, const SizeBindin
   return out;
 }
 
+int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) {
+  return r.extent ? r.extent : eval_int(r.extent_expr, sizes);
+}
+
+int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
+  int64_t n = 1;
+  for (const auto& r : f.body->rvars) n *= rvar_extent(r, sizes);
+  return n;
+}
+
+int64_t stage_points(const FuncDef& f, const SizeBindings& sizes) {
+  int64_t n = 1;
+  for (const auto& e : f.extents) n *= eval_int(e, sizes);
+  return n;
+}
+
 }  // namespace cusched

@@ -33,5 +33,11 @@ class Pipeline {
 // Evaluates an integer expression made of literals, sizes and (optionally) variables.
 int64_t eval_int(const Expr& e, const SizeBindings& sizes);
 std::vector<int64_t> eval_shape(const std::vector<Expr>& shape, const SizeBindings& sizes);
+// A reduction variable's extent at `sizes`.
+int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes);
+// The number of elements one output point of `f` reduces over at `sizes` (1: no reduction).
+int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes);
+// The number of points of `f` (the product of its extents) at `sizes`.
+int64_t stage_points(const FuncDef& f, const SizeBindings& sizes);
 
 }  // namespace cusched

@@ -27,14 +27,11 @@ json automatic_scan_steps(const FuncDef& f) {
   return block_scan_steps(f.name, f.vars, v, kAutomaticBaselineThreads, vector ? 4 : 16, vector ? 4 : 1);
 }
 
-// A reduction of fewer points than a GPU has multiprocessors' worth of blocks (4096),
-// each over at least 65536 elements (per-channel BatchNorm statistics over a batch of
-// images): serial in one thread per point, its reference would take seconds to minutes.
+// A reduction of few points over many elements each (per-channel BatchNorm statistics
+// over a batch of images): serial in one thread per point, its reference takes seconds to
+// minutes.
 bool few_long_reductions(const FuncDef& f, const SizeBindings& sizes) {
-  int64_t points = 1, extent = 1;
-  for (const auto& e : f.extents) points *= eval_int(e, sizes);
-  for (const auto& r : f.body->rvars) extent *= r.extent ? r.extent : eval_int(r.extent_expr, sizes);
-  return points < 4096 && extent >= 65536;
+  return stage_points(f, sizes) < kReferenceBlockPoints && reduction_extent(f, sizes) >= kReferenceBlockExtent;
 }
 
 bool empty_schedule(const json& steps) { return steps.is_null() || (steps.is_array() && steps.empty()); }

@@ -25,6 +25,12 @@ constexpr int64_t kAutomaticBaselineThreads = 256;
 // smaller than a block, or 1.
 nlohmann::json automatic_baseline(const Pipeline& pipeline);
 
+// A reduction stage of fewer points than this, each over at least kReferenceBlockExtent
+// elements, gets a block of kAutomaticBaselineThreads threads per point in the reference
+// (bench/problem_sizes.py mirrors both).
+constexpr int64_t kReferenceBlockPoints = 4096;
+constexpr int64_t kReferenceBlockExtent = 65536;
+
 // The steps of the reference schedule at `sizes`: every stage at root as a flat grid of
 // 256-thread blocks, reductions serial in each thread, scans with one thread per line (the
 // grid over the other dimensions); a reduction of fewer than 4096 points over 65536 or

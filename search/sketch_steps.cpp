@@ -31,16 +31,6 @@ void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool
   for (const auto& a : e->args) collect_loads(a, out);
 }
 
-int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes) {
-  return r.extent ? r.extent : eval_int(r.extent_expr, sizes);
-}
-
-int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes) {
-  int64_t n = 1;
-  for (const auto& r : f.body->rvars) n *= rvar_extent(r, sizes);
-  return n;
-}
-
 std::vector<std::string> reduction_var_names(const FuncDef& f) {
   std::vector<std::string> out;
   if (f.is_reduction())
@@ -153,9 +143,7 @@ bool splits_into_parts_everywhere(const Problem& p, const FuncDef& f, int64_t pa
 
 void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
   const SizeBindings& sizes = p.size(p.default_size);
-  const int64_t extent = reduction_extent(f, sizes);
-  int64_t points = 1;
-  for (const auto& e : f.extents) points *= eval_int(e, sizes);
+  const int64_t extent = reduction_extent(f, sizes), points = stage_points(f, sizes);
   if (extent <= kSerialReductionMax && !f.vars.empty()) {
     flat_grid(steps, f, 256, 1);  // each thread reduces its point's few elements serially
     // A window short at every size is unrolled, its index a constant in each copy (an

@@ -22,10 +22,6 @@ namespace cusched::search {
 // Loads in `e`: (name, whether every index is a plain variable, is a stage).
 void collect_loads(const Expr& e, std::vector<std::tuple<std::string, bool, bool>>& out);
 
-// A reduction variable's extent at `sizes`.
-int64_t rvar_extent(const ReductionVar& r, const SizeBindings& sizes);
-// The number of elements one output point of `f` reduces over at `sizes` (1: no reduction).
-int64_t reduction_extent(const FuncDef& f, const SizeBindings& sizes);
 // The names of `f`'s reduction variables, outermost first (none for a pointwise stage).
 std::vector<std::string> reduction_var_names(const FuncDef& f);
 
