@@ -89,12 +89,9 @@ def merged_summary_section(records, budget, rows):
     used = [r for r in searches if any(row in rows for row in r["results"])]
     sources = ", ".join("%s `%s` (%s)" % (r["date"], r["name"], gpu_name(r)) for r in used)
     if budget is None:
-        counts = {}
-        for row in rows:
-            counts[scores.budget_of(row)] = counts.get(scores.budget_of(row), 0) + 1
+        counts = collections.Counter(scores.budget_of(row) for row in rows)
         head = "Each problem's latest row of any budget (%s). Rows from %d record(s): %s." % (
-            ", ".join("%d at %s" % (n, budget_text(b)) for b, n in sorted(counts.items(), key=lambda kv: -kv[1])),
-            len(used), sources)
+            ", ".join("%d at %s" % (n, budget_text(b)) for b, n in counts.most_common()), len(used), sources)
     else:
         head = "Budget per problem: %s. Rows from %d record(s): %s." % (budget_text(budget), len(used), sources)
     return [head, ""] + kernelbench_summary_table(scores.level_summary(rows, scores.level_file_counts(ROOT)))
@@ -113,7 +110,7 @@ def kernelbench_merged_summary(records, with_cost_rank=True):
     out = merged_summary_section(records, None, rows)
     if not with_cost_rank:
         return out
-    for budget in sorted(set(budgets), key=lambda b: -max(i for i, x in enumerate(budgets) if x == b)):
+    for budget in dict.fromkeys(reversed(budgets)):  # latest first
         out += [""] + merged_summary_section(records, budget, scores.merged_search_rows(records, budget))
     return out + [""] + cost_rank_table(rows)
 

@@ -44,27 +44,26 @@ std::optional<json> staged_window(const FuncDef& f, int64_t threads) {
   for (const ExprNode* l : loads_in(f.body)) sources.insert(l->name);
   if (sources.size() != 1 || f.vars.empty()) return std::nullopt;
   json s = json::array();
-  std::vector<std::string> outer(f.vars.begin(), f.vars.end() - (f.vars.size() >= 2 ? 2 : 1));
-  const std::string& columns = f.vars.back();
-  const int64_t tx = f.vars.size() >= 2 ? 32 : threads;
+  const bool tiled = f.vars.size() >= 2;  // rows x columns of the last two loops, else a run of the last
+  std::vector<std::string> block(f.vars.begin(), f.vars.end() - (tiled ? 2 : 1));
+  const int64_t tx = tiled ? 32 : threads;
   s.push_back(
-      schedule_step("split", f.name, {{"loop", columns}, {"factor", tx}, {"outer", "colb"}, {"inner", "colt"}}));
-  std::vector<std::string> order = outer;
-  if (f.vars.size() >= 2) {
+      schedule_step("split", f.name, {{"loop", f.vars.back()}, {"factor", tx}, {"outer", "colb"}, {"inner", "colt"}}));
+  if (tiled) {
     s.push_back(schedule_step(
         "split", f.name,
         {{"loop", f.vars[f.vars.size() - 2]}, {"factor", threads / tx}, {"outer", "rowb"}, {"inner", "rowt"}}));
-    order.push_back("rowb");
+    block.push_back("rowb");
   }
-  order.push_back("colb");
-  std::vector<std::string> block = order;
-  if (f.vars.size() >= 2) order.push_back("rowt");
+  block.push_back("colb");
+  std::vector<std::string> order = block;
+  if (tiled) order.push_back("rowt");
   order.push_back("colt");
   for (const auto& r : f.body->rvars) order.push_back(r.name);
   s.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
   const std::string blk = fuse_loops(s, f.name, block, "blk");
   s.push_back(schedule_step("bind", f.name, {{"loop", blk}, {"axis", "blockIdx.x"}}));
-  if (f.vars.size() >= 2) s.push_back(schedule_step("bind", f.name, {{"loop", "rowt"}, {"axis", "threadIdx.y"}}));
+  if (tiled) s.push_back(schedule_step("bind", f.name, {{"loop", "rowt"}, {"axis", "threadIdx.y"}}));
   s.push_back(schedule_step("bind", f.name, {{"loop", "colt"}, {"axis", "threadIdx.x"}}));
   s.push_back(schedule_step("cache_read", f.name, {{"source", *sources.begin()}, {"scope", "shared"}, {"at", blk}}));
   for (const auto& r : f.body->rvars) s.push_back(schedule_step("unroll", f.name, {{"loop", r.name}}));

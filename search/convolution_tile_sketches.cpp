@@ -1,7 +1,7 @@
 #include "search/convolution_tile_sketches.h"
 
 #include <algorithm>
-#include <tuple>
+#include <optional>
 
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
@@ -82,6 +82,27 @@ void add_register_tile(std::vector<Sketch>& out, const FuncDef& f, const Convolu
                            " columns per thread" + over + ", " + std::to_string(tx * ty) + " threads per block";
   if (std::any_of(out.begin(), out.end(), [&](const Sketch& s) { return s.idea == idea; })) return;
   out.push_back({idea, concat_steps({first, register_tile(f, r, rm, rn, tx, ty)})});
+}
+
+// The columns a tile runs along: the output's last loop, or the last two fused into one
+// ("colf"; `first`: the fuse step, `text`: its mention in an idea).
+struct ColumnLoops {
+  ConvolutionRoles roles;
+  json first = json::array();
+  std::string text;
+};
+
+// The last two output loops fused into the columns, where the row loop is the last of the
+// block's loops. Nullopt otherwise.
+std::optional<ColumnLoops> rows_fused_into_columns(const FuncDef& f, const ConvolutionRoles& r) {
+  const std::string row = f.vars.size() >= 2 ? f.vars[f.vars.size() - 2] : "";
+  if (r.outer.empty() || r.outer.back() != row) return std::nullopt;
+  ColumnLoops c{r,
+                json::array({schedule_step("fuse", f.name, {{"outer", row}, {"inner", r.columns}, {"fused", "colf"}})}),
+                " over " + row + " and " + r.columns + " fused"};
+  c.roles.outer.pop_back();
+  c.roles.columns = "colf";
+  return c;
 }
 
 // Implicit GEMM: per block `bc` channels (warps of 32, or of 16 where `bc` is 16) x 128
@@ -173,18 +194,13 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
   }
   // Rows shorter than a warp (a 3-D convolution's last side of 10): the last two output
   // loops fused into the columns, so that a warp's lanes run along both.
-  const std::string row = f.vars.size() >= 2 ? f.vars[f.vars.size() - 2] : "";
-  if (columns < 32 && !r.outer.empty() && r.outer.back() == row) {
-    ConvolutionRoles fused = r;
-    fused.outer.pop_back();
-    fused.columns = "colf";
-    const json fuse =
-        json::array({schedule_step("fuse", f.name, {{"outer", row}, {"inner", r.columns}, {"fused", "colf"}})});
-    const int64_t fused_tx = pow2_at_most(columns * pure_extent(f, row, sizes), 32);
+  const auto fused = rows_fused_into_columns(f, r);
+  if (columns < 32 && fused) {
+    const int64_t fused_tx = pow2_at_most(columns * pure_extent(f, r.outer.back(), sizes), 32);
     for (auto [rm, rn] : std::vector<std::pair<int64_t, int64_t>>{{4, 2}, {8, 2}, {4, 4}}) {
       if (r.channels.empty()) rm = 1;
       const int64_t ty = r.channels.empty() ? 4 : pow2_at_most(std::max<int64_t>(1, channels / rm), 8);
-      add_register_tile(out, f, fused, rm, rn, fused_tx, ty, " over " + row + " and " + r.columns + " fused", fuse);
+      add_register_tile(out, f, fused->roles, rm, rn, fused_tx, ty, fused->text, fused->first);
     }
   }
   if (!r.channels.empty() && !r.channel_sum.empty() && channels % 16 == 0) {
@@ -195,17 +211,9 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels % 32 == 0 ? 32 : 16;
     // Rows that leave over a quarter of the blocks' 128 columns idle: also with the last two
     // output loops fused into the columns, so that a block's columns span several rows.
-    std::vector<std::tuple<ConvolutionRoles, json, std::string>> column_sets = {{r, json::array(), ""}};
+    std::vector<ColumnLoops> column_sets = {{r, json::array(), ""}};
     const int64_t column_slots = (columns + 127) / 128 * 128;
-    if (4 * columns < 3 * column_slots && !r.outer.empty() && r.outer.back() == row) {
-      ConvolutionRoles fused = r;
-      fused.outer.pop_back();
-      fused.columns = "colf";
-      column_sets.emplace_back(
-          fused,
-          json::array({schedule_step("fuse", f.name, {{"outer", row}, {"inner", r.columns}, {"fused", "colf"}})}),
-          " over " + row + " and " + r.columns + " fused");
-    }
+    if (4 * columns < 3 * column_slots && fused) column_sets.push_back(*fused);
     if (kc > 0)
       for (const auto& [roles, first, fused_text] : column_sets)
         for (const char* precision : {"tf32", "3xtf32"}) {

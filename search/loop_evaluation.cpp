@@ -152,16 +152,14 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   std::vector<char> finished(order.size(), 0);
   size_t stored = 0;
   std::set<Precision> failed_precisions;  // of candidates with a wrong output so far
+  std::vector<Precision> precision_of(count);
+  for (size_t i = 0; i < count; ++i) precision_of[i] = outcomes[i].precision;
   for (size_t from = 0; from < order.size(); from += slice) {
     if (from > 0 && out_of_time()) {
       stopped = true;
       break;
     }
-    if (!interp && !failed_precisions.empty()) {
-      std::vector<Precision> precision_of(count);
-      for (size_t i = 0; i < count; ++i) precision_of[i] = outcomes[i].precision;
-      defer_failed_precisions(order, from, precision_of, failed_precisions);
-    }
+    if (!interp) defer_failed_precisions(order, from, precision_of, failed_precisions);
     if (!interp && options_.cut_factor > 0)
       if (auto best = goal_inputs(run).best_ms; best && *best > 0) cfg.cut_ms = options_.cut_factor * *best;
     const size_t to = std::min(order.size(), from + slice);
