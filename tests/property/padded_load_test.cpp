@@ -186,9 +186,9 @@ TEST(PaddedLoad, LegalityRefusesPlacedProducersAndBulkCopies) {
 
 // The output's rows and columns fused and split into blocks of 8 (blocks start inside a
 // row): the copy of the block's window is bounded through the division and modulus of
-// the fused loop, padding included, and verifies. A window index that is a square of the
-// output's column has no bound: the lowering refuses the copy instead of assuming the
-// whole row.
+// the fused loop, padding included, and verifies. A window index whose modulus divides a
+// square of the output's column (a dividend with no range the lowering derives) has no
+// bound: the lowering refuses the copy instead of assuming the whole row.
 TEST(PaddedLoad, AWindowOverFusedRowsAndColumnsIsBoundedOrRefused) {
   const Problem p = padded_max_pool();
   const auto fused = nlohmann::json::parse(R"([
