@@ -1,9 +1,9 @@
 // The matmul class's register-tiled sketches on CUDA cores: on every KernelBench file the
 // classifier calls a matrix product, each (without an epilogue fold) is legal at every size
 // (tails included) and
-// verifies in the interpreter at the small size; on GEMM+Divide+Sum+Scaling (whose TF32 and
-// 3xTF32 kernels fail 1e-2 where its column sum cancels, so f32 is what verifies) the model
-// puts the 8x8 tile's product well ahead of the one-output-per-thread tiles.
+// verifies in the interpreter at the small size; on GEMM+Divide+Sum+Scaling (whose TF32
+// kernels fail 1e-2 where its row sum cancels, record kernelbench-p2c-search) the model puts
+// the 8x8 tile's product well ahead of the one-output-per-thread tiles.
 #include <filesystem>
 #include <limits>
 
