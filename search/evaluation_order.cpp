@@ -6,6 +6,8 @@
 #include <numeric>
 #include <set>
 
+#include "dsl/primitives/precision_rules.h"
+
 namespace cusched::search {
 
 std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const std::vector<int64_t>& ideas,
@@ -37,7 +39,8 @@ void defer_failed_precisions(std::vector<size_t>& order, size_t from, const std:
                              const std::set<Precision>& failed) {
   auto deferred = [&](size_t i) {
     const Precision p = precision_of[i];
-    return failed.count(p) && (p == Precision::tf32 || p == Precision::bf16 || p == Precision::f16);
+    // Coarser than 3xTF32 (TF32, BF16, F16): a precision whose rounding may fail the tolerance.
+    return failed.count(p) && precision_unit_roundoff(p) > precision_unit_roundoff(Precision::x3tf32);
   };
   if (from >= order.size()) return;
   std::stable_partition(order.begin() + static_cast<std::ptrdiff_t>(from), order.end(),
