@@ -192,10 +192,11 @@ def search_entry(args, level, summary, best, wall, timed_nothing=False):
 
 # ---------------------------------------------------------------------------- against the module
 
-def module_check(args, path, schedule, modules, timed=None, lock=None):
-    """bench/kernelbench_verify.py's check of one schedule: its `pytorch_match` entry. `timed`: (the timed
+def module_check_run(args, path, schedule, timed=None):
+    """The `cusched run` half of bench/kernelbench_verify.py's check of one schedule, run in a file's worker
+    thread: (job, disk budget, a done future holding the run's reply, reason and folder). `timed`: (the timed
     run's reply, the folder it saved its inputs and outputs to) where the timed run saved them, which the
-    check then reads instead of running the schedule again."""
+    check then reads instead of running the schedule again at its reduced shape."""
     job = dict(kv.plan(path, int(args.max_gib * kv.GIB)), index=0, schedule=schedule or "baseline", time=False)
     budget = kv.DiskBudget(job["disk"])
     done = concurrent.futures.Future()
@@ -204,7 +205,14 @@ def module_check(args, path, schedule, modules, timed=None, lock=None):
         done.set_result((timed[0], "" if timed[0].get("verdict") else timed[0].get("reason", ""), timed[1]))
     else:
         done.set_result(kv.run_cusched(args.cusched, job, args.work, args.timeout, budget))
-    with gpu_turn(lock):  # the module's run on the GPU; a `cusched run` above takes its own turn
+    return job, budget, done
+
+
+def module_check(args, prepared, modules, lock=None):
+    """The module half of the check (module_check_run's result): the module runs on the saved inputs with the
+    GPU to itself and is compared; its `pytorch_match` entry and the reason where it did not compare."""
+    job, budget, done = prepared
+    with gpu_turn(lock):
         outcome = kv.verify_one(job, done, Namespace(kernelbench=args.kernelbench, seed=args.seed, budget=budget),
                                 modules)
     return kv.result_row(job["problem"]["name"], outcome)["pytorch_match"], outcome.get("reason")
@@ -467,14 +475,18 @@ def searched_and_timed(args, f, name, level):
     run, strict, tolerance = timed_and_strict(args, f, name, schedule, io)
     steps.done("timed_run")
     entry["timed_run_phase_s"] = run_phase_seconds(run, strict)
-    strict_timed = strict_io = None
+    check = module_check_run(args, f, schedule, (run, io))
+    steps.done("module_check_run")
+    strict_timed = strict_check = None
     if strict_schedule:
         strict_io = io_folder(args, f, name)
         strict_timed = timed_and_strict(args, f, name, strict_schedule, strict_io)
         entry["strict_kernel_phase_s"] = run_phase_seconds(strict_timed[0], strict_timed[1])
         steps.done("strict_kernel")
-    return dict(entry=entry, schedule=schedule, strict_schedule=strict_schedule, note=note, io=io, run=run,
-                strict=strict, tolerance=tolerance, strict_timed=strict_timed, strict_io=strict_io, steps=steps)
+        strict_check = module_check_run(args, f, strict_schedule, (strict_timed[0], strict_io))
+        steps.done("strict_module_check_run")
+    return dict(entry=entry, schedule=schedule, strict_schedule=strict_schedule, note=note, run=run, strict=strict,
+                tolerance=tolerance, strict_timed=strict_timed, check=check, strict_check=strict_check, steps=steps)
 
 
 def finish_file(args, f, problem, done, modules, torch, flusher, cache, lock):
@@ -484,14 +496,13 @@ def finish_file(args, f, problem, done, modules, torch, flusher, cache, lock):
     run, strict, tolerance = done["run"], done["strict"], done["tolerance"]
     steps.restart()
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False  # the module check's setting
-    match, reason = module_check(args, f, done["schedule"], modules, (run, done["io"]), lock)
+    match, reason = module_check(args, done["check"], modules, lock)
     steps.done("module_check")
     if reason and match["status"] != "compared":
         note = (note + "; " if note else "") + "module check: " + reason
     strict_kernel = None
     if done["strict_timed"]:
-        strict_match, strict_reason = module_check(args, f, done["strict_schedule"], modules,
-                                                   (done["strict_timed"][0], done["strict_io"]), lock)
+        strict_match, strict_reason = module_check(args, done["strict_check"], modules, lock)
         strict_kernel = strict_kernel_entry(*done["strict_timed"], strict_match)
         if strict_reason and strict_match["status"] != "compared":
             note = (note + "; " if note else "") + "module check of the f32 / 3xtf32 kernel: " + strict_reason

@@ -161,7 +161,10 @@ class TakingTurns(FakeCusched):
         self.args.schedule = "baseline"
         done = kbs.searched_and_timed(self.args, RELU, "kb1_19_ReLU", "1")
         self.assertEqual(done["schedule"], os.path.join(self.work, "schedules", "kb1_19_ReLU.json"))
-        self.assertEqual(set(done["steps"].seconds), {"search", "timed_run", "strict_kernel"})
+        self.assertEqual(set(done["steps"].seconds), {"search", "timed_run", "module_check_run", "strict_kernel",
+                                                      "strict_module_check_run"})
+        # the module checks' runs at the reduced shape happen here, in the file's worker, not in the main thread
+        self.assertTrue(done["check"][2].done() and done["strict_check"][2].done())
         # the tf32 best is timed, then the fastest f32 candidate for the 1e-4 scores
         timed = [r[r.index("-s") + 1] for r in self.runs()]
         self.assertEqual(timed[0], done["schedule"])
@@ -309,7 +312,7 @@ class Search(FakeCusched):
 
     def test_the_module_check_runs_the_timed_schedule_with_save_io(self):
         os.environ["FAKE_RUN"] = json.dumps({"verdict": "wrong_output", "reason": "Output 'Y' is outside atol"})
-        match, reason = kbs.module_check(self.args, RELU, "/w/schedules/kb1_19_ReLU.json", {})
+        match, reason = kbs.module_check(self.args, kbs.module_check_run(self.args, RELU, "/w/schedules/kb1_19_ReLU.json"), {})
         with open(os.environ["FAKE_ARGS"]) as f:
             argv = json.load(f)
         self.assertEqual(argv[argv.index("-s") + 1], "/w/schedules/kb1_19_ReLU.json")
@@ -328,7 +331,8 @@ class Search(FakeCusched):
         argvs = self.runs()
         self.assertEqual(len(argvs), 1)
         self.assertEqual(argvs[0][argvs[0].index("--save-io") + 1], io)
-        match, reason = kbs.module_check(self.args, RELU, s, {}, (dict(run, verdict="wrong_output", reason="bad"), io))
+        match, reason = kbs.module_check(self.args, kbs.module_check_run(
+            self.args, RELU, s, (dict(run, verdict="wrong_output", reason="bad"), io)), {})
         self.assertEqual(len(self.runs()), 1)  # no second cusched run
         self.assertEqual(match["status"], "cusched_failed")
         self.assertIn("bad", reason)
@@ -338,7 +342,7 @@ class Search(FakeCusched):
         self.args.max_gib = 1e-12
         self.assertIsNone(kbs.io_folder(self.args, RELU, "kb1_19_ReLU"))
         os.environ["FAKE_RUN"] = json.dumps({"verdict": "wrong_output", "reason": "outside"})
-        kbs.module_check(self.args, RELU, "/w/s.json", {}, ({"verdict": "ok"}, None))
+        kbs.module_check(self.args, kbs.module_check_run(self.args, RELU, "/w/s.json", ({"verdict": "ok"}, None)), {})
         self.assertEqual(len(self.runs()), 1)
 
 
