@@ -5,6 +5,7 @@
 #include <set>
 
 #include "codegen/expr_loads.h"
+#include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
 #include "search/convolution_tile_sketches.h"
 #include "search/fused_tile_sketches.h"
