@@ -60,7 +60,9 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
           std::vector<Expr> conds;
           for (const auto& g : c.nest.guards)
             if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
-          return Operand{lower_value(substitute(factor, at), e2, c2, c.s), conjunction(conds)};
+          // tf32 operands stay f32 bits: the tensor core truncates them itself.
+          return Operand{lower_value(substitute(factor, at), e2, c2, c.s, c.s.precision != Precision::tf32),
+                         conjunction(conds)};
         };
         std::vector<Operand> a_ops, b_ops;
         for (int i = 0; i < L.a_count; ++i) {

@@ -1,13 +1,14 @@
 // The interpreter's tensor-core emulation on one warp: each lane hands in the fragment
 // elements the PTX ISA assigns to it (the layouts are written out here from the ISA's
 // tables, independently of codegen/mma_layout), and the warp's tile must come back as
-// C + A x B on the operands as given.
+// C + A x B on the operands as the tensor cores read them (f32 values truncated to tf32).
 #include <algorithm>
 #include <cmath>
 #include <functional>
 
 #include <gtest/gtest.h>
 
+#include "codegen/interp_rounding.h"
 #include "tests/interp/ir_test_support.h"
 
 namespace cusched {
@@ -77,19 +78,40 @@ HostBuffers tile_inputs(int k) {
   return b;
 }
 
-void expect_tile(const HostBuffers& b, int k) {
+double as_given(double x) { return x; }
+
+// C0 + A x B in double with each operand passed through `operand` first.
+double tile_element(const HostBuffers& b, int k, int r, int c, double (*operand)(double)) {
+  double want = b.at("C0")[r * 8 + c];
+  for (int kk = 0; kk < k; ++kk) want += operand(b.at("A")[r * k + kk]) * operand(b.at("B")[kk * 8 + c]);
+  return want;
+}
+
+void expect_tile(const HostBuffers& b, int k, double (*operand)(double) = as_given) {
   for (int r = 0; r < 16; ++r)
     for (int c = 0; c < 8; ++c) {
-      double want = b.at("C0")[r * 8 + c];
-      for (int kk = 0; kk < k; ++kk) want += b.at("A")[r * k + kk] * b.at("B")[kk * 8 + c];
-      EXPECT_NEAR(b.at("C")[r * 8 + c], want, 1e-5 * (1 + std::fabs(want))) << "row " << r << " col " << c;
+      const double want = tile_element(b, k, r, c, operand);
+      EXPECT_NEAR(b.at("C")[r * 8 + c], want, 1e-6 * (1 + std::fabs(want))) << "row " << r << " col " << c;
     }
 }
 
 TEST(TensorCore, Tf32TileFollowsTheIsaFragmentLayout) {
   HostBuffers b = tile_inputs(8);
   interpret(one_tile("m16n8k8", "tf32", 8, 4, 2, tf32_a, tf32_b), b);
-  expect_tile(b, 8);
+  expect_tile(b, 8, truncate_to_tf32);
+}
+
+TEST(TensorCore, Tf32OperandsAreTruncatedAsTheTensorCoresReadThem) {
+  // The lowering hands mma.sync its tf32 operands as f32 bits; the tensor cores use the
+  // top 19 bits of each. The inputs hold values that rounding and truncation tell apart.
+  HostBuffers b = tile_inputs(8);
+  interpret(one_tile("m16n8k8", "tf32", 8, 4, 2, tf32_a, tf32_b), b);
+  double rounded_apart = 0;
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 8; ++c)
+      rounded_apart = std::max(rounded_apart, std::fabs(b.at("C")[r * 8 + c] - tile_element(b, 8, r, c, round_to_tf32)));
+  expect_tile(b, 8, truncate_to_tf32);
+  EXPECT_GT(rounded_apart, 1e-4) << "the inputs do not tell truncation from rounding";
 }
 
 TEST(TensorCore, HalfTileFollowsTheIsaFragmentLayout) {
@@ -111,8 +133,9 @@ double worst_error(const HostBuffers& b, int k) {
 }
 
 TEST(TensorCore, SplitTf32IsNearlyExactWhereTf32RoundsOperands) {
-  // The operands are f32 values that TF32 cannot hold; the emulated instruction takes
-  // them as given, so the operand expressions round them as lowering does for tf32.
+  // The operands are f32 values that TF32 cannot hold: tf32 rounds them (here by the
+  // operand expressions; the instruction's truncation then changes nothing), 3xtf32 splits
+  // them into a high and a low part.
   HostBuffers plain = tile_inputs(8), split = tile_inputs(8);
   LoweredProgram rounded = one_tile("m16n8k8", "tf32", 8, 4, 2, tf32_a, tf32_b);
   std::function<Stmt(const Stmt&)> visit = [&](const Stmt& s) -> Stmt {
@@ -137,11 +160,7 @@ TEST(TensorCore, SwappedFragmentsGiveAWrongTile) {
   interpret(one_tile("m16n8k8", "tf32", 8, 4, 2, wrong_a, tf32_b), b);
   int bad = 0;
   for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 8; ++c) {
-      double want = b.at("C0")[r * 8 + c];
-      for (int kk = 0; kk < 8; ++kk) want += b.at("A")[r * 8 + kk] * b.at("B")[kk * 8 + c];
-      bad += std::fabs(b.at("C")[r * 8 + c] - want) > 1e-3;
-    }
+    for (int c = 0; c < 8; ++c) bad += std::fabs(b.at("C")[r * 8 + c] - tile_element(b, 8, r, c, truncate_to_tf32)) > 1e-3;
   EXPECT_GT(bad, 64);
 }
 
