@@ -50,7 +50,8 @@ void KernelRunner::mma(const CStmt& s) {
       for (int j = 0; j < 4; ++j) {
         const int row = g + l.c_row[j], col = 2 * q + l.c_col[j];
         double sum = C[row * l.n + col];
-        for (int kk = 0; kk < l.k; ++kk) sum += product(A[row * l.k + kk], B[kk * l.n + col], s.split_tf32, s.truncate_tf32);
+        for (int kk = 0; kk < l.k; ++kk)
+          sum += product(A[row * l.k + kk], B[kk * l.n + col], s.split_tf32, s.truncate_tf32);
         store(s.buffer, static_cast<double>(base[t] + j), sum);
       }
     }

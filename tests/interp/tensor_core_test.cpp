@@ -109,7 +109,8 @@ TEST(TensorCore, Tf32OperandsAreTruncatedAsTheTensorCoresReadThem) {
   double rounded_apart = 0;
   for (int r = 0; r < 16; ++r)
     for (int c = 0; c < 8; ++c)
-      rounded_apart = std::max(rounded_apart, std::fabs(b.at("C")[r * 8 + c] - tile_element(b, 8, r, c, round_to_tf32)));
+      rounded_apart =
+          std::max(rounded_apart, std::fabs(b.at("C")[r * 8 + c] - tile_element(b, 8, r, c, round_to_tf32)));
   expect_tile(b, 8, truncate_to_tf32);
   EXPECT_GT(rounded_apart, 1e-4) << "the inputs do not tell truncation from rounding";
 }
@@ -160,7 +161,8 @@ TEST(TensorCore, SwappedFragmentsGiveAWrongTile) {
   interpret(one_tile("m16n8k8", "tf32", 8, 4, 2, wrong_a, tf32_b), b);
   int bad = 0;
   for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 8; ++c) bad += std::fabs(b.at("C")[r * 8 + c] - tile_element(b, 8, r, c, truncate_to_tf32)) > 1e-3;
+    for (int c = 0; c < 8; ++c)
+      bad += std::fabs(b.at("C")[r * 8 + c] - tile_element(b, 8, r, c, truncate_to_tf32)) > 1e-3;
   EXPECT_GT(bad, 64);
 }
 
