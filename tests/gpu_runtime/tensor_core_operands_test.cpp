@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/device_library.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/evaluation.h"
 
@@ -20,6 +21,7 @@ KernelBundle tile_kernel(const std::string& mma) {
   KernelBundle b;
   b.problem = "mma_tile";
   b.precision = Precision::tf32;
+  b.headers = device_headers();
   b.source =
       "#include \"cusched_device.cuh\"\n"
       "extern \"C\" __global__ void k(const float* A, const float* B, float* C) {\n"
@@ -45,6 +47,7 @@ KernelBundle tile_reference(const std::string& op) {
   KernelBundle b;
   b.problem = "mma_tile_reference";
   b.precision = Precision::f64;
+  b.headers = device_headers();
   b.source =
       "#include \"cusched_device.cuh\"\n"
       "__device__ double op(float x) { return (double)(" +
