@@ -12,13 +12,13 @@
 namespace cusched::interp {
 
 // One product of an Mma: tf32 operands truncated as the tensor core reads them; 3xtf32
-// operands split into their tf32 rounding and the exact rest, which the tensor core
-// truncates (lo*hi + hi*lo + hi*hi; lo*lo is dropped); others as given.
+// operands split into their tf32 rounding and the tf32 rounding of the rest (lo*hi +
+// hi*lo + hi*hi; lo*lo is dropped), as cusched::mma_m16n8k8_3xtf32 computes; others as given.
 double KernelRunner::product(double a, double b, bool split_tf32, bool truncate_tf32) {
   if (truncate_tf32) return truncate_to_tf32(a) * truncate_to_tf32(b);
   if (!split_tf32) return a * b;
-  const double a_hi = round_to_tf32(a), a_lo = truncate_to_tf32(a - a_hi);
-  const double b_hi = round_to_tf32(b), b_lo = truncate_to_tf32(b - b_hi);
+  const double a_hi = round_to_tf32(a), a_lo = round_to_tf32(a - a_hi);
+  const double b_hi = round_to_tf32(b), b_lo = round_to_tf32(b - b_hi);
   return a_lo * b_hi + a_hi * b_lo + a_hi * b_hi;
 }
 

@@ -27,17 +27,17 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const
   mma_m16n8k8_tf32(d, ua, ub, c);
 }
 
-// 3xTF32: f32 operands split into their TF32 rounding and the exact rest, which the tensor
-// core truncates; lo*hi + hi*lo + hi*hi restores nearly f32 accuracy (lo*lo is dropped).
+// 3xTF32: f32 operands split into their TF32 rounding and the TF32 rounding of the rest;
+// lo*hi + hi*lo + hi*hi restores nearly f32 accuracy (the lo*lo term is dropped).
 __device__ __forceinline__ void mma_m16n8k8_3xtf32(float* d, const float* a, const float* b, const float* c) {
   float a_hi[4], a_lo[4], b_hi[2], b_lo[2];
   for (int i = 0; i < 4; ++i) {
     a_hi[i] = round_tf32(a[i]);
-    a_lo[i] = a[i] - a_hi[i];
+    a_lo[i] = round_tf32(a[i] - a_hi[i]);
   }
   for (int i = 0; i < 2; ++i) {
     b_hi[i] = round_tf32(b[i]);
-    b_lo[i] = b[i] - b_hi[i];
+    b_lo[i] = round_tf32(b[i] - b_hi[i]);
   }
   mma_m16n8k8_tf32(d, a_lo, b_hi, c);
   mma_m16n8k8_tf32(d, a_hi, b_lo, d);

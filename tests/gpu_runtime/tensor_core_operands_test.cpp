@@ -1,8 +1,7 @@
 // On the GPU: what the tensor cores make of f32 operands. mma.sync m16n8k8 .tf32 reads
 // each f32 operand by its top 19 bits (truncation to tf32), which the lowering (no
 // cvt.rna per fragment element) and the interpreter's Mma rely on; the device library's
-// 3xTF32 split (the rounding and the exact rest, which the tensor core truncates) stays
-// close to f32. Each test skips without a CUDA driver.
+// 3xTF32 split stays close to f32. Each test skips without a CUDA driver.
 #include <string>
 
 #include <gtest/gtest.h>
