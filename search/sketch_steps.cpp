@@ -171,6 +171,18 @@ void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
         schedule_step("split", f.name, {{"loop", "redr"}, {"factor", threads}, {"outer", "reds"}, {"inner", "redt"}}));
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redt"}, {"kind", "block"}}));
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redc"}, {"kind", "cluster"}}));
+  } else if (extent <= kWarpReductionMax && static_cast<double>(points) * 32 >= kMachineThreads && !f.vars.empty()) {
+    const std::string flat = fuse_loops(steps, f.name, f.vars, "flat");
+    steps.push_back(schedule_step(
+        "split", f.name,
+        {{"loop", flat}, {"factor", kWarpPointsPerBlock}, {"outer", "flat_block"}, {"inner", "flat_warp"}}));
+    steps.push_back(schedule_step("bind", f.name, {{"loop", "flat_block"}, {"axis", "blockIdx.x"}}));
+    steps.push_back(schedule_step("bind", f.name, {{"loop", "flat_warp"}, {"axis", "threadIdx.y"}}));
+    const std::string red = fuse_loops(steps, f.name, reduction_var_names(f), "red");
+    steps.push_back(schedule_step("split", f.name,
+                                  {{"loop", red}, {"factor", 32}, {"outer", "red_serial"}, {"inner", "red_lane"}}));
+    steps.push_back(schedule_step("cross_thread_reduce", f.name,
+                                  {{"loop", "red_lane"}, {"kind", "warp"}, {"axis", "threadIdx.x"}}));
   } else {
     int64_t threads = extent <= 32 ? 32 : extent <= 64 ? 64 : extent <= 128 ? 128 : 256;
     while (threads < 1024 && extent >= 8 * 2 * threads && static_cast<double>(points * threads) < kMachineThreads)

@@ -59,13 +59,18 @@ constexpr int64_t kSerialReductionMax = 32;
 // Fewer points than this (two per multiprocessor), each reducing at least
 // kClusterReductionMin elements, are split over clusters of blocks.
 constexpr int64_t kFewPoints = 2 * kMultiprocessors, kClusterReductionMin = 65536;
+// Reductions of at most this many elements per point, with enough points for a warp each to
+// fill the machine, are combined by one warp per point, kWarpPointsPerBlock points a block.
+constexpr int64_t kWarpReductionMax = 512, kWarpPointsPerBlock = 8;
 
 // A reduction stage that no tile covers, by the points it computes and the elements each
 // reduces at the problem's default size: up to kSerialReductionMax elements, a flat grid of
 // threads that each reduce one point serially (the reduction loops unrolled where they are
 // short at every size); few long reductions (kFewPoints, kClusterReductionMin) split over a
 // cluster of blocks per point, the block (256 to 1024 threads) and the cluster (8, or 16
-// where every size splits into 16 parts) as large as filling the machine takes; otherwise
+// where every size splits into 16 parts) as large as filling the machine takes; up to
+// kWarpReductionMax elements at enough points, a warp per point (its lanes reading
+// consecutive elements and combining by shuffles, no block barrier); otherwise
 // one block per point whose threads (the power of two up to 256 that covers the extent, up
 // to 1024 where 256 per point leave the machine short and the extent is long) combine the
 // reduction.

@@ -194,24 +194,28 @@ TEST(ConvolutionSketches, EachPhaseOfATransposedConvolutionGetsTheTile) {
 
 // The reductions after the convolution are scheduled by their size: the 2 x 2 x 2 average
 // pool (8 elements per point) by one thread per point, serially; the LayerNorm statistics
-// over rows of 64 by one block of 64 threads per row; and each verifies in the interpreter.
+// over rows of 64 (many rows) by one warp per row, its lanes combining by shuffles; and each
+// verifies in the interpreter.
 TEST(ConvolutionSketches, TheOtherReductionsAreScheduledByTheirSize) {
   Problem p = kernelbench("level2/3_ConvTranspose3d_Sum_LayerNorm_AvgPool_GELU.json");
   bool any = false;
   for (const auto& s : legal_sketches(p)) {
     any = true;
     bool pool_cross = false, pool_thread = false;
-    int64_t ln_threads = 0;
+    int64_t ln_lanes = 0;
+    std::string ln_kind;
     for (const auto& step : s.schedule) {
       const std::string op = step.value("op", ""), st = step.value("stage", "");
       if (st == "Pool" && op == "cross_thread_reduce") pool_cross = true;
       if (st == "Pool" && op == "bind" && step.value("axis", "") == "threadIdx.x") pool_thread = true;
-      if (st == "LNSum" && op == "split" && step.value("inner", "") == "red_thread")
-        ln_threads = step.value("factor", int64_t{0});
+      if (st == "LNSum" && op == "split" && step.value("inner", "") == "red_lane")
+        ln_lanes = step.value("factor", int64_t{0});
+      if (st == "LNSum" && op == "cross_thread_reduce") ln_kind = step.value("kind", "");
     }
     EXPECT_FALSE(pool_cross) << s.idea;
     EXPECT_TRUE(pool_thread) << s.idea;
-    EXPECT_EQ(ln_threads, 64) << s.idea;
+    EXPECT_EQ(ln_lanes, 32) << s.idea;
+    EXPECT_EQ(ln_kind, "warp") << s.idea;
   }
   EXPECT_TRUE(any);
   for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 3}, {"CO", 4}, {"D", 2}, {"H", 3}, {"W", 4}})

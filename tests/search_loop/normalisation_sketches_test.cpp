@@ -121,5 +121,53 @@ TEST(NormalisationSketches, RowsOfSeveralVariablesSpreadOverClustersAfterFusingT
   }
 }
 
+// A matrix product's sketch schedules the chain's other stages too: GroupNorm's statistics
+// after a GEMM (level 2 #37: 32768 x 64 points of 64 channels) get a warp per point, eight
+// points a block, its lanes reading consecutive channels, instead of a block of 64 threads
+// per point; legal at every size, estimated below a block per point at the bench size, and
+// verified in the interpreter at the small size (4 channels a point: lanes past the end idle).
+TEST(NormalisationSketches, ShortStatisticsAfterAProductGetAWarpPerPoint) {
+  const Problem p = kernelbench_file("level2/37_Matmul_Swish_Sum_GroupNorm.json");
+  int found = 0;
+  ASSERT_EQ(classify_pipeline(p.pipeline), ProblemClass::matmul);
+  for (const auto& s : class_sketches(p, ProblemClass::matmul)) {
+    SCOPED_TRACE(s.idea);
+    std::map<std::string, std::set<std::string>> kinds;
+    for (const auto& step : s.schedule)
+      if (step.value("op", "") == "cross_thread_reduce") kinds[step.value("stage", "")].insert(step.value("kind", ""));
+    EXPECT_EQ(kinds["GNSum"], (std::set<std::string>{"warp"}));
+    EXPECT_EQ(kinds["GNVar"], (std::set<std::string>{"warp"}));
+    if (found++ > 0) continue;
+    ASSERT_TRUE(legal_at_every_size(p, s.schedule));
+    // The same sketch with a block of 64 threads per statistics point, as before.
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const auto& step : s.schedule) {
+      const std::string stage = step.value("stage", "");
+      if (stage != "GNSum" && stage != "GNVar") {
+        blocks.push_back(step);
+        continue;
+      }
+      if (step.value("op", "") != "fuse") continue;
+      blocks.push_back(step);
+      blocks.push_back({{"op", "bind"}, {"stage", stage}, {"loop", "flat"}, {"axis", "blockIdx.x"}});
+      blocks.push_back(
+          {{"op", "split"}, {"stage", stage}, {"loop", "rc"}, {"factor", 64}, {"outer", "rs"}, {"inner", "rt"}});
+      blocks.push_back({{"op", "cross_thread_reduce"}, {"stage", stage}, {"loop", "rt"}, {"kind", "block"}});
+    }
+    ASSERT_TRUE(legal_at_every_size(p, blocks));
+    auto kernel_ms = [&](const nlohmann::json& steps, const std::string& name) {
+      CostBreakdown c = estimate_cost(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+      for (const auto& k : c.per_kernel)
+        if (k.kernel.find(name) != std::string::npos) return k.ms;
+      ADD_FAILURE() << "no kernel " << name;
+      return 0.0;
+    };
+    EXPECT_LT(kernel_ms(s.schedule, "GNSum") * 2, kernel_ms(blocks, "GNSum"));
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << " " << r.error.message;
+  }
+  EXPECT_GE(found, 1);
+}
+
 }  // namespace
 }  // namespace cusched::search
