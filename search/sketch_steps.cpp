@@ -178,11 +178,7 @@ void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
         {{"loop", flat}, {"factor", kWarpPointsPerBlock}, {"outer", "flat_block"}, {"inner", "flat_warp"}}));
     steps.push_back(schedule_step("bind", f.name, {{"loop", "flat_block"}, {"axis", "blockIdx.x"}}));
     steps.push_back(schedule_step("bind", f.name, {{"loop", "flat_warp"}, {"axis", "threadIdx.y"}}));
-    const std::string red = fuse_loops(steps, f.name, reduction_var_names(f), "red");
-    steps.push_back(schedule_step("split", f.name,
-                                  {{"loop", red}, {"factor", 32}, {"outer", "red_serial"}, {"inner", "red_lane"}}));
-    steps.push_back(schedule_step("cross_thread_reduce", f.name,
-                                  {{"loop", "red_lane"}, {"kind", "warp"}, {"axis", "threadIdx.x"}}));
+    steps = concat_steps({steps, cross_thread_reduction_steps(f.name, reduction_var_names(f), 32)});
   } else {
     int64_t threads = extent <= 32 ? 32 : extent <= 64 ? 64 : extent <= 128 ? 128 : 256;
     while (threads < 1024 && extent >= 8 * 2 * threads && static_cast<double>(points * threads) < kMachineThreads)

@@ -15,13 +15,26 @@ namespace {
 
 constexpr int kTiles = 4096;  // one warp per 16 x 8 tile over k = 8
 
+// A bundle over the tiles: kernel `kernel` of `threads` threads per tile reads A (16 x 8) and
+// B (8 x 8) and writes C (16 x 8) of `out` elements, with the device headers.
+KernelBundle tile_bundle(const std::string& name, Precision precision, DType out, const std::string& kernel,
+                         int threads, std::string source) {
+  KernelBundle b;
+  b.problem = name;
+  b.precision = precision;
+  b.headers = device_headers();
+  b.source = std::move(source);
+  b.buffers = {{"A", DType::f32, {kTiles, 16, 8}, BufferRole::Input, false},
+               {"B", DType::f32, {kTiles, 8, 8}, BufferRole::Input, false},
+               {"C", out, {kTiles, 16, 8}, BufferRole::Output, false}};
+  b.launches = {{kernel, {kTiles, 1, 1}, {threads, 1, 1}, 0, {"A", "B", "C"}}};
+  return b;
+}
+
 // One warp per tile: C(16x8) = A(16x8) B(8x8) by the device library's call `mma`.
 KernelBundle tile_kernel(const std::string& mma) {
-  KernelBundle b;
-  b.problem = "mma_tile";
-  b.precision = Precision::tf32;
-  b.headers = device_headers();
-  b.source =
+  return tile_bundle(
+      "mma_tile", Precision::tf32, DType::f32, "k", 32,
       "#include \"cusched_device.cuh\"\n"
       "extern \"C\" __global__ void k(const float* A, const float* B, float* C) {\n"
       "  const int t = blockIdx.x, g = threadIdx.x / 4, q = threadIdx.x % 4;\n"
@@ -30,38 +43,24 @@ KernelBundle tile_kernel(const std::string& mma) {
       "  const float fb[2] = {b[q * 8 + g], b[(q + 4) * 8 + g]};\n"
       "  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n"
       "  cusched::" +
-      mma +
-      "(acc, fa, fb, acc);\n"
-      "  c[g * 8 + 2 * q] = acc[0]; c[g * 8 + 2 * q + 1] = acc[1];\n"
-      "  c[(g + 8) * 8 + 2 * q] = acc[2]; c[(g + 8) * 8 + 2 * q + 1] = acc[3];\n}\n";
-  b.buffers = {{"A", DType::f32, {kTiles, 16, 8}, BufferRole::Input, false},
-               {"B", DType::f32, {kTiles, 8, 8}, BufferRole::Input, false},
-               {"C", DType::f32, {kTiles, 16, 8}, BufferRole::Output, false}};
-  b.launches = {{"k", {kTiles, 1, 1}, {32, 1, 1}, 0, {"A", "B", "C"}}};
-  return b;
+          mma +
+          "(acc, fa, fb, acc);\n"
+          "  c[g * 8 + 2 * q] = acc[0]; c[g * 8 + 2 * q + 1] = acc[1];\n"
+          "  c[(g + 8) * 8 + 2 * q] = acc[2]; c[(g + 8) * 8 + 2 * q + 1] = acc[3];\n}\n");
 }
 
 // The tile in double, each operand passed through `op` (a device expression of x).
 KernelBundle tile_reference(const std::string& op) {
-  KernelBundle b;
-  b.problem = "mma_tile_reference";
-  b.precision = Precision::f64;
-  b.headers = device_headers();
-  b.source =
-      "#include \"cusched_device.cuh\"\n"
-      "__device__ double op(float x) { return (double)(" +
-      op +
-      "); }\n"
-      "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
-      "  const int t = blockIdx.x, i = threadIdx.x / 8, j = threadIdx.x % 8;\n"
-      "  double s = 0;\n"
-      "  for (int k = 0; k < 8; ++k) s += op(A[t * 128 + i * 8 + k]) * op(B[t * 64 + k * 8 + j]);\n"
-      "  C[t * 128 + i * 8 + j] = s;\n}\n";
-  b.buffers = {{"A", DType::f32, {kTiles, 16, 8}, BufferRole::Input, false},
-               {"B", DType::f32, {kTiles, 8, 8}, BufferRole::Input, false},
-               {"C", DType::f64, {kTiles, 16, 8}, BufferRole::Output, false}};
-  b.launches = {{"r", {kTiles, 1, 1}, {128, 1, 1}, 0, {"A", "B", "C"}}};
-  return b;
+  return tile_bundle("mma_tile_reference", Precision::f64, DType::f64, "r", 128,
+                     "#include \"cusched_device.cuh\"\n"
+                     "__device__ double op(float x) { return (double)(" +
+                         op +
+                         "); }\n"
+                         "extern \"C\" __global__ void r(const float* A, const float* B, double* C) {\n"
+                         "  const int t = blockIdx.x, i = threadIdx.x / 8, j = threadIdx.x % 8;\n"
+                         "  double s = 0;\n"
+                         "  for (int k = 0; k < 8; ++k) s += op(A[t * 128 + i * 8 + k]) * op(B[t * 64 + k * 8 + j]);\n"
+                         "  C[t * 128 + i * 8 + j] = s;\n}\n");
 }
 
 const char* kTruncated = "__uint_as_float(__float_as_uint(x) & 0xFFFFE000u)";

@@ -208,7 +208,7 @@ TEST(ConvolutionSketches, TheOtherReductionsAreScheduledByTheirSize) {
       const std::string op = step.value("op", ""), st = step.value("stage", "");
       if (st == "Pool" && op == "cross_thread_reduce") pool_cross = true;
       if (st == "Pool" && op == "bind" && step.value("axis", "") == "threadIdx.x") pool_thread = true;
-      if (st == "LNSum" && op == "split" && step.value("inner", "") == "red_lane")
+      if (st == "LNSum" && op == "split" && step.value("inner", "") == "red_thread")
         ln_lanes = step.value("factor", int64_t{0});
       if (st == "LNSum" && op == "cross_thread_reduce") ln_kind = step.value("kind", "");
     }

@@ -14,6 +14,7 @@
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
+#include "problems/baseline_steps.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
 #include "search/class_sketches.h"
@@ -143,17 +144,10 @@ TEST(NormalisationSketches, ShortStatisticsAfterAProductGetAWarpPerPoint) {
     nlohmann::json blocks = nlohmann::json::array();
     for (const auto& step : s.schedule) {
       const std::string stage = step.value("stage", "");
-      if (stage != "GNSum" && stage != "GNVar") {
-        blocks.push_back(step);
-        continue;
-      }
-      if (step.value("op", "") != "fuse") continue;
-      blocks.push_back(step);
-      blocks.push_back({{"op", "bind"}, {"stage", stage}, {"loop", "flat"}, {"axis", "blockIdx.x"}});
-      blocks.push_back(
-          {{"op", "split"}, {"stage", stage}, {"loop", "rc"}, {"factor", 64}, {"outer", "rs"}, {"inner", "rt"}});
-      blocks.push_back({{"op", "cross_thread_reduce"}, {"stage", stage}, {"loop", "rt"}, {"kind", "block"}});
+      if (stage != "GNSum" && stage != "GNVar") blocks.push_back(step);
     }
+    for (const char* stage : {"GNSum", "GNVar"})
+      for (const auto& step : block_per_point_steps(stage, {"i", "g"}, {"rc"}, 64)) blocks.push_back(step);
     ASSERT_TRUE(legal_at_every_size(p, blocks));
     auto kernel_ms = [&](const nlohmann::json& steps, const std::string& name) {
       CostBreakdown c = estimate_cost(lower(Schedule::from_json(p.context("bench"), steps), p.name));
