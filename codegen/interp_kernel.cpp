@@ -598,8 +598,7 @@ class KernelCompiler {
       case StmtKind::Mma: {
         c.collective = true;
         c.layout = &mma_layout(s->mma_shape);
-        c.split_tf32 = s->mma_precision == Precision::x3tf32;
-        c.truncate_tf32 = s->mma_precision == Precision::tf32;
+        c.mma_precision = s->mma_precision;
         c.index = expr(s->index);
         c.buffer = resolve_buffer(s->buffer, "accumulates into");
         const InterpBuffer& acc = out_.buffers[c.buffer];

@@ -101,8 +101,7 @@ struct CStmt {
   // Mma (buffer/index: the accumulators)
   std::vector<CExpr> operands;  // A fragment elements, then B fragment elements
   const MmaLayout* layout = nullptr;
-  bool split_tf32 = false;     // 3xtf32 operands
-  bool truncate_tf32 = false;  // tf32 operands, truncated as the tensor core reads them
+  Precision mma_precision = Precision::f32;  // its operands' precision (KernelRunner::product)
   // LdMatrix (buffer/index: the fragment; value: this lane's row address)
   // Wgmma (buffer/index: accumulators; operands: A; source_buffer/value: B and its
   // descriptor start; width: N). WgmmaWait: width groups in flight.

@@ -196,9 +196,10 @@ class KernelRunner {
                          DType dtype);
 
   // ---- Mma ----
-  // One product of the tile. 3xtf32 splits each f32 operand into TF32 high and low
-  // parts and keeps lo*hi + hi*lo + hi*hi, as the device library does.
-  static double product(double a, double b, bool split_tf32, bool truncate_tf32);
+  // One product of the tile at the Mma's operand precision: tf32 truncates both operands,
+  // 3xtf32 splits each into TF32 high and low parts and keeps lo*hi + hi*lo + hi*hi, as
+  // the device library does; bf16 / f16 operands come rounded.
+  static double product(double a, double b, Precision precision);
 
   // Each warp's lanes supply their fragments; the warp's tile D = C + A x B is formed
   // from them through the instruction's layout and handed back lane by lane. Products

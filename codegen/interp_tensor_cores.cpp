@@ -14,9 +14,9 @@ namespace cusched::interp {
 // One product of an Mma: tf32 operands truncated as the tensor core reads them; 3xtf32
 // operands split into their tf32 rounding and the tf32 rounding of the rest (lo*hi +
 // hi*lo + hi*hi; lo*lo is dropped), as cusched::mma_m16n8k8_3xtf32 computes; others as given.
-double KernelRunner::product(double a, double b, bool split_tf32, bool truncate_tf32) {
-  if (truncate_tf32) return truncate_to_tf32(a) * truncate_to_tf32(b);
-  if (!split_tf32) return a * b;
+double KernelRunner::product(double a, double b, Precision precision) {
+  if (precision == Precision::tf32) return truncate_to_tf32(a) * truncate_to_tf32(b);
+  if (precision != Precision::x3tf32) return a * b;
   const double a_hi = round_to_tf32(a), a_lo = round_to_tf32(a - a_hi);
   const double b_hi = round_to_tf32(b), b_lo = round_to_tf32(b - b_hi);
   return a_lo * b_hi + a_hi * b_lo + a_hi * b_hi;
@@ -50,8 +50,7 @@ void KernelRunner::mma(const CStmt& s) {
       for (int j = 0; j < 4; ++j) {
         const int row = g + l.c_row[j], col = 2 * q + l.c_col[j];
         double sum = C[row * l.n + col];
-        for (int kk = 0; kk < l.k; ++kk)
-          sum += product(A[row * l.k + kk], B[kk * l.n + col], s.split_tf32, s.truncate_tf32);
+        for (int kk = 0; kk < l.k; ++kk) sum += product(A[row * l.k + kk], B[kk * l.n + col], s.mma_precision);
         store(s.buffer, static_cast<double>(base[t] + j), sum);
       }
     }
