@@ -34,7 +34,7 @@ void KernelBuilder::place_async_copy(Placement& pl, StagedCopy& cp) {
           for (auto& m : at.min) m = substitute(m, {{here.var, it}});
           at.offset = buffer_of(it, depth) * make_int(S);
           Stmt st = make_async_copy(cr.name, flat_index(at, a), load(cr.source, a, t, env, {}), lanes * dtype_bytes(t));
-          return cp.zero_outside(pl.wgmma, cp.in_source(a), st, at, a, lanes);
+          return cp.zero_outside(cp.whole_tiles, cp.in_source(a), st, at, a, lanes);
         });
   };
   for (int64_t s = 0; s <= lead; ++s)

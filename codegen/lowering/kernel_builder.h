@@ -111,6 +111,9 @@ struct StagedCopy {
   // its elements outside the source hold the padding value (`outside`).
   bool padded = false;
   Expr outside;
+  // The region spans the loops' whole range (tails included): a wgmma stage's copies, and
+  // a tensor-core stage's shared copies made by its threads (cp.async or plain).
+  bool whole_tiles = false;
 
   // The dimensions from `run_first` on form one run of consecutive elements in both the
   // source and the copy (chunk_run): the innermost one, or where its extent holds no
@@ -124,10 +127,10 @@ struct StagedCopy {
   // Elements of the region outside the source (tails of non-dividing splits, padding) are
   // not copied.
   std::vector<Expr> in_source(const std::vector<Expr>& a) const;
-  // A copy of the elements that lie in the source; in a wgmma stage, whose tensor cores
-  // read whole staged rows, the elements outside it (tails) are written as zeros, and
-  // for a padded source as the padding value.
-  Stmt zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
+  // A copy of the elements that lie in the source; with `zero_tails` (a tensor-core stage's
+  // shared copy, whose tensor cores read whole staged tiles) the elements outside it (tails)
+  // are written as zeros, and for a padded source as the padding value.
+  Stmt zero_outside(bool zero_tails, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
                     const std::vector<Expr>& a, int64_t lanes) const;
 };
 
@@ -191,7 +194,7 @@ class KernelBuilder {
   // regions.cpp: the region of a tensor that a body reads
   bool region_of(const Expr& body, const std::string& name, const std::map<std::string, Expr>& orig,
                  const std::map<std::string, int64_t>& sweep, const std::vector<int64_t>& full, std::vector<Expr>& min,
-                 std::vector<int64_t>& extent, bool whole_tile = false);
+                 std::vector<int64_t>& extent, bool whole_tile = false, bool* spans_loops = nullptr);
 
   // stage_loops.cpp: split, fuse, reorder, bind, unroll, vectorize (the loop nest)
   StageNest stage_nest(const FuncDef& f, const Realization& self);

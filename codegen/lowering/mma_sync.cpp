@@ -3,6 +3,7 @@
 // they are read from shared memory in aligned rows), accumulators written out to the
 // output or its shared tile (cache_write).
 #include <algorithm>
+#include <functional>
 
 #include "codegen/lowering/kernel_builder.h"
 #include "codegen/mma_layout.h"
@@ -56,24 +57,48 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
         struct Operand {
           Expr value, cond;
         };
-        auto operand = [&](const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip) {
+        // Whether every load of a lowered value reads a shared copy that spans its loops' tails.
+        auto reads_whole_tiles = [&](const Expr& value) {
+          bool any = false, all = true;
+          std::function<void(const Expr&)> walk = [&](const Expr& e) {
+            if (!e.defined()) return;
+            if (e->op == ExprOp::Load) {
+              bool spans = false;
+              for (const auto& [src, r] : c2)
+                if (r.buffer == e->name) spans = r.spans_loop_tails;
+              any = true;
+              all = all && spans;
+            }
+            for (const auto& a : e->args) walk(a);
+          };
+          walk(value);
+          return any && all;
+        };
+        // The guards of the operand's own tail (A's rows, B's columns: `own`) only zero
+        // elements whose products reach accumulator elements that are never stored; read
+        // from copies that span the tails, those elements are defined, and the guards are
+        // left out. Guards of the k tail stay: their products reach stored elements.
+        auto operand = [&](const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip,
+                           const std::string& own) {
+          // tf32 operands stay f32 bits: the tensor core truncates them itself.
+          Expr value = lower_value(substitute(factor, at), e2, c2, c.s, c.s.precision != Precision::tf32);
+          const bool whole = reads_whole_tiles(value);
           std::vector<Expr> conds;
           for (const auto& g : c.nest.guards)
-            if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
-          // tf32 operands stay f32 bits: the tensor core truncates them itself.
-          return Operand{lower_value(substitute(factor, at), e2, c2, c.s, c.s.precision != Precision::tf32),
-                         conjunction(conds)};
+            if (!mentions_var(g, skip) && !(whole && mentions_var(g, own) && !mentions_var(g, kv)))
+              conds.push_back(substitute(g, at));
+          return Operand{value, conjunction(conds)};
         };
         std::vector<Operand> a_ops, b_ops;
         for (int i = 0; i < L.a_count; ++i) {
           Expr m = make_var(mt) * make_int(L.m) + group + make_int(L.a_row[i]);
           Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.a_k[i]);
-          a_ops.push_back(operand(fa, {{mv, m}, {kv, k}}, nv));
+          a_ops.push_back(operand(fa, {{mv, m}, {kv, k}}, nv, mv));
         }
         for (int i = 0; i < L.b_count; ++i) {
           Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.b_k[i]);
           Expr n = make_var(nt) * make_int(L.n) + group;
-          b_ops.push_back(operand(fb, {{kv, k}, {nv, n}}, mv));
+          b_ops.push_back(operand(fb, {{kv, k}, {nv, n}}, mv, nv));
         }
         // An unguarded fragment read from shared memory in aligned 16-byte rows is loaded
         // with ldmatrix once per k step and tile row (A) or column (B); the Mma reads it

@@ -24,6 +24,11 @@ struct Realization {
   // Shared: the byte alignment that the copies into it need (tensor copies: 128 bytes,
   // 1024 swizzled); 0 for the default.
   int64_t min_alignment = 0;
+  // A shared copy of a tensor-core stage whose region spans the whole range of the loops
+  // that index it, tails beyond the source included, and whose elements outside the source
+  // are written (zero, or the padding value): a read at any index of those loops is
+  // inside the copy and defined.
+  bool spans_loop_tails = false;
   // cache_read registers: the elements at flat index tail->start and above live in the
   // register array of the thread that copied them.
   std::optional<RegisterTail> tail;

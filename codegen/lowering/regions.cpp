@@ -15,9 +15,11 @@ namespace cusched::lowering {
 // whose region would reach the tensor's extent is the whole dimension, unless
 // `whole_tile` asks for the loops' full range (tails beyond the tensor included) or
 // `body` reads `name` through padded loads (the range read, padding included).
+// `spans_loops`, where given, tells whether every dimension took the loops' full range.
 bool KernelBuilder::region_of(const Expr& body, const std::string& name, const std::map<std::string, Expr>& orig,
                               const std::map<std::string, int64_t>& sweep, const std::vector<int64_t>& full,
-                              std::vector<Expr>& min, std::vector<int64_t>& extent, bool whole_tile) {
+                              std::vector<Expr>& min, std::vector<int64_t>& extent, bool whole_tile,
+                              bool* spans_loops) {
   std::vector<std::vector<Expr>> loads;  // the index tuples with which `body` loads `name`
   bool padded = false;                   // some of them may leave the source (padded loads)
   for (const ExprNode* l : loads_in(body))
@@ -27,7 +29,9 @@ bool KernelBuilder::region_of(const Expr& body, const std::string& name, const s
     }
   min.assign(full.size(), make_int(0));
   extent = full;
+  if (spans_loops) *spans_loops = false;
   if (loads.empty()) return false;
+  bool spans = true;
   for (size_t d = 0; d < full.size(); ++d) {
     std::optional<LinearForm> lo;
     int64_t hi_off = 0;
@@ -62,6 +66,7 @@ bool KernelBuilder::region_of(const Expr& body, const std::string& name, const s
       }
       hi_off = std::max(hi_off, new_hi);
     }
+    spans = spans && ok && (whole_tile || padded);
     if (ok && (hi_off + 1 < full[d] || whole_tile || padded)) {
       min[d] = lo->to_expr();
       extent[d] = hi_off + 1;
@@ -73,6 +78,7 @@ bool KernelBuilder::region_of(const Expr& body, const std::string& name, const s
            "Stage or compute it at an inner loop, or do not fuse the loops that index that dimension.");
     }
   }
+  if (spans_loops) *spans_loops = spans;
   return true;
 }
 

@@ -36,7 +36,7 @@ void KernelBuilder::place_shared_copy(Placement& pl, const StagedCopy& cp, int64
   const std::string cv = cr.name + "_c" + std::to_string(uid_++);
   Stmt loopst = over_block_threads(cv, units, copy_loop_kind(units, min_threads), [&](const Expr& e) {
     std::vector<Expr> a = cp.src_index(e, lanes);
-    return cp.zero_outside(wgmma, cp.in_source(a), unit_copy(cp, lanes, a, to_shared), r, a, lanes);
+    return cp.zero_outside(cp.whole_tiles, cp.in_source(a), unit_copy(cp, lanes, a, to_shared), r, a, lanes);
   });
   if (in_serial) pre.push_back(make_barrier());
   pre.push_back(loopst);

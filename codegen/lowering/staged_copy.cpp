@@ -63,9 +63,9 @@ std::vector<Expr> StagedCopy::in_source(const std::vector<Expr>& a) const {
   return conds;
 }
 
-Stmt StagedCopy::zero_outside(bool wgmma, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
+Stmt StagedCopy::zero_outside(bool zero_tails, const std::vector<Expr>& conds, Stmt copy, const Realization& dst,
                               const std::vector<Expr>& a, int64_t lanes) const {
-  if ((!wgmma && !padded) || conds.empty()) return guarded(conds, copy);
+  if ((!zero_tails && !padded) || conds.empty()) return guarded(conds, copy);
   std::vector<Stmt> zeros;
   for (int64_t k = 0; k < lanes; ++k) {
     std::vector<Expr> e = a;
@@ -94,13 +94,18 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
     }
   std::vector<Expr>& mn = cp.mn;
   std::vector<int64_t>& ex = cp.ex;
-  // A wgmma stage's tensor cores read whole tiles from its copies: tails included (zeroed).
-  region_of(c.body, cr.source, {}, sweep, full, mn, ex, wgmma);
+  // A tensor-core stage's tensor cores read whole tiles from its copies: tails included
+  // (zeroed). An mma.sync stage's copies by the bulk engine clip their rows to the source.
+  cp.whole_tiles =
+      wgmma || (!c.s.tensor_core_shape.empty() && cr.scope == MemScope::Shared && pl.engine == CopyEngine::CpAsync);
+  bool spans = false;
+  region_of(c.body, cr.source, {}, sweep, full, mn, ex, cp.whole_tiles, &spans);
   copy_regions[cr.source] = {mn, ex, full};
   MemScope& scope = cp.scope;
   Realization& r = cp.r;
   scope = cr.scope;
   r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
+  r.spans_loop_tails = spans && cp.whole_tiles && scope == MemScope::Shared && pl.engine == CopyEngine::CpAsync;
   if (cr.swizzle && scope == MemScope::Shared) swizzle_rows_of(r, dtype_bytes(t), cr.source);
   int64_t& total = cp.total;
   for (auto e : ex) total *= e;

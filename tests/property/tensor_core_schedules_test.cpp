@@ -1,6 +1,10 @@
 // Tensor-core schedules lowered from the DSL and run in the interpreter at the small
 // size: warps of mma tiles, shared staging, tails of non-dividing tiles, and the
 // lowering's errors for tiles it cannot form.
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
@@ -36,6 +40,44 @@ TEST(TensorCoreSchedules, TailsOfNonDividingTilesMatchTheReference) {
   // 128 x 128 tiles and K steps of 32 over 64 x 48 x 40: every tile loop has a tail.
   auto r = verify("matmul", tensor_core_steps(128, 128, 64, 32, 32, "m16n8k8", "tf32"));
   EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
+}
+
+// The IR lines that fill C's operand fragments.
+std::vector<std::string> fragment_fills(const std::string& ir) {
+  std::vector<std::string> out;
+  std::istringstream in(ir);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("C_fa[") != std::string::npos || line.find("C_fb[") != std::string::npos)
+      if (line.find(" = ") != std::string::npos || line.find(" <- ") != std::string::npos)
+        if (line.find(" = C_f") == std::string::npos) out.push_back(line);
+  return out;
+}
+
+TEST(TensorCoreSchedules, OperandTailsAreReadFromTheirWholeTileCopiesWithoutGuards) {
+  // 128 x 128 tiles over 64 x 48 with K steps of 8 over 40: A's rows and B's columns
+  // overhang. Their products reach only accumulators that are never stored, and the
+  // staged copies span the overhang (zeros beyond the tensors), so no fragment read is
+  // guarded and A's is an ldmatrix.
+  const auto own_tails = tensor_core_steps(128, 128, 64, 32, 8, "m16n8k8", "tf32");
+  auto r = verify("matmul", own_tails);
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
+  const std::string ir = testing::ir_of("matmul", own_tails);
+  const auto fills = fragment_fills(ir);
+  ASSERT_FALSE(fills.empty()) << ir;
+  for (const auto& line : fills) EXPECT_EQ(line.find("select("), std::string::npos) << line;
+  EXPECT_NE(ir.find("ldmatrix_x4(A_shared"), std::string::npos) << ir;
+  // K steps of 32 over 40: the k tail overhangs too, and its products reach stored
+  // accumulators, so both operands keep the k guard (and only it).
+  const auto k_tail = tensor_core_steps(128, 128, 64, 32, 32, "m16n8k8", "tf32");
+  r = verify("matmul", k_tail);
+  EXPECT_EQ(r.verdict, cusched::runtime::Verdict::ok) << r.message << r.error.message;
+  const auto k_fills = fragment_fills(testing::ir_of("matmul", k_tail));
+  ASSERT_FALSE(k_fills.empty());
+  for (const auto& line : k_fills) {
+    EXPECT_NE(line.find("< 40)"), std::string::npos) << line;
+    EXPECT_EQ(line.find("< 64)"), std::string::npos) << line;
+    EXPECT_EQ(line.find("< 48)"), std::string::npos) << line;
+  }
 }
 
 TEST(TensorCoreSchedules, SplitTf32MeetsTheStrictTolerance) {
