@@ -1,8 +1,10 @@
 #include "search/convolution_tile_sketches.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
+#include "dsl/error.h"
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
@@ -105,6 +107,57 @@ std::optional<ColumnLoops> rows_fused_into_columns(const FuncDef& f, const Convo
   return c;
 }
 
+// The pad of the data's shared copy in implicit_gemm: the copy's rows (the region a block
+// reads while the 128 columns of its tile, the chunk of `kc` channels and, unless
+// `per_tap`, every tap sweep) padded to a multiple of 4 elements (16-byte copies) such that
+// consecutive channels of the chunk lie 8 banks (mod 32) apart, so that the four k lanes
+// of an mma.sync B fragment read 32 different banks. 8 where the data's index is not
+// affine in the columns and taps.
+int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, bool per_tap,
+                      const SizeBindings& sizes) {
+  constexpr int64_t kFallback = 8;
+  const auto loads = f.product_loads();
+  if (!loads) return kFallback;
+  const Expr data = loads->first->name == r.data ? loads->first : loads->second;
+  if (!reads_var(data, r.columns)) return kFallback;  // columns fused from several variables
+  // The swept variables and their last values; every other variable stays 0.
+  std::vector<std::pair<std::string, int64_t>> swept = {{r.columns, 127}, {r.channel_sum, kc - 1}};
+  if (!per_tap)
+    for (const auto& t : r.taps)
+      for (const auto& rv : f.body->rvars)
+        if (rv.name == t) swept.emplace_back(t, rvar_extent(rv, sizes) - 1);
+  std::vector<int64_t> extent;
+  size_t channel_dim = data->args.size();
+  for (size_t d = 0; d < data->args.size(); ++d) {
+    const Expr& index = data->args[d];
+    if (mentions_var(index, r.channel_sum)) channel_dim = d;
+    int64_t lo = 0, hi = 0;
+    for (size_t corner = 0; corner < (size_t{1} << swept.size()); ++corner) {
+      std::map<std::string, Expr> at;
+      for (size_t v = 0; v < swept.size(); ++v) at[swept[v].first] = make_int(corner >> v & 1 ? swept[v].second : 0);
+      for (const auto& fv : f.vars) at.emplace(fv, make_int(0));
+      for (const auto& rv : f.body->rvars) at.emplace(rv.name, make_int(0));
+      int64_t value = 0;
+      try {
+        value = eval_int(substitute(index, at), sizes);
+      } catch (const UserError&) {
+        return kFallback;
+      }
+      lo = corner == 0 ? value : std::min(lo, value);
+      hi = corner == 0 ? value : std::max(hi, value);
+    }
+    extent.push_back(hi - lo + 1);
+  }
+  if (channel_dim + 1 >= extent.size()) return kFallback;
+  int64_t rows = 1;
+  for (size_t d = channel_dim + 1; d + 1 < extent.size(); ++d) rows *= extent[d];
+  for (int64_t pad = 0; pad < 32; ++pad) {
+    const int64_t pitch = extent.back() + pad, banks = rows * pitch % 32;
+    if (pitch % 4 == 0 && (banks == 8 || banks == 24)) return pad;
+  }
+  return kFallback;
+}
+
 // Implicit GEMM: per block `bc` channels (warps of 32, or of 16 where `bc` is 16) x 128
 // columns (warps of 64); the channel sum in chunks of `kc` innermost, the taps serial
 // outside the warp tiles. With `per_tap`, the chunk's data and that tap's weights are
@@ -113,7 +166,7 @@ std::optional<ColumnLoops> rows_fused_into_columns(const FuncDef& f, const Convo
 // weights are staged once at the chunk loop, 2 deep, and the taps read them from shared
 // memory.
 json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision,
-                   bool per_tap) {
+                   bool per_tap, const SizeBindings& sizes) {
   json s = json::array();
   s.push_back(
       schedule_step("split", f.name, {{"loop", r.columns}, {"factor", 128}, {"outer", "colo"}, {"inner", "coli"}}));
@@ -139,7 +192,9 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   s.push_back(schedule_step("bind", f.name, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
   s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
   const std::string at = per_tap && !r.taps.empty() ? r.taps.back() : "rco";
-  s.push_back(schedule_step("cache_read", f.name, {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", 8}}));
+  s.push_back(schedule_step(
+      "cache_read", f.name,
+      {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", data_copy_pad(f, r, kc, per_tap, sizes)}}));
   s.push_back(
       schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m16n8k8"}, {"precision", precision}}));
@@ -223,9 +278,9 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
           // tap), so that every phase of a chain has this tile.
           out.push_back(
               {tile + "the channel sum in chunks of " + std::to_string(kc) + " staged per tap in shared memory, 3 deep",
-               concat_steps({first, implicit_gemm(f, roles, bc, kc, precision, true)})});
+               concat_steps({first, implicit_gemm(f, roles, bc, kc, precision, true, sizes)})});
           out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
-                         concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, false)})});
+                         concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, false, sizes)})});
         }
   }
   return out;

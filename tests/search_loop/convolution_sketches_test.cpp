@@ -6,6 +6,7 @@
 // interpreter.
 #include <filesystem>
 #include <iostream>
+#include <regex>
 
 #include <gtest/gtest.h>
 
@@ -119,6 +120,31 @@ TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeIn
   EXPECT_EQ(tensor_core, 8) << "TF32 and 3xTF32, staged per tap or once per chunk, each with and without the "
                                "folded epilogue";
   EXPECT_GE(register_tiles, 4);
+}
+
+// The implicit GEMM's B fragments (the data's columns, consecutive channels on the four
+// k lanes) read the data's shared copy unguarded, its channels 8 banks apart (mod 32) so
+// that a warp's 32 reads hit 32 banks: with the copy's rows widened by the taps (130
+// columns for 128 outputs and 3 taps) as with the padded phases of a transposed
+// convolution.
+TEST(ConvolutionSketches, ImplicitGemmDataFragmentsReadConsecutiveChannelsEightBanksApart) {
+  const std::regex fragment_read(R"((\w+)_fb\[0\] = (\w+)\[\w+_lane % 4 \* (\d+) \+ ([^;]*);)");
+  for (const char* file : {"level2/1_Conv2D_ReLU_BiasAdd.json", "level2/5_ConvTranspose2d_Subtract_Tanh.json"}) {
+    SCOPED_TRACE(file);
+    const Problem p = kernelbench(file);
+    int checked = 0;
+    for (const auto& s : legal_sketches(p)) {
+      if (!contains(s.idea, "mma.sync tf32)")) continue;
+      const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+      for (std::sregex_iterator m(cuda.begin(), cuda.end(), fragment_read), end; m != end; ++m) {
+        const int64_t stride = std::stoll((*m)[3].str());
+        EXPECT_TRUE(stride % 32 == 8 || stride % 32 == 24) << s.idea << ": " << (*m)[0].str();
+        EXPECT_EQ((*m)[4].str().find('?'), std::string::npos) << "guarded: " << (*m)[0].str();
+        ++checked;
+      }
+    }
+    EXPECT_GE(checked, 2);
+  }
 }
 
 // Output rows of 34 (level 2 #11) leave most of a 128-column block idle: the implicit GEMM
