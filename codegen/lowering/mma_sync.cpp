@@ -3,8 +3,8 @@
 // they are read from shared memory in aligned rows), accumulators written out to the
 // output or its shared tile (cache_write).
 #include <algorithm>
-#include <functional>
 
+#include "codegen/expr_loads.h"
 #include "codegen/lowering/kernel_builder.h"
 #include "codegen/mma_layout.h"
 #include "codegen/passes/ldmatrix_plan.h"
@@ -59,20 +59,12 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
         };
         // Whether every load of a lowered value reads a shared copy that spans its loops' tails.
         auto reads_whole_tiles = [&](const Expr& value) {
-          bool any = false, all = true;
-          std::function<void(const Expr&)> walk = [&](const Expr& e) {
-            if (!e.defined()) return;
-            if (e->op == ExprOp::Load) {
-              bool spans = false;
-              for (const auto& [src, r] : c2)
-                if (r.buffer == e->name) spans = r.spans_loop_tails;
-              any = true;
-              all = all && spans;
-            }
-            for (const auto& a : e->args) walk(a);
-          };
-          walk(value);
-          return any && all;
+          const auto loads = loads_in(value);
+          return !loads.empty() && std::all_of(loads.begin(), loads.end(), [&](const ExprNode* l) {
+            return std::any_of(c2.begin(), c2.end(), [&](const auto& copy) {
+              return copy.second.buffer == l->name && copy.second.spans_loop_tails;
+            });
+          });
         };
         // The guards of the operand's own tail (A's rows, B's columns: `own`) only zero
         // elements whose products reach accumulator elements that are never stored; read
