@@ -4,7 +4,7 @@
 #include <map>
 #include <optional>
 
-#include "dsl/error.h"
+#include "codegen/passes/affine.h"
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
@@ -109,10 +109,10 @@ std::optional<ColumnLoops> rows_fused_into_columns(const FuncDef& f, const Convo
 
 // The pad of the data's shared copy in implicit_gemm: the copy's rows (the region a block
 // reads while the 128 columns of its tile, the chunk of `kc` channels and, unless
-// `per_tap`, every tap sweep) padded to a multiple of 4 elements (16-byte copies) such that
-// consecutive channels of the chunk lie 8 banks (mod 32) apart, so that the four k lanes
-// of an mma.sync B fragment read 32 different banks. 8 where the data's index is not
-// affine in the columns and taps.
+// `per_tap`, every tap sweep, bounded as the lowering bounds it: index_range) padded to a
+// multiple of 4 elements (16-byte copies) such that consecutive channels of the chunk lie
+// 8 banks (mod 32) apart, so that the four k lanes of an mma.sync B fragment read 32
+// different banks. 8 where the data's index has no such bound.
 int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, bool per_tap,
                       const SizeBindings& sizes) {
   constexpr int64_t kFallback = 8;
@@ -120,33 +120,17 @@ int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, b
   if (!loads) return kFallback;
   const Expr data = loads->first->name == r.data ? loads->first : loads->second;
   if (!reads_var(data, r.columns)) return kFallback;  // columns fused from several variables
-  // The swept variables and their last values; every other variable stays 0.
-  std::vector<std::pair<std::string, int64_t>> swept = {{r.columns, 127}, {r.channel_sum, kc - 1}};
+  std::map<std::string, int64_t> sweep = {{r.columns, 128}, {r.channel_sum, kc}};
   if (!per_tap)
-    for (const auto& t : r.taps)
-      for (const auto& rv : f.body->rvars)
-        if (rv.name == t) swept.emplace_back(t, rvar_extent(rv, sizes) - 1);
+    for (const auto& rv : f.body->rvars)
+      if (std::find(r.taps.begin(), r.taps.end(), rv.name) != r.taps.end()) sweep[rv.name] = rvar_extent(rv, sizes);
   std::vector<int64_t> extent;
   size_t channel_dim = data->args.size();
   for (size_t d = 0; d < data->args.size(); ++d) {
-    const Expr& index = data->args[d];
-    if (mentions_var(index, r.channel_sum)) channel_dim = d;
-    int64_t lo = 0, hi = 0;
-    for (size_t corner = 0; corner < (size_t{1} << swept.size()); ++corner) {
-      std::map<std::string, Expr> at;
-      for (size_t v = 0; v < swept.size(); ++v) at[swept[v].first] = make_int(corner >> v & 1 ? swept[v].second : 0);
-      for (const auto& fv : f.vars) at.emplace(fv, make_int(0));
-      for (const auto& rv : f.body->rvars) at.emplace(rv.name, make_int(0));
-      int64_t value = 0;
-      try {
-        value = eval_int(substitute(index, at), sizes);
-      } catch (const UserError&) {
-        return kFallback;
-      }
-      lo = corner == 0 ? value : std::min(lo, value);
-      hi = corner == 0 ? value : std::max(hi, value);
-    }
-    extent.push_back(hi - lo + 1);
+    const auto range = index_range(data->args[d], sweep);
+    if (!range) return kFallback;
+    if (mentions_var(data->args[d], r.channel_sum)) channel_dim = d;
+    extent.push_back(range->extent);
   }
   if (channel_dim + 1 >= extent.size()) return kFallback;
   int64_t rows = 1;

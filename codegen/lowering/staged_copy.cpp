@@ -96,8 +96,8 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   std::vector<int64_t>& ex = cp.ex;
   // A tensor-core stage's tensor cores read whole tiles from its copies: tails included
   // (zeroed). An mma.sync stage's copies by the bulk engine clip their rows to the source.
-  cp.whole_tiles =
-      wgmma || (!c.s.tensor_core_shape.empty() && cr.scope == MemScope::Shared && pl.engine == CopyEngine::CpAsync);
+  const bool thread_copy = cr.scope == MemScope::Shared && pl.engine == CopyEngine::CpAsync;
+  cp.whole_tiles = wgmma || (!c.s.tensor_core_shape.empty() && thread_copy);
   bool spans = false;
   region_of(c.body, cr.source, {}, sweep, full, mn, ex, cp.whole_tiles, &spans);
   copy_regions[cr.source] = {mn, ex, full};
@@ -105,7 +105,7 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   Realization& r = cp.r;
   scope = cr.scope;
   r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
-  r.spans_loop_tails = spans && cp.whole_tiles && scope == MemScope::Shared && pl.engine == CopyEngine::CpAsync;
+  r.spans_loop_tails = spans && cp.whole_tiles && thread_copy;
   if (cr.swizzle && scope == MemScope::Shared) swizzle_rows_of(r, dtype_bytes(t), cr.source);
   int64_t& total = cp.total;
   for (auto e : ex) total *= e;
