@@ -120,8 +120,10 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
     bool fixed = range.has_value();
     if (range)
       for (const auto& [v, k] : range->min_form.coeff) fixed &= k == 0;
-    inside[d] = (ex[d] == full[d] && !cp.padded) || (fixed && range->min_form.constant >= 0 &&
-                                                     range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
+    int64_t first = -1;
+    inside[d] =
+        (ex[d] == full[d] && !cp.padded && is_const_int(mn[d], &first) && first == 0) ||
+        (fixed && range->min_form.constant >= 0 && range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
   }
   cp.pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
   // Chunks of 4 elements over the innermost dimensions merged, where the innermost extent

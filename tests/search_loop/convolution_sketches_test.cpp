@@ -147,6 +147,23 @@ TEST(ConvolutionSketches, ImplicitGemmDataFragmentsReadConsecutiveChannelsEightB
   }
 }
 
+// A block's 128 columns whose taps reach past the data's last column (126 outputs of
+// 128-wide rows, 3 taps): the implicit GEMM's whole-tile copies read no element outside
+// the data (the interpreter stops at any such read) and zero the columns past it, on the
+// last row of the last image too, and verify.
+TEST(ConvolutionSketches, ImplicitGemmTilesReachingPastTheDatasEndStayInsideIt) {
+  Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 16}, {"CO", 16}, {"H", 3}, {"W", 128}})
+    p.sizes["small"][k] = v;
+  int verified = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::convolution))
+    if (contains(s.idea, "implicit GEMM") && !contains(s.idea, "3xtf32")) {
+      expect_verifies_at_small_size(p, s);
+      ++verified;
+    }
+  EXPECT_GE(verified, 2) << "staged per tap and once for all taps";
+}
+
 // Output rows of 34 (level 2 #11) leave most of a 128-column block idle: the implicit GEMM
 // also comes with the row and column loops fused into the columns, its staged copies
 // bounded by the rows a block's columns span (not the whole image); the cost model
