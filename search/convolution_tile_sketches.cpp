@@ -142,6 +142,43 @@ int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, b
   return kFallback;
 }
 
+// The block tile both implicit GEMMs share: the columns in blocks of 128 (colo) halved
+// into 64 (colw, `col_inner`), the channels in blocks of `bc` (chb, `ch_inner`), the
+// channel sum in chunks of `kc` (rco, rci); after the `before_reorder` steps, the loops
+// reordered as the block's loops, colo, rco, the taps and `inner`, the block's loops fused
+// onto blockIdx.x and colo bound to blockIdx.y.
+json implicit_gemm_blocks(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc,
+                          const std::string& col_inner, const std::string& ch_inner, const json& before_reorder,
+                          const std::vector<std::string>& inner) {
+  json s = json::array();
+  auto split = [&](const std::string& loop, int64_t factor, const std::string& outer, const std::string& in) {
+    s.push_back(schedule_step("split", f.name, {{"loop", loop}, {"factor", factor}, {"outer", outer}, {"inner", in}}));
+  };
+  split(r.columns, 128, "colo", "coli");
+  split("coli", 64, "colw", col_inner);
+  split(r.channels, bc, "chb", ch_inner);
+  for (const auto& step : before_reorder) s.push_back(step);
+  split(r.channel_sum, kc, "rco", "rci");
+  std::vector<std::string> order = r.outer, block = r.outer;
+  order.push_back("chb");
+  block.push_back("chb");
+  order.push_back("colo");
+  order.push_back("rco");
+  order.insert(order.end(), r.taps.begin(), r.taps.end());
+  order.insert(order.end(), inner.begin(), inner.end());
+  s.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
+  return s;
+}
+
+// Binds implicit_gemm_blocks' block loops: the block's loops fused onto blockIdx.x, colo
+// onto blockIdx.y.
+void bind_implicit_gemm_blocks(json& s, const FuncDef& f, const ConvolutionRoles& r) {
+  std::vector<std::string> block = r.outer;
+  block.push_back("chb");
+  s.push_back(schedule_step("bind", f.name, {{"loop", fuse_loops(s, f.name, block, "blk")}, {"axis", "blockIdx.x"}}));
+  s.push_back(schedule_step("bind", f.name, {{"loop", "colo"}, {"axis", "blockIdx.y"}}));
+}
+
 // Implicit GEMM: per block `bc` channels (warps of 32, or of 16 where `bc` is 16) x 128
 // columns (warps of 64); the channel sum in chunks of `kc` innermost, the taps serial
 // outside the warp tiles. With `per_tap`, the chunk's data and that tap's weights are
@@ -151,28 +188,13 @@ int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, b
 // memory.
 json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision,
                    bool per_tap, const SizeBindings& sizes) {
-  json s = json::array();
-  s.push_back(
-      schedule_step("split", f.name, {{"loop", r.columns}, {"factor", 128}, {"outer", "colo"}, {"inner", "coli"}}));
-  s.push_back(schedule_step("split", f.name, {{"loop", "coli"}, {"factor", 64}, {"outer", "colw"}, {"inner", "coln"}}));
-  s.push_back(
-      schedule_step("split", f.name, {{"loop", r.channels}, {"factor", bc}, {"outer", "chb"}, {"inner", "chi"}}));
   const int64_t warp_channels = std::min<int64_t>(32, bc);
-  s.push_back(
-      schedule_step("split", f.name, {{"loop", "chi"}, {"factor", warp_channels}, {"outer", "chw"}, {"inner", "chm"}}));
-  s.push_back(
-      schedule_step("split", f.name, {{"loop", r.channel_sum}, {"factor", kc}, {"outer", "rco"}, {"inner", "rci"}}));
-  std::vector<std::string> order = r.outer, block = r.outer;
-  order.push_back("chb");
-  block.push_back("chb");
-  order.push_back("colo");
-  order.push_back("rco");
-  for (const auto& t : r.taps) order.push_back(t);
-  for (const char* l : {"chw", "colw", "chm", "coln", "rci"}) order.push_back(l);
-  s.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
-  std::string b = fuse_loops(s, f.name, block, "blk");
-  s.push_back(schedule_step("bind", f.name, {{"loop", b}, {"axis", "blockIdx.x"}}));
-  s.push_back(schedule_step("bind", f.name, {{"loop", "colo"}, {"axis", "blockIdx.y"}}));
+  json s = implicit_gemm_blocks(
+      f, r, bc, kc, "coln", "chi",
+      json::array({schedule_step("split", f.name,
+                                 {{"loop", "chi"}, {"factor", warp_channels}, {"outer", "chw"}, {"inner", "chm"}})}),
+      {"chw", "colw", "chm", "coln", "rci"});
+  bind_implicit_gemm_blocks(s, f, r);
   s.push_back(schedule_step("bind", f.name, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
   s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
   const std::string at = per_tap && !r.taps.empty() ? r.taps.back() : "rco";
@@ -184,6 +206,52 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m16n8k8"}, {"precision", precision}}));
   s.push_back(schedule_step("launch_bounds", f.name, {{"max_threads", bc / warp_channels * 64}, {"min_blocks", 2}}));
   s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
+  return s;
+}
+
+// Whether the weights' load runs along the channel sum right after the output channels
+// (weight(o, rc, taps...)), so that a tap's slice of them, staged with the 128-byte
+// swizzle, is the K-major B operand of wgmma (a transposed convolution's weight(rc, o,
+// ...) is not).
+bool weights_k_major(const FuncDef& f, const ConvolutionRoles& r) {
+  const auto loads = f.product_loads();
+  if (!loads) return false;
+  const Expr w = loads->first->name == r.weights ? loads->first : loads->second;
+  for (size_t d = 0; d + 1 < w->args.size(); ++d)
+    if (w->args[d]->op == ExprOp::Var && w->args[d]->name == r.channels) {
+      const Expr& k = w->args[d + 1];
+      if (k->op != ExprOp::Var || k->name != r.channel_sum) return false;
+      for (size_t e = d + 2; e < w->args.size(); ++e)
+        if (mentions_var(w->args[e], r.channels) || mentions_var(w->args[e], r.channel_sum)) return false;
+      return true;
+    }
+  return false;
+}
+
+// Implicit GEMM on warpgroup tensor cores (wgmma m64nNk8): per block 128 columns (two
+// warpgroups of 64, the M side) x `bn` output channels (the N side, one instruction
+// wide); the channel sum in chunks of 32 (one swizzled 128-byte row of the weights per
+// channel) fused with the taps into one loop, at which each step's data (padded rows,
+// read into registers as A) and that tap's weights (swizzled, read by the tensor cores as
+// B) are staged with a `depth`-buffer cp.async pipeline. Two blocks per multiprocessor
+// where the buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles of the weights.
+json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
+                         int depth, const SizeBindings& sizes) {
+  json s = implicit_gemm_blocks(f, r, bn, 32, "colm", "chn", json::array(), {"colw", "colm", "chn", "rci"});
+  std::vector<std::string> steps = {"rco"};
+  steps.insert(steps.end(), r.taps.begin(), r.taps.end());
+  const std::string at = fuse_loops(s, f.name, steps, "kstep");
+  bind_implicit_gemm_blocks(s, f, r);
+  s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
+  s.push_back(
+      schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"swizzle", true}}));
+  s.push_back(schedule_step(
+      "cache_read", f.name,
+      {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", data_copy_pad(f, r, 32, true, sizes)}}));
+  s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m64nNk8"}, {"precision", precision}}));
+  s.push_back(schedule_step("launch_bounds", f.name,
+                            {{"max_threads", 256}, {"min_blocks", precision == "tf32" && depth <= 3 ? 2 : 1}}));
+  s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", depth}}));
   return s;
 }
 
@@ -265,6 +333,20 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
                concat_steps({first, implicit_gemm(f, roles, bc, kc, precision, true, sizes)})});
           out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
                          concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, false, sizes)})});
+        }
+    // Warpgroup tiles: the output channels as N (at most 256, a multiple of 8), the
+    // channel sum in whole 128-byte rows of the weights.
+    const int64_t bn = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels <= 256 ? channels : 0;
+    if (sum % 32 == 0 && bn % 8 == 0 && weights_k_major(f, r))
+      for (const auto& [roles, first, fused_text] : column_sets)
+        for (const auto& [precision, depth] :
+             std::vector<std::pair<std::string, int>>{{"tf32", 4}, {"tf32", 3}, {"3xtf32", 3}}) {
+          out.push_back({"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): 128 columns x " +
+                             std::to_string(bn) + " channels per block" + fused_text +
+                             ", the channel sum in chunks of 32 and the taps walked as one loop, each step's data and "
+                             "weights (swizzled) staged in shared memory, " +
+                             std::to_string(depth) + " deep",
+                         concat_steps({first, implicit_gemm_wgmma(f, roles, bn, precision, depth, sizes)})});
         }
   }
   return out;

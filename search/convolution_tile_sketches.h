@@ -1,8 +1,9 @@
 #pragma once
 // Tiles of a convolution-shaped stage (the sketches of the convolution class): register
-// tiles of output channels by output columns on CUDA cores, and an implicit GEMM on
-// tensor cores (mma.sync, TF32 and 3xTF32) with the output channels as M, the output
-// columns as N and the input channels as K, the kernel taps serial around it. The roles
+// tiles of output channels by output columns on CUDA cores, an implicit GEMM on tensor
+// cores (mma.sync, TF32 and 3xTF32) with the output channels as M, the output columns as
+// N and the input channels as K, the kernel taps serial around it, and one on warpgroup
+// tensor cores (wgmma) with the columns as M and the channels as N. The roles
 // are read from the stage's product, never from names. Each sketch schedules the stage
 // alone; the caller schedules the pipeline's other stages.
 #include <optional>

@@ -147,6 +147,13 @@ struct TensorCoreTile {
   std::vector<const DerivedLoop*> warp_loops;
 };
 
+// A fragment element of a tensor-core tile: its value and the guard (undefined: none)
+// outside which it is zero.
+struct TileOperand {
+  Expr value, cond;
+  Expr guarded() const { return cond.defined() ? select(cond, value, make_float(0.0)) : value; }
+};
+
 // A block's copy loop over `units` units, each thread taking every n-th: unrolled when
 // each thread runs it at most 16 times (with at least `min_threads` threads), so that
 // its loads issue back to back.
@@ -260,8 +267,9 @@ class KernelBuilder {
   // tensor_core_tile.cpp: the tile that tensor_core takes (mma.sync and wgmma)
   TensorCoreTile tensor_core_tile(const Ctx& c) const;
   Stmt over_warps(const TensorCoreTile& T, Stmt leaf);
-  Expr tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip,
-                    const Env& env, const Env& caches, bool round_operands = true);
+  TileOperand tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at,
+                           const std::string& skip, const std::string& own, const std::string& kv, const Env& env,
+                           const Env& caches, bool round_operands);
 
   // mma_sync.cpp: tensor_core m16n8k8 / m16n8k16
   Stmt emit_tensor_core(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial);

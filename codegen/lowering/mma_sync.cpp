@@ -53,35 +53,13 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
 
   Stmt main_nest =
       loops_down_to(c, r0, nl - 3, env, caches, in_thread, in_serial, [&](const Env& e2, const Env& c2) -> Stmt {
-        // Each fragment element: its lowered value and the tail guard that zeroes it.
-        struct Operand {
-          Expr value, cond;
-        };
-        // Whether every load of a lowered value reads a shared copy that spans its loops' tails.
-        auto reads_whole_tiles = [&](const Expr& value) {
-          const auto loads = loads_in(value);
-          return !loads.empty() && std::all_of(loads.begin(), loads.end(), [&](const ExprNode* l) {
-            return std::any_of(c2.begin(), c2.end(), [&](const auto& copy) {
-              return copy.second.buffer == l->name && copy.second.spans_loop_tails;
-            });
-          });
-        };
-        // The guards of the operand's own tail (A's rows, B's columns: `own`) only zero
-        // elements whose products reach accumulator elements that are never stored; read
-        // from copies that span the tails, those elements are defined, and the guards are
-        // left out. Guards of the k tail stay: their products reach stored elements.
+        // tf32 operands stay f32 bits: the tensor core truncates them itself.
+        const bool round_operands = c.s.precision != Precision::tf32;
         auto operand = [&](const Expr& factor, const std::map<std::string, Expr>& at, const std::string& skip,
                            const std::string& own) {
-          // tf32 operands stay f32 bits: the tensor core truncates them itself.
-          Expr value = lower_value(substitute(factor, at), e2, c2, c.s, c.s.precision != Precision::tf32);
-          const bool whole = reads_whole_tiles(value);
-          std::vector<Expr> conds;
-          for (const auto& g : c.nest.guards)
-            if (!mentions_var(g, skip) && !(whole && mentions_var(g, own) && !mentions_var(g, kv)))
-              conds.push_back(substitute(g, at));
-          return Operand{value, conjunction(conds)};
+          return tile_operand(c, factor, at, skip, own, kv, e2, c2, round_operands);
         };
-        std::vector<Operand> a_ops, b_ops;
+        std::vector<TileOperand> a_ops, b_ops;
         for (int i = 0; i < L.a_count; ++i) {
           Expr m = make_var(mt) * make_int(L.m) + group + make_int(L.a_row[i]);
           Expr k = make_var(kt) * make_int(L.k) + quad * make_int(L.k_step) + make_int(L.a_k[i]);
@@ -100,7 +78,7 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
             if (r.buffer == b) return r.scope == MemScope::Shared;
           return false;
         };
-        auto plan_for = [&](const std::vector<Operand>& o) -> std::optional<LdMatrixPlan> {
+        auto plan_for = [&](const std::vector<TileOperand>& o) -> std::optional<LdMatrixPlan> {
           std::vector<Expr> values;
           for (const auto& x : o) {
             if (x.cond.defined()) return std::nullopt;
@@ -119,7 +97,7 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
         // one tile's worth of the streamed operand is live.
         const bool stream_b = !pb && (pa || MT * L.a_count <= NT * L.b_count), stream_a = !pa && !stream_b;
         std::vector<Expr> ops;
-        auto add_ops = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan,
+        auto add_ops = [&](const std::vector<TileOperand>& o, const std::optional<LdMatrixPlan>& plan,
                            const std::string& frag, const std::string& tile_var, bool streamed) {
           const int64_t count = static_cast<int64_t>(o.size());
           for (int64_t i = 0; i < count; ++i) {
@@ -129,16 +107,14 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
           }
         };
         // The stores of tile `tile_var`'s fragment elements (at `slot_base` + i).
-        auto fill_tile = [&](const std::vector<Operand>& o, const std::string& frag, const Expr& slot_base) {
+        auto fill_tile = [&](const std::vector<TileOperand>& o, const std::string& frag, const Expr& slot_base) {
           std::vector<Stmt> stores;
           for (size_t i = 0; i < o.size(); ++i)
-            stores.push_back(
-                make_store(frag, slot_base + make_int(static_cast<int64_t>(i)),
-                           o[i].cond.defined() ? select(o[i].cond, o[i].value, make_float(0.0)) : o[i].value));
+            stores.push_back(make_store(frag, slot_base + make_int(static_cast<int64_t>(i)), o[i].guarded()));
           return make_block(stores);
         };
-        auto held = [&](const std::vector<Operand>& o, const std::optional<LdMatrixPlan>& plan, const std::string& frag,
-                        const std::string& tile_var, int64_t tiles, int count) {
+        auto held = [&](const std::vector<TileOperand>& o, const std::optional<LdMatrixPlan>& plan,
+                        const std::string& frag, const std::string& tile_var, int64_t tiles, int count) {
           const Expr base = make_var(tile_var) * make_int(count);
           return tile_loop(
               tile_var, tiles,

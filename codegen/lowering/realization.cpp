@@ -38,17 +38,20 @@ Expr exact_quotient(const Expr& e, int64_t k) {
 }
 
 void swizzle_rows_of(Realization& r, int element_bytes, const std::string& source) {
-  const int64_t chunk = 16 / element_bytes, cols = r.extent.back();
+  size_t column = r.extent.size() - 1;
+  while (column > 0 && r.extent[column] == 1) --column;
+  const int64_t chunk = 16 / element_bytes, cols = r.extent[column];
   const int64_t chunks = cols % chunk == 0 ? cols / chunk : 0, rows = std::min<int64_t>(chunks, 8);
-  if (r.extent.size() < 2 || chunks == 0 || (rows & (rows - 1)) != 0 || chunks % rows != 0)
+  if (column == 0 || chunks == 0 || (rows & (rows - 1)) != 0 || chunks % rows != 0)
     fail("swizzle-layout",
          "cache_read of '" + source + "' asks for a swizzle, but its copy's rows of " + std::to_string(cols) +
-             " elements are not a power-of-two or multiple-of-8 number of 16-byte chunks (or the copy has one "
-             "dimension).",
+             " elements are not a power-of-two or multiple-of-8 number of 16-byte chunks (or its rows are "
+             "its only dimension of more than one element).",
          "Use pad instead of swizzle for this copy, or choose tile sizes whose staged rows are 4, 8, 16, 32, ... "
          "floats.");
   r.swizzle_chunk = chunk;
   r.swizzle_rows = rows;
+  r.swizzle_dim = column;
 }
 
 Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
@@ -57,7 +60,7 @@ Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
     Expr local = args[d];
     int64_t m;
     if (!(is_const_int(r.min[d], &m) && m == 0)) local = local - r.min[d];
-    if (r.swizzle_chunk > 0 && d + 1 == args.size() && d > 0) {
+    if (r.swizzle_chunk > 0 && d == r.swizzle_dim && d > 0) {
       Expr row = args[d - 1];
       if (!(is_const_int(r.min[d - 1], &m) && m == 0)) row = row - r.min[d - 1];
       const Expr chunk = make_int(r.swizzle_chunk);

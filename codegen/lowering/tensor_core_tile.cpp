@@ -3,8 +3,10 @@
 // warp's tile, and the fragment operands with their tail guards.
 #include "dsl/primitives/tensor_core_tile.h"
 
+#include <algorithm>
 #include <set>
 
+#include "codegen/expr_loads.h"
 #include "codegen/lowering/kernel_builder.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
@@ -61,16 +63,26 @@ Stmt KernelBuilder::over_warps(const TensorCoreTile& T, Stmt leaf) {
   return leaf;
 }
 
-// A fragment element: its lowered value with the tail guard that zeroes it (guards
-// that mention `skip`, the other tile loop, do not apply).
-Expr KernelBuilder::tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at,
-                                 const std::string& skip, const Env& env, const Env& caches, bool round_operands) {
+// A fragment element: its lowered value and the tail guard that zeroes it. Guards that
+// mention `skip` (the other tile loop) do not apply. Those of the operand's own tail
+// (`own`: A's rows, B's columns) only zero elements whose products reach accumulator
+// elements that are never stored; where every load of the value reads a shared copy that
+// spans its loops' tails, those elements are defined and the guards are left out. Guards
+// of the k tail stay: their products reach stored elements.
+TileOperand KernelBuilder::tile_operand(const Ctx& c, const Expr& factor, const std::map<std::string, Expr>& at,
+                                        const std::string& skip, const std::string& own, const std::string& kv,
+                                        const Env& env, const Env& caches, bool round_operands) {
+  Expr value = lower_value(substitute(factor, at), env, caches, c.s, round_operands);
+  const auto loads = loads_in(value);
+  const bool whole = !loads.empty() && std::all_of(loads.begin(), loads.end(), [&](const ExprNode* l) {
+    return std::any_of(caches.begin(), caches.end(),
+                       [&](const auto& copy) { return copy.second.buffer == l->name && copy.second.spans_loop_tails; });
+  });
   std::vector<Expr> conds;
   for (const auto& g : c.nest.guards)
-    if (!mentions_var(g, skip)) conds.push_back(substitute(g, at));
-  Expr v = lower_value(substitute(factor, at), env, caches, c.s, round_operands);
-  Expr cond = conjunction(conds);
-  return cond.defined() ? select(cond, v, make_float(0.0)) : v;
+    if (!mentions_var(g, skip) && !(whole && mentions_var(g, own) && !mentions_var(g, kv)))
+      conds.push_back(substitute(g, at));
+  return {value, conjunction(conds)};
 }
 
 }  // namespace cusched::lowering

@@ -183,7 +183,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
                 Expr m = make_int(mt * kWgmmaM + e.row) + warp * make_int(16) + group;
                 Expr k = make_int(kt * KS + e.col) + quad * make_int(KS / kWgmmaK);
                 // f32 bits: the tensor core truncates A to tf32, as it does B.
-                const Expr a = tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, e2, c2, false);
+                const Expr a = tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, T.mv, T.kv, e2, c2, false).guarded();
                 const int64_t at = frag_index(mt, kt, i);
                 if (!split) {
                   s.push_back(make_store(frag, make_int(at), a));
@@ -284,12 +284,15 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
   // The copy's elements are the operand type: f32 for tf32, bf16 or f16 for those.
   const DType want = wgmma_operand_type(c.s.precision);
   const int64_t esize = dtype_bytes(want);
-  bool layout = dims >= 2 && fb.type() == want && r.swizzle_chunk == 16 / esize && r.swizzle_rows == 8 &&
-                r.extent.back() * esize == kWgmmaSwizzleRowBytes && r.stride[dims - 2] == r.extent.back() &&
-                r.extent[dims - 2] % 8 == 0 && r.extent[dims - 2] >= T.N;
+  // k along the swizzled rows' dimension, n along the one before it; the copy's dimensions
+  // after the rows' have one element (a tap's slice of a convolution's weights).
+  const size_t col = r.swizzle_dim;
+  bool layout = dims >= 2 && fb.type() == want && r.swizzle_chunk == 16 / esize && r.swizzle_rows == 8 && col >= 1 &&
+                r.extent[col] * esize == kWgmmaSwizzleRowBytes && r.stride[col] == 1 &&
+                r.stride[col - 1] == r.extent[col] && r.extent[col - 1] % 8 == 0 && r.extent[col - 1] >= T.N;
   for (size_t d = 0; layout && d < dims; ++d) {
     auto cn = coefficient(fb->args[d], T.nv), ck = coefficient(fb->args[d], T.kv);
-    layout = cn && ck && *cn == (d + 2 == dims ? 1 : 0) && *ck == (d + 1 == dims ? 1 : 0);
+    layout = cn && ck && *cn == (d + 1 == col ? 1 : 0) && *ck == (d == col ? 1 : 0);
   }
   if (!layout)
     fail("wgmma-b-layout",

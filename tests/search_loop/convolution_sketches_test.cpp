@@ -100,16 +100,18 @@ void expect_verifies_at_small_size(const Problem& p, const Sketch& s) {
 
 TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeInput) {
   const Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
-  int tensor_core = 0, register_tiles = 0;
+  int tensor_core = 0, warpgroup = 0, register_tiles = 0;
   for (const auto& s : legal_sketches(p)) {
     register_tiles += contains(s.idea, "register tiles");
     if (!contains(s.idea, "implicit GEMM")) continue;
-    ++tensor_core;
     // The block's loops (batch, output row, channel block) are fused onto blockIdx.x: the
     // copies are still one block's tile, and two blocks fit on a multiprocessor (a copy of
-    // the whole input's rows would take megabytes).
+    // the whole input's rows would take megabytes); one block of a 4-deep warpgroup tile.
+    const bool wgmma = contains(s.idea, "wgmma");
+    (wgmma ? warpgroup : tensor_core) += 1;
+    const int64_t blocks = wgmma && (contains(s.idea, "4 deep") || contains(s.idea, "3xtf32")) ? 1 : 2;
     const LoweredProgram lowered = lower(Schedule::from_json(p.context("bench"), s.schedule), p.name);
-    for (const auto& l : make_bundle(lowered).launches) EXPECT_LE(l.dynamic_smem_bytes, 113 * 1024) << s.idea;
+    for (const auto& l : make_bundle(lowered).launches) EXPECT_LE(l.dynamic_smem_bytes, 227 * 1024 / blocks) << s.idea;
     // Staged once for all taps, the weights' chunk (8 channels x 3 x 3 taps, contiguous in the
     // weight tensor and in the copy) moves 16 bytes per copy although its rows are 3 taps long.
     if (!contains(s.idea, "once for all taps")) continue;
@@ -119,6 +121,7 @@ TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeIn
   }
   EXPECT_EQ(tensor_core, 8) << "TF32 and 3xTF32, staged per tap or once per chunk, each with and without the "
                                "folded epilogue";
+  EXPECT_EQ(warpgroup, 6) << "TF32 4 and 3 deep and 3xTF32, each with and without the folded epilogue";
   EXPECT_GE(register_tiles, 4);
 }
 
@@ -147,13 +150,48 @@ TEST(ConvolutionSketches, ImplicitGemmDataFragmentsReadConsecutiveChannelsEightB
   }
 }
 
+// The warpgroup implicit GEMM (level 2 #1: 64 to 128 channels, 3x3): each step's tap
+// slice of the weights is the swizzled K-major operand the tensor cores read through a
+// descriptor, the data's A fragments are read unguarded from its whole-tile copy, one
+// group of wgmma stays in flight over the 18 steps (2 chunks x 9 taps walked as one
+// loop); TF32 and 3xTF32 verify in the interpreter where the last tile reaches past the
+// data's end. A transposed convolution's weights (input channels first) get no such tile.
+TEST(ConvolutionSketches, WarpgroupImplicitGemmReadsEachTapsWeightsThroughADescriptor) {
+  Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 64}, {"CO", 128}, {"H", 3}, {"W", 128}})
+    p.sizes["small"][k] = v;
+  int checked = 0;
+  for (const auto& s : legal_sketches(p)) {
+    if (!contains(s.idea, "wgmma") || contains(s.idea, "fuse_epilogue")) continue;
+    const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+    // 3xTF32: the tensor cores read the high and low parts split from that slice.
+    const bool split = contains(s.idea, "3xtf32");
+    EXPECT_TRUE(
+        contains(cuda, split ? "wgmma_descriptor_sw128(&Conv_bhi[" : "wgmma_descriptor_sw128(&conv_weight_shared["))
+        << s.idea;
+    EXPECT_TRUE(contains(cuda, "for (int Conv_kstep_pair = 0; Conv_kstep_pair < 9;")) << s.idea;
+    EXPECT_TRUE(split || contains(cuda, "wgmma_wait<1>()")) << s.idea;
+    const std::regex fragment(R"(Conv_fa\[\d+\] = ([^;]*);)");
+    int fragments = 0;
+    for (std::sregex_iterator m(cuda.begin(), cuda.end(), fragment), end; m != end; ++m, ++fragments)
+      EXPECT_FALSE(contains((*m)[1].str(), "?")) << "guarded: " << (*m)[0].str();
+    EXPECT_GE(fragments, 16) << s.idea;
+    expect_verifies_at_small_size(p, s);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3) << "TF32 4 and 3 deep, 3xTF32";
+  for (const auto& s : class_sketches(kernelbench("level2/2_ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide.json"),
+                                      ProblemClass::convolution))
+    EXPECT_FALSE(contains(s.idea, "wgmma")) << s.idea;
+}
+
 // A block's 128 columns whose taps reach past the data's last column (126 outputs of
 // 128-wide rows, 3 taps): the implicit GEMM's whole-tile copies read no element outside
 // the data (the interpreter stops at any such read) and zero the columns past it, on the
 // last row of the last image too, and verify.
 TEST(ConvolutionSketches, ImplicitGemmTilesReachingPastTheDatasEndStayInsideIt) {
   Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
-  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 16}, {"CO", 16}, {"H", 3}, {"W", 128}})
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 32}, {"CO", 16}, {"H", 3}, {"W", 128}})
     p.sizes["small"][k] = v;
   int verified = 0;
   for (const auto& s : class_sketches(p, ProblemClass::convolution))
