@@ -34,7 +34,9 @@ nlohmann::json with_whole_schedule_legality(const ScheduleContext& ctx, nlohmann
 
 class Generator {
  public:
-  Generator(const ScheduleContext& ctx, std::mt19937_64& rng) : s_(ctx), rng_(rng) {}
+  Generator(const ScheduleContext& ctx, std::mt19937_64& rng) : s_(ctx), rng_(rng), layout_rng_(rng) {
+    layout_rng_.discard(1 << 16);
+  }
 
   nlohmann::json run() {
     std::vector<std::string> order;
@@ -47,8 +49,18 @@ class Generator {
  private:
   Schedule s_;
   std::mt19937_64& rng_;
+  // The copies' layouts come from a stream of their own (a copy of rng_ far ahead), so that
+  // drawing them leaves the other draws, seed for seed, as they were.
+  std::mt19937_64 layout_rng_;
 
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  // A shared copy's layout: usually the source's order, sometimes one of the input's
+  // dimensions laid out innermost (cache_read innermost).
+  int64_t innermost(const std::string& input) {
+    const TensorDef* in = s_.state().ctx.pipeline.find_input(input);
+    if (!in || in->shape.empty() || std::uniform_real_distribution<double>(0, 1)(layout_rng_) >= 0.25) return -1;
+    return std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(in->shape.size()) - 1)(layout_rng_);
+  }
   template <typename T>
   T pick(const std::vector<T>& v) {
     return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng_)];
@@ -251,6 +263,7 @@ class Generator {
                                 {"scope", "shared"},
                                 {"at", ko},
                                 {"pad", pick(std::vector<int>{0, 4, 8})},
+                                {"innermost", innermost(src)},
                                 {"name", fresh(src + "_tile")}}));
     if (!try_step(
             schedule_step("tensor_core", name,
@@ -344,13 +357,16 @@ class Generator {
         if (is_block_axis(st(name).loops.at(l).axis)) block_loops.push_back(l);
       std::vector<std::string> sources;
       for (const auto& in : s_.state().ctx.pipeline.inputs()) sources.push_back(in->name);
-      if (!block_loops.empty() && !sources.empty())
+      if (!block_loops.empty() && !sources.empty()) {
+        const std::string source = pick(sources);
         try_step(schedule_step("cache_read", name,
-                               {{"source", pick(sources)},
+                               {{"source", source},
                                 {"scope", "shared"},
                                 {"at", block_loops.back()},
                                 {"pad", pick(std::vector<int>{0, 1, 4})},
+                                {"innermost", innermost(source)},
                                 {"name", fresh(name + "_staged")}}));
+      }
     }
     if (reduction && chance(0.1)) try_step(schedule_step("precision", name, {{"operands", "tf32"}}));
     if (chance(0.1)) try_step(schedule_step("launch_bounds", name, {{"max_threads", 1024}}));

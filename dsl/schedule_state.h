@@ -61,6 +61,7 @@ struct CacheRead {
   bool swizzle = false;               // XOR swizzle of 16-byte chunks instead of padding
   bool share = false;                 // also read by the producers computed at at_loop
   int registers = 0;                  // a shared copy's last copy steps kept in the copying threads' registers
+  int innermost = -1;                 // the source dimension laid out innermost in the copy; -1: the source's order
 };
 
 // An L2 eviction priority for a kernel's global loads of one input (l2_hint).

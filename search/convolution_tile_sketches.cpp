@@ -209,42 +209,49 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   return s;
 }
 
-// Whether the weights' load runs along the channel sum right after the output channels
-// (weight(o, rc, taps...)), so that a tap's slice of them, staged with the 128-byte
-// swizzle, is the K-major B operand of wgmma (a transposed convolution's weight(rc, o,
-// ...) is not).
-bool weights_k_major(const FuncDef& f, const ConvolutionRoles& r) {
+// How a tap's slice of the weights becomes wgmma's K-major B operand (rows of the channel
+// sum, one per output channel) when staged: -1 where the weights run along the channel
+// sum right after the output channels (weight(o, rc, taps...)), the channel sum's
+// dimension laid out innermost (cache_read innermost) where the output channels come
+// after it (a transposed convolution's weight(rc, o, taps...)); nullopt where either is
+// not a whole index or another dimension reads them.
+std::optional<int> weights_innermost(const FuncDef& f, const ConvolutionRoles& r) {
   const auto loads = f.product_loads();
-  if (!loads) return false;
+  if (!loads) return std::nullopt;
   const Expr w = loads->first->name == r.weights ? loads->first : loads->second;
-  for (size_t d = 0; d + 1 < w->args.size(); ++d)
-    if (w->args[d]->op == ExprOp::Var && w->args[d]->name == r.channels) {
-      const Expr& k = w->args[d + 1];
-      if (k->op != ExprOp::Var || k->name != r.channel_sum) return false;
-      for (size_t e = d + 2; e < w->args.size(); ++e)
-        if (mentions_var(w->args[e], r.channels) || mentions_var(w->args[e], r.channel_sum)) return false;
-      return true;
-    }
-  return false;
+  std::optional<size_t> n, k;
+  for (size_t d = 0; d < w->args.size(); ++d) {
+    const Expr& a = w->args[d];
+    if (a->op == ExprOp::Var && a->name == r.channels && !n)
+      n = d;
+    else if (a->op == ExprOp::Var && a->name == r.channel_sum && !k)
+      k = d;
+    else if (mentions_var(a, r.channels) || mentions_var(a, r.channel_sum))
+      return std::nullopt;
+  }
+  if (!n || !k) return std::nullopt;
+  return *k == *n + 1 ? -1 : static_cast<int>(*k);
 }
 
 // Implicit GEMM on warpgroup tensor cores (wgmma m64nNk8): per block 128 columns (two
 // warpgroups of 64, the M side) x `bn` output channels (the N side, one instruction
 // wide); the channel sum in chunks of 32 (one swizzled 128-byte row of the weights per
 // channel) fused with the taps into one loop, at which each step's data (padded rows,
-// read into registers as A) and that tap's weights (swizzled, read by the tensor cores as
-// B) are staged with a `depth`-buffer cp.async pipeline. Two blocks per multiprocessor
+// read into registers as A) and that tap's weights (swizzled, the channel sum's dimension
+// laid out innermost where `weights_inner` >= 0; read by the tensor cores as B) are staged with a `depth`-buffer cp.async pipeline. Two blocks per multiprocessor
 // where the buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles of the weights.
 json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
-                         int depth, const SizeBindings& sizes) {
+                         int depth, int weights_inner, const SizeBindings& sizes) {
   json s = implicit_gemm_blocks(f, r, bn, 32, "colm", "chn", json::array(), {"colw", "colm", "chn", "rci"});
   std::vector<std::string> steps = {"rco"};
   steps.insert(steps.end(), r.taps.begin(), r.taps.end());
   const std::string at = fuse_loops(s, f.name, steps, "kstep");
   bind_implicit_gemm_blocks(s, f, r);
   s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
-  s.push_back(
-      schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"swizzle", true}}));
+  json weights =
+      schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"swizzle", true}});
+  if (weights_inner >= 0) weights["innermost"] = weights_inner;
+  s.push_back(weights);
   s.push_back(schedule_step(
       "cache_read", f.name,
       {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", data_copy_pad(f, r, 32, true, sizes)}}));
@@ -337,16 +344,18 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     // Warpgroup tiles: the output channels as N (at most 256, a multiple of 8), the
     // channel sum in whole 128-byte rows of the weights.
     const int64_t bn = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels <= 256 ? channels : 0;
-    if (sum % 32 == 0 && bn % 8 == 0 && weights_k_major(f, r))
+    const auto weights_inner = weights_innermost(f, r);
+    if (sum % 32 == 0 && bn % 8 == 0 && weights_inner)
       for (const auto& [roles, first, fused_text] : column_sets)
         for (const auto& [precision, depth] :
              std::vector<std::pair<std::string, int>>{{"tf32", 4}, {"tf32", 3}, {"3xtf32", 3}}) {
-          out.push_back({"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): 128 columns x " +
-                             std::to_string(bn) + " channels per block" + fused_text +
-                             ", the channel sum in chunks of 32 and the taps walked as one loop, each step's data and "
-                             "weights (swizzled) staged in shared memory, " +
-                             std::to_string(depth) + " deep",
-                         concat_steps({first, implicit_gemm_wgmma(f, roles, bn, precision, depth, sizes)})});
+          out.push_back(
+              {"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): 128 columns x " +
+                   std::to_string(bn) + " channels per block" + fused_text +
+                   ", the channel sum in chunks of 32 and the taps walked as one loop, each step's data and "
+                   "weights (swizzled) staged in shared memory, " +
+                   std::to_string(depth) + " deep",
+               concat_steps({first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_inner, sizes)})});
         }
   }
   return out;

@@ -104,6 +104,9 @@ struct StagedCopy {
   std::vector<int64_t> ex;
   MemScope scope = MemScope::Shared;
   Realization r;
+  // cache_read innermost moved a dimension other than the last innermost: the copy's
+  // rows do not run along the source's, so it moves one element at a time.
+  bool transposed = false;
   int64_t total = 1;  // elements of the region
   std::vector<bool> inside;
   int64_t pitch = 0;  // elements per row of the copy, its padding included

@@ -10,17 +10,21 @@
 namespace cusched::lowering {
 
 Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent,
-                  int pad) {
+                  int pad, int innermost) {
   Realization r;
   r.buffer = buffer;
   r.scope = scope;
   r.min = std::move(min);
   r.extent = std::move(extent);
   r.stride.assign(r.extent.size(), 1);
+  for (size_t d = 0; d < r.extent.size(); ++d)
+    if (static_cast<int>(d) != innermost) r.layout.push_back(d);
+  if (innermost >= 0 && innermost < static_cast<int>(r.extent.size())) r.layout.push_back(innermost);
   int64_t s = 1;
-  for (int d = static_cast<int>(r.extent.size()) - 1; d >= 0; --d) {
+  for (size_t i = r.layout.size(); i-- > 0;) {
+    const size_t d = r.layout[i];
     r.stride[d] = s;
-    s *= r.extent[d] + (d == static_cast<int>(r.extent.size()) - 1 ? pad : 0);
+    s *= r.extent[d] + (i + 1 == r.layout.size() ? pad : 0);
   }
   r.size = s;
   return r;
@@ -38,9 +42,12 @@ Expr exact_quotient(const Expr& e, int64_t k) {
 }
 
 void swizzle_rows_of(Realization& r, int element_bytes, const std::string& source) {
-  size_t column = r.extent.size() - 1;
-  while (column > 0 && r.extent[column] == 1) --column;
-  const int64_t chunk = 16 / element_bytes, cols = r.extent[column];
+  // Positions in memory order of the rows' dimension and the one outside it.
+  size_t column = r.layout.size() < 2 ? 0 : r.layout.size() - 1;
+  while (column > 0 && r.extent[r.layout[column]] == 1) --column;
+  size_t row = column;
+  while (row > 1 && r.extent[r.layout[row - 1]] == 1) --row;
+  const int64_t chunk = 16 / element_bytes, cols = r.layout.empty() ? 0 : r.extent[r.layout[column]];
   const int64_t chunks = cols % chunk == 0 ? cols / chunk : 0, rows = std::min<int64_t>(chunks, 8);
   if (column == 0 || chunks == 0 || (rows & (rows - 1)) != 0 || chunks % rows != 0)
     fail("swizzle-layout",
@@ -51,7 +58,8 @@ void swizzle_rows_of(Realization& r, int element_bytes, const std::string& sourc
          "floats.");
   r.swizzle_chunk = chunk;
   r.swizzle_rows = rows;
-  r.swizzle_dim = column;
+  r.swizzle_dim = r.layout[column];
+  r.swizzle_row_dim = r.layout[row - 1];
 }
 
 Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
@@ -60,9 +68,10 @@ Expr flat_index(const Realization& r, const std::vector<Expr>& args) {
     Expr local = args[d];
     int64_t m;
     if (!(is_const_int(r.min[d], &m) && m == 0)) local = local - r.min[d];
-    if (r.swizzle_chunk > 0 && d == r.swizzle_dim && d > 0) {
-      Expr row = args[d - 1];
-      if (!(is_const_int(r.min[d - 1], &m) && m == 0)) row = row - r.min[d - 1];
+    if (r.swizzle_chunk > 0 && d == r.swizzle_dim) {
+      const size_t rd = r.swizzle_row_dim;
+      Expr row = args[rd];
+      if (!(is_const_int(r.min[rd], &m) && m == 0)) row = row - r.min[rd];
       const Expr chunk = make_int(r.swizzle_chunk);
       if (Expr q = exact_quotient(local, r.swizzle_chunk); q.defined())  // a whole chunk's first element
         local = bit_xor(q, row % make_int(r.swizzle_rows)) * chunk;

@@ -18,11 +18,15 @@ struct Realization {
   std::vector<int64_t> stride;
   int64_t size = 0;
   Expr offset;  // software pipelines: the element offset of the current buffer among several
+  // The dimensions in memory order, outermost first (cache_read innermost moves one to
+  // the end; otherwise the source's order).
+  std::vector<size_t> layout;
   // XOR swizzle (cache_read swizzle): elements per 16-byte chunk and the number of rows
   // whose chunk orders differ; 0 = plain row-major. The swizzled rows run along dimension
-  // swizzle_dim (the last one whose extent is over 1), the rows along the one before it.
+  // swizzle_dim (the innermost in memory whose extent is over 1), the rows along
+  // swizzle_row_dim (the next one out whose extent is over 1).
   int64_t swizzle_chunk = 0, swizzle_rows = 0;
-  size_t swizzle_dim = 0;
+  size_t swizzle_dim = 0, swizzle_row_dim = 0;
   // Shared: the byte alignment that the copies into it need (tensor copies: 128 bytes,
   // 1024 swizzled); 0 for the default.
   int64_t min_alignment = 0;
@@ -37,9 +41,10 @@ struct Realization {
 };
 
 // A row-major realization of the region [min, min + extent), its rows padded by `pad`
-// elements.
+// elements; with `innermost` >= 0 that dimension is laid out innermost (the rows run
+// along it), the others keeping their order.
 Realization dense(const std::string& buffer, MemScope scope, std::vector<Expr> min, std::vector<int64_t> extent,
-                  int pad = 0);
+                  int pad = 0, int innermost = -1);
 
 // e / k when every coefficient and the constant of e's linear form (opaque terms
 // allowed) are multiples of k; undefined otherwise.
@@ -52,8 +57,9 @@ bool provably_multiple_of(const Expr& e, int64_t n);
 // Lays a shared copy's rows out with an XOR swizzle: in row `row`, 16-byte chunk c of
 // the row is stored at chunk c ^ (row % S), so that the same column of S consecutive
 // rows falls in S different bank groups. S = min(chunks per row, 8) must divide the
-// number of chunks per row and be a power of two. A row runs along the last dimension
-// whose extent is over 1 (dimensions of extent 1 after it add nothing to the index).
+// number of chunks per row and be a power of two. A row runs along the innermost
+// dimension in memory whose extent is over 1 (dimensions of extent 1 after it add nothing
+// to the index), the rows along the next one out.
 void swizzle_rows_of(Realization& r, int element_bytes, const std::string& source);
 
 // The flat element index of the point `args` (coordinates of the whole tensor) in `r`.

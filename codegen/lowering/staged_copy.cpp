@@ -104,7 +104,7 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   MemScope& scope = cp.scope;
   Realization& r = cp.r;
   scope = cr.scope;
-  r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad);
+  r = dense(cr.name, scope, mn, ex, cr.swizzle ? 0 : cr.pad, cr.innermost);
   r.spans_loop_tails = spans && cp.whole_tiles && thread_copy;
   if (cr.swizzle && scope == MemScope::Shared) swizzle_rows_of(r, dtype_bytes(t), cr.source);
   int64_t& total = cp.total;
@@ -125,13 +125,14 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
         (ex[d] == full[d] && !cp.padded && is_const_int(mn[d], &first) && first == 0) ||
         (fixed && range->min_form.constant >= 0 && range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
   }
+  cp.transposed = cr.innermost >= 0 && cr.innermost + 1 != static_cast<int>(ex.size());
   cp.pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
   // Chunks of 4 elements over the innermost dimensions merged, where the innermost extent
   // holds none: the dimensions inside the run span their whole source (so the source is
   // contiguous across them), the copy has no padding or swizzle, and no dimension of the
   // run needs a bounds check (a chunk may cross its rows).
   cp.run_first = ex.size() - 1;
-  if (ex.back() % 4 != 0 && cp.pitch == ex.back() && !cr.swizzle && !cp.padded) {
+  if (ex.back() % 4 != 0 && cp.pitch == ex.back() && !cr.swizzle && !cp.padded && !cp.transposed) {
     size_t j = ex.size() - 1;
     int64_t run = ex[j];
     while (run % 4 != 0 && j > 0 && ex[j] == full[j] && inside[j]) run *= ex[--j];
@@ -152,7 +153,7 @@ bool KernelBuilder::copies_16_bytes(const Placement& pl, const StagedCopy& cp, c
   const MemScope scope = cp.scope;
   const int64_t pitch = cp.pitch;
   const Env& env = pl.env;
-  if (scope != MemScope::Shared || dtype_bytes(t) != 4) return false;
+  if (scope != MemScope::Shared || dtype_bytes(t) != 4 || cp.transposed) return false;
   const size_t last = ex.size() - 1;
   const bool merged = ex.back() % 4 != 0;
   if (merged) {

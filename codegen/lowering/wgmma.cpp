@@ -284,15 +284,16 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
   // The copy's elements are the operand type: f32 for tf32, bf16 or f16 for those.
   const DType want = wgmma_operand_type(c.s.precision);
   const int64_t esize = dtype_bytes(want);
-  // k along the swizzled rows' dimension, n along the one before it; the copy's dimensions
-  // after the rows' have one element (a tap's slice of a convolution's weights).
-  const size_t col = r.swizzle_dim;
-  bool layout = dims >= 2 && fb.type() == want && r.swizzle_chunk == 16 / esize && r.swizzle_rows == 8 && col >= 1 &&
+  // k along the swizzled rows' dimension, n along the rows; the copy's other dimensions
+  // have one element where they lie between (a tap's slice of a convolution's weights) or
+  // do not vary with n and k.
+  const size_t col = r.swizzle_dim, row = r.swizzle_row_dim;
+  bool layout = dims >= 2 && fb.type() == want && r.swizzle_chunk == 16 / esize && r.swizzle_rows == 8 && col != row &&
                 r.extent[col] * esize == kWgmmaSwizzleRowBytes && r.stride[col] == 1 &&
-                r.stride[col - 1] == r.extent[col] && r.extent[col - 1] % 8 == 0 && r.extent[col - 1] >= T.N;
+                r.stride[row] == r.extent[col] && r.extent[row] % 8 == 0 && r.extent[row] >= T.N;
   for (size_t d = 0; layout && d < dims; ++d) {
     auto cn = coefficient(fb->args[d], T.nv), ck = coefficient(fb->args[d], T.kv);
-    layout = cn && ck && *cn == (d + 1 == col ? 1 : 0) && *ck == (d == col ? 1 : 0);
+    layout = cn && ck && *cn == (d == row ? 1 : 0) && *ck == (d == col ? 1 : 0);
   }
   if (!layout)
     fail("wgmma-b-layout",
@@ -302,8 +303,9 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
              " elements with the 128-byte swizzle (n along rows, k along columns).",
          "Stage the operand (a tensor of " + dtype_name(want) + " elements) with cache_read swizzle true over a " +
              "region of " + std::to_string(kWgmmaSwizzleRowBytes / esize) + " elements along the reduction (split k " +
-             "by that outside the tile's k loop), its rows stepping with the tile's n loop, and order the tile so " +
-             "that this operand varies with the n loop.");
+             "by that outside the tile's k loop), its rows stepping with the tile's n loop (where the tensor stores "
+             "the reduction outside n, lay that dimension out innermost: cache_read innermost), and order the tile "
+             "so that this operand varies with the n loop.");
   Realization logical = r;
   logical.swizzle_chunk = logical.swizzle_rows = 0;
   std::vector<Expr> args;

@@ -1,12 +1,18 @@
 // Rules on staged copies (cache_read) that the copy strategy chosen for them cannot
 // realize: registers with tensor cores or pipelines, pipelines of elements cp.async
 // does not copy, swizzles and padded sources on the bulk copy engine, padding other than
-// zero and padded rows on the tensor memory accelerator.
+// zero and padded rows on the tensor memory accelerator, transposed copies on either.
 #include "dsl/legality/legality_rules.h"
 #include "dsl/padded_load.h"
 
 namespace cusched::legality {
 namespace {
+
+size_t rank(const ScheduleState& st, const std::string& source) {
+  if (const TensorDef* in = st.ctx.pipeline.find_input(source)) return in->shape.size();
+  const FuncDef* f = st.stage_def(source);
+  return f ? f->vars.size() : 0;
+}
 
 int element_bytes(const ScheduleState& st, const std::string& source) {
   if (const TensorDef* in = st.ctx.pipeline.find_input(source)) return dtype_bytes(in->dtype);
@@ -26,6 +32,14 @@ void check_copy_rules(const Rules& r) {
       const bool shared = cr.scope == MemScope::Shared;
       const int64_t depth = s.pipeline_loop == cr.at_loop ? s.pipeline_depth : 0;
       const int copy = pv.cache_read_of(cr.source);
+      const bool transposed = cr.innermost >= 0 && static_cast<size_t>(cr.innermost) + 1 != rank(r.st, cr.source);
+      if (shared && depth > 0 && transposed &&
+          (s.pipeline_engine == CopyEngine::Tensor || s.pipeline_engine == CopyEngine::Bulk))
+        r.refuse(latest({copy, pv.pipeline}), "transposed-copy-engine",
+                 "cache_read of '" + cr.source + "' lays out dimension " + std::to_string(cr.innermost) +
+                     " innermost, but its pipeline's copy engine moves whole rows of the source, which the copy's "
+                     "rows do not follow.",
+                 "Pipeline the copy with engine cp.async (the default), or drop innermost.");
       if (shared && depth > 0 && s.pipeline_engine == CopyEngine::Tensor) {
         if (reads_padded_nonzero(f->body, cr.source))
           r.refuse(latest({copy, pv.pipeline}), "tensor-copy-padding",

@@ -43,6 +43,13 @@ PrimitiveDef cache_read_primitive() {
               "At least one step stays in shared memory, and a copy that does not divide evenly over the block's "
               "threads (another problem size) stays wholly in shared memory.",
               false, 0),
+      int_arg("innermost",
+              "Of a shared copy, the source dimension (0 = outermost) laid out innermost in the copy, the others "
+              "keeping their order: a transposed copy, so that, say, the tensor cores read a tensor stored with the "
+              "reduction outermost as K-major rows. Pad and swizzle then apply to rows along that dimension, and the "
+              "copy moves 4 bytes at a time with the block's threads or cp.async (not the bulk engine or the tensor "
+              "memory accelerator). -1 (the default) keeps the source's order.",
+              false, -1),
       name_arg("name", "Name of the copy (default source + \"_\" + scope).", false)};
   p.before = "for ko:\n  for ki: acc += A[i, ko*32+ki] * B[ko*32+ki, j]";
   p.after =
@@ -78,6 +85,26 @@ PrimitiveDef cache_read_primitive() {
            "cache_read registers asks for " + std::to_string(registers) +
                " copy steps per thread in registers; at most 16 (64 floats) are allowed.",
            "Keep at most 16 steps in registers.");
+    const int64_t innermost = step["innermost"].get<int64_t>();
+    if (innermost != -1) {
+      const TensorDef* input = st.ctx.pipeline.find_input(source);
+      const FuncDef* producer = st.stage_def(source);
+      const size_t rank = input ? input->shape.size() : producer ? producer->vars.size() : 0;
+      if (innermost < 0 || innermost >= static_cast<int64_t>(rank))
+        fail("bad-innermost",
+             "cache_read innermost " + std::to_string(innermost) + " is not a dimension of '" + source + "' (it has " +
+                 std::to_string(rank) + ").",
+             "Use -1 (the source's order) or a dimension from 0 to " + std::to_string(rank - 1) + ".");
+      if (step["scope"] != "shared")
+        fail("innermost-not-shared",
+             "cache_read innermost lays out a shared copy, but this copy's scope is '" +
+                 step["scope"].get<std::string>() + "'.",
+             "Use scope shared, or drop innermost.");
+      if (registers > 0)
+        fail("registers-transposed",
+             "cache_read registers needs a copy in the source's order, but this one sets innermost.",
+             "Drop innermost or registers.");
+    }
     if (step["name"].is_null()) step["name"] = source + "_" + step["scope"].get<std::string>();
     for (const auto& c : s.cache_reads)
       if (c.source == source)
@@ -97,6 +124,7 @@ PrimitiveDef cache_read_primitive() {
     c.swizzle = step["swizzle"];
     c.share = step["share"];
     c.registers = static_cast<int>(registers);
+    c.innermost = static_cast<int>(innermost);
     s.cache_reads.push_back(c);
   };
   return p;

@@ -25,6 +25,11 @@ TEST(CacheRead, RecordsEachStagedCopy) {
   EXPECT_EQ(reads[1].pad, 0);
   EXPECT_EQ(s.steps()[1]["name"], "A_shared");
   EXPECT_EQ(s.steps()[2]["pad"], 0);
+  EXPECT_EQ(reads[0].innermost, -1) << "the default keeps the source's order";
+  EXPECT_EQ(s.steps()[1]["innermost"], -1);
+  Schedule t = build(problem_context("matmul"), with_split_k(R"(
+    {"op": "cache_read", "stage": "C", "source": "B", "scope": "shared", "at": "ko", "innermost": 0})"));
+  EXPECT_EQ(t.state().stage("C").cache_reads[0].innermost, 0);
 }
 
 TEST(CacheRead, StagesAStageIntoRegisters) {
@@ -107,6 +112,27 @@ TEST(CacheReadErrors, EachError) {
   expect_step_error(ctx,
                     with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "global", "at": "ko"})"),
                     1, "cache_read", "bad-choice");
+  // innermost names one of the source's dimensions, of a shared copy in the source's storage.
+  expect_step_error(
+      ctx,
+      with_split_k(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "innermost": 2})"),
+      1, "cache_read", "bad-innermost");
+  expect_step_error(
+      ctx,
+      with_split_k(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "innermost": -2})"),
+      1, "cache_read", "bad-innermost");
+  expect_step_error(
+      ctx,
+      with_split_k(
+          R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "register", "at": "ko", "innermost": 0})"),
+      1, "cache_read", "innermost-not-shared");
+  expect_step_error(
+      ctx,
+      with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "innermost": 0,
+                                          "registers": 1})"),
+      1, "cache_read", "registers-transposed");
   expect_step_error(
       ctx,
       with_split_k(R"({"op": "cache_read", "stage": "C", "source": "A", "scope": "shared", "at": "ko", "swizzle": 1})"),

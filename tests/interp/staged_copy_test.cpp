@@ -106,6 +106,44 @@ TEST(StagedCopy, PipelinedCopiesUse16ByteCpAsync) {
   expect_exact(kDividing, scalar);
 }
 
+// cache_read innermost 0 lays B's copy out transposed (its k dimension innermost): each
+// element lands at column k of row j, the copy moving one element at a time, padded or
+// swizzled along k, synchronous or pipelined, with tails; every read goes through the same
+// layout, so the product is exact. The tensor copy engines, which move the source's own
+// rows, refuse it.
+TEST(StagedCopy, TransposedCopiesLayTheNamedDimensionInnermost) {
+  auto transposed = [](nlohmann::json s, int pad, bool swizzle) {
+    s[9]["innermost"] = 0;
+    s[9]["pad"] = swizzle ? 0 : pad;
+    s[9]["swizzle"] = swizzle;
+    return s;
+  };
+  for (int depth : {0, 3})
+    for (const auto& [pad, swizzle] : std::vector<std::pair<int, bool>>{{0, false}, {1, false}, {0, true}}) {
+      SCOPED_TRACE("depth " + std::to_string(depth) + " pad " + std::to_string(pad) + (swizzle ? " swizzled" : ""));
+      LoweredProgram p = lowered_matmul(kDividing, transposed(tile_steps(32, 16, 8, 0, depth), pad, swizzle));
+      const std::string ir = print_ir(p);
+      EXPECT_EQ(count(ir, "(16 bytes)"), depth > 0 ? 3u : 0u) << "only A moves 16 bytes at a time: " << ir;
+      // B's region is 8 (k) x 16 (j): padded by one, the transposed copy has 16 rows of 9
+      // (8 rows of 17 in the source's order).
+      if (pad == 1) {
+        EXPECT_EQ(count(ir, "allocate B_shared: f32[" + std::to_string(16 * 9 * std::max(depth, 1)) + "]"), 1u) << ir;
+      }
+      expect_exact(kDividing, p);
+      const Sizes odd{64, 50, 42};  // tails in every tile dimension
+      expect_exact(odd, lowered_matmul(odd, transposed(tile_steps(32, 16, 8, 0, depth), pad, swizzle)));
+    }
+  for (const char* engine : {"bulk", "tensor"}) {
+    try {
+      lowered_matmul(kDividing, transposed(tile_steps(32, 16, 8, 0, 2, engine), 0, false));
+      ADD_FAILURE() << engine << " copied a transposed region";
+    } catch (const UserError& e) {
+      EXPECT_EQ(e.error().code, "transposed-copy-engine") << engine;
+      EXPECT_NE(e.error().hint.find("cp.async"), std::string::npos);
+    }
+  }
+}
+
 TEST(StagedCopy, BulkPipelinesOfDepthTwoAndThreeMatchTheMatmul) {
   for (int depth : {2, 3}) {
     SCOPED_TRACE(depth);

@@ -32,7 +32,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   std::mt19937_64 rng(seed * 1000003 + std::hash<std::string>{}(p.name));
   ScheduleContext ctx = p.context("small");
   int verified = 0, rejected = 0, tensor_core = 0, wgmma = 0, cluster = 0, vector_reduction = 0, l2_hint = 0,
-      tensor_copies = 0;
+      tensor_copies = 0, transposed_copies = 0;
   for (int n = 0; n < count; ++n) {
     nlohmann::json steps = random_schedule(ctx, rng);
     Schedule s = Schedule::from_json(ctx, steps);  // every step was accepted once: must replay
@@ -53,6 +53,11 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     if (steps.dump().find("\"m64nNk8\"") != std::string::npos) ++wgmma;
     if (steps.dump().find("\"l2_hint\"") != std::string::npos) ++l2_hint;
     if (steps.dump().find("\"engine\":\"tensor\"") != std::string::npos) ++tensor_copies;
+    for (const auto& step : s.to_json())
+      if (step["op"] == "cache_read" && step.value("innermost", -1) >= 0) {
+        ++transposed_copies;
+        break;
+      }
     if (steps.dump().find("\"cluster\"") != std::string::npos) ++cluster;
     for (const auto& [stage, ss] : s.state().schedules)
       for (const auto& [name, l] : ss.loops)
@@ -71,9 +76,11 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     EXPECT_GE(tensor_core, count / 20) << "too few tensor-core schedules verified";
     EXPECT_GE(wgmma, count / 100) << "too few warpgroup tensor-core schedules verified";
   }
-  // Some matmul tiles are pipelined on the tensor memory accelerator.
+  // Some matmul tiles are pipelined on the tensor memory accelerator; some stage a source
+  // transposed (cache_read innermost).
   if (p.name == "matmul") {
     EXPECT_GE(tensor_copies, 1) << "no schedule pipelined on the tensor memory accelerator verified";
+    EXPECT_GE(transposed_copies, count / 50) << "too few schedules with a transposed copy verified";
   }
   // Kernels' input loads sometimes carry an L2 eviction priority (the values must not change).
   EXPECT_GE(l2_hint, 1) << "no schedule with an L2 hint verified";

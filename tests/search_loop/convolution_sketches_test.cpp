@@ -180,9 +180,35 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmReadsEachTapsWeightsThroughADescr
     ++checked;
   }
   EXPECT_EQ(checked, 3) << "TF32 4 and 3 deep, 3xTF32";
-  for (const auto& s : class_sketches(kernelbench("level2/2_ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide.json"),
-                                      ProblemClass::convolution))
-    EXPECT_FALSE(contains(s.idea, "wgmma")) << s.idea;
+}
+
+// A transposed convolution's weights, weight(rc, o, taps...), run along the output
+// channels: each phase's warpgroup tile stages a tap's slice with the channel sum laid out
+// innermost (cache_read innermost 0), element by element, so that its rows are again 32
+// channels per output channel; TF32 and 3xTF32 verify in the interpreter (level 2 #5: four
+// phases of 2 x 2 taps over zero-padded data, 32 channels in, 16 out).
+TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionLaysTheChannelSumInnermost) {
+  Problem p = kernelbench("level2/5_ConvTranspose2d_Subtract_Tanh.json");
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 32}, {"CO", 16}, {"H", 3}, {"W", 70}})
+    p.sizes["small"][k] = v;
+  int checked = 0;
+  for (const auto& s : legal_sketches(p)) {
+    if (!contains(s.idea, "wgmma") || contains(s.idea, "fuse_epilogue")) continue;
+    int transposed = 0;
+    for (const auto& step : s.schedule)
+      if (step["op"] == "cache_read" && step["source"] == "conv_transpose_weight") {
+        EXPECT_EQ(step.value("innermost", -1), 0) << s.idea;
+        ++transposed;
+      }
+    // Rows fused into the columns only where a phase's rows leave blocks idle: 257 columns
+    // at the bench size, not 256.
+    EXPECT_EQ(transposed, contains(s.idea, " fused") ? 2 : 4) << s.idea << ": one per phase";
+    const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+    EXPECT_TRUE(contains(cuda, "cp_async_4(&conv_transpose_weight_shared[")) << s.idea;
+    expect_verifies_at_small_size(p, s);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6) << "TF32 4 and 3 deep, 3xTF32, each also over rows and columns fused";
 }
 
 // A block's 128 columns whose taps reach past the data's last column (126 outputs of
@@ -261,16 +287,21 @@ TEST(ConvolutionSketches, EachPhaseOfATransposedConvolutionGetsTheTile) {
   }
   EXPECT_EQ(staging, (std::set<std::string>{"per tap", "once"}));
   const Problem p3 = kernelbench("level2/100_ConvTranspose3d_Clamp_Min_Divide.json");
-  int per_tap = 0;
+  int per_tap = 0, warpgroup = 0;
   for (const auto& s : class_sketches(p3, ProblemClass::convolution))
     if (contains(s.idea, "implicit GEMM") && contains(s.idea, "on each of the 8 convolution stages") &&
         validate_schedule(p3.context("bench"), s.schedule).ok &&
         !shared_memory_error(make_bundle(lower(Schedule::from_json(p3.context("bench"), s.schedule), p3.name)),
                              "bench")) {
+      if (contains(s.idea, "wgmma")) {
+        ++warpgroup;  // one tap per pipelined step
+        continue;
+      }
       EXPECT_TRUE(contains(s.idea, "staged per tap")) << s.idea;
       ++per_tap;
     }
   EXPECT_EQ(per_tap, 4) << "TF32 and 3xTF32, over the phase's columns and over its rows and columns fused (rows of 48)";
+  EXPECT_GE(warpgroup, 3) << "TF32 4 and 3 deep, 3xTF32";
 }
 
 // The reductions after the convolution are scheduled by their size: the 2 x 2 x 2 average
