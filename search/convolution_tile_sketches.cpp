@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "codegen/passes/affine.h"
 #include "dsl/expr_substitute.h"
@@ -108,19 +109,21 @@ std::optional<ColumnLoops> rows_fused_into_columns(const FuncDef& f, const Convo
 }
 
 // The pad of the data's shared copy in implicit_gemm: the copy's rows (the region a block
-// reads while the 128 columns of its tile, the chunk of `kc` channels and, unless
-// `per_tap`, every tap sweep, bounded as the lowering bounds it: index_range) padded to a
+// reads while the 128 columns of its tile, the chunk of `kc` channels, the loops of
+// `also_swept` (variable, extent) and, unless `per_tap`, every tap sweep, bounded as the
+// lowering bounds it: index_range) padded to a
 // multiple of 4 elements (16-byte copies) such that consecutive channels of the chunk lie
 // 8 banks (mod 32) apart, so that the four k lanes of an mma.sync B fragment read 32
 // different banks. 8 where the data's index has no such bound.
-int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, bool per_tap,
-                      const SizeBindings& sizes) {
+int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, bool per_tap, const SizeBindings& sizes,
+                      const std::map<std::string, int64_t>& also_swept = {}) {
   constexpr int64_t kFallback = 8;
   const auto loads = f.product_loads();
   if (!loads) return kFallback;
   const Expr data = loads->first->name == r.data ? loads->first : loads->second;
   if (!reads_var(data, r.columns)) return kFallback;  // columns fused from several variables
   std::map<std::string, int64_t> sweep = {{r.columns, 128}, {r.channel_sum, kc}};
+  sweep.insert(also_swept.begin(), also_swept.end());
   if (!per_tap)
     for (const auto& rv : f.body->rvars)
       if (std::find(r.taps.begin(), r.taps.end(), rv.name) != r.taps.end()) sweep[rv.name] = rvar_extent(rv, sizes);
@@ -142,8 +145,8 @@ int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, b
   return kFallback;
 }
 
-// The block tile both implicit GEMMs share: the columns in blocks of 128 (colo) halved
-// into 64 (colw, `col_inner`), the channels in blocks of `bc` (chb, `ch_inner`), the
+// The block tile both implicit GEMMs share: the columns in blocks of 128 (colo, coli),
+// halved into 64 (colw, `col_inner`) unless `col_inner` is empty, the channels in blocks of `bc` (chb, `ch_inner`), the
 // channel sum in chunks of `kc` (rco, rci); after the `before_reorder` steps, the loops
 // reordered as the block's loops, colo, rco, the taps and `inner`, the block's loops fused
 // onto blockIdx.x and colo bound to blockIdx.y.
@@ -155,7 +158,7 @@ json implicit_gemm_blocks(const FuncDef& f, const ConvolutionRoles& r, int64_t b
     s.push_back(schedule_step("split", f.name, {{"loop", loop}, {"factor", factor}, {"outer", outer}, {"inner", in}}));
   };
   split(r.columns, 128, "colo", "coli");
-  split("coli", 64, "colw", col_inner);
+  if (!col_inner.empty()) split("coli", 64, "colw", col_inner);
   split(r.channels, bc, "chb", ch_inner);
   for (const auto& step : before_reorder) s.push_back(step);
   split(r.channel_sum, kc, "rco", "rci");
@@ -238,26 +241,45 @@ std::optional<int> weights_innermost(const FuncDef& f, const ConvolutionRoles& r
 // wide); the channel sum in chunks of 32 (one swizzled 128-byte row of the weights per
 // channel) fused with the taps into one loop, at which each step's data (padded rows,
 // read into registers as A) and that tap's weights (swizzled, the channel sum's dimension
-// laid out innermost where `weights_inner` >= 0; read by the tensor cores as B) are staged with a `depth`-buffer cp.async pipeline. Two blocks per multiprocessor
-// where the buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles of the weights.
+// laid out innermost where `weights_inner` >= 0; read by the tensor cores as B) are
+// staged with a `depth`-buffer cp.async pipeline. Two blocks per multiprocessor where the
+// buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles of the weights. With
+// `two_rows`, a block computes two output rows (a warpgroup each, over all 128 columns),
+// so that each step's weights serve twice the products.
 json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
-                         int depth, int weights_inner, const SizeBindings& sizes) {
-  json s = implicit_gemm_blocks(f, r, bn, 32, "colm", "chn", json::array(), {"colw", "colm", "chn", "rci"});
+                         int depth, int weights_inner, bool two_rows, const SizeBindings& sizes) {
+  // Two rows: the output row loop split in pairs, a warpgroup per row (threadIdx.y), each
+  // over the block's 128 columns (two 64-row parts of the wgmma tile).
+  ConvolutionRoles roles = r;
+  json s = json::array();
+  std::map<std::string, int64_t> rows_swept;
+  if (two_rows) {
+    s.push_back(schedule_step("split", f.name,
+                              {{"loop", r.outer.back()}, {"factor", 2}, {"outer", "rowo"}, {"inner", "rowi"}}));
+    roles.outer.back() = "rowo";
+    rows_swept = {{r.outer.back(), 2}};
+  }
+  const std::vector<std::string> inner = two_rows ? std::vector<std::string>{"rowi", "coli", "chn", "rci"}
+                                                  : std::vector<std::string>{"colw", "colm", "chn", "rci"};
+  s = concat_steps({s, implicit_gemm_blocks(f, roles, bn, 32, two_rows ? "" : "colm", "chn", json::array(), inner)});
   std::vector<std::string> steps = {"rco"};
   steps.insert(steps.end(), r.taps.begin(), r.taps.end());
   const std::string at = fuse_loops(s, f.name, steps, "kstep");
-  bind_implicit_gemm_blocks(s, f, r);
-  s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
+  bind_implicit_gemm_blocks(s, f, roles);
+  s.push_back(schedule_step("bind", f.name, {{"loop", two_rows ? "rowi" : "colw"}, {"axis", "threadIdx.y"}}));
   json weights =
       schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"swizzle", true}});
   if (weights_inner >= 0) weights["innermost"] = weights_inner;
   s.push_back(weights);
-  s.push_back(schedule_step(
-      "cache_read", f.name,
-      {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", data_copy_pad(f, r, 32, true, sizes)}}));
+  s.push_back(schedule_step("cache_read", f.name,
+                            {{"source", r.data},
+                             {"scope", "shared"},
+                             {"at", at},
+                             {"pad", data_copy_pad(f, r, 32, true, sizes, rows_swept)}}));
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m64nNk8"}, {"precision", precision}}));
-  s.push_back(schedule_step("launch_bounds", f.name,
-                            {{"max_threads", 256}, {"min_blocks", precision == "tf32" && depth <= 3 ? 2 : 1}}));
+  s.push_back(
+      schedule_step("launch_bounds", f.name,
+                    {{"max_threads", 256}, {"min_blocks", precision == "tf32" && depth <= 3 && !two_rows ? 2 : 1}}));
   s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", depth}}));
   return s;
 }
@@ -347,15 +369,20 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     const auto weights_inner = weights_innermost(f, r);
     if (sum % 32 == 0 && bn % 8 == 0 && weights_inner)
       for (const auto& [roles, first, fused_text] : column_sets)
-        for (const auto& [precision, depth] :
-             std::vector<std::pair<std::string, int>>{{"tf32", 4}, {"tf32", 3}, {"3xtf32", 3}}) {
+        for (const auto& [precision, depth, two_rows] : std::vector<std::tuple<std::string, int, bool>>{
+                 {"tf32", 4, false}, {"tf32", 3, false}, {"3xtf32", 3, false}, {"tf32", 4, true}}) {
+          // Two rows where the rows are the block's last loop (the data reads them).
+          if (two_rows && (roles.outer.empty() || roles.outer.back() != f.vars[f.vars.size() - 2] ||
+                           pure_extent(f, roles.outer.back(), sizes) < 2))
+            continue;
           out.push_back(
-              {"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): 128 columns x " +
-                   std::to_string(bn) + " channels per block" + fused_text +
+              {"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): " + (two_rows ? "2 rows x " : "") +
+                   "128 columns x " + std::to_string(bn) + " channels per block" + fused_text +
                    ", the channel sum in chunks of 32 and the taps walked as one loop, each step's data and "
                    "weights (swizzled) staged in shared memory, " +
                    std::to_string(depth) + " deep",
-               concat_steps({first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_inner, sizes)})});
+               concat_steps(
+                   {first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_inner, two_rows, sizes)})});
         }
   }
   return out;

@@ -121,7 +121,8 @@ TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeIn
   }
   EXPECT_EQ(tensor_core, 8) << "TF32 and 3xTF32, staged per tap or once per chunk, each with and without the "
                                "folded epilogue";
-  EXPECT_EQ(warpgroup, 6) << "TF32 4 and 3 deep and 3xTF32, each with and without the folded epilogue";
+  EXPECT_EQ(warpgroup, 8) << "TF32 4 and 3 deep, 3xTF32 and TF32 over two rows, each with and without the folded "
+                             "epilogue";
   EXPECT_GE(register_tiles, 4);
 }
 
@@ -150,9 +151,9 @@ TEST(ConvolutionSketches, ImplicitGemmDataFragmentsReadConsecutiveChannelsEightB
   }
 }
 
-// The warpgroup implicit GEMM (level 2 #1: 64 to 128 channels, 3x3): each step's tap
-// slice of the weights is the swizzled K-major operand the tensor cores read through a
-// descriptor, the data's A fragments are read unguarded from its whole-tile copy, one
+// The warpgroup implicit GEMM (level 2 #1: 64 to 128 channels, 3x3), over one output row
+// or two: each step's tap slice of the weights is the swizzled K-major operand the tensor
+// cores read through a descriptor, the data's A fragments are read unguarded from its whole-tile copy, one
 // group of wgmma stays in flight over the 18 steps (2 chunks x 9 taps walked as one
 // loop); TF32 and 3xTF32 verify in the interpreter where the last tile reaches past the
 // data's end. A transposed convolution's weights (input channels first) get no such tile.
@@ -176,10 +177,18 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmReadsEachTapsWeightsThroughADescr
     for (std::sregex_iterator m(cuda.begin(), cuda.end(), fragment), end; m != end; ++m, ++fragments)
       EXPECT_FALSE(contains((*m)[1].str(), "?")) << "guarded: " << (*m)[0].str();
     EXPECT_GE(fragments, 16) << s.idea;
+    // Two rows per block: the data's rows of 128 columns padded to 132, so that a channel
+    // (two rows) is 264 elements, 8 banks, from the next.
+    if (contains(s.idea, "2 rows")) {
+      for (const auto& step : s.schedule)
+        if (step["op"] == "cache_read" && step["source"] == "x") {
+          EXPECT_EQ(step["pad"], 4) << s.idea;
+        }
+    }
     expect_verifies_at_small_size(p, s);
     ++checked;
   }
-  EXPECT_EQ(checked, 3) << "TF32 4 and 3 deep, 3xTF32";
+  EXPECT_EQ(checked, 4) << "TF32 4 and 3 deep, 3xTF32, TF32 over two rows";
 }
 
 // A transposed convolution's weights, weight(rc, o, taps...), run along the output
@@ -208,7 +217,7 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionLaysTheCh
     expect_verifies_at_small_size(p, s);
     ++checked;
   }
-  EXPECT_EQ(checked, 6) << "TF32 4 and 3 deep, 3xTF32, each also over rows and columns fused";
+  EXPECT_EQ(checked, 7) << "TF32 4 and 3 deep, 3xTF32, each also over rows and columns fused; TF32 over two rows";
 }
 
 // A block's 128 columns whose taps reach past the data's last column (126 outputs of
