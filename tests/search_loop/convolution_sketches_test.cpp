@@ -21,23 +21,18 @@
 #include "search/convolution_tile_sketches.h"
 #include "search/cost_model.h"
 #include "search/sketch_steps.h"
+#include "tests/search_loop/convolution_sketch_support.h"
 
 namespace cusched::search {
 namespace {
 
 namespace fs = std::filesystem;
 
-Problem kernelbench(const std::string& file) {
-  return load_problem_file((fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / file).string());
-}
-
 const FuncDef& stage(const Problem& p, const std::string& name) {
   const FuncDef* f = p.pipeline.find_stage(name);
   if (!f) throw std::runtime_error("no stage " + name);
   return *f;
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(ConvolutionRoles, ReadFromTheProductOfA2dConvolution) {
   const Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
@@ -76,26 +71,10 @@ TEST(ConvolutionRoles, ATransposedConvolutionsPhaseReadsItsWeightsByInputChannel
   EXPECT_FALSE(convolution_roles(stage(p, "ConvT")));
 }
 
-// Every convolution sketch of the file is legal at its bench size; returns them.
-std::vector<Sketch> legal_sketches(const Problem& p) {
-  auto sketches = class_sketches(p, ProblemClass::convolution);
-  for (const auto& s : sketches) {
-    ValidationResult v = validate_schedule(p.context("bench"), s.schedule);
-    EXPECT_TRUE(v.ok) << p.name << ": " << s.idea << ": " << v.error.message;
-  }
-  return sketches;
-}
-
 // `s` is legal at the small and the bench size of `p`.
 void expect_legal_at_both_sizes(const Problem& p, const Sketch& s) {
   for (const char* size : {"small", "bench"})
     EXPECT_TRUE(validate_schedule(p.context(size), s.schedule).ok) << s.idea << " at " << size;
-}
-
-// `s` verifies in the interpreter at the small size of `p` (two input sets).
-void expect_verifies_at_small_size(const Problem& p, const Sketch& s) {
-  auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
-  EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
 }
 
 TEST(ConvolutionSketches, TensorCoreTilesOfA2dConvolutionStageTilesNotTheWholeInput) {
@@ -149,75 +128,6 @@ TEST(ConvolutionSketches, ImplicitGemmDataFragmentsReadConsecutiveChannelsEightB
     }
     EXPECT_GE(checked, 2);
   }
-}
-
-// The warpgroup implicit GEMM (level 2 #1: 64 to 128 channels, 3x3), over one output row
-// or two: each step's tap slice of the weights is the swizzled K-major operand the tensor
-// cores read through a descriptor, the data's A fragments are read unguarded from its whole-tile copy, one
-// group of wgmma stays in flight over the 18 steps (2 chunks x 9 taps walked as one
-// loop); TF32 and 3xTF32 verify in the interpreter where the last tile reaches past the
-// data's end. A transposed convolution's weights (input channels first) get no such tile.
-TEST(ConvolutionSketches, WarpgroupImplicitGemmReadsEachTapsWeightsThroughADescriptor) {
-  Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
-  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 64}, {"CO", 128}, {"H", 3}, {"W", 128}})
-    p.sizes["small"][k] = v;
-  int checked = 0;
-  for (const auto& s : legal_sketches(p)) {
-    if (!contains(s.idea, "wgmma") || contains(s.idea, "fuse_epilogue")) continue;
-    const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
-    // 3xTF32: the tensor cores read the high and low parts split from that slice.
-    const bool split = contains(s.idea, "3xtf32");
-    EXPECT_TRUE(
-        contains(cuda, split ? "wgmma_descriptor_sw128(&Conv_bhi[" : "wgmma_descriptor_sw128(&conv_weight_shared["))
-        << s.idea;
-    EXPECT_TRUE(contains(cuda, "for (int Conv_kstep_pair = 0; Conv_kstep_pair < 9;")) << s.idea;
-    EXPECT_TRUE(split || contains(cuda, "wgmma_wait<1>()")) << s.idea;
-    const std::regex fragment(R"(Conv_fa\[\d+\] = ([^;]*);)");
-    int fragments = 0;
-    for (std::sregex_iterator m(cuda.begin(), cuda.end(), fragment), end; m != end; ++m, ++fragments)
-      EXPECT_FALSE(contains((*m)[1].str(), "?")) << "guarded: " << (*m)[0].str();
-    EXPECT_GE(fragments, 16) << s.idea;
-    // Two rows per block: the data's rows of 128 columns padded to 132, so that a channel
-    // (two rows) is 264 elements, 8 banks, from the next.
-    if (contains(s.idea, "2 rows")) {
-      for (const auto& step : s.schedule)
-        if (step["op"] == "cache_read" && step["source"] == "x") {
-          EXPECT_EQ(step["pad"], 4) << s.idea;
-        }
-    }
-    expect_verifies_at_small_size(p, s);
-    ++checked;
-  }
-  EXPECT_EQ(checked, 4) << "TF32 4 and 3 deep, 3xTF32, TF32 over two rows";
-}
-
-// A transposed convolution's weights, weight(rc, o, taps...), run along the output
-// channels: each phase's warpgroup tile stages a tap's slice with the channel sum laid out
-// innermost (cache_read innermost 0), element by element, so that its rows are again 32
-// channels per output channel; TF32 and 3xTF32 verify in the interpreter (level 2 #5: four
-// phases of 2 x 2 taps over zero-padded data, 32 channels in, 16 out).
-TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionLaysTheChannelSumInnermost) {
-  Problem p = kernelbench("level2/5_ConvTranspose2d_Subtract_Tanh.json");
-  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 32}, {"CO", 16}, {"H", 3}, {"W", 70}})
-    p.sizes["small"][k] = v;
-  int checked = 0;
-  for (const auto& s : legal_sketches(p)) {
-    if (!contains(s.idea, "wgmma") || contains(s.idea, "fuse_epilogue")) continue;
-    int transposed = 0;
-    for (const auto& step : s.schedule)
-      if (step["op"] == "cache_read" && step["source"] == "conv_transpose_weight") {
-        EXPECT_EQ(step.value("innermost", -1), 0) << s.idea;
-        ++transposed;
-      }
-    // Rows fused into the columns only where a phase's rows leave blocks idle: 257 columns
-    // at the bench size, not 256.
-    EXPECT_EQ(transposed, contains(s.idea, " fused") ? 2 : 4) << s.idea << ": one per phase";
-    const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
-    EXPECT_TRUE(contains(cuda, "cp_async_4(&conv_transpose_weight_shared[")) << s.idea;
-    expect_verifies_at_small_size(p, s);
-    ++checked;
-  }
-  EXPECT_EQ(checked, 7) << "TF32 4 and 3 deep, 3xTF32, each also over rows and columns fused; TF32 over two rows";
 }
 
 // A block's 128 columns whose taps reach past the data's last column (126 outputs of
