@@ -13,7 +13,7 @@
 
 namespace cusched {
 
-enum class ArgType { Int, Name, NameList, Enum, Bool };
+enum class ArgType { Int, Name, NameList, IntList, Enum, Bool };
 
 struct ArgSpec {
   std::string name;
@@ -71,6 +71,7 @@ PrimitiveDef compute_root_primitive();
 PrimitiveDef cache_read_primitive();
 PrimitiveDef cache_write_primitive();
 PrimitiveDef rfactor_primitive();
+PrimitiveDef relayout_primitive();
 PrimitiveDef cross_thread_reduce_primitive();
 PrimitiveDef cross_thread_scan_primitive();
 PrimitiveDef pipeline_primitive();

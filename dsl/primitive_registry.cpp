@@ -23,6 +23,7 @@ const std::vector<PrimitiveDef>& primitives() {
       cache_read_primitive(),
       cache_write_primitive(),
       rfactor_primitive(),
+      relayout_primitive(),
       cross_thread_reduce_primitive(),
       cross_thread_scan_primitive(),
       pipeline_primitive(),

@@ -42,6 +42,7 @@ class Generator {
     std::vector<std::string> order;
     for (const auto& f : s_.state().stages) order.push_back(f->name);
     std::reverse(order.begin(), order.end());  // consumers before producers
+    for (const auto& name : order) relayout_an_input(name);
     for (const auto& name : order) schedule_stage(name);
     return with_whole_schedule_legality(s_.state().ctx, s_.to_json());
   }
@@ -60,6 +61,24 @@ class Generator {
     const TensorDef* in = s_.state().ctx.pipeline.find_input(input);
     if (!in || in->shape.empty() || std::uniform_real_distribution<double>(0, 1)(layout_rng_) >= 0.25) return -1;
     return std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(in->shape.size()) - 1)(layout_rng_);
+  }
+  // Sometimes the stage reads one of its inputs through a copy with the dimensions in a
+  // random order (relayout; the copy stays at root, unscheduled). Drawn from layout_rng_.
+  void relayout_an_input(const std::string& stage) {
+    if (std::uniform_real_distribution<double>(0, 1)(layout_rng_) >= 0.1) return;
+    std::vector<const TensorDef*> read;
+    for (const auto& in : s_.state().ctx.pipeline.inputs())
+      if (loads_from(s_.state().stage_def(stage)->body, in->name)) read.push_back(in.get());
+    if (read.empty()) return;
+    const TensorDef* in = read[std::uniform_int_distribution<size_t>(0, read.size() - 1)(layout_rng_)];
+    std::vector<int64_t> order(in->shape.size());
+    for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int64_t>(d);
+    std::shuffle(order.begin(), order.end(), layout_rng_);
+    try_step({{"op", "relayout"},
+              {"stage", stage},
+              {"source", in->name},
+              {"order", order},
+              {"name", fresh(in->name + "_" + stage + "_rl")}});
   }
   template <typename T>
   T pick(const std::vector<T>& v) {

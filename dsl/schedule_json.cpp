@@ -20,6 +20,8 @@ static const char* type_word(ArgType t) {
       return "a non-empty string";
     case ArgType::NameList:
       return "an array of strings";
+    case ArgType::IntList:
+      return "an array of integers";
     case ArgType::Enum:
       return "one of the listed strings";
     case ArgType::Bool:
@@ -38,6 +40,11 @@ static bool has_type(const nlohmann::json& v, const ArgSpec& a) {
       if (!v.is_array()) return false;
       for (const auto& x : v)
         if (!x.is_string() || x.get<std::string>().empty()) return false;
+      return true;
+    case ArgType::IntList:
+      if (!v.is_array()) return false;
+      for (const auto& x : v)
+        if (!x.is_number_integer()) return false;
       return true;
     case ArgType::Enum:
       return v.is_string();

@@ -17,6 +17,9 @@ static nlohmann::json arg_schema(const ArgSpec& a) {
     case ArgType::NameList:
       s = {{"type", "array"}, {"items", {{"type", "string"}, {"minLength", 1}}}, {"minItems", 1}};
       break;
+    case ArgType::IntList:
+      s = {{"type", "array"}, {"items", {{"type", "integer"}}}, {"minItems", 1}};
+      break;
     case ArgType::Enum:
       s = {{"type", "string"}, {"enum", a.choices}};
       break;
@@ -61,6 +64,8 @@ static const char* type_name(const ArgSpec& a) {
       return "name";
     case ArgType::NameList:
       return "list of names";
+    case ArgType::IntList:
+      return "list of integers";
     case ArgType::Enum:
       return "choice";
     case ArgType::Bool:

@@ -16,7 +16,8 @@ std::string Schedule::to_text() const {
       const auto& v = step[a.name];
       os << " " << a.name << "=";
       if (v.is_array()) {
-        for (size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i].get<std::string>();
+        for (size_t i = 0; i < v.size(); ++i)
+          os << (i ? "," : "") << (v[i].is_string() ? v[i].get<std::string>() : v[i].dump());
       } else if (v.is_string()) {
         os << v.get<std::string>();
       } else {
@@ -74,6 +75,21 @@ Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
           step[key] = false;
         else
           step[key] = value;
+      } else if (type == ArgType::IntList) {
+        nlohmann::json items = nlohmann::json::array();
+        std::istringstream parts(value);
+        std::string item;
+        while (std::getline(parts, item, ',')) {
+          try {
+            size_t used = 0;
+            long long v = std::stoll(item, &used);
+            if (used != item.size()) throw std::invalid_argument(item);
+            items.push_back(v);
+          } catch (const std::exception&) {
+            items.push_back(item);  // reported as mistyped by the registry
+          }
+        }
+        step[key] = items;
       } else if (type == ArgType::NameList) {
         std::vector<std::string> items;
         std::istringstream parts(value);

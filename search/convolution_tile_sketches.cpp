@@ -212,42 +212,48 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   return s;
 }
 
-// How a tap's slice of the weights becomes wgmma's K-major B operand (rows of the channel
-// sum, one per output channel) when staged: -1 where the weights run along the channel
-// sum right after the output channels (weight(o, rc, taps...)), the channel sum's
-// dimension laid out innermost (cache_read innermost) where the output channels come
-// after it (a transposed convolution's weight(rc, o, taps...)); nullopt where either is
-// not a whole index or another dimension reads them.
-std::optional<int> weights_innermost(const FuncDef& f, const ConvolutionRoles& r) {
+// The order in which relayout copies the weights so that a tap's slice is wgmma's K-major
+// B operand (rows of the channel sum, one per output channel, contiguous): the taps'
+// dimensions first, then the output channels', then the channel sum's (weight(o, rc, kh,
+// kw) and a transposed convolution's weight(rc, o, kh, kw) both become (kh, kw, o, rc));
+// nullopt where either is not a whole index or another dimension reads them.
+std::optional<std::vector<int64_t>> weights_relayout_order(const FuncDef& f, const ConvolutionRoles& r) {
   const auto loads = f.product_loads();
   if (!loads) return std::nullopt;
   const Expr w = loads->first->name == r.weights ? loads->first : loads->second;
-  std::optional<size_t> n, k;
+  std::optional<int64_t> n, k;
+  std::vector<int64_t> order;
   for (size_t d = 0; d < w->args.size(); ++d) {
     const Expr& a = w->args[d];
     if (a->op == ExprOp::Var && a->name == r.channels && !n)
-      n = d;
+      n = static_cast<int64_t>(d);
     else if (a->op == ExprOp::Var && a->name == r.channel_sum && !k)
-      k = d;
+      k = static_cast<int64_t>(d);
     else if (mentions_var(a, r.channels) || mentions_var(a, r.channel_sum))
       return std::nullopt;
+    else
+      order.push_back(static_cast<int64_t>(d));
   }
   if (!n || !k) return std::nullopt;
-  return *k == *n + 1 ? -1 : static_cast<int>(*k);
+  order.push_back(*n);
+  order.push_back(*k);
+  return order;
 }
 
 // Implicit GEMM on warpgroup tensor cores (wgmma m64nNk8): per block 128 columns (two
 // warpgroups of 64, the M side) x `bn` output channels (the N side, one instruction
 // wide); the channel sum in chunks of 32 (one swizzled 128-byte row of the weights per
 // channel) fused with the taps into one loop, at which each step's data (padded rows,
-// read into registers as A) and that tap's weights (swizzled, the channel sum's dimension
-// laid out innermost where `weights_inner` >= 0; read by the tensor cores as B) are
-// staged with a `depth`-buffer cp.async pipeline. Two blocks per multiprocessor where the
+// read into registers as A) and that tap's weights (a copy of them relaid out in
+// `weights_order` by a kernel of its own, so that each tap's slice is contiguous rows of
+// the channel sum; swizzled; read by the tensor cores as B) are staged with a
+// `depth`-buffer cp.async pipeline, both 16 bytes per copy where aligned. Two blocks per multiprocessor where the
 // buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles of the weights. With
 // `two_rows`, a block computes two output rows (a warpgroup each, over all 128 columns),
 // so that each step's weights serve twice the products.
 json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
-                         int depth, int weights_inner, bool two_rows, const SizeBindings& sizes) {
+                         int depth, const std::vector<int64_t>& weights_order, bool two_rows,
+                         const SizeBindings& sizes) {
   // Two rows: the output row loop split in pairs, a warpgroup per row (threadIdx.y), each
   // over the block's 128 columns (two 64-row parts of the wgmma tile).
   ConvolutionRoles roles = r;
@@ -267,10 +273,15 @@ json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn
   const std::string at = fuse_loops(s, f.name, steps, "kstep");
   bind_implicit_gemm_blocks(s, f, roles);
   s.push_back(schedule_step("bind", f.name, {{"loop", two_rows ? "rowi" : "colw"}, {"axis", "threadIdx.y"}}));
-  json weights =
-      schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"swizzle", true}});
-  if (weights_inner >= 0) weights["innermost"] = weights_inner;
-  s.push_back(weights);
+  // The relaid-out weights, one copy per convolution stage (a flat grid of its own).
+  const std::string relaid = r.weights + "_" + f.name;
+  const json relayout = {
+      {"op", "relayout"}, {"stage", f.name}, {"source", r.weights}, {"order", weights_order}, {"name", relaid}};
+  std::vector<std::string> copy_vars;
+  for (size_t d = 0; d < weights_order.size(); ++d) copy_vars.push_back("d" + std::to_string(d));
+  s = concat_steps({json::array({relayout}), flat_grid_steps(relaid, copy_vars, 256), s});
+  s.push_back(
+      schedule_step("cache_read", f.name, {{"source", relaid}, {"scope", "shared"}, {"at", at}, {"swizzle", true}}));
   s.push_back(schedule_step("cache_read", f.name,
                             {{"source", r.data},
                              {"scope", "shared"},
@@ -366,8 +377,8 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     // Warpgroup tiles: the output channels as N (at most 256, a multiple of 8), the
     // channel sum in whole 128-byte rows of the weights.
     const int64_t bn = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels <= 256 ? channels : 0;
-    const auto weights_inner = weights_innermost(f, r);
-    if (sum % 32 == 0 && bn % 8 == 0 && weights_inner)
+    const auto weights_order = weights_relayout_order(f, r);
+    if (sum % 32 == 0 && bn % 8 == 0 && weights_order)
       for (const auto& [roles, first, fused_text] : column_sets)
         for (const auto& [precision, depth, two_rows] : std::vector<std::tuple<std::string, int, bool>>{
                  {"tf32", 4, false}, {"tf32", 3, false}, {"3xtf32", 3, false}, {"tf32", 4, true}}) {
@@ -378,11 +389,12 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
           out.push_back(
               {"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): " + (two_rows ? "2 rows x " : "") +
                    "128 columns x " + std::to_string(bn) + " channels per block" + fused_text +
-                   ", the channel sum in chunks of 32 and the taps walked as one loop, each step's data and "
-                   "weights (swizzled) staged in shared memory, " +
+                   ", the channel sum in chunks of 32 and the taps walked as one loop, the weights relaid out "
+                   "(taps, channels, channel sum) by a kernel of their own, each step's data and weights "
+                   "(swizzled) staged in shared memory, " +
                    std::to_string(depth) + " deep",
                concat_steps(
-                   {first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_inner, two_rows, sizes)})});
+                   {first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_order, two_rows, sizes)})});
         }
   }
   return out;

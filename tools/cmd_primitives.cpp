@@ -16,6 +16,8 @@ std::string arg_type_name(ArgType t) {
       return "name";
     case ArgType::NameList:
       return "name list";
+    case ArgType::IntList:
+      return "int list";
     case ArgType::Enum:
       return "enum";
     case ArgType::Bool:

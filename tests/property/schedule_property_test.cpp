@@ -32,7 +32,7 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
   std::mt19937_64 rng(seed * 1000003 + std::hash<std::string>{}(p.name));
   ScheduleContext ctx = p.context("small");
   int verified = 0, rejected = 0, tensor_core = 0, wgmma = 0, cluster = 0, vector_reduction = 0, l2_hint = 0,
-      tensor_copies = 0, transposed_copies = 0;
+      tensor_copies = 0, transposed_copies = 0, relaid = 0;
   for (int n = 0; n < count; ++n) {
     nlohmann::json steps = random_schedule(ctx, rng);
     Schedule s = Schedule::from_json(ctx, steps);  // every step was accepted once: must replay
@@ -56,6 +56,11 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     for (const auto& step : s.to_json())
       if (step["op"] == "cache_read" && step.value("innermost", -1) >= 0) {
         ++transposed_copies;
+        break;
+      }
+    for (const auto& step : s.to_json())
+      if (step["op"] == "relayout") {
+        ++relaid;
         break;
       }
     if (steps.dump().find("\"cluster\"") != std::string::npos) ++cluster;
@@ -82,6 +87,8 @@ TEST_P(ScheduleProperty, RandomLegalSchedulesKeepTheirMeaning) {
     EXPECT_GE(tensor_copies, 1) << "no schedule pipelined on the tensor memory accelerator verified";
     EXPECT_GE(transposed_copies, count / 50) << "too few schedules with a transposed copy verified";
   }
+  // Stages sometimes read an input through a copy in another dimension order (relayout).
+  EXPECT_GE(relaid, count / 50) << "too few schedules with a relaid-out input verified";
   // Kernels' input loads sometimes carry an L2 eviction priority (the values must not change).
   EXPECT_GE(l2_hint, 1) << "no schedule with an L2 hint verified";
   // Reductions are sometimes combined across a thread-block cluster, or vectorized.

@@ -20,7 +20,6 @@ inline Problem kernelbench(const std::string& file) {
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-
 // Every convolution sketch of the file is legal at its bench size; returns them.
 inline std::vector<Sketch> legal_sketches(const Problem& p) {
   auto sketches = class_sketches(p, ProblemClass::convolution);

@@ -1,6 +1,6 @@
 // The convolutions' implicit GEMM on warpgroup tensor cores (wgmma): each step's tap
 // slice of the weights staged as the K-major operand the tensor cores read through a
-// descriptor (transposed where the weights store the channel sum first), the data's
+// descriptor (from a copy of the weights relaid out by a kernel of its own), the data's
 // fragments unguarded, one group in flight, over one output row or two; each variant
 // verifying in the interpreter.
 #include <map>
@@ -31,9 +31,14 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmReadsEachTapsWeightsThroughADescr
     const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
     // 3xTF32: the tensor cores read the high and low parts split from that slice.
     const bool split = contains(s.idea, "3xtf32");
-    EXPECT_TRUE(
-        contains(cuda, split ? "wgmma_descriptor_sw128(&Conv_bhi[" : "wgmma_descriptor_sw128(&conv_weight_shared["))
+    EXPECT_TRUE(contains(
+        cuda, split ? "wgmma_descriptor_sw128(&Conv_bhi[" : "wgmma_descriptor_sw128(&conv_weight_Conv_shared["))
         << s.idea;
+    // The weights relaid out as (kh, kw, o, rc) by a kernel of their own: each tap's slice is
+    // contiguous rows of 32 channels, copied 16 bytes at a time.
+    EXPECT_TRUE(contains(cuda, "__global__ void k0_conv_weight_Conv(")) << s.idea;
+    EXPECT_TRUE(contains(cuda, "cp_async_16(&conv_weight_Conv_shared[")) << s.idea;
+    EXPECT_FALSE(contains(cuda, "cp_async_4(&conv_weight_Conv_shared[")) << s.idea;
     EXPECT_TRUE(contains(cuda, "for (int Conv_kstep_pair = 0; Conv_kstep_pair < 9;")) << s.idea;
     EXPECT_TRUE(split || contains(cuda, "wgmma_wait<1>()")) << s.idea;
     const std::regex fragment(R"(Conv_fa\[\d+\] = ([^;]*);)");
@@ -56,11 +61,12 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmReadsEachTapsWeightsThroughADescr
 }
 
 // A transposed convolution's weights, weight(rc, o, taps...), run along the output
-// channels: each phase's warpgroup tile stages a tap's slice with the channel sum laid out
-// innermost (cache_read innermost 0), element by element, so that its rows are again 32
-// channels per output channel; TF32 and 3xTF32 verify in the interpreter (level 2 #5: four
-// phases of 2 x 2 taps over zero-padded data, 32 channels in, 16 out).
-TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionLaysTheChannelSumInnermost) {
+// channels: each phase's warpgroup tile reads a copy relaid out as (taps, o, rc) (relayout
+// order 2, 3, 1, 0; one per phase), so that a tap's slice is again contiguous rows of 32
+// channels per output channel, copied 16 bytes at a time; TF32 and 3xTF32 verify in the
+// interpreter (level 2 #5: four phases of 2 x 2 taps over zero-padded data, 32 channels in,
+// 16 out).
+TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionReadsItsWeightsRelaidOut) {
   Problem p = kernelbench("level2/5_ConvTranspose2d_Subtract_Tanh.json");
   for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 32}, {"CO", 16}, {"H", 3}, {"W", 70}})
     p.sizes["small"][k] = v;
@@ -69,15 +75,15 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionLaysTheCh
     if (!contains(s.idea, "wgmma") || contains(s.idea, "fuse_epilogue")) continue;
     int transposed = 0;
     for (const auto& step : s.schedule)
-      if (step["op"] == "cache_read" && step["source"] == "conv_transpose_weight") {
-        EXPECT_EQ(step.value("innermost", -1), 0) << s.idea;
+      if (step["op"] == "relayout" && step["source"] == "conv_transpose_weight") {
+        EXPECT_EQ(step["order"], nlohmann::json::array({2, 3, 1, 0})) << s.idea;
         ++transposed;
       }
     // Rows fused into the columns only where a phase's rows leave blocks idle: 257 columns
     // at the bench size, not 256.
     EXPECT_EQ(transposed, contains(s.idea, " fused") ? 2 : 4) << s.idea << ": one per phase";
     const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
-    EXPECT_TRUE(contains(cuda, "cp_async_4(&conv_transpose_weight_shared[")) << s.idea;
+    EXPECT_TRUE(contains(cuda, "cp_async_16(&conv_transpose_weight_ConvT_p0_p0_shared[")) << s.idea;
     expect_verifies_at_small_size(p, s);
     ++checked;
   }
