@@ -45,8 +45,9 @@ void apply_relayout(ScheduleState& st, StepJson& step) {
   for (const auto& cr : st.schedules.at(stage).cache_reads)
     if (cr.source == source)
       fail("relayout-after-cache-read",
-           "Stage '" + stage + "' already stages '" + source + "' (cache_read), which would then read a tensor the "
-                                                            "stage no longer reads.",
+           "Stage '" + stage + "' already stages '" + source +
+               "' (cache_read), which would then read a tensor the "
+               "stage no longer reads.",
            "Apply relayout before the cache_read of '" + source + "', and stage the new tensor instead.");
   if (step["name"].is_null()) step["name"] = source + "_relayout";
   const std::string name = step["name"];
@@ -107,8 +108,9 @@ PrimitiveDef relayout_primitive() {
   p.args = {stage_arg(true), name_arg("source", "The input to copy."), order,
             name_arg("name", "Name of the new stage (default source + \"_relayout\").", false)};
   p.before = "C(o, y) = sum(rc, kh: W(o, rc, kh) * X(rc, y + kh))";
-  p.after = "W_relayout(d0, d1, d2) = W(d1, d2, d0)   (its own kernel)\nC(o, y) = sum(rc, kh: W_relayout(kh, o, rc) * "
-            "X(rc, y + kh))";
+  p.after =
+      "W_relayout(d0, d1, d2) = W(d1, d2, d0)   (its own kernel)\nC(o, y) = sum(rc, kh: W_relayout(kh, o, rc) * "
+      "X(rc, y + kh))";
   p.example = R"({"op": "relayout", "stage": "C", "source": "W", "order": [2, 0, 1]})";
   p.apply = apply_relayout;
   return p;

@@ -47,8 +47,8 @@ TEST(RelayoutErrors, EachError) {
                     "relayout", "bad-relayout-order");
   expect_step_error(ctx, json::parse(R"([{"op": "relayout", "stage": "C", "source": "B", "order": [0, 2]}])"), 0,
                     "relayout", "bad-relayout-order");
-  expect_step_error(ctx, json::parse(R"([{"op": "relayout", "stage": "C", "source": "B", "order": ["1", "0"]}])"),
-                    0, "relayout", "mistyped-argument");
+  expect_step_error(ctx, json::parse(R"([{"op": "relayout", "stage": "C", "source": "B", "order": ["1", "0"]}])"), 0,
+                    "relayout", "mistyped-argument");
   expect_step_error(ctx, json::parse(R"([{"op": "relayout", "stage": "C", "source": "B", "order": [1, 0],
                                          "name": "A"}])"),
                     0, "relayout", "duplicate-name");
