@@ -112,6 +112,12 @@ const FuncDef* ScheduleState::stage_def(const std::string& name) const {
   return nullptr;
 }
 
+size_t ScheduleState::rank_of(const std::string& name) const {
+  if (const TensorDef* in = ctx.pipeline.find_input(name)) return in->shape.size();
+  const FuncDef* f = stage_def(name);
+  return f ? f->vars.size() : 0;
+}
+
 static std::string stage_list(const ScheduleState& st) {
   std::string out;
   for (const auto& s : st.stages) out += (out.empty() ? "" : ", ") + s->name;

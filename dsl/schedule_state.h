@@ -62,6 +62,8 @@ struct CacheRead {
   bool share = false;                 // also read by the producers computed at at_loop
   int registers = 0;                  // a shared copy's last copy steps kept in the copying threads' registers
   int innermost = -1;                 // the source dimension laid out innermost in the copy; -1: the source's order
+  // Whether `innermost` moves a dimension other than the last of the source's `rank`.
+  bool transposes(size_t rank) const { return innermost >= 0 && static_cast<size_t>(innermost) + 1 != rank; }
 };
 
 // An L2 eviction priority for a kernel's global loads of one input (l2_hint).
@@ -139,6 +141,8 @@ struct ScheduleState {
 
   explicit ScheduleState(ScheduleContext c);
   const FuncDef* stage_def(const std::string& name) const;
+  // The number of dimensions of an input or stage (0 when neither has that name).
+  size_t rank_of(const std::string& name) const;
   StageSchedule& stage(const std::string& name);  // fails with unknown-stage
   const StageSchedule& stage(const std::string& name) const;
   // Resolves a loop name to its stage: `stage_hint` when given, else the only

@@ -29,6 +29,17 @@ std::string Schedule::to_text() const {
   return os.str();
 }
 
+// A text value as an integer where the whole word is one, else as the word (which the
+// registry then reports as mistyped).
+static nlohmann::json integer_or_word(const std::string& word) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(word, &used);
+    if (used == word.size()) return v;
+  } catch (const std::exception&) {}
+  return word;
+}
+
 Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
   Schedule s(std::move(ctx));
   std::istringstream in(text);
@@ -60,14 +71,7 @@ Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
         for (const auto& a : p->args)
           if (a.name == key) type = a.type;
       if (type == ArgType::Int) {
-        try {
-          size_t used = 0;
-          long long v = std::stoll(value, &used);
-          if (used != value.size()) throw std::invalid_argument(value);
-          step[key] = v;
-        } catch (const std::exception&) {
-          step[key] = value;  // reported as mistyped by the registry
-        }
+        step[key] = integer_or_word(value);
       } else if (type == ArgType::Bool) {
         if (value == "true")
           step[key] = true;
@@ -75,26 +79,12 @@ Schedule Schedule::from_text(ScheduleContext ctx, const std::string& text) {
           step[key] = false;
         else
           step[key] = value;
-      } else if (type == ArgType::IntList) {
+      } else if (type == ArgType::IntList || type == ArgType::NameList) {
         nlohmann::json items = nlohmann::json::array();
         std::istringstream parts(value);
         std::string item;
-        while (std::getline(parts, item, ',')) {
-          try {
-            size_t used = 0;
-            long long v = std::stoll(item, &used);
-            if (used != item.size()) throw std::invalid_argument(item);
-            items.push_back(v);
-          } catch (const std::exception&) {
-            items.push_back(item);  // reported as mistyped by the registry
-          }
-        }
-        step[key] = items;
-      } else if (type == ArgType::NameList) {
-        std::vector<std::string> items;
-        std::istringstream parts(value);
-        std::string item;
-        while (std::getline(parts, item, ',')) items.push_back(item);
+        while (std::getline(parts, item, ','))
+          items.push_back(type == ArgType::IntList ? integer_or_word(item) : nlohmann::json(item));
         step[key] = items;
       } else {
         step[key] = value;

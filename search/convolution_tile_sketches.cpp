@@ -146,10 +146,10 @@ int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, b
 }
 
 // The block tile both implicit GEMMs share: the columns in blocks of 128 (colo, coli),
-// halved into 64 (colw, `col_inner`) unless `col_inner` is empty, the channels in blocks of `bc` (chb, `ch_inner`), the
-// channel sum in chunks of `kc` (rco, rci); after the `before_reorder` steps, the loops
-// reordered as the block's loops, colo, rco, the taps and `inner`, the block's loops fused
-// onto blockIdx.x and colo bound to blockIdx.y.
+// halved into 64 (colw, `col_inner`) unless `col_inner` is empty, the channels in blocks
+// of `bc` (chb, `ch_inner`), the channel sum in chunks of `kc` (rco, rci); after the
+// `before_reorder` steps, the loops reordered as the block's loops, colo, rco, the taps
+// and `inner` (bind_implicit_gemm_blocks binds the block's loops).
 json implicit_gemm_blocks(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc,
                           const std::string& col_inner, const std::string& ch_inner, const json& before_reorder,
                           const std::vector<std::string>& inner) {
@@ -162,11 +162,8 @@ json implicit_gemm_blocks(const FuncDef& f, const ConvolutionRoles& r, int64_t b
   split(r.channels, bc, "chb", ch_inner);
   for (const auto& step : before_reorder) s.push_back(step);
   split(r.channel_sum, kc, "rco", "rci");
-  std::vector<std::string> order = r.outer, block = r.outer;
-  order.push_back("chb");
-  block.push_back("chb");
-  order.push_back("colo");
-  order.push_back("rco");
+  std::vector<std::string> order = r.outer;
+  for (const char* l : {"chb", "colo", "rco"}) order.push_back(l);
   order.insert(order.end(), r.taps.begin(), r.taps.end());
   order.insert(order.end(), inner.begin(), inner.end());
   s.push_back(schedule_step("reorder", f.name, {{"loops", order}}));
@@ -247,10 +244,10 @@ std::optional<std::vector<int64_t>> weights_relayout_order(const FuncDef& f, con
 // read into registers as A) and that tap's weights (a copy of them relaid out in
 // `weights_order` by a kernel of its own, so that each tap's slice is contiguous rows of
 // the channel sum; swizzled; read by the tensor cores as B) are staged with a
-// `depth`-buffer cp.async pipeline, both 16 bytes per copy where aligned. Two blocks per multiprocessor where the
-// buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles of the weights. With
-// `two_rows`, a block computes two output rows (a warpgroup each, over all 128 columns),
-// so that each step's weights serve twice the products.
+// `depth`-buffer cp.async pipeline, both 16 bytes per copy where aligned. Two blocks per
+// multiprocessor where the buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles
+// of the weights. With `two_rows`, a block computes two output rows (a warpgroup each,
+// over all 128 columns), so that each step's weights serve twice the products.
 json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
                          int depth, const std::vector<int64_t>& weights_order, bool two_rows,
                          const SizeBindings& sizes) {

@@ -125,7 +125,7 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
         (ex[d] == full[d] && !cp.padded && is_const_int(mn[d], &first) && first == 0) ||
         (fixed && range->min_form.constant >= 0 && range->min_form.constant + range->extent - 1 + ex[d] <= full[d]);
   }
-  cp.transposed = cr.innermost >= 0 && cr.innermost + 1 != static_cast<int>(ex.size());
+  cp.transposed = cr.transposes(ex.size());
   cp.pitch = ex.back() + (cr.swizzle ? 0 : cr.pad);
   // Chunks of 4 elements over the innermost dimensions merged, where the innermost extent
   // holds none: the dimensions inside the run span their whole source (so the source is

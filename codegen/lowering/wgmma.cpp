@@ -304,7 +304,8 @@ std::pair<std::string, Expr> KernelBuilder::wgmma_b_operand(const Ctx& c, const 
          "Stage the operand (a tensor of " + dtype_name(want) + " elements) with cache_read swizzle true over a " +
              "region of " + std::to_string(kWgmmaSwizzleRowBytes / esize) + " elements along the reduction (split k " +
              "by that outside the tile's k loop), its rows stepping with the tile's n loop (where the tensor stores "
-             "the reduction outside n, lay that dimension out innermost: cache_read innermost), and order the tile "
+             "the reduction outside n, relayout it or lay that dimension out innermost: cache_read innermost), and "
+             "order the tile "
              "so that this operand varies with the n loop.");
   Realization logical = r;
   logical.swizzle_chunk = logical.swizzle_rows = 0;

@@ -8,12 +8,6 @@
 namespace cusched::legality {
 namespace {
 
-size_t rank(const ScheduleState& st, const std::string& source) {
-  if (const TensorDef* in = st.ctx.pipeline.find_input(source)) return in->shape.size();
-  const FuncDef* f = st.stage_def(source);
-  return f ? f->vars.size() : 0;
-}
-
 int element_bytes(const ScheduleState& st, const std::string& source) {
   if (const TensorDef* in = st.ctx.pipeline.find_input(source)) return dtype_bytes(in->dtype);
   const FuncDef* f = st.stage_def(source);
@@ -32,8 +26,7 @@ void check_copy_rules(const Rules& r) {
       const bool shared = cr.scope == MemScope::Shared;
       const int64_t depth = s.pipeline_loop == cr.at_loop ? s.pipeline_depth : 0;
       const int copy = pv.cache_read_of(cr.source);
-      const bool transposed = cr.innermost >= 0 && static_cast<size_t>(cr.innermost) + 1 != rank(r.st, cr.source);
-      if (shared && depth > 0 && transposed &&
+      if (shared && depth > 0 && cr.transposes(r.st.rank_of(cr.source)) &&
           (s.pipeline_engine == CopyEngine::Tensor || s.pipeline_engine == CopyEngine::Bulk))
         r.refuse(latest({copy, pv.pipeline}), "transposed-copy-engine",
                  "cache_read of '" + cr.source + "' lays out dimension " + std::to_string(cr.innermost) +

@@ -87,9 +87,7 @@ PrimitiveDef cache_read_primitive() {
            "Keep at most 16 steps in registers.");
     const int64_t innermost = step["innermost"].get<int64_t>();
     if (innermost != -1) {
-      const TensorDef* input = st.ctx.pipeline.find_input(source);
-      const FuncDef* producer = st.stage_def(source);
-      const size_t rank = input ? input->shape.size() : producer ? producer->vars.size() : 0;
+      const size_t rank = st.rank_of(source);
       if (innermost < 0 || innermost >= static_cast<int64_t>(rank))
         fail("bad-innermost",
              "cache_read innermost " + std::to_string(innermost) + " is not a dimension of '" + source + "' (it has " +

@@ -22,21 +22,15 @@ void apply_relayout(ScheduleState& st, StepJson& step) {
     fail("relayout-not-read", "Stage '" + stage + "' does not read '" + source + "'.",
          "Name an input that the stage reads.");
   const auto& order_json = step["order"];
-  std::vector<size_t> order;
   const size_t rank = in->shape.size();
-  std::vector<bool> seen(rank, false);
-  for (const auto& v : order_json) {
-    const int64_t d = v.get<int64_t>();
-    if (d < 0 || d >= static_cast<int64_t>(rank) || seen[d])
-      fail("bad-relayout-order",
-           "relayout's order " + order_json.dump() + " is not a permutation of the " + std::to_string(rank) +
-               " dimensions of '" + source + "'.",
-           "List each dimension of '" + source + "' once, 0 to " + std::to_string(rank - 1) +
-               ", outermost first in the new layout.");
-    seen[d] = true;
-    order.push_back(static_cast<size_t>(d));
-  }
-  if (order.size() != rank)
+  std::vector<size_t> order;
+  for (const auto& v : order_json)
+    order.push_back(static_cast<size_t>(v.get<int64_t>()));  // negatives wrap: never a dimension
+  std::vector<size_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = sorted.size() == rank;
+  for (size_t i = 0; permutation && i < rank; ++i) permutation = sorted[i] == i;
+  if (!permutation)
     fail("bad-relayout-order",
          "relayout's order " + order_json.dump() + " is not a permutation of the " + std::to_string(rank) +
              " dimensions of '" + source + "'.",
