@@ -167,8 +167,26 @@ void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
     const std::string red = fuse_loops(steps, f.name, reduction_var_names(f), "red");
     steps.push_back(
         schedule_step("split", f.name, {{"loop", red}, {"parts", cluster}, {"outer", "redc"}, {"inner", "redr"}}));
-    steps.push_back(
-        schedule_step("split", f.name, {{"loop", "redr"}, {"factor", threads}, {"outer", "reds"}, {"inner", "redt"}}));
+    // Each thread's part as float4 loads, 4 of them unrolled (16 elements in flight), where
+    // the innermost reduction variable is whole float4s and the parts split evenly at the
+    // default size; else one element at a time.
+    constexpr int64_t kLanes = 4, kUnrolled = 4;
+    const auto& rvars = f.body->rvars;
+    const bool lanes = !rvars.empty() && rvar_extent(rvars.back(), sizes) % kLanes == 0 &&
+                       extent % (cluster * threads * kLanes * kUnrolled) == 0;
+    if (lanes) {
+      steps.push_back(schedule_step(
+          "split", f.name, {{"loop", "redr"}, {"factor", threads * kLanes}, {"outer", "reds"}, {"inner", "redq"}}));
+      steps.push_back(
+          schedule_step("split", f.name, {{"loop", "redq"}, {"factor", kLanes}, {"outer", "redt"}, {"inner", "redv"}}));
+      steps.push_back(schedule_step("split", f.name,
+                                    {{"loop", "reds"}, {"factor", kUnrolled}, {"outer", "redo"}, {"inner", "redu"}}));
+      steps.push_back(schedule_step("vectorize", f.name, {{"loop", "redv"}}));
+      steps.push_back(schedule_step("unroll", f.name, {{"loop", "redu"}}));
+    } else {
+      steps.push_back(schedule_step("split", f.name,
+                                    {{"loop", "redr"}, {"factor", threads}, {"outer", "reds"}, {"inner", "redt"}}));
+    }
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redt"}, {"kind", "block"}}));
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redc"}, {"kind", "cluster"}}));
   } else if (extent <= kWarpReductionMax && static_cast<double>(points) * 32 >= kMachineThreads && !f.vars.empty()) {

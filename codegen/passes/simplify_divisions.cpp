@@ -6,12 +6,17 @@
 // and R / d, R % d fold to 0 and R when R < d. A cooperative copy's
 // (v * 256 + tid) / 8 becomes v * 32 + tid / 8 and its (v * 256 + tid) % 8 becomes tid % 8,
 // so the compiler sees one thread-dependent base plus constant offsets instead of a
-// division per copy. Values are unchanged: the rewrite applies only where it is exact
-// for C's truncating division.
+// division per copy. Where that does not apply, the dividend may still be H + L with H's
+// coefficients multiples of a divisor k of d and 0 <= L < k (vector lanes: t * 4 + v):
+//   (H + L) / d = (H / k) / (d / k)   and   (H + L) % d = k * ((H / k) % (d / k)) + L,
+// so a lane index keeps its lane variable outside every division. Values are unchanged:
+// each rewrite applies only where it is exact for C's truncating division.
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
+#include <set>
 
 #include "codegen/linear_form.h"
 #include "codegen/passes/passes.h"
@@ -105,6 +110,34 @@ std::optional<Range> range_of(const Expr& e, const Ranges& known) {
   return range_of(*f, known);
 }
 
+// x / d or x % d as H / k / (d / k) or k * (H / k % (d / k)) + L, for the largest divisor k
+// of d (below d) that is the greatest common divisor of d and a coefficient of `f` such
+// that the terms whose coefficients k divides (H) are never negative and the others with
+// the constant's remainder (L) stay in [0, k); undefined where no such k exists.
+Expr divide_by_lanes(const LinearForm& f, int64_t d, bool modulus, const Ranges& known, DType type) {
+  std::set<int64_t> divisors;
+  for (const auto& [key, c] : f.coeff)
+    if (c != 0) divisors.insert(std::gcd(std::abs(c), d));
+  for (auto k = divisors.rbegin(); k != divisors.rend(); ++k) {
+    if (*k <= 1 || *k >= d) continue;
+    LinearForm high, low;
+    high.atoms = low.atoms = f.atoms;
+    for (const auto& [key, c] : f.coeff)
+      if (c != 0) (c % *k == 0 ? high : low).coeff[key] = c;
+    if (f.constant < 0) continue;
+    low.constant = f.constant % *k;
+    high.constant = f.constant - low.constant;
+    auto rh = range_of(high, known), rl = range_of(low, known);
+    if (!rh || !rl || rh->lo < 0 || rl->lo < 0 || rl->hi >= *k) continue;
+    for (auto& [key, c] : high.coeff) c /= *k;
+    high.constant /= *k;
+    const Expr h = high.to_expr(), outer = make_int(d / *k, type);
+    if (!modulus) return simplify(h / outer);
+    return simplify(make_int(*k, type) * (h % outer) + low.to_expr());
+  }
+  return Expr();
+}
+
 // x / d or x % d through the ranges, or undefined when no exact rewrite applies.
 Expr divide(const Expr& x, int64_t d, bool modulus, const Ranges& known) {
   auto f = linear_form(x, true);
@@ -123,14 +156,20 @@ Expr divide(const Expr& x, int64_t d, bool modulus, const Ranges& known) {
   if (!rm || !rr || rm->lo < 0 || rr->lo < 0) return Expr();
   const bool has_multiple = multiple.constant != 0 || !multiple.coeff.empty();
   const bool rest_below_d = rr->hi < d;
-  if (!has_multiple && !rest_below_d) return Expr();
+  if (!has_multiple && !rest_below_d) return divide_by_lanes(*f, d, modulus, known, x.type());
   const Expr r = rest.to_expr();
-  if (modulus) return rest_below_d ? r : r % make_int(d, x.type());
+  // R / d or R % d where R reaches d: through its lanes where it has them.
+  auto rest_part = [&](bool mod) {
+    const Expr lanes = divide_by_lanes(rest, d, mod, known, x.type());
+    if (lanes.defined()) return lanes;
+    return mod ? r % make_int(d, x.type()) : r / make_int(d, x.type());
+  };
+  if (modulus) return rest_below_d ? r : rest_part(true);
   LinearForm quotient = multiple;
   for (auto& [key, coeff] : quotient.coeff) coeff /= d;
   quotient.constant /= d;
   Expr q = quotient.to_expr();
-  if (!rest_below_d) q = q + r / make_int(d, x.type());
+  if (!rest_below_d) q = q + rest_part(false);
   return simplify(q);
 }
 

@@ -101,6 +101,32 @@ TEST(SimplifyDivisions, RandomAffineDividendsKeepTheirValues) {
   }
 }
 
+TEST(SimplifyDivisions, VectorLanesStayOutsideTheirRowsDivisions) {
+  // A fused loop split into threads of 4 lanes: (tid * 4 + a % 4) / 512 and % 512, a % 4
+  // standing for the lane (its range [0, 4)). The quotient loses the lane, the remainder
+  // keeps it as a plain + lane, so that 4 lanes are 4 adjacent elements of one row.
+  const Expr lane = v("a") % make_int(4);
+  const Expr fused = v("tid") * make_int(4) + lane;
+  const Expr row = rewritten(fused / make_int(512)), column = rewritten(fused % make_int(512));
+  expect_same_values_over_threads(fused / make_int(512), row);
+  expect_same_values_over_threads(fused % make_int(512), column);
+  bool lane_in_division = false;
+  for (const Expr& e : {row, column})
+    rewrite(e, [&](const Expr& x) {
+      if ((x->op == ExprOp::Div || x->op == ExprOp::Mod) && to_string(x->args[0]).find("a % 4") != std::string::npos)
+        lane_in_division = true;
+      return x;
+    });
+  EXPECT_FALSE(lane_in_division) << to_string(row) << " and " << to_string(column);
+  // Beside a multiple of the divisor: (a * 512 + tid * 4 + lane) % 512 keeps only the lanes' part.
+  const Expr shifted = v("a") * make_int(512) + fused;
+  expect_same_values_over_threads(shifted % make_int(512), rewritten(shifted % make_int(512)));
+  expect_same_values_over_threads(shifted / make_int(512), rewritten(shifted / make_int(512)));
+  // A remainder that can reach the lane width is no lane: tid * 4 + a (a up to 7) stays divided.
+  const Expr wide = v("tid") * make_int(4) + v("a");
+  EXPECT_EQ(to_string(rewritten(wide / make_int(512))), to_string(wide / make_int(512)));
+}
+
 TEST(SimplifyDivisions, PossiblyNegativeOrUnboundedDividendsAreLeftAlone) {
   // a * 256 + tid - 1 is -1 at a = tid = 0: C's division truncates toward zero there.
   const Expr negative = (v("a") * make_int(256) + v("tid") - make_int(1)) / make_int(8);
