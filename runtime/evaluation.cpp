@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -41,7 +42,7 @@ namespace cusched::runtime {
 
 bool uses_host_check(const EvalRequest& request) {
   const char* env = std::getenv("CUSCHED_HOST_CHECK");
-  return request.host_check || !request.save_io_dir.empty() || (env && std::string(env) == "1");
+  return request.host_check || (env && std::string(env) == "1");
 }
 
 bool verdict_breaks_context(Verdict v) {
@@ -326,7 +327,6 @@ class Evaluation {
                                            const LoadedModule& ref_module, const TrialPlan& plan,
                                            const HostTensors& inputs, int index) {
     const auto& cand = req_.candidate;
-    const std::string prefix = "trial" + std::to_string(index) + "_";
     const std::string where = " in trial " + std::to_string(index) + " (" + plan.label + ")";
 
     // The candidate first, in buffers of its own.
@@ -394,15 +394,11 @@ class Evaluation {
     }
     stage_ = Stage::setup;
 
-    if (!req_.save_io_dir.empty() && (req_.save_io_trials <= 0 || index < req_.save_io_trials)) {
-      for (const auto* b : with_role(cand, BufferRole::Input))
-        save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, inputs.at(b->name), b->dtype);
-      for (const auto* b : with_role(cand, BufferRole::Output)) {
-        save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, cand_out.at(b->name), b->dtype);
-        const BufferSpec* r = req_.reference.find_buffer(b->name);
-        save_tensor(req_.save_io_dir, prefix + b->name + ".reference.npy", *r, ref_out.at(b->name), r->dtype);
-      }
-    }
+    if (saves_trial(index))
+      save_trial_io(
+          index, [&](const std::string& name) { return inputs.at(name); },
+          [&](const std::string& name) { return cand_out.at(name); },
+          [&](const std::string& name) { return ref_out.at(name); });
 
     PhaseClock clock(res_.phase_ms.check);
     for (const auto* b : with_role(cand, BufferRole::Output)) {
@@ -557,6 +553,14 @@ class Evaluation {
       }
     }
 
+    if (saves_trial(index)) {
+      PhaseClock clock(res_.phase_ms.download);
+      save_trial_io(
+          index, [&](const std::string& name) { return trial.inputs.at(name).download(); },
+          [&](const std::string& name) { return cand_alloc->buffers.at(name).download(); },
+          [&](const std::string& name) { return trial.reference_outputs.at(name).download(); });
+    }
+
     PhaseClock clock(res_.phase_ms.check);
     for (const auto* b : with_role(cand, BufferRole::Output)) {
       const BufferSpec* r = req_.reference.find_buffer(b->name);
@@ -574,6 +578,25 @@ class Evaluation {
   }
 
   // ---- Shared by both paths.
+
+  // Whether the request asks for trial `index`'s data in save_io_dir.
+  bool saves_trial(int index) const {
+    return !req_.save_io_dir.empty() && (req_.save_io_trials <= 0 || index < req_.save_io_trials);
+  }
+
+  // Writes trial `index`'s inputs, candidate outputs and reference outputs to save_io_dir,
+  // each buffer's bytes as the three functions give them.
+  using BufferBytes = std::function<std::vector<uint8_t>(const std::string&)>;
+  void save_trial_io(int index, const BufferBytes& input, const BufferBytes& output, const BufferBytes& reference) {
+    const std::string prefix = "trial" + std::to_string(index) + "_";
+    for (const auto* b : with_role(req_.candidate, BufferRole::Input))
+      save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, input(b->name), b->dtype);
+    for (const auto* b : with_role(req_.candidate, BufferRole::Output)) {
+      save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, output(b->name), b->dtype);
+      const BufferSpec* r = req_.reference.find_buffer(b->name);
+      save_tensor(req_.save_io_dir, prefix + b->name + ".reference.npy", *r, reference(b->name), r->dtype);
+    }
+  }
 
   EvalResult fail_trial(int index, Verdict v, const std::string& buffer, const std::string& message) {
     res_.failed_trial = index;

@@ -72,8 +72,8 @@ struct EvalRequest {
   double watchdog_s = 20;   // longest wait for one launch sequence
   int device = 0;           // CUDA device index
   // Check on the host (download every output, input and reference) instead of
-  // on the device with the trial cache. Also chosen by save_io_dir and by the
-  // environment variable CUSCHED_HOST_CHECK=1.
+  // on the device with the trial cache. Also chosen by the environment variable
+  // CUSCHED_HOST_CHECK=1.
   bool host_check = false;
   // Also time each launch of a multi-launch candidate on its own (L2 flushed, same
   // repeats), on the buffers a full run has filled: EvalResult::launch_ms.

@@ -200,6 +200,18 @@ TEST_F(GpuRuntimeTest, InProcessEvaluationSavesAndReplaysInputs) {
   EXPECT_EQ(ref.dtype, DType::f64);
   NpyArray adversarial = read_npy(dir + "/trial3_A.npy");
   EXPECT_GT(reinterpret_cast<const float*>(adversarial.data.data())[0], 900.0f);
+  // Saving needs no host check: the device check downloads the saved trials' buffers,
+  // the inputs, the candidate's outputs and the reference's.
+  EXPECT_EQ(r.check_path, "device");
+  NpyArray b = read_npy(dir + "/trial0_B.npy");
+  const float* av = reinterpret_cast<const float*>(a.data.data());
+  const float* bv = reinterpret_cast<const float*>(b.data.data());
+  const float* cv = reinterpret_cast<const float*>(c.data.data());
+  const double* rv = reinterpret_cast<const double*>(ref.data.data());
+  for (int64_t i = 0; i < kN; i += 97) {
+    EXPECT_EQ(cv[i], av[i] + bv[i]) << "at " << i;
+    EXPECT_NEAR(rv[i], static_cast<double>(av[i]) + bv[i], 1e-6) << "at " << i;
+  }
 
   // Replay trial 0's inputs from a folder: one extra first trial.
   std::filesystem::create_directories(dir + "/in");
