@@ -69,8 +69,11 @@ struct EvalRequest {
   std::string inputs_dir;   // <buffer>.npy files for one extra first trial
   std::string save_io_dir;  // writes trial<k>_<buffer>[.reference].npy
   int save_io_trials = 0;   // of the trials, the first this many are written (0: every one)
-  double watchdog_s = 20;   // longest wait for one launch sequence
-  int device = 0;           // CUDA device index
+  // Of the planned trials, the first this many run (0: every one). Only runs whose
+  // verdict is not the verification set it: compute-sanitizer's (runtime/sanitizer.h).
+  int trial_limit = 0;
+  double watchdog_s = 20;  // longest wait for one launch sequence
+  int device = 0;          // CUDA device index
   // Check on the host (download every output, input and reference) instead of
   // on the device with the trial cache. Also chosen by the environment variable
   // CUSCHED_HOST_CHECK=1.

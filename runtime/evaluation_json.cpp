@@ -52,6 +52,7 @@ nlohmann::json EvalRequest::to_json() const {
   j["inputs_dir"] = inputs_dir;
   j["save_io_dir"] = save_io_dir;
   j["save_io_trials"] = save_io_trials;
+  j["trial_limit"] = trial_limit;
   j["watchdog_s"] = watchdog_s;
   j["device"] = device;
   j["host_check"] = host_check;
@@ -101,6 +102,7 @@ EvalRequest EvalRequest::from_json(const nlohmann::json& j) {
     r.inputs_dir = j.value("inputs_dir", "");
     r.save_io_dir = j.value("save_io_dir", "");
     r.save_io_trials = j.value("save_io_trials", 0);
+    r.trial_limit = j.value("trial_limit", 0);
     r.watchdog_s = j.value("watchdog_s", r.watchdog_s);
     r.device = j.value("device", 0);
     r.host_check = j.value("host_check", false);

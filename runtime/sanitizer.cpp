@@ -124,6 +124,7 @@ std::vector<SanitizerRun> sanitize(const EvalRequest& request, const std::vector
   EvalRequest req = request;
   req.time_it = false;
   req.host_check = true;
+  req.trial_limit = 1;  // memory errors and races need the kernels to run, not four input sets
   req.time_each_launch = false;
   req.watchdog_s = std::max(req.watchdog_s, 120.0);
   const fs::path dir = fs::temp_directory_path() / ("cusched-sanitize-" + std::to_string(getpid()));

@@ -1,7 +1,7 @@
 #pragma once
 // NVIDIA compute-sanitizer (memcheck, racecheck, synccheck) on one evaluation of a
-// candidate: the request, untimed and checked on the host (so that only the
-// candidate's and the reference's kernels run), is evaluated by cusched-worker
+// candidate: the request, untimed, checked on the host (so that only the candidate's
+// and the reference's kernels run) and cut to its first trial, is evaluated by cusched-worker
 // --evaluate-file under each tool, and the tool's error summary is kept.
 #include <optional>
 #include <string>

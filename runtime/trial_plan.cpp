@@ -38,6 +38,8 @@ std::vector<TrialPlan> plan_trials(const EvalRequest& req) {
   bool any_adversarial =
       std::any_of(req.inputs.begin(), req.inputs.end(), [](const InputSpec& i) { return i.adversarial.has_value(); });
   if (any_adversarial) plans.push_back({"adversarial", 0, true, false});
+  if (req.trial_limit > 0 && plans.size() > static_cast<size_t>(req.trial_limit))
+    plans.resize(static_cast<size_t>(req.trial_limit));
   return plans;
 }
 

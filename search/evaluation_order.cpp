@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -32,6 +33,20 @@ std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const
     }
   for (size_t i : sorted)
     if (!taken[i]) order.push_back(i);
+  return order;
+}
+
+std::vector<size_t> preparation_order(const std::vector<int64_t>& ideas) {
+  std::vector<int64_t> firsts;                     // the ideas in the order of their first candidate
+  std::map<int64_t, std::vector<size_t>> members;  // each idea's candidates in their order
+  for (size_t i = 0; i < ideas.size(); ++i) {
+    if (members[ideas[i]].empty()) firsts.push_back(ideas[i]);
+    members[ideas[i]].push_back(i);
+  }
+  std::vector<size_t> order;
+  for (size_t turn = 0; order.size() < ideas.size(); ++turn)
+    for (int64_t idea : firsts)
+      if (turn < members[idea].size()) order.push_back(members[idea][turn]);
   return order;
 }
 

@@ -19,6 +19,13 @@ namespace cusched::search {
 std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const std::vector<int64_t>& ideas,
                                      double window = 4.0);
 
+// Positions 0..n-1 of a round's candidates in the order they are prepared (validated,
+// lowered, compiled) on the CPU: one of each idea in turn, ideas in the order of their
+// first candidate, each idea's candidates in their order. A time budget that ends while
+// the round is prepared (long compiles, as a convolution's) has then prepared a variant
+// of every idea rather than every variant of the first few.
+std::vector<size_t> preparation_order(const std::vector<int64_t>& ideas);
+
 // Reorders the candidates not yet evaluated (`order` from position `from`) so that those
 // of a precision below f32's exactness (TF32, BF16, F16) in which a candidate already
 // failed with a wrong output come last, the order otherwise kept: where TF32's rounding

@@ -92,13 +92,19 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     }
   };
 
-  // The CPU part (validate, lower, emit, audit) of every candidate, in parallel.
+  // The CPU part (validate, lower, emit, audit) of every candidate, in parallel, one of
+  // each idea in turn (preparation_order).
   std::vector<CandidateOutcome> outcomes(count);
   std::vector<char> prepared(count, 0);
+  std::vector<int64_t> idea_of(count);
+  for (size_t i = 0; i < count; ++i)
+    idea_of[i] = candidates[i].idea ? *candidates[i].idea : -1 - static_cast<int64_t>(i);
+  const std::vector<size_t> preparing = preparation_order(idea_of);
   // Once the time budget is spent no further candidate is prepared.
   const size_t threads = static_cast<size_t>(cpu_thread_count(options_.cpu_threads));
-  const bool in_time = parallel_for(count, threads, [&](size_t, size_t i) {
+  const bool in_time = parallel_for(count, threads, [&](size_t, size_t k) {
     if (out_of_time()) return false;
+    const size_t i = preparing[k];
     const CandidateRecord& c = candidates[i];
     CandidateOutcome& o = outcomes[i];
     o = is_handwritten(c) ? prepare_kernel_candidate(problem_, store_, c, cfg)
@@ -134,8 +140,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     std::vector<int64_t> ideas;
     for (size_t i : order) {
       estimates.push_back(outcomes[i].cost_estimate_ms);
-      // A candidate of no idea (a steered kernel, the baseline) is an idea of its own.
-      ideas.push_back(candidates[i].idea ? *candidates[i].idea : -1 - static_cast<int64_t>(i));
+      ideas.push_back(idea_of[i]);  // a candidate of no idea (a steered kernel, the baseline) is one of its own
     }
     std::vector<size_t> by_idea;
     for (size_t k : evaluation_order(estimates, ideas)) by_idea.push_back(order[k]);

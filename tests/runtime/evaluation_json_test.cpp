@@ -34,6 +34,7 @@ TEST(EvaluationJson, RequestRoundTrips) {
   r.inputs_dir = "in";
   r.save_io_dir = "out";
   r.save_io_trials = 1;
+  r.trial_limit = 2;
   r.watchdog_s = 7.5;
   r.device = 3;
   EvalRequest b = EvalRequest::from_json(nlohmann::json::parse(r.to_json().dump()));
@@ -43,6 +44,7 @@ TEST(EvaluationJson, RequestRoundTrips) {
   EXPECT_EQ(b.reference.buffers[0].dtype, DType::f64);
   EXPECT_EQ(b.base_seed, 1234567890123ULL);
   EXPECT_EQ(b.save_io_trials, 1);
+  EXPECT_EQ(b.trial_limit, 2);
 }
 
 TEST(EvaluationJson, TimingCutRoundTrips) {

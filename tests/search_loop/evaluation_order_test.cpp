@@ -2,6 +2,7 @@
 // first, then the rest cheapest first, candidates without an estimate last.
 #include "search/evaluation_order.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -29,6 +30,19 @@ TEST(EvaluationOrder, CandidatesWithoutAnEstimateGoLastInTheirOrder) {
   EXPECT_TRUE(evaluation_order({}, {}).empty());
   // None has an estimate: candidate order.
   EXPECT_EQ(evaluation_order({0.0, nan}, {1, 2}), (std::vector<size_t>{0, 1}));
+}
+
+TEST(EvaluationOrder, PreparationTakesOneCandidateOfEachIdeaInTurn) {
+  // The baseline (an idea of its own, -1), three moves on it (idea 2), four variants of a
+  // sketch (idea 3), two of another (idea 4).
+  const std::vector<int64_t> ideas = {-1, 2, 2, 2, 3, 3, 3, 3, 4, 4};
+  EXPECT_EQ(preparation_order(ideas), (std::vector<size_t>{0, 1, 4, 8, 2, 5, 9, 3, 6, 7}));
+  // The first eight prepared hold every idea, where candidate order reached only ideas -1 to 3.
+  const std::vector<size_t> order = preparation_order(ideas);
+  const std::vector<size_t> first_eight(order.begin(), order.begin() + 8);
+  EXPECT_NE(std::find(first_eight.begin(), first_eight.end(), size_t{8}), first_eight.end());
+  EXPECT_TRUE(preparation_order({}).empty());
+  EXPECT_EQ(preparation_order({5, 5, 5}), (std::vector<size_t>{0, 1, 2}));
 }
 
 TEST(EvaluationOrder, AReducedPrecisionThatGaveAWrongOutputGoesLast) {
