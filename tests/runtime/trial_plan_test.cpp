@@ -2,9 +2,9 @@
 // the adversarial one where an input has an adversarial distribution, the folder's
 // inputs first where there is one, and trial_limit cutting the list to its first
 // trials. No GPU needed.
-#include <gtest/gtest.h>
-
 #include "runtime/trial_plan.h"
+
+#include <gtest/gtest.h>
 
 namespace cusched::runtime {
 namespace {

@@ -3,7 +3,7 @@
 // of stride 11 read each input once and have windows of more than 64), legal at its small
 // and bench sizes, each block's shared copy its outputs' window (kilobytes, two blocks to a
 // multiprocessor, not a row or the tensor), and each verifies in the interpreter at the
-// small size.
+// small size. Long serial reductions also come unrolled.
 #include <filesystem>
 #include <regex>
 
@@ -54,6 +54,37 @@ TEST(WindowSketches, EveryPoolingFileStagesEachBlocksWindowInSharedMemory) {
     }
     EXPECT_GE(staged, 2) << "128 and 256 threads per block (and each folded with a division after it)";
   }
+}
+
+// The thread-per-output sketches with a serial reduction: a long reduction (level 1 #48's
+// 4096 rows, #51's argmax over them) also comes unrolled by 8, its loop split in its own
+// order, each such kernel verifying in the interpreter; a pooling window of 8 does not.
+TEST(SerialReductionSketches, LongReductionsAlsoComeUnrolledByEight) {
+  auto file = [](const std::string& name) {
+    return load_problem_file(
+        (fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench" / "level1" / (name + ".json")).string());
+  };
+  for (const char* name : {"48_Mean_reduction_over_a_dimension", "51_Argmax_over_a_dimension"}) {
+    SCOPED_TRACE(name);
+    const Problem p = file(name);
+    int unrolled = 0, plain = 0;
+    for (const auto& s : class_sketches(p, ProblemClass::reduction)) {
+      if (!contains(s.idea, "with a serial reduction")) continue;
+      if (!contains(s.idea, "unrolled by 8")) {
+        ++plain;
+        continue;
+      }
+      ++unrolled;
+      const KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+      EXPECT_TRUE(contains(b.source, "_unrolled < 8")) << s.idea << "\n" << b.source;
+      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 2, 1);
+      EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    }
+    EXPECT_GE(unrolled, 2) << "128 and 256 threads per block";
+    EXPECT_GE(plain, 1);
+  }
+  for (const auto& s : class_sketches(file("44_Average_Pooling_1D"), ProblemClass::reduction))
+    EXPECT_FALSE(contains(s.idea, "unrolled by 8")) << s.idea;
 }
 
 }  // namespace
