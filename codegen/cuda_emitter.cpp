@@ -404,9 +404,13 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
        " as one " + vt + " access" + (plan.accumulate ? ", lanes accumulated in order" : ""));
   if (plan.guard) open("if (" + expr_.text_as(plan.guard->cond, DType::boolean) + ")");
   auto saved_vars = expr_.var_values;
-  expr_.var_values[s.var] = plan.first;
+  const int64_t last = plan.first + plan.lanes - 1;
+  // The component that holds lane k of an access: in reverse order where its index falls.
+  auto component = [&](bool descending, int k) { return components[descending ? plan.lanes - 1 - k : k]; };
   std::vector<std::string> names;
-  for (const ExprNode* l : plan.vector_loads) {
+  for (size_t i = 0; i < plan.vector_loads.size(); ++i) {
+    const ExprNode* l = plan.vector_loads[i];
+    expr_.var_values[s.var] = plan.descending_loads[i] ? last : plan.first;  // the lowest address
     std::string name = l->name + "_vec" + std::to_string(vectors_++);
     line("const " + vt + " " + name + " = " +
          expr_.load_through(l->name,
@@ -433,13 +437,14 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
     declare(name);
     names.push_back(name);
   }
+  expr_.var_values[s.var] = plan.descending_store ? last : plan.first;
   std::string target = expr_.element(plan.store->buffer, plan.store->index);
   const DType target_type = lookup(plan.store->buffer)->dtype;
   std::vector<std::string> lanes;
   for (int k = 0; k < plan.lanes; ++k) {
     expr_.var_values[s.var] = plan.first + k;
     for (size_t i = 0; i < plan.vector_loads.size(); ++i)
-      expr_.load_texts[plan.vector_loads[i]] = names[i] + "." + components[k];
+      expr_.load_texts[plan.vector_loads[i]] = names[i] + "." + component(plan.descending_loads[i], k);
     for (size_t i = 0; i < plan.vector_selects.size(); ++i)
       expr_.load_texts[plan.vector_selects[i]] = names[plan.vector_loads.size() + i] + "." + components[k];
     if (plan.accumulate)
@@ -453,6 +458,7 @@ void KernelWriter::vectorized(const StmtNode& s, const VectorAccessPlan& plan) {
   expr_.load_texts.clear();
   expr_.var_values = saved_vars;
   if (!plan.accumulate && !plan.register_target) {
+    if (plan.descending_store) std::reverse(lanes.begin(), lanes.end());
     std::string args;
     for (size_t k = 0; k < lanes.size(); ++k) args += (k ? ", " : "") + lanes[k];
     line("*reinterpret_cast<" + vt + "*>(&" + target + ") = make_" + vt + "(" + args + ");");

@@ -28,16 +28,24 @@ bool vectorizable_buffer(const EmittedBuffer* b) {
 
 }  // namespace
 
-bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes) {
+int aligned_lane_direction(const Expr& index, const std::string& var, int64_t first, int64_t lanes) {
   auto form = linear_form(index, true);
-  if (!form) return false;
+  if (!form) return 0;
   // An opaque term may not depend on var: then the index is not var plus a constant stride.
   for (const auto& [key, term] : form->atoms)
-    if (mentions_var(term, var)) return false;
+    if (mentions_var(term, var)) return 0;
   for (const auto& [atom, c] : form->coeff)
-    if (atom != var && c % lanes != 0) return false;
-  if (!form->coeff.count(var) || form->coeff.at(var) != 1) return false;
-  return (form->constant + first) % lanes == 0;
+    if (atom != var && c % lanes != 0) return 0;
+  if (!form->coeff.count(var)) return 0;
+  const int64_t c = form->coeff.at(var);
+  auto multiple = [&](int64_t x) { return ((x % lanes) + lanes) % lanes == 0; };
+  if (c == 1) return multiple(form->constant + first) ? 1 : 0;
+  if (c == -1) return multiple(form->constant - (first + lanes - 1)) ? -1 : 0;
+  return 0;
+}
+
+bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes) {
+  return aligned_lane_direction(index, var, first, lanes) == 1;
 }
 
 std::optional<VectorAccessPlan> plan_vector_access(
@@ -61,30 +69,34 @@ std::optional<VectorAccessPlan> plan_vector_access(
   const bool register_target = !accumulate && target && target->scope == MemScope::Register;
   if (accumulate) {
     if (!target || target->scope != MemScope::Register) return std::nullopt;
-  } else if (!register_target) {
+  }
+  int store_direction = 1;
+  if (!accumulate && !register_target) {
     if (!vectorizable_buffer(target)) return std::nullopt;
-    if (!is_aligned_lane_index(store->index, loop.var, first, extent)) return std::nullopt;
+    store_direction = aligned_lane_direction(store->index, loop.var, first, extent);
+    if (store_direction == 0) return std::nullopt;
   }
 
   VectorAccessPlan plan;
+  plan.descending_store = store_direction < 0;
   plan.lanes = static_cast<int>(extent);
   plan.first = first;
   plan.store = store;
   plan.guard = guard;
   plan.accumulate = accumulate;
   plan.register_target = register_target;
-  // A vector load: of another f32 global or shared buffer at an aligned base + v, whose
-  // index holds no load that depends on v.
+  // A vector load: of another f32 global or shared buffer at an aligned base + v or - v,
+  // whose index holds no load that depends on v; its direction (0: none).
   auto vector_load = [&](const ExprNode& l) {
     if (l.op != ExprOp::Load || l.args.size() != 1 || l.name == store->buffer || !vectorizable_buffer(lookup(l.name)))
-      return false;
-    if (!is_aligned_lane_index(l.args[0], loop.var, first, extent)) return false;
+      return 0;
+    const int direction = aligned_lane_direction(l.args[0], loop.var, first, extent);
     for (const ExprNode* i : loads_in(l.args[0]))
-      if (mentions_var(i->args.empty() ? Expr() : i->args[0], loop.var)) return false;
-    return true;
+      if (mentions_var(i->args.empty() ? Expr() : i->args[0], loop.var)) return 0;
+    return direction;
   };
   auto vector_select = [&](const ExprNode& n) {
-    if (mentions_var(n.args[0], loop.var) || !vector_load(*n.args[1])) return false;
+    if (mentions_var(n.args[0], loop.var) || vector_load(*n.args[1]) != 1) return false;
     const ExprNode& other = *n.args[2];
     if (other.op != ExprOp::Load || other.args.size() != 1) return false;
     const EmittedBuffer* b = lookup(other.name);
@@ -96,9 +108,12 @@ std::optional<VectorAccessPlan> plan_vector_access(
     if (l->args.size() != 1 || !mentions_var(l->args[0], loop.var)) continue;
     const EmittedBuffer* b = lookup(l->name);
     if (b && b->scope == MemScope::Register) continue;  // read lane by lane
-    if (!vector_load(*l)) return std::nullopt;
-    if (std::find(plan.vector_loads.begin(), plan.vector_loads.end(), l) == plan.vector_loads.end())
+    const int direction = vector_load(*l);
+    if (direction == 0) return std::nullopt;
+    if (std::find(plan.vector_loads.begin(), plan.vector_loads.end(), l) == plan.vector_loads.end()) {
       plan.vector_loads.push_back(l);
+      plan.descending_loads.push_back(direction < 0);
+    }
   }
   return plan;
 }

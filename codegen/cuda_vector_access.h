@@ -4,10 +4,11 @@
 // either of an f32 buffer at `base + v` (a pointwise loop: one vector store), or of a
 // register element that does not depend on v (a reduction loop: the lanes update the
 // accumulator one after another, in order, as the serial loop would); every load that
-// depends on v reads another f32 global or shared buffer at `base' + v` (or is a
-// register array, read lane by lane), and each base (plus the loop's min) is provably
-// a multiple of the lane count: in its affine form every coefficient and the constant
-// are multiples of it. A pointwise store may also target a register array at base + v
+// depends on v reads another f32 global or shared buffer at `base' + v` or `base' - v`
+// (a descending access, as a reverse scan's: the vector starts at the last lane, its
+// components in reverse lane order), or is a register array, read lane by lane; and each
+// vector's lowest index is provably a multiple of the lane count: in its affine form every
+// coefficient and the constant are multiples of it. A pointwise store may also target a register array at base + v
 // (assigned lane by lane). A Select whose condition does not depend on v, reading such
 // a buffer in one arm and a register array in the other (a shared copy's register tail,
 // cache_read registers), is read as one vector from whichever arm the condition picks.
@@ -28,7 +29,9 @@ struct VectorAccessPlan {
   const StmtNode* guard = nullptr;              // the If around it, or null
   bool accumulate = false;                      // the Store updates one register element per lane, in order
   bool register_target = false;                 // a pointwise Store into a register array, lane by lane
+  bool descending_store = false;                // the vector store's index falls as v grows
   std::vector<const ExprNode*> vector_loads;    // loads read as one vector each
+  std::vector<bool> descending_loads;           // of each vector load: its index falls as v grows
   std::vector<const ExprNode*> vector_selects;  // Selects of a vector load or register elements, one vector each
 };
 
@@ -40,5 +43,10 @@ std::optional<VectorAccessPlan> plan_vector_access(
 // True when `index` equals `var` plus an integer expression that, with `first` added,
 // is a multiple of `lanes` whatever its variables are.
 bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes);
+
+// +1 where is_aligned_lane_index holds; -1 where `index` is an integer expression minus
+// `var` whose value at the last lane (var = first + lanes - 1) is a multiple of `lanes`
+// whatever its variables are; 0 otherwise.
+int aligned_lane_direction(const Expr& index, const std::string& var, int64_t first, int64_t lanes);
 
 }  // namespace cusched

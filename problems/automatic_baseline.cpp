@@ -16,14 +16,14 @@ std::vector<std::string> reduction_vars(const FuncDef& f) {
 }
 
 // A scan along the innermost dimension: one block per line, tiles of 256 threads x 4
-// items x a float4 each (forward scans of 4-byte elements; other scans read their
-// items one at a time, 16 per thread). Along another dimension: a flat grid over the
+// items x a float4 each (scans of 4-byte elements, a reverse scan's float4 read from its
+// last lane down; scans of other elements read their items one at a time, 16 per thread). Along another dimension: a flat grid over the
 // other dimensions, each thread scanning its line serially, neighbouring threads
 // reading neighbouring elements.
 json automatic_scan_steps(const FuncDef& f) {
   const std::string& v = f.body->name;
   if (f.vars.back() != v) return serial_scan_steps(f.name, f.vars, v, kAutomaticBaselineThreads);
-  const bool vector = !(f.body->ival & kScanReverse) && dtype_bytes(f.dtype) == 4;
+  const bool vector = dtype_bytes(f.dtype) == 4;
   return block_scan_steps(f.name, f.vars, v, kAutomaticBaselineThreads, vector ? 4 : 16, vector ? 4 : 1);
 }
 

@@ -1,6 +1,6 @@
 // On the GPU: the five KernelBench scans verify with their automatic baseline at the
-// small size, and the cumsum of a (32768, 32768) tensor along dim 1 verifies at the
-// bench size with its timing reported against the copy floor.
+// small size, and the cumsum and reverse cumsum of a (32768, 32768) tensor along dim 1
+// verify at the bench size with their timings reported against the copy floor.
 #include <iostream>
 
 #include <gtest/gtest.h>
@@ -35,15 +35,18 @@ TEST(GpuScan, KernelBenchScansVerifyAtTheSmallSize) {
   }
 }
 
+// Forward and reverse: the reverse scan's float4s start at their last lane.
 TEST(GpuScan, CumsumOfA32768SquareTensorVerifiesAtTheBenchSize) {
   if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
   runtime::Worker worker(0);
-  auto out = run_baseline(scan_problem("89_cumsum"), "bench", worker);
-  ASSERT_EQ(out.verdict_text(), "ok") << out.reason;
-  ASSERT_TRUE(out.gpu.has_value());
-  std::cout << "cumsum (32768, 32768) along dim 1: median " << out.gpu->median_ms << " ms, floor " << out.gpu->floor_ms
-            << " ms (" << out.gpu->pct_of_floor << "% of the copy floor)\n";
-  EXPECT_GT(out.gpu->median_ms, 0.0);
+  for (const char* name : {"89_cumsum", "91_cumsum_reverse"}) {
+    auto out = run_baseline(scan_problem(name), "bench", worker);
+    ASSERT_EQ(out.verdict_text(), "ok") << name << ": " << out.reason;
+    ASSERT_TRUE(out.gpu.has_value());
+    std::cout << name << " (32768, 32768) along dim 1: median " << out.gpu->median_ms << " ms, floor "
+              << out.gpu->floor_ms << " ms (" << out.gpu->pct_of_floor << "% of the copy floor)\n";
+    EXPECT_GT(out.gpu->median_ms, 0.0);
+  }
 }
 
 }  // namespace

@@ -185,6 +185,22 @@ TEST(Scan, BlockScanLowersToOneScanPerTile) {
   EXPECT_EQ(p.kernels[0].grid[0], kRows);
 }
 
+// A reverse scan's automatic baseline reads and writes float4s like a forward one's: each
+// vector starts at the last of its four positions, whose element is its x component, so
+// lane 0 (the first position scanned) is w.
+TEST(Scan, ReverseScanReadsEachFloat4FromItsLastLaneDown) {
+  ScheduleContext c = scan_context(kVariants[2], 8192);
+  const std::string src = emit_cuda(lower(Schedule::from_json(c, automatic_baseline(c.pipeline)), "scan"));
+  EXPECT_NE(src.find("const float4 X_vec"), std::string::npos) << src;
+  EXPECT_NE(src.find("Y_items[Y_scan_item * 4] = X_vec0.w;"), std::string::npos) << src;
+  EXPECT_NE(src.find("Y_items[Y_scan_item * 4 + 3] = X_vec0.x;"), std::string::npos) << src;
+  const size_t store = src.find("*reinterpret_cast<float4*>(&Y[");
+  ASSERT_NE(store, std::string::npos) << src;
+  // The stored vector's x is the last lane's value, its w the first's.
+  const std::string stored = src.substr(store, src.find(';', store) - store);
+  EXPECT_LT(stored.find("Y_items[Y_scan_item * 4 + 3]"), stored.find("Y_items[Y_scan_item * 4]")) << stored;
+}
+
 // A hand-built Scan of Y's 64 values by the 64 threads of one block, each thread's value
 // at Y[tid] (`value_scope` holds the value, `width` threads per group).
 LoweredProgram hand_built_scan(MemScope value_scope, int64_t width) {
