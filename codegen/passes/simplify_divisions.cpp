@@ -9,8 +9,11 @@
 // division per copy. Where that does not apply, the dividend may still be H + L with H's
 // coefficients multiples of a divisor k of d and 0 <= L < k (vector lanes: t * 4 + v):
 //   (H + L) / d = (H / k) / (d / k)   and   (H + L) % d = k * ((H / k) % (d / k)) + L,
-// so a lane index keeps its lane variable outside every division. Values are unchanged:
-// each rewrite applies only where it is exact for C's truncating division.
+// so a lane index keeps its lane variable outside every division. Integer comparisons that
+// the ranges decide (a padded load's bounds check of a coordinate that a fused grid's
+// division already keeps in range) become true or false, and the &&, ||, ! and selects
+// over them fold. Values are unchanged: each rewrite applies only where it is exact for
+// C's truncating division.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -103,10 +106,13 @@ std::optional<Range> range_of(const Expr& e, const Ranges& known) {
   }
   auto f = linear_form(e, true);
   if (!f) return std::nullopt;
-  // A lone opaque term is not a linear form of anything smaller: stop there.
+  // A lone opaque term: its own range where `e` only wraps it (0 + t), else (`e` is the
+  // term) nothing smaller to take it from.
   if (f->constant == 0 && f->coeff.size() == 1 && f->coeff.begin()->second == 1 &&
-      f->atoms.count(f->coeff.begin()->first))
-    return std::nullopt;
+      f->atoms.count(f->coeff.begin()->first)) {
+    const Expr& term = f->atoms.at(f->coeff.begin()->first);
+    return term.get() != e.get() && term->op != e->op ? range_of(term, known) : std::nullopt;
+  }
   return range_of(*f, known);
 }
 
@@ -173,8 +179,67 @@ Expr divide(const Expr& x, int64_t d, bool modulus, const Ranges& known) {
   return simplify(q);
 }
 
+// An integer comparison a OP b that the range of a - b decides, as true or false; else
+// undefined.
+Expr decided_comparison(const ExprNode& x, const Ranges& known) {
+  if (x.args.size() != 2 || dtype_is_float(x.args[0].type()) || dtype_is_float(x.args[1].type()) ||
+      x.args[0].type() == DType::boolean || x.args[1].type() == DType::boolean)
+    return Expr();
+  // The range of a - b as one form (where a and b share terms), else from a's and b's.
+  std::optional<Range> r = range_of(x.args[0] - x.args[1], known);
+  if (!r) {
+    const auto ra = range_of(x.args[0], known), rb = range_of(x.args[1], known);
+    if (ra && rb) r = Range{clamp_add(ra->lo, -rb->hi), clamp_add(ra->hi, -rb->lo)};
+  }
+  if (!r || r->lo <= -kUnbounded || r->hi >= kUnbounded) return Expr();
+  switch (x.op) {
+    case ExprOp::LT:
+      return r->hi < 0 ? make_bool(true) : r->lo >= 0 ? make_bool(false) : Expr();
+    case ExprOp::LE:
+      return r->hi <= 0 ? make_bool(true) : r->lo > 0 ? make_bool(false) : Expr();
+    case ExprOp::GT:
+      return r->lo > 0 ? make_bool(true) : r->hi <= 0 ? make_bool(false) : Expr();
+    case ExprOp::GE:
+      return r->lo >= 0 ? make_bool(true) : r->hi < 0 ? make_bool(false) : Expr();
+    default:
+      return Expr();
+  }
+}
+
+// `a && b`, `a || b`, `!a` and `c ? a : b` with a constant operand, folded.
+Expr folded_logic(const Expr& x) {
+  auto constant = [](const Expr& e, bool* v) {
+    if (e->op != ExprOp::BoolImm) return false;
+    *v = e->ival != 0;
+    return true;
+  };
+  bool a = false, b = false;
+  switch (x->op) {
+    case ExprOp::And:
+      if (constant(x->args[0], &a)) return a ? x->args[1] : make_bool(false);
+      if (constant(x->args[1], &b)) return b ? x->args[0] : make_bool(false);
+      return x;
+    case ExprOp::Or:
+      if (constant(x->args[0], &a)) return a ? make_bool(true) : x->args[1];
+      if (constant(x->args[1], &b)) return b ? make_bool(true) : x->args[0];
+      return x;
+    case ExprOp::Not:
+      return constant(x->args[0], &a) ? make_bool(!a) : x;
+    case ExprOp::Select:
+      return constant(x->args[0], &a) ? x->args[a ? 1 : 2] : x;
+    default:
+      return x;
+  }
+}
+
 Expr rewrite_divisions(const Expr& e, const Ranges& known) {
   return rewrite(e, [&](const Expr& x) -> Expr {
+    if (x->op == ExprOp::LT || x->op == ExprOp::LE || x->op == ExprOp::GT || x->op == ExprOp::GE) {
+      const Expr decided = decided_comparison(*x, known);
+      return decided.defined() ? decided : x;
+    }
+    if (x->op == ExprOp::And || x->op == ExprOp::Or || x->op == ExprOp::Not || x->op == ExprOp::Select)
+      return folded_logic(x);
     int64_t d = 0;
     if ((x->op != ExprOp::Div && x->op != ExprOp::Mod) || !is_const_int(x->args[1], &d) || d <= 0) return x;
     if (dtype_is_float(x.type())) return x;

@@ -127,6 +127,27 @@ TEST(SimplifyDivisions, VectorLanesStayOutsideTheirRowsDivisions) {
   EXPECT_EQ(to_string(rewritten(wide / make_int(512))), to_string(wide / make_int(512)));
 }
 
+// Comparisons the ranges decide fold to constants and the logic over them folds too: a
+// padded load's checks of coordinates that a fused grid's division keeps in range go, the
+// check that depends on the window offset stays.
+TEST(SimplifyDivisions, ComparisonsTheRangesDecideFoldAway) {
+  const Expr flat = v("a") * make_int(256) + v("tid");  // a in [0, 8), tid in [0, 256): flat < 2048
+  const Expr row = make_int(0) + flat / make_int(100);  // in [0, 20]
+  const Expr column = flat % make_int(100);
+  const Expr kept = column + v("a") - make_int(4) >= make_int(0);
+  const Expr check = (row >= make_int(0)) && (row < make_int(21)) && kept;
+  const Expr folded = rewritten(select(check, make_int(1), make_int(0)));
+  EXPECT_EQ(to_string(folded).find("/ 100"), std::string::npos) << to_string(folded);
+  EXPECT_NE(to_string(folded).find("% 100"), std::string::npos) << to_string(folded);
+  // Decided the other way: row < 0 never holds, so the select takes its other arm.
+  const Expr never = rewritten(select(row < make_int(0), make_int(7), flat));
+  EXPECT_EQ(to_string(never), to_string(rewritten(flat)));
+  // Undecided (row < 20 fails only at flat >= 2000): kept.
+  const Expr open = select(row < make_int(20), make_int(1), make_int(0));
+  const Expr after = rewritten(open);
+  EXPECT_NE(to_string(after).find("<"), std::string::npos) << to_string(after);
+}
+
 TEST(SimplifyDivisions, PossiblyNegativeOrUnboundedDividendsAreLeftAlone) {
   // a * 256 + tid - 1 is -1 at a = tid = 0: C's division truncates toward zero there.
   const Expr negative = (v("a") * make_int(256) + v("tid") - make_int(1)) / make_int(8);
