@@ -224,7 +224,7 @@ void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& s
     if (!f.is_reduction() && !p.pipeline.is_output(f.name) && !read_by_contraction(p, f.name))
       steps.push_back(schedule_step("compute_inline", f.name));
     else if (!f.is_reduction())
-      flat_grid(steps, f, threads, 1);
+      flat_grid(steps, f, threads, stage_points(f, p.size(p.default_size)) % 4 == 0 ? 4 : 1);
     else if (is_contraction(f))
       matmul_tile(steps, p, f, 16, 16, 0);
     else

@@ -223,6 +223,26 @@ TEST(ConvolutionSketches, EachPhaseOfATransposedConvolutionGetsTheTile) {
   EXPECT_GE(warpgroup, 3) << "TF32 4 and 3 deep, 3xTF32";
 }
 
+// The output that interleaves a transposed convolution's phases (and applies the epilogue)
+// runs 4 outputs a thread: a quarter of the blocks of one a thread, whose grid's time
+// follows its block count; the lanes read different phases, so they stay scalar loads.
+TEST(ConvolutionSketches, TheInterleavedOutputRunsFourOutputsAThread) {
+  const Problem p = kernelbench("level2/16_ConvTranspose2d_Mish_Add_Hardtanh_Scaling.json");
+  int tiles = 0;
+  for (const auto& s : legal_sketches(p)) {
+    if (!contains(s.idea, "implicit GEMM")) continue;
+    const KernelBundle b = make_bundle(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+    const LaunchSpec& out = b.launches.back();
+    ASSERT_NE(out.kernel.find("Out"), std::string::npos) << s.idea;
+    // 128 x 64 x 256 x 256 outputs, 256 threads of 4 outputs each.
+    EXPECT_EQ(out.grid[0] * out.block[0] * 4, 128LL * 64 * 256 * 256) << s.idea;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 1, 1);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    ++tiles;
+  }
+  EXPECT_GE(tiles, 2);
+}
+
 // The reductions after the convolution are scheduled by their size: the 2 x 2 x 2 average
 // pool (8 elements per point) by one thread per point, serially; the LayerNorm statistics
 // over rows of 64 (many rows) by one warp per row, its lanes combining by shuffles; and each
