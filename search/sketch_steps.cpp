@@ -1,6 +1,7 @@
 #include "search/sketch_steps.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
@@ -141,6 +142,34 @@ bool splits_into_parts_everywhere(const Problem& p, const FuncDef& f, int64_t pa
 
 }  // namespace
 
+// Whether every load of `f` that both a reduction variable and f's last pure variable
+// index has its last index free of reduction variables and moved by that pure variable
+// (a minimum over the channels of NCHW data), and there is such a load: neighbouring points
+// are neighbouring elements, while a reduction's elements are rows apart. Loads that the
+// last pure variable does not index (a bias per channel) are the same for neighbouring
+// points.
+bool reduces_across_rows(const FuncDef& f) {
+  if (f.vars.empty() || f.body->rvars.empty()) return false;
+  std::set<std::string> rvars;
+  for (const auto& r : f.body->rvars) rvars.insert(r.name);
+  auto mentions_any = [&](const Expr& e) {
+    return std::any_of(rvars.begin(), rvars.end(), [&](const std::string& r) { return mentions_var(e, r); });
+  };
+  bool any = false, all = true;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (!e.defined()) return;
+    if (e->op == ExprOp::Load && !e->args.empty() &&
+        std::any_of(e->args.begin(), e->args.end(), [&](const Expr& a) { return mentions_any(a); }) &&
+        std::any_of(e->args.begin(), e->args.end(), [&](const Expr& a) { return mentions_var(a, f.vars.back()); })) {
+      any = true;
+      all = all && !mentions_any(e->args.back()) && mentions_var(e->args.back(), f.vars.back());
+    }
+    for (const auto& a : e->args) visit(a);
+  };
+  visit(f.body->args[0]);
+  return any && all;
+}
+
 void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
   const SizeBindings& sizes = p.size(p.default_size);
   const int64_t extent = reduction_extent(f, sizes), points = stage_points(f, sizes);
@@ -189,6 +218,16 @@ void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
     }
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redt"}, {"kind", "block"}}));
     steps.push_back(schedule_step("cross_thread_reduce", f.name, {{"loop", "redc"}, {"kind", "cluster"}}));
+  } else if (extent <= 4096 && static_cast<double>(points) >= kMachineThreads && reduces_across_rows(f)) {
+    // One thread per point, serially, unrolled by 8: a warp's loads are 32 neighbouring
+    // elements, where a warp per point would read 32 rows.
+    flat_grid(steps, f, 256, 1);
+    const std::string last = f.body->rvars.back().name;
+    if (rvar_extent(f.body->rvars.back(), sizes) >= 8) {
+      steps.push_back(schedule_step(
+          "split", f.name, {{"loop", last}, {"factor", 8}, {"outer", last + "_run"}, {"inner", last + "_unrolled"}}));
+      steps.push_back(schedule_step("unroll", f.name, {{"loop", last + "_unrolled"}}));
+    }
   } else if (extent <= kWarpReductionMax && static_cast<double>(points) * 32 >= kMachineThreads && !f.vars.empty()) {
     const std::string flat = fuse_loops(steps, f.name, f.vars, "flat");
     steps.push_back(schedule_step(

@@ -68,7 +68,10 @@ constexpr int64_t kWarpReductionMax = 512, kWarpPointsPerBlock = 8;
 // threads that each reduce one point serially (the reduction loops unrolled where they are
 // short at every size); few long reductions (kFewPoints, kClusterReductionMin) split over a
 // cluster of blocks per point, the block (256 to 1024 threads) and the cluster (8, or 16
-// where every size splits into 16 parts) as large as filling the machine takes; up to
+// where every size splits into 16 parts) as large as filling the machine takes; up to 4096
+// elements whose loads are rows apart while neighbouring points are neighbouring elements
+// (a minimum over NCHW's channels), at enough points for a thread each to fill the machine,
+// a flat grid of one thread per point reducing serially, unrolled by 8; up to
 // kWarpReductionMax elements at enough points, a warp per point (its lanes reading
 // consecutive elements and combining by shuffles, no block barrier); otherwise
 // one block per point whose threads (the power of two up to 256 that covers the extent, up

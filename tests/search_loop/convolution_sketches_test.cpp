@@ -282,6 +282,31 @@ TEST(ConvolutionSketches, TheOtherReductionsAreScheduledByTheirSize) {
   EXPECT_EQ(verified, 3);
 }
 
+// A minimum over the channels of NCHW data (level 2 #36's CMin over 128 channels at
+// 1M points): one thread per point reducing serially, unrolled by 8, so that a warp reads
+// 32 neighbouring columns, not a warp per point reading 32 channel planes; the LayerNorm
+// statistics of level 2 #3 (over contiguous rows) keep their warp per row (above).
+TEST(ConvolutionSketches, AReductionAcrossRowsTakesOneThreadPerPoint) {
+  const Problem p = kernelbench("level2/36_ConvTranspose2d_Min_Sum_GELU_Add.json");
+  int checked = 0;
+  for (const auto& s : legal_sketches(p)) {
+    if (!contains(s.idea, "implicit GEMM")) continue;
+    bool thread_per_point = false, unrolled = false, cross = false;
+    for (const auto& step : s.schedule) {
+      if (step.value("stage", "") != "CMin") continue;
+      const std::string op = step.value("op", "");
+      thread_per_point |= op == "bind" && step.value("loop", "") == "flat_thread";
+      unrolled |= op == "unroll" && step.value("loop", "") == "ro_unrolled";
+      cross |= op == "cross_thread_reduce";
+    }
+    EXPECT_TRUE(thread_per_point && unrolled && !cross) << s.idea;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 1, 1);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);
+}
+
 // A variance written as a sum of squares (GroupNorm's GNVar = sum GNCen * GNCen) is a
 // sum of products but no contraction: it gets the reduction's grid, not a matrix tile.
 TEST(ConvolutionSketches, ASumOfSquaresIsReducedNotTiledAsAMatrixProduct) {
