@@ -2,7 +2,7 @@
 // the guard and input checks, the timed launches and the verdict, over one CUDA context
 // and one set of buffers. It is kept in one file because its phases share that state
 // and the order of their steps is the protocol; the parts that stand alone are in the
-// files it includes (trial_plan, output_check, device_check, timing, trial_cache).
+// files it includes (trial_plan, trial_io, output_check, device_check, timing, trial_cache).
 #include "runtime/evaluation.h"
 
 #include <algorithm>
@@ -10,8 +10,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -29,13 +27,13 @@
 #include "runtime/host_parallel.h"
 #include "runtime/input_generator.h"
 #include "runtime/launch_sequence.h"
-#include "runtime/npy.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/output_check.h"
 #include "runtime/performance_floor.h"
 #include "runtime/precision_scan.h"
 #include "runtime/timing.h"
 #include "runtime/trial_cache.h"
+#include "runtime/trial_io.h"
 #include "runtime/trial_plan.h"
 
 namespace cusched::runtime {
@@ -142,12 +140,6 @@ std::vector<double> as_doubles(DType t, const std::vector<uint8_t>& raw) {
       out[static_cast<size_t>(i)] = load_element(t, raw.data() + static_cast<size_t>(i) * w);
   });
   return out;
-}
-
-void save_tensor(const std::string& dir, const std::string& file, const BufferSpec& b, const std::vector<uint8_t>& data,
-                 DType t) {
-  std::filesystem::create_directories(dir);
-  write_npy(dir + "/" + file, NpyArray{t, b.shape, data});
 }
 
 Verdict verdict_for_cuda(CUresult r) {
@@ -394,9 +386,9 @@ class Evaluation {
     }
     stage_ = Stage::setup;
 
-    if (saves_trial(index))
+    if (saves_trial(req_, index))
       save_trial_io(
-          index, [&](const std::string& name) { return inputs.at(name); },
+          req_, index, [&](const std::string& name) { return inputs.at(name); },
           [&](const std::string& name) { return cand_out.at(name); },
           [&](const std::string& name) { return ref_out.at(name); });
 
@@ -553,10 +545,10 @@ class Evaluation {
       }
     }
 
-    if (saves_trial(index)) {
+    if (saves_trial(req_, index)) {
       PhaseClock clock(res_.phase_ms.download);
       save_trial_io(
-          index, [&](const std::string& name) { return trial.inputs.at(name).download(); },
+          req_, index, [&](const std::string& name) { return trial.inputs.at(name).download(); },
           [&](const std::string& name) { return cand_alloc->buffers.at(name).download(); },
           [&](const std::string& name) { return trial.reference_outputs.at(name).download(); });
     }
@@ -578,25 +570,6 @@ class Evaluation {
   }
 
   // ---- Shared by both paths.
-
-  // Whether the request asks for trial `index`'s data in save_io_dir.
-  bool saves_trial(int index) const {
-    return !req_.save_io_dir.empty() && (req_.save_io_trials <= 0 || index < req_.save_io_trials);
-  }
-
-  // Writes trial `index`'s inputs, candidate outputs and reference outputs to save_io_dir,
-  // each buffer's bytes as the three functions give them.
-  using BufferBytes = std::function<std::vector<uint8_t>(const std::string&)>;
-  void save_trial_io(int index, const BufferBytes& input, const BufferBytes& output, const BufferBytes& reference) {
-    const std::string prefix = "trial" + std::to_string(index) + "_";
-    for (const auto* b : with_role(req_.candidate, BufferRole::Input))
-      save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, input(b->name), b->dtype);
-    for (const auto* b : with_role(req_.candidate, BufferRole::Output)) {
-      save_tensor(req_.save_io_dir, prefix + b->name + ".npy", *b, output(b->name), b->dtype);
-      const BufferSpec* r = req_.reference.find_buffer(b->name);
-      save_tensor(req_.save_io_dir, prefix + b->name + ".reference.npy", *r, reference(b->name), r->dtype);
-    }
-  }
 
   EvalResult fail_trial(int index, Verdict v, const std::string& buffer, const std::string& message) {
     res_.failed_trial = index;
