@@ -44,10 +44,6 @@ int aligned_lane_direction(const Expr& index, const std::string& var, int64_t fi
   return 0;
 }
 
-bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes) {
-  return aligned_lane_direction(index, var, first, lanes) == 1;
-}
-
 std::optional<VectorAccessPlan> plan_vector_access(
     const StmtNode& loop, const std::function<const EmittedBuffer*(const std::string&)>& lookup) {
   int64_t extent = 0, first = 0;
@@ -67,11 +63,10 @@ std::optional<VectorAccessPlan> plan_vector_access(
   const EmittedBuffer* target = lookup(store->buffer);
   const bool accumulate = !mentions_var(store->index, loop.var);
   const bool register_target = !accumulate && target && target->scope == MemScope::Register;
+  int store_direction = 1;
   if (accumulate) {
     if (!target || target->scope != MemScope::Register) return std::nullopt;
-  }
-  int store_direction = 1;
-  if (!accumulate && !register_target) {
+  } else if (!register_target) {
     if (!vectorizable_buffer(target)) return std::nullopt;
     store_direction = aligned_lane_direction(store->index, loop.var, first, extent);
     if (store_direction == 0) return std::nullopt;

@@ -40,13 +40,10 @@ struct VectorAccessPlan {
 std::optional<VectorAccessPlan> plan_vector_access(
     const StmtNode& loop, const std::function<const EmittedBuffer*(const std::string&)>& lookup);
 
-// True when `index` equals `var` plus an integer expression that, with `first` added,
-// is a multiple of `lanes` whatever its variables are.
-bool is_aligned_lane_index(const Expr& index, const std::string& var, int64_t first, int64_t lanes);
-
-// +1 where is_aligned_lane_index holds; -1 where `index` is an integer expression minus
-// `var` whose value at the last lane (var = first + lanes - 1) is a multiple of `lanes`
-// whatever its variables are; 0 otherwise.
+// +1 where `index` is `var` plus an integer expression that, with `first` added, is a
+// multiple of `lanes` whatever its variables are; -1 where `index` is an integer
+// expression minus `var` whose value at the last lane (var = first + lanes - 1) is such a
+// multiple; 0 otherwise.
 int aligned_lane_direction(const Expr& index, const std::string& var, int64_t first, int64_t lanes);
 
 }  // namespace cusched
