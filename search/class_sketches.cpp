@@ -94,31 +94,24 @@ std::vector<Sketch> reduction_sketches(const Problem& p) {
           {"one block per output of " + name + ", its reduction combined across " + std::to_string(t) + " threads", s},
           epilogues);
     }
-    // A serial reduction of 64 or more elements is also unrolled by 8 (in its order: the
-    // same sums), so that each thread has 8 loads in flight rather than one; of those the
-    // plain form stays at 128 threads only.
-    constexpr int64_t kSerialUnroll = 8;
-    const std::string last = f->body->rvars.empty() ? "" : f->body->rvars.back().name;
+    // A serial reduction of 64 or more elements is also unrolled (unroll_serial_reduction),
+    // so that each thread has 8 loads in flight rather than one; of those the plain form
+    // stays at 128 threads only.
+    const std::vector<std::pair<int64_t, bool>> serial =  // (threads, unrolled)
+        n >= 64 ? std::vector<std::pair<int64_t, bool>>{{128, false}, {128, true}, {256, true}}
+                : std::vector<std::pair<int64_t, bool>>{{128, false}, {256, false}};
     if (n <= 4096)
-      for (int64_t t : {128, 256})
-        for (bool unrolled : {false, true}) {
-          const bool long_serial = n >= 64 && !last.empty();
-          if (unrolled ? !long_serial : long_serial && t != 128) continue;
-          json s = json::array();
-          flat_grid(s, *f, t, 1);
-          if (unrolled) {
-            s.push_back(schedule_step(
-                "split", f->name,
-                {{"loop", last}, {"factor", kSerialUnroll}, {"outer", last + "_run"}, {"inner", last + "_unrolled"}}));
-            s.push_back(schedule_step("unroll", f->name, {{"loop", last + "_unrolled"}}));
-          }
-          schedule_rest(s, p, {f->name}, t);
-          add_with_epilogues(out,
-                             {"one thread per output of " + name + " with a serial reduction" +
-                                  (unrolled ? " unrolled by 8" : "") + ", " + std::to_string(t) + " threads per block",
-                              s},
-                             epilogues);
-        }
+      for (const auto& [t, unrolled] : serial) {
+        json s = json::array();
+        flat_grid(s, *f, t, 1);
+        if (unrolled) unroll_serial_reduction(s, *f);
+        schedule_rest(s, p, {f->name}, t);
+        add_with_epilogues(out,
+                           {"one thread per output of " + name + " with a serial reduction" +
+                                (unrolled ? " unrolled by 8" : "") + ", " + std::to_string(t) + " threads per block",
+                            s},
+                           epilogues);
+      }
     if (n <= 64)
       for (int64_t t : {128, 256})
         if (auto steps = staged_window(*f, t)) {

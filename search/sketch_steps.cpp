@@ -1,8 +1,8 @@
 #include "search/sketch_steps.h"
 
 #include <algorithm>
-#include <functional>
 
+#include "codegen/expr_loads.h"
 #include "dsl/expr_substitute.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
@@ -142,6 +142,15 @@ bool splits_into_parts_everywhere(const Problem& p, const FuncDef& f, int64_t pa
 
 }  // namespace
 
+void unroll_serial_reduction(json& steps, const FuncDef& f) {
+  if (f.body->rvars.empty()) return;
+  const std::string last = f.body->rvars.back().name;
+  steps.push_back(schedule_step(
+      "split", f.name,
+      {{"loop", last}, {"factor", kSerialReductionUnroll}, {"outer", last + "_run"}, {"inner", last + "_unrolled"}}));
+  steps.push_back(schedule_step("unroll", f.name, {{"loop", last + "_unrolled"}}));
+}
+
 // Whether every load of `f` that both a reduction variable and f's last pure variable
 // index has its last index free of reduction variables and moved by that pure variable
 // (a minimum over the channels of NCHW data), and there is such a load: neighbouring points
@@ -155,19 +164,15 @@ bool reduces_across_rows(const FuncDef& f) {
   auto mentions_any = [&](const Expr& e) {
     return std::any_of(rvars.begin(), rvars.end(), [&](const std::string& r) { return mentions_var(e, r); });
   };
-  bool any = false, all = true;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
-    if (!e.defined()) return;
-    if (e->op == ExprOp::Load && !e->args.empty() &&
-        std::any_of(e->args.begin(), e->args.end(), [&](const Expr& a) { return mentions_any(a); }) &&
-        std::any_of(e->args.begin(), e->args.end(), [&](const Expr& a) { return mentions_var(a, f.vars.back()); })) {
-      any = true;
-      all = all && !mentions_any(e->args.back()) && mentions_var(e->args.back(), f.vars.back());
-    }
-    for (const auto& a : e->args) visit(a);
-  };
-  visit(f.body->args[0]);
-  return any && all;
+  bool any = false;
+  for (const ExprNode* l : loads_in(f.body->args[0])) {
+    if (l->args.empty() || std::none_of(l->args.begin(), l->args.end(), mentions_any) ||
+        std::none_of(l->args.begin(), l->args.end(), [&](const Expr& a) { return mentions_var(a, f.vars.back()); }))
+      continue;
+    if (mentions_any(l->args.back()) || !mentions_var(l->args.back(), f.vars.back())) return false;
+    any = true;
+  }
+  return any;
 }
 
 void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
@@ -222,12 +227,7 @@ void reduction_grid(json& steps, const Problem& p, const FuncDef& f) {
     // One thread per point, serially, unrolled by 8: a warp's loads are 32 neighbouring
     // elements, where a warp per point would read 32 rows.
     flat_grid(steps, f, 256, 1);
-    const std::string last = f.body->rvars.back().name;
-    if (rvar_extent(f.body->rvars.back(), sizes) >= 8) {
-      steps.push_back(schedule_step(
-          "split", f.name, {{"loop", last}, {"factor", 8}, {"outer", last + "_run"}, {"inner", last + "_unrolled"}}));
-      steps.push_back(schedule_step("unroll", f.name, {{"loop", last + "_unrolled"}}));
-    }
+    if (rvar_extent(f.body->rvars.back(), sizes) >= kSerialReductionUnroll) unroll_serial_reduction(steps, f);
   } else if (extent <= kWarpReductionMax && static_cast<double>(points) * 32 >= kMachineThreads && !f.vars.empty()) {
     const std::string flat = fuse_loops(steps, f.name, f.vars, "flat");
     steps.push_back(schedule_step(

@@ -63,6 +63,14 @@ constexpr int64_t kFewPoints = 2 * kMultiprocessors, kClusterReductionMin = 6553
 // fill the machine, are combined by one warp per point, kWarpPointsPerBlock points a block.
 constexpr int64_t kWarpReductionMax = 512, kWarpPointsPerBlock = 8;
 
+// A serial reduction's loads in flight per thread where it is unrolled
+// (unroll_serial_reduction).
+constexpr int64_t kSerialReductionUnroll = 8;
+
+// Steps that split f's innermost reduction loop by kSerialReductionUnroll and unroll the
+// inner part (in the loop's own order: the same sums).
+void unroll_serial_reduction(nlohmann::json& steps, const FuncDef& f);
+
 // A reduction stage that no tile covers, by the points it computes and the elements each
 // reduces at the problem's default size: up to kSerialReductionMax elements, a flat grid of
 // threads that each reduce one point serially (the reduction loops unrolled where they are
