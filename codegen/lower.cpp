@@ -32,8 +32,8 @@ const std::vector<LoweringPass>& lowering_passes() {
       {"build_kernels", [](const ScheduleState& st, LoweredProgram& p) { p.kernels = build_kernels(st, p.buffers); }},
       {"assign_launch_dims", each_kernel(assign_launch_dims)},              // 3. grid, block, barrier placement rule
       {"drop_covered_copy_guards", each_kernel(drop_covered_copy_guards)},  // 4. copy loops that no thread overruns
-      {"simplify_divisions", each_kernel(simplify_divisions)},              // 5. divisions through the indices' ranges
-      {"resolve_register_tails", each_kernel(resolve_register_tails)},      // 6. register tails: owner and register
+      {"simplify_divisions", each_kernel(simplify_divisions)},  // 5. divisions, comparisons through index ranges
+      {"resolve_register_tails", each_kernel(resolve_register_tails)},  // 6. register tails: owner and register
       {"issue_refills_after_fragments",
        each_kernel(issue_refills_after_fragments)},  // 7. wgmma k-steps: copies after the fragment loads
       {"check_register_arrays",

@@ -15,7 +15,8 @@ void assign_launch_dims(Kernel& k);
 // Drops the guards of cooperative copy loops that every thread's every iteration passes.
 void drop_covered_copy_guards(Kernel& k);
 // Integer divisions and moduli by constants split through the ranges of the kernel's
-// indices where exact: (v * 256 + tid) / 8 -> v * 32 + tid / 8, (v * 256 + tid) % 8 -> tid % 8.
+// indices where exact: (v * 256 + tid) / 8 -> v * 32 + tid / 8, (v * 256 + tid) % 8 -> tid % 8;
+// integer comparisons those ranges decide folded to constants, with the logic over them.
 void simplify_divisions(Kernel& k);
 // Proves that every read of a shared copy's register tail (cache_read registers) is made
 // by the thread that copied the element, and names its register by the unrolled loops.
