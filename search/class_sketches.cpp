@@ -182,6 +182,21 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
   return out;
 }
 
+// Whether convolution-shaped `f` (convolution_roles) may copy its data channels last: the
+// data is an input of `p` and `f` is the pipeline's only convolution-shaped stage (the
+// phases of a transposed convolution would each copy the whole input).
+bool may_copy_data_channels_last(const Problem& p, const FuncDef& f) {
+  const auto roles = convolution_roles(f);
+  if (!roles) return false;
+  const auto& stages = p.pipeline.stages();
+  const auto convolutions = std::count_if(stages.begin(), stages.end(), [](const auto& s) {
+    return s->is_sum_of_products() && convolution_roles(*s).has_value();
+  });
+  const auto& inputs = p.pipeline.inputs();
+  return convolutions == 1 &&
+         std::any_of(inputs.begin(), inputs.end(), [&](const auto& t) { return t->name == roles->data; });
+}
+
 // Convolution tiles (convolution_tile_sketches.h) on every convolution-shaped stage, the
 // same tile on each where it applies (a stage without that tile takes its first); the
 // flat grid with the reduction serial as the fallback.
@@ -192,7 +207,7 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
   std::vector<std::string> epilogues;
   for (const auto& f : p.pipeline.stages())
     if (f->is_sum_of_products())
-      if (auto tiles = convolution_tile_sketches(*f, sizes); !tiles.empty()) {
+      if (auto tiles = convolution_tile_sketches(*f, sizes, may_copy_data_channels_last(p, *f)); !tiles.empty()) {
         if (tiled.empty()) epilogues = epilogue_candidates(p, f->name);
         tiled.emplace_back(f.get(), std::move(tiles));
       }

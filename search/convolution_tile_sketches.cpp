@@ -237,6 +237,59 @@ std::optional<std::vector<int64_t>> weights_relayout_order(const FuncDef& f, con
   return order;
 }
 
+// The order in which relayout copies the data so that the channel sum is its innermost
+// dimension (channels last: data(n, rc, h, w) becomes (n, h, w, rc)), so that each step's
+// copy of the data reads whole 128-byte rows of 32 channels; nullopt where the channel sum
+// is not a whole index of the data or already innermost.
+std::optional<std::vector<int64_t>> data_relayout_order(const FuncDef& f, const ConvolutionRoles& r) {
+  const auto loads = f.product_loads();
+  if (!loads) return std::nullopt;
+  const Expr data = loads->first->name == r.data ? loads->first : loads->second;
+  std::optional<int64_t> k;
+  std::vector<int64_t> order;
+  for (size_t d = 0; d < data->args.size(); ++d) {
+    const Expr& a = data->args[d];
+    if (a->op == ExprOp::Var && a->name == r.channel_sum && !k)
+      k = static_cast<int64_t>(d);
+    else if (mentions_var(a, r.channel_sum))
+      return std::nullopt;
+    else
+      order.push_back(static_cast<int64_t>(d));
+  }
+  if (!k || *k + 1 == static_cast<int64_t>(data->args.size())) return std::nullopt;
+  order.push_back(*k);
+  return order;
+}
+
+// The relayout copy `relaid` of a tensor whose innermost dimension moves (to position
+// `moved` of the copy) while the copy's innermost dimension comes from further out: a
+// transpose through shared memory. Each block takes 32 of the moved dimension by 32 of
+// the copy's innermost (the copy's other dimensions fused onto blockIdx.x with them),
+// reads the tile from the source along its rows (one 128-byte row per warp) into a shared
+// copy padded by one element, and writes the copy along its own rows: 32 x 4 threads,
+// 8 elements each.
+json transposing_copy_steps(const std::string& relaid, int64_t rank, int64_t moved, const std::string& source) {
+  json s = json::array();
+  const std::string inner = "d" + std::to_string(rank - 1), along = "d" + std::to_string(moved);
+  s.push_back(schedule_step("split", relaid, {{"loop", along}, {"factor", 32}, {"outer", "ro"}, {"inner", "ri"}}));
+  s.push_back(schedule_step("split", relaid, {{"loop", inner}, {"factor", 32}, {"outer", "co"}, {"inner", "ci"}}));
+  s.push_back(schedule_step("split", relaid, {{"loop", "ri"}, {"factor", 8}, {"outer", "ry"}, {"inner", "rz"}}));
+  std::vector<std::string> block;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (d != moved) block.push_back("d" + std::to_string(d));
+  block.push_back("ro");
+  block.push_back("co");
+  std::vector<std::string> order = block;
+  for (const char* l : {"ry", "rz", "ci"}) order.push_back(l);
+  s.push_back(schedule_step("reorder", relaid, {{"loops", order}}));
+  const std::string blk = fuse_loops(s, relaid, block, "tile");
+  s.push_back(schedule_step("bind", relaid, {{"loop", blk}, {"axis", "blockIdx.x"}}));
+  s.push_back(schedule_step("bind", relaid, {{"loop", "ci"}, {"axis", "threadIdx.x"}}));
+  s.push_back(schedule_step("bind", relaid, {{"loop", "ry"}, {"axis", "threadIdx.y"}}));
+  s.push_back(schedule_step("cache_read", relaid, {{"source", source}, {"scope", "shared"}, {"at", blk}, {"pad", 1}}));
+  return s;
+}
+
 // Implicit GEMM on warpgroup tensor cores (wgmma m64nNk8): per block 128 columns (two
 // warpgroups of 64, the M side) x `bn` output channels (the N side, one instruction
 // wide); the channel sum in chunks of 32 (one swizzled 128-byte row of the weights per
@@ -248,9 +301,13 @@ std::optional<std::vector<int64_t>> weights_relayout_order(const FuncDef& f, con
 // multiprocessor where the buffers allow it (TF32, 3 deep); 3xTF32 holds two more tiles
 // of the weights. With `two_rows`, a block computes two output rows (a warpgroup each,
 // over all 128 columns), so that each step's weights serve twice the products.
+// With `data_order` (data_relayout_order), the data is relaid out channels last by a
+// transposing kernel of its own (transposing_copy_steps), so that each step's copy of it
+// is 16-byte copies of whole rows of 32 channels, its pitch padded to 36 elements (the
+// A fragments' eight columns by four channels then read 32 different banks).
 json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
                          int depth, const std::vector<int64_t>& weights_order, bool two_rows,
-                         const SizeBindings& sizes) {
+                         const std::optional<std::vector<int64_t>>& data_order, const SizeBindings& sizes) {
   // Two rows: the output row loop split in pairs, a warpgroup per row (threadIdx.y), each
   // over the block's 128 columns (two 64-row parts of the wgmma tile).
   ConvolutionRoles roles = r;
@@ -277,13 +334,23 @@ json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn
   std::vector<std::string> copy_vars;
   for (size_t d = 0; d < weights_order.size(); ++d) copy_vars.push_back("d" + std::to_string(d));
   s = concat_steps({json::array({relayout}), flat_grid_steps(relaid, copy_vars, 256), s});
+  std::string data = r.data;
+  int64_t data_pad = 0;
+  if (data_order) {
+    data = r.data + "_" + f.name;
+    const int64_t rank = static_cast<int64_t>(data_order->size());
+    const int64_t moved = std::find(data_order->begin(), data_order->end(), rank - 1) - data_order->begin();
+    const json data_relayout = {
+        {"op", "relayout"}, {"stage", f.name}, {"source", r.data}, {"order", *data_order}, {"name", data}};
+    s = concat_steps({json::array({data_relayout}), transposing_copy_steps(data, rank, moved, r.data), s});
+    data_pad = 4;
+  } else {
+    data_pad = data_copy_pad(f, r, 32, true, sizes, rows_swept);
+  }
   s.push_back(
       schedule_step("cache_read", f.name, {{"source", relaid}, {"scope", "shared"}, {"at", at}, {"swizzle", true}}));
-  s.push_back(schedule_step("cache_read", f.name,
-                            {{"source", r.data},
-                             {"scope", "shared"},
-                             {"at", at},
-                             {"pad", data_copy_pad(f, r, 32, true, sizes, rows_swept)}}));
+  s.push_back(
+      schedule_step("cache_read", f.name, {{"source", data}, {"scope", "shared"}, {"at", at}, {"pad", data_pad}}));
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m64nNk8"}, {"precision", precision}}));
   s.push_back(
       schedule_step("launch_bounds", f.name,
@@ -321,7 +388,7 @@ std::optional<ConvolutionRoles> convolution_roles(const FuncDef& f) {
   return r;
 }
 
-std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindings& sizes) {
+std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindings& sizes, bool channels_last) {
   std::vector<Sketch> out;
   auto roles = convolution_roles(f);
   if (!roles) return out;
@@ -375,10 +442,21 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     // channel sum in whole 128-byte rows of the weights.
     const int64_t bn = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels <= 256 ? channels : 0;
     const auto weights_order = weights_relayout_order(f, r);
+    const auto data_order = channels_last ? data_relayout_order(f, r) : std::nullopt;
+    struct WgmmaTile {
+      std::string precision;
+      int depth;
+      bool two_rows, relaid_data;
+    };
+    std::vector<WgmmaTile> wgmma_tiles = {
+        {"tf32", 4, false, false}, {"tf32", 3, false, false}, {"3xtf32", 3, false, false}, {"tf32", 4, true, false}};
+    if (data_order)
+      for (const auto& t :
+           {WgmmaTile{"tf32", 4, true, true}, WgmmaTile{"tf32", 3, false, true}, WgmmaTile{"3xtf32", 3, false, true}})
+        wgmma_tiles.push_back(t);
     if (sum % 32 == 0 && bn % 8 == 0 && weights_order)
       for (const auto& [roles, first, fused_text] : column_sets)
-        for (const auto& [precision, depth, two_rows] : std::vector<std::tuple<std::string, int, bool>>{
-                 {"tf32", 4, false}, {"tf32", 3, false}, {"3xtf32", 3, false}, {"tf32", 4, true}}) {
+        for (const auto& [precision, depth, two_rows, relaid_data] : wgmma_tiles) {
           // Two rows where the rows are the block's last loop (the data reads them).
           if (two_rows && (roles.outer.empty() || roles.outer.back() != f.vars[f.vars.size() - 2] ||
                            pure_extent(f, roles.outer.back(), sizes) < 2))
@@ -387,11 +465,12 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
               {"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): " + (two_rows ? "2 rows x " : "") +
                    "128 columns x " + std::to_string(bn) + " channels per block" + fused_text +
                    ", the channel sum in chunks of 32 and the taps walked as one loop, the weights relaid out "
-                   "(taps, channels, channel sum) by a kernel of their own, each step's data and weights "
-                   "(swizzled) staged in shared memory, " +
-                   std::to_string(depth) + " deep",
-               concat_steps(
-                   {first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_order, two_rows, sizes)})});
+                   "(taps, channels, channel sum) by a kernel of their own, " +
+                   (relaid_data ? "the data relaid out channels last by a transposing kernel of its own, " : "") +
+                   "each step's data and weights (swizzled) staged in shared memory, " + std::to_string(depth) +
+                   " deep",
+               concat_steps({first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_order, two_rows,
+                                                        relaid_data ? data_order : std::nullopt, sizes)})});
         }
   }
   return out;

@@ -33,7 +33,9 @@ std::optional<ConvolutionRoles> convolution_roles(const FuncDef& f);
 // Sketches for `f` at `sizes` (the extents pick which tiles divide): register tiles
 // always, tensor-core tiles where the output channels and the channel sum allow them.
 // Each sketch's idea names its tile without the stage, so that the same tile can be
-// picked for each of several convolution stages.
-std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindings& sizes);
+// picked for each of several convolution stages. With `channels_last`, the warpgroup
+// tiles also come with the data copied channels last (relayout; the data must be an
+// input of the pipeline).
+std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindings& sizes, bool channels_last);
 
 }  // namespace cusched::search

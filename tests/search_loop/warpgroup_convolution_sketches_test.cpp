@@ -27,7 +27,7 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmReadsEachTapsWeightsThroughADescr
     p.sizes["small"][k] = v;
   int checked = 0;
   for (const auto& s : legal_sketches(p)) {
-    if (!contains(s.idea, "wgmma") || contains(s.idea, "fuse_epilogue")) continue;
+    if (!contains(s.idea, "wgmma") || contains(s.idea, "fuse_epilogue") || contains(s.idea, "channels last")) continue;
     const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
     // 3xTF32: the tensor cores read the high and low parts split from that slice.
     const bool split = contains(s.idea, "3xtf32");
@@ -88,6 +88,51 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionReadsItsW
     ++checked;
   }
   EXPECT_EQ(checked, 7) << "TF32 4 and 3 deep, 3xTF32, each also over rows and columns fused; TF32 over two rows";
+}
+
+// The data copied channels last (level 2 #1, x(n, rc, h, w) read by its only convolution):
+// relayout order (0, 2, 3, 1), made by a kernel that transposes 32 x 32 tiles through
+// shared memory (its reads run along the input's rows, its writes along the copy's),
+// so that each step's copy of the data is 16-byte copies of whole rows of 32 channels,
+// padded to 36 (the A fragments' 8 columns x 4 channels on 32 banks); TF32 over two rows,
+// TF32 3 deep and 3xTF32 verify in the interpreter where the last tile reaches past the
+// data's end.
+TEST(ConvolutionSketches, WarpgroupImplicitGemmCopiesTheDataChannelsLast) {
+  Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
+  for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 64}, {"CO", 128}, {"H", 3}, {"W", 128}})
+    p.sizes["small"][k] = v;
+  int checked = 0;
+  for (const auto& s : legal_sketches(p)) {
+    if (!contains(s.idea, "channels last") || contains(s.idea, "fuse_epilogue")) continue;
+    int data_relayouts = 0;
+    for (const auto& step : s.schedule) {
+      if (step["op"] == "relayout" && step["source"] == "x") {
+        EXPECT_EQ(step["order"], nlohmann::json::array({0, 2, 3, 1})) << s.idea;
+        ++data_relayouts;
+      }
+      if (step["op"] == "cache_read" && step["stage"] == "Conv") {
+        EXPECT_NE(step["source"], "x") << s.idea;
+      }
+      if (step["op"] == "cache_read" && step["source"] == "x_Conv") {
+        EXPECT_EQ(step["pad"], 4) << s.idea;
+      }
+    }
+    EXPECT_EQ(data_relayouts, 1) << s.idea;
+    const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name));
+    const auto copy_kernel = cuda.find("__global__ void k0_x_Conv(");
+    ASSERT_NE(copy_kernel, std::string::npos) << s.idea;
+    const std::string copy = cuda.substr(copy_kernel, cuda.find("\n}", copy_kernel) - copy_kernel);
+    EXPECT_TRUE(contains(copy, "__shared__")) << copy;
+    EXPECT_TRUE(contains(copy, "__syncthreads()")) << copy;
+    EXPECT_TRUE(contains(cuda, "cp_async_16(&x_Conv_shared[")) << s.idea;
+    EXPECT_FALSE(contains(cuda, "cp_async_4(&x_Conv_shared[")) << s.idea;
+    expect_verifies_at_small_size(p, s);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3) << "TF32 over two rows, TF32 3 deep, 3xTF32";
+  // A transposed convolution's phases each read the input: none copies it channels last.
+  for (const auto& s : legal_sketches(kernelbench("level2/5_ConvTranspose2d_Subtract_Tanh.json")))
+    EXPECT_FALSE(contains(s.idea, "channels last")) << s.idea;
 }
 
 }  // namespace
