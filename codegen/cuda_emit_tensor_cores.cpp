@@ -192,7 +192,7 @@ void KernelWriter::ldmatrix(const StmtNode& s) {
       const std::string target = expr_.element(s.buffer, s.index + make_int(j * per_word + e));
       const std::string word = "ldm[" + std::to_string(j) + "]";
       if (bytes == 4)
-        line(target + " = __uint_as_float(" + word + ");");
+        line(target + " = " + (frag->f32_words ? word : "__uint_as_float(" + word + ")") + ";");
       else
         line(target + " = " + (src->dtype == DType::bf16 ? "__ushort_as_bfloat16" : "__ushort_as_half") +
              "(static_cast<unsigned short>(" + word + (e ? " >> 16" : " & 0xffffu") + "));");

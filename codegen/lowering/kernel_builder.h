@@ -284,6 +284,8 @@ class KernelBuilder {
   int wgmma_groups_in_flight(const Ctx& c) const;
   Stmt emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool in_thread, bool in_serial);
   std::pair<std::string, Expr> wgmma_b_operand(const Ctx& c, const TensorCoreTile& T, const Env& caches);
+  Stmt a_fragment_ldmatrix(const Ctx& c, const TensorCoreTile& T, const Env& env, const Env& caches, int64_t mt,
+                           int64_t kt, const std::string& frag, int64_t at);
   Stmt split_wgmma_b_tile(const std::string& b, const Expr& start, int64_t elements, const std::string& hi,
                           const std::string& lo, const Expr& slot, const Expr& tid, int64_t threads);
 };

@@ -1,5 +1,6 @@
 // tensor_core m64nNk8 and m64nNk16: a sum of products on warpgroup-wide wgmma.mma_async
-// tensor-core instructions (tf32 k8, bf16 or f16 k16), A from registers and B from a
+// tensor-core instructions (tf32 k8, bf16 or f16 k16), A from registers (one ldmatrix per
+// tf32 fragment where its copy allows) and B from a
 // swizzled shared copy (cache_read swizzle),
 // with a k-step left in flight when the copies are pipelined deeply enough (pipeline);
 // in 3xtf32, three TF32 products of the operands' high and low parts per k-step.
@@ -7,6 +8,7 @@
 
 #include "codegen/linear_form.h"
 #include "codegen/lowering/kernel_builder.h"
+#include "codegen/passes/ldmatrix_plan.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 #include "dsl/expr_substitute.h"
@@ -103,6 +105,38 @@ int KernelBuilder::wgmma_groups_in_flight(const Ctx& c) const {
   return pipelined_reduction && reductions == 2 ? 1 : 0;  // the pipelined loop and the tile's k loop
 }
 
+// One ldmatrix (four 8 x 4 matrices of 32-bit words) for the TF32 A fragment of the 64-row
+// part `mt` and k8 step `kt`, into `frag` from `at`, where its four elements read a shared
+// copy unguarded in 16-byte aligned rows along k (plan_ldmatrix: the copy K-major, such
+// as a convolution's data copied channels last); a null statement otherwise (the caller
+// keeps one load per element). The fragment's rows are planned over a warp's lane
+// (group and quad) with the warp of the warpgroup as a term of its own, then read with
+// the warpgroup's lane.
+Stmt KernelBuilder::a_fragment_ldmatrix(const Ctx& c, const TensorCoreTile& T, const Env& env, const Env& caches,
+                                        int64_t mt, int64_t kt, const std::string& frag, int64_t at) {
+  const std::string stage = c.f.name, lane = stage + "_lane", warp_lane = stage + "_wl", warp = stage + "_wv";
+  const Expr wl = make_var(warp_lane), wv = make_var(warp);
+  std::vector<Expr> values;
+  for (int i = 0; i < kWgmmaAElements; ++i) {
+    const WgmmaElement e = wgmma_a_element(0, i, Precision::tf32);
+    const Expr m = make_int(mt * kWgmmaM + e.row) + wv * make_int(16) + wl / make_int(4);
+    const Expr k = make_int(kt * kWgmmaK + e.col) + wl % make_int(4);
+    const TileOperand a = tile_operand(c, T.fa, {{T.mv, m}, {T.kv, k}}, T.nv, T.mv, T.kv, env, caches, false);
+    if (a.cond.defined()) return Stmt();
+    values.push_back(a.value);
+  }
+  auto is_shared = [&](const std::string& b) {
+    for (const auto& [src, r] : caches)
+      if (r.buffer == b) return r.scope == MemScope::Shared;
+    return false;
+  };
+  const auto plan = plan_ldmatrix(values, warp_lane, is_shared);
+  if (!plan || plan->transpose || plan->matrices != kWgmmaAElements) return Stmt();
+  const Expr lanev = make_var(lane);
+  const Expr row = substitute(plan->row_address, {{warp_lane, lanev % make_int(32)}, {warp, lanev / make_int(32)}});
+  return make_ldmatrix(frag, make_int(at), plan->source, row, plan->matrices, false);
+}
+
 // A sum of products on warpgroup tensor cores (wgmma.mma_async m64nNk8, tf32;
 // codegen/wgmma_layout.h). The tile's m loop is split into 64-row parts, each one
 // instruction per k8 step over all N columns of the n loop; the 128 threads of each
@@ -175,7 +209,12 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
           const Expr slot = make_int(parity * b_tile);
           if (split) s.push_back(split_wgmma_b_tile(b_buffer, b_start, b_tile, b_hi, b_lo, slot, tid, threads));
           for (int64_t mt = 0; mt < MT; ++mt)
-            for (int64_t kt = 0; kt < KT; ++kt)
+            for (int64_t kt = 0; kt < KT; ++kt) {
+              if (!split && operands == Precision::tf32)
+                if (Stmt load = a_fragment_ldmatrix(c, T, e2, c2, mt, kt, frag, frag_index(mt, kt, 0))) {
+                  s.push_back(load);
+                  continue;
+                }
               for (int i = 0; i < AE; ++i) {
                 // the offsets of element i from thread 0's row and column (the quad steps k by 1 in
                 // k8, by 2 in k16)
@@ -193,6 +232,7 @@ Stmt KernelBuilder::emit_wgmma(Ctx& c, const Env& env, const Env& caches, bool i
                 s.push_back(make_store(frag, make_int(at), hi));
                 s.push_back(make_store(frag, make_int(at + per_part), lo));
               }
+            }
           s.push_back(make_wgmma_fence());
           for (int64_t mt = 0; mt < MT; ++mt)
             for (int64_t kt = 0; kt < KT; ++kt) {

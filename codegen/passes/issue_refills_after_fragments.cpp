@@ -61,11 +61,11 @@ const StmtNode* innermost_block(const Stmt& s, int64_t& threads) {
   return innermost_block(s->body[0], threads);
 }
 
-// Position of the wgmma fence in `b` when everything before it stores fragments, else 0.
+// Position of the wgmma fence in `b` when everything before it loads fragments, else 0.
 size_t fence_after_fragment_loads(const StmtNode& b) {
   for (size_t i = 0; i < b.body.size(); ++i) {
     if (b.body[i]->kind == StmtKind::WgmmaFence) return i;
-    if (b.body[i]->kind != StmtKind::Store) return 0;
+    if (b.body[i]->kind != StmtKind::Store && b.body[i]->kind != StmtKind::LdMatrix) return 0;
   }
   return 0;
 }

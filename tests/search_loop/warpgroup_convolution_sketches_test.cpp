@@ -94,7 +94,8 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmOfATransposedConvolutionReadsItsW
 // relayout order (0, 2, 3, 1), made by a kernel that transposes 32 x 32 tiles through
 // shared memory (its reads run along the input's rows, its writes along the copy's),
 // so that each step's copy of the data is 16-byte copies of whole rows of 32 channels,
-// padded to 36 (the A fragments' 8 columns x 4 channels on 32 banks); TF32 over two rows,
+// padded to 36 (the A fragments' 8 columns x 4 channels on 32 banks), and TF32 loads each
+// A fragment with one ldmatrix; TF32 over two rows,
 // TF32 3 deep and 3xTF32 verify in the interpreter where the last tile reaches past the
 // data's end.
 TEST(ConvolutionSketches, WarpgroupImplicitGemmCopiesTheDataChannelsLast) {
@@ -126,6 +127,11 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmCopiesTheDataChannelsLast) {
     EXPECT_TRUE(contains(copy, "__syncthreads()")) << copy;
     EXPECT_TRUE(contains(cuda, "cp_async_16(&x_Conv_shared[")) << s.idea;
     EXPECT_FALSE(contains(cuda, "cp_async_4(&x_Conv_shared[")) << s.idea;
+    // TF32's A fragments (8 columns x 4 channels, four times) come with one ldmatrix each.
+    if (!contains(s.idea, "3xtf32")) {
+      EXPECT_TRUE(contains(cuda, "ldmatrix_x4(ldm, &x_Conv_shared[")) << s.idea;
+      EXPECT_FALSE(std::regex_search(cuda, std::regex(R"(Conv_fa\[\d+\] = [^;]*x_Conv_shared)"))) << s.idea;
+    }
     expect_verifies_at_small_size(p, s);
     ++checked;
   }
