@@ -305,9 +305,14 @@ json transposing_copy_steps(const std::string& relaid, int64_t rank, int64_t mov
 // transposing kernel of its own (transposing_copy_steps), so that each step's copy of it
 // is 16-byte copies of whole rows of 32 channels, its pitch padded to 36 elements (the
 // A fragments' eight columns by four channels then read 32 different banks).
+// With `row_taps_share` (and `data_order`), the last tap (the columns' shift) stays a loop
+// inside the step: each step stages one chunk's data once for all that tap's shifts (its
+// rows widened by them) and the weights of all of them, and each shift reads the data's
+// copy a row further on.
 json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
                          int depth, const std::vector<int64_t>& weights_order, bool two_rows,
-                         const std::optional<std::vector<int64_t>>& data_order, const SizeBindings& sizes) {
+                         const std::optional<std::vector<int64_t>>& data_order, bool row_taps_share,
+                         const SizeBindings& sizes) {
   // Two rows: the output row loop split in pairs, a warpgroup per row (threadIdx.y), each
   // over the block's 128 columns (two 64-row parts of the wgmma tile).
   ConvolutionRoles roles = r;
@@ -324,6 +329,7 @@ json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn
   s = concat_steps({s, implicit_gemm_blocks(f, roles, bn, 32, two_rows ? "" : "colm", "chn", json::array(), inner)});
   std::vector<std::string> steps = {"rco"};
   steps.insert(steps.end(), r.taps.begin(), r.taps.end());
+  if (row_taps_share && data_order && !r.taps.empty()) steps.pop_back();
   const std::string at = fuse_loops(s, f.name, steps, "kstep");
   bind_implicit_gemm_blocks(s, f, roles);
   s.push_back(schedule_step("bind", f.name, {{"loop", two_rows ? "rowi" : "colw"}, {"axis", "threadIdx.y"}}));
@@ -354,7 +360,8 @@ json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m64nNk8"}, {"precision", precision}}));
   s.push_back(
       schedule_step("launch_bounds", f.name,
-                    {{"max_threads", 256}, {"min_blocks", precision == "tf32" && depth <= 3 && !two_rows ? 2 : 1}}));
+                    {{"max_threads", 256},
+                     {"min_blocks", precision == "tf32" && depth <= 3 && !two_rows && !row_taps_share ? 2 : 1}}));
   s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", depth}}));
   return s;
 }
@@ -446,17 +453,27 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     struct WgmmaTile {
       std::string precision;
       int depth;
-      bool two_rows, relaid_data;
+      bool two_rows, relaid_data, row_taps_share;
     };
-    std::vector<WgmmaTile> wgmma_tiles = {
-        {"tf32", 4, false, false}, {"tf32", 3, false, false}, {"3xtf32", 3, false, false}, {"tf32", 4, true, false}};
-    if (data_order)
-      for (const auto& t :
-           {WgmmaTile{"tf32", 4, true, true}, WgmmaTile{"tf32", 3, false, true}, WgmmaTile{"3xtf32", 3, false, true}})
+    std::vector<WgmmaTile> wgmma_tiles = {{"tf32", 4, false, false, false},
+                                          {"tf32", 3, false, false, false},
+                                          {"3xtf32", 3, false, false, false},
+                                          {"tf32", 4, true, false, false}};
+    if (data_order) {
+      for (const auto& t : {WgmmaTile{"tf32", 4, true, true, false}, WgmmaTile{"tf32", 3, false, true, false},
+                            WgmmaTile{"3xtf32", 3, false, true, false}})
         wgmma_tiles.push_back(t);
+      // A row's taps sharing each step's data: their weights (32 channels x bn each) and the
+      // data of two rows, two buffers of each, within a block's shared memory.
+      const auto last_tap = std::find_if(f.body->rvars.begin(), f.body->rvars.end(), [&](const ReductionVar& v) {
+        return !r.taps.empty() && v.name == r.taps.back();
+      });
+      if (last_tap != f.body->rvars.end() && rvar_extent(*last_tap, sizes) <= 3 && bn <= 128)
+        for (const bool two : {true, false}) wgmma_tiles.push_back({"tf32", 2, two, true, true});
+    }
     if (sum % 32 == 0 && bn % 8 == 0 && weights_order)
       for (const auto& [roles, first, fused_text] : column_sets)
-        for (const auto& [precision, depth, two_rows, relaid_data] : wgmma_tiles) {
+        for (const auto& [precision, depth, two_rows, relaid_data, row_taps_share] : wgmma_tiles) {
           // Two rows where the rows are the block's last loop (the data reads them).
           if (two_rows && (roles.outer.empty() || roles.outer.back() != f.vars[f.vars.size() - 2] ||
                            pure_extent(f, roles.outer.back(), sizes) < 2))
@@ -464,13 +481,17 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
           out.push_back(
               {"implicit GEMM on warpgroup tensor cores (wgmma " + precision + "): " + (two_rows ? "2 rows x " : "") +
                    "128 columns x " + std::to_string(bn) + " channels per block" + fused_text +
-                   ", the channel sum in chunks of 32 and the taps walked as one loop, the weights relaid out "
-                   "(taps, channels, channel sum) by a kernel of their own, " +
+                   ", the channel sum in chunks of 32 and the taps walked as one loop" +
+                   (row_taps_share ? " but for " + r.taps.back() : "") +
+                   ", the weights relaid out (taps, channels, channel sum) by a kernel of their own, " +
                    (relaid_data ? "the data relaid out channels last by a transposing kernel of its own, " : "") +
-                   "each step's data and weights (swizzled) staged in shared memory, " + std::to_string(depth) +
-                   " deep",
-               concat_steps({first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_order, two_rows,
-                                                        relaid_data ? data_order : std::nullopt, sizes)})});
+                   (row_taps_share ? "each step's data staged once for every " + r.taps.back() +
+                                         " (each reading it at its shift) with their weights (swizzled), "
+                                   : "each step's data and weights (swizzled) staged in shared memory, ") +
+                   std::to_string(depth) + " deep",
+               concat_steps(
+                   {first, implicit_gemm_wgmma(f, roles, bn, precision, depth, *weights_order, two_rows,
+                                               relaid_data ? data_order : std::nullopt, row_taps_share, sizes)})});
         }
   }
   return out;

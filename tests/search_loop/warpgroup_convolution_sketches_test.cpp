@@ -102,7 +102,7 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmCopiesTheDataChannelsLast) {
   Problem p = kernelbench("level2/1_Conv2D_ReLU_BiasAdd.json");
   for (auto& [k, v] : std::map<std::string, int64_t>{{"N", 1}, {"CI", 64}, {"CO", 128}, {"H", 3}, {"W", 128}})
     p.sizes["small"][k] = v;
-  int checked = 0;
+  int checked = 0, shared_taps = 0;
   for (const auto& s : legal_sketches(p)) {
     if (!contains(s.idea, "channels last") || contains(s.idea, "fuse_epilogue")) continue;
     int data_relayouts = 0;
@@ -132,10 +132,23 @@ TEST(ConvolutionSketches, WarpgroupImplicitGemmCopiesTheDataChannelsLast) {
       EXPECT_TRUE(contains(cuda, "ldmatrix_x4(ldm, &x_Conv_shared[")) << s.idea;
       EXPECT_FALSE(std::regex_search(cuda, std::regex(R"(Conv_fa\[\d+\] = [^;]*x_Conv_shared)"))) << s.idea;
     }
+    // A row's taps sharing each step's data: kw stays a loop inside the step (not fused
+    // into it), each shift reading the data's copy one row (36 elements) further on.
+    if (contains(s.idea, "once for every kw")) {
+      for (const auto& step : s.schedule)
+        if (step["op"] == "fuse" && step["stage"] == "Conv") {
+          EXPECT_NE(step["inner"], "kw") << s.idea;
+        }
+      EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(ldmatrix_x4\(ldm, &x_Conv_shared\[[^\]]*Conv_kw \* 36)")))
+          << s.idea;
+      ++shared_taps;
+    }
     expect_verifies_at_small_size(p, s);
     ++checked;
   }
-  EXPECT_EQ(checked, 3) << "TF32 over two rows, TF32 3 deep, 3xTF32";
+  EXPECT_EQ(checked, 5) << "TF32 over two rows, TF32 3 deep, 3xTF32, and TF32 over one row and two with a row's taps "
+                           "sharing each step's data";
+  EXPECT_EQ(shared_taps, 2);
   // A transposed convolution's phases each read the input: none copies it channels last.
   for (const auto& s : legal_sketches(kernelbench("level2/5_ConvTranspose2d_Subtract_Tanh.json")))
     EXPECT_FALSE(contains(s.idea, "channels last")) << s.idea;
