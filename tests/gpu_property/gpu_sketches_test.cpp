@@ -66,5 +66,26 @@ TEST(GpuSketches, SketchesForShapesThatNeedSeveralTilesVerifyAtAReducedShape) {
   }
 }
 
+// The warpgroup implicit GEMM with its data copied channels last (level 2 #1 at a reduced
+// shape whose rows of 130 end in a tail of two columns past a block's 128): the transposing
+// copy, the 16-byte data copies, the A fragments by ldmatrix and a row's taps sharing each
+// step's data all verify on the tensor cores.
+TEST(GpuSketches, ChannelsLastImplicitGemmsVerifyOnTheTensorCores) {
+  if (auto err = runtime::driver_available()) GTEST_SKIP() << err->message;
+  runtime::Worker worker(0);
+  Problem p = load_problem_file(source_tree() + "/problems/kernelbench/level2/1_Conv2D_ReLU_BiasAdd.json");
+  p.sizes["gpu"] = {{"N", 2}, {"CI", 64}, {"CO", 128}, {"H", 9}, {"W", 132}};
+  int tried = 0, shared_taps = 0;
+  for (const auto& s : search::class_sketches(p, search::ProblemClass::convolution)) {
+    if (s.idea.find("channels last") == std::string::npos) continue;
+    ++tried;
+    shared_taps += s.idea.find("once for every") != std::string::npos;
+    auto out = search::evaluate_candidate(p, s.schedule, gpu_eval_config("gpu", 5), &worker);
+    EXPECT_EQ(out.verdict_text(), "ok") << s.idea << ": " << out.reason;
+  }
+  EXPECT_GE(tried, 5);
+  EXPECT_GE(shared_taps, 2);
+}
+
 }  // namespace
 }  // namespace cusched
