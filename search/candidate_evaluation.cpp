@@ -307,7 +307,7 @@ void precompile(const KernelBundle& bundle) {
 namespace {
 
 CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
-                                 std::optional<Schedule>* schedule_out);
+                                 std::optional<Schedule>* schedule_out, bool compile);
 
 }  // namespace
 
@@ -315,9 +315,9 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
 // exception other than a structured error (a bug in lowering, say) becomes a
 // lowering_error naming it, so that the search goes on with the next candidate.
 CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
-                                   std::optional<Schedule>* schedule_out) {
+                                   std::optional<Schedule>* schedule_out, bool compile) {
   try {
-    return prepare_checked(problem, steps, cfg, schedule_out);
+    return prepare_checked(problem, steps, cfg, schedule_out, compile);
   } catch (const std::exception& e) {
     CandidateOutcome out;
     out.steps = steps;
@@ -338,7 +338,7 @@ CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json&
 namespace {
 
 CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
-                                 std::optional<Schedule>* schedule_out) {
+                                 std::optional<Schedule>* schedule_out, bool compile) {
   std::optional<Schedule> local;
   std::optional<Schedule>& schedule = schedule_out ? *schedule_out : local;
   CandidateOutcome out;
@@ -394,7 +394,7 @@ CandidateOutcome prepare_checked(const Problem& problem, const nlohmann::json& s
       out.reason = "The audit found an error-level problem in the generated source.";
     }
   }
-  if (!out.verdict && cfg.backend == "gpu") precompile(out.bundle);
+  if (compile && !out.verdict && cfg.backend == "gpu") precompile(out.bundle);
   return out;
 }
 

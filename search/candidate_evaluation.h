@@ -82,11 +82,12 @@ constexpr int64_t kMaxSharedBytesPerBlock = 232448;
 std::optional<Error> shared_memory_error(const KernelBundle& bundle, const std::string& size);
 
 // The CPU part of one candidate: validate (at the evaluation size and, for a smaller
-// size, at the bench size the cost model speaks of), lower, emit, estimate, audit.
-// Leaves the verdict empty when the candidate is ready for verification; the
-// validated schedule is stored in *schedule when given.
+// size, at the bench size the cost model speaks of), lower, emit, estimate, audit and,
+// with `compile` on the GPU backend, compile (precompile). Leaves the verdict empty when
+// the candidate is ready for verification; the validated schedule is stored in *schedule
+// when given.
 CandidateOutcome prepare_candidate(const Problem& problem, const nlohmann::json& steps, const EvalConfig& cfg,
-                                   std::optional<Schedule>* schedule = nullptr);
+                                   std::optional<Schedule>* schedule = nullptr, bool compile = true);
 
 // Compiles `bundle` with NVRTC for GPU 0 into the compile cache (nothing without a GPU).
 void precompile(const KernelBundle& bundle);

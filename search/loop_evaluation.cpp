@@ -1,6 +1,7 @@
 // SearchLoop::evaluate: a round's stored candidates prepared on the CPU threads
-// (validate, lower, emit, audit, compile), then verified and timed by the evaluator,
-// on the GPU in evaluation_order (each promising idea's cheapest first).
+// (validate, lower, emit, estimate, audit; then, for those the budget sends to the GPU,
+// compile), then verified and timed by the evaluator, on the GPU in evaluation_order
+// (each promising idea's cheapest first).
 #include <algorithm>
 #include <mutex>
 #include <set>
@@ -34,14 +35,15 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   cfg.timing_budget_ms = 1000.0 * options_.timing_budget_s;
   const bool interp = options_.backend == "interp";
 
-  // Every candidate started counts against the candidate budget.
-  size_t count = candidates.size();
+  // Every candidate started counts against the candidate budget: `left` of this round's may start.
+  const size_t count = candidates.size();
+  size_t left = count;
   bool stopped = false;
   if (options_.budget_candidates > 0) {
-    int64_t left =
+    const int64_t room =
         std::max<int64_t>(0, options_.budget_candidates - static_cast<int64_t>(store_.evaluations(run).size()));
-    if (static_cast<int64_t>(count) > left) {
-      count = static_cast<size_t>(left);
+    if (static_cast<int64_t>(count) > room) {
+      left = static_cast<size_t>(room);
       stopped = true;
     }
   }
@@ -92,8 +94,16 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     }
   };
 
-  // The CPU part (validate, lower, emit, audit) of every candidate, in parallel, one of
-  // each idea in turn (preparation_order).
+  // The CPU part of every candidate in two passes on the CPU threads. First each is
+  // validated, lowered, emitted, estimated (and audited), one of each idea in turn
+  // (preparation_order). Then, within the candidate budget, the candidates that go to the
+  // evaluator are chosen and compiled in the order they will be evaluated: on the GPU evaluation_order (each promising idea's cheapest variant by
+  // the cost model first, then the rest cheapest first), so that a budget of a few
+  // candidates or seconds is spent on the likeliest ones of several ideas, not on the
+  // first candidates proposed and not on compiles of those estimated far behind (the
+  // early cut then has a good best to compare with soon), and before each slice the
+  // candidates of a reduced precision that already gave a wrong output move to the end
+  // (defer_failed_precisions); the interpreter takes them in candidate order.
   std::vector<CandidateOutcome> outcomes(count);
   std::vector<char> prepared(count, 0);
   std::vector<int64_t> idea_of(count);
@@ -108,7 +118,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     const CandidateRecord& c = candidates[i];
     CandidateOutcome& o = outcomes[i];
     o = is_handwritten(c) ? prepare_kernel_candidate(problem_, store_, c, cfg)
-                          : prepare_candidate(problem_, c.schedule, cfg);
+                          : prepare_candidate(problem_, c.schedule, cfg, nullptr, false);
     prepared[i] = 1;
     if (o.verdict || interp) return true;
     std::lock_guard<std::mutex> lock(store_mu);
@@ -120,21 +130,9 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   });
   stopped = stopped || !in_time;
 
-  // Verification by the evaluator. The rejections are stored first; on the GPU the rest go
-  // in evaluation_order (each promising idea's cheapest variant by the cost model first,
-  // then the rest cheapest first), so that a time budget spends the GPU on the likeliest
-  // candidates of several ideas and the early cut has a good best to compare with soon,
-  // and before each slice the candidates of a reduced precision that already gave a wrong
-  // output move to the end (defer_failed_precisions); the interpreter takes them in
-  // candidate order.
-  std::vector<size_t> order;  // candidate indices to evaluate
-  for (size_t i = 0; i < count; ++i) {
-    if (!prepared[i]) continue;
-    if (outcomes[i].verdict)
-      record(candidates[i], outcomes[i]);
-    else
-      order.push_back(i);
-  }
+  std::vector<size_t> order, rejected;  // candidate indices to evaluate, and those rejected
+  for (size_t i = 0; i < count; ++i)
+    if (prepared[i]) (outcomes[i].verdict ? rejected : order).push_back(i);
   if (!interp) {
     std::vector<double> estimates;
     std::vector<int64_t> ideas;
@@ -145,6 +143,29 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
     std::vector<size_t> by_idea;
     for (size_t k : evaluation_order(estimates, ideas)) by_idea.push_back(order[k]);
     order = std::move(by_idea);
+  }
+  // The budget goes to the candidates ready for the evaluator first; rejections are stored
+  // with what is left of it (the others stay pending).
+  if (order.size() > left) {
+    order.resize(left);
+    stopped = true;
+  }
+  for (size_t k = 0; k < rejected.size() && order.size() + k < left; ++k)
+    record(candidates[rejected[k]], outcomes[rejected[k]]);
+  // The compiles, in that order; once the time budget is spent only the first is made, and
+  // the candidates left uncompiled stay pending like those not prepared.
+  if (!interp && !order.empty()) {
+    std::vector<char> compiled(order.size(), 0);
+    const bool compiled_in_time = parallel_for(order.size(), threads, [&](size_t, size_t k) {
+      if (k > 0 && out_of_time()) return false;
+      precompile(outcomes[order[k]].bundle);
+      compiled[k] = 1;
+      return true;
+    });
+    stopped = stopped || !compiled_in_time;
+    size_t kept = 0;
+    while (kept < order.size() && compiled[kept]) ++kept;
+    order.resize(kept);
   }
   // On the GPU the candidates go to the evaluator in slices of a few per evaluator: between
   // slices the time budget is checked (a candidate not started stays pending, as one not

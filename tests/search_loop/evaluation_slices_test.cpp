@@ -4,6 +4,7 @@
 // cut follows the best median recorded before it, and the candidates go in evaluation_order.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -11,6 +12,7 @@
 
 #include "problems/problem.h"
 #include "search/builtin_proposer.h"
+#include "search/candidate_evaluation.h"
 #include "search/evaluator.h"
 #include "search/loop.h"
 #include "search/store.h"
@@ -58,7 +60,7 @@ struct SlicedSearch {
   Store store;
   SearchSummary summary;
   SlicedSearch(const std::string& name, const std::shared_ptr<Evaluator>& evaluator, double budget_minutes,
-               const std::string& problem = "relu")
+               const std::string& problem = "relu", int64_t budget_candidates = 0)
       : store(cusched::test::fresh_store_path("evaluation_slices", name)) {
     const Problem& p = find_problem(problem);
     BuiltinProposer proposer(p);
@@ -70,6 +72,7 @@ struct SlicedSearch {
     o.audit = false;
     o.cut_factor = 4;
     o.budget_minutes = budget_minutes;
+    o.budget_candidates = budget_candidates;
     std::ostringstream log;
     summary = SearchLoop(p, store, proposer, o, log, evaluator).run();
   }
@@ -110,6 +113,30 @@ TEST(EvaluationSlices, TheGpuTakesEachIdeasCheapestFirstThenTheRestCheapestFirst
   ASSERT_TRUE(baseline);
   EXPECT_NE(baseline->cost_estimate, evaluator->estimates.front()) << "the baseline is not evaluated first";
   for (double b : evaluator->budgets) EXPECT_DOUBLE_EQ(b, 2000.0);
+}
+
+// A candidate budget smaller than the round goes to the round's likeliest candidates, not
+// to the first proposed: every candidate is lowered and estimated, and the GPU gets the
+// cheapest of each promising idea first (evaluation_order), so on softmax the baseline and
+// its moves (the round's first idea, far from the cheapest) stay pending.
+TEST(EvaluationSlices, ACandidateBudgetGoesToTheCheapestEstimatesOfTheRound) {
+  auto evaluator = std::make_shared<TimedEvaluator>(0);
+  SlicedSearch s("budget-order", evaluator, 0, "softmax", 4);
+  EXPECT_EQ(s.store.evaluations(s.summary.run).size(), 4u);
+  ASSERT_EQ(evaluator->estimates.size(), 4u);
+  const auto candidates = s.store.candidates(s.summary.run);
+  ASSERT_GT(candidates.size(), 4u);
+  EXPECT_FALSE(s.store.evaluation(candidates.front().id)) << "the baseline stays pending";
+  // The first evaluated is the cheapest estimate of every candidate the round proposed.
+  const Problem& p = find_problem("softmax");
+  EvalConfig cfg;
+  cfg.audit = false;
+  cfg.size = p.sizes.count("bench") ? "bench" : p.default_size;
+  double cheapest = std::numeric_limits<double>::infinity();
+  for (const auto& c : candidates)
+    if (auto o = prepare_candidate(p, c.schedule, cfg, nullptr, false); !o.verdict)
+      cheapest = std::min(cheapest, o.cost_estimate_ms);
+  EXPECT_DOUBLE_EQ(evaluator->estimates.front(), cheapest);
 }
 
 // Gives every TF32 candidate a wrong output and verifies the others; records each
