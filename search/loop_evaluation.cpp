@@ -47,6 +47,7 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
       stopped = true;
     }
   }
+  if (left == 0) return false;
 
   std::mutex store_mu;
   auto record = [&](const CandidateRecord& c, const CandidateOutcome& o) {
