@@ -304,9 +304,10 @@ TEST(ConvolutionSketches, AReductionAcrossRowsTakesOneThreadPerPoint) {
       cross |= op == "cross_thread_reduce";
     }
     EXPECT_TRUE(thread_per_point && unrolled && !cross) << s.idea;
+    // The interpreter runs the first four (every sketch schedules CMin alike).
+    if (checked++ >= 4) continue;
     auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 1, 1);
     EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
-    ++checked;
   }
   EXPECT_GE(checked, 2);
 }
