@@ -98,13 +98,14 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // The CPU part of every candidate in two passes on the CPU threads. First each is
   // validated, lowered, emitted, estimated (and audited), one of each idea in turn
   // (preparation_order). Then, within the candidate budget, the candidates that go to the
-  // evaluator are chosen and compiled in the order they will be evaluated: on the GPU evaluation_order (each promising idea's cheapest variant by
-  // the cost model first, then the rest cheapest first), so that a budget of a few
-  // candidates or seconds is spent on the likeliest ones of several ideas, not on the
-  // first candidates proposed and not on compiles of those estimated far behind (the
-  // early cut then has a good best to compare with soon), and before each slice the
-  // candidates of a reduced precision that already gave a wrong output move to the end
-  // (defer_failed_precisions); the interpreter takes them in candidate order.
+  // evaluator are chosen and compiled in the order they will be evaluated: on the GPU
+  // evaluation_order (each promising idea's cheapest variant by the cost model first, then
+  // the rest cheapest first), so that a budget of a few candidates or seconds is spent on
+  // the likeliest ones of several ideas, not on the first candidates proposed and not on
+  // compiles of those estimated far behind (the early cut then has a good best to compare
+  // with soon), and before each slice the candidates of a reduced precision that already
+  // gave a wrong output move to the end (defer_failed_precisions); the interpreter takes
+  // them in candidate order.
   std::vector<CandidateOutcome> outcomes(count);
   std::vector<char> prepared(count, 0);
   std::vector<int64_t> idea_of(count);
