@@ -182,21 +182,6 @@ std::vector<Sketch> matmul_sketches(const Problem& p) {
   return out;
 }
 
-// Whether convolution-shaped `f` (convolution_roles) may copy its data channels last: the
-// data is an input of `p` and `f` is the pipeline's only convolution-shaped stage (the
-// phases of a transposed convolution would each copy the whole input).
-bool may_copy_data_channels_last(const Problem& p, const FuncDef& f) {
-  const auto roles = convolution_roles(f);
-  if (!roles) return false;
-  const auto& stages = p.pipeline.stages();
-  const auto convolutions = std::count_if(stages.begin(), stages.end(), [](const auto& s) {
-    return s->is_sum_of_products() && convolution_roles(*s).has_value();
-  });
-  const auto& inputs = p.pipeline.inputs();
-  return convolutions == 1 &&
-         std::any_of(inputs.begin(), inputs.end(), [&](const auto& t) { return t->name == roles->data; });
-}
-
 // Convolution tiles (convolution_tile_sketches.h) on every convolution-shaped stage, the
 // same tile on each where it applies (a stage without that tile takes its first); the
 // flat grid with the reduction serial as the fallback.
@@ -205,12 +190,22 @@ std::vector<Sketch> convolution_sketches(const Problem& p) {
   const SizeBindings& sizes = p.size(p.default_size);
   TiledStages tiled;
   std::vector<std::string> epilogues;
-  for (const auto& f : p.pipeline.stages())
-    if (f->is_sum_of_products())
-      if (auto tiles = convolution_tile_sketches(*f, sizes, may_copy_data_channels_last(p, *f)); !tiles.empty()) {
+  // The data may be copied channels last where it is an input of the pipeline and read by
+  // its only convolution-shaped stage (the phases of a transposed convolution would each
+  // copy the whole input).
+  const auto& stages = p.pipeline.stages();
+  const bool one_convolution = std::count_if(stages.begin(), stages.end(), [](const auto& s) {
+                                 return s->is_sum_of_products() && convolution_roles(*s).has_value();
+                               }) == 1;
+  for (const auto& f : stages)
+    if (f->is_sum_of_products()) {
+      const auto roles = convolution_roles(*f);
+      const bool channels_last = one_convolution && roles && p.pipeline.find_input(roles->data);
+      if (auto tiles = convolution_tile_sketches(*f, sizes, channels_last); !tiles.empty()) {
         if (tiled.empty()) epilogues = epilogue_candidates(p, f->name);
         tiled.emplace_back(f.get(), std::move(tiles));
       }
+    }
   if (!tiled.empty()) {
     if (tiled.size() > 1) epilogues.clear();  // an epilogue folds into one product only
     same_tile_on_each(

@@ -26,9 +26,23 @@ bool whole_index(const Expr& load, const std::string& var) {
                      [&](const Expr& a) { return a->op == ExprOp::Var && a->name == var; });
 }
 
+// The load of `f`'s product (a sum of products of two loads: f has convolution_roles)
+// that reads tensor `name`.
+Expr product_load(const FuncDef& f, const std::string& name) {
+  const auto loads = f.product_loads();
+  return loads->first->name == name ? loads->first : loads->second;
+}
+
 int64_t pure_extent(const FuncDef& f, const std::string& var, const SizeBindings& sizes) {
   for (size_t i = 0; i < f.vars.size(); ++i)
     if (f.vars[i] == var) return eval_int(f.extents[i], sizes);
+  return 0;
+}
+
+// The extent of `f`'s reduction variable `var` at `sizes` (0 where f has none of that name).
+int64_t reduction_var_extent(const FuncDef& f, const std::string& var, const SizeBindings& sizes) {
+  for (const auto& rv : f.body->rvars)
+    if (rv.name == var) return rvar_extent(rv, sizes);
   return 0;
 }
 
@@ -118,9 +132,7 @@ std::optional<ColumnLoops> rows_fused_into_columns(const FuncDef& f, const Convo
 int64_t data_copy_pad(const FuncDef& f, const ConvolutionRoles& r, int64_t kc, bool per_tap, const SizeBindings& sizes,
                       const std::map<std::string, int64_t>& also_swept = {}) {
   constexpr int64_t kFallback = 8;
-  const auto loads = f.product_loads();
-  if (!loads) return kFallback;
-  const Expr data = loads->first->name == r.data ? loads->first : loads->second;
+  const Expr data = product_load(f, r.data);
   if (!reads_var(data, r.columns)) return kFallback;  // columns fused from several variables
   std::map<std::string, int64_t> sweep = {{r.columns, 128}, {r.channel_sum, kc}};
   sweep.insert(also_swept.begin(), also_swept.end());
@@ -209,32 +221,37 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   return s;
 }
 
+// The relayout order of `load`'s dimensions that moves those indexed by exactly the
+// variables `last` (each a whole index) to the end, in that order, the others keeping
+// theirs; nullopt where one of them is not a whole index or another dimension reads it.
+std::optional<std::vector<int64_t>> order_with_last(const Expr& load, const std::vector<std::string>& last) {
+  std::vector<std::optional<int64_t>> at(last.size());
+  std::vector<int64_t> order;
+  for (size_t d = 0; d < load->args.size(); ++d) {
+    const Expr& a = load->args[d];
+    const auto v = std::find_if(last.begin(), last.end(), [&](const std::string& x) { return mentions_var(a, x); });
+    if (v == last.end()) {
+      order.push_back(static_cast<int64_t>(d));
+      continue;
+    }
+    std::optional<int64_t>& slot = at[static_cast<size_t>(v - last.begin())];
+    if (a->op != ExprOp::Var || slot) return std::nullopt;
+    slot = static_cast<int64_t>(d);
+  }
+  for (const auto& d : at) {
+    if (!d) return std::nullopt;
+    order.push_back(*d);
+  }
+  return order;
+}
+
 // The order in which relayout copies the weights so that a tap's slice is wgmma's K-major
 // B operand (rows of the channel sum, one per output channel, contiguous): the taps'
 // dimensions first, then the output channels', then the channel sum's (weight(o, rc, kh,
 // kw) and a transposed convolution's weight(rc, o, kh, kw) both become (kh, kw, o, rc));
 // nullopt where either is not a whole index or another dimension reads them.
 std::optional<std::vector<int64_t>> weights_relayout_order(const FuncDef& f, const ConvolutionRoles& r) {
-  const auto loads = f.product_loads();
-  if (!loads) return std::nullopt;
-  const Expr w = loads->first->name == r.weights ? loads->first : loads->second;
-  std::optional<int64_t> n, k;
-  std::vector<int64_t> order;
-  for (size_t d = 0; d < w->args.size(); ++d) {
-    const Expr& a = w->args[d];
-    if (a->op == ExprOp::Var && a->name == r.channels && !n)
-      n = static_cast<int64_t>(d);
-    else if (a->op == ExprOp::Var && a->name == r.channel_sum && !k)
-      k = static_cast<int64_t>(d);
-    else if (mentions_var(a, r.channels) || mentions_var(a, r.channel_sum))
-      return std::nullopt;
-    else
-      order.push_back(static_cast<int64_t>(d));
-  }
-  if (!n || !k) return std::nullopt;
-  order.push_back(*n);
-  order.push_back(*k);
-  return order;
+  return order_with_last(product_load(f, r.weights), {r.channels, r.channel_sum});
 }
 
 // The order in which relayout copies the data so that the channel sum is its innermost
@@ -242,22 +259,9 @@ std::optional<std::vector<int64_t>> weights_relayout_order(const FuncDef& f, con
 // copy of the data reads whole 128-byte rows of 32 channels; nullopt where the channel sum
 // is not a whole index of the data or already innermost.
 std::optional<std::vector<int64_t>> data_relayout_order(const FuncDef& f, const ConvolutionRoles& r) {
-  const auto loads = f.product_loads();
-  if (!loads) return std::nullopt;
-  const Expr data = loads->first->name == r.data ? loads->first : loads->second;
-  std::optional<int64_t> k;
-  std::vector<int64_t> order;
-  for (size_t d = 0; d < data->args.size(); ++d) {
-    const Expr& a = data->args[d];
-    if (a->op == ExprOp::Var && a->name == r.channel_sum && !k)
-      k = static_cast<int64_t>(d);
-    else if (mentions_var(a, r.channel_sum))
-      return std::nullopt;
-    else
-      order.push_back(static_cast<int64_t>(d));
-  }
-  if (!k || *k + 1 == static_cast<int64_t>(data->args.size())) return std::nullopt;
-  order.push_back(*k);
+  const Expr data = product_load(f, r.data);
+  auto order = order_with_last(data, {r.channel_sum});
+  if (order && order->back() + 1 == static_cast<int64_t>(data->args.size())) return std::nullopt;
   return order;
 }
 
@@ -305,10 +309,10 @@ json transposing_copy_steps(const std::string& relaid, int64_t rank, int64_t mov
 // transposing kernel of its own (transposing_copy_steps), so that each step's copy of it
 // is 16-byte copies of whole rows of 32 channels, its pitch padded to 36 elements (the
 // A fragments' eight columns by four channels then read 32 different banks).
-// With `row_taps_share` (and `data_order`), the last tap (the columns' shift) stays a loop
-// inside the step: each step stages one chunk's data once for all that tap's shifts (its
-// rows widened by them) and the weights of all of them, and each shift reads the data's
-// copy a row further on.
+// With `row_taps_share` (given with `data_order`, where there are taps), the last tap (the
+// columns' shift) stays a loop inside the step: each step stages one chunk's data once for
+// all that tap's shifts (its rows widened by them) and the weights of all of them, and
+// each shift reads the data's copy a row further on.
 json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn, const std::string& precision,
                          int depth, const std::vector<int64_t>& weights_order, bool two_rows,
                          const std::optional<std::vector<int64_t>>& data_order, bool row_taps_share,
@@ -329,7 +333,7 @@ json implicit_gemm_wgmma(const FuncDef& f, const ConvolutionRoles& r, int64_t bn
   s = concat_steps({s, implicit_gemm_blocks(f, roles, bn, 32, two_rows ? "" : "colm", "chn", json::array(), inner)});
   std::vector<std::string> steps = {"rco"};
   steps.insert(steps.end(), r.taps.begin(), r.taps.end());
-  if (row_taps_share && data_order && !r.taps.empty()) steps.pop_back();
+  if (row_taps_share) steps.pop_back();
   const std::string at = fuse_loops(s, f.name, steps, "kstep");
   bind_implicit_gemm_blocks(s, f, roles);
   s.push_back(schedule_step("bind", f.name, {{"loop", two_rows ? "rowi" : "colw"}, {"axis", "threadIdx.y"}}));
@@ -422,9 +426,7 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     }
   }
   if (!r.channels.empty() && !r.channel_sum.empty() && channels % 16 == 0) {
-    const auto sum_var = std::find_if(f.body->rvars.begin(), f.body->rvars.end(),
-                                      [&](const ReductionVar& v) { return v.name == r.channel_sum; });
-    const int64_t sum = rvar_extent(*sum_var, sizes);
+    const int64_t sum = reduction_var_extent(f, r.channel_sum, sizes);
     const int64_t kc = sum % 16 == 0 ? 16 : sum % 8 == 0 ? 8 : 0;
     const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels % 32 == 0 ? 32 : 16;
     // Rows that leave over a quarter of the blocks' 128 columns idle: also with the last two
@@ -465,10 +467,7 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
         wgmma_tiles.push_back(t);
       // A row's taps sharing each step's data: their weights (32 channels x bn each) and the
       // data of two rows, two buffers of each, within a block's shared memory.
-      const auto last_tap = std::find_if(f.body->rvars.begin(), f.body->rvars.end(), [&](const ReductionVar& v) {
-        return !r.taps.empty() && v.name == r.taps.back();
-      });
-      if (last_tap != f.body->rvars.end() && rvar_extent(*last_tap, sizes) <= 3 && bn <= 128)
+      if (!r.taps.empty() && reduction_var_extent(f, r.taps.back(), sizes) <= 3 && bn <= 128)
         for (const bool two : {true, false}) wgmma_tiles.push_back({"tf32", 2, two, true, true});
     }
     if (sum % 32 == 0 && bn % 8 == 0 && weights_order)
