@@ -22,6 +22,13 @@ inline const char* kNumThreads = "__nthreads";
 
 // Tensor -> its realization where a statement is built.
 using Env = std::map<std::string, Realization>;
+
+// Whether `buffer` is the buffer of a shared-memory copy in `caches`.
+inline bool is_shared_copy(const Env& caches, const std::string& buffer) {
+  for (const auto& [source, r] : caches)
+    if (r.buffer == buffer) return r.scope == MemScope::Shared;
+  return false;
+}
 // An element type with the storage of a realization, allocated around some statements.
 using Allocation = std::pair<DType, Realization>;
 

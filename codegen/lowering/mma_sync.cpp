@@ -73,11 +73,7 @@ Stmt KernelBuilder::emit_tensor_core(Ctx& c, const Env& env, const Env& caches, 
         // An unguarded fragment read from shared memory in aligned 16-byte rows is loaded
         // with ldmatrix once per k step and tile row (A) or column (B); the Mma reads it
         // from registers. Anything else keeps its scalar loads.
-        auto is_shared = [&](const std::string& b) {
-          for (const auto& [src, r] : c2)
-            if (r.buffer == b) return r.scope == MemScope::Shared;
-          return false;
-        };
+        auto is_shared = [&](const std::string& b) { return is_shared_copy(c2, b); };
         auto plan_for = [&](const std::vector<TileOperand>& o) -> std::optional<LdMatrixPlan> {
           std::vector<Expr> values;
           for (const auto& x : o) {

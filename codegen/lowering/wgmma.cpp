@@ -125,12 +125,7 @@ Stmt KernelBuilder::a_fragment_ldmatrix(const Ctx& c, const TensorCoreTile& T, c
     if (a.cond.defined()) return Stmt();
     values.push_back(a.value);
   }
-  auto is_shared = [&](const std::string& b) {
-    for (const auto& [src, r] : caches)
-      if (r.buffer == b) return r.scope == MemScope::Shared;
-    return false;
-  };
-  const auto plan = plan_ldmatrix(values, warp_lane, is_shared);
+  const auto plan = plan_ldmatrix(values, warp_lane, [&](const std::string& b) { return is_shared_copy(caches, b); });
   if (!plan || plan->transpose || plan->matrices != kWgmmaAElements) return Stmt();
   const Expr lanev = make_var(lane);
   const Expr row = substitute(plan->row_address, {{warp_lane, lanev % make_int(32)}, {warp, lanev / make_int(32)}});
