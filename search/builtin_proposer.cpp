@@ -114,8 +114,10 @@ struct Scored {
 
 RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt19937_64& rng) {
   RoundProposals out;
+  int slots = 0;  // idea slots taken: the baseline's, one per per_idea sketches, the random schedules'
   auto add_group = [&](const std::string& idea, std::vector<Scored> group) {
-    if (group.empty() || static_cast<int>(out.ideas.size()) >= ideas) return;
+    if (group.empty() || slots >= ideas) return;
+    ++slots;
     std::stable_sort(group.begin(), group.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
     out.ideas.push_back(idea);
     for (int i = 0; i < per_idea && i < static_cast<int>(group.size()); ++i)
@@ -142,13 +144,14 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
       Scored first = base[0];
       std::vector<Scored> rest(base.begin() + 1, base.end());
       std::stable_sort(rest.begin(), rest.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+      ++slots;
       out.ideas.push_back("start from the baseline schedule and single moves on it");
       out.proposals.push_back({out.ideas.back(), first.move.schedule, std::nullopt});
       for (int i = 0; i + 1 < per_idea && i < static_cast<int>(rest.size()); ++i)
         out.proposals.push_back({out.ideas.back(), rest[i].move.schedule, std::nullopt});
     }
   }
-  // Class sketches: the legal ones, grouped per_idea at a time, cheapest first.
+  // Class sketches: the legal ones, cheapest first.
   std::vector<Scored> sketches;
   for (const auto& s : class_sketches(problem_, class_)) admit(s.schedule, sketches, "sketch", s.idea);
   std::stable_sort(sketches.begin(), sketches.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
@@ -163,12 +166,16 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
     firsts.insert(firsts.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
     sketches = std::move(firsts);
   }
-  // Sketches take every idea but one for random schedules (all of them when there are two or fewer).
-  const int sketch_ideas = ideas <= 2 ? ideas : ideas - 1;
-  for (size_t i = 0; i < sketches.size() && static_cast<int>(out.ideas.size()) < sketch_ideas; i += per_idea) {
-    std::vector<Scored> group(sketches.begin() + static_cast<std::ptrdiff_t>(i),
-                              sketches.begin() + static_cast<std::ptrdiff_t>(std::min(sketches.size(), i + per_idea)));
-    add_group(problem_class_name(class_) + " sketch: " + group[0].move.idea, group);
+  // Sketches take every idea slot but one for random schedules (all of them when there are
+  // two or fewer), per_idea sketches a slot; each sketch is proposed under its own
+  // description, so that the store and the tables name the tile each candidate is.
+  const int sketch_slots = std::max(0, (ideas <= 2 ? ideas : ideas - 1) - slots);
+  const size_t sketch_count = std::min(sketches.size(), static_cast<size_t>(sketch_slots * per_idea));
+  slots += static_cast<int>((sketch_count + static_cast<size_t>(per_idea) - 1) / static_cast<size_t>(per_idea));
+  for (size_t i = 0; i < sketch_count; ++i) {
+    const std::string idea = problem_class_name(class_) + " sketch: " + sketches[i].move.idea;
+    if (std::find(out.ideas.begin(), out.ideas.end(), idea) == out.ideas.end()) out.ideas.push_back(idea);
+    out.proposals.push_back({idea, sketches[i].move.schedule, std::nullopt});
   }
   // Random legal schedules fill the remaining idea.
   std::vector<Scored> random;

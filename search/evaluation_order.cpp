@@ -12,7 +12,7 @@
 namespace cusched::search {
 
 std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const std::vector<int64_t>& ideas,
-                                     double window) {
+                                     double window, const std::vector<Precision>& precisions) {
   const size_t n = estimates.size();
   auto key = [&](size_t i) {
     const double e = estimates[i];
@@ -24,10 +24,18 @@ std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const
   std::vector<size_t> order;
   if (n == 0) return order;
   const double cheapest = key(sorted.front());
-  std::set<int64_t> seen;
+  auto promising = [&](size_t i) { return std::isfinite(key(i)) && key(i) <= window * cheapest; };
   std::vector<char> taken(n, 0);
+  std::set<Precision> seen_precisions;
+  if (precisions.size() == n)
+    for (size_t i : sorted)
+      if (promising(i) && seen_precisions.insert(precisions[i]).second) {
+        order.push_back(i);
+        taken[i] = 1;
+      }
+  std::set<int64_t> seen;
   for (size_t i : sorted)
-    if (std::isfinite(key(i)) && key(i) <= window * cheapest && seen.insert(ideas[i]).second) {
+    if (promising(i) && !taken[i] && seen.insert(ideas[i]).second) {
       order.push_back(i);
       taken[i] = 1;
     }

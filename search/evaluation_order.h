@@ -9,15 +9,17 @@
 namespace cusched::search {
 
 // Positions 0..n-1 of a round's candidates in the order they are evaluated, given each
-// one's cost-model estimate (ms; 0 or NaN: none) and its idea (`ideas[i]`, equal for the
-// variants of one idea). First the cheapest candidate of each idea whose cheapest is
-// within `window` times the round's cheapest estimate, cheapest first; then every other
-// candidate cheapest first; those without an estimate last. A time budget that ends
-// after the first slice has then timed the likeliest variant of each promising idea
-// rather than several variants of one, so an estimate that is wrong across ideas (as
-// for normalisations) costs less; ideas estimated far behind still wait.
+// one's cost-model estimate (ms; 0 or NaN: none), its idea (`ideas[i]`, equal for the
+// variants of one idea) and, where given, its precision. Of the candidates within
+// `window` times the round's cheapest estimate: first the cheapest of each precision,
+// then the cheapest of each idea, cheapest first; then every other candidate cheapest
+// first; those without an estimate last. A time budget that ends after the first slice
+// has then timed the likeliest kernel of each precision (the f32 and 3xTF32 ones a 1e-4
+// tolerance admits beside TF32's) and the likeliest variant of each promising idea rather
+// than several variants of one, so an estimate that is wrong across ideas (as for
+// normalisations) costs less; candidates estimated far behind still wait.
 std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const std::vector<int64_t>& ideas,
-                                     double window = 4.0);
+                                     double window = 4.0, const std::vector<Precision>& precisions = {});
 
 // Positions 0..n-1 of a round's candidates in the order they are prepared (validated,
 // lowered, compiled) on the CPU: one of each idea in turn, ideas in the order of their

@@ -99,8 +99,8 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   // validated, lowered, emitted, estimated (and audited), one of each idea in turn
   // (preparation_order). Then, within the candidate budget, the candidates that go to the
   // evaluator are chosen and compiled in the order they will be evaluated: on the GPU
-  // evaluation_order (each promising idea's cheapest variant by the cost model first, then
-  // the rest cheapest first), so that a budget of a few candidates or seconds is spent on
+  // evaluation_order (the cheapest of each precision and of each promising idea by the
+  // cost model first, then the rest cheapest first), so that a budget of a few candidates or seconds is spent on
   // the likeliest ones of several ideas, not on the first candidates proposed and not on
   // compiles of those estimated far behind (the early cut then has a good best to compare
   // with soon), and before each slice the candidates of a reduced precision that already
@@ -138,12 +138,14 @@ bool SearchLoop::evaluate(int64_t run, const std::vector<CandidateRecord>& candi
   if (!interp) {
     std::vector<double> estimates;
     std::vector<int64_t> ideas;
+    std::vector<Precision> precisions;
     for (size_t i : order) {
       estimates.push_back(outcomes[i].cost_estimate_ms);
       ideas.push_back(idea_of[i]);  // a candidate of no idea (a steered kernel, the baseline) is one of its own
+      precisions.push_back(outcomes[i].precision);
     }
     std::vector<size_t> by_idea;
-    for (size_t k : evaluation_order(estimates, ideas)) by_idea.push_back(order[k]);
+    for (size_t k : evaluation_order(estimates, ideas, 4.0, precisions)) by_idea.push_back(order[k]);
     order = std::move(by_idea);
   }
   // The budget goes to the candidates ready for the evaluator first; rejections are stored

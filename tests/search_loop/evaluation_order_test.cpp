@@ -1,5 +1,5 @@
-// evaluation_order (search/evaluation_order.h): each promising idea's cheapest variant
-// first, then the rest cheapest first, candidates without an estimate last.
+// evaluation_order (search/evaluation_order.h): each promising precision's and idea's
+// cheapest candidate first, then the rest cheapest first, candidates without an estimate last.
 #include "search/evaluation_order.h"
 
 #include <algorithm>
@@ -20,6 +20,20 @@ TEST(EvaluationOrder, EachPromisingIdeasCheapestVariantComesFirst) {
   EXPECT_EQ(evaluation_order(estimates, ideas), (std::vector<size_t>{2, 8, 6, 0, 3, 1, 4, 5, 7}));
   // A window of 1: only the cheapest idea is promising, the order is by estimate alone.
   EXPECT_EQ(evaluation_order(estimates, ideas, 1.0), (std::vector<size_t>{2, 0, 3, 1, 8, 4, 5, 6, 7}));
+}
+
+TEST(EvaluationOrder, EachPrecisionsCheapestComesBeforeTheIdeas) {
+  // Six sketches, each an idea of its own: four TF32 tiles estimated cheapest, a 3xTF32
+  // tile at 2.5x the cheapest, an f32 tile at 3x, and an f32 one 20x behind.
+  const std::vector<double> estimates = {1.1, 1.2, 1.3, 1.4, 2.75, 3.3, 22.0};
+  const std::vector<int64_t> ideas = {1, 2, 3, 4, 5, 6, 7};
+  const std::vector<Precision> precisions = {Precision::tf32,   Precision::tf32, Precision::tf32, Precision::tf32,
+                                             Precision::x3tf32, Precision::f32,  Precision::f32};
+  // The cheapest of each precision within the window: 0 (TF32), 4 (3xTF32), 5 (f32); then
+  // the other ideas cheapest first; the f32 tile 20x behind waits.
+  EXPECT_EQ(evaluation_order(estimates, ideas, 4.0, precisions), (std::vector<size_t>{0, 4, 5, 1, 2, 3, 6}));
+  // Without the precisions a budget of three candidates takes TF32 tiles only.
+  EXPECT_EQ(evaluation_order(estimates, ideas), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
 TEST(EvaluationOrder, CandidatesWithoutAnEstimateGoLastInTheirOrder) {
