@@ -36,7 +36,8 @@ def behind_table(rows):
         return []
     out = ["Behind PyTorch: what the faster PyTorch side runs (its longest GPU kernel and that kernel's share "
            "of its time, where the timing profiled it), what cusched's kernel is (the idea of the search's best "
-           "candidate, or the baseline), its longest kernel where it launches several (each timed alone; \"-\": "
+           "candidate, or the baseline; in records of commits before 0f9da20 a first-round sketch carries the text "
+           "of its group's first sketch, which may be another tile), its longest kernel where it launches several (each timed alone; \"-\": "
            "one kernel, or a row timed without) and the share of the floor each side reaches.", "",
            "| problem | speedup | PyTorch's faster side | its longest kernel | cusched's kernel | cusched's longest "
            "kernel | PyTorch % of floor | cusched % of floor | cusched precision |",
