@@ -1,6 +1,7 @@
 #include "search/builtin_proposer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -151,9 +152,13 @@ RoundProposals BuiltinProposer::first_round(int ideas, int per_idea, std::mt1993
         out.proposals.push_back({out.ideas.back(), rest[i].move.schedule, std::nullopt});
     }
   }
-  // Class sketches: the legal ones, cheapest first.
+  // Class sketches: the legal ones that lower and fit a block's shared memory at the cost
+  // size (estimate finite; one that does not would be rejected before the GPU), cheapest first.
   std::vector<Scored> sketches;
   for (const auto& s : class_sketches(problem_, class_)) admit(s.schedule, sketches, "sketch", s.idea);
+  sketches.erase(
+      std::remove_if(sketches.begin(), sketches.end(), [](const Scored& s) { return !std::isfinite(s.cost); }),
+      sketches.end());
   std::stable_sort(sketches.begin(), sketches.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
   // The cheapest sketch of each arithmetic (operand precision and tensor-core instruction)
   // goes first, then the rest by cost, so that a round of TF32 tiles also times f32 and

@@ -1,6 +1,7 @@
 // The built-in proposer: problem classes, schedule moves and the proposals it makes.
 #include "search/builtin_proposer.h"
 
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -517,6 +518,34 @@ TEST(BuiltinProposer, EachSketchIsProposedUnderItsOwnDescription) {
   // Two idea slots of four sketches each, every one its own idea.
   EXPECT_EQ(sketches, 8);
   EXPECT_EQ(ideas.size(), 8u);
+}
+
+// RMS normalisation over the channels (KernelBench level 1 #36): the one-block-per-row
+// sketches stage a whole row set that needs 1 MB of shared memory at the bench size. The
+// first round proposes only sketches that lower and fit, its slots holding the six that do.
+TEST(BuiltinProposer, FirstRoundProposesOnlySketchesThatFitABlock) {
+  const Problem p =
+      load_problem_file(std::string(CUSCHED_SOURCE_DIR) + "/problems/kernelbench/level1/36_RMSNorm_.json");
+  auto fits = [&](const json& steps) {
+    Schedule s = Schedule::from_json(p.context("bench"), steps);
+    return !shared_memory_error(make_bundle(lower(s, p.name)), "bench");
+  };
+  int unfit = 0;
+  for (const auto& s : class_sketches(p, classify_pipeline(p.pipeline)))
+    if (validate_schedule(p.context("bench"), s.schedule).ok && !fits(s.schedule)) ++unfit;
+  ASSERT_GT(unfit, 0) << "no sketch of this file is too large for a block any more: pick another file";
+  BuiltinProposerConfig config;
+  config.sizes = {"bench"};
+  config.cost_size = "bench";
+  BuiltinProposer proposer(p, config);
+  auto r = proposer.propose(ProposalContext{}, 4, 4);
+  int sketches = 0;
+  for (const auto& prop : r.proposals) {
+    if (prop.idea.find(" sketch: ") == std::string::npos) continue;
+    ++sketches;
+    EXPECT_TRUE(fits(prop.schedule)) << prop.idea;
+  }
+  EXPECT_GE(sketches, 4);
 }
 
 TEST(BuiltinProposer, LaterRoundsMutateTheBestAndNameTheirParents) {
