@@ -72,6 +72,7 @@ PrimitiveDef cache_read_primitive();
 PrimitiveDef cache_write_primitive();
 PrimitiveDef rfactor_primitive();
 PrimitiveDef relayout_primitive();
+PrimitiveDef presum_primitive();
 PrimitiveDef cross_thread_reduce_primitive();
 PrimitiveDef cross_thread_scan_primitive();
 PrimitiveDef pipeline_primitive();

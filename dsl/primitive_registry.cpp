@@ -24,6 +24,7 @@ const std::vector<PrimitiveDef>& primitives() {
       cache_write_primitive(),
       rfactor_primitive(),
       relayout_primitive(),
+      presum_primitive(),
       cross_thread_reduce_primitive(),
       cross_thread_scan_primitive(),
       pipeline_primitive(),

@@ -34,11 +34,13 @@ nlohmann::json with_whole_schedule_legality(const ScheduleContext& ctx, nlohmann
 
 class Generator {
  public:
-  Generator(const ScheduleContext& ctx, std::mt19937_64& rng) : s_(ctx), rng_(rng), layout_rng_(rng) {
+  Generator(const ScheduleContext& ctx, std::mt19937_64& rng) : s_(ctx), rng_(rng), layout_rng_(rng), presum_rng_(rng) {
     layout_rng_.discard(1 << 16);
+    presum_rng_.discard(1 << 17);
   }
 
   nlohmann::json run() {
+    presum_sums();
     std::vector<std::string> order;
     for (const auto& f : s_.state().stages) order.push_back(f->name);
     std::reverse(order.begin(), order.end());  // consumers before producers
@@ -53,6 +55,19 @@ class Generator {
   // The copies' layouts come from a stream of their own (a copy of rng_ far ahead), so that
   // drawing them leaves the other draws, seed for seed, as they were.
   std::mt19937_64 layout_rng_;
+  // Whether a sum goes through its contraction (presum), from a stream of its own too.
+  std::mt19937_64 presum_rng_;
+
+  // Sometimes a stage that sums a contraction's output takes the sum into the operand first
+  // (presum); the new stages are scheduled like any other.
+  void presum_sums() {
+    std::vector<std::string> sums;
+    for (const auto& f : s_.state().stages)
+      if (f->is_reduction() && f->body->reduce_op == ReduceOp::Sum) sums.push_back(f->name);
+    for (const auto& name : sums)
+      if (std::uniform_real_distribution<double>(0, 1)(presum_rng_) < 0.3)
+        try_step({{"op", "presum"}, {"stage", name}, {"name", fresh(name + "_presum")}});
+  }
 
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
   // A shared copy's layout: usually the source's order, sometimes one of the input's

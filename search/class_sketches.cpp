@@ -10,6 +10,7 @@
 #include "search/convolution_tile_sketches.h"
 #include "search/fused_tile_sketches.h"
 #include "search/normalisation_sketches.h"
+#include "search/presum_sketches.h"
 #include "search/sketch_steps.h"
 #include "search/tensor_core_sketches.h"
 
@@ -276,7 +277,9 @@ ProblemClass classify_pipeline(const Pipeline& pipeline) {
   return ProblemClass::reduction;
 }
 
-std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c) {
+namespace {
+
+std::vector<Sketch> sketches_of_class(const Problem& problem, ProblemClass c) {
   switch (c) {
     case ProblemClass::pointwise:
       return pointwise_sketches(problem);
@@ -290,5 +293,13 @@ std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c) {
       return convolution_sketches(problem);
   }
   return {};
+}
+
+}  // namespace
+
+std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c) {
+  std::vector<Sketch> out = sketches_of_class(problem, c);
+  for (auto& s : presum_sketches(problem)) out.push_back(std::move(s));
+  return out;
 }
 }  // namespace cusched::search

@@ -246,9 +246,10 @@ TEST_F(Cli, SchemaListsEveryPrimitive) {
                          "cache_write",    "rfactor",      "cross_thread_reduce",
                          "pipeline",       "tensor_core",  "precision",
                          "launch_bounds",  "l2_hint",      "cross_thread_scan",
-                         "fuse_epilogue",  "block_raster", "relayout"})
+                         "fuse_epilogue",  "block_raster", "relayout",
+                         "presum"})
     EXPECT_TRUE(ops.count(op)) << op;
-  EXPECT_EQ(ops.size(), 24u);
+  EXPECT_EQ(ops.size(), 25u);
 }
 
 TEST_F(Cli, PrimitivesPrintsTheCheckedInReference) {
