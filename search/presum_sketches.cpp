@@ -34,7 +34,8 @@ std::vector<Sketch> presum_sketches(const Problem& p) {
   for (const auto& f : p.pipeline.stages()) {
     if (!f->is_reduction() || f->body->reduce_op != ReduceOp::Sum || f->body->rvars.size() != 1) continue;
     try {
-      const nlohmann::json first = Schedule::from_json(ctx, nlohmann::json::array({schedule_step("presum", f->name)})).steps();
+      const nlohmann::json first =
+          Schedule::from_json(ctx, nlohmann::json::array({schedule_step("presum", f->name)})).steps();
       const std::string operand = first[0]["name"], j = f->body->rvars[0].name;
       const std::string taken = "the sum of " + f->name + " over " + j +
                                 " taken through the contraction it sums into its operand (presum), as " + operand;

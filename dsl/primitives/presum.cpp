@@ -25,9 +25,7 @@ Expr add_or(const Expr& a, const Expr& b, bool subtract) {
   return subtract ? a - b : a + b;
 }
 
-Expr scaled(const Expr& a, const Expr& k, ExprOp op) {
-  return a.defined() ? make_binary(op, a, k) : Expr();
-}
+Expr scaled(const Expr& a, const Expr& k, ExprOp op) { return a.defined() ? make_binary(op, a, k) : Expr(); }
 
 std::optional<LinearTerm> linear_in(const Expr& e, const std::string& g, const std::set<std::string>& rvars) {
   if (!loads_from(e, g)) return LinearTerm{Expr(), e, Expr()};
@@ -104,9 +102,10 @@ void apply_presum(ScheduleState& st, StepJson& step) {
   const std::string stage = step["stage"];
   st.stage(stage);
   const FuncDef* s = st.stage_def(stage);
-  const std::string fix = "Apply presum to a stage that sums, over one variable, a contraction's output "
-                          "scaled and shifted by terms that do not read it: S(i) = sum(j: G(i, j) * c + b(j)) "
-                          "with G(i, j) = sum(k: A(i, k) * B(j, k)).";
+  const std::string fix =
+      "Apply presum to a stage that sums, over one variable, a contraction's output "
+      "scaled and shifted by terms that do not read it: S(i) = sum(j: G(i, j) * c + b(j)) "
+      "with G(i, j) = sum(k: A(i, k) * B(j, k)).";
   if (!s->is_reduction() || s->body->reduce_op != ReduceOp::Sum || s->body->rvars.size() != 1)
     fail("presum-not-sum", "Stage '" + stage + "' is not a sum over one reduction variable.", fix);
   const ReductionVar j = s->body->rvars[0];
@@ -126,16 +125,17 @@ void apply_presum(ScheduleState& st, StepJson& step) {
          "The summand of '" + stage + "' is not a contraction's output times a factor plus terms without it.", fix);
   // The contraction's index that the sum runs over: a bare j at one position, j nowhere else.
   const Expr& load = term->load;
-  int d = -1;
+  int d = -1, mentions = 0;
   for (size_t a = 0; a < load->args.size(); ++a) {
-    if (load->args[a]->op == ExprOp::Var && load->args[a]->name == j.name && d < 0)
-      d = static_cast<int>(a);
-    else if (mentions_var(load->args[a], j.name))
-      d = -2;
+    if (!mentions_var(load->args[a], j.name)) continue;
+    ++mentions;
+    if (load->args[a]->op == ExprOp::Var) d = static_cast<int>(a);
   }
-  if (d < 0)
-    fail("presum-index", "Stage '" + stage + "' reads '" + g->name + "' at an index that is not its sum variable '" +
-                             j.name + "' alone.", fix);
+  if (mentions != 1 || d < 0)
+    fail("presum-index",
+         "Stage '" + stage + "' reads '" + g->name + "' at an index that is not its sum variable '" + j.name +
+             "' alone.",
+         fix);
   const std::string vd = g->vars[static_cast<size_t>(d)];
   if (eval_int(g->extents[static_cast<size_t>(d)], st.ctx.sizes) != rvar_extent(j, st.ctx.sizes))
     fail("presum-index", "The sum over '" + j.name + "' does not cover all of '" + g->name + "' along '" + vd + "'.",
@@ -173,8 +173,9 @@ void apply_presum(ScheduleState& st, StepJson& step) {
   for (size_t v = 0; v < g->vars.size(); ++v) extent_of[g->vars[v]] = g->extents[v];
   for (const auto& r : g->body->rvars) extent_of[r.name] = r.extent_expr.defined() ? r.extent_expr : make_int(r.extent);
   if (std::find(operand_vars.begin(), operand_vars.end(), j.name) != operand_vars.end())
-    fail("presum-names", "The sum variable '" + j.name + "' is also a variable of '" + operand->name + "' in '" +
-                             g->name + "'.", "Rename one of them in the algorithm.");
+    fail("presum-names",
+         "The sum variable '" + j.name + "' is also a variable of '" + operand->name + "' in '" + g->name + "'.",
+         "Rename one of them in the algorithm.");
   std::vector<Expr> p_extents;
   std::map<std::string, Expr> as_pure;
   for (const auto& v : operand_vars) {
@@ -203,8 +204,9 @@ void apply_presum(ScheduleState& st, StepJson& step) {
   product = substitute(product, at_sum);
   for (const auto& r : g->body->rvars)
     if (std::find(s->vars.begin(), s->vars.end(), r.name) != s->vars.end())
-      fail("presum-names", "The contraction's reduction variable '" + r.name + "' is also a variable of '" + stage +
-                               "'.", "Rename one of them in the algorithm.");
+      fail("presum-names",
+           "The contraction's reduction variable '" + r.name + "' is also a variable of '" + stage + "'.",
+           "Rename one of them in the algorithm.");
 
   std::vector<std::shared_ptr<const FuncDef>> made = {p};
   std::shared_ptr<FuncDef> rewritten;
@@ -236,9 +238,9 @@ void apply_presum(ScheduleState& st, StepJson& step) {
   bool read = st.is_output(g_name);
   for (const auto& sd : st.stages) read = read || (sd->name != g_name && loads_from(sd->body, g_name));
   if (!read) {
-    st.stages.erase(std::remove_if(st.stages.begin(), st.stages.end(),
-                                   [&](const auto& sd) { return sd->name == g_name; }),
-                    st.stages.end());
+    st.stages.erase(
+        std::remove_if(st.stages.begin(), st.stages.end(), [&](const auto& sd) { return sd->name == g_name; }),
+        st.stages.end());
     st.schedules.erase(g_name);
   }
 }

@@ -10,8 +10,8 @@ namespace {
 // that they read.
 Problem stages_problem(const std::vector<std::string>& stages) {
   json inputs = json::array();
-  for (const auto& [name, shape] : std::vector<std::pair<std::string, json>>{
-           {"x", {"B", "IN"}}, {"weight", {"HID", "IN"}}, {"bias", {"HID"}}}) {
+  for (const auto& [name, shape] :
+       std::vector<std::pair<std::string, json>>{{"x", {"B", "IN"}}, {"weight", {"HID", "IN"}}, {"bias", {"HID"}}}) {
     bool read = false;
     for (const auto& st : stages) read = read || st.find(name + "(") != std::string::npos;
     if (read) inputs.push_back({{"name", name}, {"dtype", "f32"}, {"shape", shape}});
@@ -40,9 +40,9 @@ std::vector<std::string> stage_names(const Schedule& s) {
 }
 
 TEST(Presum, AScaledRowSumOfAGemmBecomesAColumnSumAndAMatrixVectorProduct) {
-  const Problem p = stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
-                                    "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) / 2)",
-                                    "Out(i in B, z in 1) = RowSum(i) * 1.5"});
+  const Problem p =
+      stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
+                      "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) / 2)", "Out(i in B, z in 1) = RowSum(i) * 1.5"});
   Schedule s = build(p.context("small"), json::parse(R"([{"op": "presum", "stage": "RowSum"}])"));
   EXPECT_EQ(s.steps()[0]["name"], "weight_presum");
   // The weights' column sum comes first, the GEMM is gone: nothing reads it any more.
@@ -66,9 +66,9 @@ TEST(Presum, AScaledRowSumOfAGemmBecomesAColumnSumAndAMatrixVectorProduct) {
 
 TEST(Presum, TermsWithoutTheContractionBecomeASumOfTheirOwn) {
   // Level 2 #18's shape: the bias added to each GEMM output before the row sum.
-  const Problem p = stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
-                                    "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) + bias(rj))",
-                                    "Out(i in B, z in 1) = RowSum(i)"});
+  const Problem p =
+      stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
+                      "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) + bias(rj))", "Out(i in B, z in 1) = RowSum(i)"});
   Schedule s = build(p.context("small"), json::parse(R"([{"op": "presum", "stage": "RowSum", "name": "W1"}])"));
   EXPECT_EQ(stage_names(s), (std::vector<std::string>{"W1", "RowSum_dot", "RowSum_rest", "RowSum", "Out"}));
   EXPECT_EQ(to_string(s.state().stage_def("RowSum_rest")->body), "sum(rj; bias[rj])");
@@ -85,13 +85,12 @@ TEST(Presum, AContractionReadElsewhereStays) {
 }
 
 TEST(PresumErrors, EachError) {
-  const Problem gemm = stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
-                                       "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) / 2)",
-                                       "Out(i in B, z in 1) = RowSum(i) * 1.5"});
+  const Problem gemm =
+      stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
+                      "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) / 2)", "Out(i in B, z in 1) = RowSum(i) * 1.5"});
   const auto ctx = gemm.context("small");
   expect_step_error(ctx, json::parse(R"([{"op": "presum", "stage": "Out"}])"), 0, "presum", "presum-not-sum");
-  expect_step_error(ctx, json::parse(R"([{"op": "presum", "stage": "Gemm"}])"), 0, "presum",
-                    "presum-no-contraction");
+  expect_step_error(ctx, json::parse(R"([{"op": "presum", "stage": "Gemm"}])"), 0, "presum", "presum-no-contraction");
   expect_step_error(ctx, json::parse(R"([{"op": "presum", "stage": "RowSum", "name": "x"}])"), 0, "presum",
                     "duplicate-name");
   expect_step_error(ctx, json::parse(R"([{"op": "compute_at", "stage": "Gemm", "consumer": "RowSum", "loop": "i"},
@@ -102,8 +101,7 @@ TEST(PresumErrors, EachError) {
   const std::string out = "Out(i in B, z in 1) = RowSum(i)";
   expect_presum_error({g, "RowSum(k in B) = sum(rj in HID: Gemm(k, rj))", out}, "presum-names");
   // A summand that is not linear in the contraction.
-  expect_presum_error({g, "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) * Gemm(i, rj))", out},
-                      "presum-no-contraction");
+  expect_presum_error({g, "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) * Gemm(i, rj))", out}, "presum-no-contraction");
   // A factor that varies along the sum.
   expect_presum_error({g, "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) * bias(rj))", out}, "presum-no-contraction");
   // Three factors: not a contraction of two operands.
@@ -117,9 +115,13 @@ TEST(PresumErrors, EachError) {
   // The sum reads the GEMM at an index that is not its variable alone, or over part of j.
   expect_presum_error({g, "RowSum(i in B) = sum(rj in 2: Gemm(i, rj + 1))", out}, "presum-index");
   expect_presum_error({g, "RowSum(i in B) = sum(rj in 2: Gemm(i, rj))", out}, "presum-index");
+  // The sum variable at two of the GEMM's indices (its diagonal).
+  expect_presum_error({"Gemm(i in HID, j in HID) = sum(k in IN: weight(i, k) * weight(j, k))",
+                       "RowSum(i in B) = sum(rj in HID: Gemm(rj, rj))", out},
+                      "presum-index");
   // The sum runs over the GEMM's i, which x reads, not over j: x is summed.
-  const Problem over_rows = stages_problem({g, "ColSum(j in HID) = sum(ri in B: Gemm(ri, j))",
-                                            "Out(j in HID, z in 1) = ColSum(j)"});
+  const Problem over_rows =
+      stages_problem({g, "ColSum(j in HID) = sum(ri in B: Gemm(ri, j))", "Out(j in HID, z in 1) = ColSum(j)"});
   Schedule cols = build(over_rows.context("small"), json::parse(R"([{"op": "presum", "stage": "ColSum"}])"));
   EXPECT_EQ(to_string(cols.state().stage_def("x_presum")->body), "sum(ri; x[ri, k])");
 }

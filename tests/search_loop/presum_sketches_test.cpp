@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "codegen/bundle.h"
+#include "codegen/ir.h"
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
-#include "codegen/ir.h"
 
 namespace cusched::search {
 namespace {
