@@ -51,6 +51,9 @@ void require_loop_not_referenced(const ScheduleState& st, const std::string& sta
                                  const std::string& op);
 // Fails with bad-name unless `name` is a C identifier ([A-Za-z_][A-Za-z0-9_]*).
 void require_identifier(const std::string& name, const std::string& what);
+// Fails with bad-name or duplicate-name unless `name` can name a new stage: an identifier
+// that no stage or input of the schedule's pipeline has (rfactor, relayout, presum).
+void require_new_stage_name(const ScheduleState& st, const std::string& name);
 LoopInfo& require_loop(StageSchedule& s, const std::string& name);
 void require_unbound(const LoopInfo& l, const std::string& op);
 bool is_power_of_two(int64_t v);

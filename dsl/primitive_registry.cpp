@@ -56,6 +56,12 @@ void require_identifier(const std::string& name, const std::string& what) {
          "Use letters, digits and underscores, starting with a letter or underscore.");
 }
 
+void require_new_stage_name(const ScheduleState& st, const std::string& name) {
+  require_identifier(name, "stage");
+  if (st.stage_def(name) || st.ctx.pipeline.find_input(name))
+    fail("duplicate-name", "The name '" + name + "' is already taken.", "Pass another name.");
+}
+
 void require_loop_not_referenced(const ScheduleState& st, const std::string& stage, const std::string& loop,
                                  const std::string& op) {
   std::string user;

@@ -75,12 +75,6 @@ void collect_vars(const Expr& e, std::vector<std::string>& out) {
   });
 }
 
-void require_free_name(const ScheduleState& st, const std::string& name) {
-  require_identifier(name, "stage");
-  if (st.stage_def(name) || st.ctx.pipeline.find_input(name))
-    fail("duplicate-name", "The name '" + name + "' is already taken.", "Pass another name.");
-}
-
 std::shared_ptr<FuncDef> reduction_stage(const std::string& name, const FuncDef& like, std::vector<std::string> vars,
                                          std::vector<Expr> extents, std::vector<ReductionVar> rvars, Expr body) {
   auto f = std::make_shared<FuncDef>();
@@ -166,7 +160,7 @@ void apply_presum(ScheduleState& st, StepJson& step) {
 
   if (step["name"].is_null()) step["name"] = operand->name + "_presum";
   const std::string p_name = step["name"];
-  require_free_name(st, p_name);
+  require_new_stage_name(st, p_name);
 
   // P(u...) = sum(j: operand(... j ...)), u the operand's other variables.
   std::map<std::string, Expr> extent_of;
@@ -215,8 +209,8 @@ void apply_presum(ScheduleState& st, StepJson& step) {
   } else {
     // S = coefficient * S_dot + S_rest, each sum a stage of its own.
     const std::string dot = stage + "_dot", rest = stage + "_rest";
-    require_free_name(st, dot);
-    require_free_name(st, rest);
+    require_new_stage_name(st, dot);
+    require_new_stage_name(st, rest);
     made.push_back(reduction_stage(dot, *s, s->vars, s->extents, g->body->rvars, product));
     made.push_back(reduction_stage(rest, *s, s->vars, s->extents, {j}, term->rest));
     std::vector<Expr> at;

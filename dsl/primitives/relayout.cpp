@@ -45,9 +45,7 @@ void apply_relayout(ScheduleState& st, StepJson& step) {
            "Apply relayout before the cache_read of '" + source + "', and stage the new tensor instead.");
   if (step["name"].is_null()) step["name"] = source + "_relayout";
   const std::string name = step["name"];
-  require_identifier(name, "stage");
-  if (st.stage_def(name) || st.ctx.pipeline.find_input(name))
-    fail("duplicate-name", "The name '" + name + "' is already taken.", "Pass another name.");
+  require_new_stage_name(st, name);
 
   // The new stage: name(d0, ..., dn-1) = source(...) with source dimension order[i] at di.
   auto copy = std::make_shared<FuncDef>();

@@ -113,9 +113,7 @@ static void apply_rfactor(ScheduleState& st, const std::string& stage, const std
            "Split the reduction variable first (e.g. k into ko, ki) and rfactor ko.");
     body = substitute(body, {{loop, make_var(loop)}});
   }
-  require_identifier(name, "stage");
-  if (st.stage_def(name) || st.ctx.pipeline.find_input(name))
-    fail("duplicate-name", "The name '" + name + "' is already taken.", "Pass another name.");
+  require_new_stage_name(st, name);
 
   auto partial = std::make_shared<FuncDef>();
   partial->name = name;
