@@ -95,8 +95,7 @@ double BuiltinProposer::estimate(const nlohmann::json& steps) const {
     Schedule s = Schedule::from_json(problem_.context(config_.cost_size, config_.strict), steps);
     LoweredProgram prog = lower(s, problem_.name);
     // A schedule whose blocks cannot get their shared memory ranks last.
-    for (const auto& l : make_bundle(prog).launches)
-      if (l.dynamic_smem_bytes > kMaxSharedBytesPerBlock) return std::numeric_limits<double>::infinity();
+    if (shared_memory_error(make_bundle(prog), config_.cost_size)) return std::numeric_limits<double>::infinity();
     return estimate_cost(prog).ms;
   } catch (const std::exception&) {
     return std::numeric_limits<double>::infinity();

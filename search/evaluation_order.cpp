@@ -26,19 +26,17 @@ std::vector<size_t> evaluation_order(const std::vector<double>& estimates, const
   const double cheapest = key(sorted.front());
   auto promising = [&](size_t i) { return std::isfinite(key(i)) && key(i) <= window * cheapest; };
   std::vector<char> taken(n, 0);
-  std::set<Precision> seen_precisions;
-  if (precisions.size() == n)
+  // The cheapest promising candidate not yet taken of each group that `group_of` names.
+  auto take_cheapest_of_each = [&](const auto& group_of) {
+    std::set<int64_t> seen;
     for (size_t i : sorted)
-      if (promising(i) && seen_precisions.insert(precisions[i]).second) {
+      if (promising(i) && !taken[i] && seen.insert(group_of(i)).second) {
         order.push_back(i);
         taken[i] = 1;
       }
-  std::set<int64_t> seen;
-  for (size_t i : sorted)
-    if (promising(i) && !taken[i] && seen.insert(ideas[i]).second) {
-      order.push_back(i);
-      taken[i] = 1;
-    }
+  };
+  if (precisions.size() == n) take_cheapest_of_each([&](size_t i) { return static_cast<int64_t>(precisions[i]); });
+  take_cheapest_of_each([&](size_t i) { return ideas[i]; });
   for (size_t i : sorted)
     if (!taken[i]) order.push_back(i);
   return order;

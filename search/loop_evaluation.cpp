@@ -1,7 +1,7 @@
 // SearchLoop::evaluate: a round's stored candidates prepared on the CPU threads
 // (validate, lower, emit, estimate, audit; then, for those the budget sends to the GPU,
 // compile), then verified and timed by the evaluator, on the GPU in evaluation_order
-// (each promising idea's cheapest first).
+// (the cheapest of each precision and of each promising idea first).
 #include <algorithm>
 #include <mutex>
 #include <set>

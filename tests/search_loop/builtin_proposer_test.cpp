@@ -32,6 +32,15 @@ runtime::InterpVerification verify_small(const Problem& p, const json& s) {
   return runtime::verify_with_interpreter(q, Schedule::from_json(q.context(size), s), size, 3, 1);
 }
 
+// The first round of 4 ideas x 4 that a GPU search proposes: legal and estimated at the
+// bench size alone.
+RoundProposals first_round_at_bench(const Problem& p) {
+  BuiltinProposerConfig config;
+  config.sizes = {"bench"};
+  config.cost_size = "bench";
+  return BuiltinProposer(p, config).propose(ProposalContext{}, 4, 4);
+}
+
 bool legal_at(const Problem& p, const json& steps, const std::string& size) {
   return validate_schedule(p.context(size), steps).ok;
 }
@@ -472,11 +481,7 @@ TEST(BuiltinProposer, FirstRoundStartsFromTheBaselineAndIsLegal) {
 // 1e-4 tolerance admits.
 TEST(BuiltinProposer, FirstRoundHoldsTheCheapestSketchOfEachArithmetic) {
   const Problem& p = find_problem("gemm_add_relu");
-  BuiltinProposerConfig config;
-  config.sizes = {"bench"};
-  config.cost_size = "bench";
-  BuiltinProposer proposer(p, config);
-  auto r = proposer.propose(ProposalContext{}, 4, 4);
+  auto r = first_round_at_bench(p);
   std::set<std::string> precisions;
   for (const auto& prop : r.proposals)
     for (const auto& st : prop.idea.rfind("matmul sketch", 0) == 0 ? prop.schedule : json::array())
@@ -490,11 +495,7 @@ TEST(BuiltinProposer, FirstRoundHoldsTheCheapestSketchOfEachArithmetic) {
 // idea in the store names its own tile, its instruction and its precision.
 TEST(BuiltinProposer, EachSketchIsProposedUnderItsOwnDescription) {
   const Problem& p = find_problem("conv2d");
-  BuiltinProposerConfig config;
-  config.sizes = {"bench"};
-  config.cost_size = "bench";
-  BuiltinProposer proposer(p, config);
-  auto r = proposer.propose(ProposalContext{}, 4, 4);
+  auto r = first_round_at_bench(p);
   int sketches = 0;
   std::set<std::string> ideas;
   for (const auto& prop : r.proposals) {
@@ -522,7 +523,7 @@ TEST(BuiltinProposer, EachSketchIsProposedUnderItsOwnDescription) {
 
 // RMS normalisation over the channels (KernelBench level 1 #36): the one-block-per-row
 // sketches stage a whole row set that needs 1 MB of shared memory at the bench size. The
-// first round proposes only sketches that lower and fit, its slots holding the six that do.
+// first round proposes only sketches that lower and fit.
 TEST(BuiltinProposer, FirstRoundProposesOnlySketchesThatFitABlock) {
   const Problem p =
       load_problem_file(std::string(CUSCHED_SOURCE_DIR) + "/problems/kernelbench/level1/36_RMSNorm_.json");
@@ -534,11 +535,7 @@ TEST(BuiltinProposer, FirstRoundProposesOnlySketchesThatFitABlock) {
   for (const auto& s : class_sketches(p, classify_pipeline(p.pipeline)))
     if (validate_schedule(p.context("bench"), s.schedule).ok && !fits(s.schedule)) ++unfit;
   ASSERT_GT(unfit, 0) << "no sketch of this file is too large for a block any more: pick another file";
-  BuiltinProposerConfig config;
-  config.sizes = {"bench"};
-  config.cost_size = "bench";
-  BuiltinProposer proposer(p, config);
-  auto r = proposer.propose(ProposalContext{}, 4, 4);
+  auto r = first_round_at_bench(p);
   int sketches = 0;
   for (const auto& prop : r.proposals) {
     if (prop.idea.find(" sketch: ") == std::string::npos) continue;
