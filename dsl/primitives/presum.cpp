@@ -5,6 +5,7 @@
 #include <set>
 
 #include "dsl/error.h"
+#include "dsl/expr_equal.h"
 #include "dsl/expr_substitute.h"
 #include "dsl/padded_load.h"
 #include "dsl/primitives/arg_helpers.h"
@@ -42,7 +43,7 @@ std::optional<LinearTerm> linear_in(const Expr& e, const std::string& g, const s
     case ExprOp::Sub: {
       auto a = linear_in(e->args[0], g, rvars), b = linear_in(e->args[1], g, rvars);
       if (!a || !b) return std::nullopt;
-      if (a->load.defined() && b->load.defined() && to_string(a->load) != to_string(b->load)) return std::nullopt;
+      if (a->load.defined() && b->load.defined() && !same_expr(a->load, b->load)) return std::nullopt;
       const bool sub = e->op == ExprOp::Sub;
       return LinearTerm{add_or(a->coefficient, b->coefficient, sub), add_or(a->rest, b->rest, sub),
                         a->load.defined() ? a->load : b->load};
@@ -170,6 +171,11 @@ void apply_presum(ScheduleState& st, StepJson& step) {
     fail("presum-names",
          "The sum variable '" + j.name + "' is also a variable of '" + operand->name + "' in '" + g->name + "'.",
          "Rename one of them in the algorithm.");
+  for (const auto& r : g->body->rvars)
+    if (std::find(s->vars.begin(), s->vars.end(), r.name) != s->vars.end())
+      fail("presum-names",
+           "The contraction's reduction variable '" + r.name + "' is also a variable of '" + stage + "'.",
+           "Rename one of them in the algorithm.");
   std::vector<Expr> p_extents;
   std::map<std::string, Expr> as_pure;
   for (const auto& v : operand_vars) {
@@ -196,11 +202,6 @@ void apply_presum(ScheduleState& st, StepJson& step) {
   for (size_t v = 0; v < g->vars.size(); ++v)
     if (static_cast<int>(v) != d) at_sum[g->vars[v]] = load->args[v];
   product = substitute(product, at_sum);
-  for (const auto& r : g->body->rvars)
-    if (std::find(s->vars.begin(), s->vars.end(), r.name) != s->vars.end())
-      fail("presum-names",
-           "The contraction's reduction variable '" + r.name + "' is also a variable of '" + stage + "'.",
-           "Rename one of them in the algorithm.");
 
   std::vector<std::shared_ptr<const FuncDef>> made = {p};
   std::shared_ptr<FuncDef> rewritten;
@@ -219,14 +220,18 @@ void apply_presum(ScheduleState& st, StepJson& step) {
     rewritten->body = make_load(dot, s->dtype, at) * term->coefficient + make_load(rest, s->dtype, at);
   }
 
-  const ComputeLocation location = st.schedules.at(stage).location;
+  const StageSchedule before = st.schedules.at(stage);
   for (auto& sd : st.stages)
     if (sd->name == stage) sd = rewritten;
   auto pos = std::find_if(st.stages.begin(), st.stages.end(), [&](const auto& sd) { return sd->name == stage; });
   st.stages.insert(pos, made.begin(), made.end());
   for (const auto& m : made) st.schedules[m->name] = ScheduleState::initial_schedule(*m, st.ctx.sizes);
-  st.schedules[stage] = ScheduleState::initial_schedule(*rewritten, st.ctx.sizes);
-  st.schedules[stage].location = location == ComputeLocation::Inline ? ComputeLocation::Root : location;
+  // S keeps where it is computed (a reduction is never inlined), its loops fresh.
+  StageSchedule fresh = ScheduleState::initial_schedule(*rewritten, st.ctx.sizes);
+  fresh.location = before.location;
+  fresh.at_stage = before.at_stage;
+  fresh.at_loop = before.at_loop;
+  st.schedules[stage] = fresh;
   // The contraction goes when nothing reads it any more.
   const std::string g_name = g->name;
   bool read = st.is_output(g_name);

@@ -76,6 +76,19 @@ TEST(Presum, TermsWithoutTheContractionBecomeASumOfTheirOwn) {
   EXPECT_NE(to_string(s.state().stage_def("RowSum")->body).find("RowSum_rest[i]"), std::string::npos);
 }
 
+TEST(Presum, TheSumKeepsWhereItIsComputed) {
+  const Problem p =
+      stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
+                      "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) / 2)", "Out(i in B, z in 1) = RowSum(i) * 1.5"});
+  Schedule s = build(p.context("small"), json::parse(R"([
+    {"op": "compute_at", "stage": "RowSum", "consumer": "Out", "loop": "i"},
+    {"op": "presum", "stage": "RowSum"}])"));
+  const StageSchedule& row_sum = s.state().schedules.at("RowSum");
+  EXPECT_EQ(row_sum.location, ComputeLocation::At);
+  EXPECT_EQ(row_sum.at_stage, "Out");
+  EXPECT_EQ(row_sum.at_loop, "i");
+}
+
 TEST(Presum, AContractionReadElsewhereStays) {
   const Problem p = stages_problem({"Gemm(i in B, j in HID) = sum(k in IN: x(i, k) * weight(j, k))",
                                     "RowSum(i in B) = sum(rj in HID: Gemm(i, rj) * 3)",
