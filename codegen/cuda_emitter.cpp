@@ -13,6 +13,7 @@
 #include "codegen/gpu_axis.h"
 #include "codegen/mma_layout.h"
 #include "codegen/passes/simplify.h"
+#include "codegen/shared_subexpressions.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/error.h"
 
@@ -188,6 +189,26 @@ std::string KernelWriter::write() {
   return out_.str();
 }
 
+void KernelWriter::store_value(const std::string& target, const Expr& value, DType type) {
+  // Lanes of a vectorized loop substitute values per lane: their stores are written whole.
+  const auto shared = expr_.var_values.empty() && expr_.load_texts.empty() ? shared_subexpressions(value)
+                                                                           : std::vector<SharedSubexpression>{};
+  if (shared.empty()) {
+    line(target + " = " + expr_.text_as(value, type) + ";");
+    return;
+  }
+  open("");
+  for (const auto& sub : shared) {
+    const CudaValue v = expr_.emit(sub.value);
+    const std::string name = "shared_value_" + std::to_string(shared_values_++);
+    line("const " + cuda_type_name(v.type) + " " + name + " = " + v.text + ";");
+    for (const ExprNode* n : sub.occurrences) expr_.bound[n] = {name, v.type, 0};
+  }
+  line(target + " = " + expr_.text_as(value, type) + ";");
+  expr_.bound.clear();
+  close();
+}
+
 void KernelWriter::stmt(const Stmt& s) {
   if (!s) return;
   switch (s->kind) {
@@ -219,8 +240,9 @@ void KernelWriter::stmt(const Stmt& s) {
         else
           line(word + " = cusched::with_" + dtype_name(h->second) + "_half(" + word + ", " +
                expr_.text_as(s->value, DType::f32) + ", " + std::to_string(i % 2) + ");");
-      } else
-        line(target + " = " + expr_.text_as(s->value, lookup(s->buffer)->dtype) + ";");
+      } else {
+        store_value(target, s->value, lookup(s->buffer)->dtype);
+      }
       break;
     }
     case StmtKind::Allocate:

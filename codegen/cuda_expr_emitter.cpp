@@ -358,6 +358,7 @@ CudaValue CudaExprEmitter::emit(const Expr& e) {
   if (!e.defined())
     fail("undefined-expr", "The IR holds an undefined expression.", "Lower the program again; this is a lowering bug.");
   const ExprNode& n = *e;
+  if (auto it = bound.find(&n); it != bound.end()) return it->second;
   switch (n.op) {
     case ExprOp::IntImm:
     case ExprOp::FloatImm:

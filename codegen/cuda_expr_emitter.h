@@ -49,6 +49,9 @@ class CudaExprEmitter {
   // and loads replaced by a vector component.
   std::map<std::string, int64_t> var_values;
   std::map<const ExprNode*, std::string> load_texts;
+  // Nodes whose value a named constant holds (a shared subexpression computed before its
+  // statement): emitted as that name.
+  std::map<const ExprNode*, CudaValue> bound;
   // Buffers whose loads carry an L2 eviction policy (l2_hint), with the policy's variable.
   std::map<std::string, std::string> l2_policies;
   // The load through `pointer` into `buffer`: `*pointer`, or cusched::load_l2 with the

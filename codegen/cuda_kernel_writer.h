@@ -67,6 +67,9 @@ class KernelWriter {
   std::string shared_array(const std::string& name, DType t, int64_t elements, int64_t alignment = 16);
 
   void stmt(const Stmt& s);
+  // `target = value;`, the value's shared subexpressions computed first into named
+  // constants, in a block of their own.
+  void store_value(const std::string& target, const Expr& value, DType type);
   void for_loop(const StmtNode& s);
   void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
   void allocate(const StmtNode& s);
@@ -86,6 +89,7 @@ class KernelWriter {
   const EmitOptions& options_;
   bool dynamic_smem_;
   CudaExprEmitter expr_;
+  int shared_values_ = 0;  // named constants of shared subexpressions written so far
   std::ostringstream out_;
   int indent_ = 0;
   std::map<std::string, EmittedBuffer> globals_;

@@ -8,15 +8,16 @@ const std::vector<FastMathFunction>& fast_math_functions() {
   // The device library (cusched_math.cuh) builds the composite forms from __expf,
   // __logf and __fdividef.
   static const std::vector<FastMathFunction> fns = {
-      {"fast_exp", "__expf", "exp", 1},
-      {"fast_log", "__logf", "log", 1},
-      {"fast_div", "__fdividef", "", 2},
-      {"fast_sigmoid", "cusched::fast_sigmoid", "sigmoid", 1},
-      {"fast_softplus", "cusched::fast_softplus", "softplus", 1},
-      {"fast_log1p", "cusched::fast_log1p", "log1p", 1},
-      {"fast_expm1", "cusched::fast_expm1", "expm1", 1},
-      {"fast_sin", "__sinf", "sin", 1},
-      {"fast_cos", "__cosf", "cos", 1},
+      {"fast_exp", "__expf", "exp", 1, 2},
+      {"fast_log", "__logf", "log", 1, 2},
+      {"fast_div", "__fdividef", "", 2, 2},
+      {"fast_sigmoid", "cusched::fast_sigmoid", "sigmoid", 1, 5},
+      {"fast_softplus", "cusched::fast_softplus", "softplus", 1, 6},
+      {"fast_log1p", "cusched::fast_log1p", "log1p", 1, 4},
+      {"fast_expm1", "cusched::fast_expm1", "expm1", 1, 4},
+      {"fast_sin", "__sinf", "sin", 1, 2},
+      {"fast_cos", "__cosf", "cos", 1, 2},
+      {"fast_tanh", "cusched::fast_tanh", "tanh", 1, 1},
   };
   return fns;
 }

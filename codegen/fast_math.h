@@ -18,6 +18,7 @@ struct FastMathFunction {
   const char* intrinsic;  // the CUDA function the emitter calls on f32 operands
   const char* exact;      // the math function it approximates; "" for fast_div (division)
   int arity;
+  int instructions;  // about how many instructions the intrinsic issues per call (the cost model's weight)
 };
 
 // Every fast-math call.

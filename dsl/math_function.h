@@ -23,6 +23,7 @@ struct MathFunction {
   MathResult result;
   double (*exact)(const double* args);  // the value in float64, one double per parameter
   const char* meaning;                  // one line for the docs
+  int instructions;  // about how many instructions the CUDA f32 function issues per call (the cost model's weight)
 };
 
 // The most parameters a math function has (clamp's three).

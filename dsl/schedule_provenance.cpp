@@ -29,10 +29,12 @@ const CacheRead* find_cache_read(const std::vector<CacheRead>& reads, const std:
 // stage schedule when the stage is new, as rfactor makes).
 void record_stage(StageProvenance& p, const StageSchedule& was, const StageSchedule& now, bool is_new, int step) {
   bool changed = is_new;
-  auto mark = [&](int& field, bool differs) {
+  bool beyond_arithmetic = is_new;  // a change other than the precision and math
+  auto mark = [&](int& field, bool differs, bool arithmetic = false) {
     if (!differs) return;
     field = step;
     changed = true;
+    beyond_arithmetic |= !arithmetic;
   };
   mark(p.order, is_new || was.order != now.order || was.relations.size() != now.relations.size());
   mark(p.location, was.location != now.location || was.at_stage != now.at_stage || was.at_loop != now.at_loop ||
@@ -44,7 +46,7 @@ void record_stage(StageProvenance& p, const StageSchedule& was, const StageSched
   mark(p.pipeline, was.pipeline_loop != now.pipeline_loop || was.pipeline_depth != now.pipeline_depth ||
                        was.pipeline_engine != now.pipeline_engine);
   mark(p.tensor_core, was.tensor_core_shape != now.tensor_core_shape);
-  mark(p.precision, was.precision != now.precision || was.math != now.math);
+  mark(p.precision, was.precision != now.precision || was.math != now.math, true);
   mark(p.launch_bounds,
        was.launch_max_threads != now.launch_max_threads || was.launch_min_blocks != now.launch_min_blocks);
   mark(p.raster, was.raster_group != now.raster_group);
@@ -58,8 +60,9 @@ void record_stage(StageProvenance& p, const StageSchedule& was, const StageSched
     const CacheRead* old = find_cache_read(was.cache_reads, c.source);
     if (!old || cache_read_key(*old) != cache_read_key(c)) mark(p.cache_read[c.source], true);
   }
-  if (was.cache_reads.size() != now.cache_reads.size()) changed = true;
+  if (was.cache_reads.size() != now.cache_reads.size()) changed = beyond_arithmetic = true;
   if (changed) p.last = step;
+  if (beyond_arithmetic) p.last_but_arithmetic = step;
 }
 
 }  // namespace

@@ -90,6 +90,7 @@ struct StageProvenance {
   std::map<std::string, int> loop_kind;   // loop -> the step that last unrolled or vectorized it
   std::map<std::string, int> cache_read;  // source -> the step that staged its copy
   int last = -1;                          // the last step that changed anything of the stage
+  int last_but_arithmetic = -1;           // the same, leaving out steps that only set precision and math
 
   int binding_of(const std::string& loop) const;  // -1 when never bound
   int cache_read_of(const std::string& source) const;

@@ -8,6 +8,7 @@
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
 #include "search/convolution_tile_sketches.h"
+#include "search/fast_epilogue.h"
 #include "search/fused_tile_sketches.h"
 #include "search/normalisation_sketches.h"
 #include "search/presum_sketches.h"
@@ -298,7 +299,8 @@ std::vector<Sketch> sketches_of_class(const Problem& problem, ProblemClass c) {
 }  // namespace
 
 std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c) {
-  std::vector<Sketch> out = sketches_of_class(problem, c);
+  std::vector<Sketch> out;
+  for (auto& s : sketches_of_class(problem, c)) out.push_back(with_fast_epilogue(problem, std::move(s)));
   for (auto& s : presum_sketches(problem)) out.push_back(std::move(s));
   return out;
 }

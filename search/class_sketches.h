@@ -25,7 +25,8 @@ struct Sketch {
   nlohmann::json schedule;
 };
 // Hand-written starting points for the class, for a few thread counts and vector
-// widths. Not validated: some may be illegal for a given problem.
+// widths (with_fast_epilogue applied to each), then the presum sketches. Not validated:
+// some may be illegal for a given problem.
 std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c);
 
 }  // namespace cusched::search

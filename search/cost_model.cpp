@@ -7,10 +7,13 @@
 #include <optional>
 #include <set>
 
+#include "codegen/fast_math.h"
 #include "codegen/linear_form.h"
 #include "codegen/mma_layout.h"
+#include "codegen/shared_subexpressions.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/expr_substitute.h"
+#include "dsl/math_function.h"
 #include "runtime/performance_floor.h"
 
 namespace cusched::search {
@@ -158,6 +161,18 @@ bool contains_barrier(const Stmt& s) {
   return false;
 }
 
+// What one float operation counts as, in the model's FLOP (an add or a multiply counts 1,
+// an instruction slot 2): a math function or a division by the instructions CUDA's f32
+// implementation issues.
+double float_operation_weight(const ExprNode& e) {
+  constexpr int kDivisionInstructions = 8;
+  if (e.op == ExprOp::Div) return 2.0 * kDivisionInstructions;
+  if (e.op != ExprOp::Call) return 1.0;
+  if (const MathFunction* f = math_function(e.name)) return 2.0 * f->instructions;
+  if (const FastMathFunction* f = fast_math_function(e.name)) return 2.0 * f->instructions;
+  return 1.0;
+}
+
 struct Walker {
   const LoweredProgram* program = nullptr;
   bool tensor_cores = false;  // the kernel issues Mma or Wgmma
@@ -165,14 +180,19 @@ struct Walker {
   double bytes = 0, flops = 0;
   std::vector<std::pair<std::string, int64_t>> unrolled;  // enclosing unrolled loops
   std::set<std::string> seen_loads;                       // global loads of the current statement
-  int64_t tx_extent = 32, vec_extent = 1;                 // extents of the current lane loops
-  int64_t block_threads = 1;                              // threads per block of the kernel
-  int thread_loops = 0;                                   // enclosing loops bound to a thread axis
-  int64_t copy_groups_in_flight = 0;  // the most cp.async groups a wait leaves in flight, plus the one awaited
-  double async_bytes = 0;             // bytes the kernel's cp.async copies move
-  double async_groups = 0;            // cp.async groups its blocks commit
-  double mbarriers = 0;               // mbarriers a block initialises
-  bool bulk_copies = false;           // the kernel issues bulk or tensor copies (their mbarriers are its stages)
+  // The current statement's shared subexpressions (computed once, as the emitter writes
+  // them): each occurrence's group, and the groups counted so far.
+  std::map<const ExprNode*, size_t> shared_group;
+  std::set<size_t> shared_counted;
+  int64_t tx_extent = 32, vec_extent = 1;  // extents of the current lane loops
+  int64_t block_threads = 1;               // threads per block of the kernel
+  int thread_loops = 0;                    // enclosing loops bound to a thread axis
+  std::set<GpuAxis> bound_axes;            // the axes enclosing loops bind
+  int64_t copy_groups_in_flight = 0;       // the most cp.async groups a wait leaves in flight, plus the one awaited
+  double async_bytes = 0;                  // bytes the kernel's cp.async copies move
+  double async_groups = 0;                 // cp.async groups its blocks commit
+  double mbarriers = 0;                    // mbarriers a block initialises
+  bool bulk_copies = false;                // the kernel issues bulk or tensor copies (their mbarriers are its stages)
   // Bytes a thread's global loads have outstanding at once: the loads of one statement
   // (not a copy staged per step of a loop with a barrier), each repeated by the enclosing unrolled loops its index
   // moves with (independent loads the compiler issues together) and as wide as its vector;
@@ -194,6 +214,8 @@ struct Walker {
 
   void expr(const Expr& e, double mult, const std::string& tx_var, const std::string& vec_var) {
     if (!e.defined()) return;
+    if (auto g = shared_group.find(e.get()); g != shared_group.end() && !shared_counted.insert(g->second).second)
+      return;
     if (e->op == ExprOp::Select) {
       select(e, mult, tx_var, vec_var);
       return;
@@ -212,7 +234,7 @@ struct Walker {
       shared_load_bytes += mult / reuse * std::max(4, dtype_bytes(e.type()));
     }
     if (dtype_is_float(e.type()) && e->op != ExprOp::Load && e->op != ExprOp::FloatImm && e->op != ExprOp::Cast)
-      flops += mult;
+      flops += mult * float_operation_weight(*e);
     for (const auto& a : e->args) expr(a, mult, tx_var, vec_var);
   }
 
@@ -306,6 +328,12 @@ struct Walker {
       case StmtKind::For: {
         int64_t e = 1;
         is_const_int(s->extent, &e);
+        // A loop bound to an axis that an enclosing loop binds already runs the one
+        // iteration of that hardware index (a statistic's cluster loop inside the output's).
+        const bool rebound = s->axis != GpuAxis::None && bound_axes.count(s->axis) > 0;
+        if (rebound) e = 1;
+        const bool binds = s->axis != GpuAxis::None && !rebound;
+        if (binds) bound_axes.insert(s->axis);
         const int64_t outer_tx_extent = tx_extent, outer_vec_extent = vec_extent;
         if (s->axis == GpuAxis::ThreadX) {
           tx_var = s->var;
@@ -324,6 +352,7 @@ struct Walker {
         staging_loops += staging;
         stmt(s->body[0], mult * static_cast<double>(e), tx_var, vec_var);
         staging_loops -= staging;
+        if (binds) bound_axes.erase(s->axis);
         if (unrolled_loop) unrolled.pop_back();
         thread_loops -= thread_loop;
         tx_extent = outer_tx_extent;
@@ -342,6 +371,11 @@ struct Walker {
         const std::string lane = copy ? "tid" : tx_var;
         const int64_t outer_tx_extent = tx_extent;
         if (copy) tx_extent = std::min<int64_t>(block_threads, 32);
+        shared_group.clear();
+        shared_counted.clear();
+        const auto shared_values = shared_subexpressions(s->value);
+        for (size_t g = 0; g < shared_values.size(); ++g)
+          for (const ExprNode* n : shared_values[g].occurrences) shared_group[n] = g;
         expr(s->value, m, lane, vec_var);
         if (globals.count(s->buffer)) access(s->index, m, lane, vec_var, 4, false);
         tx_extent = outer_tx_extent;

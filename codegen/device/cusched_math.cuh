@@ -25,10 +25,16 @@ __device__ __forceinline__ T clamp(T x, T lo, T hi) {
   return r > hi ? hi : r;
 }
 
-// Fast forms (f32): approximate exp, log and division.
+// Fast forms (f32): approximate exp, log, tanh and division.
 __device__ __forceinline__ float fast_sigmoid(float x) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
 __device__ __forceinline__ float fast_softplus(float x) { return x > 20.0f ? x : __logf(1.0f + __expf(x)); }
 __device__ __forceinline__ float fast_log1p(float x) { return __logf(1.0f + x); }
 __device__ __forceinline__ float fast_expm1(float x) { return __expf(x) - 1.0f; }
+// The multi-function unit's tanh (tanh.approx.f32, relative error about 2^-11).
+__device__ __forceinline__ float fast_tanh(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 }  // namespace cusched

@@ -11,12 +11,13 @@ PrimitiveDef precision_primitive() {
       "Chooses the precision in which a stage's multiplication operands are rounded: f32 (exact float), tf32 (10-bit "
       "mantissa, what tensor cores read from f32), bf16 or f16. Accumulation stays in f32. Legal only when the "
       "problem's tolerance admits the rounding; every result records the precision it used. With math \"fast\" the "
-      "stage's f32 exp, log and division become the GPU's approximate intrinsics (__expf, __logf, __fdividef), and "
-      "sigmoid, softplus, log1p, expm1, sin and cos the forms built on them (__sinf, __cosf), which the CPU "
+      "stage's f32 exp, log, tanh and division become the GPU's approximate intrinsics (__expf, __logf, tanh.approx, "
+      "__fdividef), and sigmoid, softplus, log1p, expm1, sin and cos the forms built on them (__sinf, __cosf), which "
+      "the CPU "
       "interpreter evaluates exactly; only the GPU's verification against the float64 reference sees their error.";
   p.args = {stage_arg(true), enum_arg("operands", {"f32", "tf32", "bf16", "f16"}, "Operand precision."),
             enum_arg("math", {"exact", "fast"},
-                     "exp, log, f32 division and the functions built on them: exact (IEEE, as libdevice) or fast "
+                     "exp, log, tanh, f32 division and the functions built on them: exact (IEEE, as libdevice) or fast "
                      "(approximate intrinsics).",
                      false, "exact")};
   p.before = "acc += A[i,k] * B[k,j]";

@@ -94,6 +94,28 @@ TEST(FuseEpilogue, AStageInlinedOrScheduledIsNotFolded) {
   EXPECT_EQ(r.error.step, 2);
 }
 
+// The fold computes the stage's expression with the stage's own math: precision is the one
+// step it takes, before or after the fold; a loop step after that precision is still refused.
+TEST(FuseEpilogue, TheFoldedStageTakesItsMathFromPrecisionBeforeOrAfterTheFold) {
+  EpilogueFixture f;
+  const json fast = {{"op", "precision"}, {"stage", "Y"}, {"operands", "f32"}, {"math", "fast"}};
+  for (const json& steps :
+       {json::array({fast, inline_step("T"), fold("Y")}), json::array({inline_step("T"), fold("Y"), fast})}) {
+    ValidationResult r = validate_schedule(f.context({f.Y}), steps);
+    ASSERT_TRUE(r.ok) << steps.dump() << ": " << r.error.message;
+    Schedule s = Schedule::from_json(f.context({f.Y}), steps);
+    EXPECT_EQ(s.state().stage("Y").math, "fast");
+    EXPECT_EQ(s.state().stage("Y").epilogue_of, "G");
+  }
+  ValidationResult r = validate_schedule(
+      f.context({f.Y}), json::array({fast,
+                                     {{"op", "bind"}, {"stage", "Y"}, {"loop", "i"}, {"axis", "blockIdx.x"}},
+                                     inline_step("T"),
+                                     fold("Y")}));
+  EXPECT_EQ(r.error.code, "epilogue-stage-scheduled");
+  EXPECT_EQ(r.error.step, 3);
+}
+
 TEST(FuseEpilogue, ALaterStepThatBreaksTheFoldIsRefusedAtThatStep) {
   EpilogueFixture f;
   // The folded stage scheduled after the fold.
