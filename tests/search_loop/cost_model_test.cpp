@@ -12,6 +12,7 @@
 
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
+#include "problems/automatic_baseline.h"
 #include "problems/baseline_steps.h"
 #include "problems/problem.h"
 #include "problems/problem_file.h"
@@ -22,6 +23,38 @@ namespace {
 
 CostBreakdown cost(const Problem& p, const nlohmann::json& steps) {
   return estimate_cost(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+}
+
+// Level 1 #22 (tanh over 4096 x 393216) with its stage's expression replaced.
+Problem tanh_problem_with(const std::string& stage) {
+  nlohmann::json j;
+  std::ifstream(source_tree() + "/problems/kernelbench/level1/22_Tanh.json") >> j;
+  j["stages"] = {stage};
+  j.erase("flops");
+  const std::string path = ::testing::TempDir() + "/cost_model_stage.json";
+  std::ofstream(path) << j.dump();
+  return load_problem_file(path);
+}
+
+// A math function weighs the instructions its CUDA f32 form issues (tanhf 16: 32 FLOP
+// against a multiply's 1), and a subexpression a value computes several times counts once,
+// as the emitter writes it: mish(mish(x)) is two softplus and two tanh per element, not the
+// three copies of the inner mish that the expression holds.
+TEST(CostModel, MathFunctionsWeighTheirInstructionsAndSharedSubexpressionsCountOnce) {
+  const double elements = 4096.0 * 393216.0;
+  auto flops_per_element = [&](const std::string& stage) {
+    const Problem p = tanh_problem_with(stage);
+    return cost(p, baseline_schedule_of(p)).flops / elements;
+  };
+  const double scaled = flops_per_element("Y(i in BATCH, j in D) = X(i, j) * 2.0");
+  const double tanh = flops_per_element("Y(i in BATCH, j in D) = tanh(X(i, j))");
+  EXPECT_NEAR(tanh - scaled, 31.0, 0.5);
+  const double mish = flops_per_element("Y(i in BATCH, j in D) = X(i, j) * tanh(softplus(X(i, j)))");
+  const double mish_mish = flops_per_element(
+      "Y(i in BATCH, j in D) = X(i, j) * tanh(softplus(X(i, j))) * tanh(softplus(X(i, j) * tanh(softplus(X(i, "
+      "j)))))");
+  EXPECT_NEAR(mish, 2 * (40 + 16) + 1, 1.5);
+  EXPECT_NEAR(mish_mish, 2 * mish + 1, 3.0) << "the inner mish counted once";
 }
 
 TEST(CostModel, TensorCoreTilesCountTheirProductAtTheTensorCoreRate) {
