@@ -11,6 +11,7 @@ KernelBundle make_bundle(const LoweredProgram& program, const EmitOptions& optio
   b.schedule_hash = program.schedule_hash;
   b.precision = options.reference_f64 ? Precision::f64 : program.precision;
   b.math = options.reference_f64 ? "exact" : program.math;
+  b.arithmetic_share = options.reference_f64 ? 1.0 : program.arithmetic_share;
   b.source = std::move(emitted.source);
   b.headers = device_headers();
   for (BufferSpec spec : program.buffers) {

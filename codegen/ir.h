@@ -302,6 +302,7 @@ struct LoweredProgram {
   std::string schedule_hash;
   Precision precision = Precision::f32;
   std::string math = "exact";       // "fast" when a stage uses fast-math intrinsics
+  double arithmetic_share = 1.0;    // of the problem's reduction work, what the schedule's algorithm does
   std::vector<BufferSpec> buffers;  // inputs, outputs and scratch (intermediate stages computed at root)
   std::vector<Kernel> kernels;
   std::vector<std::string> schedule_text;  // the steps, one line each, for comments

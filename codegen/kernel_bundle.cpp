@@ -1,5 +1,7 @@
 #include "codegen/kernel_bundle.h"
 
+#include <algorithm>
+
 #include "dsl/error.h"
 
 namespace cusched {
@@ -49,6 +51,7 @@ nlohmann::json KernelBundle::to_json() const {
   j["schedule_hash"] = schedule_hash;
   j["precision"] = precision_name(precision);
   j["math"] = math;
+  j["arithmetic_share"] = arithmetic_share;
   j["source"] = source;
   j["headers"] = headers;
   for (const auto& b : buffers)
@@ -76,6 +79,7 @@ KernelBundle KernelBundle::from_json(const nlohmann::json& j) {
     k.schedule_hash = j.value("schedule_hash", "");
     k.precision = parse_precision(j.value("precision", "f32"));
     k.math = j.value("math", "exact");
+    k.arithmetic_share = std::clamp(j.value("arithmetic_share", 1.0), 0.0, 1.0);
     k.source = j.at("source").get<std::string>();
     if (j.contains("headers")) k.headers = j.at("headers").get<std::map<std::string, std::string>>();
     for (const auto& b : j.at("buffers")) {

@@ -63,8 +63,11 @@ struct LaunchSpec {
 struct KernelBundle {
   std::string problem;
   std::string schedule_hash;
-  Precision precision = Precision::f32;        // f32, tf32, 3xtf32, bf16, f16; f64 for the reference
-  std::string math = "exact";                  // "fast": some stage uses fast-math intrinsics (codegen/fast_math.h)
+  Precision precision = Precision::f32;  // f32, tf32, 3xtf32, bf16, f16; f64 for the reference
+  std::string math = "exact";            // "fast": some stage uses fast-math intrinsics (codegen/fast_math.h)
+  // Of the problem's reduction work, the share its schedule's algorithm does (below 1 where
+  // presum rewrote the arithmetic; codegen/arithmetic_share.h): the floor's FLOPs scale by it.
+  double arithmetic_share = 1.0;
   std::string source;                          // CUDA C++
   std::map<std::string, std::string> headers;  // include name -> contents, given to NVRTC
   std::vector<BufferSpec> buffers;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <sstream>
 
+#include "codegen/arithmetic_share.h"
 #include "codegen/lowering_passes.h"
 #include "codegen/passes/passes.h"
 #include "dsl/error_attribution.h"
@@ -70,6 +71,7 @@ LoweredProgram run_passes(const Schedule& schedule, const std::string& problem_n
     if (s.precision != Precision::f32) p.precision = s.precision;
     if (s.math == "fast") p.math = "fast";
   }
+  p.arithmetic_share = arithmetic_share(state);
   for (const auto& pass : lowering_passes()) {
     pass.run(state, p);
     if (after_pass) after_pass(pass.name, p);

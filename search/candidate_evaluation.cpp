@@ -100,7 +100,7 @@ runtime::EvalRequest make_eval_request(const Problem& problem, const KernelBundl
   const SizeBindings& sizes = problem.size(cfg.size);
   r.floor.bytes = problem.min_bytes(sizes);
   r.floor.written_bytes = problem.written_bytes(sizes);
-  r.floor.flops = problem.flops(sizes);
+  r.floor.flops = problem.flops(sizes) * candidate.arithmetic_share;
   r.floor.precision = candidate.precision;
   r.base_seed = cfg.seed;
   r.time_it = cfg.time_it;

@@ -9,8 +9,10 @@
 #include "codegen/ir.h"
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
+#include "problems/automatic_baseline.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
+#include "search/candidate_evaluation.h"
 
 namespace cusched::search {
 namespace {
@@ -45,6 +47,29 @@ TEST(PresumSketches, AGemmsRowSumIsAColumnSumAndAMatrixVectorProductThatVerify) 
       EXPECT_EQ(r.verdict, runtime::Verdict::ok) << file << ": " << s.idea << ": " << r.message << r.error.message;
     }
   }
+}
+
+// A presum schedule does a fraction of the GEMM's products: its bundle says so, and the
+// performance floor that rejects a kernel faster than the work allows (under_floor) counts
+// that fraction of the problem's FLOPs; a schedule that keeps the GEMM does all of them.
+TEST(PresumSketches, TheFloorCountsTheArithmeticThePresumAlgorithmDoes) {
+  const Problem p = kernelbench("level2/14_Gemm_Divide_Sum_Scaling.json");
+  EvalConfig cfg;
+  cfg.size = "bench";
+  const double declared = p.flops(p.size("bench"));
+  const auto sketches = presum_sketches(p);
+  ASSERT_FALSE(sketches.empty());
+  const KernelBundle presummed =
+      make_bundle(lower(Schedule::from_json(p.context("bench"), sketches[0].schedule), p.name));
+  // B x IN x HID products become HID x IN additions and B x IN products.
+  EXPECT_LT(presummed.arithmetic_share, 0.01);
+  EXPECT_GT(presummed.arithmetic_share, 0.0);
+  EXPECT_NEAR(make_eval_request(p, presummed, cfg).floor.flops, declared * presummed.arithmetic_share, 1.0);
+  EXPECT_NEAR(KernelBundle::from_json(presummed.to_json()).arithmetic_share, presummed.arithmetic_share, 1e-12);
+  const KernelBundle gemm =
+      make_bundle(lower(Schedule::from_json(p.context("bench"), baseline_schedule_of(p)), p.name));
+  EXPECT_EQ(gemm.arithmetic_share, 1.0);
+  EXPECT_EQ(make_eval_request(p, gemm, cfg).floor.flops, declared);
 }
 
 TEST(PresumSketches, NoneWhereNoSumReadsAContraction) {
