@@ -72,6 +72,17 @@ TEST(PresumSketches, TheFloorCountsTheArithmeticThePresumAlgorithmDoes) {
   EXPECT_EQ(make_eval_request(p, gemm, cfg).floor.flops, declared);
 }
 
+// rfactor splits a sum into partial sums and their combination: the same additions, so its
+// schedules keep the whole floor.
+TEST(PresumSketches, AnRfactorScheduleDoesTheWholeArithmetic) {
+  const Problem p = kernelbench("level1/47_Sum_reduction_over_a_dimension.json");
+  const nlohmann::json steps = nlohmann::json::array({{{"op", "split"}, {"stage", "Y"}, {"loop", "r"}, {"parts", 64}},
+                                                      {{"op", "rfactor"}, {"stage", "Y"}, {"loop", "ro"}}});
+  ValidationResult v = validate_schedule(p.context("bench"), steps);
+  ASSERT_TRUE(v.ok) << v.error.message;
+  EXPECT_EQ(make_bundle(lower(Schedule::from_json(p.context("bench"), steps), p.name)).arithmetic_share, 1.0);
+}
+
 TEST(PresumSketches, NoneWhereNoSumReadsAContraction) {
   EXPECT_TRUE(presum_sketches(kernelbench("level1/1_Square_matrix_multiplication_.json")).empty());
   EXPECT_TRUE(presum_sketches(kernelbench("level1/36_RMSNorm_.json")).empty());
