@@ -8,13 +8,10 @@ namespace {
 
 double reduction_work(const std::vector<std::shared_ptr<const FuncDef>>& stages, const SizeBindings& sizes) {
   double work = 0;
-  for (const auto& f : stages) {
-    if (!f->is_reduction()) continue;
-    double points = f->is_sum_of_products() ? 2.0 : 1.0;
-    for (const auto& e : f->extents) points *= static_cast<double>(eval_int(e, sizes));
-    for (const auto& rv : f->body->rvars) points *= static_cast<double>(rvar_extent(rv, sizes));
-    work += points;
-  }
+  for (const auto& f : stages)
+    if (f->is_reduction())
+      work += (f->is_sum_of_products() ? 2.0 : 1.0) * static_cast<double>(stage_points(*f, sizes)) *
+              static_cast<double>(reduction_extent(*f, sizes));
   return work;
 }
 
