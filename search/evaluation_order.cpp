@@ -60,8 +60,7 @@ void defer_failed_precisions(std::vector<size_t>& order, size_t from, const std:
                              const std::set<Precision>& failed) {
   auto deferred = [&](size_t i) {
     const Precision p = precision_of[i];
-    // Coarser than 3xTF32 (TF32, BF16, F16): a precision whose rounding may fail the tolerance.
-    return failed.count(p) && precision_unit_roundoff(p) > precision_unit_roundoff(Precision::x3tf32);
+    return failed.count(p) && coarser_than_x3tf32(p);
   };
   if (from >= order.size()) return;
   std::stable_partition(order.begin() + static_cast<std::ptrdiff_t>(from), order.end(),

@@ -4,17 +4,10 @@
 #include <string>
 
 #include "codegen/fast_math.h"
+#include "dsl/primitives/precision_rules.h"
 #include "dsl/step_builder.h"
 
 namespace cusched::search {
-
-namespace {
-
-bool rounds_operands(const std::string& precision) {
-  return precision == "tf32" || precision == "bf16" || precision == "f16";
-}
-
-}  // namespace
 
 Sketch with_fast_epilogue(const Problem& problem, Sketch sketch) {
   if (!sketch.schedule.is_array()) return sketch;
@@ -23,7 +16,8 @@ Sketch with_fast_epilogue(const Problem& problem, Sketch sketch) {
   for (const auto& step : sketch.schedule) {
     if (step.value("op", "") != "tensor_core") continue;
     contractions.insert(step.value("stage", ""));
-    lower_precision |= rounds_operands(step.value("precision", ""));
+    const auto precision = precision_from_name(step.value("precision", ""));
+    lower_precision |= precision && coarser_than_x3tf32(*precision);
   }
   if (!lower_precision) return sketch;
   bool changed = false;

@@ -25,6 +25,10 @@ double precision_unit_roundoff(Precision p) {
   return 1.0 / 16777216;  // f32
 }
 
+bool coarser_than_x3tf32(Precision p) {
+  return precision_unit_roundoff(p) > precision_unit_roundoff(Precision::x3tf32);
+}
+
 void require_precision_within_tolerance(Precision p, double atol, double rtol, const std::string& stage) {
   // Accumulated rounding of a long dot product is a few units of roundoff times
   // sqrt(K) in practice; a tolerance under twice the operand roundoff cannot hold.
