@@ -1,9 +1,9 @@
 #pragma once
 // The math of a lower-precision tensor-core sketch's other stages in fast form: a sketch
 // whose contraction rounds its operands to TF32, BF16 or F16 already answers only a
-// tolerance of about 1e-2, at which the GPU's approximate exp, log, tanh and division
-// (precision math "fast") cost nothing, while a fused epilogue's exact transcendental
-// functions (mish, softplus, tanh, sigmoid, GELU) can take longer than the contraction.
+// tolerance of about 1e-2, within which the GPU's approximate exp, log, tanh and division
+// (precision math "fast") stay, while a fused epilogue's exact functions (mish's softplus
+// and tanh, sigmoid) can take longer than the contraction. erf (GELU) has no fast form.
 #include "problems/problem.h"
 #include "search/class_sketches.h"
 
