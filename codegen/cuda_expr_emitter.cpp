@@ -194,11 +194,19 @@ CudaValue CudaExprEmitter::var(const ExprNode& n) const {
 }
 
 std::string CudaExprEmitter::index_text(const EmittedBuffer& b, const Expr& index) {
-  bool saved = wide_;
+  const bool saved = wide_;
+  auto saved_narrow = std::move(narrow_);
   wide_ = b.wide_index;
+  narrow_.clear();
+  if (wide_) {
+    VarIntervals vars = var_ranges;
+    for (const auto& [name, value] : var_values) vars[name] = IntInterval{value, value};
+    narrow_ = int32_subtrees(index, vars);
+  }
   DType t = (b.wide_index || index.type() == DType::i64) ? DType::i64 : DType::i32;
   std::string text = emit_as(index, t).text;
   wide_ = saved;
+  narrow_ = std::move(saved_narrow);
   return text;
 }
 
@@ -359,6 +367,13 @@ CudaValue CudaExprEmitter::emit(const Expr& e) {
     fail("undefined-expr", "The IR holds an undefined expression.", "Lower the program again; this is a lowering bug.");
   const ExprNode& n = *e;
   if (auto it = bound.find(&n); it != bound.end()) return it->second;
+  if (wide_ && narrow_.count(&n) && n.op != ExprOp::IntImm) {
+    // A subtree of a long long index whose values all fit in int: computed in int.
+    wide_ = false;
+    CudaValue v = emit(e);
+    wide_ = true;
+    return v;
+  }
   switch (n.op) {
     case ExprOp::IntImm:
     case ExprOp::FloatImm:

@@ -2,12 +2,15 @@
 // CUDA C++ text of IR expressions with exact types: every operand is converted
 // explicitly to the type its operation computes in, f32 math uses the f-suffixed
 // functions and literals, f16 / bf16 arithmetic is done in f32 and rounded back once
-// per operation, and index math is int (long long for buffers past 2^31 elements).
+// per operation, and index math is int (long long for buffers past 2^31 elements, where each
+// subexpression whose range may pass int's).
 // In the f64 reference variant every floating-point computation is double.
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
+#include "codegen/index_interval.h"
 #include "codegen/ir.h"
 
 namespace cusched {
@@ -52,6 +55,9 @@ class CudaExprEmitter {
   // Nodes whose value a named constant holds (a shared subexpression computed before its
   // statement): emitted as that name.
   std::map<const ExprNode*, CudaValue> bound;
+  // The ranges of the variables in scope (loop, thread and block indices): the parts of
+  // a long long index that provably fit in int are computed in int.
+  VarIntervals var_ranges;
   // Buffers whose loads carry an L2 eviction policy (l2_hint), with the policy's variable.
   std::map<std::string, std::string> l2_policies;
   // The load through `pointer` into `buffer`: `*pointer`, or cusched::load_l2 with the
@@ -73,6 +79,7 @@ class CudaExprEmitter {
   BufferLookup lookup_;
   bool reference_f64_;
   bool wide_ = false;  // emitting the index of a wide buffer: i32 math is done in long long
+  std::set<const ExprNode*> narrow_;  // in a wide index: the subtrees that fit in int
 };
 
 // Text of `v` as an operand of an operator of precedence `p` (parenthesized if needed;
