@@ -120,6 +120,7 @@ CudaExprEmitter::CudaExprEmitter(BufferLookup lookup, bool reference_f64)
 DType CudaExprEmitter::storage_type(DType t) const {
   if (reference_f64_ && dtype_is_float(t)) return DType::f64;
   if (wide_ && t == DType::i32) return DType::i64;
+  if (narrow_mode_ && t == DType::i64) return DType::i32;
   return t;
 }
 
@@ -198,7 +199,7 @@ std::string CudaExprEmitter::index_text(const EmittedBuffer& b, const Expr& inde
   auto saved_narrow = std::move(narrow_);
   wide_ = b.wide_index;
   narrow_.clear();
-  if (wide_) {
+  if (wide_ || index.type() == DType::i64) {
     VarIntervals vars = var_ranges;
     for (const auto& [name, value] : var_values) vars[name] = IntInterval{value, value};
     narrow_ = int32_subtrees(index, vars);
@@ -367,11 +368,14 @@ CudaValue CudaExprEmitter::emit(const Expr& e) {
     fail("undefined-expr", "The IR holds an undefined expression.", "Lower the program again; this is a lowering bug.");
   const ExprNode& n = *e;
   if (auto it = bound.find(&n); it != bound.end()) return it->second;
-  if (wide_ && narrow_.count(&n) && n.op != ExprOp::IntImm) {
+  if (!narrow_mode_ && narrow_.count(&n) && n.op != ExprOp::IntImm) {
     // A subtree of a long long index whose values all fit in int: computed in int.
+    const bool saved_wide = wide_;
     wide_ = false;
+    narrow_mode_ = true;
     CudaValue v = emit(e);
-    wide_ = true;
+    narrow_mode_ = false;
+    wide_ = saved_wide;
     return v;
   }
   switch (n.op) {

@@ -78,8 +78,9 @@ class CudaExprEmitter {
 
   BufferLookup lookup_;
   bool reference_f64_;
-  bool wide_ = false;  // emitting the index of a wide buffer: i32 math is done in long long
-  std::set<const ExprNode*> narrow_;  // in a wide index: the subtrees that fit in int
+  bool wide_ = false;                 // emitting the index of a wide buffer: i32 math is done in long long
+  std::set<const ExprNode*> narrow_;  // in a long long index: the subtrees that fit in int
+  bool narrow_mode_ = false;          // emitting such a subtree: long long math is done in int
 };
 
 // Text of `v` as an operand of an operator of precedence `p` (parenthesized if needed;

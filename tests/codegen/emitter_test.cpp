@@ -187,6 +187,17 @@ TEST(CudaEmitter, IndicesPastTwoToThe31AreLongLong) {
   expect_source_compiles(src);
 }
 
+TEST(CudaEmitter, ALongLongIndexComputesItsPartsThatFitInInt) {
+  // io * 65536 passes 2^31 - 1; the within-row part (ii < 65536) does not.
+  Expr index = v("io") * 65536 + (v("ii") / 256 % 16 * 4096 + v("ii") % 256);
+  std::string src = emit_cuda(test::wide_copy_program(index));
+  EXPECT_TRUE(
+      has(src, "static_cast<long long>(io) * 65536LL + static_cast<long long>(ii / 256 % 16 * 4096 + ii % 256)"))
+      << src;
+  EXPECT_FALSE(has(src, "256LL")) << "the part within a row stays int\n" << src;
+  expect_source_compiles(src);
+}
+
 TEST(CudaEmitter, ReferenceVariantComputesInDouble) {
   LoweredProgram p = test::elementwise_program(4, 4, 0);
   std::string src = emit_cuda(p, {.reference_f64 = true});

@@ -128,8 +128,9 @@ LoweredProgram large_shared_program() {
   return p;
 }
 
-LoweredProgram wide_copy_program() {
-  Expr index = v("io") * 65536 + v("ii");
+LoweredProgram wide_copy_program() { return wide_copy_program(v("io") * 65536 + v("ii")); }
+
+LoweredProgram wide_copy_program(Expr index) {
   Stmt body = make_for(
       "io", 0, 65536, LoopKind::Serial, GpuAxis::BlockX,
       make_for("ii", 0, 65536, LoopKind::Serial, GpuAxis::None, make_store("Out", index, ld("A", DType::f32, index))));

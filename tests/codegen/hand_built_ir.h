@@ -31,8 +31,10 @@ LoweredProgram argmax_program(int64_t width, const std::string& kind);
 // Reverses A (16384) through a 64 KiB shared tile, one block of 256 threads.
 LoweredProgram large_shared_program();
 
-// Copies a (65536, 65536) f32 array: flat indices exceed 2^31.
+// Copies a (65536, 65536) f32 array: flat indices exceed 2^31. The index is
+// io * 65536 + ii (io the block loop, ii a serial loop of 65536) unless given.
 LoweredProgram wide_copy_program();
+LoweredProgram wide_copy_program(Expr index);
 
 // One kernel of one block of 32 threads storing `value` (may use the loop variable t
 // and load "A" f32 (32)) into "Out" of type `out_type`; "H" is an f16 input (32).
