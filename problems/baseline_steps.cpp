@@ -42,6 +42,29 @@ json flat_grid_steps(const std::string& stage, const std::vector<std::string>& l
   return steps;
 }
 
+json strided_flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int64_t threads,
+                             int64_t lanes) {
+  using N = FlatGridNames;
+  json steps = json::array();
+  std::string loop = fuse_loops(steps, stage, loops, N::fused);
+  steps.push_back({{"op", "split"},
+                   {"stage", stage},
+                   {"loop", loop},
+                   {"factor", threads * lanes},
+                   {"outer", N::blocks},
+                   {"inner", N::chunk}});
+  steps.push_back({{"op", "split"},
+                   {"stage", stage},
+                   {"loop", N::chunk},
+                   {"factor", threads},
+                   {"outer", N::lanes},
+                   {"inner", N::threads}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", N::blocks}, {"axis", "blockIdx.x"}});
+  steps.push_back({{"op", "bind"}, {"stage", stage}, {"loop", N::threads}, {"axis", "threadIdx.x"}});
+  steps.push_back({{"op", "unroll"}, {"stage", stage}, {"loop", N::lanes}, {"max_extent", lanes}});
+  return steps;
+}
+
 json cross_thread_reduction_steps(const std::string& stage, const std::vector<std::string>& rvars, int64_t threads) {
   json steps = json::array();
   std::string k = fuse_loops(steps, stage, rvars, "red");

@@ -15,6 +15,7 @@ struct FlatGridNames {
   static constexpr const char* lanes = "flat_lane";
   static constexpr const char* blocks = "flat_block";
   static constexpr const char* threads = "flat_thread";
+  static constexpr const char* chunk = "flat_chunk";  // strided lanes: a block's lanes x threads
 };
 
 // Appends the steps that fuse the adjacent loops `loops` (outermost first) of `stage`
@@ -31,6 +32,14 @@ std::string fuse_loops(nlohmann::json& steps, const std::string& stage, const st
 // split by `vector` first, its inner part vectorized).
 nlohmann::json flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int64_t threads = 256,
                                int64_t vector = 1);
+
+// Steps for the same grid with `lanes` points a thread `threads` apart (the fused loop
+// split by threads x lanes over blocks, then by threads: lanes outside threads, unrolled),
+// so that each of a warp's accesses is to neighbouring points where a vector access is
+// not possible (rows whose length is not a multiple of the vector, reads at strided or
+// interleaved indices).
+nlohmann::json strided_flat_grid_steps(const std::string& stage, const std::vector<std::string>& loops, int64_t threads,
+                                       int64_t lanes);
 
 // Steps that combine the reduction loops `rvars` of `stage` (fused, split by `threads`)
 // across the threads of a block (kind "warp" for 32 threads or fewer, else "block"):

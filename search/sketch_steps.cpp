@@ -255,15 +255,58 @@ bool read_by_contraction(const Problem& p, const std::string& stage) {
   return false;
 }
 
+namespace {
+
+bool inlined_by_schedule_rest(const Problem& p, const FuncDef& f) {
+  return !f.is_reduction() && !p.pipeline.is_output(f.name) && !read_by_contraction(p, f.name);
+}
+
+// Whether every load of `e` reads along `inner` contiguously (its last index is `inner`
+// itself, no other index mentions it) or not at all, through the pointwise producers
+// that schedule_rest inlines (each along its own innermost variable).
+bool reads_contiguously(const Problem& p, const Expr& e, const std::string& inner, int depth) {
+  if (!e.defined()) return true;
+  if (e->op == ExprOp::Load && !e->args.empty()) {
+    for (size_t d = 0; d + 1 < e->args.size(); ++d)
+      if (mentions_var(e->args[d], inner)) return false;
+    const Expr& last = e->args.back();
+    if (mentions_var(last, inner) && !(last->op == ExprOp::Var && last->name == inner)) return false;
+    const FuncDef* g = p.pipeline.find_stage(e->name);
+    if (g && inlined_by_schedule_rest(p, *g) && !g->vars.empty() &&
+        (depth > 16 || !reads_contiguously(p, g->body, g->vars.back(), depth + 1)))
+      return false;
+  }
+  for (const auto& a : e->args)
+    if (!reads_contiguously(p, a, inner, depth)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool float4_rows(const Problem& p, const FuncDef& f) {
+  if (f.vars.empty() || f.extents.empty()) return false;
+  const SizeBindings sizes = p.size(p.default_size);
+  return eval_int(f.extents.back(), sizes) % 4 == 0 && reads_contiguously(p, f.body, f.vars.back(), 0);
+}
+
+void pointwise_grid(json& steps, const Problem& p, const FuncDef& f, int64_t threads) {
+  if (stage_points(f, p.size(p.default_size)) % 4 != 0)
+    flat_grid(steps, f, threads, 1);
+  else if (float4_rows(p, f))
+    flat_grid(steps, f, threads, 4);
+  else
+    steps = concat_steps({steps, strided_flat_grid_steps(f.name, f.vars, threads, 4)});
+}
+
 void schedule_rest(json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads) {
   const auto& stages = p.pipeline.stages();
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
     const FuncDef& f = **it;
     if (skip.count(f.name)) continue;
-    if (!f.is_reduction() && !p.pipeline.is_output(f.name) && !read_by_contraction(p, f.name))
+    if (inlined_by_schedule_rest(p, f))
       steps.push_back(schedule_step("compute_inline", f.name));
     else if (!f.is_reduction())
-      flat_grid(steps, f, threads, stage_points(f, p.size(p.default_size)) % 4 == 0 ? 4 : 1);
+      pointwise_grid(steps, p, f, threads);
     else if (is_contraction(f))
       matmul_tile(steps, p, f, 16, 16, 0);
     else

@@ -91,11 +91,21 @@ void reduction_grid(nlohmann::json& steps, const Problem& p, const FuncDef& f);
 // computed again for every point of the contraction's other operand).
 bool read_by_contraction(const Problem& p, const std::string& stage);
 
+// Whether the points of pointwise stage `f` can be read and written as float4 along its
+// innermost variable: its extent at the default size is a multiple of 4 and every load,
+// through the producers that schedule_rest inlines, reads along it contiguously or not
+// at all (not the interleave of a transposed convolution's phases, which reads x / 2).
+bool float4_rows(const Problem& p, const FuncDef& f);
+
+// Appends the grid of pointwise stage `f`: 4 points a thread where the default size has
+// a multiple of 4 points, as one float4 where float4_rows holds, else 4 points `threads`
+// apart (strided_flat_grid_steps: each warp access to neighbouring points); one point a
+// thread otherwise.
+void pointwise_grid(nlohmann::json& steps, const Problem& p, const FuncDef& f, int64_t threads);
+
 // Steps for the stages other than `skip`: pointwise producers inlined (those a contraction
 // reads are computed on their own flat grid), the rest scheduled as a flat grid
-// (pointwise: 4 outputs a thread, one float4 where the accesses allow, where the default
-// size has a multiple of 4 points; fewer blocks where a grid's time follows its block
-// count) or by reduction_grid (reductions).
+// (pointwise: pointwise_grid) or by reduction_grid (reductions).
 void schedule_rest(nlohmann::json& steps, const Problem& p, const std::set<std::string>& skip, int64_t threads);
 
 // The pipeline's pointwise outputs other than `product`: each may be folded into the

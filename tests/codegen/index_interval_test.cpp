@@ -1,11 +1,12 @@
 // int_interval and int32_subtrees (codegen/index_interval.h): every value an integer
 // expression takes lies in its interval, and the int subtrees are exactly those whose
 // values all fit.
-#include <gtest/gtest.h>
+#include "codegen/index_interval.h"
 
 #include <random>
 
-#include "codegen/index_interval.h"
+#include <gtest/gtest.h>
+
 #include "tests/codegen/hand_built_ir.h"
 
 namespace cusched {
@@ -108,8 +109,7 @@ TEST(IndexInterval, EveryValueLiesInTheInterval) {
     Expr e = random_expr(rng, 1 + trial % 4);
     for (int point = 0; point < 20; ++point) {
       std::map<std::string, int64_t> at;
-      for (const auto& [name, range] : vars)
-        at[name] = std::uniform_int_distribution<int64_t>(range.lo, range.hi)(rng);
+      for (const auto& [name, range] : vars) at[name] = std::uniform_int_distribution<int64_t>(range.lo, range.hi)(rng);
       expect_within(e, vars, at);
       if (HasFailure()) return;
     }
