@@ -143,6 +143,8 @@ def sanitizer_cell(s):
         return "-"
     if s["clean"]:
         return "clean"
+    if s.get("run") is False:
+        return "not run"
     errors = ", ".join("%s %d" % (tool, n) for tool, n in sorted(s["errors"].items()) if n)
     return "findings: " + errors if errors else "not clean"
 

@@ -129,6 +129,8 @@ def sanitizer_entry(result):
     report = result.get("sanitizer") if isinstance(result, dict) else None
     if not isinstance(report, dict):
         return None
+    if report.get("run") is False:
+        return {"clean": False, "run": False, "errors": {}, "problem": str(report.get("problem") or "")[:300]}
     errors = {}
     for r in report.get("runs") or []:
         if isinstance(r, dict) and r.get("tool"):

@@ -169,26 +169,31 @@ nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundl
   return report;
 }
 
-nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict,
-                                 double tool_seconds) {
-  EvalConfig cfg;
-  cfg.size = "small";
-  cfg.strict = strict;
-  cfg.time_it = false;
-  // Where the small size does not lower (a pipeline on the tensor memory accelerator needs
-  // rows of whole 16-byte chunks), the small size with such rows stands in; where neither
-  // does, the small size's error stands.
-  Problem rows = problem;
-  const std::string rows16 = rows.add_16_byte_rows_size("small");
+SanitizerSize sanitizer_size(const Problem& problem, const nlohmann::json& steps, bool strict) {
+  SanitizerSize out{problem, "small", {}};
+  const std::string rows16 = out.problem.add_16_byte_rows_size("small");
   std::optional<UserError> small_error;
   for (const std::string& size : {std::string("small"), rows16}) try {
-      cfg.size = size;
-      KernelBundle bundle = make_bundle(lower(Schedule::from_json(rows.context(size, strict), steps), rows.name));
-      return sanitize_bundle(rows, bundle, cfg, tool_seconds);
+      KernelBundle bundle =
+          make_bundle(lower(Schedule::from_json(out.problem.context(size, strict), steps), out.problem.name));
+      if (auto e = shared_memory_error(bundle, size)) throw UserError(*e);
+      out.size = size;
+      out.bundle = std::move(bundle);
+      return out;
     } catch (const UserError& e) {
       if (!small_error) small_error = e;
     }
   throw *small_error;
+}
+
+nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict,
+                                 double tool_seconds) {
+  SanitizerSize at = sanitizer_size(problem, steps, strict);
+  EvalConfig cfg;
+  cfg.size = at.size;
+  cfg.strict = strict;
+  cfg.time_it = false;
+  return sanitize_bundle(at.problem, at.bundle, cfg, tool_seconds);
 }
 
 nlohmann::json bundle_contracts(const KernelBundle& bundle) {

@@ -120,10 +120,21 @@ KernelBundle handwritten_bundle(const Problem& problem, const std::string& sourc
 // (runtime/module_state_scan.h), or to "compile_error".
 void scan_compiled_kernel(const KernelBundle& bundle, CandidateOutcome& out);
 
+// The size compute-sanitizer runs schedule `steps` at, with its bundle: the small size (a
+// short launch under the tools), or, where lowering refuses it there (a pipeline on the
+// tensor memory accelerator needs rows of whole 16-byte chunks) or a block would need more
+// shared memory than it can have (a tile over columns fused across rows spans many more
+// rows of a short image), the small size with 16-byte rows ("small_rows16", added to the
+// returned problem). Throws the small size's error where neither does.
+struct SanitizerSize {
+  Problem problem;
+  std::string size;
+  KernelBundle bundle;
+};
+SanitizerSize sanitizer_size(const Problem& problem, const nlohmann::json& steps, bool strict);
+
 // compute-sanitizer's memcheck, racecheck and synccheck (runtime/sanitizer.h) on the
-// schedule `steps` lowered at the small size (a short launch under the tools):
-// {"clean": bool, "size": "small", "runs": [...]}; where lowering refuses a pipeline on the
-// tensor memory accelerator there, at the small size with 16-byte rows ("small_rows16").
+// schedule `steps` at its sanitizer_size: {"clean": bool, "size": ..., "runs": [...]}.
 // Needs a GPU; without one every run says why it did not run. A tool's run is stopped after
 // `tool_seconds` (runtime::sanitize).
 nlohmann::json sanitize_schedule(const Problem& problem, const nlohmann::json& steps, bool strict,

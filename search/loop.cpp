@@ -165,7 +165,8 @@ void SearchLoop::sanitize_best(int64_t candidate) {
   try {
     report = sanitize_schedule(problem_, c->schedule, options_.strict, options_.sanitize_seconds);
   } catch (const UserError& err) {
-    report = {{"clean", false}, {"problem", err.error().to_string()}};
+    // Not run: no sanitizer verdict, the reason kept.
+    report = {{"clean", false}, {"run", false}, {"problem", err.error().to_string()}};
   }
   e->result["sanitizer"] = report;
   store_.save_evaluation(*e);

@@ -13,7 +13,8 @@ import unittest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import kernelbench_search as kbs  # noqa: E402
-import kernelbench_tables  # noqa: E402
+import kernelbench_tables
+import search_store  # noqa: E402
 import make_tables  # noqa: E402
 from kernelbench_rows import hand_rows, row, search_args  # noqa: E402
 from record_schema import schema_errors  # noqa: E402
@@ -217,6 +218,11 @@ class Record(unittest.TestCase):
         self.assertEqual(kernelbench_tables.sanitizer_cell({"clean": True, "errors": {"memcheck": 0}}), "clean")
         self.assertEqual(kernelbench_tables.sanitizer_cell({"clean": False, "errors": {"memcheck": 0, "racecheck": 3}}),
                          "findings: racecheck 3")
+        not_run = search_store.sanitizer_entry({"sanitizer": {"clean": False, "run": False, "problem": "too large"}})
+        self.assertEqual(not_run, {"clean": False, "run": False, "errors": {}, "problem": "too large"})
+        self.assertEqual(kernelbench_tables.sanitizer_cell(not_run), "not run")
+        self.assertEqual(kernelbench_tables.sanitizer_cell(search_store.sanitizer_entry(
+            {"sanitizer": {"clean": False, "runs": [{"tool": "memcheck", "errors": 1}]}})), "findings: memcheck 1")
         self.assertIn("| kb1_5_E | none | - |", rows[6])
         text = make_tables.results_md([r])
         self.assertIn("fast_1, fast_2", text)
