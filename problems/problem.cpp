@@ -1,5 +1,7 @@
 #include "problems/problem.h"
 
+#include <algorithm>
+
 #include "dsl/error.h"
 
 namespace cusched {
@@ -41,6 +43,18 @@ std::string Problem::add_16_byte_rows_size(const std::string& which) {
   for (auto& [dim, extent] : rows) extent = (extent + 3) / 4 * 4;
   const std::string added = which + "_rows16";
   sizes[added] = rows;
+  return added;
+}
+
+std::string Problem::add_scaled_size(const std::string& which, int64_t factor) {
+  SizeBindings scaled = size(which);
+  const SizeBindings& cap = size(default_size);
+  for (auto& [dim, extent] : scaled) {
+    auto c = cap.find(dim);
+    extent = c == cap.end() ? extent * factor : std::min(extent * factor, std::max(extent, c->second));
+  }
+  const std::string added = which + "_x" + std::to_string(factor);
+  sizes[added] = scaled;
   return added;
 }
 

@@ -81,6 +81,9 @@ struct Problem {
   // of 4, so that rows of 4-byte elements are whole 16-byte chunks (what tensor maps
   // need); returns its name.
   std::string add_16_byte_rows_size(const std::string& which);
+  // Adds the size `which` + "_x" + factor: each extent of `which` times `factor`, at most
+  // the default size's; returns its name.
+  std::string add_scaled_size(const std::string& which, int64_t factor);
 };
 
 const std::vector<Problem>& all_problems();

@@ -172,8 +172,10 @@ nlohmann::json sanitize_bundle(const Problem& problem, const KernelBundle& bundl
 SanitizerSize sanitizer_size(const Problem& problem, const nlohmann::json& steps, bool strict) {
   SanitizerSize out{problem, "small", {}};
   const std::string rows16 = out.problem.add_16_byte_rows_size("small");
+  std::vector<std::string> sizes = {"small", rows16};
+  for (int64_t factor : {2, 4, 8}) sizes.push_back(out.problem.add_scaled_size(rows16, factor));
   std::optional<UserError> small_error;
-  for (const std::string& size : {std::string("small"), rows16}) try {
+  for (const std::string& size : sizes) try {
       KernelBundle bundle =
           make_bundle(lower(Schedule::from_json(out.problem.context(size, strict), steps), out.problem.name));
       if (auto e = shared_memory_error(bundle, size)) throw UserError(*e);

@@ -124,8 +124,10 @@ void scan_compiled_kernel(const KernelBundle& bundle, CandidateOutcome& out);
 // short launch under the tools), or, where lowering refuses it there (a pipeline on the
 // tensor memory accelerator needs rows of whole 16-byte chunks) or a block would need more
 // shared memory than it can have (a tile over columns fused across rows spans many more
-// rows of a short image), the small size with 16-byte rows ("small_rows16", added to the
-// returned problem). Throws the small size's error where neither does.
+// rows of a short image), the small size with 16-byte rows ("small_rows16"), then that
+// size with every extent 2, 4 or 8 times larger, at most the default size's
+// ("small_rows16_x2", ...; each added to the returned problem). Throws the small size's
+// error where none does.
 struct SanitizerSize {
   Problem problem;
   std::string size;
