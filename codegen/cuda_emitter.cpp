@@ -368,7 +368,7 @@ void KernelWriter::stmt(const Stmt& s) {
 std::optional<IntInterval> KernelWriter::loop_range(const StmtNode& s) const {
   if (int a = block_axis_index(s.axis); a >= 0) return IntInterval{0, kernel_.grid[a] - 1};
   if (int a = thread_axis_index(s.axis); a >= 0) return IntInterval{0, kernel_.block[a] - 1};
-  if (s.axis == GpuAxis::ClusterX) return IntInterval{0, kernel_.cluster - 1};
+  if (s.axis == GpuAxis::ClusterX) return IntInterval{0, kernel_.grid[0] - 1};  // the variable is blockIdx.x
   auto first = int_interval(s.min, expr_.var_ranges);
   auto count = int_interval(s.extent, expr_.var_ranges);
   if (!first || !count || count->hi < 1) return std::nullopt;
