@@ -11,6 +11,7 @@
 
 #include "codegen/cuda_kernel_writer.h"
 #include "codegen/gpu_axis.h"
+#include "codegen/index_ranges.h"
 #include "codegen/mma_layout.h"
 #include "codegen/passes/simplify.h"
 #include "codegen/shared_subexpressions.h"
@@ -162,12 +163,7 @@ std::string KernelWriter::write() {
   head << ")";
   open(head.str());
   for (const auto& p : kernel_.params) declare(p);
-  expr_.var_ranges.clear();
-  expr_.var_ranges["tid"] = IntInterval{0, kernel_.block[0] * kernel_.block[1] * kernel_.block[2] - 1};
-  for (int a = 0; a < 3; ++a) {
-    expr_.var_ranges["threadIdx." + std::string(axis_letter(a))] = IntInterval{0, kernel_.block[a] - 1};
-    expr_.var_ranges["blockIdx." + std::string(axis_letter(a))] = IntInterval{0, kernel_.grid[a] - 1};
-  }
+  expr_.var_ranges = launch_ranges(kernel_);
   if (dynamic_smem_)
     line("extern __shared__ __align__(" + std::to_string(largest_shared_alignment(kernel_.body)) +
          ") unsigned char cusched_smem[];");
@@ -365,16 +361,6 @@ void KernelWriter::stmt(const Stmt& s) {
   }
 }
 
-std::optional<IntInterval> KernelWriter::loop_range(const StmtNode& s) const {
-  if (int a = block_axis_index(s.axis); a >= 0) return IntInterval{0, kernel_.grid[a] - 1};
-  if (int a = thread_axis_index(s.axis); a >= 0) return IntInterval{0, kernel_.block[a] - 1};
-  if (s.axis == GpuAxis::ClusterX) return IntInterval{0, kernel_.grid[0] - 1};  // the variable is blockIdx.x
-  auto first = int_interval(s.min, expr_.var_ranges);
-  auto count = int_interval(s.extent, expr_.var_ranges);
-  if (!first || !count || count->hi < 1) return std::nullopt;
-  return IntInterval{first->lo, first->hi + count->hi - 1};
-}
-
 void KernelWriter::for_loop(const StmtNode& s) {
   if (s.body.empty()) return;
   int64_t extent = 0;
@@ -388,7 +374,7 @@ void KernelWriter::for_loop(const StmtNode& s) {
     ~RestoreRanges() { e.var_ranges = saved; }
   } restore{expr_, saved_range};
   expr_.var_ranges.erase(s.var);
-  if (auto r = loop_range(s)) expr_.var_ranges[s.var] = *r;
+  if (auto r = loop_range(s, kernel_, saved_range)) expr_.var_ranges[s.var] = *r;
   if (int a = block_axis_index(s.axis); a >= 0) {
     bool guard = !(const_extent && extent == kernel_.grid[a]);
     bool used = guard || stmt_mentions_var(s.body[0], s.var);

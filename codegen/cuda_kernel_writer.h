@@ -5,7 +5,6 @@
 // cuda_emit_tensor_cores.cpp (Mma, Wgmma, LdMatrix), cuda_emit_all_reduce.cpp
 // (AllReduce within a block and across a cluster).
 #include <map>
-#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -72,9 +71,6 @@ class KernelWriter {
   // constants, in a block of their own.
   void store_value(const std::string& target, const Expr& value, DType type);
   void for_loop(const StmtNode& s);
-  // The range of a loop's variable: a thread or block loop's from the launch, a serial
-  // loop's from its start and extent; nullopt where either is unbounded.
-  std::optional<IntInterval> loop_range(const StmtNode& s) const;
   void vectorized(const StmtNode& s, const VectorAccessPlan& plan);
   void allocate(const StmtNode& s);
   void all_reduce(const StmtNode& s);
