@@ -195,9 +195,10 @@ CudaValue CudaExprEmitter::var(const ExprNode& n) const {
 }
 
 std::string CudaExprEmitter::index_text(const EmittedBuffer& b, const Expr& index) {
-  const bool saved = wide_;
+  const bool saved = wide_, saved_narrow_mode = narrow_mode_;
   auto saved_narrow = std::move(narrow_);
   wide_ = b.wide_index;
+  narrow_mode_ = false;
   narrow_.clear();
   if (wide_ || index.type() == DType::i64) {
     VarIntervals vars = var_ranges;
@@ -207,6 +208,7 @@ std::string CudaExprEmitter::index_text(const EmittedBuffer& b, const Expr& inde
   DType t = (b.wide_index || index.type() == DType::i64) ? DType::i64 : DType::i32;
   std::string text = emit_as(index, t).text;
   wide_ = saved;
+  narrow_mode_ = saved_narrow_mode;
   narrow_ = std::move(saved_narrow);
   return text;
 }
