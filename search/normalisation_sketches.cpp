@@ -161,7 +161,7 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
         }
         const std::string row_loop =
             rows_on_x ? rows_across_blocks(s, y, row_vars, col_vars, combine_in_output ? 256 : 64) : "";
-        if (!rows_on_x) flat_grid(s, y, 256, 4);
+        if (!rows_on_x) pointwise_grid(s, p, y, 256);
         // A statistic combined in each output block: one thread per value of its row, the parts unrolled.
         for (const auto& [f, parts_loop] : combined) {
           s.push_back(schedule_step("compute_at", f->name, {{"consumer", y.name}, {"loop", row_loop}}));
@@ -175,7 +175,9 @@ void split_row_sketches(std::vector<Sketch>& out, const Problem& p, const FuncDe
                  (combine_in_output ? "by every output block from " + std::to_string(kParts) + " partials per row"
                                     : std::string("per row")) +
                  (unroll > 1 ? ", the middle loop unrolled by 8" : "") +
-                 (rows_on_x ? ", float4 output with the rows on blockIdx.x" : ", float4 output on a flat grid"),
+                 (rows_on_x           ? ", float4 output with the rows on blockIdx.x"
+                  : float4_rows(p, y) ? ", float4 output on a flat grid"
+                                      : ", output on a flat grid, 4 points a thread a block's width apart"),
              s});
       }
 }
@@ -341,10 +343,14 @@ std::vector<Sketch> normalisation_sketches(const Problem& p) {
   // where there are few long ones), then the output as a flat grid that reads them.
   for (int64_t v : {1, 4}) {
     json s = json::array();
-    flat_grid(s, *y, 256, v);
+    if (v > 1)
+      pointwise_grid(s, p, *y, 256);
+    else
+      flat_grid(s, *y, 256, 1);
     schedule_rest(s, p, {y->name}, 256);
-    out.push_back({"statistics on grids of their own, then one thread per " +
-                       std::string(v > 1 ? "4 contiguous outputs (float4)" : "output") + " of " + y->name,
+    const std::string four = float4_rows(p, *y) ? "4 contiguous outputs (float4)" : "4 outputs a block's width apart";
+    out.push_back({"statistics on grids of their own, then one thread per " + (v > 1 ? four : std::string("output")) +
+                       " of " + y->name,
                    s});
   }
   point_per_thread_sketches(out, p, *y, producers);

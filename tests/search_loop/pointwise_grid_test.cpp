@@ -55,6 +55,28 @@ TEST(PointwiseGrid, ATransposedConvolutionsInterleaveGetsStridedLanesThatVerify)
   EXPECT_GT(strided, 0);
 }
 
+TEST(PointwiseGrid, ANormalisationOverOddRowsGetsStridedLanesNotFloat4) {
+  // Level 1 #39 (L2 norm over rows of 65535): its output's flat grids cannot be float4s.
+  const Problem p = kernelbench("level1/39_L2Norm_.json");
+  const FuncDef* y = p.pipeline.find_stage(p.pipeline.outputs()[0]);
+  ASSERT_NE(y, nullptr);
+  EXPECT_FALSE(float4_rows(p, *y));
+  int strided = 0;
+  for (const auto& s : class_sketches(p, classify_pipeline(p.pipeline))) {
+    auto on_y = steps_on(s.schedule, y->name);
+    // No flat grid of float4s (rows of their own may still take float4s with scalar tails).
+    for (const auto& step : on_y)
+      EXPECT_FALSE(step.value("op", "") == "vectorize" && step.value("loop", "") == cusched::FlatGridNames::lanes)
+          << s.idea;
+    bool chunk = false;
+    for (const auto& step : on_y) chunk |= step.value("loop", "") == cusched::FlatGridNames::chunk;
+    if (!chunk) continue;
+    EXPECT_NE(s.idea.find("apart"), std::string::npos) << s.idea;
+    if (strided++ == 0) expect_verifies_at_small_size(p, s);
+  }
+  EXPECT_GT(strided, 0);
+}
+
 TEST(PointwiseGrid, StridedLanesCoverATailThatIsNotAWholeBlock) {
   // ReLU's small size is not a multiple of 4 x 256 points: the strided grid's guard.
   const Problem relu = kernelbench("level1/19_ReLU.json");
