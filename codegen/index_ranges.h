@@ -1,6 +1,7 @@
 #pragma once
-// The ranges of a kernel's index variables, from its launch and its loops, that the
-// emitter bounds index arithmetic with (codegen/index_interval.h).
+// The ranges of a kernel's index variables, from its launch and its loops: what the
+// emitter bounds index arithmetic with (codegen/index_interval.h) and what
+// simplify_divisions starts from.
 #include <optional>
 
 #include "codegen/index_interval.h"

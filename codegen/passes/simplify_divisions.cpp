@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 
+#include "codegen/index_ranges.h"
 #include "codegen/linear_form.h"
 #include "codegen/passes/passes.h"
 #include "codegen/passes/simplify.h"
@@ -32,11 +33,9 @@ namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 4;
 
-struct Range {
-  int64_t lo = 0, hi = 0;  // inclusive; hi is kUnbounded when not known
-};
-
-using Ranges = std::map<std::string, Range>;
+// Inclusive; hi is kUnbounded when not known.
+using Range = IntInterval;
+using Ranges = VarIntervals;
 
 int64_t clamp_add(int64_t a, int64_t b) { return std::clamp(a + b, -kUnbounded, kUnbounded); }
 
@@ -276,16 +275,6 @@ Stmt simplify_in(const Stmt& s, Ranges known) {
 
 }  // namespace
 
-void simplify_divisions(Kernel& k) {
-  Ranges known;
-  const int64_t threads = k.block[0] * k.block[1] * k.block[2];
-  known["tid"] = {0, threads - 1};
-  const char* axes[] = {"x", "y", "z"};
-  for (int a = 0; a < 3; ++a) {
-    known[std::string("threadIdx.") + axes[a]] = {0, k.block[a] - 1};
-    known[std::string("blockIdx.") + axes[a]] = {0, k.grid[a] - 1};
-  }
-  k.body = simplify_in(k.body, known);
-}
+void simplify_divisions(Kernel& k) { k.body = simplify_in(k.body, launch_ranges(k)); }
 
 }  // namespace cusched
