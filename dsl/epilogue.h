@@ -6,13 +6,12 @@
 #include <optional>
 #include <string>
 
+#include "dsl/error.h"
 #include "dsl/schedule_state.h"
 
 namespace cusched {
 
-struct EpilogueRefusal {
-  std::string code, message, hint;
-};
+using EpilogueRefusal = Refusal;
 
 // `consumer`'s expression with the stages it inlines expanded: the expression lowering
 // evaluates at the producer's final store.

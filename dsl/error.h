@@ -35,6 +35,12 @@ class UserError : public std::runtime_error {
   Error error_;
 };
 
+// Why a step cannot apply, as the parts of an Error: a rule's answer before a step or
+// the whole-schedule legality turns it into one.
+struct Refusal {
+  std::string code, message, hint;
+};
+
 [[noreturn]] void fail(std::string code, std::string message, std::string hint = "");
 
 }  // namespace cusched

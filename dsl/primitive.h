@@ -70,6 +70,7 @@ PrimitiveDef vectorize_primitive();
 PrimitiveDef compute_at_primitive();
 PrimitiveDef compute_inline_primitive();
 PrimitiveDef fuse_epilogue_primitive();
+PrimitiveDef sum_with_variance_primitive();
 PrimitiveDef compute_root_primitive();
 PrimitiveDef cache_read_primitive();
 PrimitiveDef cache_write_primitive();

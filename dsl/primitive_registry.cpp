@@ -20,6 +20,7 @@ const std::vector<PrimitiveDef>& primitives() {
       compute_inline_primitive(),
       compute_root_primitive(),
       fuse_epilogue_primitive(),
+      sum_with_variance_primitive(),
       cache_read_primitive(),
       cache_write_primitive(),
       rfactor_primitive(),

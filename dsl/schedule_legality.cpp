@@ -65,6 +65,7 @@ void check_schedule_legality(const ScheduleState& state, const std::vector<StepJ
   legality::check_copy_rules(rules);
   legality::check_scan_rules(rules);
   legality::check_epilogue_rules(rules);
+  legality::check_sum_with_variance_rules(rules);
 }
 
 }  // namespace cusched

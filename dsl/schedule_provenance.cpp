@@ -38,7 +38,7 @@ void record_stage(StageProvenance& p, const StageSchedule& was, const StageSched
   };
   mark(p.order, is_new || was.order != now.order || was.relations.size() != now.relations.size());
   mark(p.location, was.location != now.location || was.at_stage != now.at_stage || was.at_loop != now.at_loop ||
-                       was.epilogue_of != now.epilogue_of);
+                       was.epilogue_of != now.epilogue_of || was.with_variance != now.with_variance);
   mark(p.cache_write, was.cache_write_scope != now.cache_write_scope);
   mark(p.cross_thread,
        was.cross_thread_loop != now.cross_thread_loop || was.cross_thread_kind != now.cross_thread_kind ||

@@ -183,4 +183,10 @@ std::string ScheduleState::folded_epilogue(const std::string& reduction) const {
   return "";
 }
 
+std::string ScheduleState::sum_with(const std::string& variance) const {
+  for (const auto& [name, s] : schedules)
+    if (s.with_variance == variance) return name;
+  return "";
+}
+
 }  // namespace cusched

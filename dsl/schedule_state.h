@@ -77,7 +77,7 @@ struct L2Hint {
 // it; -1 where no step has set it (the stage's initial schedule).
 struct StageProvenance {
   int order = -1;     // the loops and their order: split, tile, fuse, reorder, reverse, rfactor
-  int location = -1;  // compute_at, compute_inline, compute_root, fuse_epilogue
+  int location = -1;  // compute_at, compute_inline, compute_root, fuse_epilogue, sum_with_variance
   int cache_write = -1;
   int cross_thread = -1;  // cross_thread_reduce, any kind; cross_thread_scan
   int pipeline = -1;
@@ -107,6 +107,9 @@ struct StageSchedule {
   // fuse_epilogue: the reduction into whose final store this pointwise stage is folded
   // (it has no kernel or loops of its own).
   std::string epilogue_of;
+  // sum_with_variance: the variance reduction whose kernel also stores this sum stage
+  // (mean x count from its Welford accumulators); the sum has no kernel of its own.
+  std::string with_variance;
   std::vector<CacheRead> cache_reads;
   std::optional<MemScope> cache_write_scope;  // none (default register accumulation), Register, Shared
   std::string cross_thread_loop;              // reduction loop combined across threads
@@ -155,6 +158,8 @@ struct ScheduleState {
   std::vector<std::string> consumers_of(const std::string& name) const;
   // The stage folded into `reduction`'s final store (fuse_epilogue), "" when none.
   std::string folded_epilogue(const std::string& reduction) const;
+  // The sum stage stored by `variance`'s kernel (sum_with_variance), "" when none.
+  std::string sum_with(const std::string& variance) const;
   // Initial loops of a stage: its pure variables then its reduction variables.
   static StageSchedule initial_schedule(const FuncDef& f, const SizeBindings& sizes);
   // Records step `step` as the setter of every field that differs between `before`

@@ -14,6 +14,7 @@
 #include "search/presum_sketches.h"
 #include "search/sketch_steps.h"
 #include "search/tensor_core_sketches.h"
+#include "search/variance_sums.h"
 
 namespace cusched::search {
 
@@ -300,7 +301,8 @@ std::vector<Sketch> sketches_of_class(const Problem& problem, ProblemClass c) {
 
 std::vector<Sketch> class_sketches(const Problem& problem, ProblemClass c) {
   std::vector<Sketch> out;
-  for (auto& s : sketches_of_class(problem, c)) out.push_back(with_fast_epilogue(problem, std::move(s)));
+  for (auto& s : sketches_of_class(problem, c))
+    out.push_back(with_sums_from_variances(problem, with_fast_epilogue(problem, std::move(s))));
   for (auto& s : presum_sketches(problem)) out.push_back(std::move(s));
   return out;
 }

@@ -271,6 +271,9 @@ class KernelBuilder {
   // epilogue.cpp: fuse_epilogue; a stage's final values stored, through its folded consumer's expression
   Stmt store_result(const Ctx& c, const std::vector<Expr>& idx, const Expr& value);
 
+  // sum_with_variance.cpp: a variance's store followed by that of the sum paired with it
+  Stmt with_sum_store(const Ctx& c, const std::vector<Expr>& idx, Stmt write, const Expr& sum);
+
   // output_tile.cpp: cache_write scope shared
   Stmt emit_output_tile(Ctx& c, int p, const Env& env, const Env& caches, bool in_thread, bool in_serial);
 

@@ -160,7 +160,10 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   // Every block of the cluster holds the total: each writes its own on-chip copy,
   // and only the first writes a global result.
   if (cluster_loop && c.self.scope == MemScope::Global) wguards.push_back(make_var("blockIdx.x") == make_int(0));
-  seq.push_back(over_inner_pure(guarded(wguards, store_result(c, idx, out))));
+  Stmt write = store_result(c, idx, out);
+  if (triple)
+    write = with_sum_store(c, idx, write, make_load(acc, acc_t, {acc_index}) * make_load(acc3, acc_t, {acc_index}));
+  seq.push_back(over_inner_pure(guarded(wguards, write)));
   Stmt body = make_block(seq);
   if (pair) body = make_allocate(acc2, MemScope::Register, acc2_t, acc_size, body);
   if (lse || triple) body = make_allocate(body_value, MemScope::Register, acc_t, 1, body);

@@ -13,7 +13,8 @@ std::vector<Kernel> build_kernels(const ScheduleState& state, const std::vector<
   for (const auto& f : state.stages) {
     const StageSchedule& s = state.schedules.at(f->name);
     bool output = state.is_output(f->name);
-    if (!s.epilogue_of.empty()) continue;  // folded into its reduction's kernel (fuse_epilogue)
+    if (!s.epilogue_of.empty()) continue;    // folded into its reduction's kernel (fuse_epilogue)
+    if (!s.with_variance.empty()) continue;  // stored by its variance's kernel (sum_with_variance)
     if (s.location == ComputeLocation::Root || output) {
       out.push_back(b.build(*f, static_cast<int>(out.size())));
     }

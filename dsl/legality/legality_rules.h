@@ -37,5 +37,6 @@ void check_output_tile_rules(const Rules& r);  // cache_write scope shared
 void check_tensor_core_rules(const Rules& r);  // the tensor-core tile's loops and placements
 void check_scan_rules(const Rules& r);         // scan stages: root, their scanned loops innermost and in order
 void check_epilogue_rules(const Rules& r);     // fuse_epilogue: what the folded stage reads, and nothing else scheduled
+void check_sum_with_variance_rules(const Rules& r);  // sum_with_variance: the same values, kernel order, no own steps
 
 }  // namespace cusched::legality

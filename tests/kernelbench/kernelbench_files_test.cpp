@@ -21,22 +21,15 @@
 #include "runtime/interp_verification.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tests/kernelbench/file_test_name.h"
+#include "tests/kernelbench/problem_files.h"
 
 namespace cusched {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = fs::path(CUSCHED_SOURCE_DIR) / "problems" / "kernelbench";
-
-std::vector<std::string> problem_files() {
-  std::vector<std::string> out;
-  if (fs::is_directory(kRoot))
-    for (const auto& e : fs::recursive_directory_iterator(kRoot))
-      if (e.path().extension() == ".json") out.push_back(fs::relative(e.path(), kRoot).string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+const fs::path kRoot = kernelbench_tests::problem_root();
+using kernelbench_tests::problem_files;
 
 class KernelBenchFile : public ::testing::TestWithParam<std::string> {
  protected:

@@ -1,0 +1,21 @@
+// sum_with_variance: a variance's final store also writes the sum of the same values
+// (mean x count from its Welford accumulators) into the sum stage's buffer.
+#include "codegen/lowering/kernel_builder.h"
+
+namespace cusched::lowering {
+
+// `write` (the variance's store at `idx`, its variables' values in order) followed by the
+// store of `sum` into the buffer of the sum stage paired with the variance, where one is
+// and the variance's values go to global memory.
+Stmt KernelBuilder::with_sum_store(const Ctx& c, const std::vector<Expr>& idx, Stmt write, const Expr& sum) {
+  const std::string s = st_.sum_with(c.f.name);
+  if (s.empty() || c.self.scope != MemScope::Global) return write;
+  const FuncDef& sf = def(s);
+  std::vector<Expr> zeros(idx.size(), make_int(0));
+  const Realization out = dense(s, MemScope::Global, zeros, eval_shape(sf.extents, st_.ctx.sizes));
+  used_.insert(s);
+  const Expr value = sum.type() == sf.dtype ? sum : cast(sf.dtype, sum);
+  return make_block({std::move(write), make_store(s, flat_index(out, idx), value)});
+}
+
+}  // namespace cusched::lowering
