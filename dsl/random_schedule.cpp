@@ -141,11 +141,11 @@ class Generator {
     // only when it reads that one alone, at its own point).
     if (output && !reduction && !f->is_scan() && chance(0.3) && try_step(schedule_step("fuse_epilogue", name))) return;
     // A sum stored by the kernel of the variance of the same values (legal only where
-    // that variance is a root kernel that runs before every reader of the sum).
-    if (reduction && !f->is_scan() && chance(0.5)) {
-      const std::string q = variance_partner(s_.state(), name);
-      if (!q.empty() && try_step(schedule_step("sum_with_variance", name, {{"variance", q}}))) return;
-    }
+    // that variance is a root kernel that runs before every reader of the sum); drawn only
+    // where a partner exists, so that other pipelines' draws stay as they were.
+    if (const std::string q = reduction ? variance_partner(s_.state(), name) : "";
+        !q.empty() && chance(0.5) && try_step(schedule_step("sum_with_variance", name, {{"variance", q}})))
+      return;
     if (!output) {
       auto consumers = s_.state().consumers_of(name);
       double r = std::uniform_real_distribution<double>(0, 1)(rng_);

@@ -10,8 +10,7 @@ namespace cusched {
 namespace {
 
 // Why `sum` and `variance` do not reduce the same values, or nullopt when they do.
-std::optional<Refusal> different_values(const ScheduleState& st, const std::string& sum,
-                                        const std::string& variance) {
+std::optional<Refusal> different_values(const ScheduleState& st, const std::string& sum, const std::string& variance) {
   const FuncDef* s = st.stage_def(sum);
   const FuncDef* q = st.stage_def(variance);
   if (!s) return Refusal{"unknown-stage", "There is no stage '" + sum + "'.", "Name a sum stage of the pipeline."};
@@ -36,7 +35,7 @@ std::optional<Refusal> different_values(const ScheduleState& st, const std::stri
                        "' do not have the same pure and reduction extents, so the variance's pass does not see the "
                        "sum's values.",
                    "Pair a sum with the variance of the same values over the same domain, or leave the sum a "
-                       "kernel of its own."};
+                   "kernel of its own."};
   // The sum's body with its variables renamed to the variance's, by position.
   std::map<std::string, Expr> rename;
   for (size_t i = 0; i < s->vars.size(); ++i) rename[s->vars[i]] = make_var(q->vars[i]);
@@ -79,17 +78,21 @@ std::optional<Refusal> sum_with_variance_refusal(const ScheduleState& st, const 
   const StageSchedule& qs = st.stage(variance);
   if (ss.location != ComputeLocation::Root)
     return Refusal{"sum-with-variance-not-root",
-                   "Stage '" + sum + "' is computed at another stage's loop; a sum stored by the variance's kernel "
+                   "Stage '" + sum +
+                       "' is computed at another stage's loop; a sum stored by the variance's kernel "
                        "is a root stage in global memory.",
                    "Leave '" + sum + "' at root (remove its compute_at) before pairing it with '" + variance + "'."};
   if (qs.location != ComputeLocation::Root)
     return Refusal{"sum-with-variance-variance-not-root",
-                   "Stage '" + variance + "' is computed at another stage's loop, so it has no kernel of its own to "
-                       "store '" + sum + "' from.",
+                   "Stage '" + variance +
+                       "' is computed at another stage's loop, so it has no kernel of its own to "
+                       "store '" +
+                       sum + "' from.",
                    "Compute '" + variance + "' at root (compute_root) before pairing '" + sum + "' with it."};
   if (qs.cache_write_scope)
     return Refusal{"sum-with-variance-output-tile",
-                   "Stage '" + variance + "' stores its values through an on-chip output tile (cache_write), which "
+                   "Stage '" + variance +
+                       "' stores its values through an on-chip output tile (cache_write), which "
                        "the sum's store does not pass through.",
                    "Drop the cache_write of '" + variance + "', or leave '" + sum + "' a kernel of its own."};
   const int64_t at = stage_index(st, variance);
@@ -99,8 +102,8 @@ std::optional<Refusal> sum_with_variance_refusal(const ScheduleState& st, const 
       return Refusal{"sum-with-variance-read-before",
                      "Stage '" + reader + "' reads '" + sum + "' in the kernel of '" + host +
                          "', which runs before the kernel of '" + variance + "' that would store it.",
-                     "Inline or compute '" + reader + "' into a stage defined after '" + variance +
-                         "', or leave '" + sum + "' a kernel of its own."};
+                     "Inline or compute '" + reader + "' into a stage defined after '" + variance + "', or leave '" +
+                         sum + "' a kernel of its own."};
   }
   return std::nullopt;
 }

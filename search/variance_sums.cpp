@@ -17,10 +17,12 @@ Sketch with_sums_from_variances(const Problem& problem, Sketch sketch) {
       if (step.value("stage", "") != f->name) steps.push_back(step);
     steps.push_back(schedule_step("sum_with_variance", f->name, {{"variance", variance}}));
     bool legal = true;
-    for (const auto& [size, bindings] : problem.sizes) legal = legal && validate_schedule(problem.context(size), steps).ok;
+    for (const auto& [size, bindings] : problem.sizes)
+      legal = legal && validate_schedule(problem.context(size), steps).ok;
     if (!legal) continue;
     sketch.schedule = std::move(steps);
-    sketch.idea += "; " + f->name + " stored by " + variance + "'s kernel from its Welford mean and count (sum_with_variance)";
+    sketch.idea +=
+        "; " + f->name + " stored by " + variance + "'s kernel from its Welford mean and count (sum_with_variance)";
   }
   return sketch;
 }

@@ -1,6 +1,7 @@
+#include "dsl/sum_with_variance.h"
+
 #include "dsl/error.h"
 #include "dsl/primitives/arg_helpers.h"
-#include "dsl/sum_with_variance.h"
 
 namespace cusched {
 
@@ -16,8 +17,7 @@ PrimitiveDef sum_with_variance_primitive() {
       "the sum is built after the variance's (in the final schedule).";
   p.args = {stage_arg(true), name_arg("variance", "The variance stage whose kernel stores the sum.")};
   p.before = "S[i] = sum_j X[i,j]       // kernel 1\nQ[i] = variance_j X[i,j]  // kernel 2";
-  p.after =
-      "for i: (mean, m2, n) = welford_j X[i,j]\n       Q[i] = m2 / n;  S[i] = mean * n   // one kernel";
+  p.after = "for i: (mean, m2, n) = welford_j X[i,j]\n       Q[i] = m2 / n;  S[i] = mean * n   // one kernel";
   p.example = R"({"op": "sum_with_variance", "stage": "S", "variance": "Q"})";
   p.apply = [](ScheduleState& st, StepJson& step) {
     const std::string stage = step["stage"], variance = step["variance"];
@@ -26,8 +26,7 @@ PrimitiveDef sum_with_variance_primitive() {
       fail("sum-with-variance-stage-scheduled",
            "Stage '" + stage + "' was scheduled by step " + std::to_string(s.provenance.last_but_arithmetic) +
                "; a sum stored by the variance's kernel has no loops of its own.",
-           "Pair the sum with its variance before any other step names it, and schedule '" + variance +
-               "' instead.");
+           "Pair the sum with its variance before any other step names it, and schedule '" + variance + "' instead.");
     if (!st.sum_with(variance).empty())
       fail("sum-with-variance-taken",
            "Stage '" + variance + "' already stores the sum '" + st.sum_with(variance) + "'.",

@@ -239,17 +239,34 @@ TEST_F(Cli, SchemaListsEveryPrimitive) {
   EXPECT_EQ(schema["type"], "array");
   std::set<std::string> ops;
   for (const auto& alt : schema["items"]["anyOf"]) ops.insert(alt["properties"]["op"]["const"].get<std::string>());
-  for (const char* op : {"split",          "tile",         "reorder",
-                         "fuse",           "reverse",      "bind",
-                         "unroll",         "vectorize",    "compute_at",
-                         "compute_inline", "compute_root", "cache_read",
-                         "cache_write",    "rfactor",      "cross_thread_reduce",
-                         "pipeline",       "tensor_core",  "precision",
-                         "launch_bounds",  "l2_hint",      "cross_thread_scan",
-                         "fuse_epilogue",  "block_raster", "relayout",
-                         "presum"})
+  for (const char* op : {"split",
+                         "tile",
+                         "reorder",
+                         "fuse",
+                         "reverse",
+                         "bind",
+                         "unroll",
+                         "vectorize",
+                         "compute_at",
+                         "compute_inline",
+                         "compute_root",
+                         "cache_read",
+                         "cache_write",
+                         "rfactor",
+                         "cross_thread_reduce",
+                         "pipeline",
+                         "tensor_core",
+                         "precision",
+                         "launch_bounds",
+                         "l2_hint",
+                         "cross_thread_scan",
+                         "fuse_epilogue",
+                         "block_raster",
+                         "relayout",
+                         "presum",
+                         "sum_with_variance"})
     EXPECT_TRUE(ops.count(op)) << op;
-  EXPECT_EQ(ops.size(), 25u);
+  EXPECT_EQ(ops.size(), 26u);
 }
 
 TEST_F(Cli, PrimitivesPrintsTheCheckedInReference) {

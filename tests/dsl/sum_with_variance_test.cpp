@@ -76,12 +76,12 @@ TEST(SumWithVariance, EveryKernelThatReadsTheSumRunsAfterTheVariances) {
   ValidationResult r = validate_schedule(f.context({Yc}), json::array({pair_step("S", "Qc")}));
   EXPECT_EQ(r.error.code, "sum-with-variance-read-before");
   // Inlined into Yc, which is built after Qc, C reads S in a later kernel.
-  EXPECT_TRUE(validate_schedule(f.context({Yc}), json::array({{{"op", "compute_inline"}, {"stage", "C"}},
-                                                              pair_step("S", "Qc")}))
+  EXPECT_TRUE(validate_schedule(f.context({Yc}),
+                                json::array({{{"op", "compute_inline"}, {"stage", "C"}}, pair_step("S", "Qc")}))
                   .ok);
   // Inlined after the pairing: the same.
-  EXPECT_TRUE(validate_schedule(f.context({Yc}), json::array({pair_step("S", "Qc"),
-                                                              {{"op", "compute_inline"}, {"stage", "C"}}}))
+  EXPECT_TRUE(validate_schedule(f.context({Yc}),
+                                json::array({pair_step("S", "Qc"), {{"op", "compute_inline"}, {"stage", "C"}}}))
                   .ok);
 }
 
@@ -105,9 +105,8 @@ TEST(SumWithVariance, BothStagesAreAtRootAndTheSumTakesNoStepOfItsOwn) {
   // One sum per variance.
   Func S2 = compute("S2", {f.i}, sum(f.r, f.X(f.i, f.r)));
   Func Y2 = compute("Y2", {f.i}, f.S(f.i) + S2(f.i) + f.Q(f.i));
-  EXPECT_EQ(
-      validate_schedule(f.context({Y2}), json::array({pair_step("S", "Q"), pair_step("S2", "Q")})).error.code,
-      "sum-with-variance-taken");
+  EXPECT_EQ(validate_schedule(f.context({Y2}), json::array({pair_step("S", "Q"), pair_step("S2", "Q")})).error.code,
+            "sum-with-variance-taken");
 }
 
 }  // namespace
