@@ -221,6 +221,23 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   return s;
 }
 
+// Implicit GEMM (implicit_gemm's tile) for a channel sum too short for tensor cores' k
+// steps of 8 (3 input channels): the taps and the channel sum fused into one reduction
+// loop, taps outside and the channel sum inside, so that each chunk of 8 covers a few
+// neighbouring taps of every channel; its chunks staged in shared memory `depth` deep
+// (the chunk past the end zero-filled).
+json implicit_gemm_fused_k(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, const std::string& precision,
+                           int depth, const SizeBindings& sizes) {
+  std::vector<std::string> k = r.taps;
+  k.push_back(r.channel_sum);
+  json s = json::array();
+  if (k.size() > 1) s.push_back(schedule_step("reorder", f.name, {{"loops", k}}));
+  ConvolutionRoles fused = r;
+  fused.channel_sum = k.size() > 1 ? fuse_loops(s, f.name, k, "kk") : r.channel_sum;
+  fused.taps.clear();
+  return concat_steps({s, implicit_gemm(f, fused, bc, 8, precision, depth == 3, sizes)});
+}
+
 // The relayout order of `load`'s dimensions that moves those indexed by exactly the
 // variables `last` (each a whole index) to the end, in that order, the others keeping
 // theirs; nullopt where one of them is not a whole index or another dimension reads it.
@@ -447,6 +464,18 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
           out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
                          concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, false, sizes)})});
         }
+    if (kc == 0)
+      for (const auto& [roles, first, fused_text] : column_sets)
+        for (const char* precision : {"tf32", "3xtf32"})
+          for (const int depth : {3, 2}) {
+            int64_t k = sum;
+            for (const auto& t : r.taps) k *= reduction_var_extent(f, t, sizes);
+            out.push_back({std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
+                               "): " + std::to_string(bc) + " channels x 128 columns per block" + fused_text +
+                               ", the taps and the channel sum fused into one reduction of " + std::to_string(k) +
+                               " in chunks of 8 staged in shared memory, " + std::to_string(depth) + " deep",
+                           concat_steps({first, implicit_gemm_fused_k(f, roles, bc, precision, depth, sizes)})});
+          }
     // Warpgroup tiles: the output channels as N (at most 256, a multiple of 8), the
     // channel sum in whole 128-byte rows of the weights.
     const int64_t bn = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels <= 256 ? channels : 0;

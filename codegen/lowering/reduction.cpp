@@ -23,12 +23,14 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   // A pair reduction's second accumulator: argmin/argmax's index, logsumexp's sum of
   // exp(v - maximum) beside the running maximum in `acc`, variance's sum of squared
   // deviations beside the mean in `acc`; variance's third: the count of values taken.
+  // While a thread takes values, variance's accumulators hold shifted sums instead (see
+  // the update), turned into the mean and squared deviations before any combine.
   const std::string acc = c.f.name + "_acc", acc2 = c.f.name + (arg      ? "_acc_index"
                                                                 : triple ? "_acc_squares"
                                                                          : "_acc_sum");
   const std::string acc3 = c.f.name + "_acc_count";
   const DType acc2_t = arg ? DType::i64 : acc_t;
-  const std::string body_value = c.f.name + "_value", delta = c.f.name + "_delta";
+  const std::string body_value = c.f.name + "_value", shift = c.f.name + "_shift";
   // Accumulator layout: the pure loops inside r0 that are not thread-bound.
   std::vector<const DerivedLoop*> inner_pure;
   for (size_t q = r0; q < loops.size(); ++q)
@@ -50,7 +52,10 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
                                   acc_t);
   std::vector<Stmt> init = {make_store(acc, acc_index, ident)};
   if (pair) init.push_back(make_store(acc2, acc_index, arg ? make_int(0, DType::i64) : make_float(0.0, acc2_t)));
-  if (triple) init.push_back(make_store(acc3, acc_index, make_float(0.0, acc_t)));
+  if (triple) {
+    init.push_back(make_store(acc3, acc_index, make_float(0.0, acc_t)));
+    init.push_back(make_store(shift, acc_index, make_float(0.0, acc_t)));
+  }
   Stmt init_nest = over_inner_pure(make_block(init));
 
   // The update, inside all loops from r0 inward.
@@ -71,16 +76,20 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
         Expr cur = make_load(acc, acc_t, {acc_index});
         Stmt upd;
         if (triple) {
-          // Welford: n' = n + 1, d = v - mean, mean' = mean + d / n', squares' = squares +
-          // d (v - mean'). The body's value and d are held in registers.
+          // Sums shifted by the first value the thread takes (k): acc += v - k,
+          // squares += (v - k)^2, n += 1. The deviations from k are of the order of the
+          // values' spread, so that squares - acc^2 / n loses no more than Welford's
+          // update would, without its division per value. The body's value is held in a
+          // register.
           Expr x = make_load(body_value, acc_t, {make_int(0)});
           Expr n = make_load(acc3, acc_t, {acc_index});
-          Expr d = make_load(delta, acc_t, {make_int(0)});
+          Expr k = make_load(shift, acc_t, {acc_index});
           Expr squares = make_load(acc2, acc2_t, {acc_index});
           upd = make_block({make_store(body_value, make_int(0), v),
-                            make_store(acc3, acc_index, n + make_float(1.0, acc_t)),
-                            make_store(delta, make_int(0), x - cur), make_store(acc, acc_index, cur + d / n),
-                            make_store(acc2, acc_index, squares + d * (x - cur))});
+                            make_store(shift, acc_index, select(n == make_float(0.0, acc_t), x, k)),
+                            make_store(acc, acc_index, cur + (x - k)),
+                            make_store(acc2, acc_index, squares + (x - k) * (x - k)),
+                            make_store(acc3, acc_index, n + make_float(1.0, acc_t))});
         } else if (lse) {
           // (m, s) takes v: m' = max(m, v), s' = s exp(m - m') + exp(v - m'), each factor
           // exactly 1 where its exponent's operands are equal (so -inf and +inf pairs
@@ -119,6 +128,20 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
       });
 
   std::vector<Stmt> seq = {init_nest, main_nest};
+  if (triple) {
+    // The thread's shifted sums as its mean (k + acc / n) and squared deviations
+    // (squares - acc^2 / n, at least 0); none taken: both 0.
+    Expr n = make_load(acc3, acc_t, {acc_index});
+    Expr sum = make_load(acc, acc_t, {acc_index});
+    Expr squares = make_load(acc2, acc2_t, {acc_index});
+    Expr taken = n > make_float(0.0, acc_t);
+    Expr per = make_float(1.0, acc_t) / max(n, make_float(1.0, acc_t));
+    seq.push_back(over_inner_pure(make_block(
+        {make_store(acc2, acc_index,
+                    select(taken, max(squares - sum * sum * per, make_float(0.0, acc_t)), make_float(0.0, acc_t))),
+         make_store(acc, acc_index,
+                    select(taken, make_load(shift, acc_t, {acc_index}) + sum * per, make_float(0.0, acc_t)))})));
+  }
   // The combines: across the block's threads first, then across the cluster's blocks.
   auto loop_named = [&](const std::string& name) -> const DerivedLoop* {
     for (const auto& l : loops)
@@ -168,7 +191,7 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   if (pair) body = make_allocate(acc2, MemScope::Register, acc2_t, acc_size, body);
   if (lse || triple) body = make_allocate(body_value, MemScope::Register, acc_t, 1, body);
   if (triple) {
-    body = make_allocate(delta, MemScope::Register, acc_t, 1, body);
+    body = make_allocate(shift, MemScope::Register, acc_t, acc_size, body);
     body = make_allocate(acc3, MemScope::Register, acc_t, acc_size, body);
   }
   return make_allocate(acc, MemScope::Register, acc_t, acc_size, body);

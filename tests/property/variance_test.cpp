@@ -1,5 +1,5 @@
-// variance, the triple reduction (count, mean, sum of squared deviations; Welford's update,
-// Chan's combine): its float64 reference, and a row normalisation written with it,
+// variance, the triple reduction (count, mean, sum of squared deviations; a thread's sums
+// shifted by its first value, Chan's combine): its float64 reference (Welford's update), and a row normalisation written with it,
 // verified in the interpreter on rows whose mean is large against their spread (where
 // E[x^2] - E[x]^2 cancels in f32), from serial accumulation, each combine across threads
 // (warp, block along x, block along y) and random legal schedules; its CUDA compiles with
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/bundle.h"
+#include "codegen/cuda_emitter.h"
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
 #include "dsl/random_schedule.h"
@@ -160,6 +161,36 @@ TEST(Variance, RandomLegalSchedulesVerify) {
     verified += v.verdict == runtime::Verdict::ok;
   }
   EXPECT_EQ(verified, 24);
+}
+
+}  // namespace
+}  // namespace cusched
+
+namespace cusched {
+namespace {
+
+// A thread's serial reduction adds each value's deviation from the first value it took
+// and its square, with no division per value; its accumulators become the mean and the
+// squared deviations once, after the loop (the divisions are there).
+TEST(Variance, AThreadsLoopTakesEachValueWithoutADivision) {
+  const Problem& p = normalisation();
+  const nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "bind", "stage": "Y_variance0", "loop": "i", "axis": "blockIdx.x"}])");
+  const std::string cuda = emit_cuda(lower(Schedule::from_json(p.context("bench"), steps), p.name));
+  const size_t kernel = cuda.find("Y_variance0(");
+  ASSERT_NE(kernel, std::string::npos);
+  const size_t loop = cuda.find("for (", kernel);
+  ASSERT_NE(loop, std::string::npos);
+  size_t end = cuda.find('{', loop);
+  for (int depth = 0; end < cuda.size(); ++end) {
+    depth += cuda[end] == '{' ? 1 : cuda[end] == '}' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  const std::string body = cuda.substr(loop, end - loop);
+  EXPECT_NE(body.find("Y_variance0_acc_squares"), std::string::npos) << body;
+  EXPECT_EQ(body.find('/'), std::string::npos) << body;
+  const size_t after = cuda.find("Y_variance0_acc_count[0], 1.0f)", end);
+  EXPECT_NE(after, std::string::npos) << cuda.substr(end, 600);
 }
 
 }  // namespace
