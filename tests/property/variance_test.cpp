@@ -1,6 +1,6 @@
 // variance, the triple reduction (count, mean, sum of squared deviations; a thread's sums
-// shifted by its first value, Chan's combine): its float64 reference (Welford's update), and a row normalisation written with it,
-// verified in the interpreter on rows whose mean is large against their spread (where
+// shifted by its first value, Chan's combine): its float64 reference (Welford's update),
+// and a row normalisation written with it, verified in the interpreter on rows whose mean is large against their spread (where
 // E[x^2] - E[x]^2 cancels in f32), from serial accumulation, each combine across threads
 // (warp, block along x, block along y) and random legal schedules; its CUDA compiles with
 // NVRTC for every combine, the cluster's (each thread's own triple, or the block's one
