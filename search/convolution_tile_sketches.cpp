@@ -442,10 +442,17 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
       add_register_tile(out, f, fused->roles, rm, rn, fused_tx, ty, fused->text, fused->first);
     }
   }
-  if (!r.channels.empty() && !r.channel_sum.empty() && channels % 16 == 0) {
+  // Channels that are not a multiple of 16 (24) take the mma.sync tiles in blocks of the
+  // next multiple of 16 (the channels past the end idle), and no warpgroup tile.
+  const bool whole_channels = channels % 16 == 0;
+  if (!r.channels.empty() && !r.channel_sum.empty() && channels >= 16) {
     const int64_t sum = reduction_var_extent(f, r.channel_sum, sizes);
     const int64_t kc = sum % 16 == 0 ? 16 : sum % 8 == 0 ? 8 : 0;
-    const int64_t bc = channels % 128 == 0 ? 128 : channels % 64 == 0 ? 64 : channels % 32 == 0 ? 32 : 16;
+    const int64_t bc = !whole_channels       ? std::min<int64_t>(128, (channels + 15) / 16 * 16)
+                       : channels % 128 == 0 ? 128
+                       : channels % 64 == 0  ? 64
+                       : channels % 32 == 0  ? 32
+                                             : 16;
     // Rows that leave over a quarter of the blocks' 128 columns idle: also with the last two
     // output loops fused into the columns, so that a block's columns span several rows.
     std::vector<ColumnLoops> column_sets = {{r, json::array(), ""}};
@@ -499,7 +506,7 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
       if (!r.taps.empty() && reduction_var_extent(f, r.taps.back(), sizes) <= 3 && bn <= 128)
         for (const bool two : {true, false}) wgmma_tiles.push_back({"tf32", 2, two, true, true});
     }
-    if (sum % 32 == 0 && bn % 8 == 0 && weights_order)
+    if (whole_channels && sum % 32 == 0 && bn % 8 == 0 && weights_order)
       for (const auto& [roles, first, fused_text] : column_sets)
         for (const auto& [precision, depth, two_rows, relaid_data, row_taps_share] : wgmma_tiles) {
           // Two rows where the rows are the block's last loop (the data reads them).
