@@ -287,8 +287,8 @@ struct Walker {
       };
       int64_t ct = tx_var.empty() ? 0 : coeff(tx_var);
       int64_t cv = vec_var.empty() ? 0 : coeff(vec_var);
-      if (!vec_var.empty() && cv == 1)
-        cost = elem;  // contiguous vector
+      if (!vec_var.empty() && std::abs(cv) == 1)
+        cost = elem;  // contiguous vector (a reversed one, such as a reverse scan's, too)
       else if (ct == 0)
         cost = tx_var.empty() ? elem : elem / 32.0;  // broadcast across the warp
       else if (std::abs(ct) == 1)

@@ -382,3 +382,22 @@ TEST(CostModel, ASelectCostsItsCostlierBranch) {
 
 }  // namespace
 }  // namespace cusched::search
+
+namespace cusched::search {
+namespace {
+
+// A reverse scan's float4 accesses run down the row (the vector's lanes and the threads at
+// negative strides) but touch the same contiguous bytes as a forward scan's: both read
+// and write each of level 1's 32768 x 32768 elements once.
+TEST(CostModel, AReversedVectorIsContiguousLikeAForwardOne) {
+  const Problem forward = load_problem_file(source_tree() + "/problems/kernelbench/level1/89_cumsum.json");
+  const Problem reverse = load_problem_file(source_tree() + "/problems/kernelbench/level1/91_cumsum_reverse.json");
+  const CostBreakdown f = cost(forward, automatic_baseline(forward.pipeline));
+  const CostBreakdown r = cost(reverse, automatic_baseline(reverse.pipeline));
+  const double tensor = 32768.0 * 32768 * 4;
+  EXPECT_NEAR(f.global_bytes, 2 * tensor, 0.05 * tensor);
+  EXPECT_NEAR(r.global_bytes, f.global_bytes, 0.01 * f.global_bytes);
+}
+
+}  // namespace
+}  // namespace cusched::search
