@@ -2,18 +2,21 @@
 // statistics of BatchNorm, InstanceNorm, GroupNorm written one-pass, and LayerNorm): the
 // built-in proposer's sketches store the sum from the variance's kernel
 // (sum_with_variance), legal at KernelBench's shapes, with no kernel of the sum's own,
-// and verify in the CPU interpreter at the small size; the set of such files is the
-// documented one.
+// verify in the CPU interpreter at the small size and compile with NVRTC for sm_90a at
+// the bench size; the set of such files is the documented one.
 #include <filesystem>
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "codegen/bundle.h"
 #include "codegen/lower.h"
 #include "dsl/schedule.h"
 #include "dsl/sum_with_variance.h"
 #include "problems/problem_file.h"
+#include "runtime/compiled_code_scan.h"
 #include "runtime/interp_verification.h"
+#include "runtime/nvrtc_compiler.h"
 #include "search/class_sketches.h"
 #include "tests/kernelbench/file_test_name.h"
 #include "tests/kernelbench/problem_files.h"
@@ -49,10 +52,18 @@ TEST_P(SumWithVarianceFile, ASketchStoresTheSumFromTheVarianceAndVerifies) {
     EXPECT_EQ(bench.state().stage(sum).with_variance, pairs[0].substr(pairs[0].find(':') + 1)) << s.idea;
     for (const auto& k : lower(bench, p.name).kernels)
       EXPECT_NE(k.name.substr(k.name.find('_') + 1), sum) << "a kernel of its own for " << sum << ": " << s.idea;
-    if (verified > 0) continue;  // one verified sketch per file keeps the suite fast
+    if (verified > 0) continue;  // one verified and compiled sketch per file keeps the suite fast
     const auto r =
         runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 11, 1);
     EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
+    // Its CUDA at the bench size compiles for sm_90a and passes the compiled-code scans.
+    const KernelBundle b = make_bundle(lower(bench, p.name));
+    runtime::CompileOptions o;
+    o.arch = "sm_90a";
+    const runtime::CompiledModule m = runtime::compile_bundle(b, o);
+    EXPECT_FALSE(m.ptx.empty()) << m.log;
+    const auto rejected = runtime::compiled_code_rejection(b, m.ptx);
+    EXPECT_FALSE(rejected.has_value()) << rejected->message;
     ++verified;
   }
   EXPECT_GE(carrying, 1) << "no sketch stores " << sum << " from its variance";

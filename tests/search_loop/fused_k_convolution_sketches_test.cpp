@@ -2,9 +2,10 @@
 // 1 #54 and level 2 #27): the channel sum is too short for tensor cores' k steps of 8, so
 // the implicit GEMM sketches fuse the taps and the channel sum into one reduction loop
 // (taps outside, channels inside) that they walk in chunks of 8 on tensor cores. Such
-// sketches (but for folds the chain does not allow) are legal at KernelBench's shapes, use tensor cores, estimate below the
-// sketches without tensor cores, and verify in the interpreter; a channel sum that is a
-// multiple of 8 keeps its own chunks and gets none.
+// sketches (but for folds the chain does not allow) are legal at KernelBench's shapes,
+// use tensor cores, estimate below the sketches without tensor cores, verify in the
+// interpreter and compile with NVRTC for sm_90a; a channel sum that is a multiple of 8
+// keeps its own chunks and gets none.
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -12,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/bundle.h"
 #include "codegen/lower.h"
+#include "runtime/nvrtc_compiler.h"
 #include "search/cost_model.h"
 #include "tests/search_loop/convolution_sketch_support.h"
 
@@ -50,7 +53,15 @@ TEST(FusedKConvolutionSketches, ThreeInputChannelsGetTensorCoresOverTapsAndChann
       EXPECT_TRUE(tensor) << s.idea;
       EXPECT_TRUE(contains(s.idea, "one reduction of " + std::to_string(extent) + " in chunks of 8")) << s.idea;
       best_fused = std::min(best_fused, ms);
-      if (verified++ < 2) expect_verifies_at_small_size(p, s);
+      if (verified++ < 2) {
+        expect_verifies_at_small_size(p, s);
+        // Its CUDA at the bench size compiles for sm_90a.
+        runtime::CompileOptions o;
+        o.arch = "sm_90a";
+        const runtime::CompiledModule m =
+            runtime::compile_bundle(make_bundle(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name)), o);
+        EXPECT_FALSE(m.ptx.empty()) << m.log;
+      }
     }
     EXPECT_GE(fused, 4);
     EXPECT_LT(best_fused, best_other);
