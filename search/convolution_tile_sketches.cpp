@@ -5,8 +5,10 @@
 #include <optional>
 #include <tuple>
 
+#include "codegen/linear_form.h"
 #include "codegen/passes/affine.h"
 #include "dsl/expr_substitute.h"
+#include "dsl/padded_load.h"
 #include "dsl/step_builder.h"
 #include "problems/baseline_steps.h"
 #include "search/sketch_steps.h"
@@ -219,6 +221,20 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   s.push_back(schedule_step("launch_bounds", f.name, {{"max_threads", bc / warp_channels * 64}, {"min_blocks", 2}}));
   s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
   return s;
+}
+
+// Whether `f`'s data load is read without padding and each of its indices is linear with
+// no negative coefficient on any tap.
+bool taps_move_data_up(const FuncDef& f, const ConvolutionRoles& r) {
+  const Expr data = product_load(f, r.data);
+  if (is_padded_load(data)) return false;
+  for (const auto& a : data->args) {
+    const auto form = linear_form(a);
+    if (!form) return false;
+    for (const auto& t : r.taps)
+      if (auto it = form->coeff.find(t); it != form->coeff.end() && it->second < 0) return false;
+  }
+  return true;
 }
 
 // Implicit GEMM (implicit_gemm's tile) for a channel sum too short for tensor cores' k
@@ -471,16 +487,21 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
           out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
                          concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, false, sizes)})});
         }
-    if (kc == 0)
+    // Only where the data is read without padding and every tap moves its index up (a
+    // plain convolution's od + kd, not a transposed phase's qw + 1 - tw): the last chunk
+    // runs past the fused reduction's end, and the staged copy of such a chunk is bounded
+    // above along each dimension but not below.
+    if (kc == 0 && taps_move_data_up(f, r))
       for (const auto& [roles, first, fused_text] : column_sets)
         for (const char* precision : {"tf32", "3xtf32"})
           for (const int depth : {3, 2}) {
-            int64_t k = sum;
-            for (const auto& t : r.taps) k *= reduction_var_extent(f, t, sizes);
+            // The same words for every stage (a transposed convolution's phases, with and
+            // without taps), so that a chain takes this tile on each of them.
             out.push_back({std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
                                "): " + std::to_string(bc) + " channels x 128 columns per block" + fused_text +
-                               ", the taps and the channel sum fused into one reduction of " + std::to_string(k) +
-                               " in chunks of 8 staged in shared memory, " + std::to_string(depth) + " deep",
+                               ", the channel sum of " + std::to_string(sum) +
+                               " and the taps walked as one reduction in chunks of 8 staged in shared memory, " +
+                               std::to_string(depth) + " deep",
                            concat_steps({first, implicit_gemm_fused_k(f, roles, bc, precision, depth, sizes)})});
           }
     // Warpgroup tiles: the output channels as N (at most 256, a multiple of 8), the
