@@ -116,6 +116,10 @@ struct StagedCopy {
   bool transposed = false;
   int64_t total = 1;  // elements of the region
   std::vector<bool> inside;
+  // Dimensions whose region may start below 0 (a padded load, or a loop that enters the
+  // index with a negative coefficient swept past its end, as a tensor-core tile's tail is):
+  // their copies check the lower bound too.
+  std::vector<bool> may_start_below;
   int64_t pitch = 0;  // elements per row of the copy, its padding included
   // The stage reads the source through padded loads: the region may start below 0, and
   // its elements outside the source hold the padding value (`outside`).

@@ -57,7 +57,7 @@ std::vector<Expr> StagedCopy::in_source(const std::vector<Expr>& a) const {
   std::vector<Expr> conds;
   for (size_t d = 0; d < a.size(); ++d) {
     if (inside[d]) continue;
-    if (padded) conds.push_back(a[d] >= make_int(0));
+    if (padded || may_start_below[d]) conds.push_back(a[d] >= make_int(0));
     conds.push_back(a[d] < make_int(full[d]));
   }
   return conds;
@@ -113,13 +113,19 @@ StagedCopy KernelBuilder::staged_copy(Placement& pl, const CacheRead& cr) {
   // the loops around the copy (its min swept over their extents).
   std::vector<bool>& inside = cp.inside;
   inside.assign(ex.size(), false);
+  cp.may_start_below.assign(ex.size(), false);
   for (size_t d = 0; d < ex.size(); ++d) {
     std::map<std::string, int64_t> around;
     for (int q = 0; q <= p; ++q) around[c.nest.loops[q].var] = c.nest.loops[q].info.extent;
     auto range = index_range(mn[d], around);
     bool fixed = range.has_value();
+    bool nonnegative = range.has_value() && range->min_form.constant >= 0;
     if (range)
-      for (const auto& [v, k] : range->min_form.coeff) fixed &= k == 0;
+      for (const auto& [v, k] : range->min_form.coeff) {
+        fixed &= k == 0;
+        nonnegative &= k >= 0;
+      }
+    cp.may_start_below[d] = !nonnegative;
     int64_t first = -1;
     inside[d] =
         (ex[d] == full[d] && !cp.padded && is_const_int(mn[d], &first) && first == 0) ||

@@ -7,6 +7,7 @@
 // interpreter and compile with NVRTC for sm_90a; a channel sum that is a multiple of 8
 // keeps its own chunks and gets none.
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <set>
 #include <utility>
@@ -85,6 +86,19 @@ TEST(FusedKConvolutionSketches, OnlyAPhaseWithoutDescendingTapsTakesTheTile) {
     if (found++ == 0) expect_verifies_at_small_size(p, s);
   }
   EXPECT_GE(found, 2);
+}
+
+// The same tile on every phase of level 2 #60 (schedules/fused_k_descending_taps.json, a
+// schedule the sketches no longer make): the last chunk of a phase's fused reduction runs
+// past the taps' end, where `qw + 1 - tw` reads below the data; its staged copy checks the
+// lower bound as well as the upper one, and the chain verifies.
+TEST(FusedKConvolutionSketches, ACopyOfAChunkPastDescendingTapsChecksTheLowerBound) {
+  const Problem p = kernelbench("level2/60_ConvTranspose3d_Swish_GroupNorm_HardSwish.json");
+  nlohmann::json steps;
+  std::ifstream(std::string(CUSCHED_SOURCE_DIR) + "/tests/search_loop/schedules/fused_k_descending_taps.json") >> steps;
+  ASSERT_TRUE(steps.is_array());
+  const auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), steps), "small", 2, 1);
+  EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << r.error.message;
 }
 
 TEST(FusedKConvolutionSketches, AChannelSumOfWholeChunksKeepsItsOwnChunks) {
