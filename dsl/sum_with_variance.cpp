@@ -51,7 +51,7 @@ std::optional<Refusal> different_values(const ScheduleState& st, const std::stri
 // The root stage in whose kernel `stage` is computed: itself at root, the stage it is
 // computed at, or the reduction it is folded into, followed to a root stage.
 std::string host_root(const ScheduleState& st, std::string stage) {
-  for (int hops = 0; hops < 64; ++hops) {
+  for (size_t hops = 0; hops <= st.schedules.size(); ++hops) {
     const StageSchedule& s = st.stage(stage);
     if (!s.epilogue_of.empty())
       stage = s.epilogue_of;

@@ -23,10 +23,16 @@ Stmt KernelBuilder::store_result(const Ctx& c, const std::vector<Expr>& idx, con
   std::map<std::string, Expr> at;
   for (size_t d = 0; d < y.vars.size(); ++d) at[y.vars[d]] = idx[d];
   Expr lowered = lower_value(with_size_values(substitute(body, at)), {}, {}, st_.schedules.at(y.name));
+  return store_global(y, idx, substitute(lowered, {{placeholder, value}}));
+}
+
+// The store of `value` into the global buffer of stage `y` at `idx` (y's variables' values,
+// in order), a stage whose values another stage's kernel writes.
+Stmt KernelBuilder::store_global(const FuncDef& y, const std::vector<Expr>& idx, const Expr& value) {
   std::vector<Expr> zeros(idx.size(), make_int(0));
   const Realization out = dense(y.name, MemScope::Global, zeros, eval_shape(y.extents, st_.ctx.sizes));
   used_.insert(y.name);
-  return make_store(y.name, flat_index(out, idx), substitute(lowered, {{placeholder, value}}));
+  return make_store(y.name, flat_index(out, idx), value);
 }
 
 }  // namespace cusched::lowering

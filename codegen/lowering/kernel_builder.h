@@ -274,6 +274,7 @@ class KernelBuilder {
 
   // epilogue.cpp: fuse_epilogue; a stage's final values stored, through its folded consumer's expression
   Stmt store_result(const Ctx& c, const std::vector<Expr>& idx, const Expr& value);
+  Stmt store_global(const FuncDef& y, const std::vector<Expr>& idx, const Expr& value);
 
   // sum_with_variance.cpp: a variance's store followed by that of the sum paired with it
   Stmt with_sum_store(const Ctx& c, const std::vector<Expr>& idx, Stmt write, const Expr& sum);

@@ -16,11 +16,7 @@ Stmt KernelBuilder::with_sum_store(const Ctx& c, const std::vector<Expr>& idx, S
     fail("internal-error", "The variance '" + c.f.name + "' paired with '" + s + "' is not stored in global memory.",
          "Report the schedule: the legality of sum_with_variance should have refused it.");
   const FuncDef& sf = def(s);
-  std::vector<Expr> zeros(idx.size(), make_int(0));
-  const Realization out = dense(s, MemScope::Global, zeros, eval_shape(sf.extents, st_.ctx.sizes));
-  used_.insert(s);
-  const Expr value = sum.type() == sf.dtype ? sum : cast(sf.dtype, sum);
-  return make_block({std::move(write), make_store(s, flat_index(out, idx), value)});
+  return make_block({std::move(write), store_global(sf, idx, sum.type() == sf.dtype ? sum : cast(sf.dtype, sum))});
 }
 
 }  // namespace cusched::lowering
