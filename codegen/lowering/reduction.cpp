@@ -130,17 +130,15 @@ Stmt KernelBuilder::emit_reduction(Ctx& c, const Env& env, const Env& caches, bo
   std::vector<Stmt> seq = {init_nest, main_nest};
   if (triple) {
     // The thread's shifted sums as its mean (k + acc / n) and squared deviations
-    // (squares - acc^2 / n, at least 0); none taken: both 0.
+    // (squares - acc^2 / n, at least 0); a thread that took none holds zeros (k, acc and
+    // squares start at 0; n counts as 1 in the divisions), as the combines expect.
     Expr n = make_load(acc3, acc_t, {acc_index});
     Expr sum = make_load(acc, acc_t, {acc_index});
     Expr squares = make_load(acc2, acc2_t, {acc_index});
-    Expr taken = n > make_float(0.0, acc_t);
     Expr per = make_float(1.0, acc_t) / max(n, make_float(1.0, acc_t));
-    seq.push_back(over_inner_pure(make_block(
-        {make_store(acc2, acc_index,
-                    select(taken, max(squares - sum * sum * per, make_float(0.0, acc_t)), make_float(0.0, acc_t))),
-         make_store(acc, acc_index,
-                    select(taken, make_load(shift, acc_t, {acc_index}) + sum * per, make_float(0.0, acc_t)))})));
+    seq.push_back(
+        over_inner_pure(make_block({make_store(acc2, acc_index, max(squares - sum * sum * per, make_float(0.0, acc_t))),
+                                    make_store(acc, acc_index, make_load(shift, acc_t, {acc_index}) + sum * per)})));
   }
   // The combines: across the block's threads first, then across the cluster's blocks.
   auto loop_named = [&](const std::string& name) -> const DerivedLoop* {
