@@ -9,6 +9,7 @@
 #include "dsl/schedule.h"
 #include "problems/problem_file.h"
 #include "runtime/interp_verification.h"
+#include "tests/property/random_schedules_with_op.h"
 
 namespace cusched {
 namespace {
@@ -18,22 +19,8 @@ TEST(PresumProperty, RandomSchedulesWithPresumKeepTheirMeaning) {
     SCOPED_TRACE(file);
     const Problem p =
         load_problem_file(std::string(CUSCHED_SOURCE_DIR) + "/problems/kernelbench/level2/" + file + ".json");
-    const ScheduleContext ctx = p.context("small");
-    std::mt19937_64 rng(29);
-    int with_presum = 0, verified = 0;
-    for (int n = 0; n < 60; ++n) {
-      const nlohmann::json steps = random_schedule(ctx, rng);
-      const bool presum = steps.dump().find("\"presum\"") != std::string::npos;
-      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(ctx, steps), "small", 5 + n, 1);
-      if (r.verdict == runtime::Verdict::rejected) {
-        EXPECT_FALSE(r.error.message.empty()) << steps.dump();
-        continue;
-      }
-      ASSERT_EQ(r.verdict, runtime::Verdict::ok) << r.message << "\nschedule: " << steps.dump();
-      ++verified;
-      with_presum += presum;
-    }
-    EXPECT_GE(with_presum, 8) << "verified " << verified;
+    const RandomScheduleCounts c = verify_random_schedules(p, "presum", 60, 29, 5);
+    EXPECT_GE(c.with_op, 8) << "verified " << c.verified;
   }
 }
 

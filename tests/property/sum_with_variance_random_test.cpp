@@ -13,6 +13,7 @@
 #include "problems/problem_file.h"
 #include "problems/problem_json.h"
 #include "runtime/interp_verification.h"
+#include "tests/property/random_schedules_with_op.h"
 
 namespace cusched {
 namespace {
@@ -21,22 +22,8 @@ TEST(SumWithVarianceProperty, RandomSchedulesThatPairTheStatisticsKeepTheirMeani
   for (const char* file : {"level1/33_BatchNorm", "level1/40_LayerNorm", "level2/52_Conv2d_Activation_BatchNorm"}) {
     SCOPED_TRACE(file);
     const Problem p = load_problem_file(std::string(CUSCHED_SOURCE_DIR) + "/problems/kernelbench/" + file + ".json");
-    const ScheduleContext ctx = p.context("small");
-    std::mt19937_64 rng(31);
-    int paired = 0, verified = 0;
-    for (int n = 0; n < 60; ++n) {
-      const nlohmann::json steps = random_schedule(ctx, rng);
-      const bool pairs = steps.dump().find("\"sum_with_variance\"") != std::string::npos;
-      auto r = runtime::verify_with_interpreter(p, Schedule::from_json(ctx, steps), "small", 3 + n, 1);
-      if (r.verdict == runtime::Verdict::rejected) {
-        EXPECT_FALSE(r.error.message.empty()) << steps.dump();
-        continue;
-      }
-      ASSERT_EQ(r.verdict, runtime::Verdict::ok) << r.message << "\nschedule: " << steps.dump();
-      ++verified;
-      paired += pairs;
-    }
-    EXPECT_GE(paired, 3) << "verified " << verified;
+    const RandomScheduleCounts c = verify_random_schedules(p, "sum_with_variance", 60, 31, 3);
+    EXPECT_GE(c.with_op, 3) << "verified " << c.verified;
   }
 }
 
