@@ -58,6 +58,18 @@ std::string Problem::add_scaled_size(const std::string& which, int64_t factor) {
   return added;
 }
 
+std::string Problem::add_divided_size(const std::string& which, int64_t divisor, const std::string& floor) {
+  SizeBindings divided = size(which);
+  const SizeBindings& low = size(floor);
+  for (auto& [dim, extent] : divided) {
+    auto l = low.find(dim);
+    extent = std::max((extent + divisor - 1) / divisor, l == low.end() ? int64_t{1} : l->second);
+  }
+  const std::string added = which + "_div" + std::to_string(divisor);
+  sizes[added] = divided;
+  return added;
+}
+
 namespace {
 
 // The value of a flop-count expression: integer nodes in int64, floating-point nodes in double.

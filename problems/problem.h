@@ -84,6 +84,10 @@ struct Problem {
   // Adds the size `which` + "_x" + factor: each extent of `which` times `factor`, at most
   // the default size's; returns its name.
   std::string add_scaled_size(const std::string& which, int64_t factor);
+  // Adds the size `which` + "_div" + divisor: each extent of `which` divided by `divisor`
+  // (rounded up), at least `floor`'s; returns its name. A fraction of the size a schedule
+  // was made for keeps the divisibility its splits rely on.
+  std::string add_divided_size(const std::string& which, int64_t divisor, const std::string& floor);
 };
 
 const std::vector<Problem>& all_problems();

@@ -174,6 +174,10 @@ SanitizerSize sanitizer_size(const Problem& problem, const nlohmann::json& steps
   const std::string rows16 = out.problem.add_16_byte_rows_size("small");
   std::vector<std::string> sizes = {"small", rows16};
   for (int64_t factor : {2, 4, 8}) sizes.push_back(out.problem.add_scaled_size(rows16, factor));
+  // Fractions of the default size, whose extents keep the divisibility its schedules' splits
+  // rely on (a split into 64 parts needs an extent that 64 parts cover evenly).
+  for (int64_t divisor : {64, 32, 16})
+    sizes.push_back(out.problem.add_divided_size(out.problem.default_size, divisor, rows16));
   std::optional<UserError> small_error;
   for (const std::string& size : sizes) try {
       KernelBundle bundle =

@@ -126,8 +126,10 @@ void scan_compiled_kernel(const KernelBundle& bundle, CandidateOutcome& out);
 // shared memory than it can have (a tile over columns fused across rows spans many more
 // rows of a short image), the small size with 16-byte rows ("small_rows16"), then that
 // size with every extent 2, 4 or 8 times larger, at most the default size's
-// ("small_rows16_x2", ...; each added to the returned problem). Throws the small size's
-// error where none does.
+// ("small_rows16_x2", ...), then the default size divided by 64, 32 or 16, at least
+// "small_rows16"'s extents ("bench_div64", ...: a split into a number of parts needs an
+// extent those parts cover evenly, which the size the schedule was made for keeps); each
+// added to the returned problem. Throws the small size's error where none does.
 struct SanitizerSize {
   Problem problem;
   std::string size;

@@ -34,5 +34,22 @@ TEST(SanitizerSize, EveryBundleItReturnsFitsABlocksSharedMemory) {
   EXPECT_GT(scaled, 0) << "some tile of level 2 #100 fits a block only at a scaled size";
 }
 
+TEST(SanitizerSize, ASplitIntoPartsMadeForTheBenchSizeRunsAtAFractionOfIt) {
+  // Level 2 #51: the presummed weight's rows (12 at the small size, 8192 at the bench size)
+  // split into 64 parts, which no multiple of 12 up to 8 times covers evenly.
+  const Problem p = kernelbench("level2/51_Gemm_Subtract_GlobalAvgPool_LogSumExp_GELU_ResidualAdd.json");
+  const nlohmann::json steps = nlohmann::json::parse(R"([
+    {"op": "presum", "stage": "RowSum", "name": "gemm_weight_presum"},
+    {"op": "split", "stage": "gemm_weight_presum", "loop": "rj", "outer": "rjo", "inner": "rji", "parts": 64},
+    {"op": "rfactor", "stage": "gemm_weight_presum", "loop": "rjo", "name": "gemm_weight_presum_rf"}
+  ])");
+  EXPECT_THROW(Schedule::from_json(p.context("small", false), steps), UserError);
+  SanitizerSize at = sanitizer_size(p, steps, false);
+  EXPECT_EQ(at.size, "bench_div64");
+  EXPECT_EQ(at.problem.size(at.size).at("OUT"), 8192 / 64);
+  EXPECT_EQ(at.problem.size(at.size).at("B"), 2048 / 64);
+  EXPECT_FALSE(at.bundle.launches.empty());
+}
+
 }  // namespace
 }  // namespace cusched::search
