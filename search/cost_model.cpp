@@ -173,6 +173,14 @@ double float_operation_weight(const ExprNode& e) {
   return 1.0;
 }
 
+// What an integer division or modulus by a constant that is not a power of 2 counts as, in
+// the model's FLOP (an instruction slot 2): the multiply-high, shift and sign correction
+// the compiler emits for it, and for a modulus the multiply and subtraction after.
+double index_operation_weight(const ExprNode& e) {
+  constexpr int kDivisionSlots = 4, kModulusSlots = 5;
+  return 2.0 * (e.op == ExprOp::Div ? kDivisionSlots : kModulusSlots);
+}
+
 struct Walker {
   const LoweredProgram* program = nullptr;
   bool tensor_cores = false;  // the kernel issues Mma or Wgmma
@@ -200,9 +208,18 @@ struct Walker {
   double statement_load_bytes = 0, load_bytes_in_flight = 0;
   bool counting_in_flight = false;  // the current statement is not a copy staged per loop step
   int staging_loops = 0;            // enclosing serial loops whose bodies hold a barrier
-  std::set<std::string> shared;     // the kernel's shared-memory arrays
-  double shared_bytes = 0;          // their bytes per block
-  double shared_load_bytes = 0;     // bytes its threads load from them, over the whole grid
+  // Enclosing loops that no hardware index binds, outermost first.
+  struct StepLoop {
+    std::string var;
+    int64_t extent;
+    bool unrolled;
+  };
+  std::vector<StepLoop> step_loops;
+  std::set<std::string> seen_index_ops;  // the kernel's integer divisions and moduli counted so far
+  double index_flops = 0;                // their instructions, in the model's FLOP
+  std::set<std::string> shared;          // the kernel's shared-memory arrays
+  double shared_bytes = 0;               // their bytes per block
+  double shared_load_bytes = 0;          // bytes its threads load from them, over the whole grid
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -211,6 +228,34 @@ struct Walker {
   bool per_thread_copy(const StmtNode& s) const {
     return thread_loops == 0 && (mentions_var(s.index, "tid") || mentions_var(s.value, "tid"));
   }
+
+  // The integer divisions and moduli in `e` (indices, bounds checks) by constants that are
+  // not powers of 2: each distinct one counted once per iteration of the enclosing loops
+  // it moves with (the compiler computes the same expression once and hoists the rest).
+  void index_ops(const Expr& e, double mult) {
+    if (!e.defined()) return;
+    if ((e->op == ExprOp::Div || e->op == ExprOp::Mod) && !dtype_is_float(e.type())) {
+      int64_t d = 0;
+      const bool shift = is_const_int(e->args[1], &d) && d > 0 && (d & (d - 1)) == 0;
+      if (!shift && seen_index_ops.insert(to_string(e)).second) {
+        // Computed in the innermost serial loop it moves with, once per iteration of that
+        // loop and the loops around it; an unrolled loop inside that one makes a copy of it
+        // only where it moves with that loop (the compiler hoists the rest).
+        size_t depth = 0;
+        for (size_t i = 0; i < step_loops.size(); ++i)
+          if (!step_loops[i].unrolled && mentions_var(e, step_loops[i].var)) depth = i + 1;
+        double m = mult;
+        for (size_t i = depth; i < step_loops.size(); ++i)
+          if (!step_loops[i].unrolled || !mentions_var(e, step_loops[i].var))
+            m /= static_cast<double>(step_loops[i].extent);
+        index_flops += m * index_operation_weight(*e);
+      }
+    }
+    for (const auto& a : e->args) index_ops(a, mult);
+  }
+
+  // A statement outside the thread loops runs in every thread of the block.
+  double per_thread(double mult) const { return thread_loops == 0 ? mult * static_cast<double>(block_threads) : mult; }
 
   void expr(const Expr& e, double mult, const std::string& tx_var, const std::string& vec_var) {
     if (!e.defined()) return;
@@ -347,11 +392,14 @@ struct Walker {
         }
         const bool unrolled_loop = s->loop_kind == LoopKind::Unrolled;
         if (unrolled_loop) unrolled.emplace_back(s->var, e);
+        const bool step_loop = s->axis == GpuAxis::None && s->loop_kind != LoopKind::Vectorized;
+        if (step_loop) step_loops.push_back({s->var, e, unrolled_loop});
         const bool staging =
             s->axis == GpuAxis::None && s->loop_kind == LoopKind::Serial && contains_barrier(s->body[0]);
         staging_loops += staging;
         stmt(s->body[0], mult * static_cast<double>(e), tx_var, vec_var);
         staging_loops -= staging;
+        if (step_loop) step_loops.pop_back();
         if (binds) bound_axes.erase(s->axis);
         if (unrolled_loop) unrolled.pop_back();
         thread_loops -= thread_loop;
@@ -377,12 +425,15 @@ struct Walker {
         for (size_t g = 0; g < shared_values.size(); ++g)
           for (const ExprNode* n : shared_values[g].occurrences) shared_group[n] = g;
         expr(s->value, m, lane, vec_var);
+        index_ops(s->value, per_thread(mult));
+        index_ops(s->index, per_thread(mult));
         if (globals.count(s->buffer)) access(s->index, m, lane, vec_var, 4, false);
         tx_extent = outer_tx_extent;
         return;
       }
       case StmtKind::If:
         expr(s->cond, mult, tx_var, vec_var);
+        index_ops(s->cond, per_thread(mult));
         break;
       case StmtKind::Allocate:
         if (s->scope == MemScope::Shared) {
@@ -402,8 +453,10 @@ struct Walker {
         return;
       case StmtKind::AsyncCopy: {
         // The load names the first element; the copy moves copy_bytes of contiguous data.
-        const double moved = (per_thread_copy(*s) ? mult * static_cast<double>(block_threads) : mult) *
-                             static_cast<double>(s->copy_bytes);
+        const double copies = per_thread_copy(*s) ? mult * static_cast<double>(block_threads) : mult;
+        const double moved = copies * static_cast<double>(s->copy_bytes);
+        index_ops(s->index, per_thread(mult));
+        index_ops(s->value, per_thread(mult));
         bytes += moved;
         async_bytes += moved;
         return;
@@ -428,7 +481,10 @@ struct Walker {
         // Each lane's share of the warp's 2*m*n*k, in CUDA-core-equivalent FLOP (the
         // precision's rate relative to the f32 rate; 3xtf32's rate counts its three products).
         const MmaLayout& l = mma_layout(s->mma_shape);
-        for (const auto& o : s->operands) expr(o, mult, tx_var, vec_var);
+        for (const auto& o : s->operands) {
+          expr(o, mult, tx_var, vec_var);
+          index_ops(o, mult);
+        }
         flops += mult * 2.0 * l.m * l.n * l.k / 32.0 * kF32Rate / runtime::flop_rate(s->mma_precision);
         return;
       }
@@ -506,7 +562,9 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
       if (const BufferSpec* b = program.find_buffer(p)) unique += static_cast<double>(b->bytes());
     const double dram = w.tensor_cores ? std::min(w.bytes, unique) : w.bytes;
     const double memory_s = dram / (kBandwidth * efficiency) + (w.bytes - dram) / (kL2Bandwidth * efficiency);
-    const double compute_s = w.flops / (kF32Rate * compute_efficiency);
+    // Index arithmetic runs on the CUDA cores beside a tensor-core kernel's products.
+    const double compute_s =
+        w.flops / (kF32Rate * compute_efficiency) + w.index_flops / (kF32Rate * std::min(1.0, used * 4));
     const double dispatch_s = std::ceil(blocks / kMultiprocessors) * kBlockDispatchSeconds;
     const double shared_s = w.shared_load_bytes / (kSharedBandwidth * sm_share);
     double ms = std::max({memory_s, compute_s, dispatch_s, shared_s}) * 1e3 + kLaunchMs;

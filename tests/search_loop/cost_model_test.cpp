@@ -399,5 +399,18 @@ TEST(CostModel, AReversedVectorIsContiguousLikeAForwardOne) {
   EXPECT_NEAR(r.global_bytes, f.global_bytes, 0.01 * f.global_bytes);
 }
 
+// Level 1 #66 (3 channels, taps 3 x 5 x 7): the implicit GEMM whose reduction walks the
+// channels and taps as one loop stages, in every step, copies whose addresses divide and
+// take moduli by the taps' extents element by element; at one block of 128 threads per
+// multiprocessor that arithmetic bounds it, above the register tile of 4 x 4 outputs.
+TEST(CostModel, IndexArithmeticInEveryStepOfAReductionIsCounted) {
+  const Problem p = load_problem_file(
+      source_tree() + "/problems/kernelbench/level1/66_conv_standard_3D__asymmetric_input__asymmetric_kernel.json");
+  nlohmann::json fused, registers;
+  std::ifstream(source_tree() + "/tests/search_loop/schedules/fused_k_tile_7x5x3_taps.json") >> fused;
+  std::ifstream(source_tree() + "/tests/search_loop/schedules/register_tile_7x5x3_taps.json") >> registers;
+  EXPECT_GT(cost(p, fused).ms, 2 * cost(p, registers).ms);
+}
+
 }  // namespace
 }  // namespace cusched::search
