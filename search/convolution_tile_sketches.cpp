@@ -199,9 +199,10 @@ void bind_implicit_gemm_blocks(json& s, const FuncDef& f, const ConvolutionRoles
 // staged in shared memory at the last tap with a 3-deep cp.async pipeline; otherwise the
 // chunk's data for every tap (its rows and columns widened by the taps) and all its
 // weights are staged once at the chunk loop, 2 deep, and the taps read them from shared
-// memory.
+// memory. With `per_block`, the block's data and weights for the whole reduction are
+// staged once before it, with no pipeline.
 json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision,
-                   bool per_tap, const SizeBindings& sizes) {
+                   bool per_tap, const SizeBindings& sizes, bool per_block = false) {
   const int64_t warp_channels = std::min<int64_t>(32, bc);
   json s = implicit_gemm_blocks(
       f, r, bc, kc, "coln", "chi",
@@ -211,7 +212,7 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   bind_implicit_gemm_blocks(s, f, r);
   s.push_back(schedule_step("bind", f.name, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
   s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
-  const std::string at = per_tap && !r.taps.empty() ? r.taps.back() : "rco";
+  const std::string at = per_block ? "colo" : per_tap && !r.taps.empty() ? r.taps.back() : "rco";
   s.push_back(schedule_step(
       "cache_read", f.name,
       {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", data_copy_pad(f, r, kc, per_tap, sizes)}}));
@@ -219,7 +220,7 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
       schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m16n8k8"}, {"precision", precision}}));
   s.push_back(schedule_step("launch_bounds", f.name, {{"max_threads", bc / warp_channels * 64}, {"min_blocks", 2}}));
-  s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
+  if (!per_block) s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
   return s;
 }
 
@@ -241,7 +242,9 @@ bool taps_move_data_up(const FuncDef& f, const ConvolutionRoles& r) {
 // steps of 8 (3 input channels): the taps and the channel sum fused into one reduction
 // loop, taps outside and the channel sum inside, so that each chunk of 8 covers a few
 // neighbouring taps of every channel; its chunks staged in shared memory `depth` deep
-// (the chunk past the end zero-filled).
+// (the chunk past the end zero-filled), or, with `depth` 0, the block's data and weights
+// for every chunk staged once before the reduction (no copy in its steps, whose addresses
+// decode the taps element by element).
 json implicit_gemm_fused_k(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, const std::string& precision,
                            int depth, const SizeBindings& sizes) {
   std::vector<std::string> k = r.taps;
@@ -251,7 +254,7 @@ json implicit_gemm_fused_k(const FuncDef& f, const ConvolutionRoles& r, int64_t 
   ConvolutionRoles fused = r;
   fused.channel_sum = k.size() > 1 ? fuse_loops(s, f.name, k, "kk") : r.channel_sum;
   fused.taps.clear();
-  return concat_steps({s, implicit_gemm(f, fused, bc, 8, precision, depth == 3, sizes)});
+  return concat_steps({s, implicit_gemm(f, fused, bc, 8, precision, depth == 3, sizes, depth == 0)});
 }
 
 // The relayout order of `load`'s dimensions that moves those indexed by exactly the
@@ -494,14 +497,15 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     if (kc == 0 && taps_move_data_up(f, r))
       for (const auto& [roles, first, fused_text] : column_sets)
         for (const char* precision : {"tf32", "3xtf32"})
-          for (const int depth : {3, 2}) {
+          for (const int depth : {3, 2, 0}) {
             // The same words for every stage (a transposed convolution's phases, with and
             // without taps), so that a chain takes this tile on each of them.
             out.push_back({std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
                                "): " + std::to_string(bc) + " channels x 128 columns per block" + fused_text +
                                ", the channel sum of " + std::to_string(sum) +
-                               " and the taps walked as one reduction in chunks of 8 staged in shared memory, " +
-                               std::to_string(depth) + " deep",
+                               " and the taps walked as one reduction in chunks of 8" +
+                               (depth > 0 ? " staged in shared memory, " + std::to_string(depth) + " deep"
+                                          : ", the block's data and weights staged once in shared memory"),
                            concat_steps({first, implicit_gemm_fused_k(f, roles, bc, precision, depth, sizes)})});
           }
     // Warpgroup tiles: the output channels as N (at most 256, a multiple of 8), the

@@ -35,7 +35,7 @@ TEST(FusedKConvolutionSketches, ThreeInputChannelsGetTensorCoresOverTapsAndChann
                                  "level2/27_Conv3d_HardSwish_GroupNorm_Mean.json"}) {
     SCOPED_TRACE(file);
     const Problem p = kernelbench(file);
-    int fused = 0, verified = 0;
+    int fused = 0, verified = 0, blocks = 0;
     double best_fused = std::numeric_limits<double>::infinity(), best_other = best_fused;
     for (const auto& s : class_sketches(p, ProblemClass::convolution)) {
       // A chain's sketches come with folds that validation drops (Out reads two stages).
@@ -55,7 +55,11 @@ TEST(FusedKConvolutionSketches, ThreeInputChannelsGetTensorCoresOverTapsAndChann
       // The fused loop's steps: the taps and the channel sum reordered and fused.
       EXPECT_TRUE(contains(s.schedule.dump(), "\"fused\":\"kk\"")) << s.idea;
       best_fused = std::min(best_fused, ms);
-      if (verified++ < 2) {
+      // The block's data and weights staged once before the reduction: no pipeline.
+      const bool per_block = contains(s.idea, "the block's data and weights staged once");
+      EXPECT_EQ(contains(s.schedule.dump(), "\"pipeline\""), !per_block) << s.idea;
+      blocks += per_block;
+      if (verified++ < 2 || (per_block && blocks == 1)) {
         expect_verifies_at_small_size(p, s);
         // Its CUDA at the bench size compiles for sm_90a.
         runtime::CompileOptions o;
@@ -65,7 +69,8 @@ TEST(FusedKConvolutionSketches, ThreeInputChannelsGetTensorCoresOverTapsAndChann
         EXPECT_FALSE(m.ptx.empty()) << m.log;
       }
     }
-    EXPECT_GE(fused, 4);
+    EXPECT_GE(fused, 6);
+    EXPECT_GE(blocks, 2);
     EXPECT_LT(best_fused, best_other);
   }
 }
