@@ -322,16 +322,25 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
 nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                               const std::vector<std::string>& reductions, const std::string& rvar,
                                               const std::string& source, int64_t cluster, int64_t threads,
-                                              int64_t registers) {
-  // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x (var t: threads) x (var v: 4 lanes)
+                                              int64_t registers, bool vector_lanes) {
+  // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x (var t: threads) x (var v: 4 lanes),
+  // the lanes a float4 (v innermost in the index) or a block's width apart (t innermost)
   auto slices = [&](const std::string& stage, const std::string& var) {
-    return nlohmann::json::array(
+    nlohmann::json steps = nlohmann::json::array(
         {schedule_step("split", stage, {{"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}}),
          schedule_step("split", stage,
-                       {{"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}}),
-         schedule_step("split", stage,
-                       {{"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}}),
-         schedule_step("vectorize", stage, {{"loop", var + "v"}})});
+                       {{"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}})});
+    if (vector_lanes) {
+      steps.push_back(schedule_step("split", stage,
+                                    {{"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}}));
+      steps.push_back(schedule_step("vectorize", stage, {{"loop", var + "v"}}));
+    } else {
+      steps.push_back(schedule_step(
+          "split", stage, {{"loop", var + "q"}, {"factor", threads}, {"outer", var + "v"}, {"inner", var + "t"}}));
+      steps.push_back(schedule_step("reorder", stage, {{"loops", {var + "t", var + "v"}}}));
+      steps.push_back(schedule_step("unroll", stage, {{"loop", var + "v"}}));
+    }
+    return steps;
   };
   nlohmann::json s = slices(out, col);
   s.push_back(schedule_step("bind", out, {{"loop", row}, {"axis", "blockIdx.y"}}));

@@ -154,11 +154,13 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
 // from it. The slice takes 4 * D / cluster bytes of shared memory (227 KiB at most).
 // With `registers` > 0 each thread keeps its last `registers` float4 of the slice in
 // registers instead (cache_read registers; the loops over a thread's float4 unrolled), so
-// that the shared copy shrinks by registers * 16 * threads bytes.
+// that the shared copy shrinks by registers * 16 * threads bytes. Without `vector_lanes`
+// a thread's 4 values of a chunk lie a block's width apart (unrolled, not a float4), so
+// that a warp's accesses stay contiguous where rows are not whole float4s.
 nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                               const std::vector<std::string>& reductions, const std::string& rvar,
                                               const std::string& source, int64_t cluster, int64_t threads,
-                                              int64_t registers = 0);
+                                              int64_t registers = 0, bool vector_lanes = true);
 
 // Steps for a reduction over the middle dimension of (B, R, J), stage(b, j) = reduce over
 // r of source(b, r, j): one block per b (blockIdx.x), each thread owning `columns`

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "codegen/cuda_vector_access.h"
 #include "codegen/fast_math.h"
 #include "codegen/linear_form.h"
 #include "codegen/mma_layout.h"
@@ -215,11 +216,16 @@ struct Walker {
     bool unrolled;
   };
   std::vector<StepLoop> step_loops;
-  std::set<std::string> seen_index_ops;  // the kernel's integer divisions and moduli counted so far
-  double index_flops = 0;                // their instructions, in the model's FLOP
-  std::set<std::string> shared;          // the kernel's shared-memory arrays
-  double shared_bytes = 0;               // their bytes per block
-  double shared_load_bytes = 0;          // bytes its threads load from them, over the whole grid
+  std::set<std::string> seen_index_ops;          // the kernel's integer divisions and moduli counted so far
+  double index_flops = 0;                        // their instructions, in the model's FLOP
+  std::set<std::string> shared;                  // the kernel's shared-memory arrays
+  std::map<std::string, EmittedBuffer> buffers;  // the kernel's parameters and allocations, for vector plans
+  const std::function<const EmittedBuffer*(const std::string&)> lookup = [this](const std::string& name) {
+    auto it = buffers.find(name);
+    return it == buffers.end() ? nullptr : &it->second;
+  };
+  double shared_bytes = 0;       // their bytes per block
+  double shared_load_bytes = 0;  // bytes its threads load from them, over the whole grid
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -344,8 +350,8 @@ struct Walker {
     // A thread that walks adjacent elements over an enclosing unrolled loop (a register
     // copy of 4 adjacent columns, element by element) reads sectors that its warp's
     // first copy brought into L1: the warp's footprint over its lanes and the innermost
-    // such loop decides the bytes.
-    if (cost > elem)
+    // such loop decides the bytes. Stores do not stay in L1: each one writes its sectors.
+    if (cost > elem && is_load)
       for (auto it = unrolled.rbegin(); it != unrolled.rend(); ++it)
         if (mentions_var(index, it->first)) {
           if (auto c = sampled_cost(index, tx_var, tx_extent, it->first, it->second, elem)) cost = std::min(cost, *c);
@@ -386,13 +392,17 @@ struct Walker {
         }
         const bool thread_loop = is_thread_axis(s->axis);
         thread_loops += thread_loop;
-        if (s->loop_kind == LoopKind::Vectorized) {
+        // A vectorized loop whose accesses the emitter cannot prove aligned and contiguous
+        // (rows that are not whole float4s) is written as unrolled scalar code.
+        const bool vector = s->loop_kind == LoopKind::Vectorized && plan_vector_access(*s, lookup).has_value();
+        if (vector) {
           vec_var = s->var;
           vec_extent = e;
         }
-        const bool unrolled_loop = s->loop_kind == LoopKind::Unrolled;
+        const bool unrolled_loop =
+            s->loop_kind == LoopKind::Unrolled || (s->loop_kind == LoopKind::Vectorized && !vector);
         if (unrolled_loop) unrolled.emplace_back(s->var, e);
-        const bool step_loop = s->axis == GpuAxis::None && s->loop_kind != LoopKind::Vectorized;
+        const bool step_loop = s->axis == GpuAxis::None && !vector;
         if (step_loop) step_loops.push_back({s->var, e, unrolled_loop});
         const bool staging =
             s->axis == GpuAxis::None && s->loop_kind == LoopKind::Serial && contains_barrier(s->body[0]);
@@ -436,6 +446,7 @@ struct Walker {
         index_ops(s->cond, per_thread(mult));
         break;
       case StmtKind::Allocate:
+        buffers[s->buffer] = EmittedBuffer{s->dtype, s->scope};
         if (s->scope == MemScope::Shared) {
           shared.insert(s->buffer);
           shared_bytes += static_cast<double>(s->size * dtype_bytes(s->dtype));
@@ -519,7 +530,10 @@ CostBreakdown estimate_cost(const LoweredProgram& program) {
   for (const auto& k : program.kernels) {
     Walker w;
     w.program = &program;
-    for (const auto& p : k.params) w.globals.insert(p);
+    for (const auto& p : k.params) {
+      w.globals.insert(p);
+      if (const BufferSpec* b = program.find_buffer(p)) w.buffers[p] = EmittedBuffer{b->dtype, MemScope::Global};
+    }
     w.block_threads = k.block[0] * k.block[1] * k.block[2];
     w.stmt(k.body, 1.0, "", "");
     const double blocks = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]);

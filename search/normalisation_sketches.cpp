@@ -250,6 +250,16 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
                          std::to_string(threads) + " threads",
                      concat_steps({first, cluster_slice_normalizer_steps(y.name, row, col, names, rvar, source, cluster,
                                                                          threads)})});
+  // The same slices with a thread's 4 values of each chunk a block's width apart (for rows
+  // that are not whole float4s, whose float4 lanes would fall back to 4 accesses 16 bytes
+  // apart in each warp).
+  for (int64_t cluster : {8, 16})
+    for (int64_t threads : {256, 512})
+      out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) +
+                         " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
+                         std::to_string(threads) + " threads, 4 values a thread a block's width apart",
+                     concat_steps({first, cluster_slice_normalizer_steps(y.name, row, col, names, rvar, source, cluster,
+                                                                         threads, 0, false)})});
   // The same slices of 256 threads with each thread's last 2 float4 in registers and
   // launch bounds of 8 blocks per multiprocessor (32 registers each), so that more blocks
   // fit while they wait for their cluster (8 where a block's shared memory is at most

@@ -257,9 +257,10 @@ TEST(Sketches, SoftmaxHasClusterRowSketchesThatVerifyInTheInterpreter) {
     ++clusters;
   }
   // 12 strided-chunk sketches (clusters of 2, 4, 8 x 512, 1024 threads x scalar or float4
-  // reductions), 9 slice sketches (clusters of 4, 8, 16 x 128, 256, 512 threads) and 3
+  // reductions), 9 slice sketches (clusters of 4, 8, 16 x 128, 256, 512 threads), 4 with
+  // a thread's values a block's width apart (clusters of 8, 16 x 256, 512 threads) and 3
   // slice sketches with a register tail (clusters of 4, 8, 16 x 256 threads).
-  EXPECT_EQ(clusters, 24);
+  EXPECT_EQ(clusters, 28);
   EXPECT_EQ(with_register_tail, 3);
   // LayerNorm's statistics have several reduction variables: fused into one for the
   // strided-chunk sketches, no slices copied into shared memory.

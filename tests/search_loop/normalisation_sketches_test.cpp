@@ -168,5 +168,41 @@ TEST(NormalisationSketches, ShortStatisticsAfterAProductGetAWarpPerPoint) {
   EXPECT_GE(found, 1);
 }
 
+// Rows that are not whole float4s (level 1 #38, L1 norm over rows of 65535): the row-slice
+// sketches also come with a thread's 4 values of each chunk a block's width apart, whose
+// warps read and write contiguous words; the float4 slices fall back to 4 accesses 16
+// bytes apart in each warp, which the cost model counts as such, so every slice a block's
+// width apart is estimated below every float4 slice. They are legal at every size and
+// verify in the interpreter (301 columns at the small size); for rows of whole float4s
+// (level 1 #23, softmax over 393216 columns) the float4 slices keep their estimate.
+TEST(NormalisationSketches, RowsOfPartFloat4sTakeSlicesWithLanesABlocksWidthApart) {
+  constexpr const char* kApart = "4 values a thread a block's width apart";
+  const Problem p = kernelbench_file("level1/38_L1Norm_.json");
+  double best_apart = 1e30, best_float4 = 1e30;
+  int apart = 0;
+  for (const auto& s : class_sketches(p, ProblemClass::normalisation)) {
+    if (s.idea.rfind("row slices in shared memory", 0) != 0) continue;
+    SCOPED_TRACE(s.idea);
+    const double ms = estimate_cost(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name)).ms;
+    if (s.idea.find(kApart) == std::string::npos) {
+      best_float4 = std::min(best_float4, ms);
+      continue;
+    }
+    best_apart = std::min(best_apart, ms);
+    ASSERT_TRUE(legal_at_every_size(p, s.schedule));
+    if (apart++ > 0) continue;
+    auto r = runtime::verify_with_interpreter(p, Schedule::from_json(p.context("small"), s.schedule), "small", 3);
+    EXPECT_EQ(r.verdict, runtime::Verdict::ok) << r.message << " " << r.error.message;
+  }
+  EXPECT_EQ(apart, 4);
+  EXPECT_LT(best_apart, 0.6 * best_float4);
+  const Problem softmax = kernelbench_file("level1/23_Softmax.json");
+  const nlohmann::json float4 = cluster_slice_normalizer_steps("Y", "i", "j", {"Lse"}, "k", "X", 8, 256);
+  const nlohmann::json width_apart = cluster_slice_normalizer_steps("Y", "i", "j", {"Lse"}, "k", "X", 8, 256, 0, false);
+  const double f = estimate_cost(lower(Schedule::from_json(softmax.context("bench"), float4), softmax.name)).ms;
+  const double w = estimate_cost(lower(Schedule::from_json(softmax.context("bench"), width_apart), softmax.name)).ms;
+  EXPECT_LE(f, w * 1.01);
+}
+
 }  // namespace
 }  // namespace cusched::search
