@@ -8,14 +8,13 @@
 #include <set>
 
 #include "codegen/cuda_vector_access.h"
-#include "codegen/fast_math.h"
 #include "codegen/linear_form.h"
 #include "codegen/mma_layout.h"
 #include "codegen/shared_subexpressions.h"
 #include "codegen/wgmma_layout.h"
 #include "dsl/expr_substitute.h"
-#include "dsl/math_function.h"
 #include "runtime/performance_floor.h"
+#include "search/operation_weights.h"
 
 namespace cusched::search {
 namespace {
@@ -162,26 +161,6 @@ bool contains_barrier(const Stmt& s) {
   return false;
 }
 
-// What one float operation counts as, in the model's FLOP (an add or a multiply counts 1,
-// an instruction slot 2): a math function or a division by the instructions CUDA's f32
-// implementation issues.
-double float_operation_weight(const ExprNode& e) {
-  constexpr int kDivisionInstructions = 8;
-  if (e.op == ExprOp::Div) return 2.0 * kDivisionInstructions;
-  if (e.op != ExprOp::Call) return 1.0;
-  if (const MathFunction* f = math_function(e.name)) return 2.0 * f->instructions;
-  if (const FastMathFunction* f = fast_math_function(e.name)) return 2.0 * f->instructions;
-  return 1.0;
-}
-
-// What an integer division or modulus by a constant that is not a power of 2 counts as, in
-// the model's FLOP (an instruction slot 2): the multiply-high, shift and sign correction
-// the compiler emits for it, and for a modulus the multiply and subtraction after.
-double index_operation_weight(const ExprNode& e) {
-  constexpr int kDivisionSlots = 4, kModulusSlots = 5;
-  return 2.0 * (e.op == ExprOp::Div ? kDivisionSlots : kModulusSlots);
-}
-
 struct Walker {
   const LoweredProgram* program = nullptr;
   bool tensor_cores = false;  // the kernel issues Mma or Wgmma
@@ -219,13 +198,9 @@ struct Walker {
   std::set<std::string> seen_index_ops;          // the kernel's integer divisions and moduli counted so far
   double index_flops = 0;                        // their instructions, in the model's FLOP
   std::set<std::string> shared;                  // the kernel's shared-memory arrays
+  double shared_bytes = 0;                       // their bytes per block
+  double shared_load_bytes = 0;                  // bytes its threads load from them, over the whole grid
   std::map<std::string, EmittedBuffer> buffers;  // the kernel's parameters and allocations, for vector plans
-  const std::function<const EmittedBuffer*(const std::string&)> lookup = [this](const std::string& name) {
-    auto it = buffers.find(name);
-    return it == buffers.end() ? nullptr : &it->second;
-  };
-  double shared_bytes = 0;       // their bytes per block
-  double shared_load_bytes = 0;  // bytes its threads load from them, over the whole grid
 
   // Statements outside thread loops run in every thread of the block; those whose
   // index or value depends on the linear thread index (`tid`: the block's cooperative
@@ -235,9 +210,19 @@ struct Walker {
     return thread_loops == 0 && (mentions_var(s.index, "tid") || mentions_var(s.value, "tid"));
   }
 
+  // Whether the emitter writes the vectorized loop `loop` as vector accesses.
+  bool vectorizes(const StmtNode& loop) const {
+    return plan_vector_access(loop,
+                              [this](const std::string& name) -> const EmittedBuffer* {
+                                auto it = buffers.find(name);
+                                return it == buffers.end() ? nullptr : &it->second;
+                              })
+        .has_value();
+  }
+
   // The integer divisions and moduli in `e` (indices, bounds checks) by constants that are
-  // not powers of 2: each distinct one counted once per iteration of the enclosing loops
-  // it moves with (the compiler computes the same expression once and hoists the rest).
+  // not powers of 2, each distinct one counted once (the compiler computes an expression
+  // once) at the loops it moves with.
   void index_ops(const Expr& e, double mult) {
     if (!e.defined()) return;
     if ((e->op == ExprOp::Div || e->op == ExprOp::Mod) && !dtype_is_float(e.type())) {
@@ -394,7 +379,7 @@ struct Walker {
         thread_loops += thread_loop;
         // A vectorized loop whose accesses the emitter cannot prove aligned and contiguous
         // (rows that are not whole float4s) is written as unrolled scalar code.
-        const bool vector = s->loop_kind == LoopKind::Vectorized && plan_vector_access(*s, lookup).has_value();
+        const bool vector = s->loop_kind == LoopKind::Vectorized && vectorizes(*s);
         if (vector) {
           vec_var = s->var;
           vec_extent = e;
