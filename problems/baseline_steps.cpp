@@ -283,6 +283,26 @@ nlohmann::json row_vector4_grid_steps(const std::string& stage, const std::strin
        schedule_step("vectorize", stage, {{"loop", j + "v"}})});
 }
 
+namespace {
+
+// The steps that spread a chunk loop `var` + "q" of 4 * threads values over the block's
+// threads (`var` + "t"): a float4 a thread (`var` + "v", vectorized), or 4 values a thread a
+// block's width apart (`var` + "p", unrolled around the thread loop), whose warps read
+// contiguous words also where the values are not whole float4s.
+nlohmann::json chunk_over_threads(const std::string& stage, const std::string& var, int64_t threads, bool float4) {
+  if (float4)
+    return nlohmann::json::array(
+        {schedule_step("split", stage,
+                       {{"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}}),
+         schedule_step("vectorize", stage, {{"loop", var + "v"}})});
+  return nlohmann::json::array(
+      {schedule_step("split", stage,
+                     {{"loop", var + "q"}, {"factor", threads}, {"outer", var + "p"}, {"inner", var + "t"}}),
+       schedule_step("unroll", stage, {{"loop", var + "p"}})});
+}
+
+}  // namespace
+
 nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::string& row, const std::string& col,
                                             const std::vector<std::string>& reductions, const std::string& rvar,
                                             int64_t cluster, int64_t threads, bool vector_loads) {
@@ -304,15 +324,7 @@ nlohmann::json cluster_row_normalizer_steps(const std::string& out, const std::s
         "split", r, {{"loop", rvar}, {"factor", cluster * chunk}, {"outer", rvar + "o"}, {"inner", rvar + "r"}}));
     s.push_back(schedule_step("split", r,
                               {{"loop", rvar + "r"}, {"factor", chunk}, {"outer", rvar + "c"}, {"inner", rvar + "q"}}));
-    if (vector_loads) {
-      s.push_back(schedule_step("split", r,
-                                {{"loop", rvar + "q"}, {"factor", 4}, {"outer", rvar + "t"}, {"inner", rvar + "v"}}));
-      s.push_back(schedule_step("vectorize", r, {{"loop", rvar + "v"}}));
-    } else {
-      s.push_back(schedule_step(
-          "split", r, {{"loop", rvar + "q"}, {"factor", threads}, {"outer", rvar + "p"}, {"inner", rvar + "t"}}));
-      s.push_back(schedule_step("unroll", r, {{"loop", rvar + "p"}}));
-    }
+    for (const auto& step : chunk_over_threads(r, rvar, threads, vector_loads)) s.push_back(step);
     s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "t"}, {"kind", "block"}}));
     s.push_back(schedule_step("cross_thread_reduce", r, {{"loop", rvar + "c"}, {"kind", "cluster"}}));
   }
@@ -323,24 +335,16 @@ nlohmann::json cluster_slice_normalizer_steps(const std::string& out, const std:
                                               const std::vector<std::string>& reductions, const std::string& rvar,
                                               const std::string& source, int64_t cluster, int64_t threads,
                                               int64_t registers, bool vector_lanes) {
-  // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x (var t: threads) x (var v: 4 lanes),
-  // the lanes a float4 (v innermost in the index) or a block's width apart (t innermost)
+  // var -> (var c: the cluster's parts) x (var o: chunks of 4 * threads) x the chunk over the threads
   auto slices = [&](const std::string& stage, const std::string& var) {
-    nlohmann::json steps = nlohmann::json::array(
-        {schedule_step("split", stage, {{"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}}),
-         schedule_step("split", stage,
-                       {{"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}})});
-    if (vector_lanes) {
-      steps.push_back(schedule_step("split", stage,
-                                    {{"loop", var + "q"}, {"factor", 4}, {"outer", var + "t"}, {"inner", var + "v"}}));
-      steps.push_back(schedule_step("vectorize", stage, {{"loop", var + "v"}}));
-    } else {
-      steps.push_back(schedule_step(
-          "split", stage, {{"loop", var + "q"}, {"factor", threads}, {"outer", var + "v"}, {"inner", var + "t"}}));
-      steps.push_back(schedule_step("reorder", stage, {{"loops", {var + "t", var + "v"}}}));
-      steps.push_back(schedule_step("unroll", stage, {{"loop", var + "v"}}));
-    }
-    return steps;
+    return concat_steps(
+        {nlohmann::json::array(
+             {schedule_step("split", stage,
+                            {{"loop", var}, {"parts", cluster}, {"outer", var + "c"}, {"inner", var + "r"}}),
+              schedule_step(
+                  "split", stage,
+                  {{"loop", var + "r"}, {"factor", 4 * threads}, {"outer", var + "o"}, {"inner", var + "q"}})}),
+         chunk_over_threads(stage, var, threads, vector_lanes)});
   };
   nlohmann::json s = slices(out, col);
   s.push_back(schedule_step("bind", out, {{"loop", row}, {"axis", "blockIdx.y"}}));
