@@ -243,23 +243,21 @@ void cluster_row_sketches(std::vector<Sketch>& out, const FuncDef& y, const std:
   readers.push_back(&y);
   const std::string source = input_read_by_all(readers);
   if (source.empty() || !first.empty()) return;
+  auto slice_sketch = [&](int64_t cluster, int64_t threads, bool float4) {
+    out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) +
+                       " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
+                       std::to_string(threads) + " threads" +
+                       (float4 ? "" : ", 4 values a thread a block's width apart"),
+                   concat_steps({first, cluster_slice_normalizer_steps(y.name, row, col, names, rvar, source, cluster,
+                                                                       threads, 0, float4)})});
+  };
   for (int64_t cluster : {4, 8, 16})
-    for (int64_t threads : {128, 256, 512})
-      out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) +
-                         " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
-                         std::to_string(threads) + " threads",
-                     concat_steps({first, cluster_slice_normalizer_steps(y.name, row, col, names, rvar, source, cluster,
-                                                                         threads)})});
+    for (int64_t threads : {128, 256, 512}) slice_sketch(cluster, threads, true);
   // The same slices with a thread's 4 values of each chunk a block's width apart (for rows
   // that are not whole float4s, whose float4 lanes would fall back to 4 accesses 16 bytes
   // apart in each warp).
   for (int64_t cluster : {8, 16})
-    for (int64_t threads : {256, 512})
-      out.push_back({"row slices in shared memory, read once by " + std::to_string(names.size()) +
-                         " reductions and the output, over clusters of " + std::to_string(cluster) + " blocks of " +
-                         std::to_string(threads) + " threads, 4 values a thread a block's width apart",
-                     concat_steps({first, cluster_slice_normalizer_steps(y.name, row, col, names, rvar, source, cluster,
-                                                                         threads, 0, false)})});
+    for (int64_t threads : {256, 512}) slice_sketch(cluster, threads, false);
   // The same slices of 256 threads with each thread's last 2 float4 in registers and
   // launch bounds of 8 blocks per multiprocessor (32 registers each), so that more blocks
   // fit while they wait for their cluster (8 where a block's shared memory is at most
