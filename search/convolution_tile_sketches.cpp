@@ -193,16 +193,20 @@ void bind_implicit_gemm_blocks(json& s, const FuncDef& f, const ConvolutionRoles
   s.push_back(schedule_step("bind", f.name, {{"loop", "colo"}, {"axis", "blockIdx.y"}}));
 }
 
+// Where implicit_gemm stages its operands in shared memory.
+enum class GemmStaging {
+  per_tap,  // the chunk's data and that tap's weights at the last tap (at the chunk loop where there are no taps), 3 deep
+  per_chunk,  // the chunk's data for every tap (its rows and columns widened by the taps) and all its weights, 2 deep
+  per_block,  // the block's data and weights for the whole reduction, once before it, no pipeline
+};
+
 // Implicit GEMM: per block `bc` channels (warps of 32, or of 16 where `bc` is 16) x 128
 // columns (warps of 64); the channel sum in chunks of `kc` innermost, the taps serial
-// outside the warp tiles. With `per_tap`, the chunk's data and that tap's weights are
-// staged in shared memory at the last tap with a 3-deep cp.async pipeline; otherwise the
-// chunk's data for every tap (its rows and columns widened by the taps) and all its
-// weights are staged once at the chunk loop, 2 deep, and the taps read them from shared
-// memory. With `per_block`, the block's data and weights for the whole reduction are
-// staged once before it, with no pipeline.
+// outside the warp tiles; the operands staged in shared memory as `staging` says (with a
+// cp.async pipeline unless per block), the taps reading them from there.
 json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int64_t kc, const std::string& precision,
-                   bool per_tap, const SizeBindings& sizes, bool per_block = false) {
+                   GemmStaging staging, const SizeBindings& sizes) {
+  const bool per_tap = staging == GemmStaging::per_tap;
   const int64_t warp_channels = std::min<int64_t>(32, bc);
   json s = implicit_gemm_blocks(
       f, r, bc, kc, "coln", "chi",
@@ -212,7 +216,9 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
   bind_implicit_gemm_blocks(s, f, r);
   s.push_back(schedule_step("bind", f.name, {{"loop", "chw"}, {"axis", "threadIdx.z"}}));
   s.push_back(schedule_step("bind", f.name, {{"loop", "colw"}, {"axis", "threadIdx.y"}}));
-  const std::string at = per_block ? "colo" : per_tap && !r.taps.empty() ? r.taps.back() : "rco";
+  const std::string at = staging == GemmStaging::per_block ? "colo"
+                         : per_tap && !r.taps.empty()      ? r.taps.back()
+                                                           : "rco";
   s.push_back(schedule_step(
       "cache_read", f.name,
       {{"source", r.data}, {"scope", "shared"}, {"at", at}, {"pad", data_copy_pad(f, r, kc, per_tap, sizes)}}));
@@ -220,7 +226,8 @@ json implicit_gemm(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, int6
       schedule_step("cache_read", f.name, {{"source", r.weights}, {"scope", "shared"}, {"at", at}, {"pad", 0}}));
   s.push_back(schedule_step("tensor_core", f.name, {{"shape", "m16n8k8"}, {"precision", precision}}));
   s.push_back(schedule_step("launch_bounds", f.name, {{"max_threads", bc / warp_channels * 64}, {"min_blocks", 2}}));
-  if (!per_block) s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
+  if (staging != GemmStaging::per_block)
+    s.push_back(schedule_step("pipeline", f.name, {{"loop", at}, {"depth", per_tap ? 3 : 2}}));
   return s;
 }
 
@@ -241,12 +248,12 @@ bool taps_move_data_up(const FuncDef& f, const ConvolutionRoles& r) {
 // Implicit GEMM (implicit_gemm's tile) for a channel sum too short for tensor cores' k
 // steps of 8 (3 input channels): the taps and the channel sum fused into one reduction
 // loop, taps outside and the channel sum inside, so that each chunk of 8 covers a few
-// neighbouring taps of every channel; its chunks staged in shared memory `depth` deep
-// (the chunk past the end zero-filled), or, with `depth` 0, the block's data and weights
-// for every chunk staged once before the reduction (no copy in its steps, whose addresses
-// decode the taps element by element).
+// neighbouring taps of every channel; its chunks staged in shared memory 3 deep
+// (`per_tap`: no taps are left) or 2 deep (the chunk past the end zero-filled), or
+// (`per_block`) the block's data and weights for every chunk staged once before the
+// reduction (no copy in its steps, whose addresses decode the taps element by element).
 json implicit_gemm_fused_k(const FuncDef& f, const ConvolutionRoles& r, int64_t bc, const std::string& precision,
-                           int depth, const SizeBindings& sizes) {
+                           GemmStaging staging, const SizeBindings& sizes) {
   std::vector<std::string> k = r.taps;
   k.push_back(r.channel_sum);
   json s = json::array();
@@ -254,7 +261,7 @@ json implicit_gemm_fused_k(const FuncDef& f, const ConvolutionRoles& r, int64_t 
   ConvolutionRoles fused = r;
   fused.channel_sum = k.size() > 1 ? fuse_loops(s, f.name, k, "kk") : r.channel_sum;
   fused.taps.clear();
-  return concat_steps({s, implicit_gemm(f, fused, bc, 8, precision, depth == 3, sizes, depth == 0)});
+  return concat_steps({s, implicit_gemm(f, fused, bc, 8, precision, staging, sizes)});
 }
 
 // The relayout order of `load`'s dimensions that moves those indexed by exactly the
@@ -486,9 +493,10 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
           // tap), so that every phase of a chain has this tile.
           out.push_back(
               {tile + "the channel sum in chunks of " + std::to_string(kc) + " staged per tap in shared memory, 3 deep",
-               concat_steps({first, implicit_gemm(f, roles, bc, kc, precision, true, sizes)})});
-          out.push_back({tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
-                         concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, false, sizes)})});
+               concat_steps({first, implicit_gemm(f, roles, bc, kc, precision, GemmStaging::per_tap, sizes)})});
+          out.push_back(
+              {tile + "the channel sum in chunks of 8 staged once for all taps in shared memory, 2 deep",
+               concat_steps({first, implicit_gemm(f, roles, bc, 8, precision, GemmStaging::per_chunk, sizes)})});
         }
     // Only where the data is read without padding and every tap moves its index up (a
     // plain convolution's od + kd, not a transposed phase's qw + 1 - tw): the last chunk
@@ -497,16 +505,18 @@ std::vector<Sketch> convolution_tile_sketches(const FuncDef& f, const SizeBindin
     if (kc == 0 && taps_move_data_up(f, r))
       for (const auto& [roles, first, fused_text] : column_sets)
         for (const char* precision : {"tf32", "3xtf32"})
-          for (const int depth : {3, 2, 0}) {
+          for (const GemmStaging staging : {GemmStaging::per_tap, GemmStaging::per_chunk, GemmStaging::per_block}) {
             // The same words for every stage (a transposed convolution's phases, with and
             // without taps), so that a chain takes this tile on each of them.
             out.push_back({std::string("implicit GEMM on tensor cores (mma.sync ") + precision +
                                "): " + std::to_string(bc) + " channels x 128 columns per block" + fused_text +
                                ", the channel sum of " + std::to_string(sum) +
                                " and the taps walked as one reduction in chunks of 8" +
-                               (depth > 0 ? " staged in shared memory, " + std::to_string(depth) + " deep"
-                                          : ", the block's data and weights staged once in shared memory"),
-                           concat_steps({first, implicit_gemm_fused_k(f, roles, bc, precision, depth, sizes)})});
+                               (staging == GemmStaging::per_tap ? " staged in shared memory, 3 deep"
+                                : staging == GemmStaging::per_chunk
+                                    ? " staged in shared memory, 2 deep"
+                                    : ", the block's data and weights staged once in shared memory"),
+                           concat_steps({first, implicit_gemm_fused_k(f, roles, bc, precision, staging, sizes)})});
           }
     // Warpgroup tiles: the output channels as N (at most 256, a multiple of 8), the
     // channel sum in whole 128-byte rows of the weights.
