@@ -166,8 +166,7 @@ struct Walker {
   bool tensor_cores = false;  // the kernel issues Mma or Wgmma
   std::set<std::string> globals;
   double bytes = 0, flops = 0;
-  std::vector<std::pair<std::string, int64_t>> unrolled;  // enclosing unrolled loops
-  std::set<std::string> seen_loads;                       // global loads of the current statement
+  std::set<std::string> seen_loads;  // global loads of the current statement
   // The current statement's shared subexpressions (computed once, as the emitter writes
   // them): each occurrence's group, and the groups counted so far.
   std::map<const ExprNode*, size_t> shared_group;
@@ -188,7 +187,8 @@ struct Walker {
   double statement_load_bytes = 0, load_bytes_in_flight = 0;
   bool counting_in_flight = false;  // the current statement is not a copy staged per loop step
   int staging_loops = 0;            // enclosing serial loops whose bodies hold a barrier
-  // Enclosing loops that no hardware index binds, outermost first.
+  // Enclosing loops that no hardware index binds, outermost first (the unrolled ones among
+  // them: unroll and vectorize take only unbound loops).
   struct StepLoop {
     std::string var;
     int64_t extent;
@@ -265,8 +265,8 @@ struct Walker {
       // An element an unrolled loop does not move is loaded once into a register for all
       // of that loop's copies (a register tile's operand, reused across the other axis).
       double reuse = 1;
-      for (const auto& [var, extent] : unrolled)
-        if (!mentions_var(e->args[0], var)) reuse *= static_cast<double>(extent);
+      for (const auto& l : step_loops)
+        if (l.unrolled && !mentions_var(e->args[0], l.var)) reuse *= static_cast<double>(l.extent);
       shared_load_bytes += mult / reuse * std::max(4, dtype_bytes(e.type()));
     }
     if (dtype_is_float(e.type()) && e->op != ExprOp::Load && e->op != ExprOp::FloatImm && e->op != ExprOp::Cast)
@@ -337,20 +337,22 @@ struct Walker {
     // first copy brought into L1: the warp's footprint over its lanes and the innermost
     // such loop decides the bytes. Stores do not stay in L1: each one writes its sectors.
     if (cost > elem && is_load)
-      for (auto it = unrolled.rbegin(); it != unrolled.rend(); ++it)
-        if (mentions_var(index, it->first)) {
-          if (auto c = sampled_cost(index, tx_var, tx_extent, it->first, it->second, elem)) cost = std::min(cost, *c);
+      for (auto it = step_loops.rbegin(); it != step_loops.rend(); ++it)
+        if (it->unrolled && mentions_var(index, it->var)) {
+          if (auto c = sampled_cost(index, tx_var, tx_extent, it->var, it->extent, elem)) cost = std::min(cost, *c);
           break;
         }
     // A load that does not depend on an enclosing unrolled loop is the same load in
     // each unrolled copy, which the compiler reads once.
     if (is_load) {
       double copies = (!vec_var.empty() && mentions_var(index, vec_var)) ? static_cast<double>(vec_extent) : 1.0;
-      for (const auto& [var, extent] : unrolled)
-        if (!mentions_var(index, var))
-          mult /= static_cast<double>(extent);
+      for (const auto& l : step_loops) {
+        if (!l.unrolled) continue;
+        if (!mentions_var(index, l.var))
+          mult /= static_cast<double>(l.extent);
         else
-          copies *= static_cast<double>(extent);
+          copies *= static_cast<double>(l.extent);
+      }
       if (counting_in_flight) {
         statement_load_bytes += copies * elem;
         load_bytes_in_flight = std::max(load_bytes_in_flight, statement_load_bytes);
@@ -386,7 +388,6 @@ struct Walker {
         }
         const bool unrolled_loop =
             s->loop_kind == LoopKind::Unrolled || (s->loop_kind == LoopKind::Vectorized && !vector);
-        if (unrolled_loop) unrolled.emplace_back(s->var, e);
         const bool step_loop = s->axis == GpuAxis::None && !vector;
         if (step_loop) step_loops.push_back({s->var, e, unrolled_loop});
         const bool staging =
@@ -396,7 +397,6 @@ struct Walker {
         staging_loops -= staging;
         if (step_loop) step_loops.pop_back();
         if (binds) bound_axes.erase(s->axis);
-        if (unrolled_loop) unrolled.pop_back();
         thread_loops -= thread_loop;
         tx_extent = outer_tx_extent;
         vec_extent = outer_vec_extent;
