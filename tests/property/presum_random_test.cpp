@@ -1,14 +1,9 @@
 // Random legal schedules of the KernelBench problems that sum a GEMM's output along a row
 // (level 2 #14, #18): some take the sum through the GEMM (presum), and every one that
 // lowers computes the problem in the CPU interpreter.
-#include <random>
-
 #include <gtest/gtest.h>
 
-#include "dsl/random_schedule.h"
-#include "dsl/schedule.h"
 #include "problems/problem_file.h"
-#include "runtime/interp_verification.h"
 #include "tests/property/random_schedules_with_op.h"
 
 namespace cusched {

@@ -3,12 +3,9 @@
 // convolution): some store the sum from the variance's kernel (sum_with_variance), and
 // every one that lowers computes the problem in the CPU interpreter; a sum that is itself
 // an output is stored the same way.
-#include <random>
-
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
-#include "dsl/random_schedule.h"
 #include "dsl/schedule.h"
 #include "problems/problem_file.h"
 #include "problems/problem_json.h"
