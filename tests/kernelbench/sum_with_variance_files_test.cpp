@@ -16,10 +16,10 @@
 #include "problems/problem_file.h"
 #include "runtime/compiled_code_scan.h"
 #include "runtime/interp_verification.h"
-#include "runtime/nvrtc_compiler.h"
 #include "search/class_sketches.h"
 #include "tests/kernelbench/file_test_name.h"
 #include "tests/kernelbench/problem_files.h"
+#include "tests/runtime/bench_kernel_compile.h"
 
 namespace cusched {
 namespace {
@@ -58,9 +58,7 @@ TEST_P(SumWithVarianceFile, ASketchStoresTheSumFromTheVarianceAndVerifies) {
     EXPECT_EQ(r.verdict, runtime::Verdict::ok) << s.idea << ": " << r.message << r.error.message;
     // Its CUDA at the bench size compiles for sm_90a and passes the compiled-code scans.
     const KernelBundle b = make_bundle(lower(bench, p.name));
-    runtime::CompileOptions o;
-    o.arch = "sm_90a";
-    const runtime::CompiledModule m = runtime::compile_bundle(b, o);
+    const runtime::CompiledModule m = runtime::testing::sm90a_module(b);
     EXPECT_FALSE(m.ptx.empty()) << m.log;
     const auto rejected = runtime::compiled_code_rejection(b, m.ptx);
     EXPECT_FALSE(rejected.has_value()) << rejected->message;

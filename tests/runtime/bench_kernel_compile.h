@@ -1,7 +1,7 @@
 #pragma once
 // Test helpers: a problem's schedule lowered at the bench size, NVRTC's PTX of a
-// bundle (compute_90a, to check which instructions the emitted code uses), and the
-// size of its sm_90a CUBIN. No GPU is needed.
+// bundle (compute_90a, to check which instructions the emitted code uses), and its
+// sm_90a module and CUBIN size. No GPU is needed.
 #include <string>
 #include <vector>
 
@@ -53,10 +53,13 @@ inline std::string ptx_of(const KernelBundle& b) {
   return text;
 }
 
-inline size_t sm90a_cubin_bytes(const KernelBundle& b) {
+// The bundle compiled by NVRTC for sm_90a (empty PTX and the log where it does not compile).
+inline CompiledModule sm90a_module(const KernelBundle& b) {
   CompileOptions o;
   o.arch = "sm_90a";
-  return compile_bundle(b, o).cubin.size();
+  return compile_bundle(b, o);
 }
+
+inline size_t sm90a_cubin_bytes(const KernelBundle& b) { return sm90a_module(b).cubin.size(); }
 
 }  // namespace cusched::runtime::testing

@@ -17,8 +17,8 @@
 
 #include "codegen/bundle.h"
 #include "codegen/lower.h"
-#include "runtime/nvrtc_compiler.h"
 #include "search/cost_model.h"
+#include "tests/runtime/bench_kernel_compile.h"
 #include "tests/search_loop/convolution_sketch_support.h"
 
 namespace cusched::search {
@@ -62,10 +62,8 @@ TEST(FusedKConvolutionSketches, ThreeInputChannelsGetTensorCoresOverTapsAndChann
       if (verified++ < 2 || (per_block && blocks == 1)) {
         expect_verifies_at_small_size(p, s);
         // Its CUDA at the bench size compiles for sm_90a.
-        runtime::CompileOptions o;
-        o.arch = "sm_90a";
-        const runtime::CompiledModule m =
-            runtime::compile_bundle(make_bundle(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name)), o);
+        const runtime::CompiledModule m = runtime::testing::sm90a_module(
+            make_bundle(lower(Schedule::from_json(p.context("bench"), s.schedule), p.name)));
         EXPECT_FALSE(m.ptx.empty()) << m.log;
       }
     }
